@@ -1,0 +1,414 @@
+"""What is computed from captured attention before it is drawn: numpy in, numpy (or AttentionMap) out.
+
+- `aggregate`: one head, the mean or max over heads, over a chosen set of layers -> a (queries, keys) matrix.
+- `crop`: a query/key range of a map, for exact values of a part of a large map.
+- `merge_words`: subword pieces -> words (sum over key pieces, mean over query pieces).
+- `hide_tokens`: drop special tokens and sinks, with or without renormalising rows.
+- `rollout`: attention rollout (Abnar & Zuidema 2020) with the residual term.
+- `head_statistics` / `head_statistics_table`: entropy, distance, sink mass, previous-token and diagonal scores.
+- `attention_steps`: the seed walk-through QKᵀ -> scaled -> softmax -> A·V on small matrices.
+
+Nothing here imports torch: every input is an `AttentionMap` (float32, [layers, heads, queries, keys]) or plain arrays.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from attnviz.errors import InputError
+from attnviz.types import AttentionMap, Token
+
+REDUCTIONS = ("mean", "max")
+SQUARE_KINDS = ("self", "encoder", "decoder")
+
+# Head statistics, in table column order; the value is a one-line English description (the app translates).
+STATISTICS = {
+    "entropy": "mean entropy of a query's attention row, in nats (low = focused, high = spread out)",
+    "distance": "mean |query position − key position| weighted by attention (self-attention only)",
+    "sink": "mean attention mass on special tokens and on the first token (attention sinks)",
+    "previous_token": "mean weight a token gives to the token just before it (self-attention only)",
+    "diagonal": "mean weight on the diagonal: a token's own position, or the proportional position for cross-attention",
+}
+
+
+# ----------------------------------------------------------------------------------------------------------------------
+# Head and layer selection
+
+
+def _indices(selection: int | Sequence[int] | None, size: int, what: str) -> list[int]:
+    """Normalise an index, a list of indices or None (= all) to a list of non-negative indices."""
+    if selection is None:
+        return list(range(size))
+    items = [selection] if isinstance(selection, (int, np.integer)) else list(selection)
+    if not items:
+        raise InputError(f"Choose at least one {what}; the map has {size} {what}s (0–{size - 1}).")
+    result = []
+    for item in items:
+        if not isinstance(item, (int, np.integer)) or isinstance(item, bool):
+            raise InputError(f"A {what} index must be an integer; got {item!r}.")
+        if not -size <= item < size:
+            raise InputError(f"{what.capitalize()} {item} does not exist; the map has {size} {what}s (0–{size - 1}).")
+        result.append(int(item) % size)
+    return result
+
+
+def _check_reduction(reduce: str, what: str) -> None:
+    if reduce not in REDUCTIONS:
+        raise InputError(f"Unknown {what} reduction {reduce!r}; use 'mean' or 'max'.")
+
+
+def select_indices(
+    amap: AttentionMap, layers: int | Sequence[int] | None = None, heads: int | Sequence[int] | None = None
+) -> tuple[list[int], list[int]]:
+    """The layer and head indices a selection means (None = all; negative indices count from the end)."""
+    return _indices(layers, amap.num_layers, "layer"), _indices(heads, amap.num_heads, "head")
+
+
+def aggregate(
+    amap: AttentionMap,
+    layers: int | Sequence[int] | None = None,
+    heads: int | Sequence[int] | None = None,
+    head_reduce: str = "mean",
+    layer_reduce: str = "mean",
+) -> np.ndarray:
+    """One (queries, keys) matrix from a selection of layers and heads.
+
+    `layers`/`heads`: an index, a list of indices, or None for all. Heads are reduced first (`head_reduce`), then
+    layers (`layer_reduce`), each by "mean" or "max". A mean of attention rows is still a distribution; a max is not
+    (its rows may sum to more than 1).
+    """
+    _check_reduction(head_reduce, "head")
+    _check_reduction(layer_reduce, "layer")
+    layer_idx, head_idx = select_indices(amap, layers, heads)
+    chosen = amap.weights[np.ix_(layer_idx, head_idx)]  # (layers', heads', queries, keys)
+    per_layer = chosen.mean(axis=1) if head_reduce == "mean" else chosen.max(axis=1)  # (layers', queries, keys)
+    matrix = per_layer.mean(axis=0) if layer_reduce == "mean" else per_layer.max(axis=0)  # (queries, keys)
+    return matrix.astype(np.float32)
+
+
+def causal_mask(amap: AttentionMap) -> np.ndarray:
+    """Boolean (queries, keys): True where a causal map cannot attend (keys after the query). All False otherwise.
+
+    When there are more keys than queries (a cached prefix), the last query sits on the last key.
+    """
+    queries, keys = len(amap.query_tokens), len(amap.key_tokens)
+    if not amap.causal:
+        return np.zeros((queries, keys), dtype=bool)
+    offset = keys - queries
+    return np.arange(keys)[None, :] > (np.arange(queries)[:, None] + offset)
+
+
+def crop(
+    amap: AttentionMap, queries: tuple[int, int] | None = None, keys: tuple[int, int] | None = None
+) -> AttentionMap:
+    """The part of a map for query positions [q0, q1) and key positions [k0, k1) (None = all), values unchanged.
+
+    A cropped causal map stays marked causal only when its mask is still the upper triangle `causal_mask` draws
+    (e.g. the same range on both sides); otherwise its masked cells show as plain zeros.
+    """
+    q0, q1 = _range(queries, len(amap.query_tokens), "query")
+    k0, k1 = _range(keys, len(amap.key_tokens), "key")
+    offset = len(amap.key_tokens) - len(amap.query_tokens)
+    still_causal = amap.causal and (q0 + offset - k0) == ((k1 - k0) - (q1 - q0))
+    return replace(
+        amap,
+        weights=amap.weights[:, :, q0:q1, k0:k1],
+        query_tokens=amap.query_tokens[q0:q1],
+        key_tokens=amap.key_tokens[k0:k1],
+        causal=still_causal,
+    )
+
+
+def _range(span: tuple[int, int] | None, size: int, what: str) -> tuple[int, int]:
+    if span is None:
+        return 0, size
+    start, stop = int(span[0]), int(span[1])
+    if not 0 <= start < stop <= size:
+        raise InputError(
+            f"The {what} range {start}–{stop} is not inside 0–{size}; give (start, stop) with start < stop ≤ {size}."
+        )
+    return start, stop
+
+
+# ----------------------------------------------------------------------------------------------------------------------
+# Word-level view
+
+
+def _is_cjk(char: str) -> bool:
+    code = ord(char)
+    return (
+        0x4E00 <= code <= 0x9FFF  # CJK unified ideographs
+        or 0x3400 <= code <= 0x4DBF  # extension A
+        or 0x20000 <= code <= 0x2EBEF  # extensions B–F
+        or 0xF900 <= code <= 0xFAFF  # compatibility ideographs
+        or 0x3040 <= code <= 0x30FF  # hiragana, katakana
+    )
+
+
+def _is_punctuation_piece(text: str) -> bool:
+    stripped = text.strip()
+    return bool(stripped) and all(unicodedata.category(c).startswith("P") for c in stripped)
+
+
+def _piece_stands_alone(token: Token) -> bool:
+    """A piece that never joins a touching neighbour: special, offset-less, CJK-bearing, or only punctuation."""
+    return (
+        token.special
+        or token.start < 0
+        or any(_is_cjk(c) for c in token.text)
+        or _is_punctuation_piece(token.text)
+    )
+
+
+def word_groups(tokens: Sequence[Token]) -> list[tuple[int, int]]:
+    """Consecutive runs of pieces that form one word, as (first, stop) index pairs covering every token.
+
+    The rule (works for sentencepiece ▁, byte-level BPE Ġ and WordPiece ## alike, since tokens carry offsets):
+    - a piece whose span overlaps the previous piece's span (bytes of one character split over several pieces,
+      as byte-level BPE does with Chinese) always joins it;
+    - otherwise a piece joins the previous one when their spans touch (previous end == this start, so no whitespace
+      between them) and neither is special, offset-less, only punctuation, or contains a CJK character.
+    So English subwords ("morn" + "ing") merge into words, while Chinese words are exactly the tokenizer's pieces
+    (a sentencepiece piece "早上" stays one word, a character-level tokenizer gives one word per character).
+    """
+    groups: list[tuple[int, int]] = []
+    for index, token in enumerate(tokens):
+        if groups:
+            previous = tokens[index - 1]
+            both_located = token.start >= 0 and previous.start >= 0 and not token.special and not previous.special
+            overlaps = both_located and token.start < previous.end
+            touches = both_located and token.start == previous.end
+            joinable = touches and not _piece_stands_alone(token) and not _piece_stands_alone(previous)
+            if overlaps or joinable:
+                groups[-1] = (groups[-1][0], index + 1)
+                continue
+        groups.append((index, index + 1))
+    return groups
+
+
+def _merged_tokens(tokens: Sequence[Token], groups: list[tuple[int, int]], text: str | None) -> list[Token]:
+    merged = []
+    for first, stop in groups:
+        pieces = tokens[first:stop]
+        if len(pieces) == 1:
+            merged.append(pieces[0])
+            continue
+        start = min(p.start for p in pieces)
+        end = max(p.end for p in pieces)
+        if text is not None and 0 <= start < end <= len(text):
+            word = text[start:end]
+        else:  # no source text: the cleaned pieces, without the repeats overlapping byte pieces carry
+            word = "".join(p.text for i, p in enumerate(pieces) if i == 0 or p.start >= pieces[i - 1].end)
+        merged.append(Token(word, start, end, special=False))
+    return merged
+
+
+def merge_words(amap: AttentionMap, query_text: str | None = None, key_text: str | None = None) -> AttentionMap:
+    """The same attention over words instead of subword pieces (see `word_groups` for what a word is).
+
+    Key pieces of a word are summed (the attention a query gives the whole word); query pieces are averaged (a word
+    looks where its pieces look, on average), so rows that summed to 1 still do. `query_text`/`key_text` are the
+    original texts the offsets point into (words are then text[start:end]); for self-attention pass the one text as
+    `query_text` and it is used for keys too.
+    """
+    if key_text is None and amap.kind in SQUARE_KINDS:
+        key_text = query_text
+    query_groups = word_groups(amap.query_tokens)
+    key_groups = word_groups(amap.key_tokens)
+    key_starts = np.array([g[0] for g in key_groups])
+    query_starts = np.array([g[0] for g in query_groups])
+    query_sizes = np.array([stop - first for first, stop in query_groups], dtype=np.float32)
+    summed_keys = np.add.reduceat(amap.weights, key_starts, axis=3)  # (layers, heads, queries, words_k)
+    summed_queries = np.add.reduceat(summed_keys, query_starts, axis=2)  # (layers, heads, words_q, words_k)
+    weights = summed_queries / query_sizes[None, None, :, None]
+    return replace(
+        amap,
+        weights=weights.astype(np.float32),
+        query_tokens=_merged_tokens(amap.query_tokens, query_groups, query_text),
+        key_tokens=_merged_tokens(amap.key_tokens, key_groups, key_text),
+    )
+
+
+# ----------------------------------------------------------------------------------------------------------------------
+# Hiding special tokens and sinks
+
+
+def hide_tokens(
+    amap: AttentionMap,
+    special: bool = True,
+    first: bool = False,
+    keys: Sequence[int] = (),
+    renormalize: bool = False,
+) -> AttentionMap:
+    """A map without the chosen key columns (and the matching query rows), rows renormalised or not.
+
+    Hidden: special tokens (`special`, e.g. </s>, [CLS], [SEP], <pad>), the first key (`first`, the usual attention
+    sink even when it is an ordinary token) and any key positions in `keys`. Query rows of special tokens go too; for
+    self-attention (queries are the keys) the same positions are removed on both sides so the map stays square.
+    Without `renormalize` the remaining weights keep their values (rows then sum to less than 1, which shows how much
+    went to the hidden tokens); with it each row is divided by what is left (rows with nothing left stay 0).
+    """
+    num_keys = len(amap.key_tokens)
+    hidden = {k % num_keys for k in _indices(list(keys), num_keys, "key")} if keys else set()
+    if special:
+        hidden |= {i for i, t in enumerate(amap.key_tokens) if t.special}
+    if first and num_keys:
+        hidden.add(0)
+    kept_keys = [i for i in range(num_keys) if i not in hidden]
+    if not kept_keys:
+        raise InputError("Hiding these tokens would leave no key to show; hide fewer tokens.")
+    square = amap.kind in SQUARE_KINDS and len(amap.query_tokens) == num_keys
+    if square:
+        kept_queries = kept_keys
+    else:
+        kept_queries = [i for i, t in enumerate(amap.query_tokens) if not (special and t.special)]
+    if not kept_queries:
+        raise InputError("Hiding special tokens would leave no query to show; keep special tokens visible.")
+    weights = amap.weights[:, :, kept_queries][:, :, :, kept_keys]  # (layers, heads, queries', keys')
+    if renormalize:
+        totals = weights.sum(axis=-1, keepdims=True)
+        weights = np.divide(weights, totals, out=np.zeros_like(weights), where=totals > 0)
+    return replace(
+        amap,
+        weights=weights,
+        query_tokens=[amap.query_tokens[i] for i in kept_queries],
+        key_tokens=[amap.key_tokens[i] for i in kept_keys],
+        causal=amap.causal and square,
+    )
+
+
+# ----------------------------------------------------------------------------------------------------------------------
+# Rollout
+
+
+def rollout(
+    amap: AttentionMap,
+    heads: int | Sequence[int] | None = None,
+    head_reduce: str = "mean",
+    residual: bool = True,
+) -> AttentionMap:
+    """Attention rollout (Abnar & Zuidema 2020) for a self-attention stack.
+
+    Per layer the selected heads are reduced to one matrix A; with `residual` it becomes 0.5·A + 0.5·I with rows
+    renormalised (the skip connection carries half of each token through). Rollout to layer l is Ã_l · … · Ã_0.
+    Returns a map of shape (layers, 1, tokens, tokens): layer l holds the rollout through layers 0..l.
+    """
+    _check_reduction(head_reduce, "head")
+    if amap.kind not in SQUARE_KINDS or len(amap.query_tokens) != len(amap.key_tokens):
+        raise InputError(
+            f"Rollout needs self-attention (queries are the keys); a {amap.kind!r} map of "
+            f"{len(amap.query_tokens)}×{len(amap.key_tokens)} tokens has none. Use an encoder or decoder map."
+        )
+    _, head_idx = select_indices(amap, None, heads)
+    chosen = amap.weights[:, head_idx].astype(np.float64)  # (layers, heads', n, n)
+    per_layer = chosen.mean(axis=1) if head_reduce == "mean" else chosen.max(axis=1)  # (layers, n, n)
+    n = per_layer.shape[-1]
+    if residual:
+        per_layer = 0.5 * per_layer + 0.5 * np.eye(n)
+    totals = per_layer.sum(axis=-1, keepdims=True)
+    per_layer = np.divide(per_layer, totals, out=np.zeros_like(per_layer), where=totals > 0)
+    rolled = np.empty_like(per_layer)
+    current = np.eye(n)
+    for layer in range(per_layer.shape[0]):
+        current = per_layer[layer] @ current
+        rolled[layer] = current
+    names = [f"rollout 0–{i}: {name}" for i, name in enumerate(amap.layer_names)]
+    return replace(amap, weights=rolled[:, None].astype(np.float32), layer_names=names)
+
+
+# ----------------------------------------------------------------------------------------------------------------------
+# Head statistics
+
+
+def head_statistics(amap: AttentionMap) -> dict[str, np.ndarray]:
+    """Each statistic in `STATISTICS` as a float32 (layers, heads) array; NaN where it does not apply.
+
+    Averages are over query rows that carry any attention (rows hidden to 0 do not count).
+    """
+    w = amap.weights.astype(np.float64)  # (layers, heads, queries, keys)
+    queries, keys = w.shape[2], w.shape[3]
+    live = w.sum(axis=-1) > 0  # (layers, heads, queries)
+
+    def row_mean(per_row: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
+        use = live if rows is None else live & rows
+        return np.where(use, per_row, 0.0).sum(axis=-1) / np.maximum(use.sum(axis=-1), 1)
+
+    plogp = np.where(w > 0, w * np.log(np.where(w > 0, w, 1.0)), 0.0)
+    stats = {"entropy": row_mean(-plogp.sum(axis=-1))}
+
+    sink_keys = np.array([t.special for t in amap.key_tokens], dtype=bool)
+    if keys:
+        sink_keys[0] = True
+    stats["sink"] = row_mean(w[..., sink_keys].sum(axis=-1))
+
+    square = amap.kind in SQUARE_KINDS and queries == keys
+    q_pos = np.arange(queries)
+    if square:
+        distance = np.abs(q_pos[:, None] - np.arange(keys)[None, :])  # (queries, keys)
+        stats["distance"] = row_mean((w * distance).sum(axis=-1))
+        previous = np.zeros(w.shape[:3])  # (layers, heads, queries); query 0 has no previous token
+        previous[..., 1:] = w[..., q_pos[1:], q_pos[1:] - 1]
+        stats["previous_token"] = row_mean(previous, rows=q_pos >= 1)
+    else:
+        nan = np.full(w.shape[:2], np.nan)
+        stats["distance"] = nan
+        stats["previous_token"] = nan.copy()
+    # Proportional diagonal: for a square map it is the identity; for cross-attention it is the monotone alignment.
+    diagonal_keys = np.rint(q_pos * (keys - 1) / max(queries - 1, 1)).astype(int) if queries > 1 else np.zeros(1, int)
+    stats["diagonal"] = row_mean(w[..., q_pos, diagonal_keys])
+    return {name: stats[name].astype(np.float32) for name in STATISTICS}
+
+
+def head_statistics_table(amap: AttentionMap) -> list[dict]:
+    """One row per (layer, head): {"layer", "head", "layer_name", <each statistic>}; sortable by any column.
+
+    A list of plain dicts: `st.dataframe`, `pandas.DataFrame` and `csv.DictWriter` all take it as it is.
+    """
+    stats = head_statistics(amap)
+    rows = []
+    for layer in range(amap.num_layers):
+        for head in range(amap.num_heads):
+            row = {"layer": layer, "head": head, "layer_name": amap.layer_names[layer]}
+            row.update({name: float(values[layer, head]) for name, values in stats.items()})
+            rows.append(row)
+    return rows
+
+
+# ----------------------------------------------------------------------------------------------------------------------
+# The seed walk-through on small matrices
+
+
+@dataclass(frozen=True)
+class AttentionSteps:
+    q: np.ndarray  # (queries, d)
+    k: np.ndarray  # (keys, d)
+    v: np.ndarray  # (keys, d_v)
+    scores: np.ndarray  # Q·Kᵀ, (queries, keys)
+    scaled: np.ndarray  # Q·Kᵀ / √d
+    weights: np.ndarray  # softmax of each row of `scaled` (or of `scores` when unscaled)
+    output: np.ndarray  # weights · V, (queries, d_v)
+    scale: float  # the divisor used: √d, or 1.0 when unscaled
+
+
+def softmax_rows(x: np.ndarray) -> np.ndarray:
+    """Row-wise softmax, shifted by the row max so large scores do not overflow."""
+    shifted = np.exp(x - x.max(axis=-1, keepdims=True))
+    return shifted / shifted.sum(axis=-1, keepdims=True)
+
+
+def attention_steps(q, k, v, scaled: bool = True) -> AttentionSteps:
+    """Scaled dot-product attention one step at a time: scores = QKᵀ, ÷√d_k, row softmax, output = A·V."""
+    q, k, v = (np.atleast_2d(np.asarray(m, dtype=np.float64)) for m in (q, k, v))
+    if q.shape[1] != k.shape[1]:
+        raise InputError(f"Q and K need the same width to be multiplied; got Q {q.shape} and K {k.shape}.")
+    if k.shape[0] != v.shape[0]:
+        raise InputError(f"K and V need one row per key; got K {k.shape} and V {v.shape}.")
+    scores = q @ k.T  # (queries, keys)
+    scale = float(np.sqrt(q.shape[1])) if scaled else 1.0
+    scaled_scores = scores / scale
+    weights = softmax_rows(scaled_scores)
+    return AttentionSteps(q, k, v, scores, scaled_scores, weights, weights @ v, scale)

@@ -1,0 +1,211 @@
+import numpy as np
+import pytest
+from test_analysis_maps import random_map, seed_pair_map, tokens_from
+
+from attnviz import analysis
+from attnviz.errors import InputError
+from attnviz.types import AttentionMap, Token
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# aggregation
+
+
+def test_aggregate_one_head_is_that_head():
+    amap = random_map(tokens_from(list("abcd")), layers=3, heads=4)
+    np.testing.assert_array_equal(analysis.aggregate(amap, layers=2, heads=1), amap.weights[2, 1])
+    np.testing.assert_array_equal(analysis.aggregate(amap, layers=-1, heads=-1), amap.weights[2, 3])
+
+
+def test_aggregate_mean_and_max_over_heads_and_layers():
+    amap = random_map(tokens_from(list("abcd")), layers=3, heads=4)
+    mean = analysis.aggregate(amap, layers=[0, 2], heads=None, head_reduce="mean")
+    np.testing.assert_allclose(mean, amap.weights[[0, 2]].mean(axis=(0, 1)), rtol=1e-6)
+    np.testing.assert_allclose(mean.sum(-1), 1.0, rtol=1e-5)  # a mean of distributions is a distribution
+    peak = analysis.aggregate(amap, layers=1, head_reduce="max")
+    np.testing.assert_array_equal(peak, amap.weights[1].max(axis=0))
+    both_max = analysis.aggregate(amap, head_reduce="max", layer_reduce="max")
+    np.testing.assert_array_equal(both_max, amap.weights.max(axis=(0, 1)))
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(layers=5), "Layer 5 does not exist"),
+        (dict(heads=[]), "at least one head"),
+        (dict(heads="0"), "must be an integer"),
+        (dict(head_reduce="median"), "'mean' or 'max'"),
+    ],
+)
+def test_aggregate_rejects_bad_selections_with_a_hint(kwargs, message):
+    amap = random_map(tokens_from(list("ab")))
+    with pytest.raises(InputError, match=message):
+        analysis.aggregate(amap, **kwargs)
+
+
+def test_causal_mask_and_crop():
+    amap = random_map(tokens_from(list("abcde")), causal=True)
+    mask = analysis.causal_mask(amap)
+    assert np.all(amap.weights[..., mask] == 0) and mask.sum() == 10
+    part = analysis.crop(amap, queries=(1, 4), keys=(1, 4))
+    assert [t.text for t in part.query_tokens] == ["b", "c", "d"] and part.causal
+    np.testing.assert_array_equal(part.weights, amap.weights[:, :, 1:4, 1:4])
+    assert not analysis.crop(amap, queries=(2, 5), keys=(0, 2)).causal
+    with pytest.raises(InputError, match="not inside"):
+        analysis.crop(amap, queries=(3, 9))
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# word-level view
+
+
+def test_word_groups_sentencepiece_wordpiece_and_punctuation():
+    text = "Good morning, studying 早上好！"
+    # sentencepiece-style pieces (▁ already removed by the tokenizer layer): "▁Good", "▁morn", "ing", ",", ...
+    words = ["Good", "morn", "ing", ",", "stud", "ying", "早上", "好", "！"]
+    tokens = tokens_from(words, text) + [Token("</s>", -1, -1, special=True)]
+    groups = analysis.word_groups(tokens)
+    assert [[t.text for t in tokens[a:b]] for a, b in groups] == [
+        ["Good"], ["morn", "ing"], [","], ["stud", "ying"], ["早上"], ["好"], ["！"], ["</s>"]
+    ]
+
+
+def test_word_groups_byte_level_pieces_of_one_character_join():
+    # Byte-level BPE splits 学 into two byte pieces; both point at the character's span (1, 2).
+    tokens = [Token("喜", 0, 1), Token("学", 1, 2), Token("学", 1, 2), Token("习", 2, 3)]
+    assert analysis.word_groups(tokens) == [(0, 1), (1, 3), (3, 4)]
+
+
+def test_merge_words_sums_keys_and_averages_queries():
+    text = "playing chess"
+    tokens = [Token("[CLS]", -1, -1, True)] + tokens_from(["play", "ing", "chess"], text) + [
+        Token("[SEP]", -1, -1, True)
+    ]
+    amap = random_map(tokens, layers=2, heads=2)
+    words = analysis.merge_words(amap, text)
+    assert [t.text for t in words.query_tokens] == ["[CLS]", "playing", "chess", "[SEP]"]
+    assert words.query_tokens[1] == Token("playing", 0, 7)
+    assert words.key_tokens == words.query_tokens
+    w = amap.weights
+    np.testing.assert_allclose(words.weights[..., 0, 1], w[..., 0, 1] + w[..., 0, 2], rtol=1e-6)
+    np.testing.assert_allclose(words.weights[..., 1, 2], (w[..., 1, 3] + w[..., 2, 3]) / 2, rtol=1e-6)
+    np.testing.assert_allclose(words.weights.sum(-1), 1.0, rtol=1e-5)
+
+
+def test_merge_words_cross_map_keeps_chinese_pieces_and_causality():
+    amap = seed_pair_map()
+    words = analysis.merge_words(amap, query_text="Good Morning!", key_text="早上好！")
+    assert [t.text for t in words.key_tokens] == ["早上", "好", "！", "</s>"]
+    assert [t.text for t in words.query_tokens] == ["Good", "Morning", "!"]
+    causal = random_map(tokens_from(["un", "believ", "able", "cat"], "unbelievable cat"), causal=True)
+    merged = analysis.merge_words(causal, "unbelievable cat")
+    assert [t.text for t in merged.query_tokens] == ["unbelievable", "cat"]
+    assert merged.causal and merged.weights[..., 0, 1].max() == 0
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# hiding special tokens
+
+
+def test_hide_special_tokens_without_and_with_renormalising():
+    tokens = [Token("[CLS]", -1, -1, True)] + tokens_from(["a", "b"]) + [Token("[SEP]", -1, -1, True)]
+    amap = random_map(tokens)
+    kept = analysis.hide_tokens(amap)
+    assert [t.text for t in kept.key_tokens] == ["a", "b"] == [t.text for t in kept.query_tokens]
+    np.testing.assert_array_equal(kept.weights, amap.weights[:, :, 1:3, 1:3])
+    assert np.all(kept.weights.sum(-1) < 1)
+    renormed = analysis.hide_tokens(amap, renormalize=True)
+    np.testing.assert_allclose(renormed.weights.sum(-1), 1.0, rtol=1e-5)
+    ratio = renormed.weights[..., 0] / renormed.weights[..., 1]  # renormalising keeps the proportions within a row
+    np.testing.assert_allclose(ratio, kept.weights[..., 0] / kept.weights[..., 1], rtol=1e-5)
+
+
+def test_hide_first_token_sink_and_cross_map_queries():
+    amap = seed_pair_map()
+    hidden = analysis.hide_tokens(amap, special=True, first=True)
+    assert [t.text for t in hidden.key_tokens] == ["好", "！"]
+    assert len(hidden.query_tokens) == 3  # targets carry no special token here; cross maps keep their queries
+    with pytest.raises(InputError, match="no key"):
+        analysis.hide_tokens(amap, keys=[0, 1, 2])
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# rollout
+
+
+def test_rollout_identity_attention_stays_identity_and_rows_sum_to_one():
+    tokens = tokens_from(list("abc"))
+    eye = np.broadcast_to(np.eye(3, dtype=np.float32), (2, 2, 3, 3)).copy()
+    amap = AttentionMap("self", eye, tokens, tokens, ["l0", "l1"])
+    np.testing.assert_allclose(analysis.rollout(amap).weights[:, 0], np.broadcast_to(np.eye(3), (2, 3, 3)))
+    rolled = analysis.rollout(random_map(tokens_from(list("abcde")), layers=3, causal=True))
+    assert rolled.weights.shape == (3, 1, 5, 5)
+    np.testing.assert_allclose(rolled.weights.sum(-1), 1.0, rtol=1e-5)
+    assert np.all(np.triu(rolled.weights[-1, 0], 1) == 0)  # causal stays causal
+
+
+def test_rollout_matches_the_paper_formula():
+    amap = random_map(tokens_from(list("abcd")), layers=2, heads=3, seed=4)
+    a = [0.5 * amap.weights[i].mean(0) + 0.5 * np.eye(4) for i in range(2)]
+    a = [m / m.sum(-1, keepdims=True) for m in a]
+    np.testing.assert_allclose(analysis.rollout(amap).weights[1, 0], a[1] @ a[0], rtol=1e-5)
+    np.testing.assert_allclose(analysis.rollout(amap, residual=False).weights[0, 0], amap.weights[0].mean(0), rtol=1e-5)
+    with pytest.raises(InputError, match="self-attention"):
+        analysis.rollout(seed_pair_map())
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# head statistics
+
+
+def _map_from(matrix: np.ndarray, special_first: bool = False) -> AttentionMap:
+    n = matrix.shape[0]
+    tokens = tokens_from([chr(ord("a") + i) for i in range(n)])
+    if special_first:
+        tokens[0] = Token("<s>", -1, -1, True)
+    return AttentionMap("self", matrix[None, None].astype(np.float32), tokens, tokens, ["l0"])
+
+
+def test_head_statistics_on_known_patterns():
+    n = 5
+    previous = np.eye(n, k=-1)
+    previous[0, 0] = 1.0
+    stats = analysis.head_statistics(_map_from(previous))
+    assert stats["previous_token"][0, 0] == pytest.approx(1.0)
+    assert stats["entropy"][0, 0] == pytest.approx(0.0)
+    assert stats["distance"][0, 0] == pytest.approx(4 / 5)
+    assert stats["sink"][0, 0] == pytest.approx(2 / 5)  # queries 0 and 1 look at the first token
+    diagonal = analysis.head_statistics(_map_from(np.eye(n)))
+    assert diagonal["diagonal"][0, 0] == pytest.approx(1.0) and diagonal["previous_token"][0, 0] == 0
+    uniform = analysis.head_statistics(_map_from(np.full((n, n), 1 / n), special_first=True))
+    assert uniform["entropy"][0, 0] == pytest.approx(np.log(n), rel=1e-5)
+    assert uniform["sink"][0, 0] == pytest.approx(1 / n, rel=1e-5)
+
+
+def test_head_statistics_for_cross_maps_and_table_rows():
+    amap = seed_pair_map(layers=2, heads=3)
+    stats = analysis.head_statistics(amap)
+    assert set(stats) == set(analysis.STATISTICS)
+    assert all(v.shape == (2, 3) for v in stats.values())
+    assert np.isnan(stats["distance"]).all() and np.isfinite(stats["diagonal"]).all()
+    rows = analysis.head_statistics_table(amap)
+    assert len(rows) == 6 and rows[4]["layer"] == 1 and rows[4]["head"] == 1
+    assert rows[4]["entropy"] == pytest.approx(float(stats["entropy"][1, 1]))
+    assert sorted(rows, key=lambda r: r["sink"])[0]["sink"] == min(float(v) for v in stats["sink"].ravel())
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# the walk-through
+
+
+def test_attention_steps_follow_the_formula():
+    q = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    k = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [0.0, 0.0]])
+    v = np.arange(8, dtype=float).reshape(4, 2)
+    steps = analysis.attention_steps(q, k, v)
+    np.testing.assert_allclose(steps.scores, q @ k.T)
+    np.testing.assert_allclose(steps.scaled, q @ k.T / np.sqrt(2))
+    np.testing.assert_allclose(steps.weights.sum(-1), 1.0)
+    np.testing.assert_allclose(steps.output, steps.weights @ v)
+    with pytest.raises(InputError, match="same width"):
+        analysis.attention_steps(q, k[:, :1], v)

@@ -1,0 +1,61 @@
+"""Hand-built attention maps for the analysis, figure and export tests (plus checks that they are what they claim)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from attnviz.types import AttentionMap, Token
+
+
+def tokens_from(words: list[str], text: str | None = None, specials: tuple[str, ...] = ()) -> list[Token]:
+    """Tokens for `words` laid out in `text` (found left to right); words in `specials` become special tokens."""
+    text = text if text is not None else " ".join(w for w in words if w not in specials)
+    tokens, cursor = [], 0
+    for word in words:
+        if word in specials:
+            tokens.append(Token(word, -1, -1, special=True))
+            continue
+        start = text.index(word, cursor)
+        tokens.append(Token(word, start, start + len(word)))
+        cursor = start + len(word)
+    return tokens
+
+
+def random_map(
+    query_tokens: list[Token],
+    key_tokens: list[Token] | None = None,
+    layers: int = 2,
+    heads: int = 3,
+    kind: str | None = None,
+    causal: bool = False,
+    seed: int = 0,
+) -> AttentionMap:
+    """Softmax-normalised random weights (float32, rows sum to 1, causal cells exactly 0)."""
+    key_tokens = query_tokens if key_tokens is None else key_tokens
+    kind = kind or ("self" if key_tokens is query_tokens else "cross")
+    rng = np.random.default_rng(seed)
+    logits = rng.normal(scale=2.0, size=(layers, heads, len(query_tokens), len(key_tokens)))
+    if causal:
+        logits = np.where(np.triu(np.ones(logits.shape[-2:], bool), 1), -np.inf, logits)
+    weights = np.exp(logits - logits.max(axis=-1, keepdims=True))
+    weights /= weights.sum(axis=-1, keepdims=True)
+    names = [f"model.layers.{i}.attn" for i in range(layers)]
+    return AttentionMap(kind, weights.astype(np.float32), query_tokens, key_tokens, names, causal=causal)
+
+
+def seed_pair_map(layers: int = 2, heads: int = 3, seed: int = 0) -> AttentionMap:
+    """A cross map: target "Good Morning !" (queries) over source "早上 好 ！ </s>" (keys)."""
+    source = tokens_from(["早上", "好", "！", "</s>"], "早上好！", specials=("</s>",))
+    target = tokens_from(["Good", "Morning", "!"], "Good Morning!")
+    return random_map(target, source, layers, heads, seed=seed)
+
+
+def test_random_map_rows_sum_to_one_and_causal_cells_are_zero():
+    amap = random_map(tokens_from(["a", "b", "c", "d"]), causal=True)
+    np.testing.assert_allclose(amap.weights.sum(-1), 1.0, rtol=1e-5)
+    assert np.all(amap.weights[..., np.triu_indices(4, 1)[0], np.triu_indices(4, 1)[1]] == 0)
+
+
+def test_tokens_from_finds_offsets_and_specials():
+    tokens = tokens_from(["早上", "好", "</s>"], "早上好", specials=("</s>",))
+    assert [(t.start, t.end, t.special) for t in tokens] == [(0, 2, False), (2, 3, False), (-1, -1, True)]
