@@ -1,0 +1,422 @@
+"""Record attention weights exactly as the model computes them, while it runs.
+
+How: attnviz registers its own attention function ("attnviz") with transformers' attention interface, and the eager
+mask builder under the same name (without it every call would get attention_mask=None). During a capture the model is
+switched to that implementation inside a context manager whose `finally` switches it back; the function computes
+eager attention (QKᵀ·scale + mask/bias, fp32 softmax, ·V) and hands the probabilities to the recorder of the current
+call. Recorders live in a ContextVar, so threads capturing with the same model at once each get their own maps.
+
+Conventions of the maps:
+- "self" (encoder-only or decoder-only models), "encoder": queries and keys are the input tokens.
+- "decoder" and "cross" (encoder-decoder models): query row i is the step that *produces* target token i (its decoder
+  input is the previous token), so cross-attention reads "while writing `morning` the model looked at 早上". Decoder
+  self-attention keys are the decoder inputs: the start token, then the target tokens but the last.
+"""
+
+from __future__ import annotations
+
+import threading
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+
+from attnviz.errors import InputError
+from attnviz.models import ModelHandle
+from attnviz.tokens import special_ids, tokens_for_ids, tokens_from_offsets
+from attnviz.types import AttentionCapture, AttentionMap, GenerationStep, Token
+
+IMPLEMENTATION = "attnviz"
+_CROSS_NAMES = ("encoder_attn", "EncDecAttention", "crossattention", "cross_attn", "cross_attention")
+
+
+@dataclass
+class _Recorder:
+    """The weights one capture call has seen, per attention module, in call order."""
+
+    module_names: dict[int, str]
+    calls: dict[str, list[torch.Tensor]] = field(default_factory=dict)  # path -> [(batch, heads, q, k) fp32 cpu]
+
+    def record(self, module, probabilities: torch.Tensor) -> None:
+        name = self.module_names.get(id(module))
+        if name is not None:
+            self.calls.setdefault(name, []).append(probabilities.detach().to("cpu", torch.float32))
+
+
+_ACTIVE: ContextVar[_Recorder | None] = ContextVar("attnviz_recorder", default=None)
+
+
+def _repeat_kv(states: torch.Tensor, query_heads: int) -> torch.Tensor:
+    """Grouped-query attention: expand (b, kv_heads, l, d) to (b, query_heads, l, d) so every head has its keys."""
+    kv_heads = states.shape[1]
+    if kv_heads == query_heads:
+        return states
+    if query_heads % kv_heads:
+        raise ValueError(f"{query_heads} query heads cannot share {kv_heads} key/value heads evenly.")
+    return states.repeat_interleave(query_heads // kv_heads, dim=1)
+
+
+def attention_forward(module, query, key, value, attention_mask, scaling=None, dropout=0.0, **kwargs):
+    """transformers' attention signature: query (b, heads, q, d), key/value (b, kv_heads, k, d) -> (output, probs)."""
+    key = _repeat_kv(key, query.shape[1])  # (b, heads, k, d)
+    value = _repeat_kv(value, query.shape[1])
+    if scaling is None:
+        scaling = query.shape[-1] ** -0.5
+    scores = torch.matmul(query, key.transpose(2, 3)) * scaling  # (b, heads, q, k)
+    position_bias = kwargs.get("position_bias")  # T5 adds its relative bias (which already holds the mask)
+    if position_bias is not None:
+        scores = scores + position_bias
+    if attention_mask is not None:
+        scores = scores + attention_mask[:, :, :, : key.shape[-2]]
+    softcap = kwargs.get("softcap")
+    if softcap:
+        scores = torch.tanh(scores / softcap) * softcap
+    probabilities = torch.softmax(scores, dim=-1, dtype=torch.float32)  # fp32 whatever the model dtype
+    recorder = _ACTIVE.get()
+    if recorder is not None:
+        recorder.record(module, probabilities)
+    probabilities = probabilities.to(value.dtype)
+    if dropout and module.training:
+        probabilities = torch.nn.functional.dropout(probabilities, p=dropout)
+    output = torch.matmul(probabilities, value).transpose(1, 2).contiguous()  # (b, q, heads, d)
+    return output, probabilities
+
+
+def _register() -> None:
+    from transformers import AttentionInterface
+    from transformers.masking_utils import AttentionMaskInterface, eager_mask
+
+    AttentionInterface.register(IMPLEMENTATION, attention_forward)
+    AttentionMaskInterface.register(IMPLEMENTATION, eager_mask)
+
+
+_register()
+
+_switch_lock = threading.Lock()
+_switch_depth: dict[int, tuple[int, str]] = {}  # id(model) -> (captures in flight, implementation to restore)
+
+
+@contextmanager
+def _attnviz_attention(model):
+    """Route the model's attention through attnviz while any capture with it runs; restore it after the last one."""
+    key = id(model)
+    with _switch_lock:
+        depth, original = _switch_depth.get(key, (0, model.config._attn_implementation))
+        if depth == 0 and original != IMPLEMENTATION:
+            model.set_attn_implementation(IMPLEMENTATION)
+        _switch_depth[key] = (depth + 1, original)
+    try:
+        yield
+    finally:
+        with _switch_lock:
+            depth, original = _switch_depth[key]
+            if depth == 1:
+                del _switch_depth[key]
+                if original != IMPLEMENTATION:
+                    model.set_attn_implementation(original)
+            else:
+                _switch_depth[key] = (depth - 1, original)
+
+
+@contextmanager
+def recording(model):
+    """Capture every attention call of `model` in this block; yields the recorder (path -> list of weights)."""
+    recorder = _Recorder(module_names={id(module): name for name, module in model.named_modules()})
+    token = _ACTIVE.set(recorder)
+    try:
+        with _attnviz_attention(model), torch.no_grad():
+            yield recorder
+    finally:
+        _ACTIVE.reset(token)
+
+
+def _role(model, name: str, module) -> str:
+    """'encoder', 'decoder' or 'cross' for a module of an encoder-decoder model."""
+    parts = name.split(".")
+    if getattr(module, "is_cross_attention", False) or parts[-1] in _CROSS_NAMES:
+        return "cross"
+    return "encoder" if "encoder" in parts else "decoder"
+
+
+def _stack(recorder: _Recorder, names: list[str], call: int = 0) -> np.ndarray:
+    """(layers, batch, heads, q, k) from one call of each named module."""
+    return np.stack([recorder.calls[name][call].numpy() for name in names])
+
+
+def _modules_by_role(model, recorder: _Recorder, seq2seq: bool) -> dict[str, list[str]]:
+    modules = dict(model.named_modules())
+    roles: dict[str, list[str]] = {}
+    for name in recorder.calls:  # insertion order = first-call order = layer order
+        role = _role(model, name, modules[name]) if seq2seq else "self"
+        roles.setdefault(role, []).append(name)
+    return roles
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Tokenizing: the ids the model sees and the tokens a person reads.
+
+@dataclass
+class _Encoded:
+    ids: list[int]
+    tokens: list[Token]
+
+
+def _check_text(text, what: str = "text") -> str:
+    if not isinstance(text, str):
+        raise InputError(f"The {what} must be a string, not {type(text).__name__}.")
+    if not text.strip():
+        raise InputError(f"The {what} is empty; type a sentence to see its attention.")
+    return text
+
+
+def _encode(tokenizer, text: str, *, target: bool = False) -> _Encoded:
+    kwargs = {"text_target": text} if target else {"text": text}
+    fast = getattr(tokenizer, "is_fast", False)
+    encoding = tokenizer(**kwargs, return_offsets_mapping=fast)
+    ids = list(encoding["labels"] if target and "labels" in encoding else encoding["input_ids"])
+    if fast and "offset_mapping" in encoding and not target:
+        tokens = tokens_from_offsets(tokenizer, ids, encoding["offset_mapping"], text)
+    else:
+        tokens = tokens_for_ids(tokenizer, ids, text)
+    return _Encoded(ids, tokens)
+
+
+def _check_length(handle: ModelHandle, length: int, what: str) -> None:
+    limit = handle.max_positions
+    if limit is not None and length > limit:
+        raise InputError(
+            f"The {what} has {length} tokens but {handle.name} accepts at most {limit}; shorten it or truncate it to "
+            f"the first {limit} tokens."
+        )
+
+
+def _pad(sequences: list[list[int]], pad_id: int, left: bool) -> tuple[torch.Tensor, torch.Tensor]:
+    width = max(len(s) for s in sequences)
+    ids, mask = [], []
+    for sequence in sequences:
+        padding = [pad_id] * (width - len(sequence))
+        ids.append(padding + sequence if left else sequence + padding)
+        ones, zeros = [1] * len(sequence), [0] * len(padding)
+        mask.append(zeros + ones if left else ones + zeros)
+    return torch.tensor(ids), torch.tensor(mask)
+
+
+def _crop(weights: np.ndarray, row: int, q_len: int, k_len: int, q_width: int, k_width: int, left: bool,
+          queries_left: bool | None = None):
+    """One example's (layers, heads, q, k) out of a padded (layers, batch, heads, Q, K) batch.
+
+    `left`: the keys (and, unless `queries_left` says otherwise, the queries) are left-padded.
+    """
+    queries_left = left if queries_left is None else queries_left
+    q0 = q_width - q_len if queries_left else 0
+    k0 = k_width - k_len if left else 0
+    return np.ascontiguousarray(weights[:, row, :, q0 : q0 + q_len, k0 : k0 + k_len])
+
+
+def _decoder_start(model) -> int:
+    start = getattr(model.generation_config, "decoder_start_token_id", None)
+    if start is None:
+        start = model.config.decoder_start_token_id
+    if start is None:
+        raise InputError("This encoder-decoder model has no decoder_start_token_id in its config.")
+    return int(start)
+
+
+def _pad_id(tokenizer, model) -> int:
+    for candidate in (tokenizer.pad_token_id, model.config.pad_token_id, tokenizer.eos_token_id):
+        if candidate is not None:
+            return int(candidate)
+    return 0
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Public API
+
+def capture(handle: ModelHandle, text: str, target: str | None = None) -> AttentionCapture:
+    """Run the model once on `text` (and, for encoder-decoder models, force-decode `target`) and return its attention.
+
+    Encoder-only and decoder-only models give a "self" map; encoder-decoder models give "encoder", "decoder" and
+    "cross" maps (without a target, only "encoder": use `generate` to let the model write the target).
+    """
+    return capture_batch(handle, [text], None if target is None else [target])[0]
+
+
+def capture_batch(handle: ModelHandle, texts: list[str], targets: list[str] | None = None) -> list[AttentionCapture]:
+    """`capture` for several examples in one padded batch; each result holds only its own (unpadded) tokens."""
+    if not texts:
+        raise InputError("No texts given; pass at least one.")
+    texts = [_check_text(text) for text in texts]
+    if targets is not None:
+        if not handle.is_seq2seq:
+            raise InputError(
+                f"{handle.name} is an {handle.kind} model: it has no target side. Give only the text, or choose a "
+                "translation (encoder-decoder) model for a pair."
+            )
+        if len(targets) != len(texts):
+            raise InputError(f"Got {len(texts)} texts but {len(targets)} targets; give one target per text.")
+        targets = [_check_text(target, "target") for target in targets]
+    tokenizer, model = handle.tokenizer, handle.model
+    sources = [_encode(tokenizer, text) for text in texts]
+    for source in sources:
+        _check_length(handle, len(source.ids), "text")
+    pad_id = _pad_id(tokenizer, model)
+    left = getattr(tokenizer, "padding_side", "right") == "left"
+    input_ids, attention_mask = _pad([s.ids for s in sources], pad_id, left)
+    inputs = {"input_ids": input_ids.to(model.device), "attention_mask": attention_mask.to(model.device)}
+
+    decoded: list[_Encoded] | None = None
+    if targets is not None:
+        decoded = [_encode(tokenizer, target, target=True) for target in targets]
+        start = _decoder_start(model)
+        # Teacher forcing: the decoder reads the start token then the target; row i produces target token i.
+        decoder_inputs = [[start] + d.ids[:-1] for d in decoded]
+        decoder_ids, decoder_mask = _pad(decoder_inputs, pad_id, left=False)
+        inputs["decoder_input_ids"] = decoder_ids.to(model.device)
+        inputs["decoder_attention_mask"] = decoder_mask.to(model.device)
+    elif handle.is_seq2seq:
+        inputs = {"input_ids": inputs["input_ids"], "attention_mask": inputs["attention_mask"]}
+
+    with recording(model) as recorder:
+        if handle.is_seq2seq and targets is None:
+            model.get_encoder()(**inputs)
+        else:
+            model(**inputs)
+
+    roles = _modules_by_role(model, recorder, handle.is_seq2seq)
+    results = []
+    width = input_ids.shape[1]
+    for row, (text, source) in enumerate(zip(texts, sources)):
+        n = len(source.ids)
+        maps: dict[str, AttentionMap] = {}
+        if not handle.is_seq2seq:
+            weights = _crop(_stack(recorder, roles["self"]), row, n, n, width, width, left)
+            maps["self"] = AttentionMap("self", weights, source.tokens, source.tokens, roles["self"],
+                                        causal=handle.kind == "decoder")
+        else:
+            weights = _crop(_stack(recorder, roles["encoder"]), row, n, n, width, width, left)
+            maps["encoder"] = AttentionMap("encoder", weights, source.tokens, source.tokens, roles["encoder"])
+            if decoded is not None:
+                target = decoded[row]
+                m, t_width = len(target.ids), inputs["decoder_input_ids"].shape[1]
+                start_token = _start_token(tokenizer, model)
+                decoder_keys = [start_token] + target.tokens[:-1]
+                self_w = _crop(_stack(recorder, roles["decoder"]), row, m, m, t_width, t_width, False)
+                cross_w = _crop(_stack(recorder, roles["cross"]), row, m, n, t_width, width, left, queries_left=False)
+                maps["decoder"] = AttentionMap("decoder", self_w, target.tokens, decoder_keys, roles["decoder"],
+                                               causal=True)
+                maps["cross"] = AttentionMap("cross", cross_w, target.tokens, source.tokens, roles["cross"])
+        results.append(
+            AttentionCapture(
+                model=handle.name,
+                device=handle.device,
+                maps=maps,
+                source_text=text,
+                target_text=None if targets is None else targets[row],
+            )
+        )
+    return results
+
+
+def _start_token(tokenizer, model) -> Token:
+    return Token(text=str(tokenizer.convert_ids_to_tokens(_decoder_start(model))), start=-1, end=-1, special=True)
+
+
+def generate(handle: ModelHandle, text: str, max_new_tokens: int = 32) -> AttentionCapture:
+    """Let the model write (greedy decoding) and record, for every generated token, what it attended to.
+
+    Encoder-decoder models: `steps[i]` holds the decoder self-attention and cross-attention of the step that produced
+    token i, and the "encoder", "decoder" and "cross" maps cover the whole generated target (the same rows stacked).
+    Decoder-only models: `steps[i]` holds the self-attention over the prompt and the previous tokens; the "self" map
+    covers the prompt and all generated tokens but the last (the last one was never read back by the model).
+    """
+    text = _check_text(text)
+    if handle.kind == "encoder":
+        raise InputError(f"{handle.name} is an encoder-only model and cannot generate text; use capture instead.")
+    if not isinstance(max_new_tokens, int) or max_new_tokens < 1:
+        raise InputError(f"max_new_tokens must be a positive whole number, not {max_new_tokens!r}.")
+    tokenizer, model = handle.tokenizer, handle.model
+    source = _encode(tokenizer, text)
+    _check_length(handle, len(source.ids) + (0 if handle.is_seq2seq else max_new_tokens), "text")
+    input_ids = torch.tensor([source.ids], device=model.device)
+    with recording(model) as recorder:
+        output = model.generate(
+            input_ids=input_ids,
+            attention_mask=torch.ones_like(input_ids),
+            max_new_tokens=max_new_tokens,
+            do_sample=False,
+            num_beams=1,
+            pad_token_id=_pad_id(tokenizer, model),
+        )
+    sequence = output[0].tolist()
+    roles = _modules_by_role(model, recorder, handle.is_seq2seq)
+    if handle.is_seq2seq:
+        return _seq2seq_generation(handle, text, source, sequence[1:], recorder, roles)
+    return _decoder_generation(handle, text, source, sequence[len(source.ids):], recorder, roles)
+
+
+def _generated_tokens(tokenizer, ids: list[int]) -> tuple[str, list[Token]]:
+    specials = special_ids(tokenizer)
+    written = tokenizer.decode([i for i in ids if i not in specials], skip_special_tokens=True,
+                               clean_up_tokenization_spaces=False).strip()
+    return written, tokens_for_ids(tokenizer, ids, written)
+
+
+def _step_rows(recorder: _Recorder, names: list[str], steps: int) -> list[np.ndarray]:
+    """Per decode step, each layer's last query row: [(layers, heads, keys_at_step)]."""
+    rows = []
+    for step in range(steps):
+        rows.append(np.stack([recorder.calls[name][step].numpy()[0, :, -1, :] for name in names]))
+    return rows
+
+
+def _seq2seq_generation(handle, text, source, generated, recorder, roles) -> AttentionCapture:
+    tokenizer, model = handle.tokenizer, handle.model
+    written, target_tokens = _generated_tokens(tokenizer, generated)
+    steps_count = len(generated)
+    self_rows = _step_rows(recorder, roles["decoder"], steps_count)  # step i: (layers, heads, i + 1)
+    cross_rows = _step_rows(recorder, roles["cross"], steps_count)  # step i: (layers, heads, source)
+    layers, heads = self_rows[0].shape[:2]
+    decoder = np.zeros((layers, heads, steps_count, steps_count), dtype=np.float32)  # causal cells stay exactly 0
+    for i, row in enumerate(self_rows):
+        decoder[:, :, i, : i + 1] = row
+    cross = np.stack(cross_rows, axis=2)  # (layers, heads, steps, source)
+    keys = [_start_token(tokenizer, model)] + target_tokens[:-1]
+    maps = {
+        "encoder": AttentionMap("encoder", _stack(recorder, roles["encoder"])[:, 0], source.tokens, source.tokens,
+                                roles["encoder"]),
+        "decoder": AttentionMap("decoder", decoder, target_tokens, keys, roles["decoder"], causal=True),
+        "cross": AttentionMap("cross", cross, target_tokens, source.tokens, roles["cross"]),
+    }
+    steps = [GenerationStep(token, self_rows[i], cross_rows[i]) for i, token in enumerate(target_tokens)]
+    return AttentionCapture(handle.name, handle.device, maps, source_text=text, target_text=written, steps=steps)
+
+
+def _decoder_generation(handle, text, source, generated, recorder, roles) -> AttentionCapture:
+    tokenizer = handle.tokenizer
+    names = roles["self"]
+    prompt_length = len(source.ids)
+    # Offsets of generated tokens refer to the generated text; shift them past the prompt to index text + written.
+    written = tokenizer.decode(generated, skip_special_tokens=True, clean_up_tokenization_spaces=False)
+    full_text = text + written
+    new_tokens = tokens_for_ids(tokenizer, generated, written)
+    shifted = [Token(t.text, t.start + len(text), t.end + len(text), t.special) if not t.special else t
+               for t in new_tokens]
+    prefill = _stack(recorder, names)[:, 0]  # (layers, heads, prompt, prompt)
+    rows = [prefill[:, :, -1, :]] + [
+        np.stack([recorder.calls[name][call].numpy()[0, :, -1, :] for name in names])
+        for call in range(1, len(generated))
+    ]
+    total = prompt_length + len(generated) - 1
+    layers, heads = prefill.shape[:2]
+    weights = np.zeros((layers, heads, total, total), dtype=np.float32)
+    weights[:, :, :prompt_length, :prompt_length] = prefill
+    for call in range(1, len(generated)):
+        position = prompt_length + call - 1
+        weights[:, :, position, : position + 1] = rows[call]
+    tokens = source.tokens + shifted[:-1]
+    maps = {"self": AttentionMap("self", weights, tokens, tokens, names, causal=True)}
+    steps = [GenerationStep(token, rows[i], None) for i, token in enumerate(shifted)]
+    return AttentionCapture(handle.name, handle.device, maps, source_text=full_text, target_text=written.strip(),
+                            steps=steps)

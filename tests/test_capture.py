@@ -1,0 +1,172 @@
+"""Captured weights equal what the model computed: eager attention with output_attentions, on six model families."""
+
+import threading
+
+import numpy as np
+import pytest
+import torch
+import transformers
+from tiny import FAMILIES, SEQ2SEQ
+
+from attnviz.capture import capture, capture_batch, generate, recording
+from attnviz.errors import InputError
+from attnviz.models import load_model
+
+TEXTS = ["早上好！Good morning!", "I like studying, 我喜欢学习 very much."]
+TARGETS = ["Good morning!", "我喜欢学习。 I like it"]
+
+
+def _eager_reference(folder, family, handle, texts, targets):
+    """output_attentions=True under eager attention on the same padded batch that capture_batch builds."""
+    model = transformers.AutoModel.from_pretrained(folder, attn_implementation="eager") if family == "bert" else (
+        type(handle.model).from_pretrained(folder, attn_implementation="eager"))
+    model.eval()
+    tokenizer = handle.tokenizer
+    batch = tokenizer(texts, padding=True, return_tensors="pt")
+    kwargs = dict(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"], output_attentions=True)
+    if targets is not None:
+        labels = [tokenizer(text_target=t)["input_ids"] for t in targets]
+        start = model.config.decoder_start_token_id
+        width = max(len(x) for x in labels)
+        kwargs["decoder_input_ids"] = torch.tensor([[start] + x[:-1] + [0] * (width - len(x)) for x in labels])
+        kwargs["decoder_attention_mask"] = torch.tensor([[1] * len(x) + [0] * (width - len(x)) for x in labels])
+    with torch.no_grad():
+        out = model(**kwargs)
+    return batch["attention_mask"], kwargs.get("decoder_attention_mask"), out
+
+
+def _rows(mask_row: torch.Tensor) -> np.ndarray:
+    return np.flatnonzero(mask_row.numpy())
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize("padding_side", ["right", "left"])
+def test_capture_equals_eager_with_padding(tiny_folder, family, padding_side):
+    folder = tiny_folder(family)
+    handle = load_model(folder, "cpu")
+    handle.tokenizer.padding_side = padding_side
+    targets = TARGETS if family in SEQ2SEQ else None
+    captures = capture_batch(handle, TEXTS, targets)
+    source_mask, target_mask, eager = _eager_reference(folder, family, handle, TEXTS, targets)
+    for row, result in enumerate(captures):
+        src = _rows(source_mask[row])
+        if family in SEQ2SEQ:
+            tgt = _rows(target_mask[row])
+            pairs = [("encoder", eager.encoder_attentions, src, src), ("decoder", eager.decoder_attentions, tgt, tgt),
+                     ("cross", eager.cross_attentions, tgt, src)]
+        else:
+            pairs = [("self", eager.attentions, src, src)]
+        for kind, reference, queries, keys in pairs:
+            expected = torch.stack(reference)[:, row][:, :, queries][:, :, :, keys].numpy()
+            got = result[kind].weights
+            assert got.shape == expected.shape
+            np.testing.assert_allclose(got, expected, atol=1e-5, rtol=0)
+            np.testing.assert_allclose(got.sum(-1), 1.0, atol=1e-5)
+            assert len(result[kind].query_tokens) == got.shape[2]
+            assert len(result[kind].key_tokens) == got.shape[3]
+            if result[kind].causal:
+                upper = np.triu(np.ones(got.shape[-2:], dtype=bool), k=1)
+                assert (got[..., upper] == 0).all()
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_capture_leaves_logits_and_implementation_unchanged(tiny_folder, family):
+    handle = load_model(tiny_folder(family), "cpu")
+    model = handle.model
+    model.set_attn_implementation("eager")
+    ids = torch.tensor([[5, 6, 7, 8, 9, 1]])
+    kwargs = {"input_ids": ids}
+    if family in SEQ2SEQ:
+        kwargs["decoder_input_ids"] = torch.tensor([[0, 11, 12, 13]])
+    with torch.no_grad():
+        before = model(**kwargs)[0]
+    with recording(model) as recorder:
+        during = model(**kwargs)[0]
+    assert model.config._attn_implementation == "eager"
+    assert recorder.calls, "nothing was recorded"
+    torch.testing.assert_close(during, before, atol=1e-6, rtol=0)
+
+
+def test_padding_cells_are_exactly_zero(tiny_folder):
+    handle = load_model(tiny_folder("bart"), "cpu")
+    short, long = "好", "早上好！Good morning! I like studying."
+    with recording(handle.model) as recorder:
+        batch = handle.tokenizer([short, long], padding=True, return_tensors="pt")
+        handle.model.get_encoder()(**batch)
+    weights = recorder.calls["model.encoder.layers.0.self_attn"][0].numpy()  # (batch, heads, q, k)
+    n_short = int(batch["attention_mask"][0].sum())
+    assert (weights[0, :, :n_short, n_short:] == 0).all()
+
+
+def test_threads_get_their_own_maps(tiny_folder):
+    handle = load_model(tiny_folder("marian"), "cpu")
+    texts = [f"早上好 number {i} " + "x" * i for i in range(6)]
+    expected = {text: capture(handle, text, "Good morning").maps["cross"].weights for text in texts}
+    results, errors = {}, []
+
+    def run(text):
+        try:
+            for _ in range(3):
+                results[text] = capture(handle, text, "Good morning").maps["cross"].weights
+        except Exception as error:  # pragma: no cover - reported below
+            errors.append(error)
+
+    threads = [threading.Thread(target=run, args=(t,)) for t in texts]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert not errors
+    for text in texts:
+        np.testing.assert_allclose(results[text], expected[text], atol=1e-6)
+    assert handle.model.config._attn_implementation != "attnviz"
+
+
+@pytest.mark.parametrize("family", ["gpt2", "llama", "marian", "t5"])
+def test_generate_records_every_step(tiny_folder, family):
+    handle = load_model(tiny_folder(family), "cpu")
+    result = generate(handle, "早上好！Good", max_new_tokens=5)
+    assert 1 <= len(result.steps) <= 5
+    if family in SEQ2SEQ:
+        cross = result["cross"].weights
+        assert cross.shape[2] == len(result.steps)
+        forced = handle.model  # the step rows equal a teacher-forced run over the same generated ids
+        for i, step in enumerate(result.steps):
+            np.testing.assert_allclose(step.cross_weights, cross[:, :, i], atol=0)
+            assert step.self_weights.shape[-1] == i + 1
+        decoder = result["decoder"].weights
+        upper = np.triu(np.ones(decoder.shape[-2:], dtype=bool), k=1)
+        assert (decoder[..., upper] == 0).all()
+        assert forced.config._attn_implementation != "attnviz"
+    else:
+        prompt = len(result["self"].weights[0, 0]) - len(result.steps) + 1
+        for i, step in enumerate(result.steps):
+            assert step.self_weights.shape[-1] == prompt + i
+            assert step.cross_weights is None
+    for step in result.steps:
+        np.testing.assert_allclose(step.self_weights.sum(-1), 1.0, atol=1e-5)
+
+
+def test_generated_steps_match_teacher_forcing(tiny_folder):
+    """The decode-step view (with a KV cache) equals a forced run over the generated ids."""
+    handle = load_model(tiny_folder("marian"), "cpu")
+    result = generate(handle, "I like studying", max_new_tokens=6)
+    ids = handle.tokenizer("I like studying", return_tensors="pt")["input_ids"]
+    generated = handle.model.generate(input_ids=ids, max_new_tokens=6, do_sample=False, num_beams=1)
+    with recording(handle.model) as recorder:
+        handle.model(input_ids=ids, decoder_input_ids=generated[:, :-1] if generated.shape[1] > 1 else generated)
+    forced = recorder.calls["model.decoder.layers.1.encoder_attn"][0][0].numpy()  # (heads, steps, source)
+    np.testing.assert_allclose(result["cross"].weights[1, :, : forced.shape[1]], forced, atol=1e-5)
+
+
+def test_bad_inputs_raise_input_error(tiny_folder):
+    handle = load_model(tiny_folder("bert"), "cpu")
+    for bad in ["", "   \n"]:
+        with pytest.raises(InputError, match="empty"):
+            capture(handle, bad)
+    with pytest.raises(InputError, match="no target side"):
+        capture(handle, "hello", target="world")
+    with pytest.raises(InputError, match="encoder-only"):
+        generate(handle, "hello")
+    with pytest.raises(InputError, match="accepts at most"):
+        capture(handle, "word " * 600)

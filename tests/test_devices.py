@@ -1,0 +1,69 @@
+"""Device choice: auto order, the environment override, and sentences instead of silent fallbacks."""
+
+import pytest
+import torch
+
+from attnviz import devices
+from attnviz.errors import DeviceUnavailableError
+
+
+def test_auto_is_cpu_here_and_report_explains_the_rest(monkeypatch):
+    monkeypatch.delenv(devices.DEVICE_ENV, raising=False)
+    assert devices.resolve_device("auto") == torch.device("cpu")
+    report = devices.device_report()
+    names = [entry.name for entry in report.entries]
+    assert names == ["npu", "cuda", "mps", "cpu"]
+    assert report.chosen == "cpu"
+    for entry in report.entries:
+        assert entry.reason and entry.reason.endswith(".") or ":" in entry.reason
+    assert "npu" in report.summary() and "cpu" in report.summary()
+
+
+@pytest.mark.parametrize("spec", ["npu", "npu:1", "cuda", "cuda:0", "mps"])
+def test_unavailable_device_is_a_sentence(spec, monkeypatch):
+    monkeypatch.delenv(devices.DEVICE_ENV, raising=False)
+    if any(e.name == spec.split(":")[0] and e.available for e in devices.device_statuses()):
+        pytest.skip(f"{spec} is available on this machine")
+    with pytest.raises(DeviceUnavailableError, match="not available"):
+        devices.resolve_device(spec)
+    assert "none" in devices.device_report(spec).chosen
+
+
+def test_environment_override(monkeypatch):
+    monkeypatch.setenv(devices.DEVICE_ENV, "cpu")
+    assert devices.resolve_device() == torch.device("cpu")
+    monkeypatch.setenv(devices.DEVICE_ENV, "npu")
+    if not devices.device_statuses()[0].available:
+        with pytest.raises(DeviceUnavailableError):
+            devices.resolve_device("auto")
+    assert devices.resolve_device("cpu") == torch.device("cpu")  # an explicit argument beats the environment
+
+
+@pytest.mark.parametrize("spec", ["gpu", "npu:x", "cpu:0:1", ""])
+def test_unknown_spec(spec):
+    with pytest.raises(DeviceUnavailableError, match="Unknown device"):
+        devices.resolve_device(spec or "nonsense")
+
+
+def test_npu_without_cann_is_a_reason_not_a_crash(monkeypatch):
+    """An installed torch_npu that fails on import (no CANN) becomes a one-line reason."""
+    import builtins
+    import sys
+
+    real_import = builtins.__import__
+
+    def failing_import(name, *args, **kwargs):
+        if name == "torch_npu":
+            raise RuntimeError("libhccl.so: cannot open shared object file\nmore detail")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", failing_import)
+    monkeypatch.delitem(sys.modules, "torch_npu", raising=False)
+    devices._npu_status.cache_clear()
+    try:
+        status = devices._npu_status()
+        assert not status.available
+        assert "CANN" in status.reason and "\n" not in status.reason
+        assert devices.resolve_device("auto") == torch.device("cpu")
+    finally:
+        devices._npu_status.cache_clear()

