@@ -32,23 +32,7 @@ IMPLEMENTATION = "attnviz"
 _CROSS_NAMES = ("encoder_attn", "EncDecAttention", "crossattention", "cross_attn", "cross_attention")
 
 
-@dataclass
-class _Recorder:
-    """The weights one capture call has seen, per attention module, in call order."""
-
-    module_names: dict[int, str]
-    calls: dict[str, list[torch.Tensor]] = field(default_factory=dict)  # path -> [(batch, heads, q, k) fp32 cpu]
-
-    def record(self, module, probabilities: torch.Tensor) -> None:
-        name = self.module_names.get(id(module))
-        if name is not None:
-            self.calls.setdefault(name, []).append(probabilities.detach().to("cpu", torch.float32))
-
-
-_ACTIVE: ContextVar[_Recorder | None] = ContextVar("attnviz_recorder", default=None)
-
-
-def _repeat_kv(states: torch.Tensor, query_heads: int) -> torch.Tensor:
+def repeat_kv(states: torch.Tensor, query_heads: int) -> torch.Tensor:
     """Grouped-query attention: expand (b, kv_heads, l, d) to (b, query_heads, l, d) so every head has its keys."""
     kv_heads = states.shape[1]
     if kv_heads == query_heads:
@@ -58,30 +42,57 @@ def _repeat_kv(states: torch.Tensor, query_heads: int) -> torch.Tensor:
     return states.repeat_interleave(query_heads // kv_heads, dim=1)
 
 
-def attention_forward(module, query, key, value, attention_mask, scaling=None, dropout=0.0, **kwargs):
-    """transformers' attention signature: query (b, heads, q, d), key/value (b, kv_heads, k, d) -> (output, probs)."""
-    key = _repeat_kv(key, query.shape[1])  # (b, heads, k, d)
-    value = _repeat_kv(value, query.shape[1])
+def attention_probabilities(query, key, attention_mask=None, scaling=None, position_bias=None, softcap=None):
+    """Eager attention weights in fp32: softmax(QKᵀ·scale + bias + mask). query (b, h, q, d), key (b, h, k, d).
+
+    The one definition of "what the model computed", shared by full capture and on-demand recomputation.
+    """
     if scaling is None:
         scaling = query.shape[-1] ** -0.5
-    scores = torch.matmul(query, key.transpose(2, 3)) * scaling  # (b, heads, q, k)
-    position_bias = kwargs.get("position_bias")  # T5 adds its relative bias (which already holds the mask)
-    if position_bias is not None:
+    scores = torch.matmul(query, key.transpose(-2, -1)) * scaling  # (b, h, q, k)
+    if position_bias is not None:  # T5 adds its relative bias (which already holds the mask)
         scores = scores + position_bias
     if attention_mask is not None:
-        scores = scores + attention_mask[:, :, :, : key.shape[-2]]
-    softcap = kwargs.get("softcap")
+        scores = scores + attention_mask[..., : key.shape[-2]]
     if softcap:
         scores = torch.tanh(scores / softcap) * softcap
-    probabilities = torch.softmax(scores, dim=-1, dtype=torch.float32)  # fp32 whatever the model dtype
-    recorder = _ACTIVE.get()
-    if recorder is not None:
-        recorder.record(module, probabilities)
-    probabilities = probabilities.to(value.dtype)
-    if dropout and module.training:
-        probabilities = torch.nn.functional.dropout(probabilities, p=dropout)
-    output = torch.matmul(probabilities, value).transpose(1, 2).contiguous()  # (b, q, heads, d)
-    return output, probabilities
+    return torch.softmax(scores, dim=-1, dtype=torch.float32)
+
+
+@dataclass
+class Recorder:
+    """What one capture call keeps, per attention module path. This one keeps every full weight tensor.
+
+    Subclasses may keep less (e.g. queries and keys, to recompute a head on demand) by overriding `forward`.
+    """
+
+    module_names: dict[int, str]
+    calls: dict[str, list[torch.Tensor]] = field(default_factory=dict)  # path -> [(batch, heads, q, k) fp32 cpu]
+
+    def forward(self, module, query, key, value, attention_mask, scaling=None, dropout=0.0, **kwargs):
+        key = repeat_kv(key, query.shape[1])  # (b, heads, k, d)
+        value = repeat_kv(value, query.shape[1])
+        probabilities = attention_probabilities(
+            query, key, attention_mask, scaling, kwargs.get("position_bias"), kwargs.get("softcap")
+        )
+        name = self.module_names.get(id(module))
+        if name is not None:
+            self.calls.setdefault(name, []).append(probabilities.detach().to("cpu", torch.float32))
+        probabilities = probabilities.to(value.dtype)
+        if dropout and module.training:
+            probabilities = torch.nn.functional.dropout(probabilities, p=dropout)
+        output = torch.matmul(probabilities, value).transpose(1, 2).contiguous()  # (b, q, heads, d)
+        return output, probabilities
+
+
+_ACTIVE: ContextVar[Recorder | None] = ContextVar("attnviz_recorder", default=None)
+_PASS_THROUGH = Recorder(module_names={})  # used when a model is switched to attnviz but this thread is not capturing
+
+
+def attention_forward(module, query, key, value, attention_mask, scaling=None, dropout=0.0, **kwargs):
+    """transformers' attention signature: query (b, heads, q, d), key/value (b, kv_heads, k, d) -> (output, probs)."""
+    recorder = _ACTIVE.get() or _PASS_THROUGH
+    return recorder.forward(module, query, key, value, attention_mask, scaling, dropout, **kwargs)
 
 
 def _register() -> None:
@@ -121,9 +132,9 @@ def _attnviz_attention(model):
 
 
 @contextmanager
-def recording(model):
+def recording(model, recorder_class: type[Recorder] = Recorder):
     """Capture every attention call of `model` in this block; yields the recorder (path -> list of weights)."""
-    recorder = _Recorder(module_names={id(module): name for name, module in model.named_modules()})
+    recorder = recorder_class(module_names={id(module): name for name, module in model.named_modules()})
     token = _ACTIVE.set(recorder)
     try:
         with _attnviz_attention(model), torch.no_grad():
@@ -140,12 +151,12 @@ def _role(model, name: str, module) -> str:
     return "encoder" if "encoder" in parts else "decoder"
 
 
-def _stack(recorder: _Recorder, names: list[str], call: int = 0) -> np.ndarray:
+def _stack(recorder: Recorder, names: list[str], call: int = 0) -> np.ndarray:
     """(layers, batch, heads, q, k) from one call of each named module."""
     return np.stack([recorder.calls[name][call].numpy() for name in names])
 
 
-def _modules_by_role(model, recorder: _Recorder, seq2seq: bool) -> dict[str, list[str]]:
+def _modules_by_role(model, recorder: Recorder, seq2seq: bool) -> dict[str, list[str]]:
     modules = dict(model.named_modules())
     roles: dict[str, list[str]] = {}
     for name in recorder.calls:  # insertion order = first-call order = layer order
@@ -363,7 +374,7 @@ def _generated_tokens(tokenizer, ids: list[int]) -> tuple[str, list[Token]]:
     return written, tokens_for_ids(tokenizer, ids, written)
 
 
-def _step_rows(recorder: _Recorder, names: list[str], steps: int) -> list[np.ndarray]:
+def _step_rows(recorder: Recorder, names: list[str], steps: int) -> list[np.ndarray]:
     """Per decode step, each layer's last query row: [(layers, heads, keys_at_step)]."""
     rows = []
     for step in range(steps):
