@@ -9,6 +9,7 @@ from pathlib import Path
 
 from attnviz.devices import resolve_device
 from attnviz.errors import ModelLoadError
+from attnviz.policy import Policy
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
 ALLOW_PICKLE_ENV = "ATTNVIZ_ALLOW_PICKLE"  # operators may opt in to .bin/.pt weights; the default is safetensors only
@@ -68,19 +69,23 @@ def catalogue() -> list[CatalogueEntry]:
     return entries
 
 
-def _resolve_source(name_or_path: str) -> tuple[str, bool]:
-    """(what to pass to from_pretrained, whether it is a local folder)."""
+def _resolve_source(name_or_path: str, policy: Policy) -> tuple[str, bool]:
+    """(what to pass to from_pretrained, whether it is a local folder), after the deployment's policy allows it."""
     for entry in catalogue():
         if entry.name == name_or_path:
+            policy.check_folder(entry.path, catalogued=True)
             return entry.path, True
     path = Path(name_or_path).expanduser()
     if path.is_dir():
+        policy.check_folder(str(path))
         return str(path), True
     if path.exists():
         raise ModelLoadError(f"{name_or_path!r} is a file; give the folder that holds config.json and the weights.")
-    looks_like_path = name_or_path.startswith((".", "/", "~")) or os.sep in name_or_path.strip("/").replace("/", "", 1)
+    # Hub ids look like "org/name"; anything else with a path shape is a folder that is not there.
+    looks_like_path = name_or_path.startswith((".", "/", "~")) or name_or_path.count("/") > 1 or "\\" in name_or_path
     if looks_like_path:
         raise ModelLoadError(f"No model folder at {name_or_path!r}; check the path, or pick a model from the catalogue.")
+    policy.check_hub_id(name_or_path)
     return name_or_path, False
 
 
@@ -136,18 +141,19 @@ def _count(config, *names) -> int | None:
     return None
 
 
-def load_model(name_or_path: str, device: str | None = "auto") -> ModelHandle:
+def load_model(name_or_path: str, device: str | None = "auto", policy: Policy | None = None) -> ModelHandle:
     """Load a model and its tokenizer for attention capture.
 
     `name_or_path`: a catalogue name ("demo-zh-en", "minilm"), a local Hugging Face folder, or a hub id (needs the
     hub to be reachable, or the model in the local cache). Weights load from safetensors; pickle weights are refused
-    unless ATTNVIZ_ALLOW_PICKLE=1. Raises ModelLoadError with a sentence saying what to do.
+    unless ATTNVIZ_ALLOW_PICKLE=1. `policy` (default: from the environment, see attnviz.policy) may restrict what
+    can be loaded on a shared server. Raises ModelLoadError with a sentence saying what to do.
     """
     if not isinstance(name_or_path, str) or not name_or_path.strip():
         raise ModelLoadError("No model given; pick one from the catalogue or give a Hugging Face id or folder.")
     name_or_path = name_or_path.strip()
     torch_device = resolve_device(device)
-    source, is_local = _resolve_source(name_or_path)
+    source, is_local = _resolve_source(name_or_path, policy or Policy.from_environment())
     if is_local:
         _check_weights(Path(source))
 
