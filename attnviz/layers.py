@@ -1,0 +1,246 @@
+"""The project's own multi-head attention (self and cross), written like the seed article's pseudo-code.
+
+    q, k, v = map(multi_head_split, [q, k, v])   # (b, l, hdim) -> (b, heads, l, head_dim)
+    output = attention(q, k, v)                  # softmax(q·kᵀ·scale + mask)·v, per head
+    output = multi_head_merge(output)            # (b, heads, l, head_dim) -> (b, l, hdim)
+
+`scaled_dot_product_attention_steps` is the same computation with every intermediate kept, for the explainer page
+(the seed's walk-through: Q with 3 elements, K and V with 4, each of dimension 2). `MultiHeadAttention` wraps it with
+the four projections and returns the output, the weights (float32, every head) and, when asked, the steps.
+
+Its knobs follow Ascend ATB's ``atb::infer::SelfAttentionParam`` where the two mean the same thing:
+
+| ATB SelfAttentionParam                 | attnviz `MultiHeadAttention`          | note                                                 |
+|----------------------------------------|---------------------------------------|------------------------------------------------------|
+| headNum                                | num_heads                             | query heads                                          |
+| kvHeadNum (0 = same as headNum)        | num_kv_heads (None = num_heads)       | fewer key/value heads = grouped-query attention      |
+| qkScale ("tor", multiplies Q·Kᵀ)       | scale (None = 1/√head_dim)            | ATB's default is 1, so pass it explicitly there      |
+| qScale (multiplies Q before Q·Kᵀ)      | q_scale (default 1.0)                 | folded in: effective scale = q_scale · scale         |
+| maskType MASK_TYPE_UNDEFINED           | mask_type="none"                      | no mask                                              |
+| maskType MASK_TYPE_NORM                | mask_type="causal"                    | lower triangle kept; self-attention only             |
+| maskType MASK_TYPE_NORM_COMPRESS,      | mask_type="causal"                    | same mask, stored compressed: a kernel detail        |
+| isTriuMask=1                           |                                       |                                                      |
+| seqLen input (per-sequence lengths)    | mask_type="padding" + padding_mask    | padding_mask (b, k_len), True = real token           |
+| kernelType KERNELTYPE_HIGH_PRECISION   | always                                | the weights' softmax is computed in float32          |
+| inputLayout TYPE_BSND / TYPE_BNSD      | input (b, l, hdim); BNSD after split  |                                                      |
+| calcType ENCODER / DECODER / PA_ENCODER| —                                     | no KV cache here; cross-attention via key_value      |
+| maskType ALIBI*, SLIDING_WINDOW*,      | —                                     | not provided (an ALiBi bias can be given to           |
+| clampType, scaleType LOGN, windowSize  |                                       | `fused_attention` as a float mask)                   |
+| quantType, outDataType                 | — (dtype= of the module)              | no quantisation                                      |
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from typing import NamedTuple
+
+import torch
+from torch import nn
+
+from attnviz.errors import InputError
+from attnviz.fused_attention import apply_mask, expand_kv_heads, softmax_rows, split_mask
+
+MASK_TYPES = ("none", "causal", "padding")
+
+
+def multi_head_split(x: torch.Tensor, num_heads: int) -> torch.Tensor:
+    """(b, l, hdim) -> (b, num_heads, l, hdim // num_heads), as in the seed's pseudo-code."""
+    if x.dim() != 3:
+        raise InputError(f"multi_head_split takes (batch, length, hidden); got shape {tuple(x.shape)}.")
+    b, l, hdim = x.shape
+    if num_heads <= 0 or hdim % num_heads:
+        raise InputError(f"A hidden size of {hdim} cannot be split into {num_heads} heads; pick a divisor of {hdim}.")
+    return x.reshape(b, l, num_heads, hdim // num_heads).transpose(1, 2)  # (b, num_heads, l, head_dim)
+
+
+def multi_head_merge(x: torch.Tensor) -> torch.Tensor:
+    """(b, num_heads, l, head_dim) -> (b, l, num_heads * head_dim): the inverse of `multi_head_split`."""
+    if x.dim() != 4:
+        raise InputError(f"multi_head_merge takes (batch, heads, length, head_dim); got shape {tuple(x.shape)}.")
+    b, num_heads, l, head_dim = x.shape
+    return x.transpose(1, 2).reshape(b, l, num_heads * head_dim)  # (b, l, hdim)
+
+
+@dataclass(frozen=True)
+class AttentionSteps:
+    """Every intermediate of one attention computation, in the order the explainer shows them.
+
+    Shapes for the layer: query (b, heads, lq, d), key/value (b, kv_heads, lk, d), scores … weights
+    (b, heads, lq, lk), context (b, heads, lq, d), merged and output (b, lq, hdim). For the bare function the leading
+    dimensions are whatever was passed, and merged/output stay None.
+    """
+
+    query: torch.Tensor
+    key: torch.Tensor
+    value: torch.Tensor
+    scores: torch.Tensor  # q·kᵀ, float32
+    scaled_scores: torch.Tensor  # scores · scale
+    masked_scores: torch.Tensor  # scaled + mask: -inf where attention is forbidden
+    weights: torch.Tensor  # row softmax, float32; rows sum to 1, masked cells exactly 0
+    context: torch.Tensor  # weights · v
+    scale: float
+    merged: torch.Tensor | None = None  # multi_head_merge(context)
+    output: torch.Tensor | None = None  # after the output projection
+
+    def shapes(self) -> list[tuple[str, tuple[int, ...]]]:
+        """(step name, shape) in order, skipping steps this computation did not have."""
+        names = ("query", "key", "value", "scores", "scaled_scores", "masked_scores", "weights", "context",
+                 "merged", "output")
+        return [(name, tuple(getattr(self, name).shape)) for name in names if getattr(self, name) is not None]
+
+
+def scaled_dot_product_attention_steps(
+    q: torch.Tensor,
+    k: torch.Tensor,
+    v: torch.Tensor,
+    mask: torch.Tensor | None = None,
+    *,
+    scale: float | None = None,
+    is_causal: bool = False,
+) -> AttentionSteps:
+    """softmax(q·kᵀ·scale + mask)·v with each step kept; works on plain matrices as well as batched heads.
+
+    q (..., lq, d), k (..., lk, d), v (..., lk, dv); for 4-d (b, heads, l, d) inputs k/v may have fewer heads (GQA).
+    mask: bool (True = attend) or additive float, broadcastable to (..., lq, lk). scale None = 1/√d; pass 1.0 for the
+    seed's unscaled first example. The scores and weights are float32 whatever the input dtype.
+    """
+    if q.dim() < 2 or k.dim() != q.dim() or v.dim() != q.dim():
+        raise InputError(
+            f"q, k and v must have the same number of dimensions (at least 2); got shapes {tuple(q.shape)}, "
+            f"{tuple(k.shape)}, {tuple(v.shape)}."
+        )
+    if q.shape[-1] != k.shape[-1] or k.shape[-2] != v.shape[-2]:
+        raise InputError(
+            f"q {tuple(q.shape)} and k {tuple(k.shape)} need the same feature size, and k and v {tuple(v.shape)} "
+            f"the same length."
+        )
+    scale = 1.0 / math.sqrt(q.shape[-1]) if scale is None else float(scale)
+    parts = split_mask(mask, q.shape[-2], k.shape[-2], is_causal=is_causal, device=q.device)
+    keys, values = k, v
+    if q.dim() >= 3 and k.shape[-3] != q.shape[-3]:
+        keys, values = expand_kv_heads(k, q.shape[-3]), expand_kv_heads(v, q.shape[-3])
+    scores = q.float() @ keys.float().transpose(-1, -2)  # (..., lq, lk)
+    scaled = scores * scale
+    masked = apply_mask(scaled, parts)
+    weights = softmax_rows(masked)
+    context = (weights @ values.float()).to(q.dtype)  # (..., lq, dv)
+    return AttentionSteps(q, k, v, scores, scaled, masked, weights, context, scale)
+
+
+class AttentionOutput(NamedTuple):
+    output: torch.Tensor  # (b, lq, hidden), the module's dtype
+    weights: torch.Tensor  # (b, heads, lq, lk), float32
+    steps: AttentionSteps | None = None
+
+
+class MultiHeadAttention(nn.Module):
+    """Multi-head attention, self (key_value=None) or cross, with optional causal/padding masks and GQA.
+
+    hidden_size = num_heads · head_dim. Key and value are projected to num_kv_heads · head_dim features, so
+    num_kv_heads < num_heads is grouped-query attention (ATB's kvHeadNum). kv_hidden_size is the feature size of the
+    cross-attention source (default hidden_size). device: "auto", "cpu", "npu:0", … resolved by attnviz.devices.
+    """
+
+    def __init__(
+        self,
+        hidden_size: int,
+        num_heads: int,
+        *,
+        num_kv_heads: int | None = None,
+        kv_hidden_size: int | None = None,
+        scale: float | None = None,
+        q_scale: float = 1.0,
+        mask_type: str = "none",
+        bias: bool = True,
+        device: str | torch.device | None = "auto",
+        dtype: torch.dtype = torch.float32,
+    ):
+        super().__init__()
+        if num_heads <= 0 or hidden_size % num_heads:
+            raise InputError(
+                f"hidden_size {hidden_size} must be a positive multiple of num_heads {num_heads}."
+            )
+        num_kv_heads = num_heads if num_kv_heads in (None, 0) else num_kv_heads  # ATB: kvHeadNum 0 = headNum
+        if num_kv_heads < 0 or num_heads % num_kv_heads:
+            raise InputError(
+                f"num_heads {num_heads} must be a multiple of num_kv_heads {num_kv_heads} (grouped-query attention)."
+            )
+        if mask_type not in MASK_TYPES:
+            raise InputError(f"Unknown mask_type {mask_type!r}; use one of {', '.join(MASK_TYPES)}.")
+        self.hidden_size = hidden_size
+        self.num_heads = num_heads
+        self.num_kv_heads = num_kv_heads
+        self.head_dim = hidden_size // num_heads
+        self.mask_type = mask_type
+        self.scale = q_scale * (1.0 / math.sqrt(self.head_dim) if scale is None else float(scale))
+        kv_hidden_size = hidden_size if kv_hidden_size is None else kv_hidden_size
+        kv_features = num_kv_heads * self.head_dim
+        factory = {"device": _resolve(device), "dtype": dtype}
+        self.q_proj = nn.Linear(hidden_size, hidden_size, bias=bias, **factory)
+        self.k_proj = nn.Linear(kv_hidden_size, kv_features, bias=bias, **factory)
+        self.v_proj = nn.Linear(kv_hidden_size, kv_features, bias=bias, **factory)
+        self.out_proj = nn.Linear(hidden_size, hidden_size, bias=bias, **factory)
+
+    def forward(
+        self,
+        hidden_states: torch.Tensor,
+        key_value: torch.Tensor | None = None,
+        *,
+        padding_mask: torch.Tensor | None = None,
+        return_steps: bool = False,
+    ) -> AttentionOutput:
+        """hidden_states (b, lq, hidden); key_value (b, lk, kv_hidden) for cross-attention, None for self.
+
+        padding_mask (b, lk) bool, True for real tokens (False keys are never attended to); required when
+        mask_type="padding", allowed with the other mask types. Returns (output, weights, steps).
+        """
+        source = hidden_states if key_value is None else key_value
+        if hidden_states.dim() != 3 or source.dim() != 3 or source.shape[0] != hidden_states.shape[0]:
+            raise InputError(
+                f"Inputs must be (batch, length, hidden) with one batch size; got {tuple(hidden_states.shape)} and "
+                f"{tuple(source.shape)}."
+            )
+        if self.mask_type == "causal" and key_value is not None:
+            raise InputError("A causal mask applies to self-attention; use mask_type='none' or 'padding' for cross.")
+        mask = self._key_mask(padding_mask, source)
+        q = multi_head_split(self.q_proj(hidden_states), self.num_heads)  # (b, heads, lq, d)
+        k = multi_head_split(self.k_proj(source), self.num_kv_heads)  # (b, kv_heads, lk, d)
+        v = multi_head_split(self.v_proj(source), self.num_kv_heads)  # (b, kv_heads, lk, d)
+        causal = self.mask_type == "causal"
+        steps = scaled_dot_product_attention_steps(q, k, v, mask, scale=self.scale, is_causal=causal)
+        merged = multi_head_merge(steps.context)  # (b, lq, hidden)
+        output = self.out_proj(merged)
+        kept = replace(steps, merged=merged, output=output) if return_steps else None
+        return AttentionOutput(output, steps.weights, kept)
+
+    def _key_mask(self, padding_mask: torch.Tensor | None, source: torch.Tensor) -> torch.Tensor | None:
+        if padding_mask is None:
+            if self.mask_type == "padding":
+                raise InputError("mask_type='padding' needs padding_mask (batch, keys), True for real tokens.")
+            return None
+        batch, k_len = source.shape[:2]
+        if tuple(padding_mask.shape) != (batch, k_len):
+            raise InputError(
+                f"padding_mask has shape {tuple(padding_mask.shape)}; it must be (batch, keys) = ({batch}, {k_len})."
+            )
+        return padding_mask.to(device=source.device, dtype=torch.bool)[:, None, None, :]  # (b, 1, 1, lk)
+
+
+def _resolve(device: str | torch.device | None) -> torch.device | None:
+    if device is None or isinstance(device, torch.device):
+        return device
+    from attnviz.devices import resolve_device
+
+    return resolve_device(device)
+
+
+__all__ = [
+    "AttentionOutput",
+    "AttentionSteps",
+    "MASK_TYPES",
+    "MultiHeadAttention",
+    "multi_head_merge",
+    "multi_head_split",
+    "scaled_dot_product_attention_steps",
+]
