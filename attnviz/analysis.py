@@ -1,7 +1,7 @@
 """What is computed from captured attention before it is drawn: numpy in, numpy (or AttentionMap) out.
 
 - `aggregate`: one head, the mean or max over heads, over a chosen set of layers -> a (queries, keys) matrix.
-- `crop`: a query/key range of a map, for exact values of a part of a large map.
+- `crop`: a query/key range of a map, for exact values of a part of a large map; `downsample`: block pooling.
 - `merge_words`: subword pieces -> words (sum over key pieces, mean over query pieces).
 - `hide_tokens`: drop special tokens and sinks, with or without renormalising rows.
 - `rollout`: attention rollout (Abnar & Zuidema 2020) with the residual term.
@@ -121,6 +121,29 @@ def crop(
         key_tokens=amap.key_tokens[k0:k1],
         causal=still_causal,
     )
+
+
+def downsample(matrix: np.ndarray, query_factor: int, key_factor: int, pool: str = "max") -> np.ndarray:
+    """Pool a (queries, keys) matrix in blocks of query_factor × key_factor cells by "max" or "mean".
+
+    NaN cells (masked) are ignored; a block with nothing but NaN stays NaN. Edge blocks may be smaller.
+    """
+    if pool not in REDUCTIONS:
+        raise InputError(f"Unknown pooling {pool!r}; use 'max' or 'mean'.")
+    if query_factor < 1 or key_factor < 1:
+        raise InputError("Downsampling factors must be at least 1.")
+    queries, keys = matrix.shape
+    rows, cols = -(-queries // query_factor), -(-keys // key_factor)  # ceil division
+    padded = np.full((rows * query_factor, cols * key_factor), np.nan, dtype=np.float64)
+    padded[:queries, :keys] = matrix
+    blocks = padded.reshape(rows, query_factor, cols, key_factor)  # (row blocks, fq, col blocks, fk)
+    present = np.isfinite(blocks).any(axis=(1, 3))
+    filled = np.where(np.isfinite(blocks), blocks, -np.inf if pool == "max" else 0.0)
+    if pool == "max":
+        pooled = filled.max(axis=(1, 3))
+    else:
+        pooled = filled.sum(axis=(1, 3)) / np.maximum(np.isfinite(blocks).sum(axis=(1, 3)), 1)
+    return np.where(present, pooled, np.nan).astype(np.float32)
 
 
 def _range(span: tuple[int, int] | None, size: int, what: str) -> tuple[int, int]:

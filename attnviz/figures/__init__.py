@@ -1,0 +1,48 @@
+"""Plotly figures of attention: pure functions `(AttentionMap, keyword options) -> go.Figure`.
+
+Every figure takes `lang` ("en" default, or "zh") and `labels` (a mapping overriding any string in
+`LABELS[lang]`, for the app's i18n), `model` (named in the title) and `title` (replaces the built title).
+Selections follow `attnviz.analysis.aggregate`: `layers`/`heads` are an index, a list, or None for all.
+"""
+
+from attnviz.figures._common import FONT_FAMILY, LABELS, MASKED_COLOR, resolve_labels
+from attnviz.figures.alignment import alignment, link_opacity, link_width, strongest_links
+from attnviz.figures.explainer import (
+    SEED_K,
+    SEED_MIXTURE,
+    SEED_MIXTURE_QUERY,
+    SEED_Q,
+    SEED_V,
+    explainer,
+    mixture,
+    seed_alignment_map,
+)
+from attnviz.figures.grid import grid, statistic_grid
+from attnviz.figures.heatmap import heatmap
+from attnviz.figures.lines import head_lines
+
+VIEWS = {"heatmap": heatmap, "alignment": alignment, "grid": grid, "lines": head_lines}
+
+__all__ = [
+    "FONT_FAMILY",
+    "LABELS",
+    "MASKED_COLOR",
+    "SEED_K",
+    "SEED_MIXTURE",
+    "SEED_MIXTURE_QUERY",
+    "SEED_Q",
+    "SEED_V",
+    "VIEWS",
+    "alignment",
+    "explainer",
+    "grid",
+    "head_lines",
+    "heatmap",
+    "link_opacity",
+    "link_width",
+    "mixture",
+    "resolve_labels",
+    "seed_alignment_map",
+    "statistic_grid",
+    "strongest_links",
+]

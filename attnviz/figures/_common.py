@@ -1,0 +1,224 @@
+"""What every figure shares: translatable labels, fonts, titles, token labels and value formatting."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from attnviz import analysis
+from attnviz.errors import InputError
+from attnviz.types import AttentionMap, Token
+
+# Noto Sans SC first: it is what static export draws with (attnviz.fonts), so screen and file match where the
+# browser has it; the rest are the usual CJK-capable system fonts.
+FONT_FAMILY = (
+    '"Noto Sans SC", "Noto Sans CJK SC", "Source Han Sans SC", "PingFang SC", "Microsoft YaHei", '
+    '"DejaVu Sans", Arial, sans-serif'
+)
+MASKED_COLOR = "#d0d0d0"  # background seen through masked (NaN) cells; outside every default colour scale
+HEAD_COLORS = (
+    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
+    "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd",
+)  # fmt: skip
+
+# Every string a figure shows. The app passes its own (i18n) strings through `labels=`; `lang` picks a built-in set.
+LABELS: dict[str, dict[str, str]] = {
+    "en": {
+        "query": "Query",
+        "key": "Key",
+        "weight": "Weight",
+        "layer": "Layer",
+        "head": "Head",
+        "layer_one": "layer {layer}",
+        "layers_some": "{reduce} of layers {layers}",
+        "layers_all": "{reduce} of all layers",
+        "head_one": "head {head}",
+        "heads_some": "{reduce} of heads {heads}",
+        "heads_all": "{reduce} of all heads",
+        "heads_overlaid": "heads {heads}",
+        "mean": "mean",
+        "max": "max",
+        "kind_self": "self-attention",
+        "kind_encoder": "encoder self-attention",
+        "kind_decoder": "decoder self-attention",
+        "kind_cross": "cross-attention",
+        "hover": "{query} → {key}: {value}",
+        "masked": "masked",
+        "masked_legend": "grey = masked",
+        "log_scale": "log scale",
+        "downsampled": "downsampled: {query_factor}×{key_factor} tokens per cell ({pool}-pool); crop a range for exact values",
+        "token_range": "#{start}–{stop}",
+        "source": "Source",
+        "target": "Target",
+        "links": "links ≥ {threshold}, top {top_k} per target token",
+        "links_all": "links ≥ {threshold}",
+        "head_legend": "head {head}",
+        "combined": "{reduce} of heads {heads}",
+        "grid_cell": "layer {layer} · head {head}",
+        "stat_entropy": "Entropy (nats)",
+        "stat_distance": "Mean attention distance",
+        "stat_sink": "Mass on special/first tokens",
+        "stat_previous_token": "Previous-token score",
+        "stat_diagonal": "Diagonal score",
+        "explainer_title": "Attention step by step: Q has {queries} rows, K and V have {keys}, d = {d}",
+        "matrix_q": "Q (queries)",
+        "matrix_kt": "Kᵀ (keys, transposed)",
+        "matrix_scores": "Q·Kᵀ (similarity)",
+        "matrix_scaled": "Q·Kᵀ ÷ √d = ÷{scale}",
+        "matrix_weights": "A = softmax of each row",
+        "matrix_v": "V (values)",
+        "matrix_output": "output = A·V",
+        "mixture_title": "{query} = {formula}",
+        "mixture_weights": "weight of each key",
+        "mixture_parts": "the mixture",
+    },
+    "zh": {
+        "query": "查询 (Query)",
+        "key": "键 (Key)",
+        "weight": "权重",
+        "layer": "层",
+        "head": "头",
+        "layer_one": "第 {layer} 层",
+        "layers_some": "层 {layers} 的{reduce}",
+        "layers_all": "所有层的{reduce}",
+        "head_one": "第 {head} 头",
+        "heads_some": "头 {heads} 的{reduce}",
+        "heads_all": "所有头的{reduce}",
+        "heads_overlaid": "头 {heads}",
+        "mean": "平均",
+        "max": "最大值",
+        "kind_self": "自注意力",
+        "kind_encoder": "编码器自注意力",
+        "kind_decoder": "解码器自注意力",
+        "kind_cross": "交叉注意力",
+        "hover": "{query} → {key}: {value}",
+        "masked": "已遮蔽",
+        "masked_legend": "灰色 = 已遮蔽",
+        "log_scale": "对数刻度",
+        "downsampled": "已降采样：每格 {query_factor}×{key_factor} 个词元（{pool}池化）；选取范围可看精确值",
+        "token_range": "#{start}–{stop}",
+        "source": "源",
+        "target": "目标",
+        "links": "连线 ≥ {threshold}，每个目标词元取前 {top_k} 条",
+        "links_all": "连线 ≥ {threshold}",
+        "head_legend": "第 {head} 头",
+        "combined": "头 {heads} 的{reduce}",
+        "grid_cell": "第 {layer} 层 · 第 {head} 头",
+        "stat_entropy": "熵（奈特）",
+        "stat_distance": "平均注意力距离",
+        "stat_sink": "特殊/首词元上的权重",
+        "stat_previous_token": "前一词元得分",
+        "stat_diagonal": "对角线得分",
+        "explainer_title": "注意力逐步计算：Q 有 {queries} 行，K 和 V 有 {keys} 行，d = {d}",
+        "matrix_q": "Q（查询）",
+        "matrix_kt": "Kᵀ（键的转置）",
+        "matrix_scores": "Q·Kᵀ（相似度）",
+        "matrix_scaled": "Q·Kᵀ ÷ √d = ÷{scale}",
+        "matrix_weights": "A = 逐行 softmax",
+        "matrix_v": "V（值）",
+        "matrix_output": "输出 = A·V",
+        "mixture_title": "{query} = {formula}",
+        "mixture_weights": "每个键的权重",
+        "mixture_parts": "混合结果",
+    },
+}
+
+
+def resolve_labels(lang: str = "en", labels: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The built-in strings for `lang` ("en" or "zh"), overridden by any keys in `labels`."""
+    if lang not in LABELS:
+        raise InputError(f"Unknown language {lang!r}; use one of {', '.join(LABELS)}.")
+    return {**LABELS[lang], **(labels or {})}
+
+
+def format_value(value: float) -> str:
+    """A weight as a person reads it: 0.62, 0.05, 3.1e-04, 0."""
+    if not np.isfinite(value):
+        return "–"
+    if value == 0:
+        return "0"
+    return f"{value:.2f}" if abs(value) >= 0.01 else f"{value:.1e}"
+
+
+def token_label(token: Token, limit: int = 16) -> str:
+    """A token as plotly label text: visible when whitespace, shortened when very long, and HTML-escaped.
+
+    Plotly reads label strings as HTML, so "</s>" would silently close a tag and vanish (and upset the layout).
+    """
+    text = token.text if token.text.strip() else "␣"
+    text = text if len(text) <= limit else text[: limit - 1] + "…"
+    return html.escape(text, quote=False)
+
+
+def tick_positions(count: int, max_labels: int) -> list[int]:
+    """Every index when they fit, else every n-th so at most `max_labels` labels are drawn."""
+    stride = max(1, -(-count // max_labels))  # ceil division
+    return list(range(0, count, stride))
+
+
+def _index_list(indices: list[int]) -> str:
+    return ", ".join(str(i) for i in indices)
+
+
+def selection_text(
+    amap: AttentionMap,
+    layers,
+    heads,
+    head_reduce: str,
+    layer_reduce: str,
+    text: Mapping[str, str],
+    overlaid: bool = False,
+) -> str:
+    """ "layer 3 · head 2", "mean of all layers · max of heads 0, 2" ... in the chosen language.
+
+    `overlaid`: the heads are drawn side by side, not reduced ("heads 0, 1, 2").
+    """
+    layer_idx, head_idx = analysis.select_indices(amap, layers, heads)
+    if len(layer_idx) == 1:
+        layer_part = text["layer_one"].format(layer=layer_idx[0])
+    elif len(layer_idx) == amap.num_layers:
+        layer_part = text["layers_all"].format(reduce=text[layer_reduce])
+    else:
+        layer_part = text["layers_some"].format(reduce=text[layer_reduce], layers=_index_list(layer_idx))
+    if overlaid and len(head_idx) > 1:
+        head_part = text["heads_overlaid"].format(heads=_index_list(head_idx))
+    elif len(head_idx) == 1:
+        head_part = text["head_one"].format(head=head_idx[0])
+    elif len(head_idx) == amap.num_heads:
+        head_part = text["heads_all"].format(reduce=text[head_reduce])
+    else:
+        head_part = text["heads_some"].format(reduce=text[head_reduce], heads=_index_list(head_idx))
+    return f"{layer_part} · {head_part}"
+
+
+def figure_title(
+    model: str | None, amap: AttentionMap | None, selection: str | None, text: Mapping[str, str], notes: Sequence[str] = ()
+) -> str:
+    """Model · kind · selection on the first line, notes (log scale, downsampling) smaller on the second."""
+    parts = [p for p in (html.escape(model, quote=False) if model else None, text[f"kind_{amap.kind}"] if amap is not None else None, selection) if p]
+    title = " · ".join(parts)
+    if notes:
+        title += "<br><sup>" + " · ".join(notes) + "</sup>"
+    return title
+
+
+def base_layout(title: str, width: int, height: int, **extra) -> dict:
+    """Layout every attnviz figure starts from: white template, one font stack, explicit size and margins."""
+    layout = dict(
+        title=dict(text=title, x=0.02, xanchor="left", font=dict(size=16)),
+        template="plotly_white",
+        font=dict(family=FONT_FAMILY, size=12, color="#222222"),
+        width=width,
+        height=height,
+        margin=dict(l=90, r=40, t=80, b=80),
+        paper_bgcolor="white",
+        plot_bgcolor="white",
+    )
+    layout.update(extra)
+    return layout
+
+
+def clamp(value: float, low: float, high: float) -> int:
+    return int(min(max(value, low), high))

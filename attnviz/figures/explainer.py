@@ -1,0 +1,164 @@
+"""Figures for the seed walk-through: the QKᵀ → scale → softmax → A·V matrices, the 四不像 mixture, 早上好 → Good Morning.
+
+The seed article's own figures (and the numbers in them) are lost; the matrices below are small illustrative values
+with the seed's shapes (Q has 3 rows, K and V have 4, every vector has 2 elements). The 四不像 weights and the
+早上好 → Good Morning pairs are the article's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from attnviz import analysis
+from attnviz.errors import InputError
+from attnviz.figures._common import HEAD_COLORS, base_layout, resolve_labels
+from attnviz.types import AttentionMap, Token
+
+SEED_Q = np.array([[1.0, 2.0], [2.0, 1.0], [0.0, 1.0]])  # 3 queries, d = 2
+SEED_K = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [2.0, 0.0]])  # 4 keys
+SEED_V = np.array([[1.0, 1.0], [2.0, 0.0], [0.0, 2.0], [3.0, 1.0]])  # 4 values
+SEED_MIXTURE = (("鹿", 1 / 3), ("牛", 1 / 6), ("羊", 1 / 4), ("驴", 1 / 4), ("青蛙", 0.0))  # query: 四不像
+SEED_MIXTURE_QUERY = "四不像"
+
+
+def seed_alignment_map() -> AttentionMap:
+    """The seed's 早上好！ → Good Morning！ example as a one-layer, one-head cross map (illustrative weights).
+
+    As the article describes it: Good goes with 好, Morning with 早上, ！ with ！, each weaker with the rest.
+    """
+    source, target = "早上好！", "Good Morning！"
+    keys = [Token("早上", 0, 2), Token("好", 2, 3), Token("！", 3, 4)]
+    queries = [Token("Good", 0, 4), Token("Morning", 5, 12), Token("！", 12, 13)]
+    assert all(source[t.start : t.end] == t.text for t in keys) and all(
+        target[t.start : t.end] == t.text for t in queries
+    )
+    weights = np.array([[0.15, 0.75, 0.10], [0.80, 0.12, 0.08], [0.10, 0.08, 0.82]], dtype=np.float32)
+    return AttentionMap("cross", weights[None, None], queries, keys, ["seed example"])
+
+
+def _fraction(value: float) -> str:
+    """1/3 rather than 0.33 when the weight is a simple fraction, as the seed writes them."""
+    fraction = Fraction(value).limit_denominator(24)
+    if abs(float(fraction) - value) > 1e-9:
+        return f"{value:.2f}"
+    return str(fraction.numerator) if fraction.denominator == 1 else f"{fraction.numerator}/{fraction.denominator}"
+
+
+def _matrix_trace(matrix: np.ndarray, decimals: int, colorscale: str) -> go.Heatmap:
+    return go.Heatmap(
+        z=matrix,
+        text=[[f"{v:.{decimals}f}" for v in row] for row in matrix],
+        texttemplate="%{text}",
+        textfont=dict(size=13),
+        colorscale=colorscale,
+        showscale=False,
+        xgap=2,
+        ygap=2,
+        hovertemplate="[%{y}, %{x}] = %{z:.4f}<extra></extra>",
+    )
+
+
+def explainer(
+    q=SEED_Q,
+    k=SEED_K,
+    v=SEED_V,
+    *,
+    scaled: bool = True,
+    decimals: int = 2,
+    colorscale: str = "Blues",
+    title: str | None = None,
+    lang: str = "en",
+    labels: Mapping[str, str] | None = None,
+) -> go.Figure:
+    """Annotated small matrices, in reading order: Q, Kᵀ, Q·Kᵀ, ÷√d (when `scaled`), A = row softmax, V, A·V."""
+    text = resolve_labels(lang, labels)
+    steps = analysis.attention_steps(q, k, v, scaled=scaled)
+    panels = [
+        (text["matrix_q"], steps.q),
+        (text["matrix_kt"], steps.k.T),
+        (text["matrix_scores"], steps.scores),
+    ]
+    if scaled:
+        panels.append((text["matrix_scaled"].format(scale=f"{steps.scale:.{decimals}f}"), steps.scaled))
+    panels += [(text["matrix_weights"], steps.weights), (text["matrix_v"], steps.v), (text["matrix_output"], steps.output)]
+    cols = 4
+    rows = -(-len(panels) // cols)
+    fig = make_subplots(
+        rows=rows,
+        cols=cols,
+        subplot_titles=[name for name, _ in panels],
+        horizontal_spacing=0.06,
+        vertical_spacing=0.16,
+    )
+    for index, (_, matrix) in enumerate(panels):
+        fig.add_trace(_matrix_trace(matrix, decimals, colorscale), row=index // cols + 1, col=index % cols + 1)
+    fig.update_xaxes(showticklabels=False, showgrid=False, zeroline=False, ticks="")
+    fig.update_yaxes(showticklabels=False, showgrid=False, zeroline=False, ticks="", autorange="reversed")
+    heading = text["explainer_title"].format(queries=steps.q.shape[0], keys=steps.k.shape[0], d=steps.q.shape[1])
+    fig.update_layout(
+        **base_layout(
+            title if title is not None else heading,
+            1000,
+            300 + 230 * (rows - 1),
+            margin=dict(l=30, r=30, t=100, b=30),
+            meta=dict(view="explainer", panels=[name for name, _ in panels]),
+        )
+    )
+    return fig
+
+
+def mixture(
+    weights: Sequence[tuple[str, float]] = SEED_MIXTURE,
+    query: str = SEED_MIXTURE_QUERY,
+    *,
+    title: str | None = None,
+    lang: str = "en",
+    labels: Mapping[str, str] | None = None,
+) -> go.Figure:
+    """The 四不像 example: a query's answer is the weighted mixture of the values; bars per key plus the mix as one bar.
+
+    `weights`: (key name, weight) pairs; they must be non-negative and sum to 1, like an attention row.
+    """
+    names = [name for name, _ in weights]
+    values = np.array([w for _, w in weights], dtype=np.float64)
+    if values.size == 0 or (values < 0).any() or abs(values.sum() - 1.0) > 1e-6:
+        raise InputError(f"Mixture weights must be non-negative and sum to 1 like an attention row; got {list(values)}.")
+    text = resolve_labels(lang, labels)
+    shown = [_fraction(w) for w in values]
+    formula = " + ".join(f"{s}·{n}" for s, n in zip(shown, names))
+    colors = [HEAD_COLORS[i % len(HEAD_COLORS)] for i in range(len(names))]
+    fig = make_subplots(
+        rows=2, cols=1, row_heights=[0.72, 0.28], vertical_spacing=0.2,
+        subplot_titles=[text["mixture_weights"], text["mixture_parts"]],
+    )  # fmt: skip
+    fig.add_trace(
+        go.Bar(x=names, y=values, text=shown, textposition="outside", marker=dict(color=colors), showlegend=False,
+               hovertemplate="%{x}: %{text}<extra></extra>"),
+        row=1, col=1,
+    )  # fmt: skip
+    for name, value, label, color in zip(names, values, shown, colors):
+        if value <= 0:
+            continue  # a zero part has no width in the mix
+        fig.add_trace(
+            go.Bar(x=[value], y=[query], orientation="h", name=name, text=[f"{name} {label}"],
+                   textposition="inside", insidetextanchor="middle", marker=dict(color=color), showlegend=False,
+                   hovertemplate=f"{name}: {label}<extra></extra>"),
+            row=2, col=1,
+        )  # fmt: skip
+    fig.update_yaxes(range=[0, max(values.max() * 1.25, 0.1)], row=1, col=1)
+    fig.update_xaxes(range=[0, 1], row=2, col=1)
+    fig.update_layout(
+        **base_layout(
+            title if title is not None else text["mixture_title"].format(query=query, formula=formula),
+            760,
+            520,
+            barmode="stack",
+            meta=dict(view="mixture", weights=[float(w) for w in values]),
+        )
+    )
+    return fig

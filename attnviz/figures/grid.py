@@ -1,0 +1,152 @@
+"""Model view: every layer × head as a small heatmap, and a layer × head heatmap of any head statistic."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from attnviz import analysis
+from attnviz.errors import InputError
+from attnviz.figures._common import (
+    MASKED_COLOR,
+    base_layout,
+    clamp,
+    figure_title,
+    format_value,
+    resolve_labels,
+    token_label,
+)
+from attnviz.types import AttentionMap
+
+HOVER_TEXT_LIMIT = 250_000  # cells; above this the grid hovers with indices instead of token text (page weight)
+
+
+def grid(
+    amap: AttentionMap,
+    *,
+    layers: int | Sequence[int] | None = None,
+    heads: int | Sequence[int] | None = None,
+    max_cells: int = 48,
+    pool: str = "max",
+    colorscale: str = "Viridis",
+    cell_px: int = 96,
+    model: str | None = None,
+    title: str | None = None,
+    lang: str = "en",
+    labels: Mapping[str, str] | None = None,
+) -> go.Figure:
+    """One small queries × keys heatmap per (layer, head): rows are layers, columns heads, one shared colour scale.
+
+    Thumbnails above `max_cells` tokens per side are pooled (`pool`, see `analysis.downsample`); open one head in
+    `heatmap` for its exact values. Masked cells show grey as in the heatmap.
+    """
+    text = resolve_labels(lang, labels)
+    layer_idx, head_idx = analysis.select_indices(amap, layers, heads)
+    queries, keys = len(amap.query_tokens), len(amap.key_tokens)
+    query_factor, key_factor = max(1, -(-queries // max_cells)), max(1, -(-keys // max_cells))
+    pooled = query_factor > 1 or key_factor > 1
+    mask = analysis.causal_mask(amap)
+    with_text = not pooled and len(layer_idx) * len(head_idx) * queries * keys <= HOVER_TEXT_LIMIT
+    query_labels = [token_label(t) for t in amap.query_tokens]
+    key_labels = [token_label(t) for t in amap.key_tokens]
+
+    fig = make_subplots(
+        rows=len(layer_idx),
+        cols=len(head_idx),
+        horizontal_spacing=min(0.02, 0.5 / max(len(head_idx), 1)),
+        vertical_spacing=min(0.02, 0.5 / max(len(layer_idx), 1)),
+        column_titles=[text["head_one"].format(head=h) for h in head_idx],
+        row_titles=[text["layer_one"].format(layer=layer) for layer in layer_idx],
+    )
+    top = 0.0
+    for row, layer in enumerate(layer_idx, start=1):
+        for col, head in enumerate(head_idx, start=1):
+            values = np.where(mask, np.nan, amap.weights[layer, head])  # (queries, keys)
+            if pooled:
+                values = analysis.downsample(values, query_factor, key_factor, pool)
+            top = max(top, float(np.nanmax(values)) if np.isfinite(values).any() else 0.0)
+            cell = dict(z=values, coloraxis="coloraxis", hoverongaps=False)
+            prefix = text["grid_cell"].format(layer=layer, head=head)
+            if with_text:
+                cell["text"] = [
+                    [
+                        f"{prefix}<br>"
+                        + text["hover"].format(query=q, key=k, value=format_value(v) if np.isfinite(v) else text["masked"])
+                        for k, v in zip(key_labels, value_row)
+                    ]
+                    for q, value_row in zip(query_labels, values)
+                ]
+                cell["hovertemplate"] = "%{text}<extra></extra>"
+            else:
+                cell["hovertemplate"] = f"{prefix}<br>%{{y}} → %{{x}}: %{{z:.2f}}<extra></extra>"
+            fig.add_trace(go.Heatmap(**cell), row=row, col=col)
+    fig.update_xaxes(showticklabels=False, showgrid=False, zeroline=False, ticks="")
+    fig.update_yaxes(showticklabels=False, showgrid=False, zeroline=False, ticks="", autorange="reversed")
+    notes = []
+    if pooled:
+        notes.append(text["downsampled"].format(query_factor=query_factor, key_factor=key_factor, pool=text[pool]))
+    fig.update_layout(
+        **base_layout(
+            title if title is not None else figure_title(model, amap, None, text, notes),
+            clamp(140 + cell_px * len(head_idx), 360, 2400),
+            clamp(130 + cell_px * len(layer_idx), 300, 2400),
+            plot_bgcolor=MASKED_COLOR,
+            margin=dict(l=30, r=90, t=100, b=30),
+            meta=dict(view="grid", layers=layer_idx, heads=head_idx, query_factor=query_factor,
+                      key_factor=key_factor),
+        ),  # fmt: skip
+        coloraxis=dict(
+            colorscale=colorscale, cmin=0.0, cmax=top or 1.0, colorbar=dict(title=dict(text=text["weight"]))
+        ),
+    )
+    return fig
+
+
+def statistic_grid(
+    amap: AttentionMap,
+    statistic: str = "entropy",
+    *,
+    colorscale: str = "Viridis",
+    model: str | None = None,
+    title: str | None = None,
+    lang: str = "en",
+    labels: Mapping[str, str] | None = None,
+) -> go.Figure:
+    """Layers (rows) × heads (columns) coloured by one head statistic (`analysis.STATISTICS`), values written in."""
+    if statistic not in analysis.STATISTICS:
+        raise InputError(f"Unknown head statistic {statistic!r}; use one of {', '.join(analysis.STATISTICS)}.")
+    values = analysis.head_statistics(amap)[statistic]  # (layers, heads)
+    if not np.isfinite(values).any():
+        raise InputError(
+            f"{statistic!r} is not defined for {amap.kind} attention (queries and keys are different sequences); "
+            "choose entropy, sink or diagonal."
+        )
+    text = resolve_labels(lang, labels)
+    name = text[f"stat_{statistic}"]
+    layers, heads = values.shape
+    fig = go.Figure(
+        go.Heatmap(
+            z=values,
+            text=[[f"{v:.2f}" if np.isfinite(v) else "–" for v in row] for row in values],
+            texttemplate="%{text}",
+            colorscale=colorscale,
+            colorbar=dict(title=dict(text=name)),
+            hovertemplate=f"{text['layer']} %{{y}} · {text['head']} %{{x}}<br>{name}: %{{z:.3f}}<extra></extra>",
+        )
+    )
+    fig.update_layout(
+        **base_layout(
+            title if title is not None else figure_title(model, amap, name, text),
+            clamp(220 + 56 * heads, 420, 1400),
+            clamp(180 + 40 * layers, 320, 1400),
+            meta=dict(view="statistic", statistic=statistic),
+        ),
+        xaxis=dict(title=dict(text=text["head"]), tickmode="array", tickvals=list(range(heads)),
+                   ticktext=[str(h) for h in range(heads)], showgrid=False, zeroline=False),
+        yaxis=dict(title=dict(text=text["layer"]), tickmode="array", tickvals=list(range(layers)),
+                   ticktext=[str(i) for i in range(layers)], autorange="reversed", showgrid=False, zeroline=False),
+    )  # fmt: skip
+    return fig

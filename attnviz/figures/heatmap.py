@@ -1,0 +1,184 @@
+"""Queries × keys heatmap of one head or an aggregation, with token labels, masked cells and large-map pooling."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from attnviz import analysis
+from attnviz.errors import InputError
+from attnviz.figures._common import (
+    MASKED_COLOR,
+    base_layout,
+    clamp,
+    figure_title,
+    format_value,
+    resolve_labels,
+    selection_text,
+    tick_positions,
+    token_label,
+)
+from attnviz.types import AttentionMap, Token
+
+
+def _bin_labels(tokens: Sequence[Token], factor: int, offset: int, text: Mapping[str, str]) -> list[str]:
+    """Labels of pooled bins: "#8–15 morning" (the global token range and the bin's first token)."""
+    labels = []
+    for first in range(0, len(tokens), factor):
+        stop = min(first + factor, len(tokens))
+        span = text["token_range"].format(start=offset + first, stop=offset + stop - 1)
+        labels.append(f"{span} {token_label(tokens[first], 10)}")
+    return labels
+
+
+def _hover_texts(query_labels: list[str], key_labels: list[str], values: np.ndarray, text: Mapping[str, str]):
+    """One hover string per cell: "早上 → morning: 0.62", or "… : masked" for masked cells."""
+    template = text["hover"]
+    return [
+        [
+            template.format(
+                query=q, key=k, value=format_value(v) if np.isfinite(v) else text["masked"]
+            )
+            for k, v in zip(key_labels, row)
+        ]
+        for q, row in zip(query_labels, values)
+    ]
+
+
+def heatmap(
+    amap: AttentionMap,
+    *,
+    layers: int | Sequence[int] | None = None,
+    heads: int | Sequence[int] | None = None,
+    head_reduce: str = "mean",
+    layer_reduce: str = "mean",
+    colorscale: str = "Viridis",
+    log_scale: bool = False,
+    log_floor: float = 1e-4,
+    zmax: float | None = None,
+    query_range: tuple[int, int] | None = None,
+    key_range: tuple[int, int] | None = None,
+    max_tokens: int = 256,
+    pool: str = "max",
+    max_labels: int = 64,
+    model: str | None = None,
+    title: str | None = None,
+    lang: str = "en",
+    labels: Mapping[str, str] | None = None,
+    width: int | None = None,
+    height: int | None = None,
+) -> go.Figure:
+    """Queries (rows, top to bottom) × keys (columns) for the chosen layers/heads (see `analysis.aggregate`).
+
+    - Masked cells (keys after the query in a causal map) are NaN and show the grey background, never a colour.
+    - `log_scale` colours log10(weight) (weights below `log_floor` share the lowest colour); hover shows the weight.
+    - `query_range`/`key_range` crop to [start, stop) first: exact values of any part of a large map.
+    - Above `max_tokens` per side the map is pooled in blocks (`pool` = "max" keeps peaks visible, "mean" keeps
+      mass); the subtitle says so and `fig.layout.meta` holds the factors and offsets to map a selection back.
+    - At most `max_labels` tick labels per axis; hover always names the exact tokens.
+    """
+    text = resolve_labels(lang, labels)
+    query_offset = query_range[0] if query_range else 0
+    key_offset = key_range[0] if key_range else 0
+    if query_range or key_range:
+        amap = analysis.crop(amap, query_range, key_range)
+    if log_floor <= 0:
+        raise InputError("The log-scale floor must be a positive weight such as 1e-4.")
+    matrix = analysis.aggregate(amap, layers, heads, head_reduce, layer_reduce)
+    values = np.where(analysis.causal_mask(amap), np.nan, matrix)  # (queries, keys); NaN = masked
+
+    queries, keys = values.shape
+    query_factor = max(1, -(-queries // max_tokens))
+    key_factor = max(1, -(-keys // max_tokens))
+    notes = []
+    if query_factor > 1 or key_factor > 1:
+        values = analysis.downsample(values, query_factor, key_factor, pool)  # (query bins, key bins)
+        query_labels = _bin_labels(amap.query_tokens, query_factor, query_offset, text)
+        key_labels = _bin_labels(amap.key_tokens, key_factor, key_offset, text)
+        notes.append(
+            text["downsampled"].format(query_factor=query_factor, key_factor=key_factor, pool=text[pool])
+        )
+    else:
+        query_labels = [token_label(t) for t in amap.query_tokens]
+        key_labels = [token_label(t) for t in amap.key_tokens]
+
+    finite = values[np.isfinite(values)]
+    top = float(zmax) if zmax is not None else float(finite.max()) if finite.size else 1.0
+    top = top if top > 0 else 1.0
+    colorbar = dict(title=dict(text=text["weight"]), thickness=14)
+    if log_scale:
+        notes.append(text["log_scale"])
+        z = np.log10(np.clip(values, log_floor, None))  # NaN stays NaN
+        low, high = np.log10(log_floor), np.log10(max(top, log_floor * 10))
+        exponents = list(range(int(np.ceil(low)), int(np.floor(high)) + 1))
+        colorbar.update(tickvals=exponents, ticktext=[format_value(10.0**e) for e in exponents])
+    else:
+        z, low, high = values, 0.0, top
+
+    x_ticks = tick_positions(len(key_labels), max_labels)
+    y_ticks = tick_positions(len(query_labels), max_labels)
+    rotate = len(key_labels) > 12 or max((len(s) for s in key_labels), default=0) > 6
+    trace = go.Heatmap(
+        z=z,
+        zmin=low,
+        zmax=high,
+        colorscale=colorscale,
+        colorbar=colorbar,
+        text=_hover_texts(query_labels, key_labels, values, text),
+        hovertemplate="%{text}<extra></extra>",
+        hoverongaps=True,
+        xgap=0,
+        ygap=0,
+    )
+    has_masked = bool(np.isnan(values).any())
+    annotations = []
+    if has_masked:
+        annotations.append(
+            dict(
+                text=text["masked_legend"], bgcolor=MASKED_COLOR, borderpad=3,
+                x=1.0, y=1.0, xref="paper", yref="paper", xanchor="right", yanchor="bottom",
+                showarrow=False, font=dict(size=11),
+            )
+        )  # fmt: skip
+    selection = selection_text(amap, layers, heads, head_reduce, layer_reduce, text)
+    fig = go.Figure(trace)
+    fig.update_layout(
+        **base_layout(
+            title if title is not None else figure_title(model, amap, selection, text, notes),
+            width or clamp(260 + 16 * len(key_labels), 520, 1200),
+            height or clamp(220 + 16 * len(query_labels), 420, 1200),
+            plot_bgcolor=MASKED_COLOR,
+            annotations=annotations,
+            meta=dict(
+                view="heatmap",
+                query_factor=query_factor,
+                key_factor=key_factor,
+                query_offset=query_offset,
+                key_offset=key_offset,
+                pool=pool if query_factor > 1 or key_factor > 1 else None,
+                log_scale=log_scale,
+            ),
+        ),
+        xaxis=dict(
+            title=dict(text=text["key"]),
+            tickmode="array",
+            tickvals=x_ticks,
+            ticktext=[key_labels[i] for i in x_ticks],
+            tickangle=-60 if rotate else 0,
+            showgrid=False,
+            zeroline=False,
+            range=[-0.5, len(key_labels) - 0.5],
+        ),
+        yaxis=dict(
+            title=dict(text=text["query"]),
+            tickmode="array",
+            tickvals=y_ticks,
+            ticktext=[query_labels[i] for i in y_ticks],
+            autorange="reversed",
+            showgrid=False,
+            zeroline=False,
+        ),
+    )
+    return fig
