@@ -179,28 +179,30 @@ def _check_text(text, what: str = "text") -> str:
         raise InputError(f"The {what} must be a string, not {type(text).__name__}.")
     if not text.strip():
         raise InputError(f"The {what} is empty; type a sentence to see its attention.")
+    if any(0xD800 <= ord(char) <= 0xDFFF for char in text):
+        raise InputError(f"The {what} holds broken characters (unpaired UTF-16 surrogates); paste it again as text.")
     return text
 
 
-def _encode(tokenizer, text: str, *, target: bool = False) -> _Encoded:
+def _encode(tokenizer, text: str, *, target: bool = False, limit: int | None = None, truncate: bool = False,
+            what: str = "text", model_name: str = "the model") -> _Encoded:
+    """Tokenize; over `limit` tokens either truncate (when asked) or refuse with a sentence offering truncation."""
     kwargs = {"text_target": text} if target else {"text": text}
+    if truncate and limit is not None:
+        kwargs.update(truncation=True, max_length=limit)
     fast = getattr(tokenizer, "is_fast", False)
     encoding = tokenizer(**kwargs, return_offsets_mapping=fast)
     ids = list(encoding["labels"] if target and "labels" in encoding else encoding["input_ids"])
+    if limit is not None and len(ids) > limit:
+        raise InputError(
+            f"The {what} has {len(ids)} tokens but {model_name} accepts at most {limit}; shorten it, or truncate it "
+            f"to the first {limit} tokens (truncate=True)."
+        )
     if fast and "offset_mapping" in encoding and not target:
         tokens = tokens_from_offsets(tokenizer, ids, encoding["offset_mapping"], text)
     else:
         tokens = tokens_for_ids(tokenizer, ids, text)
     return _Encoded(ids, tokens)
-
-
-def _check_length(handle: ModelHandle, length: int, what: str) -> None:
-    limit = handle.max_positions
-    if limit is not None and length > limit:
-        raise InputError(
-            f"The {what} has {length} tokens but {handle.name} accepts at most {limit}; shorten it or truncate it to "
-            f"the first {limit} tokens."
-        )
 
 
 def _pad(sequences: list[list[int]], pad_id: int, left: bool) -> tuple[torch.Tensor, torch.Tensor]:
@@ -245,16 +247,18 @@ def _pad_id(tokenizer, model) -> int:
 # ----------------------------------------------------------------------------------------------------------------
 # Public API
 
-def capture(handle: ModelHandle, text: str, target: str | None = None) -> AttentionCapture:
+def capture(handle: ModelHandle, text: str, target: str | None = None, truncate: bool = False) -> AttentionCapture:
     """Run the model once on `text` (and, for encoder-decoder models, force-decode `target`) and return its attention.
 
     Encoder-only and decoder-only models give a "self" map; encoder-decoder models give "encoder", "decoder" and
     "cross" maps (without a target, only "encoder": use `generate` to let the model write the target).
+    Text longer than the model's positions raises InputError, unless `truncate=True` keeps the first tokens.
     """
-    return capture_batch(handle, [text], None if target is None else [target])[0]
+    return capture_batch(handle, [text], None if target is None else [target], truncate=truncate)[0]
 
 
-def capture_batch(handle: ModelHandle, texts: list[str], targets: list[str] | None = None) -> list[AttentionCapture]:
+def capture_batch(handle: ModelHandle, texts: list[str], targets: list[str] | None = None,
+                  truncate: bool = False) -> list[AttentionCapture]:
     """`capture` for several examples in one padded batch; each result holds only its own (unpadded) tokens."""
     if not texts:
         raise InputError("No texts given; pass at least one.")
@@ -269,9 +273,8 @@ def capture_batch(handle: ModelHandle, texts: list[str], targets: list[str] | No
             raise InputError(f"Got {len(texts)} texts but {len(targets)} targets; give one target per text.")
         targets = [_check_text(target, "target") for target in targets]
     tokenizer, model = handle.tokenizer, handle.model
-    sources = [_encode(tokenizer, text) for text in texts]
-    for source in sources:
-        _check_length(handle, len(source.ids), "text")
+    limit = handle.max_positions
+    sources = [_encode(tokenizer, text, limit=limit, truncate=truncate, model_name=handle.name) for text in texts]
     pad_id = _pad_id(tokenizer, model)
     left = getattr(tokenizer, "padding_side", "right") == "left"
     input_ids, attention_mask = _pad([s.ids for s in sources], pad_id, left)
@@ -279,7 +282,8 @@ def capture_batch(handle: ModelHandle, texts: list[str], targets: list[str] | No
 
     decoded: list[_Encoded] | None = None
     if targets is not None:
-        decoded = [_encode(tokenizer, target, target=True) for target in targets]
+        decoded = [_encode(tokenizer, target, target=True, limit=limit, truncate=truncate, what="target",
+                           model_name=handle.name) for target in targets]
         start = _decoder_start(model)
         # Teacher forcing: the decoder reads the start token then the target; row i produces target token i.
         decoder_inputs = [[start] + d.ids[:-1] for d in decoded]
@@ -348,8 +352,10 @@ def generate(handle: ModelHandle, text: str, max_new_tokens: int = 32) -> Attent
     if not isinstance(max_new_tokens, int) or max_new_tokens < 1:
         raise InputError(f"max_new_tokens must be a positive whole number, not {max_new_tokens!r}.")
     tokenizer, model = handle.tokenizer, handle.model
-    source = _encode(tokenizer, text)
-    _check_length(handle, len(source.ids) + (0 if handle.is_seq2seq else max_new_tokens), "text")
+    limit = handle.max_positions
+    if limit is not None and not handle.is_seq2seq:
+        limit = max(1, limit - max_new_tokens)  # the prompt and what is written share the positions
+    source = _encode(tokenizer, text, limit=limit, model_name=handle.name)
     input_ids = torch.tensor([source.ids], device=model.device)
     with recording(model) as recorder:
         output = model.generate(

@@ -16,6 +16,11 @@ _DECODE_WINDOW = 8
 _REPLACEMENT = "\ufffd"  # what a decoder prints for an incomplete UTF-8 sequence
 
 
+def readable(text: str) -> str:
+    """Token text a person can read: control characters become their visible symbols (NUL → ␀, newline → ␊)."""
+    return "".join(chr(0x2400 + ord(c)) if ord(c) < 0x20 else ("␡" if c == "\x7f" else c) for c in text)
+
+
 def special_ids(tokenizer) -> set[int]:
     """Ids of special tokens (</s>, [CLS], <pad>, …); the unknown token is text, not special."""
     ids = set(getattr(tokenizer, "all_special_ids", []) or [])
@@ -86,7 +91,7 @@ def tokens_for_ids(tokenizer, ids: list[int], text: str) -> list[Token]:
             # A token made only of whitespace (byte-level "Ġ", newlines): it reads as that whitespace.
             end_cursor = min(_skip_spaces(normal, cursor), cursor + len(piece))
             start, end = positions[cursor], positions[end_cursor - 1] + 1
-            tokens.append(Token(text=text[start:end], start=start, end=end))
+            tokens.append(Token(text=readable(text[start:end]), start=start, end=end))
             cursor = end_cursor
             continue
         if not stripped:
@@ -102,9 +107,9 @@ def tokens_for_ids(tokenizer, ids: list[int], text: str) -> list[Token]:
         start = positions[found] if found < len(positions) else len(text)
         end = positions[found + length - 1] + 1 if length > 0 else start
         cursor = found + length
-        tokens.append(Token(text=text[start:end], start=start, end=end))
+        tokens.append(Token(text=readable(text[start:end]), start=start, end=end))
         for waiting in pending:  # partial-byte pieces share the character this piece completed
-            tokens[waiting] = Token(text=text[start:end], start=start, end=end)
+            tokens[waiting] = Token(text=readable(text[start:end]), start=start, end=end)
         pending.clear()
     for waiting in pending:  # trailing pieces that never completed a character (e.g. truncated bytes)
         token_id = ids[waiting]
@@ -144,5 +149,5 @@ def tokens_from_offsets(tokenizer, ids: list[int], offsets: list[tuple[int, int]
         if start == end:
             tokens.append(Token(text=str(tokenizer.convert_ids_to_tokens(token_id)), start=start, end=end))
         else:
-            tokens.append(Token(text=text[start:end], start=start, end=end))
+            tokens.append(Token(text=readable(text[start:end]), start=start, end=end))
     return tokens

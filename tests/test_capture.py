@@ -170,3 +170,30 @@ def test_bad_inputs_raise_input_error(tiny_folder):
         generate(handle, "hello")
     with pytest.raises(InputError, match="accepts at most"):
         capture(handle, "word " * 600)
+
+
+def test_long_text_offers_truncation_and_truncates(tiny_folder):
+    handle = load_model(tiny_folder("gpt2"), "cpu")
+    long_text = "word " * 600
+    with pytest.raises(InputError, match="truncate"):
+        capture(handle, long_text)
+    result = capture(handle, long_text, truncate=True)
+    assert result["self"].weights.shape[-1] == handle.max_positions
+
+
+@pytest.mark.parametrize("text", ["a\x00b", "\x01\x02 text", "👨‍👩‍👧‍👦 family 🏳️‍🌈", "مرحبا שלום", "\u200b\u200dx",
+                                  "café 早上好 Привет", "\t\n a"])
+@pytest.mark.parametrize("family", ["bert", "t5"])
+def test_unusual_text_captures_with_readable_tokens(tiny_folder, family, text):
+    handle = load_model(tiny_folder(family), "cpu")
+    result = capture(handle, text, "ok" if handle.is_seq2seq else None)
+    amap = next(iter(result.maps.values()))
+    np.testing.assert_allclose(amap.weights.sum(-1), 1.0, atol=1e-5)
+    for token in amap.query_tokens:
+        assert all(ord(c) >= 0x20 for c in token.text), token
+
+
+def test_lone_surrogates_are_refused_with_a_sentence(tiny_folder):
+    handle = load_model(tiny_folder("bert"), "cpu")
+    with pytest.raises(InputError, match="surrogates"):
+        capture(handle, "x\ud800y")
