@@ -1,0 +1,96 @@
+"""The CJK font static export draws Chinese with, found in a pip package so no system font (apt) is needed.
+
+Noto Sans SC (SIL Open Font License) comes from the PyPI package `pylopdf-fonts-zh-cn`; `ATTNVIZ_CJK_FONT` may point
+at any other .otf/.ttf/.ttc with Chinese glyphs. Two consumers:
+- matplotlib (the browser-free export engine): `matplotlib_families()` registers the file and returns the family
+  list to draw with (per-glyph fallback: Noto Sans SC, then DejaVu Sans for anything it lacks);
+- Chromium (the kaleido engine): `chromium_environment()` returns FONTCONFIG_FILE pointing at a fonts.conf that adds
+  the font's folder to the system configuration, so Chromium finds "Noto Sans SC" even on a machine without CJK fonts.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import tempfile
+from pathlib import Path
+from xml.sax.saxutils import escape
+
+from attnviz.errors import AttnvizError
+
+FONT_ENV = "ATTNVIZ_CJK_FONT"
+FALLBACK_FAMILY = "DejaVu Sans"  # ships with matplotlib; covers Latin, arrows, ᵀ
+INSTALL_HINT = "pip install pylopdf-fonts-zh-cn (Noto Sans SC), or set ATTNVIZ_CJK_FONT to a .otf/.ttf with Chinese"
+
+
+def cjk_font_path() -> Path | None:
+    """The CJK font file to use: $ATTNVIZ_CJK_FONT if set, else the packaged Noto Sans SC; None when neither exists."""
+    override = os.environ.get(FONT_ENV)
+    if override:
+        path = Path(override).expanduser()
+        if not path.is_file():
+            raise AttnvizError(f"{FONT_ENV}={override} is not a font file; point it at a .otf/.ttf or unset it.")
+        return path
+    try:
+        import pylopdf_fonts_zh_cn
+    except ImportError:
+        return None
+    path = Path(pylopdf_fonts_zh_cn.sans_path())
+    return path if path.is_file() else None
+
+
+def require_cjk_font() -> Path:
+    """The CJK font file, or an error that says how to install one."""
+    path = cjk_font_path()
+    if path is None:
+        raise AttnvizError(f"Chinese text needs a CJK font for static export: {INSTALL_HINT}.")
+    return path
+
+
+@functools.lru_cache(maxsize=None)
+def _register_with_matplotlib(path: str) -> str:
+    from matplotlib import font_manager
+
+    font_manager.fontManager.addfont(path)
+    return font_manager.FontProperties(fname=path).get_name()
+
+
+def matplotlib_families() -> list[str]:
+    """Font families for matplotlib: the CJK font (registered on first call) first, DejaVu Sans as fallback."""
+    path = cjk_font_path()
+    if path is None:
+        return [FALLBACK_FAMILY]
+    return [_register_with_matplotlib(str(path)), FALLBACK_FAMILY]
+
+
+@functools.lru_cache(maxsize=None)
+def _fonts_conf(font_dir: str, base: str | None) -> str:
+    folder = Path(tempfile.mkdtemp(prefix="attnviz-fonts-"))
+    includes = [base] if base else []
+    includes.append("/etc/fonts/fonts.conf")
+    lines = [
+        '<?xml version="1.0"?>',
+        '<!DOCTYPE fontconfig SYSTEM "fonts.dtd">',
+        "<fontconfig>",
+        *(f'  <include ignore_missing="yes">{escape(p)}</include>' for p in dict.fromkeys(includes)),
+        f"  <dir>{escape(font_dir)}</dir>",
+        f"  <cachedir>{escape(str(folder / 'cache'))}</cachedir>",
+        "</fontconfig>",
+    ]
+    conf = folder / "fonts.conf"
+    conf.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return str(conf)
+
+
+def chromium_environment() -> dict[str, str]:
+    """Environment entries that let a Chromium started from this process see the CJK font ({} when there is none).
+
+    The system fonts.conf (and any FONTCONFIG_FILE already set) stay included, so nothing the system has is lost.
+    """
+    path = cjk_font_path()
+    if path is None:
+        return {}
+    base = os.environ.get("FONTCONFIG_FILE")
+    if base and "attnviz-fonts-" in base:  # already ours (set earlier in this process)
+        return {"FONTCONFIG_FILE": base}
+    return {"FONTCONFIG_FILE": _fonts_conf(str(path.parent), base)}
