@@ -457,7 +457,8 @@ def _npu_attention(query, key, value, parts: MaskParts, scale: float, kernel: Np
             NPU_SPARSE_CAUSAL_TOP_LEFT if parts.causal == "top_left" else NPU_SPARSE_CAUSAL_BOTTOM_RIGHT
         )
     elif parts.keep is not None:
-        arguments["atten_mask"] = _npu_mask_layout(~parts.keep, batch, heads, q_len, k_len).contiguous()  # True = masked out
+        masked_out = ~parts.keep  # the kernel's atten_mask is True where attention is forbidden
+        arguments["atten_mask"] = _npu_mask_layout(masked_out, batch, heads, q_len, k_len).contiguous()
     if parts.bias is not None:
         if scale == 0:
             raise InputError("A float attention bias cannot be passed to the npu kernel with scale 0; use scale > 0.")

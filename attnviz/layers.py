@@ -10,23 +10,23 @@ the four projections and returns the output, the weights (float32, every head) a
 
 Its knobs follow Ascend ATB's ``atb::infer::SelfAttentionParam`` where the two mean the same thing:
 
-| ATB SelfAttentionParam                 | attnviz `MultiHeadAttention`          | note                                                 |
-|----------------------------------------|---------------------------------------|------------------------------------------------------|
-| headNum                                | num_heads                             | query heads                                          |
-| kvHeadNum (0 = same as headNum)        | num_kv_heads (None = num_heads)       | fewer key/value heads = grouped-query attention      |
-| qkScale ("tor", multiplies Q·Kᵀ)       | scale (None = 1/√head_dim)            | ATB's default is 1, so pass it explicitly there      |
-| qScale (multiplies Q before Q·Kᵀ)      | q_scale (default 1.0)                 | folded in: effective scale = q_scale · scale         |
-| maskType MASK_TYPE_UNDEFINED           | mask_type="none"                      | no mask                                              |
-| maskType MASK_TYPE_NORM                | mask_type="causal"                    | lower triangle kept; self-attention only             |
-| maskType MASK_TYPE_NORM_COMPRESS,      | mask_type="causal"                    | same mask, stored compressed: a kernel detail        |
-| isTriuMask=1                           |                                       |                                                      |
-| seqLen input (per-sequence lengths)    | mask_type="padding" + padding_mask    | padding_mask (b, k_len), True = real token           |
-| kernelType KERNELTYPE_HIGH_PRECISION   | always                                | the weights' softmax is computed in float32          |
-| inputLayout TYPE_BSND / TYPE_BNSD      | input (b, l, hdim); BNSD after split  |                                                      |
-| calcType ENCODER / DECODER / PA_ENCODER| —                                     | no KV cache here; cross-attention via key_value      |
-| maskType ALIBI*, SLIDING_WINDOW*,      | —                                     | not provided (an ALiBi bias can be given to           |
-| clampType, scaleType LOGN, windowSize  |                                       | `fused_attention` as a float mask)                   |
-| quantType, outDataType                 | — (dtype= of the module)              | no quantisation                                      |
+| ATB SelfAttentionParam         | attnviz MultiHeadAttention     | note                                       |
+|--------------------------------|--------------------------------|--------------------------------------------|
+| headNum                        | num_heads                      | query heads                                |
+| kvHeadNum (0 = headNum)        | num_kv_heads (None/0 = heads)  | fewer kv heads: grouped-query attention    |
+| qkScale (tor, times Q·Kᵀ)      | scale (None = 1/√head_dim)     | ATB's default is 1: pass it explicitly     |
+| qScale (times Q)               | q_scale (1.0)                  | folded in: scale used = q_scale · scale    |
+| MASK_TYPE_UNDEFINED            | mask_type="none"               | no mask                                    |
+| MASK_TYPE_NORM                 | mask_type="causal"             | lower triangle kept; self-attention only   |
+| NORM_COMPRESS, isTriuMask=1    | mask_type="causal"             | same mask, stored compressed               |
+| seqLen (lengths per sequence)  | "padding" + padding_mask       | padding_mask (b, k_len), True = token      |
+| KERNELTYPE_HIGH_PRECISION      | always                         | the weights' softmax is float32            |
+| inputLayout BSND / BNSD        | (b, l, hdim); BNSD after split |                                            |
+| calcType ENCODER/DECODER/PA    | —                              | no KV cache; cross via key_value           |
+| ALIBI*, SLIDING_WINDOW*, clamp | —                              | not provided (ALiBi: a float mask instead) |
+| quantType, outDataType         | dtype= of the module           | no quantisation                            |
+
+The same table, with sources, is in docs/ascend.md.
 """
 
 from __future__ import annotations

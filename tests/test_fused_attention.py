@@ -1,4 +1,5 @@
-"""The fused-attention adapter, checked on CPU against SDPA and a reference of npu_fusion_attention's documented contract.
+"""The fused-attention adapter, checked on CPU against SDPA and a reference of npu_fusion_attention's documented
+contract.
 
 The "npu" backend's glue (mask inversion, explicit scale, causal sparse modes, GQA, pse, LSE from softmax_max/sum) is
 exercised with `npu_fusion_attention_reference` injected as the kernel. Tests at the bottom use the real kernel and
@@ -84,7 +85,9 @@ def test_dtype_policy_is_float32_by_default_everywhere():
 
 
 @pytest.mark.parametrize("device", ["npu", "npu:0", "cuda"])
-@pytest.mark.parametrize("name, dtype", [("fp16", torch.float16), ("bfloat16", torch.bfloat16), (torch.float16, torch.float16)])
+@pytest.mark.parametrize(
+    "name, dtype", [("fp16", torch.float16), ("bfloat16", torch.bfloat16), (torch.float16, torch.float16)]
+)
 def test_dtype_policy_allows_half_precision_on_npu_and_cuda(device, name, dtype):
     assert dtype_policy(device, name) is dtype
 
@@ -437,9 +440,12 @@ def _npu_ready() -> bool:
     return next(status for status in device_statuses() if status.name == "npu").available
 
 
-requires_npu = pytest.mark.skipif(
-    not _npu_ready(), reason="needs torch_npu, CANN and an Ascend NPU; none on this machine, so the real kernel is untested here"
-)
+_NO_NPU = "needs torch_npu, CANN and an Ascend NPU; none on this machine, so the real kernel is untested here"
+
+
+def requires_npu(test):
+    """Mark a test as needing a real NPU (pytest -m npu selects them) and skip it, saying so, where there is none."""
+    return pytest.mark.npu(pytest.mark.skipif(not _npu_ready(), reason=_NO_NPU)(test))
 
 
 @requires_npu
