@@ -80,14 +80,16 @@ def heatmap(
     - At most `max_labels` tick labels per axis; hover always names the exact tokens.
     """
     text = resolve_labels(lang, labels)
+    if log_floor <= 0:
+        raise InputError("The log-scale floor must be a positive weight such as 1e-4.")
+    mask = analysis.causal_mask(amap)  # of the whole map: a cropped range keeps its masked cells
     query_offset = query_range[0] if query_range else 0
     key_offset = key_range[0] if key_range else 0
     if query_range or key_range:
         amap = analysis.crop(amap, query_range, key_range)
-    if log_floor <= 0:
-        raise InputError("The log-scale floor must be a positive weight such as 1e-4.")
+        mask = mask[query_offset : query_offset + len(amap.query_tokens), key_offset : key_offset + len(amap.key_tokens)]
     matrix = analysis.aggregate(amap, layers, heads, head_reduce, layer_reduce)
-    values = np.where(analysis.causal_mask(amap), np.nan, matrix)  # (queries, keys); NaN = masked
+    values = np.where(mask, np.nan, matrix)  # (queries, keys); NaN = masked
 
     queries, keys = values.shape
     query_factor = max(1, -(-queries // max_tokens))

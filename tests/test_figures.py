@@ -1,0 +1,223 @@
+import numpy as np
+import pytest
+from test_analysis_maps import random_map, seed_pair_map, tokens_from
+
+from attnviz import analysis, figures
+from attnviz.errors import InputError
+from attnviz.types import AttentionMap, Token
+
+
+def _en_zh_map() -> AttentionMap:
+    """Target 早上 好 (queries) over source Good morning (keys); 早上 → morning is 0.62 in every head."""
+    queries = tokens_from(["早上", "好"], "早上好")
+    keys = tokens_from(["Good", "morning"], "Good morning")
+    weights = np.array([[0.38, 0.62], [0.9, 0.1]], dtype=np.float32)
+    return AttentionMap("cross", np.broadcast_to(weights, (1, 2, 2, 2)).copy(), queries, keys, ["decoder.0.cross"])
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# heatmap
+
+
+def test_heatmap_ticks_are_tokens_and_z_is_the_aggregation():
+    amap = seed_pair_map(layers=2, heads=3)
+    fig = figures.heatmap(amap, layers=[0, 1], heads=[0, 2], head_reduce="max")
+    trace = fig.data[0]
+    assert list(fig.layout.xaxis.ticktext) == ["早上", "好", "！", "&lt;/s&gt;"]  # plotly reads labels as HTML
+    assert list(fig.layout.yaxis.ticktext) == ["Good", "Morning", "!"]
+    np.testing.assert_allclose(trace.z, analysis.aggregate(amap, [0, 1], [0, 2], "max"))
+    assert trace.zmin == 0 and trace.zmax == pytest.approx(float(np.max(trace.z)))
+    assert fig.layout.yaxis.autorange == "reversed"  # first query on top
+
+
+def test_heatmap_hover_and_title_name_tokens_model_layer_and_head():
+    fig = figures.heatmap(_en_zh_map(), layers=0, heads=1, model="demo-en-zh")
+    assert fig.data[0].text[0][1] == "早上 → morning: 0.62"
+    assert fig.layout.title.text == "demo-en-zh · cross-attention · layer 0 · head 1"
+    zh = figures.heatmap(_en_zh_map(), layers=0, heads=1, lang="zh", labels={"key": "源词元"})
+    assert "第 0 层" in zh.layout.title.text and "第 1 头" in zh.layout.title.text
+    assert zh.layout.xaxis.title.text == "源词元" and zh.layout.yaxis.title.text == "查询 (Query)"
+    assert figures.heatmap(_en_zh_map(), title="我的标题").layout.title.text == "我的标题"
+    with pytest.raises(InputError, match="language"):
+        figures.heatmap(_en_zh_map(), lang="fr")
+
+
+def test_heatmap_masked_cells_are_nan_on_a_distinct_background():
+    amap = random_map(tokens_from(list("abcd")), causal=True)
+    fig = figures.heatmap(amap, layers=0, heads=0)
+    z = np.array(fig.data[0].z, dtype=float)
+    assert np.isnan(z[np.triu_indices(4, 1)]).all() and np.isfinite(z[np.tril_indices(4)]).all()
+    assert fig.layout.plot_bgcolor == figures.MASKED_COLOR
+    assert fig.data[0].text[0][3] == "a → d: masked"
+    assert any("masked" in a.text for a in fig.layout.annotations)
+    plain = figures.heatmap(random_map(tokens_from(list("ab"))))
+    assert not plain.layout.annotations  # nothing masked, no legend for it
+
+
+def test_heatmap_log_scale_colours_log_weights_but_hovers_weights():
+    amap = _en_zh_map()
+    fig = figures.heatmap(amap, log_scale=True, log_floor=1e-3)
+    np.testing.assert_allclose(fig.data[0].z, np.log10(analysis.aggregate(amap)), rtol=1e-6)
+    assert list(fig.data[0].colorbar.ticktext) == ["1.0e-03", "0.01", "0.10"]
+    assert fig.data[0].text[0][1].endswith("0.62")
+    assert "log scale" in fig.layout.title.text
+
+
+def test_large_heatmap_is_pooled_with_few_labels_and_a_range_gives_exact_values():
+    amap = random_map(tokens_from([f"t{i}" for i in range(600)]), layers=1, heads=1, causal=True)
+    fig = figures.heatmap(amap, max_tokens=200, pool="max")
+    z = np.array(fig.data[0].z, dtype=float)
+    masked = np.where(analysis.causal_mask(amap), np.nan, amap.weights[0, 0])
+    assert z.shape == (200, 200)
+    np.testing.assert_allclose(z, analysis.downsample(masked, 3, 3, "max"), equal_nan=True)
+    assert len(fig.layout.xaxis.ticktext) <= 64 and fig.layout.xaxis.ticktext[1].startswith("#")
+    assert "max-pool" in fig.layout.title.text and fig.layout.meta["query_factor"] == 3
+    part = figures.heatmap(amap, query_range=(300, 340), key_range=(280, 330))
+    exact = np.array(part.data[0].z, dtype=float)
+    np.testing.assert_allclose(exact, np.where(analysis.causal_mask(amap)[300:340, 280:330], np.nan,
+                                               amap.weights[0, 0, 300:340, 280:330]), equal_nan=True)  # fmt: skip
+    assert part.layout.meta["query_offset"] == 300 and part.layout.xaxis.ticktext[0] == "t280"
+    mean = figures.heatmap(amap, max_tokens=200, pool="mean")
+    np.testing.assert_allclose(mean.data[0].z, analysis.downsample(masked, 3, 3, "mean"), equal_nan=True)
+
+
+def test_downsample_ignores_masked_cells():
+    matrix = np.array([[1.0, np.nan, 3.0], [np.nan, np.nan, 5.0]])
+    np.testing.assert_allclose(analysis.downsample(matrix, 2, 2, "max"), [[1.0, 5.0]])
+    np.testing.assert_allclose(analysis.downsample(matrix, 2, 2, "mean"), [[1.0, 4.0]])
+    assert np.isnan(analysis.downsample(np.full((2, 2), np.nan), 2, 2, "max")).all()
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# alignment
+
+
+def _links(fig):
+    return [t for t in fig.data if t.mode == "lines"]
+
+
+def test_alignment_seed_figure_links_follow_weights():
+    amap = figures.seed_alignment_map()
+    fig = figures.alignment(amap, threshold=0.0, top_k=None)
+    links = _links(fig)
+    assert len(links) == 9
+    weights = [t.customdata[0] for t in links]
+    widths = [t.line.width for t in links]
+    opacities = [t.opacity for t in links]
+    assert widths == [figures.link_width(w) for w in weights] and opacities == [figures.link_opacity(w) for w in weights]
+    order = np.argsort(weights)
+    assert np.all(np.diff(np.array(widths)[order]) >= 0) and np.all(np.diff(np.array(opacities)[order]) >= 0)
+    strongest = {t.name for t in links if t.customdata[0] > 0.7}
+    assert strongest == {"Good → 好", "Morning → 早上", "！ → ！"}
+    tokens = [t for t in fig.data if t.mode == "markers+text"]
+    assert list(tokens[0].text) == ["早上", "好", "！"] and list(tokens[1].text) == ["Good", "Morning", "！"]
+    assert all(y == 1.0 for y in tokens[0].y) and all(y == 0.0 for y in tokens[1].y)  # source above target
+
+
+def test_alignment_threshold_and_top_k_per_target_token():
+    amap = seed_pair_map(layers=1, heads=1, seed=3)
+    matrix = amap.weights[0, 0]
+    fig = figures.alignment(amap, threshold=0.1, top_k=2)
+    links = _links(fig)
+    expected = figures.strongest_links(matrix, 0.1, 2)
+    assert len(links) == len(expected) and fig.layout.meta["links"] == len(expected)
+    for query in range(3):
+        row = [w for q, _, w in expected if q == query]
+        assert len(row) <= 2 and all(w >= 0.1 for w in row)
+        assert row == sorted((w for w in matrix[query] if w >= 0.1), reverse=True)[:2]
+    hover = next(t for t in fig.data if t.name == "hover")
+    assert len(hover.text) == len(expected) and "→" in hover.text[0]
+    with pytest.raises(InputError, match="top_k"):
+        figures.alignment(amap, top_k=0)
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# head lines
+
+
+def test_head_lines_colour_links_by_head_and_combine_heads():
+    amap = random_map(tokens_from("the cat sat down".split()), layers=2, heads=4, causal=True)
+    fig = figures.head_lines(amap, layers=1, heads=[0, 2], threshold=0.05)
+    link_traces = [t for t in fig.data if t.mode == "lines"]
+    assert {tuple(t.meta["heads"]) for t in link_traces} == {(0,), (2,)}
+    colors = {t.meta["heads"][0]: t.line.color for t in link_traces}
+    assert colors[0] != colors[2]
+    for head in (0, 2):  # every weight ≥ threshold is drawn exactly once, in a band that holds it
+        drawn = sum(t.meta["links"] for t in link_traces if t.meta["heads"] == [head])
+        assert drawn == int((amap.weights[1, head] >= 0.05).sum())
+        bands = sorted((t.meta["low"], t.opacity, t.line.width) for t in link_traces if t.meta["heads"] == [head])
+        assert [b[1] for b in bands] == sorted(b[1] for b in bands)  # stronger band, more opaque
+    assert [t.name for t in fig.data if t.showlegend] == ["head 0", "head 2"]
+    combined = figures.head_lines(amap, layers=1, heads=[0, 2], combine="mean")
+    assert len({t.line.color for t in combined.data if t.mode == "lines"}) == 1
+    assert [t.name for t in combined.data if t.showlegend] == ["mean of heads 0, 2"]
+    drawn = sum(t.meta["links"] for t in combined.data if t.mode == "lines")
+    assert drawn == int((amap.weights[1, [0, 2]].mean(0) >= 0.05).sum())
+    one = figures.head_lines(amap, layers=1, heads=0, query=3, threshold=0.05)
+    assert all(y == -3.0 for t in one.data if t.mode == "lines" for y in t.y[0::3])  # every link starts at query 3
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# grid and statistics
+
+
+def test_grid_has_one_heatmap_per_layer_and_head_with_its_weights():
+    amap = random_map(tokens_from(list("abcde")), layers=2, heads=3, causal=True)
+    fig = figures.grid(amap)
+    assert len(fig.data) == 6 and fig.layout.meta["layers"] == [0, 1]
+    mask = analysis.causal_mask(amap)
+    for index, trace in enumerate(fig.data):
+        layer, head = divmod(index, 3)
+        np.testing.assert_allclose(trace.z, np.where(mask, np.nan, amap.weights[layer, head]), equal_nan=True)
+        assert trace.coloraxis == "coloraxis"
+    assert [a.text for a in fig.layout.annotations][:3] == ["head 0", "head 1", "head 2"]
+    assert fig.data[4].text[1][0].startswith("layer 1 · head 1<br>b → a: ")
+    pooled = figures.grid(random_map(tokens_from([f"w{i}" for i in range(100)]), layers=1, heads=1), max_cells=25)
+    assert np.array(pooled.data[0].z).shape == (25, 25)
+
+
+def test_statistic_grid_shows_the_statistic():
+    amap = random_map(tokens_from(list("abcd")), layers=2, heads=3)
+    fig = figures.statistic_grid(amap, "previous_token")
+    np.testing.assert_allclose(fig.data[0].z, analysis.head_statistics(amap)["previous_token"])
+    assert fig.data[0].text[1][2] == f"{analysis.head_statistics(amap)['previous_token'][1, 2]:.2f}"
+    with pytest.raises(InputError, match="not defined for cross"):
+        figures.statistic_grid(seed_pair_map(), "distance")
+    with pytest.raises(InputError, match="Unknown head statistic"):
+        figures.statistic_grid(amap, "beauty")
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# explainer figures
+
+
+def test_explainer_shows_each_step_of_the_walk_through():
+    fig = figures.explainer()
+    steps = analysis.attention_steps(figures.SEED_Q, figures.SEED_K, figures.SEED_V)
+    expected = [steps.q, steps.k.T, steps.scores, steps.scaled, steps.weights, steps.v, steps.output]
+    assert len(fig.data) == len(expected)
+    for trace, matrix in zip(fig.data, expected):
+        np.testing.assert_allclose(trace.z, matrix)
+        assert trace.text[0][0] == f"{matrix[0, 0]:.2f}" and trace.texttemplate == "%{text}"
+    assert figures.SEED_Q.shape == (3, 2) and figures.SEED_K.shape == figures.SEED_V.shape == (4, 2)
+    assert "÷1.41" in fig.layout.meta["panels"][3]
+    assert len(figures.explainer(scaled=False).data) == 6
+
+
+def test_mixture_is_the_seed_four_unlike_example():
+    fig = figures.mixture()
+    bars = fig.data[0]
+    assert list(bars.x) == ["鹿", "牛", "羊", "驴", "青蛙"]
+    np.testing.assert_allclose(bars.y, [1 / 3, 1 / 6, 1 / 4, 1 / 4, 0])
+    assert list(bars.text) == ["1/3", "1/6", "1/4", "1/4", "0"]
+    assert fig.layout.title.text == "四不像 = 1/3·鹿 + 1/6·牛 + 1/4·羊 + 1/4·驴 + 0·青蛙"
+    parts = fig.data[1:]
+    assert [p.name for p in parts] == ["鹿", "牛", "羊", "驴"] and sum(p.x[0] for p in parts) == pytest.approx(1.0)
+    with pytest.raises(InputError, match="sum to 1"):
+        figures.mixture([("a", 0.5), ("b", 0.2)])
+
+
+def test_whitespace_and_long_tokens_stay_readable():
+    tokens = [Token(" ", 0, 1), Token("x" * 40, 1, 41)]
+    fig = figures.heatmap(random_map(tokens))
+    assert fig.layout.xaxis.ticktext[0] == "␣" and len(fig.layout.xaxis.ticktext[1]) == 16
