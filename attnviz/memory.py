@@ -1,0 +1,212 @@
+"""The memory guard: estimate what a capture needs before running it, and refuse with a sentence above a budget.
+
+Two modes cost very differently, which is why the estimate takes one:
+- "full" (`capture`): every layer × head × queries × keys weight, fp32, kept — O(layers · heads · n²).
+- "lazy" (`ondemand.capture_lazy`): each layer's queries and (un-expanded) keys — O(layers · n · d) — plus, for a
+  moment, the model's own n × n mask and one opened head.
+
+Budgets come from the environment so an operator can set them for the app, the CLI and the library at once:
+`ATTNVIZ_MEMORY_BUDGET_MB` (default 4096) and `ATTNVIZ_MAX_CHARS` (default 20000).
+The estimate is deliberately an upper-ish bound of the *extra* memory (the loaded model itself is not counted).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from attnviz.errors import InputError, ResourceLimitError
+
+BUDGET_ENV = "ATTNVIZ_MEMORY_BUDGET_MB"
+DEFAULT_BUDGET_MB = 4096
+MAX_CHARS_ENV = "ATTNVIZ_MAX_CHARS"
+DEFAULT_MAX_CHARS = 20_000
+MODES = ("full", "lazy")
+MB = 2**20
+
+FLOAT32 = 4
+# capture() holds the recorder's per-layer tensors and the stacked array at once (a padded batch adds a cropped copy).
+FULL_COPIES = 2
+# Hidden states, residual, norm output and the feed-forward intermediate alive during one layer.
+ACTIVATION_COPIES = 4
+
+
+# ----------------------------------------------------------------------------------------------------------------------
+# Limits from the environment
+
+
+def _positive_number(name: str, default: float, unit: str) -> float:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return float(default)
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not value > 0:
+        raise ResourceLimitError(f"{name} must be a positive number of {unit} (for example {default}), not {raw!r}.")
+    return value
+
+
+def budget_bytes() -> int:
+    """The memory budget in bytes: ATTNVIZ_MEMORY_BUDGET_MB megabytes (default 4096)."""
+    return int(_positive_number(BUDGET_ENV, DEFAULT_BUDGET_MB, "megabytes") * MB)
+
+
+def max_chars() -> int:
+    """The longest text accepted, in characters: ATTNVIZ_MAX_CHARS (default 20000)."""
+    return int(_positive_number(MAX_CHARS_ENV, DEFAULT_MAX_CHARS, "characters"))
+
+
+def check_text_length(text: str, what: str = "text", limit: int | None = None) -> str:
+    """Refuse a text longer than the character limit, before it is tokenized; returns the text unchanged."""
+    limit = max_chars() if limit is None else limit
+    if len(text) > limit:
+        raise ResourceLimitError(
+            f"The {what} has {len(text):,} characters, more than the limit of {limit:,}; shorten it, or raise "
+            f"the limit with the environment variable {MAX_CHARS_ENV}."
+        )
+    return text
+
+
+def format_bytes(count: float) -> str:
+    """'512 MB', '25.8 GB': what people read in a refusal."""
+    if count >= 2**30:
+        return f"{count / 2**30:.1f} GB"
+    return f"{count / MB:.0f} MB" if count >= 10 * MB else f"{count / MB:.1f} MB"
+
+
+# ----------------------------------------------------------------------------------------------------------------------
+# The model's shape, as far as memory is concerned
+
+
+@dataclass(frozen=True)
+class AttentionStack:
+    """One family of attention modules: `layers` modules of `heads` query heads over `queries` × `keys` tokens."""
+
+    kind: str  # "self" | "encoder" | "decoder" | "cross"
+    layers: int
+    heads: int
+    kv_heads: int
+    head_dim: int
+    queries: int
+    keys: int
+
+
+def _first(config, *names: str) -> int | None:
+    for name in names:
+        value = getattr(config, name, None)
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            return value
+    return None
+
+
+def _itemsize(model) -> int:
+    try:
+        return next(model.parameters()).element_size()
+    except (StopIteration, AttributeError):
+        return FLOAT32
+
+
+def attention_stacks(handle, n_source: int, n_target: int = 0) -> list[AttentionStack]:
+    """The attention stacks a run over n_source (and n_target) tokens goes through, read from the model config."""
+    config = handle.model.config
+    hidden = _first(config, "hidden_size", "d_model", "n_embd", "dim") or 0
+
+    def stack(kind, layers, heads, queries, keys) -> AttentionStack:
+        heads = heads or handle.num_heads or 1
+        head_dim = _first(config, "head_dim", "d_kv") or max(hidden // heads, 1)
+        kv_heads = _first(config, "num_key_value_heads") or heads
+        return AttentionStack(kind, layers or handle.num_layers, heads, kv_heads, head_dim, queries, keys)
+
+    if not handle.is_seq2seq:
+        return [stack("self", handle.num_layers, handle.num_heads, n_source, n_source)]
+    encoder = stack(
+        "encoder",
+        _first(config, "encoder_layers", "num_layers", "num_hidden_layers"),
+        _first(config, "encoder_attention_heads", "num_heads", "num_attention_heads"),
+        n_source,
+        n_source,
+    )
+    if not n_target:
+        return [encoder]
+    decoder_layers = _first(config, "decoder_layers", "num_decoder_layers") or handle.num_layers
+    decoder_heads = _first(config, "decoder_attention_heads", "num_heads", "num_attention_heads")
+    return [
+        encoder,
+        stack("decoder", decoder_layers, decoder_heads, n_target, n_target),
+        stack("cross", decoder_layers, decoder_heads, n_target, n_source),
+    ]
+
+
+def _activation_bytes(handle, tokens: int) -> int:
+    config = handle.model.config
+    hidden = _first(config, "hidden_size", "d_model", "n_embd", "dim") or 0
+    ffn = _first(config, "intermediate_size", "encoder_ffn_dim", "decoder_ffn_dim", "d_ff", "n_inner", "ffn_dim")
+    return tokens * max(hidden, ffn or 4 * hidden) * FLOAT32 * ACTIVATION_COPIES
+
+
+def _logits_bytes(handle, rows: int) -> int:
+    head = getattr(handle.model, "get_output_embeddings", lambda: None)()
+    vocab = _first(handle.model.config, "vocab_size") or 0
+    return rows * vocab * FLOAT32 if head is not None else 0
+
+
+# ----------------------------------------------------------------------------------------------------------------------
+# Estimate and guard
+
+
+def estimate_bytes(handle, n_source: int, n_target: int = 0, mode: str = "full") -> int:
+    """Extra memory (bytes) a capture of n_source source tokens (and n_target target tokens) is expected to need.
+
+    full: the kept fp32 weights of every stack (× FULL_COPIES while they are assembled) + one layer's scores.
+    lazy: every layer's queries and keys in the model's dtype + the model's own additive mask (and T5's relative
+    position bias) + one opened head in fp32. Both: activations and the logits the model computes.
+    """
+    if mode not in MODES:
+        raise InputError(f"Unknown capture mode {mode!r}; use 'full' or 'lazy'.")
+    itemsize = _itemsize(handle.model)
+    relative_bias = hasattr(handle.model.config, "relative_attention_num_buckets")  # T5: a dense per-head bias
+    total = 0
+    for stack in attention_stacks(handle, n_source, n_target):
+        cells = stack.queries * stack.keys
+        if relative_bias:
+            total += stack.heads * cells * itemsize
+        if mode == "full":
+            total += FULL_COPIES * stack.layers * stack.heads * cells * FLOAT32
+            total += stack.heads * cells * itemsize  # the layer being computed: its scores before the softmax
+        else:
+            total += stack.layers * (stack.heads * stack.queries + stack.kv_heads * stack.keys) * stack.head_dim * itemsize
+            total += cells * itemsize  # the eager mask transformers builds for the stack
+            total += 2 * cells * FLOAT32  # one opened head and the tile it is computed in
+    last_rows = n_target if handle.is_seq2seq else n_source
+    logits_rows = 1 if (mode == "lazy" and not handle.is_seq2seq) else last_rows  # lazy keeps one logit row
+    total += _activation_bytes(handle, max(n_source, n_target)) + _logits_bytes(handle, logits_rows)
+    return int(total)
+
+
+def check_bytes(needed: int, what: str, advice: str, budget: int | None = None) -> int:
+    """Refuse `what` when it needs more than the budget; `advice` completes the sentence with what to do."""
+    budget = budget_bytes() if budget is None else budget
+    if needed > budget:
+        raise ResourceLimitError(
+            f"{what} needs about {format_bytes(needed)} of memory, above the budget of {format_bytes(budget)}; "
+            f"{advice}, or raise the budget with the environment variable {BUDGET_ENV} (megabytes)."
+        )
+    return needed
+
+
+def check_budget(handle, n_source: int, n_target: int = 0, mode: str = "full", budget: int | None = None) -> int:
+    """The estimate of `estimate_bytes`, or ResourceLimitError with a sentence when it is above the budget."""
+    needed = estimate_bytes(handle, n_source, n_target, mode)
+    tokens = f"{n_source:,} tokens" + (f" and a {n_target:,}-token target" if n_target else "")
+    what = f"Capturing {tokens} with {handle.name} ({mode} mode)"
+    if mode == "full":
+        lazy = estimate_bytes(handle, n_source, n_target, "lazy")
+        advice = (
+            f"use fewer tokens, or lazy mode (about {format_bytes(lazy)} here: queries and keys are kept and a head "
+            "is computed when it is opened)"
+        )
+    else:
+        advice = "use fewer tokens"
+    return check_bytes(needed, what, advice, budget)

@@ -1,0 +1,610 @@
+"""On-demand exact attention: run the model with fused attention, keep queries and keys, compute a head when opened.
+
+Why: `capture` keeps every layer × head × n² weight (what eager `output_attentions` does), which is gigabytes at a few
+thousand tokens and makes the forward pass slower. A person looks at a few heads at a time. So `capture_lazy` runs
+the model once with `torch.nn.functional.scaled_dot_product_attention` (fast, never materialises the weights) and
+keeps, per attention call, exactly what recomputes any head and any query row later:
+  queries (b, heads, q, d) and keys (b, kv_heads, k, d) as the model computed them (keys before grouped-query
+  expansion), the scaling, the soft-cap, the mask in compact form (which keys each example sees + causal or not)
+  and a relative position bias (T5) as one value per key − query offset.
+Opening a head then costs one head's QKᵀ and softmax, computed in fp32 by `capture.attention_probabilities`, the same
+definition `capture` uses, so the values equal eager attention within float rounding.
+
+Big maps are never held whole: `weights`/`layer` compute in row tiles, `head_statistics` streams tiles into sums
+(the statistics of `analysis.head_statistics`), and `downsampled` pools tile by tile (`analysis.downsample`).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+import torch
+
+from attnviz import analysis
+from attnviz.capture import (
+    Recorder,
+    _check_text,
+    _decoder_start,
+    _encode,
+    _Encoded,
+    _modules_by_role,
+    _start_token,
+    attention_probabilities,
+    recording,
+    repeat_kv,
+)
+from attnviz.errors import InputError
+from attnviz.memory import FLOAT32, check_budget, check_bytes, check_text_length
+from attnviz.models import ModelHandle
+from attnviz.types import AttentionCapture, AttentionMap, Token
+
+TILE_CELLS = 2**22  # cells of attention computed at once (16 MB in fp32); bounds the memory of every computation
+
+
+def _tile_rows(cells_per_row: int, multiple: int = 1) -> int:
+    """Query rows per tile so that a tile holds about TILE_CELLS cells; a multiple of `multiple` (pooling blocks)."""
+    rows = max(1, TILE_CELLS // max(cells_per_row, 1))
+    return max(multiple, rows // multiple * multiple)
+
+
+def _spans(start: int, stop: int, step: int):
+    for first in range(start, stop, step):
+        yield first, min(first + step, stop)
+
+
+# ----------------------------------------------------------------------------------------------------------------------
+# Compact forms of what transformers passes to the attention function
+
+
+@dataclass(frozen=True)
+class CompactMask:
+    """An eager additive mask (batch, 1, queries, keys) of 0 (attend) and `fill` (masked), kept as what makes it:
+    the keys each example may see (padding) and whether keys after the query are hidden (causal, aligned so the last
+    query sits on the last key). O(batch · keys) instead of O(batch · queries · keys)."""
+
+    key_keep: torch.Tensor  # bool (batch, keys)
+    causal: bool
+    queries: int
+    fill: float  # torch.finfo(dtype).min, what eager_mask writes into masked cells
+    dtype: torch.dtype
+
+    @property
+    def keys(self) -> int:
+        return self.key_keep.shape[-1]
+
+    @property
+    def hides_nothing(self) -> bool:
+        return not self.causal and bool(self.key_keep.all())
+
+    @property
+    def plain_causal(self) -> bool:
+        """Exactly SDPA's own `is_causal` triangle (top-left aligned, no padding)."""
+        return self.causal and self.keys == self.queries and bool(self.key_keep.all())
+
+    def rows(self, batch: int, start: int, stop: int) -> torch.Tensor:
+        """The additive mask of query rows [start, stop): (1, 1, rows, keys), bit-for-bit what eager_mask built."""
+        keep = self.key_keep[batch].expand(stop - start, -1)  # (rows, keys)
+        if self.causal:
+            positions = torch.arange(start, stop, device=keep.device)[:, None] + (self.keys - self.queries)
+            keep = keep & (torch.arange(self.keys, device=keep.device)[None, :] <= positions)
+        zero = torch.zeros((), dtype=self.dtype, device=keep.device)
+        return torch.where(keep, zero, self.fill)[None, None]
+
+    @classmethod
+    def of(cls, mask: torch.Tensor, queries: int, keys: int) -> CompactMask | None:
+        """The compact form of `mask`, or None when it is something else (sliding window, a learned bias…)."""
+        if mask.dim() != 4 or mask.shape[1] != 1 or mask.shape[2] != queries or not mask.is_floating_point():
+            return None
+        mask = mask[..., :keys]
+        fill = torch.finfo(mask.dtype).min
+        key_keep = mask[:, 0, -1, :] == 0  # (batch, keys): the last query row sees every key but padding
+        for causal in (False, True):
+            candidate = cls(key_keep, causal, queries, fill, mask.dtype)
+            if candidate._equals(mask):
+                return candidate
+        return None
+
+    def _equals(self, mask: torch.Tensor) -> bool:
+        step = _tile_rows(self.keys)
+        return all(
+            torch.equal(self.rows(batch, start, stop), mask[batch : batch + 1, :, start:stop])
+            for batch in range(mask.shape[0])
+            for start, stop in _spans(0, self.queries, step)
+        )
+
+
+@dataclass(frozen=True)
+class RelativeBias:
+    """A per-head additive bias that depends only on (key position − query position), as T5's relative attention
+    bias does, kept as one value per offset: (batch, heads, queries + keys − 1) instead of (batch, heads, q, k)."""
+
+    diagonals: torch.Tensor  # (batch, heads, queries + keys - 1); index = key - query + queries - 1
+    queries: int
+    keys: int
+
+    def rows(self, batch: int, heads: Sequence[int], start: int, stop: int) -> torch.Tensor:
+        """(1, len(heads), rows, keys) of the bias for query rows [start, stop)."""
+        device = self.diagonals.device
+        offsets = torch.arange(self.keys, device=device)[None, :] - torch.arange(start, stop, device=device)[:, None]
+        per_example = self.diagonals[min(batch, self.diagonals.shape[0] - 1)]  # (heads, q + k - 1)
+        return per_example[list(heads)][:, offsets + self.queries - 1][None]  # (1, heads', rows, keys)
+
+    @classmethod
+    def of(cls, bias: torch.Tensor) -> RelativeBias | None:
+        """The diagonal form of `bias` (batch, heads, q, k), or None when it does not depend on the offset alone."""
+        if bias.dim() != 4:
+            return None
+        queries, keys = bias.shape[-2:]
+        # Offsets −(q−1)…0 run down the first column (read bottom-up), offsets 1…k−1 along the first row.
+        diagonals = torch.cat([bias[..., :, 0].flip(-1), bias[..., 0, 1:]], dim=-1)  # (batch, heads, q + k - 1)
+        candidate = cls(diagonals.contiguous(), queries, keys)
+        heads = range(bias.shape[1])
+        step = _tile_rows(keys * bias.shape[1])
+        for batch in range(bias.shape[0]):
+            for start, stop in _spans(0, queries, step):
+                if not torch.equal(candidate.rows(batch, heads, start, stop), bias[batch : batch + 1, :, start:stop]):
+                    return None
+        return candidate
+
+
+# ----------------------------------------------------------------------------------------------------------------------
+# One attention call, kept to be recomputed
+
+
+@dataclass
+class LayerInputs:
+    """What recomputes one attention call exactly: softmax(q·kᵀ·scaling + bias + mask), soft-capped if asked."""
+
+    query: torch.Tensor  # (batch, heads, queries, d), on the model's device, in the model's dtype
+    key: torch.Tensor  # (batch, kv_heads, keys, d): before grouped-query expansion
+    mask: CompactMask | torch.Tensor | None  # None: every key visible
+    bias: RelativeBias | torch.Tensor | None  # None: no position bias (or an all-zero one)
+    scaling: float | None
+    softcap: float | None = None
+
+    @property
+    def heads(self) -> int:
+        return self.query.shape[1]
+
+    @property
+    def queries(self) -> int:
+        return self.query.shape[2]
+
+    @property
+    def keys(self) -> int:
+        return self.key.shape[2]
+
+    def probabilities(self, heads: Sequence[int], start: int, stop: int, batch: int = 0) -> torch.Tensor:
+        """fp32 (len(heads), stop − start, keys): the weights of query rows [start, stop) of the given heads."""
+        heads = list(heads)
+        group = self.heads // self.key.shape[1]  # query heads per key head (grouped-query attention)
+        query = self.query[batch, heads, start:stop].float()[None]  # (1, heads', rows, d)
+        key = self.key[batch, [h // group for h in heads]].float()[None]  # (1, heads', keys, d)
+        return attention_probabilities(
+            query, key, self._mask_rows(batch, heads, start, stop), self.scaling,
+            self._bias_rows(batch, heads, start, stop), self.softcap,
+        )[0]  # fmt: skip
+
+    def _mask_rows(self, batch, heads, start, stop):
+        if self.mask is None:
+            return None
+        if isinstance(self.mask, CompactMask):
+            return self.mask.rows(batch, start, stop)
+        return _dense_rows(self.mask, batch, heads, start, stop)
+
+    def _bias_rows(self, batch, heads, start, stop):
+        if self.bias is None:
+            return None
+        if isinstance(self.bias, RelativeBias):
+            return self.bias.rows(batch, heads, start, stop)
+        return _dense_rows(self.bias, batch, heads, start, stop)
+
+    def tensors(self) -> list[torch.Tensor]:
+        """Every tensor this record keeps alive (for counting memory)."""
+        kept = [self.query, self.key]
+        for part in (self.mask, self.bias):
+            if isinstance(part, torch.Tensor):
+                kept.append(part)
+            elif isinstance(part, CompactMask):
+                kept.append(part.key_keep)
+            elif isinstance(part, RelativeBias):
+                kept.append(part.diagonals)
+        return kept
+
+
+def _dense_rows(tensor: torch.Tensor, batch: int, heads: Sequence[int], start: int, stop: int) -> torch.Tensor:
+    """Rows of a dense (batch|1, heads|1, queries|1, keys) mask or bias, keeping its broadcast dimensions."""
+    part = tensor[min(batch, tensor.shape[0] - 1)][None]
+    if part.shape[1] > 1:
+        part = part[:, list(heads)]
+    return part[:, :, start:stop] if part.shape[2] > 1 else part
+
+
+# ----------------------------------------------------------------------------------------------------------------------
+# The recorder: fused attention for the output, queries and keys for later
+
+
+@dataclass
+class QueryKeyRecorder(Recorder):
+    """Computes each attention output with SDPA (no weights) and keeps a `LayerInputs` per module call."""
+
+    calls: dict[str, list[LayerInputs]] = field(default_factory=dict)
+    # The same mask / bias tensor serves every layer of a stack: compact it once. id -> (tensor kept alive, form).
+    _compacted: dict[int, tuple[torch.Tensor, object]] = field(default_factory=dict)
+
+    def forward(self, module, query, key, value, attention_mask, scaling=None, dropout=0.0, **kwargs):
+        position_bias, softcap = kwargs.get("position_bias"), kwargs.get("softcap")
+        query, key = _own_storage(query), _own_storage(key)
+        if attention_mask is not None:
+            attention_mask = attention_mask[..., : key.shape[-2]]
+        inputs = LayerInputs(
+            query, key, self._compact_mask(attention_mask, query.shape[-2], key.shape[-2]),
+            self._compact_bias(position_bias), scaling, softcap,
+        )  # fmt: skip
+        name = self.module_names.get(id(module))
+        if name is not None:
+            self.calls.setdefault(name, []).append(inputs)
+        dropout = dropout if module.training else 0.0
+        if softcap:  # SDPA cannot soft-cap: this layer's output comes from the eager math instead
+            probabilities = attention_probabilities(
+                query, repeat_kv(key, query.shape[1]), attention_mask, scaling, position_bias, softcap
+            ).to(value.dtype)
+            probabilities = torch.nn.functional.dropout(probabilities, p=dropout) if dropout else probabilities
+            output = torch.matmul(probabilities, repeat_kv(value, query.shape[1]))  # (b, heads, q, d)
+        else:
+            output = _fused_attention(inputs, value, attention_mask, position_bias, dropout)
+        return output.transpose(1, 2).contiguous(), None  # (b, q, heads, d)
+
+    def _compact_mask(self, mask, queries, keys):
+        if mask is None:
+            return None
+        form = self._once(mask, lambda: CompactMask.of(mask, queries, keys) or mask)
+        return None if isinstance(form, CompactMask) and form.hides_nothing else form
+
+    def _compact_bias(self, bias):
+        if bias is None:
+            return None
+        return self._once(bias, lambda: None if not bool(bias.any()) else RelativeBias.of(bias) or bias)
+
+    def _once(self, tensor, make):
+        seen = self._compacted.get(id(tensor))
+        if seen is None or seen[0] is not tensor:
+            seen = (tensor, make())
+            self._compacted[id(tensor)] = seen
+        return seen[1]
+
+    def release(self) -> None:
+        """Forget the full masks and biases held while the model ran (the records keep their compact forms)."""
+        self._compacted.clear()
+
+
+def _own_storage(tensor: torch.Tensor) -> torch.Tensor:
+    """The tensor itself, or a copy when it is a view into a larger buffer (GPT-2 splits one fused q|k|v
+    projection): keeping the view would keep the values too."""
+    if tensor.untyped_storage().nbytes() > tensor.numel() * tensor.element_size():
+        return tensor.clone()
+    return tensor
+
+
+def _fused_attention(inputs: LayerInputs, value, attention_mask, position_bias, dropout: float) -> torch.Tensor:
+    """SDPA with the cheapest equivalent mask: SDPA's own causal triangle, nothing, or the additive mask (+ bias)."""
+    if isinstance(inputs.mask, CompactMask) and inputs.mask.plain_causal and inputs.bias is None:
+        additive, causal = None, True
+    else:
+        additive = None if inputs.mask is None else attention_mask
+        if inputs.bias is not None:
+            additive = position_bias if additive is None else additive + position_bias  # (b, heads, q, k)
+        causal = False
+    return torch.nn.functional.scaled_dot_product_attention(
+        inputs.query, inputs.key, value, attn_mask=additive, dropout_p=dropout, is_causal=causal,
+        scale=inputs.scaling, enable_gqa=inputs.key.shape[1] != inputs.heads,
+    )  # (b, heads, q, d)  # fmt: skip
+
+
+# ----------------------------------------------------------------------------------------------------------------------
+# Head statistics, one tile of query rows at a time
+
+
+def tile_statistic_sums(
+    weights: np.ndarray, first_row: int, total_queries: int, sink_keys: np.ndarray, square: bool
+) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Per statistic of `analysis.STATISTICS`: (sum over the tile's rows, number of rows that count), per head.
+
+    `weights` (..., rows, keys) holds query rows first_row … first_row + rows − 1 of maps with `total_queries`
+    rows. The row rules are those of `analysis.head_statistics` (rows with no attention do not count; distance and
+    previous-token only for square self-attention); the mean over a whole map is sum / count over its tiles.
+    """
+    w = weights.astype(np.float64)
+    rows, keys = w.shape[-2:]
+    q_pos = np.arange(first_row, first_row + rows)  # global query positions of the tile
+    local = np.arange(rows)
+    live = w.sum(axis=-1) > 0  # (..., rows)
+
+    def sums(per_row: np.ndarray, use_rows: np.ndarray | None = None):
+        use = live if use_rows is None else live & use_rows
+        return np.where(use, per_row, 0.0).sum(axis=-1), use.sum(axis=-1)
+
+    plogp = np.where(w > 0, w * np.log(np.where(w > 0, w, 1.0)), 0.0)
+    result = {"entropy": sums(-plogp.sum(axis=-1)), "sink": sums(w[..., sink_keys].sum(axis=-1))}
+    if square:
+        distance = np.abs(q_pos[:, None] - np.arange(keys)[None, :])  # (rows, keys)
+        result["distance"] = sums((w * distance).sum(axis=-1))
+        has_previous = q_pos >= 1
+        previous = np.zeros(w.shape[:-1])  # (..., rows)
+        previous[..., has_previous] = w[..., local[has_previous], q_pos[has_previous] - 1]
+        result["previous_token"] = sums(previous, has_previous)
+    if total_queries > 1:  # proportional diagonal, as in analysis.head_statistics
+        diagonal_keys = np.rint(q_pos * (keys - 1) / (total_queries - 1)).astype(int)
+    else:
+        diagonal_keys = np.zeros(rows, dtype=int)
+    result["diagonal"] = sums(w[..., local, diagonal_keys])
+    return result
+
+
+# ----------------------------------------------------------------------------------------------------------------------
+# The result
+
+
+@dataclass(frozen=True)
+class LazyStack:
+    """One map kind of a lazy capture: a `LayerInputs` per layer and the tokens along each axis."""
+
+    kind: str
+    layers: list[LayerInputs]
+    layer_names: list[str]
+    query_tokens: list[Token]
+    key_tokens: list[Token]
+    causal: bool
+
+    def skeleton(self) -> AttentionMap:
+        """An AttentionMap with these tokens and no weights (0 layers): for analysis' token and range logic."""
+        shape = (0, 0, len(self.query_tokens), len(self.key_tokens))
+        return AttentionMap(self.kind, np.empty(shape, np.float32), self.query_tokens, self.key_tokens, [], self.causal)
+
+
+@dataclass(frozen=True)
+class Pooled:
+    """A downsampled (query bins, key bins) view of one head: NaN where every cell of a block is masked."""
+
+    values: np.ndarray  # float32
+    query_factor: int  # tokens per bin along each axis (edge bins may hold fewer)
+    key_factor: int
+    pool: str
+
+
+def _row_span(rows: int | tuple[int, int] | None, size: int) -> tuple[int, int]:
+    if isinstance(rows, (int, np.integer)) and not isinstance(rows, bool):
+        index = analysis._indices(int(rows), size, "query row")[0]
+        return index, index + 1
+    return analysis._range(rows, size, "query")
+
+
+@dataclass(frozen=True)
+class LazyCapture:
+    """Attention of one run, computed exactly when asked: `weights`, `layer`, `map`, `head_statistics`, `downsampled`.
+
+    Kinds are those of `capture`: "self" for one-stack models, "encoder", "decoder", "cross" for encoder-decoder ones,
+    with the same token conventions. Every result is float32 numpy, computed in fp32 from the kept queries and keys.
+    """
+
+    model: str
+    device: str
+    stacks: dict[str, LazyStack]
+    source_text: str = ""
+    target_text: str | None = None
+
+    @property
+    def kinds(self) -> list[str]:
+        return list(self.stacks)
+
+    def stack(self, kind: str) -> LazyStack:
+        try:
+            return self.stacks[kind]
+        except KeyError:
+            raise InputError(f"This capture has no {kind!r} map; it has {', '.join(self.stacks) or 'none'}.") from None
+
+    def shape(self, kind: str) -> tuple[int, int, int, int]:
+        """(layers, heads, queries, keys) of the map `capture` would have returned for `kind`."""
+        stack = self.stack(kind)
+        return len(stack.layers), stack.layers[0].heads, len(stack.query_tokens), len(stack.key_tokens)
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes this capture keeps alive (queries, keys, compact masks; each shared tensor counted once)."""
+        storages = {}
+        for stack in self.stacks.values():
+            for inputs in stack.layers:
+                for tensor in inputs.tensors():
+                    storage = tensor.untyped_storage()
+                    storages[(storage.data_ptr(), tensor.device)] = storage.nbytes()
+        return sum(storages.values())
+
+    def _layer(self, kind: str, layer: int) -> tuple[LazyStack, LayerInputs, int]:
+        stack = self.stack(kind)
+        index = analysis._indices(layer, len(stack.layers), "layer")[0]
+        return stack, stack.layers[index], index
+
+    def weights(
+        self, kind: str, layer: int, head: int, rows: int | tuple[int, int] | None = None,
+        keys: tuple[int, int] | None = None,
+    ) -> np.ndarray:  # fmt: skip
+        """One head: float32 (rows, keys) for query rows `rows` (an index, (start, stop) or None = all) and key
+        columns `keys` ((start, stop) or None = all). Costs that head's rows only."""
+        return self.layer(kind, layer, rows, keys, heads=[head])[0]
+
+    def layer(
+        self, kind: str, layer: int, rows: int | tuple[int, int] | None = None, keys: tuple[int, int] | None = None,
+        heads: int | Sequence[int] | None = None,
+    ) -> np.ndarray:  # fmt: skip
+        """Every head (or `heads`) of one layer: float32 (heads, rows, keys), computed in row tiles."""
+        stack, inputs, index = self._layer(kind, layer)
+        head_idx = analysis._indices(heads, inputs.heads, "head")
+        start, stop = _row_span(rows, inputs.queries)
+        k0, k1 = analysis._range(keys, inputs.keys, "key")
+        check_bytes(
+            len(head_idx) * (stop - start) * (k1 - k0) * FLOAT32,
+            f"Opening {len(head_idx)} head(s) of layer {index} over {stop - start:,} × {k1 - k0:,} tokens",
+            "open fewer heads or a range of rows",
+        )
+        result = np.empty((len(head_idx), stop - start, k1 - k0), dtype=np.float32)
+        for first, last in _spans(start, stop, _tile_rows(len(head_idx) * inputs.keys)):
+            tile = inputs.probabilities(head_idx, first, last)  # (heads', tile rows, keys)
+            result[:, first - start : last - start] = tile[:, :, k0:k1].cpu().numpy()
+        return result
+
+    def map(
+        self, kind: str, layers: int | Sequence[int] | None = None, heads: int | Sequence[int] | None = None,
+        queries: tuple[int, int] | None = None, keys: tuple[int, int] | None = None,
+    ) -> AttentionMap:  # fmt: skip
+        """An exact AttentionMap of the chosen layers, heads and query/key ranges (None = all), for figures and
+        analysis. Its head axis holds `heads` in the order given; its layer names are the chosen modules'."""
+        stack = self.stack(kind)
+        layer_idx = analysis._indices(layers, len(stack.layers), "layer")
+        part = analysis.crop(stack.skeleton(), queries, keys)  # tokens and the causal flag of the range
+        q0, k0 = (queries or (0, 0))[0], (keys or (0, 0))[0]
+        q_span, k_span = (q0, q0 + len(part.query_tokens)), (k0, k0 + len(part.key_tokens))
+        head_idx = analysis._indices(heads, stack.layers[0].heads, "head")
+        check_bytes(
+            len(layer_idx) * len(head_idx) * (q_span[1] - q0) * (k_span[1] - k0) * FLOAT32,
+            f"Building a {kind} map of {len(layer_idx)} layer(s) × {len(head_idx)} head(s) over "
+            f"{q_span[1] - q0:,} × {k_span[1] - k0:,} tokens",
+            "choose fewer layers or heads, or a range of tokens",
+        )
+        weights = np.stack([self.layer(kind, i, q_span, k_span, head_idx) for i in layer_idx])  # (L', H', q, k)
+        return replace(part, weights=weights, layer_names=[stack.layer_names[i] for i in layer_idx])
+
+    def to_capture(self) -> AttentionCapture:
+        """Everything, as `capture` would return it (checked against the memory budget first)."""
+        maps = {kind: self.map(kind) for kind in self.stacks}
+        return AttentionCapture(self.model, self.device, maps, self.source_text, self.target_text, meta={"lazy": True})
+
+    def head_statistics(
+        self, kind: str, layers: int | Sequence[int] | None = None, heads: int | Sequence[int] | None = None
+    ) -> dict[str, np.ndarray]:
+        """`analysis.head_statistics` of the map, float32 (layers', heads') per statistic, streamed in row tiles:
+        no more than one tile of one layer is ever held."""
+        stack = self.stack(kind)
+        layer_idx = analysis._indices(layers, len(stack.layers), "layer")
+        head_idx = analysis._indices(heads, stack.layers[0].heads, "head")
+        queries, keys = len(stack.query_tokens), len(stack.key_tokens)
+        square = kind in analysis.SQUARE_KINDS and queries == keys
+        sink_keys = np.array([t.special for t in stack.key_tokens], dtype=bool)
+        sink_keys[0] = True  # the first key: the usual attention sink
+        names = [n for n in analysis.STATISTICS if square or n not in ("distance", "previous_token")]
+        sums = {n: np.zeros((len(layer_idx), len(head_idx))) for n in names}
+        counts = {n: np.zeros((len(layer_idx), len(head_idx))) for n in names}
+        for row, layer in enumerate(layer_idx):
+            inputs = stack.layers[layer]
+            for first, last in _spans(0, queries, _tile_rows(len(head_idx) * keys)):
+                tile = inputs.probabilities(head_idx, first, last).cpu().numpy()  # (heads', rows, keys)
+                for name, (total, count) in tile_statistic_sums(tile, first, queries, sink_keys, square).items():
+                    sums[name][row] += total
+                    counts[name][row] += count
+        nan = np.full((len(layer_idx), len(head_idx)), np.nan, dtype=np.float32)
+        return {
+            name: (sums[name] / np.maximum(counts[name], 1)).astype(np.float32) if name in sums else nan.copy()
+            for name in analysis.STATISTICS
+        }
+
+    def head_statistics_table(self, kind: str) -> list[dict]:
+        """One row per (layer, head), as `analysis.head_statistics_table` gives for a full map."""
+        stack = self.stack(kind)
+        stats = self.head_statistics(kind)
+        layers, heads = next(iter(stats.values())).shape
+        return [
+            {"layer": layer, "head": head, "layer_name": stack.layer_names[layer]}
+            | {name: float(values[layer, head]) for name, values in stats.items()}
+            for layer in range(layers)
+            for head in range(heads)
+        ]
+
+    def downsampled(self, kind: str, layer: int, head: int, max_tokens: int = 256, pool: str = "max") -> Pooled:
+        """One head pooled to at most `max_tokens` bins per side, tile by tile (`analysis.downsample`: "max" keeps
+        peaks visible, "mean" keeps mass). Cells a causal map masks are NaN before pooling, as the heatmap draws
+        them; the result equals pooling the full map, which is never held."""
+        if max_tokens < 1:
+            raise InputError("max_tokens must be at least 1.")
+        stack, inputs, _ = self._layer(kind, layer)
+        head_idx = analysis._indices(head, inputs.heads, "head")
+        queries, keys = inputs.queries, inputs.keys
+        query_factor, key_factor = max(1, -(-queries // max_tokens)), max(1, -(-keys // max_tokens))
+        masked = analysis.causal_mask(stack.skeleton())  # (queries, keys) bool
+        parts = []
+        for first, last in _spans(0, queries, _tile_rows(keys, multiple=query_factor)):
+            tile = inputs.probabilities(head_idx, first, last)[0].cpu().numpy()  # (rows, keys)
+            tile = np.where(masked[first:last], np.nan, tile)
+            parts.append(analysis.downsample(tile, query_factor, key_factor, pool))
+        return Pooled(np.concatenate(parts), query_factor, key_factor, pool)
+
+
+# ----------------------------------------------------------------------------------------------------------------------
+# Public entry point
+
+
+def _fewer_outputs(model) -> dict:
+    """Keyword arguments that spare memory nobody reads: one row of logits, no key/value cache."""
+    parameters = inspect.signature(model.forward).parameters
+    kwargs = {}
+    if "logits_to_keep" in parameters:
+        kwargs["logits_to_keep"] = 1
+    if "use_cache" in parameters:
+        kwargs["use_cache"] = False
+    return kwargs
+
+
+def capture_lazy(handle: ModelHandle, text: str, target: str | None = None, truncate: bool = False) -> LazyCapture:
+    """Run the model once on `text` (force-decoding `target` for encoder-decoder models) keeping queries and keys,
+    so that any layer, head or row can be computed exactly later. Same maps, tokens and `truncate` as `capture`.
+
+    Checked first: the text length (ATTNVIZ_MAX_CHARS) and the lazy memory estimate (ATTNVIZ_MEMORY_BUDGET_MB).
+    """
+    text = check_text_length(_check_text(text))
+    if target is not None:
+        if not handle.is_seq2seq:
+            raise InputError(
+                f"{handle.name} is an {handle.kind} model: it has no target side. Give only the text, or choose a "
+                "translation (encoder-decoder) model for a pair."
+            )
+        target = check_text_length(_check_text(target, "target"), "target")
+    tokenizer, model = handle.tokenizer, handle.model
+    limit = handle.max_positions
+    source = _encode(tokenizer, text, limit=limit, truncate=truncate, model_name=handle.name)
+    decoded: _Encoded | None = None
+    if target is not None:
+        decoded = _encode(tokenizer, target, target=True, limit=limit, truncate=truncate, what="target",
+                          model_name=handle.name)
+    check_budget(handle, len(source.ids), len(decoded.ids) if decoded else 0, mode="lazy")
+
+    device = model.device
+    inputs = {"input_ids": torch.tensor([source.ids], device=device)}
+    inputs["attention_mask"] = torch.ones_like(inputs["input_ids"])
+    if decoded is not None:
+        # Teacher forcing, as in capture: the decoder reads the start token then the target; row i writes token i.
+        decoder_ids = [_decoder_start(model)] + decoded.ids[:-1]
+        inputs["decoder_input_ids"] = torch.tensor([decoder_ids], device=device)
+        inputs["decoder_attention_mask"] = torch.ones_like(inputs["decoder_input_ids"])
+    with recording(model, QueryKeyRecorder) as recorder:
+        if handle.is_seq2seq and decoded is None:
+            model.get_encoder()(**inputs)
+        else:
+            model(**inputs, **_fewer_outputs(model))
+        recorder.release()
+
+    roles = _modules_by_role(model, recorder, handle.is_seq2seq)
+
+    def stack(kind, role, query_tokens, key_tokens, causal=False) -> LazyStack:
+        names = roles[role]
+        return LazyStack(kind, [recorder.calls[name][0] for name in names], names, query_tokens, key_tokens, causal)
+
+    if not handle.is_seq2seq:
+        stacks = {"self": stack("self", "self", source.tokens, source.tokens, causal=handle.kind == "decoder")}
+    else:
+        stacks = {"encoder": stack("encoder", "encoder", source.tokens, source.tokens)}
+        if decoded is not None:
+            decoder_keys = [_start_token(tokenizer, model)] + decoded.tokens[:-1]
+            stacks["decoder"] = stack("decoder", "decoder", decoded.tokens, decoder_keys, causal=True)
+            stacks["cross"] = stack("cross", "cross", decoded.tokens, source.tokens)
+    return LazyCapture(handle.name, handle.device, stacks, source_text=text, target_text=target)

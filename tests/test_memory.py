@@ -1,0 +1,98 @@
+"""The memory guard: estimates that bound what is really kept, refusals that name the estimate, budget and remedy."""
+
+import numpy as np
+import pytest
+import torch
+import transformers
+
+from attnviz import memory
+from attnviz.capture import capture
+from attnviz.errors import InputError, ResourceLimitError
+from attnviz.models import ModelHandle, load_model
+from attnviz.ondemand import capture_lazy
+
+
+def _decoder_8k_handle() -> ModelHandle:
+    """The issue's long-input model: 12 layers, 8 heads, 512 hidden (Qwen2 config), on the meta device (no memory)."""
+    config = transformers.Qwen2Config(hidden_size=512, num_hidden_layers=12, num_attention_heads=8,
+                                      num_key_value_heads=8, intermediate_size=1536, vocab_size=32000,
+                                      max_position_embeddings=16384)
+    with torch.device("meta"):
+        model = transformers.Qwen2ForCausalLM(config)
+    return ModelHandle("qwen2-random", model, None, "decoder", 12, 8, "cpu", max_positions=16384)
+
+
+def test_estimates_match_the_issue_at_8k_tokens():
+    handle = _decoder_8k_handle()
+    full = memory.estimate_bytes(handle, 8192, mode="full")
+    lazy = memory.estimate_bytes(handle, 8192, mode="lazy")
+    kept_weights = 12 * 8 * 8192 * 8192 * 4  # what output_attentions keeps: 25.8 GB
+    assert full >= kept_weights
+    assert lazy < 2 * 2**30 < kept_weights
+    # Full mode grows with n², lazy mode (queries and keys) with n, apart from one opened head.
+    assert memory.estimate_bytes(handle, 4096, mode="full") < full / 3.5
+
+
+def test_check_budget_refuses_with_estimate_budget_and_remedies(monkeypatch):
+    handle = _decoder_8k_handle()
+    monkeypatch.setenv(memory.BUDGET_ENV, "4096")
+    with pytest.raises(ResourceLimitError) as refused:
+        memory.check_budget(handle, 8192, mode="full")
+    message = str(refused.value)
+    assert "8,192 tokens" in message and "4.0 GB" in message and "lazy mode" in message
+    assert memory.BUDGET_ENV in message and "fewer tokens" in message
+    assert memory.check_budget(handle, 8192, mode="lazy") == memory.estimate_bytes(handle, 8192, mode="lazy")
+    assert memory.check_budget(handle, 8192, mode="full", budget=256 * 2**30) > 0
+
+
+@pytest.mark.parametrize("raw", ["abc", "0", "-5", "nan"])
+def test_bad_budget_settings_say_how_to_fix_them(monkeypatch, raw):
+    monkeypatch.setenv(memory.BUDGET_ENV, raw)
+    with pytest.raises(ResourceLimitError, match="positive number of megabytes"):
+        memory.budget_bytes()
+
+
+def test_defaults_and_overrides(monkeypatch):
+    monkeypatch.delenv(memory.BUDGET_ENV, raising=False)
+    monkeypatch.delenv(memory.MAX_CHARS_ENV, raising=False)
+    assert memory.budget_bytes() == memory.DEFAULT_BUDGET_MB * 2**20
+    assert memory.max_chars() == memory.DEFAULT_MAX_CHARS
+    monkeypatch.setenv(memory.BUDGET_ENV, "512")
+    assert memory.budget_bytes() == 512 * 2**20
+
+
+def test_text_length_limit(monkeypatch):
+    monkeypatch.setenv(memory.MAX_CHARS_ENV, "12")
+    assert memory.check_text_length("早上好") == "早上好"
+    with pytest.raises(ResourceLimitError, match="13 characters, more than the limit of 12"):
+        memory.check_text_length("x" * 13)
+    assert memory.check_text_length("x" * 13, limit=20)
+
+
+def test_unknown_mode_is_refused():
+    with pytest.raises(InputError, match="'full' or 'lazy'"):
+        memory.estimate_bytes(_decoder_8k_handle(), 10, mode="fast")
+
+
+@pytest.mark.parametrize("family", ["bert", "llama", "marian", "t5"])
+def test_estimates_bound_what_is_really_kept(tiny_folder, family):
+    handle = load_model(tiny_folder(family), "cpu")
+    text, target = "早上好！Good morning, I like studying. " * 2, ("Good morning! 我喜欢" if handle.is_seq2seq else None)
+    full = capture(handle, text, target)
+    lazy = capture_lazy(handle, text, target)
+    n_source = full.maps["encoder" if handle.is_seq2seq else "self"].weights.shape[-1]
+    n_target = full.maps["decoder"].weights.shape[-1] if target else 0
+    kept_full = sum(amap.weights.nbytes for amap in full.maps.values())
+    assert kept_full <= memory.estimate_bytes(handle, n_source, n_target, "full")
+    assert lazy.nbytes <= memory.estimate_bytes(handle, n_source, n_target, "lazy")
+    stacks = memory.attention_stacks(handle, n_source, n_target)
+    assert [s.kind for s in stacks] == list(full.maps)
+    for stack in stacks:
+        assert full[stack.kind].weights.shape == (stack.layers, stack.heads, stack.queries, stack.keys)
+
+
+def test_format_bytes_reads_naturally():
+    assert memory.format_bytes(25.8 * 2**30) == "25.8 GB"
+    assert memory.format_bytes(300 * 2**20) == "300 MB"
+    assert memory.format_bytes(2.5 * 2**20) == "2.5 MB"
+    assert np.isfinite(memory.estimate_bytes(_decoder_8k_handle(), 1, mode="lazy"))
