@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -46,11 +47,12 @@ class DeviceReport:
 def _npu_status() -> DeviceStatus:
     try:
         import torch_npu  # noqa: F401  (registers the "npu" device with torch)
-    except ImportError:
+    except ModuleNotFoundError as error:
+        if error.name != "torch_npu":  # torch_npu is there but one of its own imports is missing
+            return _npu_broken(error)
         return DeviceStatus("npu", False, "torch_npu is not installed (pip install -r requirements-npu.txt).")
-    except Exception as error:  # torch_npu without CANN fails with assorted errors; none may escape
-        first_line = (str(error).strip().splitlines() or [type(error).__name__])[0]
-        return DeviceStatus("npu", False, f"torch_npu failed to load (is CANN installed and set_env.sh sourced?): {first_line}")
+    except Exception as error:  # torch_npu without CANN fails with assorted errors (ImportError: libhccl.so, …)
+        return _npu_broken(error)
     try:
         count = torch.npu.device_count()
     except Exception as error:
@@ -77,6 +79,14 @@ def _mps_status() -> DeviceStatus:
 
 def _cpu_status() -> DeviceStatus:
     return DeviceStatus("cpu", True, f"always available ({torch.get_num_threads()} threads).", 1)
+
+
+def _npu_broken(error: Exception) -> DeviceStatus:
+    # Transformers' is_torch_npu_available() imports torch_npu whenever the package is found, unguarded; a None in
+    # sys.modules makes importlib.util.find_spec report it absent, so a broken install cannot crash model loading.
+    sys.modules["torch_npu"] = None
+    first_line = (str(error).strip().splitlines() or [type(error).__name__])[0]
+    return DeviceStatus("npu", False, f"torch_npu failed to load (is CANN installed and set_env.sh sourced?): {first_line}")
 
 
 def device_statuses() -> list[DeviceStatus]:
@@ -136,3 +146,6 @@ def device_report(spec: str | None = "auto") -> DeviceReport:
     except DeviceUnavailableError as error:
         chosen = f"none — {error}"
     return DeviceReport(requested=requested, chosen=chosen, entries=device_statuses())
+
+
+_npu_status()  # at import: settles torch_npu before transformers looks for it
