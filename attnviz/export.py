@@ -47,9 +47,11 @@ from __future__ import annotations
 
 import atexit
 import csv
+import html
 import io
 import json
 import os
+import re
 import shutil
 import tempfile
 import threading
@@ -167,20 +169,28 @@ def _kaleido_bytes(fig, fmt: str, width: int | None, height: int | None, scale: 
     import kaleido
 
     with _kaleido_lock:
-        if not _kaleido_running:
+        first = not _kaleido_running
+        if first:
             os.environ.update(fonts.chromium_environment())  # before Chromium starts: it reads fontconfig once
             os.environ.setdefault("BROWSER_PATH", browser_path() or "")
             kaleido.start_sync_server(silence_warnings=True, mathjax=False)  # MathJax would come from a CDN
-            atexit.register(_stop_kaleido)
             _kaleido_running = True
         opts = dict(format=fmt, width=width or fig.layout.width or 700, height=height or fig.layout.height or 500,
                     scale=scale)  # fmt: skip
-        return kaleido.calc_fig_sync(fig, opts=opts)
+        image = kaleido.calc_fig_sync(fig, opts=opts)
+        if first:
+            # Registered only now that Chromium's profile folder exists: atexit runs handlers last-in first-out,
+            # so the browser stops before tempfile's finalizers try to delete the folder it is still writing.
+            atexit.register(_stop_kaleido)
+        return image
 
 
 def figure_html(fig) -> str:
     """A standalone page for the figure with plotly.js inlined (~5 MB): opens offline, loads nothing."""
-    return fig.to_html(include_plotlyjs=True, full_html=True, config={"displaylogo": False, "responsive": True})
+    page = fig.to_html(include_plotlyjs=True, full_html=True, config={"displaylogo": False, "responsive": True})
+    title = fig.layout.title.text if fig.layout.title and fig.layout.title.text else "attnviz"
+    heading = html.escape(html.unescape(re.sub(r"<[^<>]+>", " ", title)).strip())  # plain text for the tab
+    return page.replace("<head>", f"<head>\n    <title>{heading}</title>", 1)
 
 
 def figure_bytes(

@@ -17,6 +17,7 @@ import html
 import io
 import re
 import threading
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
@@ -62,12 +63,11 @@ def _colormap(colorscale):
     if not colorscale:
         import matplotlib
 
-        cmap = matplotlib.colormaps["viridis"].copy()
+        cmap = matplotlib.colormaps["viridis"]
     else:
         stops = [(float(pos), _color(col)) for pos, col in colorscale]
         cmap = LinearSegmentedColormap.from_list("plotly", stops, N=256)
-    cmap.set_bad((0, 0, 0, 0))  # NaN (masked) cells let the plot background through, as in plotly
-    return cmap
+    return cmap.with_extremes(bad=(0, 0, 0, 0))  # NaN (masked) cells let the plot background through, as in plotly
 
 
 def _font_pt(font, fallback_px: float) -> float:
@@ -472,10 +472,12 @@ def render(
         "text.parse_math": False,  # a token like "$5" is text, not mathtext
         "svg.hashsalt": "attnviz",  # stable ids: the same figure gives the same SVG
     }
-    with _LOCK, matplotlib.rc_context(settings):
+    with _LOCK, matplotlib.rc_context(settings), warnings.catch_warnings():
+        if len(families) == 1:  # no CJK font: any Chinese is caught below, not warned about glyph by glyph
+            warnings.filterwarnings("ignore", message="Glyph .* missing from font")
         mfig = StaticRenderer(fig, width, height).draw()
         if len(families) == 1 and _draws_cjk(mfig):
-            fonts.require_cjk_font()  # no CJK font: raise with the install hint rather than draw boxes
+            fonts.require_cjk_font()  # raise with the install hint rather than draw boxes
         buffer = io.BytesIO()
         metadata = {"Creator": "attnviz"} if fmt != "png" else {"Software": "attnviz"}
         if fmt == "svg":

@@ -1,0 +1,306 @@
+import io
+import json
+import os
+import shutil
+import xml.etree.ElementTree as ElementTree
+
+import numpy as np
+import plotly.graph_objects as go
+import pytest
+from PIL import Image
+from plotly.colors import hex_to_rgb, sample_colorscale, unlabel_rgb
+from pypdf import PdfReader
+from test_analysis_maps import random_map, seed_pair_map, tokens_from
+
+from attnviz import export, figures, fonts
+from attnviz.errors import AttnvizError, InputError
+from attnviz.types import AttentionCapture, AttentionMap, GenerationStep, Token
+
+HAS_BROWSER = export.browser_path() is not None
+needs_browser = pytest.mark.skipif(not HAS_BROWSER, reason="the kaleido engine needs Chrome/Chromium")
+ENGINES = ["static", pytest.param("kaleido", marks=needs_browser)]
+
+
+def _png(data: bytes) -> Image.Image:
+    image = Image.open(io.BytesIO(data))
+    image.load()
+    return image
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# figure files
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_png_has_the_figure_size_and_scale(engine):
+    fig = figures.heatmap(seed_pair_map())
+    image = _png(export.figure_bytes(fig, "png", engine=engine))
+    assert image.format == "PNG" and image.size == (fig.layout.width, fig.layout.height)
+    doubled = _png(export.figure_bytes(fig, "png", engine=engine, width=300, height=200, scale=2))
+    assert doubled.size == (600, 400)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_svg_parses_and_pdf_opens(engine):
+    fig = figures.alignment(figures.seed_alignment_map(), model="demo-zh-en")
+    svg = export.figure_bytes(fig, "svg", engine=engine)
+    root = ElementTree.fromstring(svg)
+    assert root.tag.endswith("svg")
+    pdf = PdfReader(io.BytesIO(export.figure_bytes(fig, "pdf", engine=engine)))
+    assert len(pdf.pages) == 1
+    box = pdf.pages[0].mediabox
+    assert float(box.width) / float(box.height) == pytest.approx(fig.layout.width / fig.layout.height, rel=0.02)
+
+
+def test_static_svg_carries_title_tokens_and_colour_bar_of_the_screen():
+    fig = figures.heatmap(_cross_map(), model="demo-en-zh", layers=0, heads=1, log_scale=True, log_floor=1e-3)
+    svg = export.figure_bytes(fig, "svg", engine="static").decode("utf-8")
+    # Static SVG draws text as outlines and keeps each string in a comment next to it.
+    for text in ["demo-en-zh · cross-attention · layer 0 · head 1", "早上", "好", "Good", "morning", "Weight",
+                 "1.0e-03", "0.10", "log scale", "Key", "Query"]:  # fmt: skip
+        assert f"<!-- {text} -->" in svg, text
+
+
+def _cross_map() -> AttentionMap:
+    queries = tokens_from(["早上", "好"], "早上好")
+    keys = tokens_from(["Good", "morning"], "Good morning")
+    weights = np.array([[0.38, 0.62], [0.9, 0.1]], dtype=np.float32)
+    return AttentionMap("cross", np.broadcast_to(weights, (1, 2, 2, 2)).copy(), queries, keys, ["decoder.0.cross"])
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_exported_heatmap_uses_the_screen_colour_scale(engine):
+    values = np.array([[0.0, 1 / 3], [2 / 3, 1.0]], dtype=np.float32)
+    tokens = tokens_from(["a", "b"])
+    fig = figures.heatmap(AttentionMap("self", values[None, None], tokens, tokens, ["l0"]), zmax=1.0)
+    pixels = np.asarray(_png(export.figure_bytes(fig, "png", engine=engine)).convert("RGB"), dtype=float)
+    for value in values.ravel():
+        rgb = np.array(unlabel_rgb(sample_colorscale("Viridis", [float(value)])[0]))
+        close = np.linalg.norm(pixels - rgb, axis=-1) < 8
+        assert close.sum() > 2000, (value, close.sum())  # a whole cell of that colour
+
+
+def _glyph(char: str, engine: str) -> np.ndarray:
+    fig = go.Figure()
+    fig.update_layout(
+        width=120, height=120, margin=dict(l=0, r=0, t=0, b=0), xaxis=dict(visible=False),
+        yaxis=dict(visible=False), paper_bgcolor="white", plot_bgcolor="white", font=dict(family=figures.FONT_FAMILY),
+        annotations=[dict(text=char, x=0.5, y=0.5, xref="paper", yref="paper", showarrow=False, font=dict(size=72))],
+    )  # fmt: skip
+    gray = np.asarray(_png(export.figure_bytes(fig, "png", engine=engine)).convert("L"), dtype=float)
+    return gray < 128  # ink
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_chinese_glyphs_are_real_not_missing_glyph_boxes(engine):
+    zao, hao, missing = _glyph("早", engine), _glyph("好", engine), _glyph("\ue000", engine)  # U+E000: no font has it
+    assert zao.sum() > 200 and hao.sum() > 200  # ink was drawn
+    for a, b in ((zao, hao), (zao, missing), (hao, missing)):
+        assert (a != b).sum() > 200  # each differs from the other and from whatever a missing glyph looks like
+
+
+def test_static_engine_draws_chinese_with_the_packaged_font_only():
+    from matplotlib import font_manager
+
+    path = fonts.cjk_font_path()
+    assert path is not None and path.name == "NotoSansSC-Regular.otf"
+    family = fonts.matplotlib_families()[0]
+    assert os.path.samefile(font_manager.findfont(font_manager.FontProperties(family=family)), path)
+
+
+def test_static_engine_without_a_cjk_font_says_how_to_install_one(monkeypatch):
+    monkeypatch.setattr(fonts, "cjk_font_path", lambda: None)
+    with pytest.raises(AttnvizError, match="pylopdf-fonts-zh-cn"):
+        export.figure_bytes(figures.heatmap(seed_pair_map()), "png", engine="static")
+    english = random_map(tokens_from(["Good", "morning"]))
+    assert export.figure_bytes(figures.heatmap(english), "png", engine="static").startswith(b"\x89PNG")
+
+
+def test_engine_choice(monkeypatch):
+    monkeypatch.setenv(export.ENGINE_ENV, "static")
+    assert export.resolve_engine("auto") == "static"
+    monkeypatch.delenv(export.ENGINE_ENV)
+    assert export.resolve_engine("auto", "svg") == "static"  # outlines: no font needed to view it
+    monkeypatch.setattr(export, "browser_path", lambda: None)
+    assert export.resolve_engine("auto", "png") == "static"
+    with pytest.raises(AttnvizError, match="Chromium"):
+        export.resolve_engine("kaleido")
+    with pytest.raises(InputError, match="Unknown export engine"):
+        export.resolve_engine("gpu")
+    with pytest.raises(InputError, match="png, svg, pdf, html"):
+        export.figure_bytes(go.Figure(), "gif")
+
+
+def test_static_engine_refuses_trace_types_it_cannot_draw():
+    with pytest.raises(AttnvizError, match="kaleido"):
+        export.figure_bytes(go.Figure(go.Pie(values=[1, 2])), "png", engine="static")
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: figures.heatmap(random_map(tokens_from([f"w{i}" for i in range(300)]), causal=True), max_tokens=100),
+        lambda: figures.head_lines(random_map(tokens_from("a b c".split()), heads=3)),
+        lambda: figures.grid(random_map(tokens_from("a b c".split()), layers=2, heads=2)),
+        lambda: figures.statistic_grid(random_map(tokens_from("a b c".split()))),
+        lambda: figures.explainer(lang="zh"),
+        lambda: figures.mixture(),
+    ],
+)
+def test_every_figure_exports_statically(make):
+    fig = make()
+    assert _png(export.figure_bytes(fig, "png", engine="static")).size == (fig.layout.width, fig.layout.height)
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# HTML
+
+
+def test_html_inlines_plotly_and_loads_nothing(tmp_path):
+    fig = figures.heatmap(seed_pair_map(), model="demo-zh-en")
+    path = export.export_figure(fig, tmp_path / "map.html")
+    page = path.read_text(encoding="utf-8")
+    assert "<script src=" not in page and len(page) > 1_000_000  # plotly.js (~4.6 MB) is in the page
+    assert '<meta charset="utf-8"' in page.lower() and "<title>demo-zh-en · cross-attention" in page
+
+
+@pytest.mark.skipif(shutil.which("chromium") is None, reason="needs Debian's chromium for playwright")
+def test_html_renders_offline_in_a_browser(tmp_path):
+    playwright = pytest.importorskip("playwright.sync_api")
+    path = export.export_figure(figures.heatmap(seed_pair_map()), tmp_path / "map.html")
+    outside = []
+    with playwright.sync_playwright() as driver:
+        browser = driver.chromium.launch(executable_path=shutil.which("chromium"), args=["--no-sandbox"])
+        try:
+            page = browser.new_page()
+
+            def block(route):
+                if route.request.url.startswith("file:"):
+                    route.continue_()
+                else:
+                    outside.append(route.request.url)
+                    route.abort()
+
+            page.route("**/*", block)
+            page.goto(path.as_uri())
+            page.wait_for_selector("g.xtick text", timeout=20_000)
+            ticks = page.locator("g.xtick text").all_text_contents()
+        finally:
+            browser.close()
+    assert ticks == ["早上", "好", "！", "</s>"] and outside == []
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# attention data
+
+
+def _capture_with_steps() -> AttentionCapture:
+    cross = seed_pair_map(layers=2, heads=3)
+    decoder = random_map(cross.query_tokens, layers=2, heads=3, kind="decoder", causal=True)
+    steps = [
+        GenerationStep(t, np.random.default_rng(i).random((2, 3, i + 1), dtype=np.float32),
+                       np.random.default_rng(i).random((2, 3, 4), dtype=np.float32))
+        for i, t in enumerate(cross.query_tokens)
+    ]  # fmt: skip
+    return AttentionCapture("demo-zh-en", "cpu", {"cross": cross, "decoder": decoder}, "早上好！", "Good Morning!",
+                            steps, meta={"dtype": np.dtype("float32"), "seconds": np.float64(0.5), "alignment_heads": [(1, 2)]})  # fmt: skip
+
+
+def _assert_same(loaded: AttentionCapture, original: AttentionCapture):
+    assert (loaded.model, loaded.device, loaded.source_text, loaded.target_text) == (
+        original.model, original.device, original.source_text, original.target_text)  # fmt: skip
+    assert set(loaded.maps) == set(original.maps)
+    for kind, amap in original.maps.items():
+        other = loaded.maps[kind]
+        assert other.weights.dtype == np.float32 and np.array_equal(other.weights, amap.weights)
+        assert other.query_tokens == amap.query_tokens and other.key_tokens == amap.key_tokens
+        assert other.layer_names == amap.layer_names and other.causal == amap.causal and other.kind == amap.kind
+    for step, original_step in zip(loaded.steps, original.steps, strict=True):
+        assert step.token == original_step.token
+        assert np.array_equal(step.self_weights, original_step.self_weights)
+        assert np.array_equal(step.cross_weights, original_step.cross_weights)
+
+
+@pytest.mark.parametrize("suffix", ["json", "npz"])
+def test_capture_round_trips_to_equal_arrays(tmp_path, suffix):
+    capture = _capture_with_steps()
+    path = export.save_capture(capture, tmp_path / f"capture.{suffix}")
+    _assert_same(export.load_capture(path), capture)
+
+
+def test_json_follows_the_documented_schema(tmp_path):
+    path = export.save_capture(_capture_with_steps(), tmp_path / "c.json")
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert data["schema"] == "attnviz.capture" and data["version"] == 1
+    cross = data["maps"]["cross"]
+    assert cross["shape"] == [2, 3, 3, 4] and np.array(cross["weights"]).shape == (2, 3, 3, 4)
+    assert cross["key_tokens"][0] == {"text": "早上", "start": 0, "end": 2, "special": False}
+    assert cross["key_tokens"][3] == {"text": "</s>", "start": -1, "end": -1, "special": True}
+    assert data["meta"] == {"dtype": "float32", "seconds": 0.5, "alignment_heads": [[1, 2]]}
+    assert "早上" in path.read_text(encoding="utf-8")  # readable, not \\u-escaped
+
+
+def test_a_bare_map_saves_as_a_capture_and_bad_files_are_refused(tmp_path):
+    amap = seed_pair_map()
+    loaded = export.load_capture(export.save_capture(amap, tmp_path / "m.json"))
+    assert np.array_equal(loaded["cross"].weights, amap.weights)
+    (tmp_path / "other.json").write_text('{"hello": 1}', encoding="utf-8")
+    with pytest.raises(InputError, match="not an attnviz capture"):
+        export.load_capture(tmp_path / "other.json")
+    data = export.capture_to_dict(amap)
+    data["maps"]["cross"]["shape"] = [1, 1, 1, 1]
+    with pytest.raises(InputError, match="header says"):
+        export.capture_from_dict(data)
+    with pytest.raises(InputError, match="json, npz, csv"):
+        export.save_capture(amap, tmp_path / "m.txt")
+
+
+def test_csv_has_one_row_per_weight(tmp_path):
+    amap = seed_pair_map(layers=2, heads=3)
+    text = export.save_capture(amap, tmp_path / "m.csv").read_text(encoding="utf-8")
+    lines = text.strip().split("\n")
+    assert lines[0] == ",".join(export.CSV_COLUMNS) and len(lines) == 1 + amap.weights.size
+    kind, layer, name, head, q, qtok, k, ktok, weight = lines[1 + 12 + 4 + 1].split(",")  # layer 0, head 1, q 1, k 1
+    assert (kind, layer, head, q, qtok, k, ktok) == ("cross", "0", "1", "1", "Morning", "1", "好")
+    assert np.float32(float(weight)) == amap.weights[0, 1, 1, 1]
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# atomic writes
+
+
+def test_write_atomic_refuses_to_overwrite_and_leaves_no_temp_files(tmp_path):
+    target = tmp_path / "sub" / "out.txt"
+    export.write_atomic(target, "first")
+    with pytest.raises(InputError, match="already exists"):
+        export.write_atomic(target, "second")
+    assert target.read_text() == "first"
+    export.write_atomic(target, "second", overwrite=True)
+    assert target.read_text() == "second" and os.listdir(target.parent) == ["out.txt"]
+    with pytest.raises(InputError, match="already exists"):
+        export.export_figure(go.Figure(), target.with_name("out.txt"), "png")
+
+
+def test_a_failed_write_keeps_the_old_file(tmp_path, monkeypatch):
+    target = tmp_path / "out.json"
+    target.write_text("old")
+
+    def broken_replace(src, dst):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(export.os, "replace", broken_replace)
+    with pytest.raises(OSError, match="disk full"):
+        export.write_atomic(target, "new", overwrite=True)
+    assert target.read_text() == "old" and os.listdir(tmp_path) == ["out.json"]
+
+
+def test_tokens_with_specials_survive_every_format(tmp_path):
+    tokens = [Token("[CLS]", -1, -1, True), Token('a,"b"', 0, 5), Token("\n", 5, 6)]
+    amap = random_map(tokens)
+    for suffix in ("json", "npz"):
+        loaded = export.load_capture(export.save_capture(amap, tmp_path / f"t.{suffix}"))
+        assert loaded["self"].key_tokens == tokens
+    import csv
+
+    rows = list(csv.reader(io.StringIO(export.capture_to_csv(amap))))
+    assert rows[2][7] == 'a,"b"' and rows[3][7] == "\n"
