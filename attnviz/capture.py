@@ -24,6 +24,7 @@ import numpy as np
 import torch
 
 from attnviz.errors import InputError
+from attnviz.fused_attention import expand_kv_heads as repeat_kv  # GQA: (b, kv_heads, l, d) -> (b, heads, l, d)
 from attnviz.models import ModelHandle
 from attnviz.tokens import special_ids, tokens_for_ids, tokens_from_offsets
 from attnviz.types import AttentionCapture, AttentionMap, GenerationStep, Token
@@ -32,30 +33,21 @@ IMPLEMENTATION = "attnviz"
 _CROSS_NAMES = ("encoder_attn", "EncDecAttention", "crossattention", "cross_attn", "cross_attention")
 
 
-def repeat_kv(states: torch.Tensor, query_heads: int) -> torch.Tensor:
-    """Grouped-query attention: expand (b, kv_heads, l, d) to (b, query_heads, l, d) so every head has its keys."""
-    kv_heads = states.shape[1]
-    if kv_heads == query_heads:
-        return states
-    if query_heads % kv_heads:
-        raise ValueError(f"{query_heads} query heads cannot share {kv_heads} key/value heads evenly.")
-    return states.repeat_interleave(query_heads // kv_heads, dim=1)
-
-
 def attention_probabilities(query, key, attention_mask=None, scaling=None, position_bias=None, softcap=None):
     """Eager attention weights in fp32: softmax(QKᵀ·scale + bias + mask). query (b, h, q, d), key (b, h, k, d).
 
-    The one definition of "what the model computed", shared by full capture and on-demand recomputation.
+    The one definition of "what the model computed", shared by full capture and on-demand recomputation. The
+    product is taken in the model's dtype, as the model's own eager attention does; the softmax in fp32.
     """
     if scaling is None:
         scaling = query.shape[-1] ** -0.5
     scores = torch.matmul(query, key.transpose(-2, -1)) * scaling  # (b, h, q, k)
+    if softcap:  # logit soft-capping (Gemma 2) comes before the mask, as in its eager attention
+        scores = torch.tanh(scores / softcap) * softcap
     if position_bias is not None:  # T5 adds its relative bias (which already holds the mask)
         scores = scores + position_bias
     if attention_mask is not None:
         scores = scores + attention_mask[..., : key.shape[-2]]
-    if softcap:
-        scores = torch.tanh(scores / softcap) * softcap
     return torch.softmax(scores, dim=-1, dtype=torch.float32)
 
 
