@@ -1,0 +1,155 @@
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from attnviz import export
+from attnviz.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _run(capsys, *argv) -> tuple[int, str, str]:
+    try:
+        code = main(list(argv))
+    except SystemExit as exit_:  # argparse exits itself (--help, bad arguments)
+        code = exit_.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _one_line_error(err: str) -> str:
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("attnviz: error: ") and "Traceback" not in err, err
+    return lines[0]
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# without a model
+
+
+def test_help_needs_no_model(capsys):
+    code, out, _ = _run(capsys, "--help")
+    assert code == 0 and "export" in out and "capture" in out
+    code, out, _ = _run(capsys, "export", "--help")
+    assert code == 0 and "--view" in out and "--force" in out and "--input" in out
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["export", "--model", "x", "--text", "hi"], "--output"),
+        (["export", "--model", "x", "--text", "hi", "-o", "a.png", "--view", "pie"], "invalid choice: 'pie'"),
+        (["export", "--model", "x", "--text", "a", "--input", "f", "-o", "a.png"], "not allowed with"),
+        (["export", "--model", "x", "--text", "hi", "-o", "a.png", "--generate", "0"], "positive number"),
+        (["export", "--model", "x", "--text", "hi", "-o", "a.gif"], "Cannot tell the format"),
+        (["capture", "--model", "x", "--text", "hi", "--target", "t", "--generate", "3", "-o", "a.json"], "either"),
+        (["export", "--model", "x", "--input", "missing.txt", "-o", "out"], "does not exist"),
+        (["bogus"], "invalid choice"),
+    ],
+)
+def test_bad_arguments_give_one_line_and_exit_2(capsys, tmp_path, monkeypatch, argv, message):
+    monkeypatch.chdir(tmp_path)
+    code, _, err = _run(capsys, *argv)
+    assert code == 2 and message in _one_line_error(err)
+
+
+def test_unknown_model_is_a_one_line_error(capsys, tmp_path):
+    code, _, err = _run(capsys, "export", "--model", str(tmp_path / "nowhere"), "--text", "hi", "-o",
+                        str(tmp_path / "a.png"))  # fmt: skip
+    assert code == 2 and _one_line_error(err)
+    assert not (tmp_path / "a.png").exists()
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# with tiny random models
+
+
+def test_export_heatmap_png_and_refuse_to_overwrite(capsys, tmp_path, tiny_folder):
+    model = tiny_folder("bert")
+    target = tmp_path / "map.png"
+    args = ["export", "--model", model, "--text", "早上好！Good morning", "--layer", "1", "--head", "2",
+            "--engine", "static", "-o", str(target)]  # fmt: skip
+    code, out, err = _run(capsys, *args)
+    assert code == 0, err
+    assert out.strip() == str(target)
+    image = Image.open(target)
+    assert image.format == "PNG" and image.size[0] >= 520
+    before = target.read_bytes()
+    code, _, err = _run(capsys, *args, "--view", "grid")
+    assert code == 2 and "--force" in _one_line_error(err) and target.read_bytes() == before
+    code, _, err = _run(capsys, *args, "--view", "grid", "--force")
+    assert code == 0 and target.read_bytes() != before
+    assert sorted(os.listdir(tmp_path)) == ["map.png"]  # atomic writes leave no temporary files
+
+
+@pytest.mark.parametrize("view, suffix", [("alignment", "svg"), ("lines", "pdf"), ("heatmap", "html")])
+def test_export_views_of_a_translation_pair(capsys, tmp_path, tiny_folder, view, suffix):
+    model = tiny_folder("marian")
+    target = tmp_path / f"pair.{suffix}"
+    code, _, err = _run(capsys, "export", "--model", model, "--text", "早上好！", "--target", "Good morning!",
+                        "--view", view, "--head", "mean", "--words", "--hide-special", "--engine", "static",
+                        "-o", str(target))  # fmt: skip
+    assert code == 0, err
+    head = target.read_bytes()[:5]
+    assert head == {"svg": b"<?xml", "pdf": b"%PDF-", "html": b"<!doc"}[suffix]
+
+
+def test_capture_json_and_npz_round_trip(capsys, tmp_path, tiny_folder):
+    model = tiny_folder("marian")
+    for suffix in ("json", "npz"):
+        target = tmp_path / f"c.{suffix}"
+        code, _, err = _run(capsys, "capture", "--model", model, "--text", "早上好！", "--target", "Good morning!",
+                            "-o", str(target))  # fmt: skip
+        assert code == 0, err
+        loaded = export.load_capture(target)
+        assert set(loaded.maps) == {"encoder", "decoder", "cross"}
+        assert loaded.source_text == "早上好！" and loaded.target_text == "Good morning!"
+        np.testing.assert_allclose(loaded["cross"].weights.sum(-1), 1.0, rtol=1e-4)
+    code, _, err = _run(capsys, "capture", "--model", model, "--text", "早上好", "--generate", "3", "--format", "csv",
+                        "-o", str(tmp_path / "g.data"))  # fmt: skip
+    assert code == 0, err
+    assert (tmp_path / "g.data").read_text(encoding="utf-8").startswith(",".join(export.CSV_COLUMNS))
+
+
+def test_input_file_runs_each_line_with_a_progress_bar(capsys, tmp_path, tiny_folder):
+    lines = tmp_path / "lines.txt"
+    lines.write_text("早上好！\tGood morning!\n\n我喜欢学习。\tI like studying.\n", encoding="utf-8")
+    out_dir = tmp_path / "figs"
+    argv = ["export", "--model", tiny_folder("marian"), "--input", str(lines), "--view", "alignment",
+            "--engine", "static", "-o", str(out_dir)]  # fmt: skip
+    code, out, err = _run(capsys, *argv)
+    assert code == 0, err
+    assert sorted(os.listdir(out_dir)) == ["0001.png", "0003.png"]  # named by line; the blank line is skipped
+    assert "2/2" in err and "example" in err  # tqdm's bar on stderr
+    assert "2 files" in out
+    code, _, err = _run(capsys, *argv)
+    assert code == 2 and "already exists" in _one_line_error(err)
+
+
+def test_an_error_on_one_input_line_names_the_line(capsys, tmp_path, tiny_folder):
+    lines = tmp_path / "lines.txt"
+    lines.write_text("fine\n" + "word " * 400 + "\n", encoding="utf-8")  # line 2 is longer than 128 positions
+    code, _, err = _run(capsys, "capture", "--model", tiny_folder("bert"), "--input", str(lines), "-q",
+                        "-o", str(tmp_path / "out"))  # fmt: skip
+    assert code == 2 and "line 2 of" in _one_line_error(err)
+    assert os.listdir(tmp_path / "out") == ["0001.json"]
+
+
+def test_cli_as_a_subprocess(tmp_path, tiny_folder):
+    target = tmp_path / "sub.png"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1"}
+    run = subprocess.run(
+        [sys.executable, "-m", "attnviz", "export", "--model", tiny_folder("bert"), "--text", "Good morning",
+         "--engine", "static", "-o", str(target)],
+        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert Image.open(target).format == "PNG"
+    bad = subprocess.run([sys.executable, "-m", "attnviz", "export", "--view", "pie"], capture_output=True, text=True,
+                         env=env, cwd=tmp_path, timeout=300)  # fmt: skip
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1 and "Traceback" not in bad.stderr
