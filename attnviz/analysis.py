@@ -179,12 +179,7 @@ def _is_punctuation_piece(text: str) -> bool:
 
 def _piece_stands_alone(token: Token) -> bool:
     """A piece that never joins a touching neighbour: special, offset-less, CJK-bearing, or only punctuation."""
-    return (
-        token.special
-        or token.start < 0
-        or any(_is_cjk(c) for c in token.text)
-        or _is_punctuation_piece(token.text)
-    )
+    return token.special or token.start < 0 or any(_is_cjk(c) for c in token.text) or _is_punctuation_piece(token.text)
 
 
 def word_groups(tokens: Sequence[Token]) -> list[tuple[int, int]]:

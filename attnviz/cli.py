@@ -72,7 +72,9 @@ def _add_model_arguments(parser: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog=f"python -m {PROG}", description="Capture and export Transformer attention.")
-    commands = parser.add_subparsers(dest="command", required=True, metavar="{export,capture,models}", parser_class=_Parser)
+    commands = parser.add_subparsers(
+        dest="command", required=True, metavar="{export,capture,models}", parser_class=_Parser
+    )
 
     export = commands.add_parser("export", help="draw a figure (png, svg, pdf, html)", description="Draw a figure.")
     _add_model_arguments(export)
@@ -166,7 +168,9 @@ def _format(args: argparse.Namespace, allowed: tuple[str, ...], default: str | N
     if args.input is None and suffix in allowed:
         return suffix
     if args.input is None and default is None:
-        raise InputError(f"Cannot tell the format from {args.output}; end it with .{' .'.join(allowed)} or pass --format.")
+        raise InputError(
+            f"Cannot tell the format from {args.output}; end it with .{' .'.join(allowed)} or pass --format."
+        )
     return default or allowed[0]
 
 
@@ -189,7 +193,9 @@ def _chosen_map(result, args: argparse.Namespace):
     kind = args.kind or ("cross" if "cross" in result.maps else "self" if "self" in result.maps else "encoder")
     amap = result[kind]
     if args.hide_special or args.hide_first:
-        amap = analysis.hide_tokens(amap, special=args.hide_special, first=args.hide_first, renormalize=args.renormalize)
+        amap = analysis.hide_tokens(
+            amap, special=args.hide_special, first=args.hide_first, renormalize=args.renormalize
+        )
     if args.words:
         query_text = result.target_text if kind in ("decoder", "cross") else result.source_text
         key_text = result.target_text if kind == "decoder" else result.source_text

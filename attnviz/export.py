@@ -10,7 +10,8 @@ Figures
   title) with the packaged Noto Sans SC. Needs nothing but pip packages; SVG text becomes outlines, PDF embeds glyphs.
 "auto" (default, or $ATTNVIZ_EXPORT_ENGINE) uses kaleido for PNG and PDF where a browser is found, and static
 when there is none or it fails — and always static for SVG: Chromium's SVG names its fonts instead of carrying them,
-so Chinese would turn to boxes in a viewer without a CJK font, while static SVG holds the glyph outlines. HTML is always plotly's page with plotly.js inlined: it opens offline, no CDN.
+so Chinese would turn to boxes in a viewer without a CJK font, while static SVG holds the glyph outlines.
+HTML is always plotly's page with plotly.js inlined: it opens offline, no CDN.
 
 Captures (JSON schema "attnviz.capture", version 1)
 --------------------------------------------------
@@ -136,7 +137,7 @@ def browser_path() -> str | None:
 
 
 def resolve_engine(engine: str = "auto", fmt: str = "png") -> str:
-    """"kaleido" or "static" for a requested engine and format (see the module docstring for what "auto" picks)."""
+    """ "kaleido" or "static" for a requested engine and format (see the module docstring for what "auto" picks)."""
     if engine not in ENGINES:
         raise InputError(f"Unknown export engine {engine!r}; use one of {', '.join(ENGINES)}.")
     if engine == "auto":
@@ -303,7 +304,9 @@ def _header(capture: AttentionCapture) -> dict:
         },
         "steps": None
         if capture.steps is None
-        else [{"token": _token_dict(step.token), "has_cross": step.cross_weights is not None} for step in capture.steps],
+        else [
+            {"token": _token_dict(step.token), "has_cross": step.cross_weights is not None} for step in capture.steps
+        ],
     }
 
 
@@ -329,7 +332,7 @@ def capture_to_dict(capture: AttentionCapture | AttentionMap) -> dict:
 
 def _check_header(data) -> None:
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
-        raise InputError(f"This is not an attnviz capture (no \"schema\": \"{SCHEMA}\"); export it with attnviz first.")
+        raise InputError(f'This is not an attnviz capture (no "schema": "{SCHEMA}"); export it with attnviz first.')
     if data.get("version") != SCHEMA_VERSION:
         raise InputError(
             f"This capture uses schema version {data.get('version')!r}; this attnviz reads version {SCHEMA_VERSION}."
@@ -414,7 +417,10 @@ def capture_from_npz(source: bytes | str | os.PathLike) -> AttentionCapture:
             steps = None
             if data.get("steps") is not None:
                 steps = [
-                    (archive[f"steps/{i}/self_weights"], archive[f"steps/{i}/cross_weights"] if s["has_cross"] else None)
+                    (
+                        archive[f"steps/{i}/self_weights"],
+                        archive[f"steps/{i}/cross_weights"] if s["has_cross"] else None,
+                    )
                     for i, s in enumerate(data["steps"])
                 ]
     except (KeyError, ValueError, OSError) as error:

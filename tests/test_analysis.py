@@ -66,7 +66,14 @@ def test_word_groups_sentencepiece_wordpiece_and_punctuation():
     tokens = tokens_from(words, text) + [Token("</s>", -1, -1, special=True)]
     groups = analysis.word_groups(tokens)
     assert [[t.text for t in tokens[a:b]] for a, b in groups] == [
-        ["Good"], ["morn", "ing"], [","], ["stud", "ying"], ["早上"], ["好"], ["！"], ["</s>"]
+        ["Good"],
+        ["morn", "ing"],
+        [","],
+        ["stud", "ying"],
+        ["早上"],
+        ["好"],
+        ["！"],
+        ["</s>"],
     ]
 
 
@@ -78,9 +85,9 @@ def test_word_groups_byte_level_pieces_of_one_character_join():
 
 def test_merge_words_sums_keys_and_averages_queries():
     text = "playing chess"
-    tokens = [Token("[CLS]", -1, -1, True)] + tokens_from(["play", "ing", "chess"], text) + [
-        Token("[SEP]", -1, -1, True)
-    ]
+    tokens = (
+        [Token("[CLS]", -1, -1, True)] + tokens_from(["play", "ing", "chess"], text) + [Token("[SEP]", -1, -1, True)]
+    )
     amap = random_map(tokens, layers=2, heads=2)
     words = analysis.merge_words(amap, text)
     assert [t.text for t in words.query_tokens] == ["[CLS]", "playing", "chess", "[SEP]"]

@@ -8,7 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 from PIL import Image
-from plotly.colors import hex_to_rgb, sample_colorscale, unlabel_rgb
+from plotly.colors import sample_colorscale, unlabel_rgb
 from pypdf import PdfReader
 from test_analysis_maps import random_map, seed_pair_map, tokens_from
 
@@ -202,8 +202,9 @@ def _capture_with_steps() -> AttentionCapture:
                        np.random.default_rng(i).random((2, 3, 4), dtype=np.float32))
         for i, t in enumerate(cross.query_tokens)
     ]  # fmt: skip
-    return AttentionCapture("demo-zh-en", "cpu", {"cross": cross, "decoder": decoder}, "早上好！", "Good Morning!",
-                            steps, meta={"dtype": np.dtype("float32"), "seconds": np.float64(0.5), "alignment_heads": [(1, 2)]})  # fmt: skip
+    meta = {"dtype": np.dtype("float32"), "seconds": np.float64(0.5), "alignment_heads": [(1, 2)]}
+    maps = {"cross": cross, "decoder": decoder}
+    return AttentionCapture("demo-zh-en", "cpu", maps, "早上好！", "Good Morning!", steps, meta=meta)
 
 
 def _assert_same(loaded: AttentionCapture, original: AttentionCapture):

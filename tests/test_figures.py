@@ -104,7 +104,9 @@ def test_alignment_seed_figure_links_follow_weights():
     weights = [t.customdata[0] for t in links]
     widths = [t.line.width for t in links]
     opacities = [t.opacity for t in links]
-    assert widths == [figures.link_width(w) for w in weights] and opacities == [figures.link_opacity(w) for w in weights]
+    assert widths == [figures.link_width(w) for w in weights] and opacities == [
+        figures.link_opacity(w) for w in weights
+    ]
     order = np.argsort(weights)
     assert np.all(np.diff(np.array(widths)[order]) >= 0) and np.all(np.diff(np.array(opacities)[order]) >= 0)
     strongest = {t.name for t in links if t.customdata[0] > 0.7}

@@ -48,7 +48,9 @@ LABELS: dict[str, dict[str, str]] = {
         "masked": "masked",
         "masked_legend": "grey = masked",
         "log_scale": "log scale",
-        "downsampled": "downsampled: {query_factor}×{key_factor} tokens per cell ({pool}-pool); crop a range for exact values",
+        "downsampled": (
+            "downsampled: {query_factor}×{key_factor} tokens per cell ({pool}-pool); crop a range for exact values"
+        ),
         "token_range": "#{start}–{stop}",
         "source": "Source",
         "target": "Target",
@@ -194,10 +196,22 @@ def selection_text(
 
 
 def figure_title(
-    model: str | None, amap: AttentionMap | None, selection: str | None, text: Mapping[str, str], notes: Sequence[str] = ()
+    model: str | None,
+    amap: AttentionMap | None,
+    selection: str | None,
+    text: Mapping[str, str],
+    notes: Sequence[str] = (),
 ) -> str:
     """Model · kind · selection on the first line, notes (log scale, downsampling) smaller on the second."""
-    parts = [p for p in (html.escape(model, quote=False) if model else None, text[f"kind_{amap.kind}"] if amap is not None else None, selection) if p]
+    parts = [
+        p
+        for p in (
+            html.escape(model, quote=False) if model else None,
+            text[f"kind_{amap.kind}"] if amap is not None else None,
+            selection,
+        )
+        if p
+    ]
     title = " · ".join(parts)
     if notes:
         title += "<br><sup>" + " · ".join(notes) + "</sup>"

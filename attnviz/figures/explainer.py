@@ -1,4 +1,4 @@
-"""Figures for the seed walk-through: the QKᵀ → scale → softmax → A·V matrices, the 四不像 mixture, 早上好 → Good Morning.
+"""Figures for the seed walk-through: QKᵀ → scale → softmax → A·V matrices, the 四不像 mixture, 早上好 → Good Morning.
 
 The seed article's own figures (and the numbers in them) are lost; the matrices below are small illustrative values
 with the seed's shapes (Q has 3 rows, K and V have 4, every vector has 2 elements). The 四不像 weights and the
@@ -85,7 +85,11 @@ def explainer(
     ]
     if scaled:
         panels.append((text["matrix_scaled"].format(scale=f"{steps.scale:.{decimals}f}"), steps.scaled))
-    panels += [(text["matrix_weights"], steps.weights), (text["matrix_v"], steps.v), (text["matrix_output"], steps.output)]
+    panels += [
+        (text["matrix_weights"], steps.weights),
+        (text["matrix_v"], steps.v),
+        (text["matrix_output"], steps.output),
+    ]
     cols = 4
     rows = -(-len(panels) // cols)
     fig = make_subplots(
@@ -127,7 +131,9 @@ def mixture(
     names = [name for name, _ in weights]
     values = np.array([w for _, w in weights], dtype=np.float64)
     if values.size == 0 or (values < 0).any() or abs(values.sum() - 1.0) > 1e-6:
-        raise InputError(f"Mixture weights must be non-negative and sum to 1 like an attention row; got {list(values)}.")
+        raise InputError(
+            f"Mixture weights must be non-negative and sum to 1 like an attention row; got {list(values)}."
+        )
     text = resolve_labels(lang, labels)
     shown = [_fraction(w) for w in values]
     formula = " + ".join(f"{s}·{n}" for s, n in zip(shown, names))

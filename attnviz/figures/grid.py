@@ -74,7 +74,9 @@ def grid(
                 cell["text"] = [
                     [
                         f"{prefix}<br>"
-                        + text["hover"].format(query=q, key=k, value=format_value(v) if np.isfinite(v) else text["masked"])
+                        + text["hover"].format(
+                            query=q, key=k, value=format_value(v) if np.isfinite(v) else text["masked"]
+                        )
                         for k, v in zip(key_labels, value_row)
                     ]
                     for q, value_row in zip(query_labels, values)
@@ -95,8 +97,7 @@ def grid(
             clamp(130 + cell_px * len(layer_idx), 300, 2400),
             plot_bgcolor=MASKED_COLOR,
             margin=dict(l=30, r=90, t=100, b=30),
-            meta=dict(view="grid", layers=layer_idx, heads=head_idx, query_factor=query_factor,
-                      key_factor=key_factor),
+            meta=dict(view="grid", layers=layer_idx, heads=head_idx, query_factor=query_factor, key_factor=key_factor),
         ),  # fmt: skip
         coloraxis=dict(
             colorscale=colorscale, cmin=0.0, cmax=top or 1.0, colorbar=dict(title=dict(text=text["weight"]))

@@ -38,9 +38,7 @@ def _hover_texts(query_labels: list[str], key_labels: list[str], values: np.ndar
     template = text["hover"]
     return [
         [
-            template.format(
-                query=q, key=k, value=format_value(v) if np.isfinite(v) else text["masked"]
-            )
+            template.format(query=q, key=k, value=format_value(v) if np.isfinite(v) else text["masked"])
             for k, v in zip(key_labels, row)
         ]
         for q, row in zip(query_labels, values)
@@ -87,7 +85,9 @@ def heatmap(
     key_offset = key_range[0] if key_range else 0
     if query_range or key_range:
         amap = analysis.crop(amap, query_range, key_range)
-        mask = mask[query_offset : query_offset + len(amap.query_tokens), key_offset : key_offset + len(amap.key_tokens)]
+        mask = mask[
+            query_offset : query_offset + len(amap.query_tokens), key_offset : key_offset + len(amap.key_tokens)
+        ]
     matrix = analysis.aggregate(amap, layers, heads, head_reduce, layer_reduce)
     values = np.where(mask, np.nan, matrix)  # (queries, keys); NaN = masked
 
@@ -99,9 +99,7 @@ def heatmap(
         values = analysis.downsample(values, query_factor, key_factor, pool)  # (query bins, key bins)
         query_labels = _bin_labels(amap.query_tokens, query_factor, query_offset, text)
         key_labels = _bin_labels(amap.key_tokens, key_factor, key_offset, text)
-        notes.append(
-            text["downsampled"].format(query_factor=query_factor, key_factor=key_factor, pool=text[pool])
-        )
+        notes.append(text["downsampled"].format(query_factor=query_factor, key_factor=key_factor, pool=text[pool]))
     else:
         query_labels = [token_label(t) for t in amap.query_tokens]
         key_labels = [token_label(t) for t in amap.key_tokens]

@@ -240,7 +240,8 @@ class StaticRenderer:
         if gap:
             edges_x, edges_y = np.arange(cols + 1) - 0.5, np.arange(rows + 1) - 0.5
             image = ax.pcolormesh(
-                edges_x, edges_y, masked, cmap=cmap, norm=norm, edgecolors=_color(self.fig.layout.paper_bgcolor, "white"),
+                edges_x, edges_y, masked, cmap=cmap, norm=norm,
+                edgecolors=_color(self.fig.layout.paper_bgcolor, "white"),
                 linewidth=gap * PX_TO_PT,
             )  # fmt: skip
         else:
@@ -345,9 +346,13 @@ class StaticRenderer:
         if inside:
             ax.text(x + w / 2, y + h / 2, label, ha="center", va="center", fontsize=size, color="white")
         elif horizontal:
-            ax.annotate(label, (x + w, y + h / 2), xytext=(3, 0), textcoords="offset points", va="center", fontsize=size)
+            ax.annotate(
+                label, (x + w, y + h / 2), xytext=(3, 0), textcoords="offset points", va="center", fontsize=size
+            )
         else:
-            ax.annotate(label, (x + w / 2, y + h), xytext=(0, 3), textcoords="offset points", ha="center", fontsize=size)
+            ax.annotate(
+                label, (x + w / 2, y + h), xytext=(0, 3), textcoords="offset points", ha="center", fontsize=size
+            )
 
     def _category_positions(self, ax, categories: Sequence, horizontal: bool) -> list[float]:
         known = getattr(ax, "_attnviz_categories", None)
@@ -377,7 +382,8 @@ class StaticRenderer:
         top = 1.0 - 22.0 / self.height
         self.mfig.text(x, top, main, ha=_anchor(title.xanchor, "left"), va="top", fontsize=size)
         if notes:
-            self.mfig.text(x, top - (size / PX_TO_PT + 6) / self.height, "\n".join(notes), ha=_anchor(title.xanchor, "left"),
+            below = top - (size / PX_TO_PT + 6) / self.height
+            self.mfig.text(x, below, "\n".join(notes), ha=_anchor(title.xanchor, "left"),
                            va="top", fontsize=size * 0.72, color="#444444")  # fmt: skip
 
     def _annotation(self, note):
@@ -400,7 +406,11 @@ class StaticRenderer:
         ha = {"left": "left", "right": "right", "center": "center"}.get(_anchor(note.xanchor, "center"), "center")
         bbox = None
         if note.bgcolor:
-            bbox = dict(facecolor=_color(note.bgcolor), edgecolor="none", boxstyle=f"square,pad={0.1 + (note.borderpad or 1) / 20}")
+            bbox = dict(
+                facecolor=_color(note.bgcolor),
+                edgecolor="none",
+                boxstyle=f"square,pad={0.1 + (note.borderpad or 1) / 20}",
+            )
         shift = ((note.xshift or 0) * PX_TO_PT, (note.yshift or 0) * PX_TO_PT)
         from matplotlib.text import Annotation
 
