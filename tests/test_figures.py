@@ -77,6 +77,9 @@ def test_large_heatmap_is_pooled_with_few_labels_and_a_range_gives_exact_values(
     np.testing.assert_allclose(exact, np.where(analysis.causal_mask(amap)[300:340, 280:330], np.nan,
                                                amap.weights[0, 0, 300:340, 280:330]), equal_nan=True)  # fmt: skip
     assert part.layout.meta["query_offset"] == 300 and part.layout.xaxis.ticktext[0] == "t280"
+    # A box selected on the pooled view (bins 100–102 × 90–95) maps back to tokens 300–308 × 270–287.
+    assert figures.selected_ranges(fig, x=(89.6, 95.2), y=(99.7, 102.4)) == ((300, 309), (270, 288))
+    assert figures.selected_ranges(part, x=(0, 3), y=(-0.5, 0.4)) == ((300, 301), (280, 284))
     mean = figures.heatmap(amap, max_tokens=200, pool="mean")
     np.testing.assert_allclose(mean.data[0].z, analysis.downsample(masked, 3, 3, "mean"), equal_nan=True)
 

@@ -18,7 +18,7 @@ from attnviz.figures.explainer import (
     seed_alignment_map,
 )
 from attnviz.figures.grid import grid, statistic_grid
-from attnviz.figures.heatmap import heatmap
+from attnviz.figures.heatmap import heatmap, selected_ranges
 from attnviz.figures.lines import head_lines
 
 VIEWS = {"heatmap": heatmap, "alignment": alignment, "grid": grid, "lines": head_lines}
@@ -43,6 +43,7 @@ __all__ = [
     "mixture",
     "resolve_labels",
     "seed_alignment_map",
+    "selected_ranges",
     "statistic_grid",
     "strongest_links",
 ]

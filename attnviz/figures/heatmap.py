@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+import unicodedata
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -31,6 +33,11 @@ def _bin_labels(tokens: Sequence[Token], factor: int, offset: int, text: Mapping
         span = text["token_range"].format(start=offset + first, stop=offset + stop - 1)
         labels.append(f"{span} {token_label(tokens[first], 10)}")
     return labels
+
+
+def _label_px(label: str) -> float:
+    """Rough width of a 12 px label: CJK characters are about twice as wide as Latin ones."""
+    return sum(12.0 if unicodedata.east_asian_width(c) in "WF" else 7.0 for c in html.unescape(label))
 
 
 def _hover_texts(query_labels: list[str], key_labels: list[str], values: np.ndarray, text: Mapping[str, str]):
@@ -119,7 +126,10 @@ def heatmap(
 
     x_ticks = tick_positions(len(key_labels), max_labels)
     y_ticks = tick_positions(len(query_labels), max_labels)
-    rotate = len(key_labels) > 12 or max((len(s) for s in key_labels), default=0) > 6
+    fig_width = width or clamp(260 + 16 * len(key_labels), 520, 1200)
+    cell_px = (fig_width - 250) / max(len(key_labels), 1)  # plot width ≈ figure minus margins and colour bar
+    spacing_px = cell_px * len(key_labels) / max(len(x_ticks), 1)  # between two drawn labels
+    rotate = max((_label_px(key_labels[i]) for i in x_ticks), default=0) > 0.9 * spacing_px
     trace = go.Heatmap(
         z=z,
         zmin=low,
@@ -147,7 +157,7 @@ def heatmap(
     fig.update_layout(
         **base_layout(
             title if title is not None else figure_title(model, amap, selection, text, notes),
-            width or clamp(260 + 16 * len(key_labels), 520, 1200),
+            fig_width,
             height or clamp(220 + 16 * len(query_labels), 420, 1200),
             plot_bgcolor=MASKED_COLOR,
             annotations=annotations,
@@ -157,6 +167,8 @@ def heatmap(
                 key_factor=key_factor,
                 query_offset=query_offset,
                 key_offset=key_offset,
+                query_count=queries,
+                key_count=keys,
                 pool=pool if query_factor > 1 or key_factor > 1 else None,
                 log_scale=log_scale,
             ),
@@ -182,3 +194,28 @@ def heatmap(
         ),
     )
     return fig
+
+
+def selected_ranges(
+    fig: go.Figure, x: tuple[float, float], y: tuple[float, float]
+) -> tuple[tuple[int, int], tuple[int, int]]:
+    """Token ranges ((q0, q1), (k0, k1)) under a box selected on a `heatmap` figure (axis units, e.g. Streamlit's
+    box-select `x`/`y` ranges): pass them back as `query_range`/`key_range` for the exact values of that part.
+
+    Works on pooled and cropped heatmaps alike (it reads the factors and offsets from `fig.layout.meta`).
+    """
+    meta = fig.layout.meta
+    if not isinstance(meta, dict) or meta.get("view") != "heatmap":
+        raise InputError("selected_ranges needs a figure made by attnviz.figures.heatmap.")
+
+    def tokens(span, factor, offset, count):
+        first_bin = max(0, int(np.floor(min(span) + 0.5)))
+        last_bin = max(first_bin, int(np.floor(max(span) + 0.5)))
+        start = min(offset + first_bin * factor, offset + count - 1)
+        stop = min(offset + (last_bin + 1) * factor, offset + count)
+        return start, max(stop, start + 1)
+
+    return (
+        tokens(y, meta["query_factor"], meta["query_offset"], meta["query_count"]),
+        tokens(x, meta["key_factor"], meta["key_offset"], meta["key_count"]),
+    )
