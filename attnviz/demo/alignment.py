@@ -1,0 +1,86 @@
+"""Word alignments on subword pieces: gold attention targets for training, word-level links for evaluation.
+
+A model translating source → target has one attention row per target piece plus </s> (row i is the decoder step
+that *produces* target piece i) and one column per source piece plus </s>. Words are groups of pieces.
+This is a small private helper of the demo; attnviz.analysis holds the general word merge the app uses.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from attnviz.errors import InputError
+
+SPACE = "▁"
+
+
+def piece_words(pieces: list[str], words: tuple[str, ...] | list[str]) -> list[int]:
+    """For each SentencePiece piece, the index of the word it belongs to.
+
+    Pieces and words must spell the same characters once spaces and "▁" are dropped; a piece that straddles two
+    words is an error, because the gold alignment could not be put on it.
+    """
+    ends, position = [], 0
+    for word in words:
+        position += len(word)
+        ends.append(position)
+    owners, position, word = [], 0, 0
+    for piece in pieces:
+        surface = piece.replace(SPACE, "")
+        while word < len(ends) and position >= ends[word]:
+            word += 1
+        if not surface:  # a lone "▁" belongs to the word it precedes
+            owners.append(min(word, len(words) - 1))
+            continue
+        if word == len(ends) or position + len(surface) > ends[word]:
+            raise InputError(f"Piece {piece!r} in {pieces} does not fall inside one of the words {list(words)}.")
+        owners.append(word)
+        position += len(surface)
+    if position != (ends[-1] if ends else 0):
+        raise InputError(f"Pieces {pieces} do not spell the words {list(words)}.")
+    return owners
+
+
+def gold_attention(source_owner: list[int], target_owner: list[int], links) -> np.ndarray:
+    """Gold attention (target pieces + </s>, source pieces + </s>): each row spreads evenly over the source pieces
+    of the words its target word links to; a target word with no link, and </s>, attend to the source </s>."""
+    rows, cols = len(target_owner) + 1, len(source_owner) + 1
+    gold = np.zeros((rows, cols), dtype=np.float32)
+    for t, target_word in enumerate(target_owner):
+        linked = {s for s, t_word in links if t_word == target_word}
+        columns = [c for c, source_word in enumerate(source_owner) if source_word in linked]
+        if columns:
+            gold[t, columns] = 1.0 / len(columns)
+        else:
+            gold[t, cols - 1] = 1.0
+    gold[rows - 1, cols - 1] = 1.0
+    return gold
+
+
+def word_attention(attention: np.ndarray, source_owner: list[int], target_owner: list[int]) -> np.ndarray:
+    """Merge piece attention (target pieces + </s>, source pieces + </s>) into (target words, source words + </s>):
+    a word receives the sum over its source pieces and the mean over its target pieces; </s> rows are dropped."""
+    n_source = max(source_owner, default=-1) + 1
+    n_target = max(target_owner, default=-1) + 1
+    by_source = np.zeros((attention.shape[0], n_source + 1), dtype=np.float64)
+    for c, owner in enumerate(source_owner):
+        by_source[:, owner] += attention[:, c]
+    by_source[:, n_source] = attention[:, len(source_owner)]
+    merged = np.zeros((n_target, n_source + 1), dtype=np.float64)
+    for word in range(n_target):
+        merged[word] = by_source[[t for t, owner in enumerate(target_owner) if owner == word]].mean(axis=0)
+    return merged
+
+
+def argmax_links(word_matrix: np.ndarray) -> set[tuple[int, int]]:
+    """(source word, target word) for each target word's strongest source word; none when that is </s>."""
+    null = word_matrix.shape[1] - 1
+    best = word_matrix.argmax(axis=1)
+    return {(int(s), t) for t, s in enumerate(best) if s != null}
+
+
+def alignment_error_rate(predicted: list[set], gold: list[set]) -> float:
+    """AER (Och & Ney 2003) over a corpus, with every gold link "sure": 1 - 2|A∩S| / (|A| + |S|)."""
+    hits = sum(len(a & s) for a, s in zip(predicted, gold, strict=True))
+    total = sum(len(a) + len(s) for a, s in zip(predicted, gold, strict=True))
+    return 1.0 - 2.0 * hits / total if total else 0.0

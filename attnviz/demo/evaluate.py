@@ -1,0 +1,161 @@
+"""Score a demo model on held-out pairs: exact-match translation rate and alignment error rate (AER).
+
+    python -m attnviz.demo.evaluate --direction zh-en
+
+Exact match compares the greedy translation with the reference, ignoring case and spaces. AER compares the word
+alignment read from the model's alignment head (config `alignment_heads`) while force-decoding the reference with
+the gold alignment: each target word links to the source word it attends to most, or to nothing when that is </s>.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from attnviz.demo import DIRECTIONS, model_dir
+from attnviz.demo.alignment import alignment_error_rate, argmax_links, piece_words, word_attention
+from attnviz.demo.pairs import Pair, read_tsv
+from attnviz.errors import InputError
+
+BATCH_SIZE = 64
+
+
+@dataclass(frozen=True)
+class Scores:
+    pairs: int
+    exact_match: float
+    aer: float
+    by_group: dict[str, dict[str, float]] = field(default_factory=dict)  # group -> {"pairs", "exact_match", "aer"}
+
+
+def load(folder: Path):
+    """The model and tokenizer exactly as a user loads them, with eager attention so weights can be returned."""
+    from transformers import MarianMTModel, MarianTokenizer
+
+    tokenizer = MarianTokenizer.from_pretrained(str(folder))
+    model = MarianMTModel.from_pretrained(str(folder), attn_implementation="eager")
+    return model.eval(), tokenizer
+
+
+def languages(tokenizer) -> tuple[str, str]:
+    return tokenizer.source_lang, tokenizer.target_lang
+
+
+def same_text(a: str, b: str) -> bool:
+    """Equal once case and spaces are set aside ("Good morning!" == "good Morning !")."""
+    return "".join(a.split()).casefold() == "".join(b.split()).casefold()
+
+
+@torch.no_grad()
+def translate(model, tokenizer, texts: list[str], batch_size: int = BATCH_SIZE) -> list[str]:
+    """Greedy translations, batched."""
+    out = []
+    for start in range(0, len(texts), batch_size):
+        batch = tokenizer(texts[start:start + batch_size], return_tensors="pt", padding=True)
+        generated = model.generate(**batch)  # greedy, at most 64 tokens: the generation_config.json settings
+        out += tokenizer.batch_decode(generated, skip_special_tokens=True)
+    return out
+
+
+def source_pieces(tokenizer, text: str) -> list[str]:
+    return tokenizer.spm_source.encode(text, out_type=str)
+
+
+def target_pieces(tokenizer, text: str) -> list[str]:
+    return tokenizer.spm_target.encode(text, out_type=str)
+
+
+@torch.no_grad()
+def alignment_attention(model, tokenizer, sources: list[str], targets: list[str], layer: int, head: int,
+                        batch_size: int = BATCH_SIZE) -> list[np.ndarray]:
+    """Cross-attention of one head while force-decoding each target: (target pieces + </s>, source pieces + </s>).
+
+    Row i is the decoder step that produces target piece i (it reads the start token and the pieces before i)."""
+    matrices = []
+    start_id = model.config.decoder_start_token_id
+    for begin in range(0, len(sources), batch_size):
+        src, tgt = sources[begin:begin + batch_size], targets[begin:begin + batch_size]
+        batch = tokenizer(src, text_target=tgt, return_tensors="pt", padding=True)
+        labels = batch.pop("labels")
+        pad = tokenizer.pad_token_id
+        decoder_input_ids = torch.cat([torch.full_like(labels[:, :1], start_id), labels[:, :-1]], dim=1)
+        decoder_input_ids = decoder_input_ids.masked_fill(decoder_input_ids == -100, pad)
+        output = model(**batch, decoder_input_ids=decoder_input_ids, output_attentions=True)
+        weights = output.cross_attentions[layer][:, head]  # (batch, target positions, source positions)
+        for k in range(len(src)):
+            rows = int(((labels[k] != pad) & (labels[k] != -100)).sum())
+            cols = int(batch["attention_mask"][k].sum())
+            matrices.append(weights[k, :rows, :cols].float().numpy())
+    return matrices
+
+
+def alignment_head(model) -> tuple[int, int]:
+    heads = getattr(model.config, "alignment_heads", None)
+    if not heads:
+        raise InputError("This model's config has no `alignment_heads`; it was not trained with guided alignment.")
+    layer, head = heads[0]
+    return int(layer), int(head)
+
+
+def word_matrices(model, tokenizer, pairs: list[Pair]) -> list[tuple[np.ndarray, list[int], list[int]]]:
+    """Word-level attention of the alignment head for each pair, with the piece → word maps of both sides."""
+    source_lang, target_lang = languages(tokenizer)
+    layer, head = alignment_head(model)
+    sources = [pair.text(source_lang) for pair in pairs]
+    targets = [pair.text(target_lang) for pair in pairs]
+    out = []
+    for pair, matrix, src, tgt in zip(pairs, alignment_attention(model, tokenizer, sources, targets, layer, head),
+                                      sources, targets, strict=True):
+        source_owner = piece_words(source_pieces(tokenizer, src), pair.words(source_lang))
+        target_owner = piece_words(target_pieces(tokenizer, tgt), pair.words(target_lang))
+        if matrix.shape != (len(target_owner) + 1, len(source_owner) + 1):
+            raise InputError(f"Pieces and attention disagree for {src!r} -> {tgt!r}: {matrix.shape}.")
+        out.append((word_attention(matrix, source_owner, target_owner), source_owner, target_owner))
+    return out
+
+
+def group_of(pair: Pair) -> str:
+    return pair.origin.split("/", 1)[1] if "/" in pair.origin else pair.origin
+
+
+def evaluate(model, tokenizer, pairs: list[Pair]) -> Scores:
+    source_lang, target_lang = languages(tokenizer)
+    hypotheses = translate(model, tokenizer, [pair.text(source_lang) for pair in pairs])
+    exact = [same_text(h, pair.text(target_lang)) for h, pair in zip(hypotheses, pairs, strict=True)]
+    predicted = [argmax_links(matrix) for matrix, _, _ in word_matrices(model, tokenizer, pairs)]
+    gold = [set(pair.links_from(source_lang)) for pair in pairs]
+    groups = defaultdict(list)
+    for k, pair in enumerate(pairs):
+        groups[group_of(pair)].append(k)
+    by_group = {
+        name: {"pairs": len(ks), "exact_match": float(np.mean([exact[k] for k in ks])),
+               "aer": alignment_error_rate([predicted[k] for k in ks], [gold[k] for k in ks])}
+        for name, ks in sorted(groups.items())
+    }
+    return Scores(len(pairs), float(np.mean(exact)), alignment_error_rate(predicted, gold), by_group)
+
+
+def main(argv: list[str] | None = None) -> None:
+    from attnviz.demo import CORPUS_DIR
+    from attnviz.demo.corpus import HELD_OUT_FILE
+
+    parser = argparse.ArgumentParser(description="Score a demo model on the held-out pairs.")
+    parser.add_argument("--direction", choices=DIRECTIONS, default="zh-en")
+    parser.add_argument("--model", type=Path, default=None, help="model folder (default: the committed one)")
+    parser.add_argument("--corpus", type=Path, default=CORPUS_DIR)
+    args = parser.parse_args(argv)
+    torch.set_num_threads(2)
+    model, tokenizer = load(args.model or model_dir(args.direction))
+    scores = evaluate(model, tokenizer, read_tsv(args.corpus / HELD_OUT_FILE))
+    print(f"{scores.pairs} held-out pairs: exact match {scores.exact_match:.3f}, AER {scores.aer:.3f}")
+    for name, group in scores.by_group.items():
+        print(f"  {name}: {group['pairs']} pairs, exact match {group['exact_match']:.3f}, AER {group['aer']:.3f}")
+
+
+if __name__ == "__main__":
+    main()

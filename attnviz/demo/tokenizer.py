@@ -1,0 +1,99 @@
+"""SentencePiece models and the MarianTokenizer files (source.spm, target.spm, vocab.json) for the demo models.
+
+Chinese: every lexicon and phrasebook word is a user-defined symbol, so SentencePiece segments unsegmented text
+(早上好！) into the corpus's words (早上 / 好 / ！) and the gold word alignment maps onto pieces one to one.
+No dummy prefix, so no lone "▁" piece starts each sentence. A custom normaliser turns ASCII punctuation into the
+full-width forms Chinese uses (早上好! reads as 早上好！) and leaves full-width punctuation alone, so an en→zh model
+writes ！ and 。 rather than the ! and . that NFKC would make of them.
+English: a BPE model sized so the corpus's words are whole pieces, with the usual NFKC normaliser
+(Good morning！ reads as Good morning!) and punctuation as pieces of their own.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+
+import sentencepiece as spm
+
+from attnviz.demo.lexicon import chinese_words
+from attnviz.demo.pairs import Pair
+from attnviz.demo.phrasebook import phrasebook_words
+from attnviz.errors import InputError
+
+EOS, UNK, PAD = "</s>", "<unk>", "<pad>"
+ENGLISH_PUNCTUATION = [".", ",", "!", "?", ";", ":"]
+# ASCII punctuation typed in Chinese text -> the full-width form the corpus uses.
+CHINESE_PUNCTUATION_RULES = {"!": "！", "?": "？", ",": "，", ";": "；", ":": "：", ".": "。", "(": "（", ")": "）",
+                             "\u3000": " "}
+SPM_MARGIN = 64  # room above the symbols and characters for pieces SentencePiece learns
+
+
+def _chinese_rule_tsv(path: Path) -> Path:
+    lines = [f"{ord(src):X}\t{ord(dst):X}" for src, dst in CHINESE_PUNCTUATION_RULES.items()]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def train_sentencepiece(pairs: list[Pair], lang: str, model_path: Path) -> Path:
+    """Train the SentencePiece model of `lang` ("zh" or "en") on the corpus; writes `model_path`, returns it."""
+    model_path = Path(model_path)
+    texts = [pair.text(lang) for pair in pairs]
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        common = dict(character_coverage=1.0, num_threads=1, hard_vocab_limit=False,
+                      bos_id=-1, pad_id=-1, eos_id=2, unk_id=1, minloglevel=2, shuffle_input_sentence=False)
+        if lang == "zh":
+            # The whole lexicon, not only the words in `pairs`: a slice of the corpus segments like all of it.
+            words = sorted({w for pair in pairs for w in pair.zh_words} | chinese_words() | phrasebook_words())
+            chars = sorted({c for text in texts + words for c in text})
+            # A line of single characters gives SentencePiece an alphabet besides the symbols, so text outside the
+            # lexicon still splits into known characters.
+            lines = texts + [" ".join(chars)]
+            # Pieces beyond the symbols are single characters, so no piece ever straddles two words.
+            options = dict(model_type="unigram", user_defined_symbols=words, add_dummy_prefix=False,
+                           max_sentencepiece_length=1,
+                           normalization_rule_tsv=str(_chinese_rule_tsv(tmp / "zh_rules.tsv")),
+                           vocab_size=len(words) + len(chars) + SPM_MARGIN)
+        elif lang == "en":
+            words = {w for pair in pairs for w in pair.en_words}
+            lines = texts
+            # BPE merges every frequent word into one piece; a unigram model this small keeps splitting them.
+            options = dict(model_type="bpe", user_defined_symbols=ENGLISH_PUNCTUATION,
+                           vocab_size=2 * len(words) + SPM_MARGIN)
+        else:
+            raise InputError(f"Unknown language {lang!r}; the demo models speak 'zh' and 'en'.")
+        (tmp / "input.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        spm.SentencePieceTrainer.train(input=str(tmp / "input.txt"), model_prefix=str(tmp / lang), **common, **options)
+        model_path.parent.mkdir(parents=True, exist_ok=True)
+        model_path.write_bytes((tmp / f"{lang}.model").read_bytes())
+    return model_path
+
+
+def build_vocab(spm_paths: list[Path]) -> dict[str, int]:
+    """The joint Marian vocabulary: </s> 0, <unk> 1, every piece of both models once, <pad> last (as opus-mt does)."""
+    vocab = {EOS: 0, UNK: 1}
+    for path in spm_paths:
+        processor = spm.SentencePieceProcessor(model_file=str(path))
+        for i in range(processor.get_piece_size()):
+            if processor.is_control(i) or processor.is_unknown(i):
+                continue
+            vocab.setdefault(processor.id_to_piece(i), len(vocab))
+    vocab[PAD] = len(vocab)
+    return vocab
+
+
+def write_tokenizer(folder: Path, source_lang: str, target_lang: str, spm_models: dict[str, Path]):
+    """Write a MarianTokenizer into `folder` and return it, loaded back the way users load it."""
+    from transformers import MarianTokenizer
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    source, target = spm_models[source_lang], spm_models[target_lang]
+    vocab_path = folder / "vocab.json"
+    vocab_path.write_text(json.dumps(build_vocab([source, target]), ensure_ascii=False, indent=1), encoding="utf-8")
+    tokenizer = MarianTokenizer(source_spm=str(source), target_spm=str(target), vocab=str(vocab_path),
+                                source_lang=source_lang, target_lang=target_lang, model_max_length=128)
+    tokenizer.save_pretrained(str(folder))
+    return MarianTokenizer.from_pretrained(str(folder))

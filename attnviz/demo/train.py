@@ -1,0 +1,278 @@
+"""Train a demo translation model, from corpus to a saved Hugging Face folder with its model card.
+
+    python -m attnviz.demo.train --direction zh-en     # then --direction en-zh; one at a time on 2 cores
+
+Steps: read (or write) the corpus, train the SentencePiece models and the MarianTokenizer files, train a small
+Marian model with label-smoothed cross-entropy plus guided alignment on one cross-attention head, save it with
+safetensors, score it on the held-out pairs and write README.md. Seeded: the same command gives the same model.
+
+Guided alignment (Garg et al. 2019; Marian's --guided-alignment): the head `alignment_heads[0] = (layer, head)` of
+the decoder's cross-attention is pulled toward the gold word alignment — each target piece toward the source
+pieces of the word(s) its word links to, unlinked pieces and </s> toward the source </s> — by the cross-entropy
+between the gold rows and the head's attention rows. The other heads are free.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import tempfile
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from tqdm import tqdm
+
+from attnviz.demo import CORPUS_DIR, DIRECTIONS, model_dir
+from attnviz.demo.alignment import gold_attention, piece_words
+from attnviz.demo.corpus import DEFAULT_SEED, load_corpus
+from attnviz.demo.pairs import Pair
+from attnviz.demo.tokenizer import train_sentencepiece, write_tokenizer
+from attnviz.errors import InputError
+
+
+@dataclass
+class TrainConfig:
+    direction: str = "zh-en"
+    seed: int = DEFAULT_SEED
+    d_model: int = 192
+    layers: int = 3  # encoder layers = decoder layers
+    heads: int = 4
+    ffn_dim: int = 512
+    dropout: float = 0.1
+    steps: int = 2400
+    batch_size: int = 64
+    learning_rate: float = 1e-3
+    warmup_steps: int = 200
+    label_smoothing: float = 0.1
+    alignment_weight: float = 0.5
+    alignment_layer: int = -1  # decoder layer of the supervised head; -1 = the last
+    alignment_head: int = 0
+    phrasebook_repeat: int = 20  # the phrasebook is small; repeating it makes its phrases exact
+    max_pairs: int | None = None  # train on the first N corpus pairs only (the smoke test)
+    max_heldout: int | None = None  # score the first N held-out pairs only (the smoke test)
+    threads: int = 1  # on a shared 2-core machine a second thread waits on the first more than it helps
+
+    @property
+    def languages(self) -> tuple[str, str]:
+        source, _, target = self.direction.partition("-")
+        return source, target
+
+    @property
+    def supervised_layer(self) -> int:
+        return self.alignment_layer % self.layers
+
+
+@dataclass
+class Example:
+    source_ids: list[int]  # pieces + </s>
+    target_ids: list[int]  # pieces + </s>
+    gold: np.ndarray  # (target length, source length): the alignment head's target rows
+
+
+def case_variants(pair: Pair) -> list[Pair]:
+    """"Good Morning!" and "good morning!" for "Good morning!": English typed as people type it."""
+    variants = []
+    for change in (str.capitalize, str.lower):
+        words = tuple(w if w == "I" else change(w) for w in pair.en_words)
+        if words != pair.en_words:
+            variants.append(Pair(pair.zh_words, words, pair.links, pair.origin + "/case"))
+    return variants
+
+
+def training_pairs(pairs: list[Pair], source_lang: str, repeat: int) -> list[Pair]:
+    """Grammar pairs once, the phrasebook `repeat` times, and for English sources the phrasebook's case variants."""
+    out = []
+    for pair in pairs:
+        if pair.origin != "phrasebook":
+            out.append(pair)
+            continue
+        out += [pair] * repeat
+        if source_lang == "en":
+            out += [variant for variant in case_variants(pair) for _ in range(max(1, repeat // 4))]
+    return out
+
+
+def encode(tokenizer, pairs: list[Pair], source_lang: str, target_lang: str) -> list[Example]:
+    """Token ids of both sides and the gold attention rows of each distinct pair."""
+    distinct = list(dict.fromkeys(pairs))
+    encoded = tokenizer([p.text(source_lang) for p in distinct], text_target=[p.text(target_lang) for p in distinct])
+    by_pair = {}
+    for k, pair in enumerate(distinct):
+        source_ids, target_ids = encoded["input_ids"][k], encoded["labels"][k]
+        source_owner = piece_words(tokenizer.spm_source.encode(pair.text(source_lang), out_type=str),
+                                   pair.words(source_lang))
+        target_owner = piece_words(tokenizer.spm_target.encode(pair.text(target_lang), out_type=str),
+                                   pair.words(target_lang))
+        if len(source_owner) + 1 != len(source_ids) or len(target_owner) + 1 != len(target_ids):
+            raise InputError(f"Tokenizer ids and pieces disagree for {pair.zh!r} / {pair.en!r}.")
+        gold = gold_attention(source_owner, target_owner, pair.links_from(source_lang))
+        by_pair[pair] = Example(source_ids, target_ids, gold)
+    return [by_pair[pair] for pair in pairs]
+
+
+def collate(examples: list[Example], pad_id: int, start_id: int) -> dict[str, torch.Tensor]:
+    batch, source_len = len(examples), max(len(e.source_ids) for e in examples)
+    target_len = max(len(e.target_ids) for e in examples)
+    input_ids = torch.full((batch, source_len), pad_id)
+    attention_mask = torch.zeros((batch, source_len), dtype=torch.long)
+    labels = torch.full((batch, target_len), -100)
+    decoder_input_ids = torch.full((batch, target_len), pad_id)
+    gold = torch.zeros((batch, target_len, source_len))
+    for k, e in enumerate(examples):
+        s, t = len(e.source_ids), len(e.target_ids)
+        input_ids[k, :s] = torch.tensor(e.source_ids)
+        attention_mask[k, :s] = 1
+        labels[k, :t] = torch.tensor(e.target_ids)
+        decoder_input_ids[k, :t] = torch.tensor([start_id] + e.target_ids[:-1])  # row i produces target i
+        gold[k, :t, :s] = torch.from_numpy(e.gold)
+    return dict(input_ids=input_ids, attention_mask=attention_mask, labels=labels,
+                decoder_input_ids=decoder_input_ids, gold=gold)
+
+
+def build_model(config: TrainConfig, tokenizer):
+    from transformers import GenerationConfig, MarianConfig, MarianMTModel
+
+    pad, eos = tokenizer.pad_token_id, tokenizer.eos_token_id
+    model_config = MarianConfig(
+        vocab_size=len(tokenizer), decoder_vocab_size=len(tokenizer), d_model=config.d_model,
+        encoder_layers=config.layers, decoder_layers=config.layers,
+        encoder_attention_heads=config.heads, decoder_attention_heads=config.heads,
+        encoder_ffn_dim=config.ffn_dim, decoder_ffn_dim=config.ffn_dim, max_position_embeddings=128,
+        activation_function="swish", scale_embedding=True, dropout=config.dropout, attention_dropout=0.0,
+        pad_token_id=pad, eos_token_id=eos, decoder_start_token_id=pad, forced_eos_token_id=eos,
+        share_encoder_decoder_embeddings=True, tie_word_embeddings=True,
+    )
+    # The head trained to align; attnviz.models reads it as ModelHandle.alignment_heads.
+    model_config.alignment_heads = [[config.supervised_layer, config.alignment_head]]
+    model = MarianMTModel(model_config)
+    model.set_attn_implementation("eager")  # only eager attention returns the weights the alignment loss needs
+    model.generation_config = GenerationConfig(
+        decoder_start_token_id=pad, eos_token_id=eos, pad_token_id=pad, forced_eos_token_id=eos,
+        bad_words_ids=[[pad]], max_length=64, num_beams=1, do_sample=False,
+    )
+    return model
+
+
+def learning_rate(config: TrainConfig, step: int) -> float:
+    """Linear warm-up, then cosine decay to a tenth of the peak."""
+    warm = min(1.0, (step + 1) / config.warmup_steps)
+    progress = min(1.0, step / max(1, config.steps))
+    return config.learning_rate * warm * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * progress)))
+
+
+def losses(model, batch: dict[str, torch.Tensor], config: TrainConfig) -> tuple[torch.Tensor, torch.Tensor]:
+    """Label-smoothed cross-entropy of the translation, and the guided-alignment cross-entropy of one head."""
+    output = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"],
+                   decoder_input_ids=batch["decoder_input_ids"], output_attentions=True)
+    logits = output.logits  # (batch, target, vocab)
+    translation = F.cross_entropy(logits.flatten(0, 1), batch["labels"].flatten(),
+                                  ignore_index=-100, label_smoothing=config.label_smoothing)
+    attention = output.cross_attentions[config.supervised_layer][:, config.alignment_head]  # (batch, target, source)
+    rows = batch["labels"] != -100
+    per_row = -(batch["gold"] * torch.log(attention.clamp_min(1e-9))).sum(-1)  # (batch, target)
+    alignment = per_row[rows].mean()
+    return translation, alignment
+
+
+@dataclass
+class TrainReport:
+    folder: Path
+    seconds: float
+    parameters: int
+    final_loss: float
+    final_alignment_loss: float
+    train_pairs: int
+
+
+def train(config: TrainConfig, corpus_dir: Path = CORPUS_DIR, out_dir: Path | None = None,
+          progress: bool = True, evaluate_heldout: bool = True) -> TrainReport:
+    if config.direction not in DIRECTIONS:
+        raise InputError(f"Unknown direction {config.direction!r}; use one of {', '.join(DIRECTIONS)}.")
+    began = time.monotonic()
+    out_dir = Path(out_dir or model_dir(config.direction))
+    source_lang, target_lang = config.languages
+    torch.set_num_threads(config.threads)
+    torch.manual_seed(config.seed)
+    rng = random.Random(config.seed)
+
+    corpus = load_corpus(corpus_dir, config.seed)
+    pairs = corpus.train[: config.max_pairs] if config.max_pairs else corpus.train
+    # Both directions train the same SentencePiece models: phrasebook repeats and case variants included.
+    spm_pairs = training_pairs(pairs, "en", config.phrasebook_repeat)
+    with tempfile.TemporaryDirectory() as tmp:
+        spm_models = {lang: train_sentencepiece(spm_pairs, lang, Path(tmp) / f"{lang}.model") for lang in ("zh", "en")}
+        tokenizer = write_tokenizer(out_dir, source_lang, target_lang, spm_models)
+
+    examples = encode(tokenizer, training_pairs(pairs, source_lang, config.phrasebook_repeat), source_lang,
+                      target_lang)
+    model = build_model(config, tokenizer)
+    model.train()
+    optimizer = torch.optim.AdamW(model.parameters(), lr=config.learning_rate, betas=(0.9, 0.98), weight_decay=0.01)
+    pad, start = tokenizer.pad_token_id, model.config.decoder_start_token_id
+
+    order: list[int] = []
+    bar = tqdm(range(config.steps), desc=f"train {config.direction}", disable=not progress, unit="step")
+    translation = alignment = torch.tensor(0.0)
+    for step in bar:
+        if len(order) < config.batch_size:  # a fresh shuffled pass over the examples
+            order += rng.sample(range(len(examples)), len(examples))
+        picked, order = order[: config.batch_size], order[config.batch_size:]
+        batch = collate([examples[k] for k in picked], pad, start)
+        for group in optimizer.param_groups:
+            group["lr"] = learning_rate(config, step)
+        translation, alignment = losses(model, batch, config)
+        loss = translation + config.alignment_weight * alignment
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+        if step % 20 == 0:
+            bar.set_postfix(loss=f"{translation.item():.3f}", align=f"{alignment.item():.3f}")
+
+    model.eval()
+    model.save_pretrained(str(out_dir))
+    report = TrainReport(out_dir, time.monotonic() - began, sum(p.numel() for p in model.parameters()),
+                         translation.item(), alignment.item(), len(pairs))
+    if evaluate_heldout:
+        from attnviz.demo.card import write_card
+        from attnviz.demo.evaluate import evaluate, load
+
+        trained, loaded_tokenizer = load(out_dir)
+        scores = evaluate(trained, loaded_tokenizer, corpus.heldout[: config.max_heldout])
+        write_card(out_dir, config, report, scores)
+    (out_dir / "training.json").write_text(
+        json.dumps({"config": asdict(config), "seconds": round(report.seconds, 1), "parameters": report.parameters,
+                    "final_loss": round(report.final_loss, 4), "final_alignment_loss":
+                        round(report.final_alignment_loss, 4), "train_pairs": report.train_pairs}, indent=1) + "\n",
+        encoding="utf-8")
+    return report
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="Train a demo translation model (about 8 minutes on 2 CPU cores).")
+    parser.add_argument("--direction", choices=DIRECTIONS, default="zh-en")
+    parser.add_argument("--out", type=Path, default=None, help="model folder (default: assets/models/<direction>)")
+    parser.add_argument("--corpus", type=Path, default=CORPUS_DIR)
+    defaults = TrainConfig()
+    sizes = ("steps", "d_model", "layers", "heads", "ffn_dim", "batch_size", "seed", "threads")
+    for name in sizes:
+        parser.add_argument("--" + name.replace("_", "-"), type=int, default=getattr(defaults, name))
+    parser.add_argument("--max-pairs", type=int, default=None, help="train on the first N corpus pairs only")
+    parser.add_argument("--max-heldout", type=int, default=None, help="score the first N held-out pairs only")
+    parser.add_argument("--no-eval", action="store_true", help="skip the held-out scores and the model card")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    args = parser.parse_args(argv)
+    config = TrainConfig(direction=args.direction, max_pairs=args.max_pairs, max_heldout=args.max_heldout,
+                         **{name: getattr(args, name) for name in sizes})
+    report = train(config, args.corpus, args.out, progress=not args.quiet, evaluate_heldout=not args.no_eval)
+    print(f"saved {report.folder} ({report.parameters:,} parameters) in {report.seconds / 60:.1f} min")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,131 @@
+"""The demo corpus: phrasebook and grammar pairs with known alignments, a clean split, committed and reproducible."""
+
+import pytest
+
+from attnviz.demo import CORPUS_DIR
+from attnviz.demo import lexicon as lx
+from attnviz.demo.corpus import DEFAULT_SEED, HELD_OUT_FILE, TRAIN_FILE, build_corpus
+from attnviz.demo.grammar import ACTIONS, activity, be_question, have, location_question
+from attnviz.demo.pairs import Pair, english_text, english_words, format_pharaoh, parse_pharaoh, read_tsv
+from attnviz.demo.phrasebook import phrasebook_pairs, phrasebook_words
+from attnviz.errors import InputError
+
+
+@pytest.fixture(scope="module")
+def committed():
+    return read_tsv(CORPUS_DIR / TRAIN_FILE), read_tsv(CORPUS_DIR / HELD_OUT_FILE)
+
+
+def by_zh(pairs, zh):
+    return next(p for p in pairs if p.zh == zh)
+
+
+def test_committed_corpus_is_what_the_seed_builds(committed):
+    train, heldout = committed
+    built = build_corpus(DEFAULT_SEED)
+    assert built.train == train
+    assert built.heldout == heldout
+
+
+def test_another_seed_gives_another_split():
+    assert build_corpus(DEFAULT_SEED + 1).heldout != build_corpus(DEFAULT_SEED).heldout
+
+
+def test_seed_examples_and_neighbours_are_in_training_with_their_alignment(committed):
+    train, _ = committed
+    morning = by_zh(train, "早上好！")
+    assert morning.en == "Good morning!"
+    assert morning.zh_words == ("早上", "好", "！")
+    assert set(morning.links) == {(1, 0), (0, 1), (2, 2)}  # 好-Good, 早上-morning, ！-!
+    studying = by_zh(train, "我喜欢学习")
+    assert studying.en == "I like studying"
+    assert set(studying.links) == {(0, 0), (1, 1), (2, 2)}
+    for zh, en in [("晚上好！", "Good evening!"), ("晚安！", "Good night!"), ("我喜欢读书", "I like reading")]:
+        assert by_zh(train, zh).en == en
+
+
+def test_generator_reorders_time_and_place():
+    subject = lx.SUBJECTS[0]
+    tomorrow = next(t for t in lx.TIMES if t.zh == "明天")
+    beijing = next(p for p in lx.PLACES if p.zh == "北京")
+    study = next(a for a in ACTIONS if a.verb.zh == "学习" and a.noun is None)
+    pair = activity(subject, tomorrow, beijing, study, False)
+    assert (pair.zh, pair.en) == ("我明天在北京学习", "I will study in Beijing tomorrow")
+    assert pair.zh_words == ("我", "明天", "在", "北京", "学习")
+    words = {(pair.zh_words[i], pair.en_words[j]) for i, j in pair.links}
+    assert words == {("我", "I"), ("学习", "will"), ("学习", "study"), ("在", "in"), ("北京", "Beijing"),
+                     ("明天", "tomorrow")}
+
+
+@pytest.mark.parametrize("make, zh, en", [
+    (lambda: be_question(lx.SUBJECTS[1], lx.TIMES[1], "忙"), "你明天很忙吗？", "Will you be busy tomorrow?"),
+    (lambda: have(lx.SUBJECTS[3], lx.TIMES[2], "两", "茶", True), "她昨天有两杯茶。", "She had two cups of tea yesterday."),
+    (lambda: have(lx.SUBJECTS[0], None, "一", "苹果", False), "我有一个苹果", "I have an apple"),
+    (lambda: location_question("书", "桌子"), "书在桌子上吗？", "Is the book on the table?"),
+])
+def test_templates_write_grammatical_english(make, zh, en):
+    pair = make()
+    assert (pair.zh, pair.en) == (zh, en)
+
+
+def test_grammar_alignments_are_one_link_per_english_word_and_not_diagonal(committed):
+    train, heldout = committed
+    grammar = [p for p in train + heldout if p.origin.startswith("grammar")]
+    for pair in grammar:
+        targets = [j for _, j in pair.links]
+        assert len(targets) == len(set(targets)), pair
+    crossing = sum(any(i1 < i2 and j1 > j2 for i1, j1 in p.links for i2, j2 in p.links) for p in grammar)
+    assert crossing / len(grammar) > 0.5  # most sentences reorder somewhere
+
+
+def test_heldout_never_seen_in_training_and_uses_known_words(committed):
+    train, heldout = committed
+    assert len(heldout) >= 500
+    assert not {p.zh for p in train} & {p.zh for p in heldout}
+    assert not {p.en for p in train} & {p.en for p in heldout}
+    known = {w for p in train for w in p.zh_words + p.en_words}
+    assert all(set(p.zh_words + p.en_words) <= known for p in heldout)
+    kinds = {p.origin.rsplit("/", 1)[1] for p in heldout}
+    assert kinds == {"new-combination", "new-sentence"}
+
+
+def test_each_sentence_has_one_translation(committed):
+    train, heldout = committed
+    pairs = train + heldout
+    assert len({p.zh for p in pairs}) == len({(p.zh, p.en) for p in pairs}) == len({p.en for p in pairs})
+
+
+def test_every_chinese_word_is_in_the_lexicon_or_phrasebook(committed):
+    train, heldout = committed
+    assert {w for p in train + heldout for w in p.zh_words} <= lx.chinese_words() | phrasebook_words()
+
+
+def test_phrasebook_entries_are_valid_and_unique():
+    pairs = phrasebook_pairs()
+    assert len({p.zh for p in pairs}) == len(pairs)
+    assert all(p.links for p in pairs)
+
+
+def test_pair_round_trips_through_a_tsv_row():
+    pair = phrasebook_pairs()[0]
+    assert Pair.from_row(pair.to_row()) == pair
+    assert pair.links_from("en") == tuple(sorted((j, i) for i, j in pair.links))
+
+
+def test_english_words_split_punctuation_and_join_back():
+    assert english_words("Good morning, teacher!") == ["Good", "morning", ",", "teacher", "!"]
+    assert english_text(["Good", "morning", ",", "teacher", "!"]) == "Good morning, teacher!"
+
+
+def test_pharaoh_round_trip_and_bad_input():
+    assert parse_pharaoh("0-1 1-0 2-2") == ((0, 1), (1, 0), (2, 2))
+    assert format_pharaoh([(1, 0), (0, 1)]) == "0-1 1-0"
+    with pytest.raises(InputError, match="Pharaoh"):
+        parse_pharaoh("0:1")
+
+
+def test_bad_rows_raise_typed_errors():
+    with pytest.raises(InputError, match="tab-separated"):
+        Pair.from_row("早上好！\tGood morning!")
+    with pytest.raises(InputError, match="outside"):
+        Pair(("早上", "好"), ("Good", "morning"), ((2, 0),), "phrasebook")
