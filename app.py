@@ -1,36 +1,25 @@
-"""attnviz web app (minimal page; the full multi-page app builds on the same library calls)."""
+"""attnviz web app: `streamlit run app.py`. The sidebar and the navigation; each page lives in pages/."""
 
 import streamlit as st
 
-from attnviz.capture import capture
-from attnviz.devices import device_report
-from attnviz.errors import AttnvizError
-from attnviz.models import catalogue, load_model
+from app_pages import common
 
-st.set_page_config(page_title="attnviz", layout="wide")
-st.title("attnviz")
+st.set_page_config(page_title="attnviz", page_icon=":material/hub:", layout="wide")
+st.set_option("client.toolbarMode", "viewer")  # no developer menu or Deploy button for the people using the app
+st.set_option("client.showErrorDetails", "none")  # errors are sentences on the page; a traceback never is
 
-
-@st.cache_resource
-def cached_model(name: str):
-    return load_model(name)
-
-
-names = [entry.name for entry in catalogue()]
-model_name = st.sidebar.selectbox("Model", names, key="model")
-st.sidebar.text(device_report().summary())
-text = st.text_input("Text", "早上好！", key="text")
-target = st.text_input("Target", "Good morning!", key="target")
-try:
-    handle = cached_model(model_name)
-    result = capture(handle, text, target if handle.is_seq2seq and target.strip() else None)
-    kind = "cross" if "cross" in result.maps else next(iter(result.maps))
-    amap = result[kind]
-    mean = amap.weights.mean(axis=(0, 1))  # (queries, keys)
-    rows = [
-        {"query": q.text, "most attended": amap.key_tokens[int(mean[i].argmax())].text, "weight": float(mean[i].max())}
-        for i, q in enumerate(amap.query_tokens)
+view = common.state()
+t = common.tr(view)
+navigation = st.navigation(
+    [
+        st.Page(common.PAGES["translate"], title=t("page_translate"), icon=":material/translate:", default=True),
+        st.Page(common.PAGES["self"], title=t("page_self"), icon=":material/hub:", url_path="self-attention"),
+        st.Page(common.PAGES["explainer"], title=t("page_explainer"), icon=":material/school:",
+                url_path="how-attention-works"),
+        st.Page(common.PAGES["heads"], title=t("page_heads"), icon=":material/grid_view:", url_path="heads"),
     ]
-    st.dataframe(rows)
-except AttnvizError as error:
-    st.error(str(error))
+)
+common.sidebar(view)
+common.follow_goto()
+navigation.run()
+common.sync_url(view)

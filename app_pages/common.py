@@ -1,0 +1,317 @@
+"""What every page shares: the view state bound to widgets and the URL, the sidebar, cached models and results,
+figures with export buttons, and errors shown as sentences."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from contextlib import contextmanager
+from dataclasses import fields
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from attnviz import i18n, views
+from attnviz.devices import device_report
+from attnviz.errors import AttnvizError, ModelLoadError
+from attnviz.models import catalogue, load_model
+
+log = logging.getLogger("attnviz.app")
+
+VIEW = "attnviz_view"  # session key of this session's ViewState
+UNREADABLE = "attnviz_unreadable_link"  # names of link parameters that could not be read
+GOTO = "attnviz_goto"  # a page to switch to on the next run (set by callbacks, which cannot switch pages)
+CUSTOM = "__custom__"  # the model picker's "any Hugging Face id or local folder" entry
+PAGES = {
+    "translate": "app_pages/translate.py",
+    "self": "app_pages/self_attention.py",
+    "explainer": "app_pages/how_attention_works.py",
+    "heads": "app_pages/heads.py",
+}
+# Fields whose widget value the view takes at the start of a run (the model has two widgets, the step its own slider).
+VIEW_FIELDS = tuple(f.name for f in fields(views.ViewState) if f.name not in ("model", "step"))
+
+
+def widget_key(field: str) -> str:
+    return f"w_{field}"
+
+
+# ----------------------------------------------------------------------------------------------------------------------
+# View state: restored from the link once per session, then driven by the widgets
+
+
+def state() -> views.ViewState:
+    """This session's view. The first run reads the URL; later runs take the values the widgets hold now."""
+    if VIEW not in st.session_state:
+        view, unreadable = views.from_query_params(st.query_params.to_dict())
+        st.session_state[VIEW] = view
+        st.session_state[UNREADABLE] = unreadable
+    view = st.session_state[VIEW]
+    for name in VIEW_FIELDS:
+        key = widget_key(name)
+        if key in st.session_state:
+            setattr(view, name, st.session_state[key])
+    if "w_model_pick" in st.session_state:
+        pick = st.session_state["w_model_pick"]
+        view.model = st.session_state.get("w_model_custom", "").strip() if pick == CUSTOM else pick
+    return view
+
+
+def tr(view: views.ViewState) -> Callable[..., str]:
+    """The page's translator: tr("key", **values) in the view's language."""
+    return lambda key, **values: i18n.t(key, view.lang, **values)
+
+
+def bound(widget: Callable, field: str, label: str, options: Sequence | None = None, **kwargs):
+    """Render `widget` for one ViewState field: it starts from the view's value and writes its value back.
+
+    Streamlit drops a widget's state when a page does not draw it; the view keeps it, so the widget starts where the
+    person left it, on any page. A value the options no longer hold (another model) is reset to the first option.
+    """
+    view = st.session_state[VIEW]
+    key = widget_key(field)
+    value = getattr(view, field)
+    if options is not None:
+        options = list(options)
+        if value not in options:
+            value = options[0]
+    # Set every run: a widget with the same key on another page is another widget (Streamlit's ids include the page).
+    st.session_state[key] = value
+    value = widget(label, options, key=key, **kwargs) if options is not None else widget(label, key=key, **kwargs)
+    setattr(view, field, value)
+    return value
+
+
+def reset_widgets(*names: str) -> None:
+    """Forget widget values so the widgets start again from the view (after a callback changed the view)."""
+    for name in names:
+        st.session_state.pop(widget_key(name), None)
+
+
+def open_head(page: str, layer: int, head: int, **view_changes) -> None:
+    """Button callback: show (layer, head) on another page (the switch happens in the next run)."""
+    view = st.session_state[VIEW]
+    view.layer, view.head = layer, head
+    for name, value in view_changes.items():
+        setattr(view, name, value)
+    reset_widgets("layer", "head", *view_changes)
+    st.session_state[GOTO] = PAGES[page]
+
+
+def table_selects_head(num_heads: int) -> None:
+    """Table callback: a selected row of the head table becomes the chosen layer and head."""
+    rows = st.session_state["w_head_table"]["selection"]["rows"]
+    if rows:
+        view = st.session_state[VIEW]
+        view.layer, view.head = views.head_at(rows[0], num_heads)
+        st.session_state[widget_key("layer")], st.session_state[widget_key("head")] = view.layer, view.head
+
+
+def follow_goto() -> None:
+    page = st.session_state.pop(GOTO, None)
+    if page:
+        st.switch_page(page)
+
+
+def sync_url(view: views.ViewState) -> None:
+    """Keep the page's state in the URL, so the address bar is always a shareable link to this view."""
+    wanted = views.to_query_params(view)
+    if st.query_params.to_dict() != wanted:
+        st.query_params.from_dict(wanted)
+
+
+# ----------------------------------------------------------------------------------------------------------------------
+# Errors
+
+
+@contextmanager
+def shown_errors(view: views.ViewState):
+    """Anything that fails inside becomes a sentence on the page; the rest of the page goes on."""
+    try:
+        yield
+    except AttnvizError as error:
+        st.error(i18n.error_sentence(error, view.lang), icon=":material/error:")
+    except Exception:  # an unexpected failure: a sentence for the person, the traceback for the log
+        log.exception("unexpected error while drawing the page")
+        st.error(i18n.t("error_unexpected", view.lang), icon=":material/error:")
+
+
+def link_warnings(view: views.ViewState) -> None:
+    unreadable = st.session_state.get(UNREADABLE)
+    if unreadable:
+        st.warning(i18n.t("warning_link", view.lang, names=", ".join(unreadable)), icon=":material/link_off:")
+
+
+# ----------------------------------------------------------------------------------------------------------------------
+# Models and results, cached
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def cached_model(name: str, device: str):
+    return load_model(name, device)
+
+
+@st.cache_data(show_spinner=False, max_entries=128)
+def cached_analysis(name: str, device: str, text: str, target: str, mode: str):
+    return views.analyse(cached_model(name, device), text, target, mode)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def multi_head(batch: int, length: int, hidden: int, heads: int, device: str):
+    return views.multi_head_walkthrough(batch, length, hidden, heads, device)
+
+
+@st.cache_data(show_spinner=False, max_entries=1)
+def catalogue_entries():
+    return catalogue()
+
+
+def model(view: views.ViewState):
+    """The view's model, loaded once per process; raises AttnvizError with a sentence when it cannot be."""
+    refusal = views.model_refusal(view.model, [entry.name for entry in catalogue_entries()])
+    if refusal:
+        raise ModelLoadError(i18n.t(refusal, view.lang, model=view.model))
+    with st.spinner(i18n.t("loading_model", view.lang, model=view.model), show_time=True):
+        return cached_model(view.model, view.device)
+
+
+def analysis(view: views.ViewState):
+    """(model handle, capture) of the view's text, computed once per input."""
+    handle = model(view)
+    target = view.target if view.mode == "pair" else ""
+    with st.spinner(i18n.t("analysing", view.lang), show_time=True):
+        result = cached_analysis(view.model, view.device, view.text, target, view.mode)
+    return handle, result
+
+
+# ----------------------------------------------------------------------------------------------------------------------
+# Sidebar
+
+
+def sidebar(view: views.ViewState) -> None:
+    t = tr(view)
+    with st.sidebar:
+        bound(st.segmented_control, "lang", t("language"), options=views.LANGUAGES,
+              format_func=lambda code: i18n.LANGUAGES[code], selection_mode="single", required=True)  # fmt: skip
+        _model_picker(view)
+        bound(st.selectbox, "device", t("device"), options=views.DEVICES, format_func=lambda d: t(f"device_{d}"),
+              help=t("device_help"))  # fmt: skip
+        report = device_report(view.device)
+        with st.expander(t("device_report", chosen=report.chosen)):
+            st.markdown("\n".join(
+                f"- {'✅' if entry.available else '❌'} **{entry.name}** — {entry.reason}" for entry in report.entries
+            ))  # fmt: skip
+        st.caption(t("sidebar_footer"))
+
+
+def _model_picker(view: views.ViewState) -> None:
+    t = tr(view)
+    entries = {entry.name: entry for entry in catalogue_entries()}
+    options = list(entries)
+    allow_custom = views.custom_models_allowed()
+    if allow_custom:
+        options.append(CUSTOM)
+    if "w_model_pick" not in st.session_state:
+        st.session_state["w_model_pick"] = view.model if view.model in entries or not allow_custom else CUSTOM
+        st.session_state["w_model_custom"] = "" if view.model in entries else view.model
+    if st.session_state["w_model_pick"] not in options:  # a model from a link that this deployment does not list
+        options.insert(0, st.session_state["w_model_pick"])
+
+    def label(name: str) -> str:
+        if name == CUSTOM:
+            return t("model_custom")
+        return t(f"model_{name}") if i18n.has(f"model_{name}") else name
+
+    pick = st.selectbox(t("model"), options, key="w_model_pick", format_func=label,
+                        help=entries[view.model].description if view.model in entries else None)  # fmt: skip
+    if pick == CUSTOM:
+        custom = st.text_input(t("model_custom_input"), key="w_model_custom", placeholder=t("model_custom_hint"))
+        view.model = custom.strip() or views.DEFAULT_MODEL
+    else:
+        view.model = pick
+
+
+# ----------------------------------------------------------------------------------------------------------------------
+# Controls shared by pages
+
+
+REPLAY_FOR = "attnviz_replay_for"  # the input the replay slider belongs to
+
+
+def replay_slider(view: views.ViewState, steps: int, signature: tuple, t: Callable[..., str]) -> int:
+    """The generation step to replay up to (1..steps), 0 meaning all; back to all whenever the input changes."""
+    key = widget_key("step")
+    if st.session_state.get(REPLAY_FOR) != signature:
+        if REPLAY_FOR in st.session_state:  # a new input (not the first run, which may restore a step from a link)
+            view.step = 0
+            st.session_state.pop(key, None)
+        st.session_state[REPLAY_FOR] = signature
+    if steps < 2:
+        view.step = 0
+        return 0
+    if key not in st.session_state or not 1 <= st.session_state[key] <= steps:
+        st.session_state[key] = view.step if 1 <= view.step <= steps else steps
+    chosen = st.slider(t("replay"), 1, steps, key=key, help=t("replay_help"))
+    view.step = 0 if chosen == steps else chosen
+    return view.step
+
+
+def alignment_words(view: views.ViewState) -> dict[str, str]:
+    return {name: i18n.t(name, view.lang) for name in views.ALIGNMENT_WORDS}
+
+
+def figure_options(selection: views.HeadSelection, view: views.ViewState) -> dict:
+    """Keyword arguments for attnviz.figures: the selection's layers/heads (and labels) in the page's language."""
+    return {**selection.figure_kwargs, "lang": view.lang}
+
+
+# ----------------------------------------------------------------------------------------------------------------------
+# Figures
+
+
+EXPORT_FORMATS = ("png", "svg", "pdf", "html", "json")
+MIME_TYPES = {"png": "image/png", "svg": "image/svg+xml", "pdf": "application/pdf", "html": "text/html",
+              "json": "application/json"}  # fmt: skip
+
+
+def figure(fig, name: str, key: str, view: views.ViewState, data=None, model: str | None = None) -> None:
+    """A plotly figure (its modebar saves PNG) with a download button per format; files are made on click.
+
+    JSON is the attention data the figure draws (`data`: an AttentionMap, in attnviz's capture schema) when given,
+    else the plotly figure itself. On the page the sidebar names the model; an exported file names it in its title.
+    """
+    st.plotly_chart(
+        fig,
+        key=f"chart_{key}",
+        width="stretch",
+        config={"displaylogo": False, "toImageButtonOptions": {"format": "png", "filename": name, "scale": 2}},
+    )
+    with st.container(horizontal=True, gap="small"):
+        for fmt in EXPORT_FORMATS:
+            st.download_button(
+                fmt.upper(),
+                data=_exporter(fig, fmt, data, model),
+                file_name=f"{name}.{fmt}",
+                mime=MIME_TYPES[fmt],
+                key=f"export_{key}_{fmt}",
+                on_click="ignore",
+                help=i18n.t("export_help", view.lang, format=fmt.upper()),
+                icon=":material/download:",
+                type="tertiary",
+            )
+
+
+def _exporter(fig, fmt: str, data, model: str | None) -> Callable[[], bytes]:
+    """The bytes of one export, made only when its button is clicked (a static image takes a browser render)."""
+    from attnviz import export
+
+    if fmt == "json":
+        return lambda: (export.capture_to_json(data) if data is not None else fig.to_json()).encode("utf-8")
+
+    def render() -> bytes:
+        exported = go.Figure(fig)
+        if model:
+            exported.update_layout(title_text=f"{model} · {fig.layout.title.text or ''}")
+        return export.figure_bytes(exported, fmt)
+
+    return render

@@ -1,0 +1,61 @@
+"""Heads: statistics of every layer × head, sortable, and a way to open any head on the other pages."""
+
+import streamlit as st
+
+from attnviz import figures, views
+from app_pages import common
+
+view = common.state()
+t = common.tr(view)
+st.title(t("heads_title"))
+st.caption(t("heads_intro"))
+common.link_warnings(view)
+
+with common.shown_errors(view):
+    handle, result = common.analysis(view)
+    controls = st.columns([2, 2, 3])
+    common.bound(controls[0].selectbox, "kind", t("heads_map"), options=list(result.maps),
+                 format_func=lambda k: t(f"kind_{k}"))  # fmt: skip
+    amap = result[view.kind]
+    statistics = views.statistics_for(amap)
+    common.bound(controls[1].selectbox, "stat", t("statistic"), options=statistics,
+                 format_func=lambda s: t(f"stat_{s}"))  # fmt: skip
+    controls[2].caption(t(f"stat_help_{view.stat}"))
+
+    table, heatmap = st.columns([3, 2])
+    with table:
+        st.dataframe(
+            views.head_table(amap),
+            key="w_head_table",
+            on_select=lambda: common.table_selects_head(amap.num_heads),
+            selection_mode="single-row",
+            hide_index=True,
+            column_order=["layer", "head", *statistics],
+            column_config={
+                "layer": st.column_config.NumberColumn(t("layer"), format="%d"),
+                "head": st.column_config.NumberColumn(t("head"), format="%d"),
+                **{s: st.column_config.NumberColumn(t(f"stat_{s}"), format="%.3f", help=t(f"stat_help_{s}"))
+                   for s in statistics},
+            },  # fmt: skip
+            width="stretch",
+            height=min(420, 38 + 35 * amap.num_layers * amap.num_heads),
+        )
+        st.caption(t("table_hint"))
+    with heatmap:
+        common.figure(figures.statistic_grid(amap, view.stat, lang=view.lang),
+                      "head-statistics", "heads_statistic", view, data=amap, model=view.model)  # fmt: skip
+
+    st.subheader(t("open_head_title"))
+    chooser = st.columns([1, 1, 3], vertical_alignment="bottom")
+    common.bound(chooser[0].selectbox, "layer", t("layer"), options=range(amap.num_layers))
+    common.bound(chooser[1].selectbox, "head", t("head"), options=range(amap.num_heads))
+    page, changes = views.page_for_head(view.kind)
+    chooser[2].button(
+        t(f"open_on_{page}", layer=view.layer, head=view.head),
+        key="open_head",
+        on_click=common.open_head,
+        args=(page, view.layer, view.head),
+        kwargs=changes,
+        type="primary",
+        icon=":material/open_in_new:",
+    )

@@ -1,0 +1,79 @@
+"""How attention works: the seed article's walk-through, with numbers a person can edit."""
+
+import streamlit as st
+
+from attnviz import analysis, figures, views
+from app_pages import common
+
+view = common.state()
+t = common.tr(view)
+st.title(t("explainer_title"))
+st.caption(t("explainer_intro"))
+
+# 1. What attention is: 早上好！ → Good Morning！
+st.header(t("explainer_what"))
+st.markdown(t("explainer_what_text"))
+common.figure(figures.alignment(figures.seed_alignment_map(), threshold=0.05, top_k=None, lang=view.lang,
+                                title=t("explainer_seed_alignment")),
+              "seed-alignment", "explainer_seed", view)  # fmt: skip
+
+# 2. Q, K, V step by step
+st.header(t("explainer_qkv"))
+st.markdown(t("explainer_qkv_text"))
+editors = st.columns(3)
+edited = {}
+for column, (name, default, rows) in zip(
+    editors, (("Q", figures.SEED_Q, "q"), ("K", figures.SEED_K, "k"), ("V", figures.SEED_V, "v"))
+):
+    with column:
+        st.markdown(t(f"matrix_{name.lower()}_caption"))
+        edited[name] = st.data_editor(
+            views.table(default, views.names(rows, default.shape[0]), views.names("d", default.shape[1])),
+            key=f"w_matrix_{name.lower()}",
+            width="stretch",
+        )
+
+with common.shown_errors(view):
+    q = views.explainer_matrix(edited["Q"].values.tolist(), "Q", figures.SEED_Q.shape)
+    k = views.explainer_matrix(edited["K"].values.tolist(), "K", figures.SEED_K.shape)
+    v = views.explainer_matrix(edited["V"].values.tolist(), "V", figures.SEED_V.shape)
+    steps = analysis.attention_steps(q, k, v, scaled=True)
+    query_names, key_names = views.names("q", q.shape[0]), views.names("k", k.shape[0])
+    for number, (name, matrix, rows, columns) in enumerate(views.explainer_walk(steps, query_names, key_names), 1):
+        st.subheader(t(f"step_{name}_title", number=number))
+        text, shown = st.columns([3, 2])
+        with text:
+            st.latex(views.EXPLAINER_FORMULAS[name] % {"d": q.shape[1], "scale": f"{steps.scale:.3f}"})
+            st.markdown(t(f"step_{name}_text"))
+        with shown:
+            st.dataframe(views.table(matrix, rows, columns, decimals=3), width="stretch")
+    st.markdown(t("explainer_expectation"))
+    common.figure(figures.explainer(q, k, v, lang=view.lang), "attention-steps", "explainer_steps", view)
+
+# 3. 四不像: the answer is a weighted mixture
+st.header(t("explainer_mixture"))
+st.markdown(t("explainer_mixture_text"))
+common.figure(figures.mixture(lang=view.lang), "mixture", "explainer_mixture", view)
+
+# 4. Multi-head: split, attend per head, merge
+st.header(t("explainer_multihead"))
+st.markdown(t("explainer_multihead_text"))
+st.code(views.SEED_MULTI_HEAD_CODE, language="python")
+sizes = st.columns(4)
+batch = sizes[0].number_input(t("mh_batch"), min_value=1, max_value=4, value=1, key="w_mh_batch")
+length = sizes[1].number_input(t("mh_length"), min_value=2, max_value=12, value=4, key="w_mh_length")
+hidden = sizes[2].number_input(t("mh_hidden"), min_value=2, max_value=64, value=8, step=2, key="w_mh_hidden")
+heads = sizes[3].selectbox(t("mh_heads"), views.divisors(int(hidden)), index=min(2, len(views.divisors(int(hidden))) - 1),
+                           key="w_mh_heads")  # fmt: skip
+with common.shown_errors(view):
+    with st.spinner(t("mh_running", device=view.device)):
+        walk = common.multi_head(int(batch), int(length), int(hidden), int(heads), view.device)
+    st.markdown(t("mh_ran_on", device=walk.device, head_dim=views.head_dim(int(hidden), int(heads))))
+    st.dataframe(
+        views.shape_rows(walk.shapes, {name: t(f"mh_shape_{name}") for name, _ in walk.shapes}),
+        hide_index=True,
+        width="stretch",
+        column_config={"step": t("mh_step"), "axes": t("mh_axes"), "shape": t("mh_shape"), "meaning": t("mh_meaning")},
+    )
+    common.figure(figures.grid(walk.weights, lang=view.lang, title=t("mh_grid_title", heads=int(heads))),
+                  "multi-head-weights", "explainer_multihead", view)  # fmt: skip

@@ -1,0 +1,162 @@
+"""Run the real app (`streamlit run app.py`) on 127.0.0.1 and drive Debian's chromium through Playwright.
+
+Used by tests/test_browser.py and benchmarks/bench_app.py. Every wait is bounded.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+if str(REPO) not in sys.path:  # attnviz, when run from benchmarks/ or a script
+    sys.path.insert(0, str(REPO))
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+SERVER_START_TIMEOUT = 90.0  # seconds until /_stcore/health answers (imports take a while on 2 cores)
+
+
+def chromium_path() -> str | None:
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def playwright_missing() -> str | None:
+    """Why the browser tests cannot run here (None when they can)."""
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "playwright is not installed (pip install -r requirements-dev.txt)"
+    if chromium_path() is None:
+        return "Debian's chromium is not installed (apt-get install chromium)"
+    return None
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_healthy(url: str, process: subprocess.Popen, timeout: float = SERVER_START_TIMEOUT) -> float:
+    """Seconds until the server's health endpoint answers; raises if it dies or takes longer than `timeout`."""
+    start = time.monotonic()
+    while time.monotonic() - start < timeout:
+        if process.poll() is not None:
+            raise RuntimeError(f"streamlit exited with code {process.returncode} before it was healthy")
+        with contextlib.suppress(OSError):
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+                if response.status == 200:
+                    return time.monotonic() - start
+        time.sleep(0.2)
+    raise TimeoutError(f"streamlit did not answer {url}/_stcore/health within {timeout:.0f} s")
+
+
+@contextlib.contextmanager
+def streamlit_server(env: dict[str, str] | None = None, log_path: Path | None = None):
+    """Yield (base url, seconds from start to healthy) of `streamlit run app.py` on a free local port."""
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    command = [
+        sys.executable, "-m", "streamlit", "run", str(REPO / "app.py"),
+        "--server.headless", "true",
+        "--server.port", str(port),
+        "--server.address", "127.0.0.1",
+        "--browser.gatherUsageStats", "false",
+        "--server.fileWatcherType", "none",
+    ]  # fmt: skip
+    environment = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_VERBOSITY": "error", **(env or {})}
+    log = open(log_path, "wb") if log_path else subprocess.DEVNULL
+    process = subprocess.Popen(command, cwd=REPO, env=environment, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        healthy_after = wait_healthy(url, process)
+        yield url, healthy_after
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=15)
+        if log_path:
+            log.close()
+
+
+@contextlib.contextmanager
+def chromium(viewport=(1440, 1000)):
+    """A Playwright browser page in Debian's chromium, seeing the packaged CJK font (so Chinese is not boxes)."""
+    from playwright.sync_api import sync_playwright
+
+    from attnviz import fonts
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=chromium_path(),
+            args=CHROMIUM_ARGS,
+            env={**os.environ, **fonts.chromium_environment()},
+            timeout=60_000,
+        )
+        try:
+            context = browser.new_context(
+                viewport={"width": viewport[0], "height": viewport[1]}, accept_downloads=True, locale="en-US"
+            )
+            page = context.new_page()
+            page.set_default_timeout(60_000)
+            yield page
+        finally:
+            browser.close()
+
+
+def wait_for_app(page, timeout_ms: int = 90_000, quiet_ms: int = 1500) -> None:
+    """Wait until the app has drawn and is idle: no "running" status, and the page unchanged for `quiet_ms`.
+
+    Streamlit shows its status widget while a script runs, but only after a short delay, so an unchanged page is the
+    other half of "done". Raises playwright's TimeoutError after `timeout_ms`.
+    """
+    page.wait_for_selector('[data-testid="stApp"]', timeout=timeout_ms)
+    page.wait_for_function(
+        """(quiet) => {
+            const main = document.querySelector('[data-testid="stMain"]');
+            if (!main) return false;
+            const running = document.querySelector('[data-testid="stStatusWidget"]');
+            const skeleton = document.querySelector('[data-testid="stSkeleton"]');
+            const snapshot = main.innerText.length + ':' + main.querySelectorAll('*').length;
+            const now = Date.now();
+            if (running || skeleton || window.__attnvizSnapshot !== snapshot) {
+                window.__attnvizSnapshot = snapshot;
+                window.__attnvizSince = now;
+                return false;
+            }
+            return now - window.__attnvizSince >= quiet;
+        }""",
+        arg=quiet_ms,
+        timeout=timeout_ms,
+        polling=200,
+    )
+
+
+def screenshot_whole_page(page, path, width: int = 1440, max_height: int = 6000) -> None:
+    """Screenshot the whole app: Streamlit scrolls inside its main area, so grow the viewport to fit it first."""
+    height = page.evaluate(
+        """() => {
+            const main = document.querySelector('[data-testid="stMain"]') || document.body;
+            return Math.max(main.scrollHeight, document.body.scrollHeight);
+        }"""
+    )
+    original = page.viewport_size
+    page.set_viewport_size({"width": width, "height": min(int(height) + 20, max_height)})
+    page.wait_for_timeout(500)
+    page.screenshot(path=str(path), full_page=False)
+    page.set_viewport_size(original)

@@ -1,0 +1,336 @@
+"""The Streamlit app through AppTest: every page renders, widgets change the figures' data, the language switch
+changes strings, links restore a view, and errors are sentences on the page."""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from attnviz import analysis, figures
+from attnviz.capture import capture
+from attnviz.models import catalogue, load_model
+
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
+PAGES = {
+    "translate": "app_pages/translate.py",
+    "self": "app_pages/self_attention.py",
+    "explainer": "app_pages/how_attention_works.py",
+    "heads": "app_pages/heads.py",
+}
+DEMO_MISSING = "demo-zh-en" not in {entry.name for entry in catalogue()}
+
+
+def open_app(page: str = "translate", **params) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=180)
+    for name, value in params.items():
+        at.query_params[name] = str(value)
+    at.run()
+    if page != "translate":  # the navigation's pages are known once the app has run
+        at.switch_page(PAGES[page]).run()
+    return at
+
+
+def charts(at: AppTest) -> dict[str, dict]:
+    """The page's plotly figures by view name (heatmap, alignment, lines, grid, …), as plotly JSON."""
+    specs = [json.loads(element.proto.spec) for element in at.get("plotly_chart")]
+    return {spec["layout"]["meta"]["view"]: spec for spec in specs}
+
+
+def array(value) -> np.ndarray:
+    """A plotly JSON array: a nested list (null = NaN) or a typed array {"dtype", "bdata", "shape"}."""
+    if isinstance(value, dict) and "bdata" in value:
+        flat = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
+        shape = value.get("shape")
+        if isinstance(shape, str):
+            shape = [int(n) for n in shape.split(",")]
+        return flat.reshape(shape).astype(float) if shape else flat.astype(float)
+    return np.array([[math.nan if v is None else v for v in row] for row in value], dtype=float)
+
+
+def z_of(spec: dict) -> np.ndarray:
+    """A heatmap's cell values, masked cells as NaN."""
+    return array(spec["data"][0]["z"])
+
+
+def axis_labels(spec: dict, axis: str) -> list[str]:
+    """Tick labels as text (figures escape them for plotly's HTML labels)."""
+    return [html.unescape(label) for label in spec["layout"][axis]["ticktext"]]
+
+
+def title(spec: dict) -> str:
+    return spec["layout"]["title"]["text"]
+
+
+def assert_page_ok(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+@pytest.fixture(scope="module")
+def tiny(tiny_folder) -> str:
+    return tiny_folder("marian")
+
+
+@pytest.fixture(scope="module")
+def tiny_handle(tiny):
+    return load_model(tiny, "cpu")
+
+
+PAIR = dict(text="早上好！", target="Good morning!", mode="pair", words=0, hide=0)
+
+
+# ----------------------------------------------------------------------------------------------------------------------
+# Translate & align
+
+
+@pytest.mark.skipif(DEMO_MISSING, reason="the demo model assets/models/zh-en is not there yet")
+def test_default_view_is_the_demo_alignment_of_good_morning():
+    at = open_app()
+    assert_page_ok(at)
+    shown = charts(at)
+    assert {"alignment", "heatmap"} <= set(shown)
+    assert "".join(axis_labels(shown["heatmap"], "xaxis")) == "早上好！"
+    assert "good morning" in " ".join(m.value for m in at.markdown).lower()
+    assert at.query_params["model"] == "demo-zh-en"
+
+
+def test_heatmap_shows_the_captured_weights_of_the_chosen_head(tiny, tiny_handle):
+    at = open_app(model=tiny, view="head", layer=1, head=2, **PAIR)
+    assert_page_ok(at)
+    expected = capture(tiny_handle, PAIR["text"], PAIR["target"])["cross"]
+    heatmap = charts(at)["heatmap"]
+    np.testing.assert_allclose(z_of(heatmap), expected.weights[1, 2], atol=1e-6)
+    assert axis_labels(heatmap, "xaxis") == [t.text for t in expected.key_tokens]
+    assert "layer 1 · head 2" in title(heatmap)
+
+    at.selectbox(key="w_layer").set_value(0)
+    at.selectbox(key="w_head").set_value(3)
+    at.run()
+    assert_page_ok(at)
+    np.testing.assert_allclose(z_of(charts(at)["heatmap"]), expected.weights[0, 3], atol=1e-6)
+    assert at.query_params["layer"] == "0" and at.query_params["head"] == "3"
+
+
+def test_alignment_view_is_the_mean_of_the_alignment_heads(tiny, tiny_handle):
+    at = open_app(model=tiny, **PAIR)
+    assert_page_ok(at)
+    weights = capture(tiny_handle, PAIR["text"], PAIR["target"])["cross"].weights
+    # The tiny model has no trained alignment heads: the view falls back to every head of the second-to-last layer.
+    np.testing.assert_allclose(z_of(charts(at)["heatmap"]), weights[0].mean(axis=0), atol=1e-6)
+    assert "alignment heads" in title(charts(at)["heatmap"])
+
+
+def test_changing_text_and_target_changes_the_figures(tiny, tiny_handle):
+    at = open_app(model=tiny, **PAIR)
+    at.text_input(key="w_text").input("晚安").run()
+    assert_page_ok(at)
+    expected = capture(tiny_handle, "晚安", PAIR["target"])["cross"]
+    np.testing.assert_allclose(z_of(charts(at)["heatmap"]), expected.weights[0].mean(axis=0), atol=1e-6)
+    assert axis_labels(charts(at)["heatmap"], "xaxis") == [t.text for t in expected.key_tokens]
+
+    at.text_input(key="w_target").input("Good night").run()
+    assert_page_ok(at)
+    expected = capture(tiny_handle, "晚安", "Good night")["cross"]
+    np.testing.assert_allclose(z_of(charts(at)["heatmap"]), expected.weights[0].mean(axis=0), atol=1e-6)
+    assert len(axis_labels(charts(at)["heatmap"], "yaxis")) == len(expected.query_tokens)
+    assert at.query_params["text"] == "晚安" and at.query_params["target"] == "Good night"
+
+
+def test_generate_mode_replays_one_target_token_at_a_time(tiny):
+    at = open_app(model=tiny, text="早上好！", words=0, hide=0)  # generate is the default mode
+    assert_page_ok(at)
+    full = z_of(charts(at)["heatmap"])
+    steps = at.slider(key="w_step")
+    assert steps.value == full.shape[0] >= 2
+    steps.set_value(2).run()
+    assert_page_ok(at)
+    np.testing.assert_allclose(z_of(charts(at)["heatmap"]), full[:2], atol=1e-6)
+    assert any("Step 2 of" in m.value for m in at.markdown)
+
+
+def test_word_view_and_hidden_special_tokens(tiny, tiny_handle):
+    at = open_app(model=tiny, **{**PAIR, "words": 1, "hide": 1})
+    assert_page_ok(at)
+    result = capture(tiny_handle, PAIR["text"], PAIR["target"])
+    words = analysis.merge_words(analysis.hide_tokens(result["cross"]), PAIR["target"], PAIR["text"])
+    heatmap = charts(at)["heatmap"]
+    assert axis_labels(heatmap, "xaxis") == [t.text for t in words.key_tokens]
+    assert "".join(axis_labels(heatmap, "xaxis")) == "早上好！"
+    np.testing.assert_allclose(z_of(heatmap), words.weights[0].mean(axis=0), atol=1e-6)
+
+
+def test_language_switch_changes_every_string(tiny):
+    at = open_app(model=tiny, **PAIR)
+    assert at.title[0].value == "Translate & align"
+    at.button_group(key="w_lang").set_value("zh").run()
+    assert_page_ok(at)
+    assert at.title[0].value == "翻译与对齐"
+    assert at.text_input(key="w_text").label == "文本"
+    shown = charts(at)
+    assert "交叉注意力" in title(shown["heatmap"]) and "对齐头" in title(shown["heatmap"])
+    assert shown["heatmap"]["layout"]["xaxis"]["title"]["text"] == figures.LABELS["zh"]["key"]
+    assert "权重" in shown["heatmap"]["data"][0]["colorbar"]["title"]["text"]
+    assert at.query_params["lang"] == "zh"
+
+
+def test_link_restores_the_view(tiny):
+    at = open_app(model=tiny, text="晚安", target="Good night", mode="pair", view="head", layer=1, head=3, lang="zh",
+                  words=0, hide=0, threshold=0.3)  # fmt: skip
+    assert_page_ok(at)
+    assert at.text_input(key="w_text").value == "晚安"
+    assert at.text_input(key="w_target").value == "Good night"
+    assert at.selectbox(key="w_view").value == "head"
+    assert (at.selectbox(key="w_layer").value, at.selectbox(key="w_head").value) == (1, 3)
+    assert at.slider(key="w_threshold").value == pytest.approx(0.3)
+    heatmap = charts(at)["heatmap"]
+    assert "第 1 层 · 第 3 头" in title(heatmap)
+    assert charts(at)["alignment"]["layout"]["meta"]["threshold"] == pytest.approx(0.3)
+
+
+def test_unreadable_link_parameters_are_named_and_ignored(tiny):
+    at = open_app(model=tiny, layer="two", view="sideways", **PAIR)
+    assert not at.exception
+    assert any("layer" in w.value and "view" in w.value for w in at.warning)
+    assert {"alignment", "heatmap"} <= set(charts(at))
+
+
+# ----------------------------------------------------------------------------------------------------------------------
+# Errors are sentences, and the rest of the page stays usable
+
+
+@pytest.mark.parametrize(
+    "params, sentence",
+    [
+        (dict(model="/no/such/model/folder"), "No model folder"),
+        (dict(text="   "), "empty"),
+        (dict(device="cuda"), "not available"),
+        (dict(text="早上好！" * 200), "accepts at most"),
+    ],
+    ids=["unknown model", "empty text", "unavailable device", "text too long"],
+)
+def test_errors_render_as_sentences(tiny, params, sentence):
+    at = open_app(**{"model": tiny, **PAIR, **params})
+    assert not at.exception
+    assert any(sentence in e.value for e in at.error), [e.value for e in at.error]
+    assert at.title[0].value == "Translate & align"
+    assert at.text_input(key="w_text") is not None  # the input is still there to fix the problem
+    assert at.selectbox(key="w_device") is not None
+
+
+def test_custom_models_can_be_switched_off(tiny, monkeypatch):
+    monkeypatch.setenv("ATTNVIZ_ALLOW_CUSTOM_MODELS", "0")
+    at = open_app(model=tiny, **PAIR)
+    assert not at.exception
+    assert any("only offers the models listed" in e.value for e in at.error)
+
+
+def test_unexpected_failures_are_a_generic_sentence(tiny, monkeypatch):
+    from attnviz import views
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(views, "analyse", broken)
+    at = open_app(model=tiny, **{**PAIR, "text": "这句话只在这个测试里出现"})  # not in the result cache
+    assert not at.exception
+    assert any("Something went wrong" in e.value for e in at.error)
+    assert not any("boom" in e.value for e in at.error)
+
+
+# ----------------------------------------------------------------------------------------------------------------------
+# Self-attention
+
+
+def test_self_attention_page_shows_heatmap_lines_and_grid(tiny, tiny_handle):
+    at = open_app("self", model=tiny, **PAIR, self_view="head", layer=1, head=1)
+    assert_page_ok(at)
+    shown = charts(at)
+    assert {"heatmap", "lines", "grid"} <= set(shown)
+    encoder = capture(tiny_handle, PAIR["text"], PAIR["target"])["encoder"]
+    np.testing.assert_allclose(z_of(shown["heatmap"]), encoder.weights[1, 1], atol=1e-6)
+    grid = shown["grid"]
+    assert len([trace for trace in grid["data"] if trace["type"] == "heatmap"]) == encoder.num_layers * encoder.num_heads
+
+
+def test_decoder_self_attention_shows_the_causal_mask(tiny):
+    at = open_app("self", model=tiny, **PAIR, stack="decoder")
+    assert_page_ok(at)
+    z = z_of(charts(at)["heatmap"])
+    upper = np.triu(np.ones_like(z, dtype=bool), k=1)
+    assert np.isnan(z[upper]).all() and np.isfinite(z[~upper]).all()
+    assert any("masked" in c.value for c in at.caption)
+
+
+def test_hiding_special_tokens_removes_them(tiny):
+    at = open_app("self", model=tiny, **PAIR)
+    assert "</s>" in axis_labels(charts(at)["heatmap"], "xaxis")
+    at.toggle(key="w_hide").set_value(True).run()
+    assert_page_ok(at)
+    assert "</s>" not in axis_labels(charts(at)["heatmap"], "xaxis")
+
+
+# ----------------------------------------------------------------------------------------------------------------------
+# How attention works
+
+
+def test_explainer_walks_through_the_seed_example():
+    at = open_app("explainer")
+    assert_page_ok(at)
+    assert {"alignment", "explainer", "mixture", "grid"} <= set(charts(at))
+    editors_and_tables = [frame.value for frame in at.dataframe]  # the Q, K, V editors, then one table per step
+    np.testing.assert_allclose(editors_and_tables[0].to_numpy(), figures.SEED_Q)
+    scores = figures.SEED_Q @ figures.SEED_K.T
+    np.testing.assert_allclose(editors_and_tables[3].to_numpy(), scores, atol=1e-3)  # step 1: Q·Kᵀ
+    softmax = editors_and_tables[5].to_numpy()
+    np.testing.assert_allclose(softmax[:, :-1], analysis.softmax_rows(scores / np.sqrt(2)), atol=1e-3)
+    np.testing.assert_allclose(softmax[:, -1], 1.0, atol=1e-3)  # each row a probability distribution
+    assert charts(at)["mixture"]["layout"]["meta"]["weights"] == pytest.approx([1 / 3, 1 / 6, 1 / 4, 1 / 4, 0])
+
+
+def test_explainer_multi_head_shapes_follow_the_seed_pseudo_code():
+    at = open_app("explainer")
+    at.number_input(key="w_mh_hidden").set_value(12)
+    at.run()
+    at.selectbox(key="w_mh_heads").set_value(3).run()
+    assert_page_ok(at)
+    shapes = {row["step"]: row["shape"] for row in at.dataframe[-1].value.to_dict("records")}
+    assert shapes["x"] == "(1, 4, 12)"
+    assert shapes["query"] == "(1, 3, 4, 4)"  # (b, heads, l, head_dim)
+    assert shapes["weights"] == "(1, 3, 4, 4)"
+    assert shapes["merged"] == "(1, 4, 12)"
+
+
+# ----------------------------------------------------------------------------------------------------------------------
+# Heads
+
+
+def test_heads_page_table_and_statistic_heatmap(tiny, tiny_handle):
+    at = open_app("heads", model=tiny, **PAIR)
+    assert_page_ok(at)
+    table = at.dataframe[0].value
+    cross = capture(tiny_handle, PAIR["text"], PAIR["target"])["cross"]
+    assert len(table) == cross.num_layers * cross.num_heads
+    entropy = analysis.head_statistics(cross)["entropy"]
+    np.testing.assert_allclose(z_of(charts(at)["statistic"]), entropy, atol=1e-5)
+    at.selectbox(key="w_stat").set_value("sink").run()
+    assert_page_ok(at)
+    np.testing.assert_allclose(z_of(charts(at)["statistic"]), analysis.head_statistics(cross)["sink"], atol=1e-5)
+
+
+def test_choosing_a_head_opens_it_on_the_translate_page(tiny):
+    at = open_app("heads", model=tiny, **PAIR)
+    at.selectbox(key="w_layer").set_value(1)
+    at.selectbox(key="w_head").set_value(2)
+    at.run()
+    at.button(key="open_head").click().run()
+    assert_page_ok(at)
+    assert at.title[0].value == "Translate & align"
+    assert at.selectbox(key="w_view").value == "head"
+    assert "layer 1 · head 2" in title(charts(at)["heatmap"])
