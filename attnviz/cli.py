@@ -105,6 +105,13 @@ def build_parser() -> argparse.ArgumentParser:
     capture.add_argument("--format", choices=("json", "npz", "csv"), help="default: from the output suffix, else json")
 
     commands.add_parser("models", help="list the models available offline", description="List catalogue models.")
+    devices = commands.add_parser("devices", help="show which device would be used and why",
+                                  description="Show the device report: what is available and why not.")
+    devices.add_argument("--device", default="auto", help="auto, npu, npu:N, cuda, mps or cpu (default: auto)")
+    doctor = commands.add_parser("doctor", help="compare captured weights on the device with the CPU",
+                                 description="Capture the same pair on the device and on the CPU and compare them.")
+    doctor.add_argument("--model", default="demo-zh-en", help="catalogue name, folder or hub id")
+    doctor.add_argument("--device", default="auto", help="auto, npu, npu:N, cuda, mps or cpu (default: auto)")
     return parser
 
 
@@ -255,9 +262,29 @@ def _run_models() -> int:
     return 0
 
 
+def _run_devices(args: argparse.Namespace) -> int:
+    from attnviz.devices import device_report
+
+    print(device_report(args.device).summary())
+    return 0
+
+
+def _run_doctor(args: argparse.Namespace) -> int:
+    from attnviz.doctor import parity
+
+    _quiet_libraries()
+    report = parity(model=args.model, device=args.device)
+    print(report.summary())
+    return 0 if report.passed else 1
+
+
 def _run(args: argparse.Namespace) -> int:
     if args.command == "models":
         return _run_models()
+    if args.command == "devices":
+        return _run_devices(args)
+    if args.command == "doctor":
+        return _run_doctor(args)
     _check(args)
     examples = _examples(args)
     if args.command == "export":
