@@ -360,9 +360,11 @@ class LazyStack:
     causal: bool
 
     def skeleton(self) -> AttentionMap:
-        """An AttentionMap with these tokens and no weights (0 layers): for analysis' token and range logic."""
-        shape = (0, 0, len(self.query_tokens), len(self.key_tokens))
-        return AttentionMap(self.kind, np.empty(shape, np.float32), self.query_tokens, self.key_tokens, [], self.causal)
+        """A one-layer, one-head AttentionMap with these tokens whose weights are a zero-stride view (no memory, never
+        read): for analysis' token, range and causal-mask logic, which needs only the shape and the tokens."""
+        shape = (1, 1, len(self.query_tokens), len(self.key_tokens))
+        weights = np.broadcast_to(np.float32(0), shape)
+        return AttentionMap(self.kind, weights, self.query_tokens, self.key_tokens, self.layer_names[:1], self.causal)
 
 
 @dataclass(frozen=True)
@@ -449,8 +451,12 @@ class LazyCapture:
             f"Opening {len(head_idx)} head(s) of layer {index} over {stop - start:,} × {k1 - k0:,} tokens",
             "open fewer heads or a range of rows",
         )
+        spans = list(_spans(start, stop, _tile_rows(len(head_idx) * inputs.keys)))
+        if len(spans) == 1:  # one tile: hand its buffer over instead of copying it
+            tile = inputs.probabilities(head_idx, start, stop)[:, :, k0:k1]  # (heads', rows, keys')
+            return np.ascontiguousarray(tile.cpu().numpy())
         result = np.empty((len(head_idx), stop - start, k1 - k0), dtype=np.float32)
-        for first, last in _spans(start, stop, _tile_rows(len(head_idx) * inputs.keys)):
+        for first, last in spans:
             tile = inputs.probabilities(head_idx, first, last)  # (heads', tile rows, keys)
             result[:, first - start : last - start] = tile[:, :, k0:k1].cpu().numpy()
         return result
