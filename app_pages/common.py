@@ -309,9 +309,9 @@ def _exporter(fig, fmt: str, data, model: str | None) -> Callable[[], bytes]:
         return lambda: (export.capture_to_json(data) if data is not None else fig.to_json()).encode("utf-8")
 
     def render() -> bytes:
-        exported = go.Figure(fig)
-        if model:
-            exported.update_layout(title_text=f"{model} · {fig.layout.title.text or ''}")
+        title = views.exported_title(fig.layout.title.text or "", model)
+        width, height = views.export_size(title, fig.layout.width, fig.layout.height)
+        exported = go.Figure(fig).update_layout(title_text=title, width=width, height=height)
         return export.figure_bytes(exported, fmt)
 
     return render

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import math
 import os
+import re
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, fields, replace
 
@@ -366,6 +368,35 @@ def statistics_for(amap: AttentionMap) -> list[str]:
     """The statistics defined for this map (distance and previous-token need queries and keys to be one sequence)."""
     values = analysis.head_statistics(amap)
     return [name for name in analysis.STATISTICS if np.isfinite(values[name]).any()]
+
+
+# ----------------------------------------------------------------------------------------------------------------------
+# Exported files
+
+
+def exported_title(title: str, model: str | None) -> str:
+    """A figure title for a file: the page's title with the model named on its small second line.
+
+    On the page the sidebar names the model; a file that leaves the app must name it itself.
+    """
+    if not model:
+        return title
+    if "<br><sup>" in title:
+        return title.replace("<br><sup>", f"<br><sup>{model} · ", 1)
+    return f"{title}<br><sup>{model}</sup>"
+
+
+def title_width(title: str, font_px: int = 16) -> int:
+    """About how many px the first line of a title takes (CJK glyphs are about twice as wide as Latin ones)."""
+    first = re.sub(r"<[^<>]+>", "", title.split("<br>")[0])
+    return int(sum(font_px if unicodedata.east_asian_width(char) in "WF" else 0.55 * font_px for char in first))
+
+
+def export_size(title: str, width: int | None, height: int | None, margin: int = 80) -> tuple[int | None, int | None]:
+    """The figure's size for a file, widened when its title would not fit (files have no column to stretch into)."""
+    if width is None:
+        return width, height
+    return max(width, title_width(title) + margin), height
 
 
 # ----------------------------------------------------------------------------------------------------------------------

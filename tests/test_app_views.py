@@ -292,3 +292,16 @@ def test_multi_head_walkthrough_follows_the_seed_shapes():
 def test_every_view_state_field_has_a_default_that_reads_back():
     state, unreadable = views.from_query_params({k: views._format(v) for k, v in asdict(views.ViewState()).items()})
     assert unreadable == [] and state == views.ViewState()
+
+
+def test_exported_files_name_the_model_and_fit_their_title():
+    assert views.exported_title("cross-attention<br><sup>links ≥ 0.1</sup>", "demo-zh-en") == (
+        "cross-attention<br><sup>demo-zh-en · links ≥ 0.1</sup>"
+    )
+    assert views.exported_title("Heads", "demo-zh-en") == "Heads<br><sup>demo-zh-en</sup>"
+    assert views.exported_title("Heads", None) == "Heads"
+    assert views.title_width("交叉注意力") == 5 * 16 and views.title_width("ab<br>" + "x" * 99) == int(2 * 0.55 * 16)
+    long = "cross-attention · alignment heads · mean of L0·H1, L2·H3, L4·H5"
+    width, height = views.export_size(long, 520, 380)
+    assert width >= views.title_width(long) + 80 and height == 380
+    assert views.export_size("short", 700, 400) == (700, 400)

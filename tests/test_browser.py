@@ -1,0 +1,147 @@
+"""The product in a real browser: `streamlit run app.py` on 127.0.0.1, driven through Playwright and Debian's chromium.
+
+Screenshots go to test-output/screenshots, or to the folder in ATTNVIZ_SCREENSHOTS (`make screenshots` sets
+docs/screenshots, the ones the README shows). Without chromium or playwright these tests skip, except in CI (CI=true),
+where a missing browser is a failure.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from attnviz.models import catalogue
+from browser_support import (
+    REPO,
+    chromium,
+    playwright_missing,
+    screenshot_whole_page,
+    streamlit_server,
+    wait_for_app,
+)
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+SCREENSHOTS_ENV = "ATTNVIZ_SCREENSHOTS"
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+PAGES = {  # screenshot name -> URL path
+    "translate": "",
+    "self-attention": "self-attention",
+    "how-attention-works": "how-attention-works",
+    "heads": "heads",
+}
+SCREENSHOT_HEIGHT = {"how-attention-works": 2600}  # the walk-through is long; its top half shows the idea
+
+
+def _skip_or_fail(reason: str) -> None:
+    if os.environ.get("CI", "").strip().lower() == "true":
+        pytest.fail(f"The browser tests must run in CI: {reason}.")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def screenshot_dir() -> Path:
+    folder = Path(os.environ.get(SCREENSHOTS_ENV) or REPO / "test-output" / "screenshots")
+    folder = folder if folder.is_absolute() else REPO / folder
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def app_url(tmp_path_factory):
+    missing = playwright_missing()
+    if missing:
+        _skip_or_fail(missing)
+    if "demo-zh-en" not in {entry.name for entry in catalogue()}:
+        pytest.skip("the demo model assets/models/zh-en is not there yet")
+    log = tmp_path_factory.mktemp("streamlit") / "server.log"
+    with streamlit_server(log_path=log) as (url, _):
+        yield url
+
+
+@pytest.fixture(scope="module")
+def page(app_url):
+    with chromium() as browser_page:
+        yield browser_page
+
+
+def save(page, folder: Path, name: str) -> Path:
+    """A whole-page screenshot, quantised to a small palette PNG (screenshots are mostly flat colour)."""
+    from PIL import Image
+
+    path = folder / f"{name}.png"
+    screenshot_whole_page(page, path, max_height=SCREENSHOT_HEIGHT.get(name, 6000))
+    with Image.open(path) as image:
+        small = image.convert("RGB").quantize(colors=128, method=Image.Quantize.MEDIANCUT)
+    small.save(path, optimize=True)
+    return path
+
+
+def alignment_text(page) -> str:
+    """The words drawn in the first chart on the page (the alignment diagram on Translate & align)."""
+    return page.locator('[data-testid="stPlotlyChart"]').first.inner_text()
+
+
+def test_default_view_shows_the_alignment_of_good_morning(page, app_url, screenshot_dir):
+    page.goto(app_url)
+    wait_for_app(page)
+    assert page.get_by_role("heading", name="Translate & align").is_visible()
+    drawn = alignment_text(page)
+    assert "早上" in drawn and "好" in drawn
+    assert re.search(r"good morning", page.locator('[data-testid="stMain"]').inner_text(), re.IGNORECASE)
+    assert "model=demo-zh-en" in page.url
+    for name, path in PAGES.items():  # one screenshot per page for the README
+        page.goto(f"{app_url}/{path}")
+        wait_for_app(page)
+        assert not page.locator('[data-testid="stException"]').count()
+        save(page, screenshot_dir, name)
+
+
+def test_typing_a_new_text_updates_the_alignment(page, app_url):
+    page.goto(app_url)
+    wait_for_app(page)
+    box = page.get_by_label("Text", exact=True)
+    box.fill("晚安")
+    box.press("Enter")
+    page.wait_for_function(
+        """() => [...document.querySelectorAll('[data-testid="stPlotlyChart"]')]
+                   .some(chart => chart.innerText.includes('晚') && !chart.innerText.includes('早上'))""",
+        timeout=60_000,
+    )
+    wait_for_app(page)
+    assert "晚" in alignment_text(page) and "早上" not in alignment_text(page)
+    assert "text=%E6%99%9A%E5%AE%89" in page.url  # 晚安, shareable
+
+
+def test_switching_to_chinese_changes_the_interface(page, app_url, screenshot_dir):
+    page.goto(app_url)
+    wait_for_app(page)
+    page.locator('[data-testid="stSidebar"]').get_by_text("中文", exact=True).click()
+    page.get_by_role("heading", name="翻译与对齐").wait_for(timeout=60_000)
+    wait_for_app(page)
+    main = page.locator('[data-testid="stMain"]').inner_text()
+    assert "交叉注意力" in main and "Cross-attention" not in main
+    assert page.get_by_role("link", name="自注意力").is_visible()  # the navigation too
+    save(page, screenshot_dir, "translate-zh")
+
+
+def test_png_export_downloads_a_valid_png(page, app_url):
+    from PIL import Image
+
+    page.goto(app_url)
+    wait_for_app(page)
+    with page.expect_download(timeout=120_000) as download_info:
+        page.get_by_role("button", name="PNG", exact=True).first.click()
+    download = download_info.value
+    assert download.suggested_filename == "alignment.png"
+    data = Path(download.path()).read_bytes()
+    assert data.startswith(PNG_SIGNATURE)
+    with Image.open(io.BytesIO(data)) as image:
+        image.verify()
+    with Image.open(io.BytesIO(data)) as image:
+        assert image.width >= 300 and image.height >= 200
+        assert len(image.convert("RGB").getcolors(maxcolors=1 << 20) or []) > 10  # a drawing, not a blank
