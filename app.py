@@ -14,8 +14,12 @@ navigation = st.navigation(
     [
         st.Page(common.PAGES["translate"], title=t("page_translate"), icon=":material/translate:", default=True),
         st.Page(common.PAGES["self"], title=t("page_self"), icon=":material/hub:", url_path="self-attention"),
-        st.Page(common.PAGES["explainer"], title=t("page_explainer"), icon=":material/school:",
-                url_path="how-attention-works"),
+        st.Page(
+            common.PAGES["explainer"],
+            title=t("page_explainer"),
+            icon=":material/school:",
+            url_path="how-attention-works",
+        ),
         st.Page(common.PAGES["heads"], title=t("page_heads"), icon=":material/grid_view:", url_path="heads"),
     ]
 )

@@ -191,16 +191,32 @@ def analysis(view: views.ViewState):
 def sidebar(view: views.ViewState) -> None:
     t = tr(view)
     with st.sidebar:
-        bound(st.segmented_control, "lang", t("language"), options=views.LANGUAGES,
-              format_func=lambda code: i18n.LANGUAGES[code], selection_mode="single", required=True)  # fmt: skip
+        bound(
+            st.segmented_control,
+            "lang",
+            t("language"),
+            options=views.LANGUAGES,
+            format_func=lambda code: i18n.LANGUAGES[code],
+            selection_mode="single",
+            required=True,
+        )
         _model_picker(view)
-        bound(st.selectbox, "device", t("device"), options=views.DEVICES, format_func=lambda d: t(f"device_{d}"),
-              help=t("device_help"))  # fmt: skip
+        bound(
+            st.selectbox,
+            "device",
+            t("device"),
+            options=views.DEVICES,
+            format_func=lambda d: t(f"device_{d}"),
+            help=t("device_help"),
+        )
         report = device_report(view.device)
         with st.expander(t("device_report", chosen=report.chosen)):
-            st.markdown("\n".join(
-                f"- {'✅' if entry.available else '❌'} **{entry.name}** — {entry.reason}" for entry in report.entries
-            ))  # fmt: skip
+            st.markdown(
+                "\n".join(
+                    f"- {'✅' if entry.available else '❌'} **{entry.name}** — {entry.reason}"
+                    for entry in report.entries
+                )
+            )
         st.caption(t("sidebar_footer"))
 
 
@@ -222,8 +238,13 @@ def _model_picker(view: views.ViewState) -> None:
             return t("model_custom")
         return t(f"model_{name}") if i18n.has(f"model_{name}") else name
 
-    pick = st.selectbox(t("model"), options, key="w_model_pick", format_func=label,
-                        help=entries[view.model].description if view.model in entries else None)  # fmt: skip
+    pick = st.selectbox(
+        t("model"),
+        options,
+        key="w_model_pick",
+        format_func=label,
+        help=entries[view.model].description if view.model in entries else None,
+    )
     if pick == CUSTOM:
         custom = st.text_input(t("model_custom_input"), key="w_model_custom", placeholder=t("model_custom_hint"))
         view.model = custom.strip() or views.DEFAULT_MODEL
@@ -238,9 +259,10 @@ def _model_picker(view: views.ViewState) -> None:
 REPLAY_FOR = "attnviz_replay_for"  # the input the replay slider belongs to
 
 
-def replay_slider(view: views.ViewState, steps: int, signature: tuple, t: Callable[..., str]) -> int:
+def replay_slider(view: views.ViewState, steps: int) -> int:
     """The generation step to replay up to (1..steps), 0 meaning all; back to all whenever the input changes."""
     key = widget_key("step")
+    signature = (view.model, view.device, view.text, view.target, view.mode)
     if st.session_state.get(REPLAY_FOR) != signature:
         if REPLAY_FOR in st.session_state:  # a new input (not the first run, which may restore a step from a link)
             view.step = 0
@@ -251,9 +273,17 @@ def replay_slider(view: views.ViewState, steps: int, signature: tuple, t: Callab
         return 0
     if key not in st.session_state or not 1 <= st.session_state[key] <= steps:
         st.session_state[key] = view.step if 1 <= view.step <= steps else steps
-    chosen = st.slider(t("replay"), 1, steps, key=key, help=t("replay_help"))
+    chosen = st.slider(i18n.t("replay", view.lang), 1, steps, key=key, help=i18n.t("replay_help", view.lang))
     view.step = 0 if chosen == steps else chosen
     return view.step
+
+
+def step_focus(view: views.ViewState, selection: views.HeadSelection, step: int, steps: int) -> None:
+    """One sentence under the replay slider: the newest token and the source tokens it looked at most."""
+    token, looked = views.newest_focus(selection)
+    t = tr(view)
+    keys = ", ".join(t("weighted", token=key.text, weight=f"{weight:.2f}") for key, weight in looked)
+    st.markdown(t("step_focus", step=step, steps=steps, token=token.text, keys=keys))
 
 
 def alignment_words(view: views.ViewState) -> dict[str, str]:
@@ -270,8 +300,13 @@ def figure_options(selection: views.HeadSelection, view: views.ViewState) -> dic
 
 
 EXPORT_FORMATS = ("png", "svg", "pdf", "html", "json")
-MIME_TYPES = {"png": "image/png", "svg": "image/svg+xml", "pdf": "application/pdf", "html": "text/html",
-              "json": "application/json"}  # fmt: skip
+MIME_TYPES = {
+    "png": "image/png",
+    "svg": "image/svg+xml",
+    "pdf": "application/pdf",
+    "html": "text/html",
+    "json": "application/json",
+}
 
 
 def figure(fig, name: str, key: str, view: views.ViewState, data=None, model: str | None = None) -> None:

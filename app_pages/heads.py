@@ -2,8 +2,8 @@
 
 import streamlit as st
 
-from attnviz import figures, views
 from app_pages import common
+from attnviz import figures, views
 
 view = common.state()
 t = common.tr(view)
@@ -14,12 +14,14 @@ common.link_warnings(view)
 with common.shown_errors(view):
     handle, result = common.analysis(view)
     controls = st.columns([2, 2, 3])
-    common.bound(controls[0].selectbox, "kind", t("heads_map"), options=list(result.maps),
-                 format_func=lambda k: t(f"kind_{k}"))  # fmt: skip
+    common.bound(
+        controls[0].selectbox, "kind", t("heads_map"), options=list(result.maps), format_func=lambda k: t(f"kind_{k}")
+    )
     amap = result[view.kind]
     statistics = views.statistics_for(amap)
-    common.bound(controls[1].selectbox, "stat", t("statistic"), options=statistics,
-                 format_func=lambda s: t(f"stat_{s}"))  # fmt: skip
+    common.bound(
+        controls[1].selectbox, "stat", t("statistic"), options=statistics, format_func=lambda s: t(f"stat_{s}")
+    )
     controls[2].caption(t(f"stat_help_{view.stat}"))
 
     table, heatmap = st.columns([3, 2])
@@ -34,16 +36,24 @@ with common.shown_errors(view):
             column_config={
                 "layer": st.column_config.NumberColumn(t("layer"), format="%d"),
                 "head": st.column_config.NumberColumn(t("head"), format="%d"),
-                **{s: st.column_config.NumberColumn(t(f"stat_{s}"), format="%.3f", help=t(f"stat_help_{s}"))
-                   for s in statistics},
-            },  # fmt: skip
+                **{
+                    s: st.column_config.NumberColumn(t(f"stat_{s}"), format="%.3f", help=t(f"stat_help_{s}"))
+                    for s in statistics
+                },
+            },
             width="stretch",
             height=min(420, 38 + 35 * amap.num_layers * amap.num_heads),
         )
         st.caption(t("table_hint"))
     with heatmap:
-        common.figure(figures.statistic_grid(amap, view.stat, lang=view.lang),
-                      "head-statistics", "heads_statistic", view, data=amap, model=view.model)  # fmt: skip
+        common.figure(
+            figures.statistic_grid(amap, view.stat, lang=view.lang),
+            "head-statistics",
+            "heads_statistic",
+            view,
+            data=amap,
+            model=view.model,
+        )
 
     st.subheader(t("open_head_title"))
     chooser = st.columns([1, 1, 3], vertical_alignment="bottom")

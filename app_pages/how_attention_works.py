@@ -2,8 +2,8 @@
 
 import streamlit as st
 
-from attnviz import analysis, figures, views
 from app_pages import common
+from attnviz import analysis, figures, views
 
 view = common.state()
 t = common.tr(view)
@@ -13,9 +13,14 @@ st.caption(t("explainer_intro"))
 # 1. What attention is: 早上好！ → Good Morning！
 st.header(t("explainer_what"))
 st.markdown(t("explainer_what_text"))
-common.figure(figures.alignment(figures.seed_alignment_map(), threshold=0.05, top_k=None, lang=view.lang,
-                                title=t("explainer_seed_alignment")),
-              "seed-alignment", "explainer_seed", view)  # fmt: skip
+common.figure(
+    figures.alignment(
+        figures.seed_alignment_map(), threshold=0.05, top_k=None, lang=view.lang, title=t("explainer_seed_alignment")
+    ),
+    "seed-alignment",
+    "explainer_seed",
+    view,
+)
 
 # 2. Q, K, V step by step
 st.header(t("explainer_qkv"))
@@ -63,8 +68,9 @@ sizes = st.columns(4)
 batch = sizes[0].number_input(t("mh_batch"), min_value=1, max_value=4, value=1, key="w_mh_batch")
 length = sizes[1].number_input(t("mh_length"), min_value=2, max_value=12, value=4, key="w_mh_length")
 hidden = sizes[2].number_input(t("mh_hidden"), min_value=2, max_value=64, value=8, step=2, key="w_mh_hidden")
-heads = sizes[3].selectbox(t("mh_heads"), views.divisors(int(hidden)), index=min(2, len(views.divisors(int(hidden))) - 1),
-                           key="w_mh_heads")  # fmt: skip
+heads = sizes[3].selectbox(
+    t("mh_heads"), views.divisors(int(hidden)), index=min(2, len(views.divisors(int(hidden))) - 1), key="w_mh_heads"
+)
 with common.shown_errors(view):
     with st.spinner(t("mh_running", device=view.device)):
         walk = common.multi_head(int(batch), int(length), int(hidden), int(heads), view.device)
@@ -75,5 +81,9 @@ with common.shown_errors(view):
         width="stretch",
         column_config={"step": t("mh_step"), "axes": t("mh_axes"), "shape": t("mh_shape"), "meaning": t("mh_meaning")},
     )
-    common.figure(figures.grid(walk.weights, lang=view.lang, title=t("mh_grid_title", heads=int(heads))),
-                  "multi-head-weights", "explainer_multihead", view)  # fmt: skip
+    common.figure(
+        figures.grid(walk.weights, lang=view.lang, title=t("mh_grid_title", heads=int(heads))),
+        "multi-head-weights",
+        "explainer_multihead",
+        view,
+    )

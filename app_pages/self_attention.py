@@ -2,8 +2,8 @@
 
 import streamlit as st
 
-from attnviz import figures, views
 from app_pages import common
+from attnviz import figures, views
 
 view = common.state()
 t = common.tr(view)
@@ -17,20 +17,40 @@ with common.shown_errors(view):
     handle, result = common.analysis(view)
     controls = st.columns([2, 2, 1, 1, 2, 2])
     if handle.is_seq2seq:
-        common.bound(controls[0].radio, "stack", t("stack"), options=views.STACKS,
-                     format_func=lambda s: t(f"stack_{s}"), horizontal=True)  # fmt: skip
+        common.bound(
+            controls[0].radio,
+            "stack",
+            t("stack"),
+            options=views.STACKS,
+            format_func=lambda s: t(f"stack_{s}"),
+            horizontal=True,
+        )
     else:
         controls[0].markdown(t("stack_single", kind=t(f"kind_{handle.kind}")))
     kind = views.self_attention_kind(result, view.stack)
     shown = result[kind]
-    common.bound(controls[1].selectbox, "self_view", t("aggregation"), options=views.SELF_AGGREGATIONS,
-                 format_func=lambda a: t(f"aggregation_{a}"))  # fmt: skip
-    common.bound(controls[2].selectbox, "layer", t("layer"), options=range(shown.num_layers),
-                 disabled=view.self_view == "all")  # fmt: skip
-    common.bound(controls[3].selectbox, "head", t("head"), options=range(shown.num_heads),
-                 disabled=view.self_view != "head")  # fmt: skip
-    common.bound(controls[4].slider, "threshold", t("threshold"), min_value=0.05, max_value=0.9, step=0.05,
-                 help=t("threshold_help"))  # fmt: skip
+    common.bound(
+        controls[1].selectbox,
+        "self_view",
+        t("aggregation"),
+        options=views.SELF_AGGREGATIONS,
+        format_func=lambda a: t(f"aggregation_{a}"),
+    )
+    common.bound(
+        controls[2].selectbox, "layer", t("layer"), options=range(shown.num_layers), disabled=view.self_view == "all"
+    )
+    common.bound(
+        controls[3].selectbox, "head", t("head"), options=range(shown.num_heads), disabled=view.self_view != "head"
+    )
+    common.bound(
+        controls[4].slider,
+        "threshold",
+        t("threshold"),
+        min_value=0.05,
+        max_value=0.9,
+        step=0.05,
+        help=t("threshold_help"),
+    )
     with controls[5]:
         common.bound(st.toggle, "words", t("words"), help=t("words_help"))
         common.bound(st.toggle, "hide", t("hide_special"), help=t("hide_special_help"))
@@ -44,15 +64,28 @@ with common.shown_errors(view):
 
     figure_left, figure_right = st.columns(2)
     with figure_left:
-        common.figure(figures.heatmap(amap, **common.figure_options(selection, view)),
-                      "self-heatmap", "self_heatmap", view, data=amap, model=view.model)  # fmt: skip
+        common.figure(
+            figures.heatmap(amap, **common.figure_options(selection, view)),
+            "self-heatmap",
+            "self_heatmap",
+            view,
+            data=amap,
+            model=view.model,
+        )
     with figure_right:
         common.figure(
-            figures.head_lines(amap, **views.head_lines_options(selection, view.self_view), lang=view.lang,
-                               threshold=max(view.threshold, 0.01)),
-            "head-lines", "self_lines", view, data=amap, model=view.model,
-        )  # fmt: skip
+            figures.head_lines(
+                amap,
+                **views.head_lines_options(selection, view.self_view),
+                lang=view.lang,
+                threshold=max(view.threshold, 0.01),
+            ),
+            "head-lines",
+            "self_lines",
+            view,
+            data=amap,
+            model=view.model,
+        )
     st.subheader(t("grid_title"))
     st.caption(t("grid_intro"))
-    common.figure(figures.grid(amap, lang=view.lang), "layer-head-grid", "self_grid", view, data=amap,
-                  model=view.model)
+    common.figure(figures.grid(amap, lang=view.lang), "layer-head-grid", "self_grid", view, data=amap, model=view.model)

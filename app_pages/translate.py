@@ -2,8 +2,8 @@
 
 import streamlit as st
 
-from attnviz import figures, views
 from app_pages import common
+from attnviz import figures, views
 
 view = common.state()
 t = common.tr(view)
@@ -15,8 +15,9 @@ left, right = st.columns([3, 2])
 with left:
     common.bound(st.text_input, "text", t("source_text"), placeholder=t("source_placeholder"))
 with right:
-    common.bound(st.radio, "mode", t("mode"), options=views.MODES, format_func=lambda m: t(f"mode_{m}"),
-                 horizontal=True)  # fmt: skip
+    common.bound(
+        st.radio, "mode", t("mode"), options=views.MODES, format_func=lambda m: t(f"mode_{m}"), horizontal=True
+    )
     if view.mode == "pair":
         common.bound(st.text_input, "target", t("target_text"), placeholder=t("target_placeholder"))
 
@@ -29,32 +30,62 @@ with common.shown_errors(view):
             st.markdown(t("translation_line", text=result.source_text, translation=result.target_text))
         cross = result["cross"]
         controls = st.columns([2, 1, 1, 2, 2])
-        common.bound(controls[0].selectbox, "view", t("aggregation"), options=views.AGGREGATIONS,
-                     format_func=lambda a: t(f"aggregation_{a}"), help=t("aggregation_help"))  # fmt: skip
-        common.bound(controls[1].selectbox, "layer", t("layer"), options=range(cross.num_layers),
-                     disabled=view.view not in ("head", "layer"))  # fmt: skip
-        common.bound(controls[2].selectbox, "head", t("head"), options=range(cross.num_heads),
-                     disabled=view.view != "head")  # fmt: skip
-        common.bound(controls[3].slider, "threshold", t("threshold"), min_value=0.0, max_value=0.9, step=0.05,
-                     help=t("threshold_help"))  # fmt: skip
+        common.bound(
+            controls[0].selectbox,
+            "view",
+            t("aggregation"),
+            options=views.AGGREGATIONS,
+            format_func=lambda a: t(f"aggregation_{a}"),
+            help=t("aggregation_help"),
+        )
+        common.bound(
+            controls[1].selectbox,
+            "layer",
+            t("layer"),
+            options=range(cross.num_layers),
+            disabled=view.view not in ("head", "layer"),
+        )
+        common.bound(
+            controls[2].selectbox, "head", t("head"), options=range(cross.num_heads), disabled=view.view != "head"
+        )
+        common.bound(
+            controls[3].slider,
+            "threshold",
+            t("threshold"),
+            min_value=0.0,
+            max_value=0.9,
+            step=0.05,
+            help=t("threshold_help"),
+        )
         with controls[4]:
             common.bound(st.toggle, "words", t("words"), help=t("words_help"))
             common.bound(st.toggle, "hide", t("hide_special"), help=t("hide_special_help"))
 
         steps = views.step_count(cross)
-        step = common.replay_slider(view, steps, (view.model, view.device, view.text, view.target, view.mode), t)
+        step = common.replay_slider(view, steps)
         amap = views.prepare_map(result, "cross", step=step, hide=view.hide, words=view.words)
-        selection = views.head_selection(amap, view.view, view.layer, view.head, handle.alignment_heads,
-                                         words=common.alignment_words(view))  # fmt: skip
-        token, looked = views.newest_focus(selection)
-        st.markdown(t("step_focus", step=step or steps, steps=steps, token=token.text,
-                      keys=", ".join(t("weighted", token=k.text, weight=f"{w:.2f}") for k, w in looked)))  # fmt: skip
+        selection = views.head_selection(
+            amap, view.view, view.layer, view.head, handle.alignment_heads, words=common.alignment_words(view)
+        )
+        common.step_focus(view, selection, step or steps, steps)
 
         options = common.figure_options(selection, view)
         figure_left, figure_right = st.columns(2)
         with figure_left:
-            common.figure(figures.alignment(selection.amap, **options, threshold=view.threshold),
-                          "alignment", "translate_alignment", view, data=amap, model=view.model)  # fmt: skip
+            common.figure(
+                figures.alignment(selection.amap, **options, threshold=view.threshold),
+                "alignment",
+                "translate_alignment",
+                view,
+                data=amap,
+                model=view.model,
+            )
         with figure_right:
-            common.figure(figures.heatmap(selection.amap, **options),
-                          "heatmap", "translate_heatmap", view, data=amap, model=view.model)  # fmt: skip
+            common.figure(
+                figures.heatmap(selection.amap, **options),
+                "heatmap",
+                "translate_heatmap",
+                view,
+                data=amap,
+                model=view.model,
+            )

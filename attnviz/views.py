@@ -251,13 +251,17 @@ def clamp_index(value: int, size: int) -> int:
     return min(max(int(value), 0), max(size - 1, 0))
 
 
-def alignment_pairs(alignment_heads: Sequence[tuple[int, int]], num_layers: int, num_heads: int) -> list[tuple[int, int]]:
+def alignment_pairs(
+    alignment_heads: Sequence[tuple[int, int]], num_layers: int, num_heads: int
+) -> list[tuple[int, int]]:
     """The (layer, head) pairs of the alignment view.
 
     The model's trained alignment heads (config `alignment_heads`) when it has them; otherwise every head of the
     second-to-last layer, where cross-attention aligns best in Transformer translation models (Garg et al., 2019).
     """
-    pairs = [(int(layer), int(head)) for layer, head in alignment_heads if 0 <= layer < num_layers and 0 <= head < num_heads]
+    pairs = [
+        (int(layer), int(head)) for layer, head in alignment_heads if 0 <= layer < num_layers and 0 <= head < num_heads
+    ]
     if pairs:
         return pairs
     layer = max(num_layers - 2, 0)
@@ -310,12 +314,12 @@ def head_selection(
     layer = clamp_index(layer, amap.num_layers)
     head = clamp_index(head, amap.num_heads)
     if view == "head":
-        return HeadSelection(amap, dict(layers=layer, heads=head), ((layer, head),))
+        return HeadSelection(amap, {"layers": layer, "heads": head}, ((layer, head),))
     if view == "layer":
-        return HeadSelection(amap, dict(layers=layer, heads=None), tuple((layer, h) for h in range(amap.num_heads)))
+        return HeadSelection(amap, {"layers": layer, "heads": None}, tuple((layer, h) for h in range(amap.num_heads)))
     if view == "all":
         every = tuple((lay, h) for lay in range(amap.num_layers) for h in range(amap.num_heads))
-        return HeadSelection(amap, dict(layers=None, heads=None), every)
+        return HeadSelection(amap, {"layers": None, "heads": None}, every)
     if view != "alignment":
         raise InputError(f"Unknown view {view!r}; use one of {', '.join(AGGREGATIONS)}.")
     pairs = tuple(alignment_pairs(alignment_heads, amap.num_layers, amap.num_heads))
@@ -327,7 +331,7 @@ def head_selection(
         "heads_all": words["pairs_mean"].format(pairs=listed),  # several pairs: their mean
         "head_one": listed,  # a single pair
     }
-    return HeadSelection(sub, dict(layers=0, heads=None, labels=labels), pairs)
+    return HeadSelection(sub, {"layers": 0, "heads": None, "labels": labels}, pairs)
 
 
 def head_lines_options(selection: HeadSelection, view: str) -> dict:
@@ -528,7 +532,12 @@ SHAPE_SYMBOLS = {
 def shape_rows(shapes: Sequence[tuple[str, tuple[int, ...]]], meanings: Mapping[str, str]) -> list[dict]:
     """The multi-head table: each step with its axes (seed names), its actual shape and what it is."""
     return [
-        {"step": name, "axes": SHAPE_SYMBOLS.get(name, ""), "shape": str(tuple(shape)), "meaning": meanings.get(name, "")}
+        {
+            "step": name,
+            "axes": SHAPE_SYMBOLS.get(name, ""),
+            "shape": str(tuple(shape)),
+            "meaning": meanings.get(name, ""),
+        }
         for name, shape in shapes
     ]
 

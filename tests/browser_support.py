@@ -56,10 +56,9 @@ def wait_healthy(url: str, process: subprocess.Popen, timeout: float = SERVER_ST
     while time.monotonic() - start < timeout:
         if process.poll() is not None:
             raise RuntimeError(f"streamlit exited with code {process.returncode} before it was healthy")
-        with contextlib.suppress(OSError):
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-                if response.status == 200:
-                    return time.monotonic() - start
+        with contextlib.suppress(OSError), urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+            if response.status == 200:
+                return time.monotonic() - start
         time.sleep(0.2)
     raise TimeoutError(f"streamlit did not answer {url}/_stcore/health within {timeout:.0f} s")
 
@@ -70,28 +69,36 @@ def streamlit_server(env: dict[str, str] | None = None, log_path: Path | None = 
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     command = [
-        sys.executable, "-m", "streamlit", "run", str(REPO / "app.py"),
-        "--server.headless", "true",
-        "--server.port", str(port),
-        "--server.address", "127.0.0.1",
-        "--browser.gatherUsageStats", "false",
-        "--server.fileWatcherType", "none",
-    ]  # fmt: skip
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(REPO / "app.py"),
+        "--server.headless",
+        "true",
+        "--server.port",
+        str(port),
+        "--server.address",
+        "127.0.0.1",
+        "--browser.gatherUsageStats",
+        "false",
+        "--server.fileWatcherType",
+        "none",
+    ]
     environment = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_VERBOSITY": "error", **(env or {})}
-    log = open(log_path, "wb") if log_path else subprocess.DEVNULL
-    process = subprocess.Popen(command, cwd=REPO, env=environment, stdout=log, stderr=subprocess.STDOUT)
-    try:
-        healthy_after = wait_healthy(url, process)
-        yield url, healthy_after
-    finally:
-        process.terminate()
+    with contextlib.ExitStack() as stack:
+        log = stack.enter_context(open(log_path, "wb")) if log_path else subprocess.DEVNULL
+        process = subprocess.Popen(command, cwd=REPO, env=environment, stdout=log, stderr=subprocess.STDOUT)
         try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=15)
-        if log_path:
-            log.close()
+            healthy_after = wait_healthy(url, process)
+            yield url, healthy_after
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(timeout=15)
 
 
 @contextlib.contextmanager

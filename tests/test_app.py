@@ -83,7 +83,7 @@ def tiny_handle(tiny):
     return load_model(tiny, "cpu")
 
 
-PAIR = dict(text="早上好！", target="Good morning!", mode="pair", words=0, hide=0)
+PAIR = {"text": "早上好！", "target": "Good morning!", "mode": "pair", "words": 0, "hide": 0}
 
 
 # ----------------------------------------------------------------------------------------------------------------------
@@ -181,8 +181,19 @@ def test_language_switch_changes_every_string(tiny):
 
 
 def test_link_restores_the_view(tiny):
-    at = open_app(model=tiny, text="晚安", target="Good night", mode="pair", view="head", layer=1, head=3, lang="zh",
-                  words=0, hide=0, threshold=0.3)  # fmt: skip
+    at = open_app(
+        model=tiny,
+        text="晚安",
+        target="Good night",
+        mode="pair",
+        view="head",
+        layer=1,
+        head=3,
+        lang="zh",
+        words=0,
+        hide=0,
+        threshold=0.3,
+    )
     assert_page_ok(at)
     assert at.text_input(key="w_text").value == "晚安"
     assert at.text_input(key="w_target").value == "Good night"
@@ -208,10 +219,10 @@ def test_unreadable_link_parameters_are_named_and_ignored(tiny):
 @pytest.mark.parametrize(
     "params, sentence",
     [
-        (dict(model="/no/such/model/folder"), "No model folder"),
-        (dict(text="   "), "empty"),
-        (dict(device="cuda"), "not available"),
-        (dict(text="早上好！" * 200), "accepts at most"),
+        ({"model": "/no/such/model/folder"}, "No model folder"),
+        ({"text": "   "}, "empty"),
+        ({"device": "cuda"}, "not available"),
+        ({"text": "早上好！" * 200}, "accepts at most"),
     ],
     ids=["unknown model", "empty text", "unavailable device", "text too long"],
 )
@@ -256,7 +267,9 @@ def test_self_attention_page_shows_heatmap_lines_and_grid(tiny, tiny_handle):
     encoder = capture(tiny_handle, PAIR["text"], PAIR["target"])["encoder"]
     np.testing.assert_allclose(z_of(shown["heatmap"]), encoder.weights[1, 1], atol=1e-6)
     grid = shown["grid"]
-    assert len([trace for trace in grid["data"] if trace["type"] == "heatmap"]) == encoder.num_layers * encoder.num_heads
+    assert (
+        len([trace for trace in grid["data"] if trace["type"] == "heatmap"]) == encoder.num_layers * encoder.num_heads
+    )
 
 
 def test_decoder_self_attention_shows_the_causal_mask(tiny):

@@ -55,14 +55,29 @@ def test_a_default_link_holds_only_the_shareable_core():
 
 
 def test_unreadable_parameters_keep_their_defaults_and_are_named():
-    params = {"layer": "-1", "head": "two", "view": "sideways", "lang": "fr", "threshold": "2", "words": "maybe",
-              "model": " ", "text": "晚安", "unknown": "x"}  # fmt: skip
+    params = {
+        "layer": "-1",
+        "head": "two",
+        "view": "sideways",
+        "lang": "fr",
+        "threshold": "2",
+        "words": "maybe",
+        "model": " ",
+        "text": "晚安",
+        "unknown": "x",
+    }
     state, unreadable = views.from_query_params(params)
     assert sorted(unreadable) == ["head", "lang", "layer", "model", "threshold", "view", "words"]
     default = views.ViewState()
     assert (state.layer, state.head, state.view, state.lang, state.threshold, state.words, state.model) == (
-        default.layer, default.head, default.view, default.lang, default.threshold, default.words, default.model
-    )  # fmt: skip
+        default.layer,
+        default.head,
+        default.view,
+        default.lang,
+        default.threshold,
+        default.words,
+        default.model,
+    )
     assert state.text == "晚安"
 
 
@@ -155,7 +170,13 @@ def test_head_lines_options():
 def seq2seq_capture() -> AttentionCapture:
     source, target = "早上好！", "Good morning!"
     src = [Token("早上", 0, 2), Token("好", 2, 3), Token("！", 3, 4), Token("</s>", -1, -1, True)]
-    tgt = [Token("Good", 0, 4), Token("morn", 5, 9), Token("ing", 9, 12), Token("!", 12, 13), Token("</s>", -1, -1, True)]
+    tgt = [
+        Token("Good", 0, 4),
+        Token("morn", 5, 9),
+        Token("ing", 9, 12),
+        Token("!", 12, 13),
+        Token("</s>", -1, -1, True),
+    ]
     rng = np.random.default_rng(1)
     cross = rng.random((2, 2, len(tgt), len(src))).astype(np.float32)
     cross /= cross.sum(-1, keepdims=True)

@@ -13,8 +13,6 @@ import re
 from pathlib import Path
 
 import pytest
-
-from attnviz.models import catalogue
 from browser_support import (
     REPO,
     chromium,
@@ -23,6 +21,8 @@ from browser_support import (
     streamlit_server,
     wait_for_app,
 )
+
+from attnviz.models import catalogue
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
