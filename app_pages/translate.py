@@ -61,9 +61,10 @@ with common.shown_errors(view):
             common.bound(st.toggle, "words", t("words"), help=t("words_help"))
             common.bound(st.toggle, "hide", t("hide_special"), help=t("hide_special_help"))
 
-        steps = views.step_count(cross)
+        written = views.prepare_map(result, "cross", hide=view.hide, words=view.words)
+        steps = views.step_count(written)
         step = common.replay_slider(view, steps)
-        amap = views.prepare_map(result, "cross", step=step, hide=view.hide, words=view.words)
+        amap = views.replay(written, step)
         selection = views.head_selection(
             amap, view.view, view.layer, view.head, handle.alignment_heads, words=common.alignment_words(view)
         )

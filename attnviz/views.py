@@ -217,26 +217,31 @@ def map_texts(result: AttentionCapture, kind: str) -> tuple[str | None, str | No
 
 
 def step_count(amap: AttentionMap) -> int:
-    """How many steps the replay slider has: one per query token (per generated or given target token)."""
+    """How many steps the replay slider has: one per query row shown (per target token, or word in the word view)."""
     return len(amap.query_tokens)
 
 
-def prepare_map(
-    result: AttentionCapture, kind: str, *, step: int = 0, hide: bool = False, words: bool = False
-) -> AttentionMap:
-    """The map a page draws: the first `step` query tokens (0 = all), special tokens hidden, pieces merged to words.
-
-    Replay crops first (it counts the tokens the model produced), then hides, then merges.
-    """
+def prepare_map(result: AttentionCapture, kind: str, *, hide: bool = False, words: bool = False) -> AttentionMap:
+    """The map a page draws: special tokens hidden, then subword pieces merged into words."""
     amap = result[kind]
-    if step and step < step_count(amap):
-        amap = analysis.crop(amap, queries=(0, step), keys=(0, step) if amap.causal and kind != "cross" else None)
     if hide:
         amap = _hide_special(amap)
     if words:
         query_text, key_text = map_texts(result, kind)
         amap = analysis.merge_words(amap, query_text=query_text, key_text=key_text)
     return amap
+
+
+def replay(amap: AttentionMap, step: int) -> AttentionMap:
+    """The map as it stood after `step` target rows were written (0 = all): generation replayed row by row.
+
+    Row i of a cross map is what the model looked at while writing target token i, whether it generated the target
+    or read a given one, so the replay works for both.
+    """
+    if not step or step >= step_count(amap):
+        return amap
+    keys = (0, step) if amap.causal else None  # a causal map keeps its triangle
+    return analysis.crop(amap, queries=(0, step), keys=keys)
 
 
 def _hide_special(amap: AttentionMap) -> AttentionMap:
@@ -339,14 +344,18 @@ def head_lines_options(selection: HeadSelection, view: str) -> dict:
     return {**selection.figure_kwargs, "combine": "mean" if view == "all" else None}
 
 
-def newest_focus(selection: HeadSelection, top: int = 3) -> tuple[Token, list[tuple[Token, float]]]:
-    """The last query token of the selection's map (the newest one in a replay) and the keys it looked at most."""
+def newest_focus(
+    selection: HeadSelection, top: int = 3, floor: float = 0.01
+) -> tuple[Token, list[tuple[Token, float]]]:
+    """The last query token of the selection's map (the newest one in a replay) and the keys it looked at most:
+    at most `top`, strongest first, those below `floor` left out (but always the strongest one)."""
     matrix = analysis.aggregate(
         selection.amap, selection.figure_kwargs.get("layers"), selection.figure_kwargs.get("heads")
     )  # (queries, keys)
     row = matrix[-1]
-    order = np.argsort(-row, kind="stable")[:top]
-    return selection.amap.query_tokens[-1], [(selection.amap.key_tokens[k], float(row[k])) for k in order]
+    order = [int(k) for k in np.argsort(-row, kind="stable")[:top]]
+    kept = [k for k in order if row[k] >= floor] or order[:1]
+    return selection.amap.query_tokens[-1], [(selection.amap.key_tokens[k], float(row[k])) for k in kept]
 
 
 def page_for_head(kind: str) -> tuple[str, dict]:

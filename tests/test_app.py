@@ -347,3 +347,21 @@ def test_choosing_a_head_opens_it_on_the_translate_page(tiny):
     assert at.title[0].value == "Translate & align"
     assert at.selectbox(key="w_view").value == "head"
     assert "layer 1 · head 2" in title(charts(at)["heatmap"])
+
+
+@pytest.mark.parametrize("family", ["bert", "gpt2"])
+def test_one_stack_models_work_on_every_page(tiny_folder, family):
+    folder = tiny_folder(family)
+    at = open_app(model=folder, text="Good morning!", words=0, hide=0)
+    assert not at.exception and not at.error
+    assert any("no cross-attention" in i.value for i in at.info)  # Translate & align explains, nothing breaks
+    for page in ("self", "heads"):
+        at.switch_page(PAGES[page]).run()
+        assert_page_ok(at)
+        assert charts(at)
+    at.switch_page(PAGES["self"]).run()
+    z = z_of(charts(at)["heatmap"])
+    if family == "gpt2":  # a decoder: the causal mask shows
+        assert np.isnan(z[np.triu_indices_from(z, k=1)]).all()
+    else:
+        assert np.isfinite(z).all()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from dataclasses import asdict, replace
 
 import numpy as np
 import pytest
@@ -189,15 +189,22 @@ def seq2seq_capture() -> AttentionCapture:
     return AttentionCapture("test", "cpu", maps, source_text=source, target_text=target)
 
 
-def test_replay_crops_to_the_tokens_written_so_far():
+def test_replay_crops_to_the_rows_written_so_far():
     result = seq2seq_capture()
     full = result["cross"]
     assert views.step_count(full) == 5
-    shown = views.prepare_map(result, "cross", step=2)
+    shown = views.replay(full, 2)
     np.testing.assert_array_equal(shown.weights, full.weights[:, :, :2])
     assert [t.text for t in shown.query_tokens] == ["Good", "morn"]
-    assert views.prepare_map(result, "cross", step=0).weights.shape == full.weights.shape  # 0 = all
-    assert views.prepare_map(result, "cross", step=99).weights.shape == full.weights.shape
+    assert views.replay(full, 0) is full and views.replay(full, 99) is full  # 0 = all
+    words = views.prepare_map(result, "cross", hide=True, words=True)  # Good, morning, !
+    assert [t.text for t in views.replay(words, 2).query_tokens] == ["Good", "morning"]
+
+
+def test_replay_keeps_a_causal_map_causal():
+    amap = random_map("decoder", queries=5, keys=5, causal=True)
+    shown = views.replay(amap, 3)
+    assert shown.causal and shown.weights.shape[2:] == (3, 3)
 
 
 def test_prepare_map_hides_special_tokens_then_merges_words():
@@ -210,13 +217,16 @@ def test_prepare_map_hides_special_tokens_then_merges_words():
 
 def test_newest_focus_is_the_last_written_token_and_where_it_looked_most():
     result = seq2seq_capture()
-    amap = views.prepare_map(result, "cross", step=2)
+    amap = views.replay(result["cross"], 2)
     selection = views.head_selection(amap, "head", 1, 0)
-    token, looked = views.newest_focus(selection, top=2)
+    token, looked = views.newest_focus(selection, top=2, floor=0.0)
     row = amap.weights[1, 0, -1]
     assert token.text == "morn"
     assert [w for _, w in looked] == pytest.approx(sorted(row, reverse=True)[:2])
     assert looked[0][0] == amap.key_tokens[int(row.argmax())]
+    one_hot = replace(amap, weights=np.eye(4, dtype=np.float32)[[0, 3]][None, None].repeat(2, 0).repeat(2, 1))
+    _, looked = views.newest_focus(views.head_selection(one_hot, "head", 0, 0))
+    assert [(k.text, w) for k, w in looked] == [("</s>", 1.0)]  # near-zero weights are not named
 
 
 def test_self_attention_kind_and_map_texts():
