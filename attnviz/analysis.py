@@ -39,21 +39,45 @@ STATISTICS = {
 # Head and layer selection
 
 
+def _is_index(value) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def _valid_range(size: int) -> str:
+    return f"0–{size - 1}, or −{size} to −1 counting from the end"
+
+
 def _indices(selection: int | Sequence[int] | None, size: int, what: str) -> list[int]:
     """Normalise an index, a list of indices or None (= all) to a list of non-negative indices."""
     if selection is None:
         return list(range(size))
-    items = [selection] if isinstance(selection, (int, np.integer)) else list(selection)
+    if _is_index(selection):
+        items = [selection]
+    elif isinstance(selection, (str, bytes)) or not isinstance(selection, (Sequence, np.ndarray, range, set)):
+        raise InputError(f"A {what} index must be an integer (or a list of them, or None for all); got {selection!r}.")
+    else:
+        items = list(np.asarray(selection).ravel()) if isinstance(selection, np.ndarray) else list(selection)
     if not items:
-        raise InputError(f"Choose at least one {what}; the map has {size} {what}s (0–{size - 1}).")
+        raise InputError(f"Choose at least one {what}; the map has {size} {what}s ({_valid_range(size)}).")
     result = []
     for item in items:
-        if not isinstance(item, (int, np.integer)) or isinstance(item, bool):
+        if not _is_index(item):
             raise InputError(f"A {what} index must be an integer; got {item!r}.")
         if not -size <= item < size:
-            raise InputError(f"{what.capitalize()} {item} does not exist; the map has {size} {what}s (0–{size - 1}).")
+            raise InputError(
+                f"{what.capitalize()} {item} does not exist; the map has {size} {what}s ({_valid_range(size)})."
+            )
         result.append(int(item) % size)
     return result
+
+
+def require_content(amap: AttentionMap) -> None:
+    """Refuse a map with no layers, heads, queries or keys: nothing can be computed or drawn from it."""
+    if 0 in amap.weights.shape:
+        raise InputError(
+            f"This attention map is empty (layers, heads, queries, keys = {amap.weights.shape}); "
+            "capture a text with at least one token first."
+        )
 
 
 def _check_reduction(reduce: str, what: str) -> None:
@@ -65,6 +89,7 @@ def select_indices(
     amap: AttentionMap, layers: int | Sequence[int] | None = None, heads: int | Sequence[int] | None = None
 ) -> tuple[list[int], list[int]]:
     """The layer and head indices a selection means (None = all; negative indices count from the end)."""
+    require_content(amap)
     return _indices(layers, amap.num_layers, "layer"), _indices(heads, amap.num_heads, "head")
 
 
@@ -110,6 +135,7 @@ def crop(
     A cropped causal map stays marked causal only when its mask is still the upper triangle `causal_mask` draws
     (e.g. the same range on both sides); otherwise its masked cells show as plain zeros.
     """
+    require_content(amap)
     q0, q1 = _range(queries, len(amap.query_tokens), "query")
     k0, k1 = _range(keys, len(amap.key_tokens), "key")
     offset = len(amap.key_tokens) - len(amap.query_tokens)
@@ -130,8 +156,11 @@ def downsample(matrix: np.ndarray, query_factor: int, key_factor: int, pool: str
     """
     if pool not in REDUCTIONS:
         raise InputError(f"Unknown pooling {pool!r}; use 'max' or 'mean'.")
-    if query_factor < 1 or key_factor < 1:
-        raise InputError("Downsampling factors must be at least 1.")
+    if not (_is_index(query_factor) and _is_index(key_factor)) or query_factor < 1 or key_factor < 1:
+        raise InputError(f"Downsampling factors must be whole numbers ≥ 1; got {query_factor!r} × {key_factor!r}.")
+    matrix = np.asarray(matrix)
+    if matrix.ndim != 2 or not np.issubdtype(matrix.dtype, np.number):
+        raise InputError(f"downsample takes one (queries, keys) matrix of numbers; got shape {matrix.shape}.")
     queries, keys = matrix.shape
     rows, cols = -(-queries // query_factor), -(-keys // key_factor)  # ceil division
     padded = np.full((rows * query_factor, cols * key_factor), np.nan, dtype=np.float64)
@@ -149,6 +178,13 @@ def downsample(matrix: np.ndarray, query_factor: int, key_factor: int, pool: str
 def _range(span: tuple[int, int] | None, size: int, what: str) -> tuple[int, int]:
     if span is None:
         return 0, size
+    if (
+        isinstance(span, (str, bytes))
+        or not isinstance(span, Sequence)
+        or len(span) != 2
+        or not all(_is_index(end) for end in span)
+    ):
+        raise InputError(f"A {what} range is a pair of integers (start, stop); got {span!r}.")
     start, stop = int(span[0]), int(span[1])
     if not 0 <= start < stop <= size:
         raise InputError(
@@ -233,6 +269,7 @@ def merge_words(amap: AttentionMap, query_text: str | None = None, key_text: str
     original texts the offsets point into (words are then text[start:end]); for self-attention pass the one text as
     `query_text` and it is used for keys too.
     """
+    require_content(amap)
     if key_text is None and amap.kind in SQUARE_KINDS:
         key_text = query_text
     query_groups = word_groups(amap.query_tokens)
@@ -270,8 +307,9 @@ def hide_tokens(
     Without `renormalize` the remaining weights keep their values (rows then sum to less than 1, which shows how much
     went to the hidden tokens); with it each row is divided by what is left (rows with nothing left stay 0).
     """
+    require_content(amap)
     num_keys = len(amap.key_tokens)
-    hidden = {k % num_keys for k in _indices(list(keys), num_keys, "key")} if keys else set()
+    hidden = set(_indices(keys, num_keys, "key")) if _is_index(keys) or len(keys) else set()
     if special:
         hidden |= {i for i, t in enumerate(amap.key_tokens) if t.special}
     if first and num_keys:
@@ -347,6 +385,7 @@ def head_statistics(amap: AttentionMap) -> dict[str, np.ndarray]:
 
     Averages are over query rows that carry any attention (rows hidden to 0 do not count).
     """
+    require_content(amap)
     w = amap.weights.astype(np.float64)  # (layers, heads, queries, keys)
     queries, keys = w.shape[2], w.shape[3]
     live = w.sum(axis=-1) > 0  # (layers, heads, queries)
@@ -418,14 +457,42 @@ def softmax_rows(x: np.ndarray) -> np.ndarray:
     return shifted / shifted.sum(axis=-1, keepdims=True)
 
 
+def _walkthrough_matrix(values, name: str) -> np.ndarray:
+    """A Q, K or V of the walk-through as a finite float64 (rows, columns) matrix, or an InputError saying why not."""
+    try:
+        if values is None:  # numpy would read None as one NaN
+            raise TypeError(name)
+        matrix = np.atleast_2d(np.asarray(values, dtype=np.float64))
+    except (TypeError, ValueError):
+        raise InputError(
+            f"{name} must be a matrix of numbers (a list of equally long rows); {str(values)[:60]!r} is not."
+        ) from None
+    if matrix.ndim != 2:
+        raise InputError(
+            f"{name} must be a matrix (rows × columns); got {matrix.ndim} dimensions, shape {matrix.shape}."
+        )
+    if 0 in matrix.shape:
+        raise InputError(f"{name} is empty (shape {matrix.shape}); give at least one row and one column.")
+    bad = np.argwhere(~np.isfinite(matrix))
+    if bad.size:
+        row, col = bad[0]
+        raise InputError(
+            f"{name} has {matrix[row, col]} at row {row}, column {col}; every cell must be a finite number."
+        )
+    return matrix
+
+
 def attention_steps(q, k, v, scaled: bool = True) -> AttentionSteps:
     """Scaled dot-product attention one step at a time: scores = QKᵀ, ÷√d_k, row softmax, output = A·V."""
-    q, k, v = (np.atleast_2d(np.asarray(m, dtype=np.float64)) for m in (q, k, v))
+    q, k, v = (_walkthrough_matrix(m, name) for m, name in ((q, "Q"), (k, "K"), (v, "V")))
     if q.shape[1] != k.shape[1]:
         raise InputError(f"Q and K need the same width to be multiplied; got Q {q.shape} and K {k.shape}.")
     if k.shape[0] != v.shape[0]:
         raise InputError(f"K and V need one row per key; got K {k.shape} and V {v.shape}.")
-    scores = q @ k.T  # (queries, keys)
+    with np.errstate(over="ignore", invalid="ignore"):
+        scores = q @ k.T  # (queries, keys)
+    if not np.isfinite(scores).all():
+        raise InputError("Q·Kᵀ overflows with numbers this large; use values below about 1e150.")
     scale = float(np.sqrt(q.shape[1])) if scaled else 1.0
     scaled_scores = scores / scale
     weights = softmax_rows(scaled_scores)

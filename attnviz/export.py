@@ -41,12 +41,13 @@ Weights are written as the float64 value of each float32, so loading gives back 
 NPZ holds the same: a "header" entry (this JSON without weights, as a string) plus float32 arrays
 "maps/<kind>/weights", "steps/<i>/self_weights", "steps/<i>/cross_weights"; it loads without pickle.
 CSV is long format, one row per weight: kind, layer, layer_name, head, query_index, query_token, key_index,
-key_token, weight (for spreadsheets; it does not load back).
+key_token, weight (for spreadsheets; it does not load back; a carriage return in a token is written as ␍).
 """
 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import csv
 import html
 import io
@@ -56,7 +57,10 @@ import re
 import shutil
 import tempfile
 import threading
+import unicodedata
 import warnings
+import zipfile
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -85,6 +89,34 @@ def format_of(path: str | os.PathLike, fmt: str | None, allowed: tuple[str, ...]
         where = f"format {fmt!r}" if fmt else f"the suffix of {str(path)!r}"
         raise InputError(f"Cannot tell what to write from {where}; use one of: {', '.join(allowed)}.")
     return chosen
+
+
+_UNSAFE_IN_NAMES = re.compile(r'[\\/:*?"<>|]')  # path separators and what Windows refuses in a file name
+_WINDOWS_DEVICES = re.compile(r"(con|prn|aux|nul|com[0-9]|lpt[0-9])(\..*)?", re.IGNORECASE)
+MAX_NAME_BYTES = 120  # well under the 255 bytes of ext4/APFS/NTFS names, leaving room for a suffix
+
+
+def safe_filename(text: str, suffix: str = "", *, default: str = "attnviz", max_bytes: int = MAX_NAME_BYTES) -> str:
+    """A download or output file name made from any text: `safe_filename("早上好！/a\\x00", "png")` -> "早上好！_a.png".
+
+    No path separators or characters Windows refuses (each becomes "_"), no control or format characters (NUL,
+    newlines, bidi overrides and zero-width joiners are dropped), whitespace runs become one "_", no leading dots
+    or dashes, no trailing dots or spaces, not a Windows device name, at most `max_bytes` UTF-8 bytes before the
+    suffix (cut between characters). Letters of every script (CJK, Arabic, emoji) stay. `default` when nothing is
+    left. `suffix`: "png" or ".png", cleaned the same way.
+    """
+    name = unicodedata.normalize("NFC", str(text))
+    name = "".join(c for c in name if unicodedata.category(c)[0] != "C" or c in "\t\n\r")  # Cc Cf Cs Co Cn
+    name = _UNSAFE_IN_NAMES.sub("_", name)
+    name = re.sub(r"\s+", "_", name).lstrip(".-_").rstrip(". _")
+    name = name[:max_bytes]  # a character is at least one byte; what is left is trimmed to the byte budget below
+    while len(name.encode("utf-8")) > max_bytes:
+        name = name[:-1]
+    name = name.rstrip(". _") or default
+    if _WINDOWS_DEVICES.fullmatch(name):
+        name = f"_{name}"
+    ending = safe_filename(suffix.lstrip("."), default="", max_bytes=16) if suffix else ""
+    return f"{name}.{ending}" if ending else name
 
 
 def write_atomic(path: str | os.PathLike, data: bytes | str, *, overwrite: bool = False) -> Path:
@@ -263,7 +295,16 @@ def _token_dict(token: Token) -> dict:
 
 
 def _token_from(data: dict) -> Token:
-    return Token(str(data["text"]), int(data["start"]), int(data["end"]), bool(data.get("special", False)))
+    text, start, end, special = data["text"], data["start"], data["end"], data.get("special", False)
+    if not isinstance(text, str) or not all(_is_int(v) for v in (start, end)) or not isinstance(special, bool):
+        raise InputError(
+            f"A token must be {{'text': str, 'start': int, 'end': int, 'special': bool}}; got {str(data)[:80]}."
+        )
+    return Token(text, start, end, special)
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _json_safe(value):
@@ -330,35 +371,85 @@ def capture_to_dict(capture: AttentionCapture | AttentionMap) -> dict:
     return data
 
 
+_DAMAGED = (
+    KeyError, IndexError, TypeError, ValueError, AttributeError, OverflowError, RecursionError, EOFError, OSError,
+    zipfile.BadZipFile, zlib.error,
+)  # fmt: skip
+
+
+@contextlib.contextmanager
+def _reading(what: str):
+    """Whatever is malformed inside a file being read becomes one InputError naming it, never a raw KeyError."""
+    try:
+        yield
+    except InputError:
+        raise
+    except _DAMAGED as error:
+        detail = f"{type(error).__name__}: {error}"[:160]
+        raise InputError(f"{what} is incomplete or damaged ({detail}); export it again with attnviz.") from None
+
+
 def _check_header(data) -> None:
+    """The parts every capture file has, checked before any array is read."""
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
         raise InputError(f'This is not an attnviz capture (no "schema": "{SCHEMA}"); export it with attnviz first.')
-    if data.get("version") != SCHEMA_VERSION:
-        raise InputError(
-            f"This capture uses schema version {data.get('version')!r}; this attnviz reads version {SCHEMA_VERSION}."
-        )
+    version = data.get("version")
+    if not _is_int(version) or version != SCHEMA_VERSION:
+        raise InputError(f"This capture uses schema version {version!r}; this attnviz reads version {SCHEMA_VERSION}.")
+    maps = data.get("maps")
+    if not isinstance(maps, dict) or not maps or not all(isinstance(entry, dict) for entry in maps.values()):
+        raise InputError('The capture has no "maps" (an object of attention maps by kind); export it again.')
+    if data.get("steps") is not None and not isinstance(data["steps"], list):
+        raise InputError('The capture\'s "steps" must be a list (one entry per generated token) or null.')
+    if data.get("meta") is not None and not isinstance(data["meta"], dict):
+        raise InputError('The capture\'s "meta" must be an object.')
+    if data.get("target_text") is not None and not isinstance(data["target_text"], str):
+        raise InputError('The capture\'s "target_text" must be a string or null.')
 
 
-def _build(data: dict, weights: dict[str, np.ndarray], steps: list[tuple[np.ndarray, np.ndarray | None]] | None):
+def _weights(values, where: str, ndim: int) -> np.ndarray:
+    """Stored weights as float32, refused when they are not `ndim`-dimensional, finite and non-negative."""
+    with np.errstate(over="ignore"):  # a value beyond float32 becomes inf, refused just below
+        array = np.asarray(values, dtype=np.float32)
+    if array.ndim != ndim:
+        raise InputError(f"{where} must have {ndim} dimensions; it has shape {array.shape}.")
+    if not np.isfinite(array).all() or (array < 0).any():
+        raise InputError(f"{where} hold NaN, infinite or negative values; attention weights are finite and ≥ 0.")
+    return array
+
+
+def _build(data: dict, map_weights, step_weights) -> AttentionCapture:
+    """The capture a checked header describes, its arrays read through `map_weights(kind, entry)` and
+    `step_weights(index, entry) -> (self, cross | None)` (nested lists from JSON, arrays from NPZ)."""
     maps = {}
     for kind, entry in data["maps"].items():
-        array = np.asarray(weights[kind], dtype=np.float32)
+        array = _weights(map_weights(kind, entry), f"The {kind!r} weights", 4)
         if list(array.shape) != list(entry["shape"]):
             raise InputError(f"The {kind!r} weights have shape {array.shape}, but the header says {entry['shape']}.")
+        names = entry["layer_names"]
+        if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
+            raise InputError(f"The {kind!r} map's layer_names must be a list of strings.")
         maps[kind] = AttentionMap(
             kind=entry["kind"],
             weights=array,
             query_tokens=[_token_from(t) for t in entry["query_tokens"]],
             key_tokens=[_token_from(t) for t in entry["key_tokens"]],
-            layer_names=list(entry["layer_names"]),
+            layer_names=list(names),
             causal=bool(entry.get("causal", False)),
         )
     generation = None
     if data.get("steps") is not None:
-        generation = [
-            GenerationStep(_token_from(entry["token"]), self_w, cross_w)
-            for entry, (self_w, cross_w) in zip(data["steps"], steps or [])
-        ]
+        generation = []
+        for index, entry in enumerate(data["steps"]):
+            self_w, cross_w = step_weights(index, entry)
+            where = f"Step {index}'s"
+            generation.append(
+                GenerationStep(
+                    _token_from(entry["token"]),
+                    _weights(self_w, f"{where} self-attention weights", 3),
+                    None if cross_w is None else _weights(cross_w, f"{where} cross-attention weights", 3),
+                )
+            )
     return AttentionCapture(
         model=str(data.get("model", "")),
         device=str(data.get("device", "")),
@@ -371,22 +462,15 @@ def _build(data: dict, weights: dict[str, np.ndarray], steps: list[tuple[np.ndar
 
 
 def capture_from_dict(data: dict) -> AttentionCapture:
-    """The capture a `capture_to_dict` dict (or a loaded JSON file) describes; shapes are checked."""
-    _check_header(data)
-    try:
-        weights = {kind: np.asarray(entry["weights"], dtype=np.float32) for kind, entry in data["maps"].items()}
-        steps = None
-        if data.get("steps") is not None:
-            steps = [
-                (
-                    np.asarray(s["self_weights"], dtype=np.float32),
-                    None if s.get("cross_weights") is None else np.asarray(s["cross_weights"], dtype=np.float32),
-                )
-                for s in data["steps"]
-            ]
-    except (KeyError, TypeError, ValueError) as error:
-        raise InputError(f"The capture file is incomplete or damaged ({error}); export it again.") from None
-    return _build(data, weights, steps)
+    """The capture a `capture_to_dict` dict (or a loaded JSON file) describes; structure, shapes and values are
+    checked, and anything malformed is an InputError."""
+    with _reading("The capture"):
+        _check_header(data)
+        return _build(
+            data,
+            lambda kind, entry: entry["weights"],
+            lambda index, entry: (entry["self_weights"], entry.get("cross_weights")),
+        )
 
 
 def capture_to_json(capture: AttentionCapture | AttentionMap) -> str:
@@ -408,27 +492,34 @@ def capture_to_npz(capture: AttentionCapture | AttentionMap) -> bytes:
 
 
 def capture_from_npz(source: bytes | str | os.PathLike) -> AttentionCapture:
+    """The capture in an NPZ written by `capture_to_npz` (bytes or a path); malformed archives are InputErrors."""
     stream = io.BytesIO(source) if isinstance(source, bytes) else source
-    try:
-        with np.load(stream, allow_pickle=False) as archive:
+    with _reading("The NPZ capture"):
+        try:
+            archive = np.load(stream, allow_pickle=False)
+        except (ValueError, OSError, EOFError, zipfile.BadZipFile) as error:
+            raise InputError(f"This is not an NPZ archive ({error}); export the capture again as .npz.") from None
+        if not isinstance(archive, np.lib.npyio.NpzFile):
+            raise InputError("This is a single .npy array, not an attnviz NPZ capture; export the capture as .npz.")
+        with archive:
             data = json.loads(str(archive["header"]))
             _check_header(data)
-            weights = {kind: archive[f"maps/{kind}/weights"] for kind in data["maps"]}
-            steps = None
-            if data.get("steps") is not None:
-                steps = [
-                    (
-                        archive[f"steps/{i}/self_weights"],
-                        archive[f"steps/{i}/cross_weights"] if s["has_cross"] else None,
-                    )
-                    for i, s in enumerate(data["steps"])
-                ]
-    except (KeyError, ValueError, OSError) as error:
-        raise InputError(f"This is not a readable attnviz NPZ capture ({error}); export it again.") from None
-    return _build(data, weights, steps)
+            return _build(
+                data,
+                lambda kind, entry: archive[f"maps/{kind}/weights"],
+                lambda index, entry: (
+                    archive[f"steps/{index}/self_weights"],
+                    archive[f"steps/{index}/cross_weights"] if entry.get("has_cross") else None,
+                ),
+            )
 
 
 CSV_COLUMNS = ("kind", "layer", "layer_name", "head", "query_index", "query_token", "key_index", "key_token", "weight")
+
+
+def _csv_cell(text: str) -> str:
+    """Python's csv quotes a cell holding "\n" but not a bare "\r", which readers take as a row end: show it as ␍."""
+    return text.replace("\r", "\u240d")
 
 
 def capture_to_csv(capture: AttentionCapture | AttentionMap) -> str:
@@ -438,9 +529,9 @@ def capture_to_csv(capture: AttentionCapture | AttentionMap) -> str:
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
     for kind, amap in capture.maps.items():
-        queries = [t.text for t in amap.query_tokens]
-        keys = [t.text for t in amap.key_tokens]
-        for layer, name in enumerate(amap.layer_names):
+        queries = [_csv_cell(t.text) for t in amap.query_tokens]
+        keys = [_csv_cell(t.text) for t in amap.key_tokens]
+        for layer, name in enumerate(map(_csv_cell, amap.layer_names)):
             for head in range(amap.num_heads):
                 block = amap.weights[layer, head]  # (queries, keys)
                 writer.writerows(
@@ -455,11 +546,14 @@ def capture_bytes(capture: AttentionCapture | AttentionMap, fmt: str) -> bytes:
     """A capture (or one map) as JSON, NPZ or CSV bytes."""
     fmt = fmt.lower()
     if fmt == "json":
-        return capture_to_json(capture).encode("utf-8")
+        try:
+            return capture_to_json(capture).encode("utf-8")
+        except UnicodeEncodeError:  # lone surrogates in a text: \u-escaped, which JSON reads back exactly
+            return json.dumps(capture_to_dict(capture), separators=(",", ":")).encode("ascii")
     if fmt == "npz":
         return capture_to_npz(capture)
-    if fmt == "csv":
-        return capture_to_csv(capture).encode("utf-8")
+    if fmt == "csv":  # for reading, not loading back: a lone surrogate is written as its \u escape
+        return capture_to_csv(capture).encode("utf-8", "backslashreplace")
     raise InputError(f"Cannot export attention data as {fmt!r}; use one of {', '.join(DATA_FORMATS)}.")
 
 
@@ -484,7 +578,9 @@ def load_capture(path: str | os.PathLike) -> AttentionCapture:
     if fmt == "npz":
         return capture_from_npz(source)
     try:
-        data = json.loads(source.read_text(encoding="utf-8"))
+        data = json.loads(source.read_text(encoding="utf-8-sig"))  # -sig: a byte-order mark is not an error
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
         raise InputError(f"{source} is not valid JSON ({error}).") from None
+    except RecursionError:
+        raise InputError(f"{source} nests too deeply to be an attnviz capture.") from None
     return capture_from_dict(data)

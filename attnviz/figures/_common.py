@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -17,6 +18,7 @@ FONT_FAMILY = (
     '"Noto Sans SC", "Noto Sans CJK SC", "Source Han Sans SC", "PingFang SC", "Microsoft YaHei", '
     '"DejaVu Sans", Arial, sans-serif'
 )
+_SURROGATES = re.compile("[\ud800-\udfff]")  # lone UTF-16 halves: no file or browser encodes them
 MASKED_COLOR = "#d0d0d0"  # background seen through masked (NaN) cells; outside every default colour scale
 HEAD_COLORS = (
     "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
@@ -151,7 +153,19 @@ def token_label(token: Token, limit: int = 16) -> str:
     """
     text = token.text if token.text.strip() else "␣"
     text = text if len(text) <= limit else text[: limit - 1] + "…"
-    return html.escape(text, quote=False)
+    return html.escape(printable(text), quote=False)
+
+
+def printable(text: str) -> str:
+    """`text` with lone surrogates (which no file or browser can encode) shown as U+FFFD �."""
+    return _SURROGATES.sub("\ufffd", text)
+
+
+def check_count(value, name: str, minimum: int = 1) -> int:
+    """A figure option that counts something (labels, tokens, levels): a whole number ≥ `minimum`."""
+    if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < minimum:
+        raise InputError(f"{name} must be a whole number ≥ {minimum}; got {value!r}.")
+    return int(value)
 
 
 def tick_positions(count: int, max_labels: int) -> list[int]:
@@ -206,7 +220,7 @@ def figure_title(
     parts = [
         p
         for p in (
-            html.escape(model, quote=False) if model else None,
+            html.escape(printable(model), quote=False) if model else None,
             text[f"kind_{amap.kind}"] if amap is not None else None,
             selection,
         )

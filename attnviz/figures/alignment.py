@@ -75,7 +75,7 @@ def alignment(
     """
     if not 0 <= threshold <= 1:
         raise InputError(f"The link threshold must lie between 0 and 1; got {threshold}.")
-    if top_k is not None and top_k < 1:
+    if top_k is not None and (not isinstance(top_k, (int, np.integer)) or isinstance(top_k, bool) or top_k < 1):
         raise InputError(f"top_k must be at least 1 (or None for every link); got {top_k}.")
     text = resolve_labels(lang, labels)
     matrix = analysis.aggregate(amap, layers, heads, head_reduce, layer_reduce)  # (queries, keys)

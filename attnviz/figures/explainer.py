@@ -16,7 +16,7 @@ from plotly.subplots import make_subplots
 
 from attnviz import analysis
 from attnviz.errors import InputError
-from attnviz.figures._common import HEAD_COLORS, base_layout, resolve_labels
+from attnviz.figures._common import HEAD_COLORS, base_layout, check_count, resolve_labels
 from attnviz.types import AttentionMap, Token
 
 SEED_Q = np.array([[1.0, 2.0], [2.0, 1.0], [0.0, 1.0]])  # 3 queries, d = 2
@@ -77,6 +77,7 @@ def explainer(
 ) -> go.Figure:
     """Annotated small matrices, in reading order: Q, Kᵀ, Q·Kᵀ, ÷√d (when `scaled`), A = row softmax, V, A·V."""
     text = resolve_labels(lang, labels)
+    decimals = check_count(decimals, "decimals", minimum=0)
     steps = analysis.attention_steps(q, k, v, scaled=scaled)
     panels = [
         (text["matrix_q"], steps.q),
@@ -116,6 +117,20 @@ def explainer(
     return fig
 
 
+def _mixture_parts(weights) -> tuple[list[str], np.ndarray]:
+    """Key names and weights of a mixture, checked: (name, weight) pairs, finite, non-negative, summing to 1."""
+    try:
+        pairs = [(str(name), float(weight)) for name, weight in weights]
+    except (TypeError, ValueError):
+        raise InputError("Give the mixture as (key name, weight) pairs, e.g. [('鹿', 0.5), ('牛', 0.5)].") from None
+    values = np.array([w for _, w in pairs], dtype=np.float64)
+    if values.size == 0 or not np.isfinite(values).all() or (values < 0).any() or abs(values.sum() - 1.0) > 1e-6:
+        raise InputError(
+            f"Mixture weights must be finite, non-negative and sum to 1 like an attention row; got {list(values)}."
+        )
+    return [name for name, _ in pairs], values
+
+
 def mixture(
     weights: Sequence[tuple[str, float]] = SEED_MIXTURE,
     query: str = SEED_MIXTURE_QUERY,
@@ -128,12 +143,7 @@ def mixture(
 
     `weights`: (key name, weight) pairs; they must be non-negative and sum to 1, like an attention row.
     """
-    names = [name for name, _ in weights]
-    values = np.array([w for _, w in weights], dtype=np.float64)
-    if values.size == 0 or (values < 0).any() or abs(values.sum() - 1.0) > 1e-6:
-        raise InputError(
-            f"Mixture weights must be non-negative and sum to 1 like an attention row; got {list(values)}."
-        )
+    names, values = _mixture_parts(weights)
     text = resolve_labels(lang, labels)
     shown = [_fraction(w) for w in values]
     formula = " + ".join(f"{s}·{n}" for s, n in zip(shown, names))

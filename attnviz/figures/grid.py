@@ -13,6 +13,7 @@ from attnviz.errors import InputError
 from attnviz.figures._common import (
     MASKED_COLOR,
     base_layout,
+    check_count,
     clamp,
     figure_title,
     format_value,
@@ -44,6 +45,10 @@ def grid(
     `heatmap` for its exact values. Masked cells show grey as in the heatmap.
     """
     text = resolve_labels(lang, labels)
+    max_cells = check_count(max_cells, "max_cells")
+    cell_px = check_count(cell_px, "cell_px")
+    if pool not in analysis.REDUCTIONS:
+        raise InputError(f"Unknown pooling {pool!r}; use 'max' or 'mean'.")
     layer_idx, head_idx = analysis.select_indices(amap, layers, heads)
     queries, keys = len(amap.query_tokens), len(amap.key_tokens)
     query_factor, key_factor = max(1, -(-queries // max_cells)), max(1, -(-keys // max_cells))

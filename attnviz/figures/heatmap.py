@@ -14,6 +14,7 @@ from attnviz.errors import InputError
 from attnviz.figures._common import (
     MASKED_COLOR,
     base_layout,
+    check_count,
     clamp,
     figure_title,
     format_value,
@@ -85,8 +86,14 @@ def heatmap(
     - At most `max_labels` tick labels per axis; hover always names the exact tokens.
     """
     text = resolve_labels(lang, labels)
-    if log_floor <= 0:
+    if not log_floor > 0:
         raise InputError("The log-scale floor must be a positive weight such as 1e-4.")
+    if zmax is not None and not (np.isfinite(zmax) and zmax > 0):
+        raise InputError(f"zmax must be a positive weight (or None to use the largest); got {zmax!r}.")
+    if pool not in analysis.REDUCTIONS:
+        raise InputError(f"Unknown pooling {pool!r}; use 'max' or 'mean'.")
+    max_tokens = check_count(max_tokens, "max_tokens")
+    max_labels = check_count(max_labels, "max_labels")
     mask = analysis.causal_mask(amap)  # of the whole map: a cropped range keeps its masked cells
     query_offset = query_range[0] if query_range else 0
     key_offset = key_range[0] if key_range else 0

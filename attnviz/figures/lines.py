@@ -12,6 +12,7 @@ from attnviz.errors import InputError
 from attnviz.figures._common import (
     HEAD_COLORS,
     base_layout,
+    check_count,
     clamp,
     figure_title,
     resolve_labels,
@@ -64,9 +65,13 @@ def head_lines(
     """
     if not 0 < threshold < 1:
         raise InputError(f"The line threshold must lie strictly between 0 and 1; got {threshold}.")
+    levels = check_count(levels, "levels")
     if combine not in (None, "mean", "max"):
         raise InputError(f"combine must be None, 'mean' or 'max'; got {combine!r}.")
-    if query is not None and not -len(amap.query_tokens) <= query < len(amap.query_tokens):
+    analysis.require_content(amap)
+    if query is not None and (
+        not isinstance(query, (int, np.integer)) or not -len(amap.query_tokens) <= query < len(amap.query_tokens)
+    ):
         raise InputError(f"Query {query} does not exist; the map has {len(amap.query_tokens)} query tokens.")
     query = None if query is None else query % len(amap.query_tokens)
     text = resolve_labels(lang, labels)
