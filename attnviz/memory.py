@@ -6,7 +6,7 @@ Two modes cost very differently, which is why the estimate takes one:
   moment, the model's own n × n mask and one opened head.
 
 Budgets come from the environment so an operator can set them for the app, the CLI and the library at once:
-`ATTNVIZ_MEMORY_BUDGET_MB` (default 4096) and `ATTNVIZ_MAX_CHARS` (default 20000).
+`ATTNVIZ_MEMORY_BUDGET_MB` (default 4096, in MiB) and `ATTNVIZ_MAX_CHARS` (default 20000).
 The estimate is deliberately an upper-ish bound of the *extra* memory (the loaded model itself is not counted).
 """
 
@@ -70,10 +70,10 @@ def check_text_length(text: str, what: str = "text", limit: int | None = None) -
 
 
 def format_bytes(count: float) -> str:
-    """'512 MB', '25.8 GB': what people read in a refusal."""
+    """'512 MiB', '24.0 GiB': what people read in a refusal (binary units, as the budget's megabytes are MiB)."""
     if count >= 2**30:
-        return f"{count / 2**30:.1f} GB"
-    return f"{count / MB:.0f} MB" if count >= 10 * MB else f"{count / MB:.1f} MB"
+        return f"{count / 2**30:.1f} GiB"
+    return f"{count / MB:.0f} MiB" if count >= 10 * MB else f"{count / MB:.1f} MiB"
 
 
 # ----------------------------------------------------------------------------------------------------------------------
@@ -156,33 +156,37 @@ def _logits_bytes(handle, rows: int) -> int:
 # Estimate and guard
 
 
-def estimate_bytes(handle, n_source: int, n_target: int = 0, mode: str = "full") -> int:
+def estimate_bytes(handle, n_source: int, n_target: int = 0, mode: str = "full", batch: int = 1) -> int:
     """Extra memory (bytes) a capture of n_source source tokens (and n_target target tokens) is expected to need.
 
-    full: the kept fp32 weights of every stack (× FULL_COPIES while they are assembled) + one layer's scores.
-    lazy: every layer's queries and keys in the model's dtype + the model's own additive mask (and T5's relative
-    position bias) + one opened head in fp32. Both: activations and the logits the model computes.
+    full: the kept fp32 weights of every stack (× FULL_COPIES while they are assembled, one more copy for a padded
+    batch, which is cropped per example) + one layer's scores. lazy: every layer's queries and keys in the model's
+    dtype + the model's own additive mask (and T5's relative position bias) + one opened head in fp32. Both:
+    activations and the logits the model computes. `batch` examples padded to these lengths multiply all of it.
     """
     if mode not in MODES:
         raise InputError(f"Unknown capture mode {mode!r}; use 'full' or 'lazy'.")
     itemsize = _itemsize(handle.model)
     relative_bias = hasattr(handle.model.config, "relative_attention_num_buckets")  # T5: a dense per-head bias
+    copies = FULL_COPIES + (batch > 1)
     total = 0
     for stack in attention_stacks(handle, n_source, n_target):
         cells = stack.queries * stack.keys
         if relative_bias:
             total += stack.heads * cells * itemsize
         if mode == "full":
-            total += FULL_COPIES * stack.layers * stack.heads * cells * FLOAT32
+            total += copies * stack.layers * stack.heads * cells * FLOAT32
             total += stack.heads * cells * itemsize  # the layer being computed: its scores before the softmax
         else:
-            total += stack.layers * (stack.heads * stack.queries + stack.kv_heads * stack.keys) * stack.head_dim * itemsize
+            total += (
+                stack.layers * (stack.heads * stack.queries + stack.kv_heads * stack.keys) * stack.head_dim * itemsize
+            )
             total += cells * itemsize  # the eager mask transformers builds for the stack
             total += 2 * cells * FLOAT32  # one opened head and the tile it is computed in
     last_rows = n_target if handle.is_seq2seq else n_source
     logits_rows = 1 if (mode == "lazy" and not handle.is_seq2seq) else last_rows  # lazy keeps one logit row
     total += _activation_bytes(handle, max(n_source, n_target)) + _logits_bytes(handle, logits_rows)
-    return int(total)
+    return int(total * batch)
 
 
 def check_bytes(needed: int, what: str, advice: str, budget: int | None = None) -> int:
@@ -196,13 +200,16 @@ def check_bytes(needed: int, what: str, advice: str, budget: int | None = None) 
     return needed
 
 
-def check_budget(handle, n_source: int, n_target: int = 0, mode: str = "full", budget: int | None = None) -> int:
+def check_budget(
+    handle, n_source: int, n_target: int = 0, mode: str = "full", budget: int | None = None, batch: int = 1
+) -> int:
     """The estimate of `estimate_bytes`, or ResourceLimitError with a sentence when it is above the budget."""
-    needed = estimate_bytes(handle, n_source, n_target, mode)
+    needed = estimate_bytes(handle, n_source, n_target, mode, batch)
     tokens = f"{n_source:,} tokens" + (f" and a {n_target:,}-token target" if n_target else "")
-    what = f"Capturing {tokens} with {handle.name} ({mode} mode)"
+    examples = f"{batch} texts of up to " if batch > 1 else ""
+    what = f"Capturing {examples}{tokens} with {handle.name} ({mode} mode)"
     if mode == "full":
-        lazy = estimate_bytes(handle, n_source, n_target, "lazy")
+        lazy = estimate_bytes(handle, n_source, n_target, "lazy", batch)
         advice = (
             f"use fewer tokens, or lazy mode (about {format_bytes(lazy)} here: queries and keys are kept and a head "
             "is computed when it is opened)"

@@ -377,6 +377,14 @@ class Pooled:
     pool: str
 
 
+def _fill(inputs: LayerInputs, heads: list[int], rows: tuple[int, int], keys: tuple[int, int], out: np.ndarray):
+    """Write the weights of `heads` × query rows × key columns into `out` (heads, rows, keys), one tile at a time."""
+    (start, stop), (k0, k1) = rows, keys
+    for first, last in _spans(start, stop, _tile_rows(len(heads) * inputs.keys)):
+        tile = inputs.probabilities(heads, first, last)  # (heads', tile rows, keys)
+        out[:, first - start : last - start] = tile[:, :, k0:k1].cpu().numpy()
+
+
 def _row_span(rows: int | tuple[int, int] | None, size: int) -> tuple[int, int]:
     if isinstance(rows, (int, np.integer)) and not isinstance(rows, bool):
         index = analysis._indices(int(rows), size, "query row")[0]
@@ -442,7 +450,7 @@ class LazyCapture:
         heads: int | Sequence[int] | None = None,
     ) -> np.ndarray:  # fmt: skip
         """Every head (or `heads`) of one layer: float32 (heads, rows, keys), computed in row tiles."""
-        stack, inputs, index = self._layer(kind, layer)
+        _, inputs, index = self._layer(kind, layer)
         head_idx = analysis._indices(heads, inputs.heads, "head")
         start, stop = _row_span(rows, inputs.queries)
         k0, k1 = analysis._range(keys, inputs.keys, "key")
@@ -451,14 +459,11 @@ class LazyCapture:
             f"Opening {len(head_idx)} head(s) of layer {index} over {stop - start:,} × {k1 - k0:,} tokens",
             "open fewer heads or a range of rows",
         )
-        spans = list(_spans(start, stop, _tile_rows(len(head_idx) * inputs.keys)))
-        if len(spans) == 1:  # one tile: hand its buffer over instead of copying it
+        if len(head_idx) * (stop - start) * inputs.keys <= TILE_CELLS:  # one tile: hand its buffer over, no copy
             tile = inputs.probabilities(head_idx, start, stop)[:, :, k0:k1]  # (heads', rows, keys')
             return np.ascontiguousarray(tile.cpu().numpy())
         result = np.empty((len(head_idx), stop - start, k1 - k0), dtype=np.float32)
-        for first, last in spans:
-            tile = inputs.probabilities(head_idx, first, last)  # (heads', tile rows, keys)
-            result[:, first - start : last - start] = tile[:, :, k0:k1].cpu().numpy()
+        _fill(inputs, head_idx, (start, stop), (k0, k1), result)
         return result
 
     def map(
@@ -479,7 +484,9 @@ class LazyCapture:
             f"{q_span[1] - q0:,} × {k_span[1] - k0:,} tokens",
             "choose fewer layers or heads, or a range of tokens",
         )
-        weights = np.stack([self.layer(kind, i, q_span, k_span, head_idx) for i in layer_idx])  # (L', H', q, k)
+        weights = np.empty((len(layer_idx), len(head_idx), q_span[1] - q0, k_span[1] - k0), dtype=np.float32)
+        for slot, layer in enumerate(layer_idx):  # written in place: never two copies of the map
+            _fill(stack.layers[layer], head_idx, q_span, k_span, weights[slot])
         return replace(part, weights=weights, layer_names=[stack.layer_names[i] for i in layer_idx])
 
     def to_capture(self) -> AttentionCapture:
@@ -580,8 +587,9 @@ def capture_lazy(handle: ModelHandle, text: str, target: str | None = None, trun
     source = _encode(tokenizer, text, limit=limit, truncate=truncate, model_name=handle.name)
     decoded: _Encoded | None = None
     if target is not None:
-        decoded = _encode(tokenizer, target, target=True, limit=limit, truncate=truncate, what="target",
-                          model_name=handle.name)
+        decoded = _encode(
+            tokenizer, target, target=True, limit=limit, truncate=truncate, what="target", model_name=handle.name
+        )
     check_budget(handle, len(source.ids), len(decoded.ids) if decoded else 0, mode="lazy")
 
     device = model.device

@@ -14,9 +14,15 @@ from attnviz.ondemand import capture_lazy
 
 def _decoder_8k_handle() -> ModelHandle:
     """The issue's long-input model: 12 layers, 8 heads, 512 hidden (Qwen2 config), on the meta device (no memory)."""
-    config = transformers.Qwen2Config(hidden_size=512, num_hidden_layers=12, num_attention_heads=8,
-                                      num_key_value_heads=8, intermediate_size=1536, vocab_size=32000,
-                                      max_position_embeddings=16384)
+    config = transformers.Qwen2Config(
+        hidden_size=512,
+        num_hidden_layers=12,
+        num_attention_heads=8,
+        num_key_value_heads=8,
+        intermediate_size=1536,
+        vocab_size=32000,
+        max_position_embeddings=16384,
+    )
     with torch.device("meta"):
         model = transformers.Qwen2ForCausalLM(config)
     return ModelHandle("qwen2-random", model, None, "decoder", 12, 8, "cpu", max_positions=16384)
@@ -31,6 +37,9 @@ def test_estimates_match_the_issue_at_8k_tokens():
     assert lazy < 2 * 2**30 < kept_weights
     # Full mode grows with n², lazy mode (queries and keys) with n, apart from one opened head.
     assert memory.estimate_bytes(handle, 4096, mode="full") < full / 3.5
+    # A padded batch of 3 needs at least three times one example, plus the per-example crop copy in full mode.
+    assert memory.estimate_bytes(handle, 8192, mode="full", batch=3) > 3 * full
+    assert memory.estimate_bytes(handle, 8192, mode="lazy", batch=3) == 3 * lazy
 
 
 def test_check_budget_refuses_with_estimate_budget_and_remedies(monkeypatch):
@@ -39,7 +48,7 @@ def test_check_budget_refuses_with_estimate_budget_and_remedies(monkeypatch):
     with pytest.raises(ResourceLimitError) as refused:
         memory.check_budget(handle, 8192, mode="full")
     message = str(refused.value)
-    assert "8,192 tokens" in message and "4.0 GB" in message and "lazy mode" in message
+    assert "8,192 tokens" in message and "4.0 GiB" in message and "lazy mode" in message
     assert memory.BUDGET_ENV in message and "fewer tokens" in message
     assert memory.check_budget(handle, 8192, mode="lazy") == memory.estimate_bytes(handle, 8192, mode="lazy")
     assert memory.check_budget(handle, 8192, mode="full", budget=256 * 2**30) > 0
@@ -77,7 +86,10 @@ def test_unknown_mode_is_refused():
 @pytest.mark.parametrize("family", ["bert", "llama", "marian", "t5"])
 def test_estimates_bound_what_is_really_kept(tiny_folder, family):
     handle = load_model(tiny_folder(family), "cpu")
-    text, target = "早上好！Good morning, I like studying. " * 2, ("Good morning! 我喜欢" if handle.is_seq2seq else None)
+    text, target = (
+        "早上好！Good morning, I like studying. " * 2,
+        ("Good morning! 我喜欢" if handle.is_seq2seq else None),
+    )
     full = capture(handle, text, target)
     lazy = capture_lazy(handle, text, target)
     n_source = full.maps["encoder" if handle.is_seq2seq else "self"].weights.shape[-1]
@@ -92,7 +104,7 @@ def test_estimates_bound_what_is_really_kept(tiny_folder, family):
 
 
 def test_format_bytes_reads_naturally():
-    assert memory.format_bytes(25.8 * 2**30) == "25.8 GB"
-    assert memory.format_bytes(300 * 2**20) == "300 MB"
-    assert memory.format_bytes(2.5 * 2**20) == "2.5 MB"
+    assert memory.format_bytes(25.8 * 2**30) == "25.8 GiB"
+    assert memory.format_bytes(300 * 2**20) == "300 MiB"
+    assert memory.format_bytes(2.5 * 2**20) == "2.5 MiB"
     assert np.isfinite(memory.estimate_bytes(_decoder_8k_handle(), 1, mode="lazy"))

@@ -51,8 +51,9 @@ def test_one_head_and_a_range_of_rows_cost_only_themselves(tiny_folder, family, 
     expected = full[kind].weights  # (layers, heads, q, k)
     layer, head = 1, 3
     np.testing.assert_allclose(lazy.weights(kind, layer, head), expected[layer, head], atol=1e-5, rtol=0)
-    np.testing.assert_allclose(lazy.weights(kind, layer, head, rows=(4, 9), keys=(2, 7)),
-                               expected[layer, head, 4:9, 2:7], atol=1e-5, rtol=0)
+    np.testing.assert_allclose(
+        lazy.weights(kind, layer, head, rows=(4, 9), keys=(2, 7)), expected[layer, head, 4:9, 2:7], atol=1e-5, rtol=0
+    )
     np.testing.assert_allclose(lazy.weights(kind, -1, -1, rows=5), expected[-1, -1, 5:6], atol=1e-5, rtol=0)
     np.testing.assert_allclose(lazy.layer(kind, 0), expected[0], atol=1e-5, rtol=0)
     part = lazy.map(kind, layers=[1], heads=[2, 0], queries=(3, 8))
@@ -103,7 +104,10 @@ def test_masks_that_are_not_padding_or_causal_are_kept_whole():
     causal = torch.ones(n, n, dtype=torch.bool).tril()
     window = causal & ~torch.ones(n, n, dtype=torch.bool).tril(-3)  # sliding window of 3
     fill = torch.finfo(torch.float32).min
-    as_mask = lambda keep: torch.where(keep, 0.0, fill)[None, None]  # noqa: E731
+
+    def as_mask(keep):
+        return torch.where(keep, 0.0, fill)[None, None]
+
     compact = CompactMask.of(as_mask(causal), n, n)
     assert compact is not None and compact.plain_causal
     assert torch.equal(compact.rows(0, 2, 5), as_mask(causal)[:, :, 2:5])
@@ -131,7 +135,11 @@ def test_recorder_forward_matches_eager_on_every_path(case):
     """Soft-capping (eager output), a non-relative bias (kept dense) and GQA with a padding mask (SDPA output)."""
     torch.manual_seed(0)
     batch, heads, kv_heads, n, d = 2, 4, 2 if case == "gqa_mask" else 4, 9, 8
-    query, key, value = torch.randn(batch, heads, n, d), torch.randn(batch, kv_heads, n, d), torch.randn(batch, kv_heads, n, d)
+    query, key, value = (
+        torch.randn(batch, heads, n, d),
+        torch.randn(batch, kv_heads, n, d),
+        torch.randn(batch, kv_heads, n, d),
+    )
     kwargs, mask = {}, None
     if case == "softcap":
         kwargs["softcap"] = 2.0
@@ -223,7 +231,7 @@ def test_inputs_and_limits_are_refused_with_a_sentence(tiny_folder, monkeypatch)
 
 
 def test_to_capture_gives_what_capture_gives(tiny_folder):
-    handle, full, lazy = _pair(tiny_folder, "t5")
+    _, full, lazy = _pair(tiny_folder, "t5")
     everything = lazy.to_capture()
     assert everything.source_text == full.source_text and everything.target_text == full.target_text
     for kind, amap in full.maps.items():
