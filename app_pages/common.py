@@ -227,11 +227,12 @@ def _model_picker(view: views.ViewState) -> None:
     allow_custom = views.custom_models_allowed()
     if allow_custom:
         options.append(CUSTOM)
-    if "w_model_pick" not in st.session_state:
-        st.session_state["w_model_pick"] = view.model if view.model in entries or not allow_custom else CUSTOM
-        st.session_state["w_model_custom"] = "" if view.model in entries else view.model
-    if st.session_state["w_model_pick"] not in options:  # a model from a link that this deployment does not list
-        options.insert(0, st.session_state["w_model_pick"])
+    pick = view.model if view.model in entries or not allow_custom else CUSTOM
+    if pick not in options:  # a model from a link that this deployment does not list: shown, and refused by name
+        options.insert(0, pick)
+    # Set every run, like `bound`: the picker then redraws its labels when the language changes.
+    st.session_state["w_model_pick"] = pick
+    st.session_state["w_model_custom"] = view.model if pick == CUSTOM else ""
 
     def label(name: str) -> str:
         if name == CUSTOM:
@@ -246,8 +247,8 @@ def _model_picker(view: views.ViewState) -> None:
         help=entries[view.model].description if view.model in entries else None,
     )
     if pick == CUSTOM:
-        custom = st.text_input(t("model_custom_input"), key="w_model_custom", placeholder=t("model_custom_hint"))
-        view.model = custom.strip() or views.DEFAULT_MODEL
+        view.model = st.text_input(t("model_custom_input"), key="w_model_custom", placeholder=t("model_custom_hint"))
+        view.model = view.model.strip()
     else:
         view.model = pick
 

@@ -365,3 +365,20 @@ def test_one_stack_models_work_on_every_page(tiny_folder, family):
         assert np.isnan(z[np.triu_indices_from(z, k=1)]).all()
     else:
         assert np.isfinite(z).all()
+
+
+def test_the_sidebar_picks_catalogue_models_and_any_folder(tiny, tiny_folder):
+    at = open_app(model=tiny, **PAIR)
+    assert at.selectbox(key="w_model_pick").value == "__custom__"
+    assert at.text_input(key="w_model_custom").value == tiny
+    at.text_input(key="w_model_custom").input(tiny_folder("bert")).run()
+    assert not at.exception and not at.error
+    assert any("no cross-attention" in i.value for i in at.info)
+    assert at.query_params["model"] == tiny_folder("bert")
+    names = [entry.name for entry in catalogue()]
+    if names:
+        at.selectbox(key="w_model_pick").set_value(names[-1]).run()
+        assert not at.exception
+        assert at.query_params["model"] == names[-1]
+    at.button_group(key="w_lang").set_value("zh").run()
+    assert at.selectbox(key="w_model_pick").label == "模型"
