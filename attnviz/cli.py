@@ -7,7 +7,9 @@
     python -m attnviz models
 
 With --input FILE every non-empty line is one example ("source" or "source<TAB>target"), a progress bar runs on
-stderr, and --output names a folder that receives 0001.<format>, 0002.<format>, ... (numbered by line).
+stderr, and --output names a folder that receives 0001.<format>, 0002.<format>, ... (numbered by line). With --text,
+an --output that is an existing folder receives one file named after the text (`attnviz.export.safe_filename`: no
+path separators or control characters; png or json unless --format says otherwise).
 Bad arguments and attnviz errors print one line on stderr and exit with 2; existing files are kept unless --force;
 every file is written atomically (temporary file, then rename).
 """
@@ -105,11 +107,17 @@ def build_parser() -> argparse.ArgumentParser:
     capture.add_argument("--format", choices=("json", "npz", "csv"), help="default: from the output suffix, else json")
 
     commands.add_parser("models", help="list the models available offline", description="List catalogue models.")
-    devices = commands.add_parser("devices", help="show which device would be used and why",
-                                  description="Show the device report: what is available and why not.")
+    devices = commands.add_parser(
+        "devices",
+        help="show which device would be used and why",
+        description="Show the device report: what is available and why not.",
+    )
     devices.add_argument("--device", default="auto", help="auto, npu, npu:N, cuda, mps or cpu (default: auto)")
-    doctor = commands.add_parser("doctor", help="compare captured weights on the device with the CPU",
-                                 description="Capture the same pair on the device and on the CPU and compare them.")
+    doctor = commands.add_parser(
+        "doctor",
+        help="compare captured weights on the device with the CPU",
+        description="Capture the same pair on the device and on the CPU and compare them.",
+    )
     doctor.add_argument("--model", default="demo-zh-en", help="catalogue name, folder or hub id")
     doctor.add_argument("--device", default="auto", help="auto, npu, npu:N, cuda, mps or cpu (default: auto)")
     return parser
@@ -156,6 +164,10 @@ def _output_paths(args: argparse.Namespace, examples: list[Example], fmt: str) -
     """Where each example goes; refuses (before any work) to replace files without --force."""
     if args.input is None:
         paths = [args.output]
+        if args.output.is_dir():  # a folder: the file inside it is named after the text, made safe as a name
+            from attnviz.export import safe_filename
+
+            paths = [args.output / safe_filename(examples[0].text, fmt)]
     else:
         if args.output.exists() and not args.output.is_dir():
             raise InputError(f"With --input, --output names a folder; {args.output} is a file.")
@@ -172,9 +184,9 @@ def _format(args: argparse.Namespace, allowed: tuple[str, ...], default: str | N
         return args.format
     suffix = args.output.suffix.lower().lstrip(".")
     suffix = "html" if suffix == "htm" else suffix
-    if args.input is None and suffix in allowed:
+    if args.input is None and suffix in allowed and not args.output.is_dir():
         return suffix
-    if args.input is None and default is None:
+    if args.input is None and default is None and not args.output.is_dir():
         raise InputError(
             f"Cannot tell the format from {args.output}; end it with .{' .'.join(allowed)} or pass --format."
         )

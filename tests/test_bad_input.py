@@ -586,6 +586,16 @@ def test_cli_malformed_input_lines(capsys, tmp_path, bert, content, expected):
     assert code == 2 and expected in _one_line(err)
 
 
+def test_cli_names_a_file_in_an_output_folder_after_the_text_safely(capsys, tmp_path, bert):
+    folder = tmp_path / "out"
+    folder.mkdir()
+    code, err = _cli(capsys, "capture", "--model", bert, "--text", "../../x/早上好\x00!", "-o", folder)
+    assert code == 0, err
+    assert os.listdir(tmp_path) == ["out"] and os.listdir(folder) == ["x_早上好!.json"]
+    code, err = _cli(capsys, "capture", "--model", bert, "--text", "../../x/早上好\x00!", "-o", folder)
+    assert code == 2 and "--force" in _one_line(err)
+
+
 def test_cli_input_lines_with_control_characters_still_work(capsys, tmp_path, bert):
     lines = tmp_path / "lines.txt"
     lines.write_bytes("a\x00b\x07 早上好\n👩\u200d👩\u200d👧 مرحبا\n".encode())
