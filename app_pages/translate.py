@@ -71,22 +71,12 @@ with common.shown_errors(view):
         common.step_focus(view, selection, step or steps, steps)
 
         options = common.figure_options(selection, view)
+        heatmap = figures.heatmap(selection.amap, **options)
+        alignment = figures.alignment(
+            selection.amap, **options, threshold=view.threshold, height=heatmap.layout.height
+        )  # side by side at one height, so their export buttons line up
         figure_left, figure_right = st.columns(2)
         with figure_left:
-            common.figure(
-                figures.alignment(selection.amap, **options, threshold=view.threshold),
-                "alignment",
-                "translate_alignment",
-                view,
-                data=amap,
-                model=view.model,
-            )
+            common.figure(alignment, "alignment", "translate_alignment", view, data=amap, model=view.model)
         with figure_right:
-            common.figure(
-                figures.heatmap(selection.amap, **options),
-                "heatmap",
-                "translate_heatmap",
-                view,
-                data=amap,
-                model=view.model,
-            )
+            common.figure(heatmap, "heatmap", "translate_heatmap", view, data=amap, model=view.model)

@@ -76,7 +76,7 @@ def save(page, folder: Path, name: str) -> Path:
     path = folder / f"{name}.png"
     screenshot_whole_page(page, path, max_height=SCREENSHOT_HEIGHT.get(name, 6000))
     with Image.open(path) as image:
-        small = image.convert("RGB").quantize(colors=128, method=Image.Quantize.MEDIANCUT)
+        small = image.convert("RGB").quantize(colors=256, method=Image.Quantize.MEDIANCUT)
     small.save(path, optimize=True)
     return path
 
