@@ -148,6 +148,7 @@ def link_warnings(view: views.ViewState) -> None:
 
 @st.cache_resource(show_spinner=False, max_entries=4)
 def cached_model(name: str, device: str):
+    views.use_interactive_threads()
     return load_model(name, device)
 
 

@@ -39,6 +39,7 @@ STACKS = ("encoder", "decoder")  # which self-attention of an encoder-decoder mo
 MAX_NEW_TOKENS = 48
 MAX_URL_TEXT = 2000  # characters of text/target kept in a shared link
 CUSTOM_MODELS_ENV = "ATTNVIZ_ALLOW_CUSTOM_MODELS"
+THREADS_ENV = "ATTNVIZ_TORCH_THREADS"
 _TRUE = ("1", "true", "yes", "on")
 
 
@@ -174,6 +175,36 @@ def model_refusal(model: str, catalogue_names: Sequence[str], environ: Mapping[s
 
 # ----------------------------------------------------------------------------------------------------------------------
 # Running a model
+
+
+def interactive_threads(environ: Mapping[str, str] | None = None) -> int:
+    """Torch threads for the app: ATTNVIZ_TORCH_THREADS, default 1.
+
+    The app runs small inputs, one script thread per browser session: one intra-op thread each keeps sessions from
+    oversubscribing the cores (with two threads per call on a busy 2-core machine a 16-token translation took ten
+    times longer). Raise it for a single user with long inputs on a large model.
+    """
+    environ = os.environ if environ is None else environ
+    raw = environ.get(THREADS_ENV, "1").strip()
+    try:
+        threads = int(raw)
+    except ValueError:
+        raise InputError(
+            f"{THREADS_ENV}={raw!r} is not a number of threads; use a whole number such as 1 or 4."
+        ) from None
+    if threads < 1:
+        raise InputError(f"{THREADS_ENV} must be at least 1; got {threads}.")
+    return threads
+
+
+def use_interactive_threads(environ: Mapping[str, str] | None = None) -> int:
+    """Set torch's intra-op threads for the app (see `interactive_threads`); returns the number set."""
+    import torch
+
+    threads = interactive_threads(environ)
+    if torch.get_num_threads() != threads:
+        torch.set_num_threads(threads)
+    return threads
 
 
 def analyse(handle, text: str, target: str, mode: str, max_new_tokens: int = MAX_NEW_TOKENS) -> AttentionCapture:

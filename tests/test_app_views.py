@@ -336,3 +336,11 @@ def test_exported_files_name_the_model_and_fit_their_title():
     width, height = views.export_size(long, 520, 380)
     assert width >= views.title_width(long) + 80 and height == 380
     assert views.export_size("short", 700, 400) == (700, 400)
+
+
+def test_interactive_threads_setting():
+    assert views.interactive_threads({}) == 1
+    assert views.interactive_threads({views.THREADS_ENV: " 4 "}) == 4
+    for bad in ("four", "0", "-2"):
+        with pytest.raises(InputError, match=views.THREADS_ENV):
+            views.interactive_threads({views.THREADS_ENV: bad})
