@@ -214,8 +214,15 @@ def _is_punctuation_piece(text: str) -> bool:
 
 
 def _piece_stands_alone(token: Token) -> bool:
-    """A piece that never joins a touching neighbour: special, offset-less, CJK-bearing, or only punctuation."""
-    return token.special or token.start < 0 or any(_is_cjk(c) for c in token.text) or _is_punctuation_piece(token.text)
+    """A piece that never joins a touching neighbour: special, offset-less, CJK-bearing, only punctuation, or only
+    whitespace (tokenizers whose offsets keep the space give the space its own piece, or lead a word with it)."""
+    return (
+        token.special
+        or token.start < 0
+        or not token.text.strip()
+        or any(_is_cjk(c) for c in token.text)
+        or _is_punctuation_piece(token.text)
+    )
 
 
 def word_groups(tokens: Sequence[Token]) -> list[tuple[int, int]]:
@@ -225,7 +232,8 @@ def word_groups(tokens: Sequence[Token]) -> list[tuple[int, int]]:
     - a piece whose span overlaps the previous piece's span (bytes of one character split over several pieces,
       as byte-level BPE does with Chinese) always joins it;
     - otherwise a piece joins the previous one when their spans touch (previous end == this start, so no whitespace
-      between them) and neither is special, offset-less, only punctuation, or contains a CJK character.
+      between them), neither is special, offset-less, only punctuation or whitespace, or contains a CJK character,
+      and no whitespace sits at the seam (tokenizers that keep the space in the offsets lead a word with it).
     So English subwords ("morn" + "ing") merge into words, while Chinese words are exactly the tokenizer's pieces
     (a sentencepiece piece "早上" stays one word, a character-level tokenizer gives one word per character).
     """
@@ -236,7 +244,13 @@ def word_groups(tokens: Sequence[Token]) -> list[tuple[int, int]]:
             both_located = token.start >= 0 and previous.start >= 0 and not token.special and not previous.special
             overlaps = both_located and token.start < previous.end
             touches = both_located and token.start == previous.end
-            joinable = touches and not _piece_stands_alone(token) and not _piece_stands_alone(previous)
+            joinable = (
+                touches
+                and not _piece_stands_alone(token)
+                and not _piece_stands_alone(previous)
+                and not token.text[0].isspace()  # " morning" starts a word even when its offsets touch "good"
+                and not previous.text[-1].isspace()
+            )
             if overlaps or joinable:
                 groups[-1] = (groups[-1][0], index + 1)
                 continue

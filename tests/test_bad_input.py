@@ -133,6 +133,21 @@ def test_bad_figure_options(call, expected):
     assert expected in _sentence(caught.value)
 
 
+@pytest.mark.parametrize(
+    "text, pieces, words",
+    [
+        ("the cat", [("the", 0, 3), (" ", 3, 4), ("cat", 4, 7)], ["the", " ", "cat"]),  # the space as its own piece
+        ("the cats", [("the", 0, 3), (" cat", 3, 7), ("s", 7, 8)], ["the", " cats"]),  # a word led by its space
+        ("goodmorning", [("good", 0, 4), ("", 4, 4), ("morn", 4, 8), ("ing", 8, 11)], ["good", "", "morning"]),
+    ],
+)
+def test_spaces_kept_in_token_offsets_still_separate_words(text, pieces, words):
+    tokens = [Token(piece, start, end) for piece, start, end in pieces]
+    merged = analysis.merge_words(random_map(tokens), text)
+    assert [t.text for t in merged.key_tokens] == words
+    np.testing.assert_allclose(merged.weights.sum(-1), 1.0, atol=1e-5)
+
+
 # ----------------------------------------------------------------------------------------------------------------------
 # Empty maps
 
