@@ -10,6 +10,7 @@ import numpy as np
 
 from attnviz import analysis
 from attnviz.errors import InputError
+from attnviz.tokens import readable
 from attnviz.types import AttentionMap, Token
 
 # Noto Sans SC first: it is what static export draws with (attnviz.fonts), so screen and file match where the
@@ -147,13 +148,15 @@ def format_value(value: float) -> str:
 
 
 def token_label(token: Token, limit: int = 16) -> str:
-    """A token as plotly label text: visible when whitespace, shortened when very long, and HTML-escaped.
+    """A token as plotly label text: visible when whitespace or a control character, shortened when very long,
+    lone surrogates as �, and HTML-escaped.
 
     Plotly reads label strings as HTML, so "</s>" would silently close a tag and vanish (and upset the layout).
     """
-    text = token.text if token.text.strip() else "␣"
+    text = readable(printable(token.text))  # control characters as their symbols (␀, ␊), as capture shows them
+    text = text if text.strip() else "␣"
     text = text if len(text) <= limit else text[: limit - 1] + "…"
-    return html.escape(printable(text), quote=False)
+    return html.escape(text, quote=False)
 
 
 def printable(text: str) -> str:
