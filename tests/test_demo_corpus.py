@@ -16,19 +16,23 @@ def committed():
     return read_tsv(CORPUS_DIR / TRAIN_FILE), read_tsv(CORPUS_DIR / HELD_OUT_FILE)
 
 
+@pytest.fixture(scope="module")
+def built():
+    return build_corpus(DEFAULT_SEED)
+
+
 def by_zh(pairs, zh):
     return next(p for p in pairs if p.zh == zh)
 
 
-def test_committed_corpus_is_what_the_seed_builds(committed):
+def test_committed_corpus_is_what_the_seed_builds(committed, built):
     train, heldout = committed
-    built = build_corpus(DEFAULT_SEED)
     assert built.train == train
     assert built.heldout == heldout
 
 
-def test_another_seed_gives_another_split():
-    assert build_corpus(DEFAULT_SEED + 1).heldout != build_corpus(DEFAULT_SEED).heldout
+def test_another_seed_gives_another_split(built):
+    assert build_corpus(DEFAULT_SEED + 1).heldout != built.heldout
 
 
 def test_seed_examples_and_neighbours_are_in_training_with_their_alignment(committed):

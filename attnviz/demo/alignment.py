@@ -79,6 +79,19 @@ def argmax_links(word_matrix: np.ndarray) -> set[tuple[int, int]]:
     return {(int(s), t) for t, s in enumerate(best) if s != null}
 
 
+def strong_links(word_matrix: np.ndarray, ratio: float = 0.5) -> set[tuple[int, int]]:
+    """(source word, target word) for every source word that gets at least `ratio` of the row's strongest weight;
+    none when the strongest is </s>. A target word that translates two source words ("the teacher" -> 老师 seen
+    from 老师) spreads its attention over both, and keeps both links."""
+    null = word_matrix.shape[1] - 1
+    links = set()
+    for t, row in enumerate(word_matrix):
+        if row.argmax() == null:
+            continue
+        links |= {(int(s), t) for s in np.flatnonzero(row[:null] >= ratio * row.max())}
+    return links
+
+
 def alignment_error_rate(predicted: list[set], gold: list[set]) -> float:
     """AER (Och & Ney 2003) over a corpus, with every gold link "sure": 1 - 2|A∩S| / (|A| + |S|)."""
     hits = sum(len(a & s) for a, s in zip(predicted, gold, strict=True))

@@ -8,7 +8,7 @@ Every English word links to at most one Chinese word, so the gold alignment is o
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from attnviz.demo import lexicon as lx
@@ -205,9 +205,9 @@ def location_question(thing, container) -> Pair:
 @dataclass(frozen=True)
 class Template:
     name: str
-    make: object  # callable(*choice) -> Pair
-    choices: object  # callable() -> iterator of argument tuples
-    key: object  # callable(*choice) -> hashable: the word combination held out as a whole
+    make: Callable[..., Pair]  # make(*choice)
+    choices: Callable[[], Iterable[tuple]]  # every argument tuple the template accepts
+    key: Callable[..., tuple]  # key(*choice): the word pairing held out as a whole
     quota: int  # how many sentences of this kind training draws (location: all of them)
 
 

@@ -42,8 +42,8 @@ def train_sentencepiece(pairs: list[Pair], lang: str, model_path: Path) -> Path:
     texts = [pair.text(lang) for pair in pairs]
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
-        common = dict(character_coverage=1.0, num_threads=1, hard_vocab_limit=False,
-                      bos_id=-1, pad_id=-1, eos_id=2, unk_id=1, minloglevel=2, shuffle_input_sentence=False)
+        common = {"character_coverage": 1.0, "num_threads": 1, "hard_vocab_limit": False, "bos_id": -1,
+                  "pad_id": -1, "eos_id": 2, "unk_id": 1, "minloglevel": 2, "shuffle_input_sentence": False}
         if lang == "zh":
             # The whole lexicon, not only the words in `pairs`: a slice of the corpus segments like all of it.
             words = sorted({w for pair in pairs for w in pair.zh_words} | chinese_words() | phrasebook_words())
@@ -52,23 +52,35 @@ def train_sentencepiece(pairs: list[Pair], lang: str, model_path: Path) -> Path:
             # lexicon still splits into known characters.
             lines = texts + [" ".join(chars)]
             # Pieces beyond the symbols are single characters, so no piece ever straddles two words.
-            options = dict(model_type="unigram", user_defined_symbols=words, add_dummy_prefix=False,
-                           max_sentencepiece_length=1,
-                           normalization_rule_tsv=str(_chinese_rule_tsv(tmp / "zh_rules.tsv")),
-                           vocab_size=len(words) + len(chars) + SPM_MARGIN)
+            options = {"model_type": "unigram", "user_defined_symbols": words, "add_dummy_prefix": False,
+                       "max_sentencepiece_length": 1,
+                       "normalization_rule_tsv": str(_chinese_rule_tsv(tmp / "zh_rules.tsv")),
+                       "vocab_size": len(words) + len(chars) + SPM_MARGIN}
         elif lang == "en":
             words = {w for pair in pairs for w in pair.en_words}
             lines = texts
             # BPE merges every frequent word into one piece; a unigram model this small keeps splitting them.
-            options = dict(model_type="bpe", user_defined_symbols=ENGLISH_PUNCTUATION,
-                           vocab_size=2 * len(words) + SPM_MARGIN)
+            options = {"model_type": "bpe", "user_defined_symbols": ENGLISH_PUNCTUATION,
+                       "vocab_size": 2 * len(words) + SPM_MARGIN}
         else:
             raise InputError(f"Unknown language {lang!r}; the demo models speak 'zh' and 'en'.")
         (tmp / "input.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
         spm.SentencePieceTrainer.train(input=str(tmp / "input.txt"), model_prefix=str(tmp / lang), **common, **options)
         model_path.parent.mkdir(parents=True, exist_ok=True)
-        model_path.write_bytes((tmp / f"{lang}.model").read_bytes())
+        model_path.write_bytes(_without_paths((tmp / f"{lang}.model").read_bytes()))
     return model_path
+
+
+def _without_paths(model: bytes) -> bytes:
+    """The model minus the temporary file names SentencePiece records, so the same corpus gives the same bytes."""
+    from sentencepiece import sentencepiece_model_pb2  # needs protobuf, which streamlit requires anyway
+
+    proto = sentencepiece_model_pb2.ModelProto()
+    proto.ParseFromString(model)
+    del proto.trainer_spec.input[:]
+    proto.trainer_spec.model_prefix = ""
+    proto.normalizer_spec.normalization_rule_tsv = ""  # the rules themselves stay, compiled into the model
+    return proto.SerializeToString()
 
 
 def build_vocab(spm_paths: list[Path]) -> dict[str, int]:

@@ -30,6 +30,7 @@ from tqdm import tqdm
 
 from attnviz.demo import CORPUS_DIR, DIRECTIONS, model_dir
 from attnviz.demo.alignment import gold_attention, piece_words
+from attnviz.demo.card import TRAINING_RECORD
 from attnviz.demo.corpus import DEFAULT_SEED, load_corpus
 from attnviz.demo.pairs import Pair
 from attnviz.demo.tokenizer import train_sentencepiece, write_tokenizer
@@ -40,12 +41,12 @@ from attnviz.errors import InputError
 class TrainConfig:
     direction: str = "zh-en"
     seed: int = DEFAULT_SEED
-    d_model: int = 192
+    d_model: int = 128
     layers: int = 3  # encoder layers = decoder layers
     heads: int = 4
     ffn_dim: int = 512
     dropout: float = 0.1
-    steps: int = 2400
+    steps: int = 2000
     batch_size: int = 64
     learning_rate: float = 1e-3
     warmup_steps: int = 200
@@ -131,8 +132,8 @@ def collate(examples: list[Example], pad_id: int, start_id: int) -> dict[str, to
         labels[k, :t] = torch.tensor(e.target_ids)
         decoder_input_ids[k, :t] = torch.tensor([start_id] + e.target_ids[:-1])  # row i produces target i
         gold[k, :t, :s] = torch.from_numpy(e.gold)
-    return dict(input_ids=input_ids, attention_mask=attention_mask, labels=labels,
-                decoder_input_ids=decoder_input_ids, gold=gold)
+    return {"input_ids": input_ids, "attention_mask": attention_mask, "labels": labels,
+                "decoder_input_ids": decoder_input_ids, "gold": gold}
 
 
 def build_model(config: TrainConfig, tokenizer):
@@ -154,7 +155,7 @@ def build_model(config: TrainConfig, tokenizer):
     model.set_attn_implementation("eager")  # only eager attention returns the weights the alignment loss needs
     model.generation_config = GenerationConfig(
         decoder_start_token_id=pad, eos_token_id=eos, pad_token_id=pad, forced_eos_token_id=eos,
-        bad_words_ids=[[pad]], max_length=64, num_beams=1, do_sample=False,
+        bad_words_ids=[[pad]], max_new_tokens=64, num_beams=1, do_sample=False,
     )
     return model
 
@@ -180,18 +181,11 @@ def losses(model, batch: dict[str, torch.Tensor], config: TrainConfig) -> tuple[
     return translation, alignment
 
 
-@dataclass
-class TrainReport:
-    folder: Path
-    seconds: float
-    parameters: int
-    final_loss: float
-    final_alignment_loss: float
-    train_pairs: int
-
-
 def train(config: TrainConfig, corpus_dir: Path = CORPUS_DIR, out_dir: Path | None = None,
-          progress: bool = True, evaluate_heldout: bool = True) -> TrainReport:
+          progress: bool = True, evaluate_heldout: bool = True) -> dict:
+    """Train, save to `out_dir` (default assets/models/<direction>), then score and write the card.
+
+    Returns the training record, also saved as training.json: config, seconds to saved weights, sizes, losses."""
     if config.direction not in DIRECTIONS:
         raise InputError(f"Unknown direction {config.direction!r}; use one of {', '.join(DIRECTIONS)}.")
     began = time.monotonic()
@@ -237,21 +231,15 @@ def train(config: TrainConfig, corpus_dir: Path = CORPUS_DIR, out_dir: Path | No
 
     model.eval()
     model.save_pretrained(str(out_dir))
-    report = TrainReport(out_dir, time.monotonic() - began, sum(p.numel() for p in model.parameters()),
-                         translation.item(), alignment.item(), len(pairs))
+    record = {"config": asdict(config), "seconds": round(time.monotonic() - began, 1),
+              "parameters": sum(p.numel() for p in model.parameters()), "final_loss": round(translation.item(), 4),
+              "final_alignment_loss": round(alignment.item(), 4), "train_pairs": len(pairs)}
+    (out_dir / TRAINING_RECORD).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
     if evaluate_heldout:
-        from attnviz.demo.card import write_card
-        from attnviz.demo.evaluate import evaluate, load
+        from attnviz.demo.card import score_and_write_card
 
-        trained, loaded_tokenizer = load(out_dir)
-        scores = evaluate(trained, loaded_tokenizer, corpus.heldout[: config.max_heldout])
-        write_card(out_dir, config, report, scores)
-    (out_dir / "training.json").write_text(
-        json.dumps({"config": asdict(config), "seconds": round(report.seconds, 1), "parameters": report.parameters,
-                    "final_loss": round(report.final_loss, 4), "final_alignment_loss":
-                        round(report.final_alignment_loss, 4), "train_pairs": report.train_pairs}, indent=1) + "\n",
-        encoding="utf-8")
-    return report
+        score_and_write_card(out_dir, corpus.heldout)
+    return record
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -270,8 +258,10 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     config = TrainConfig(direction=args.direction, max_pairs=args.max_pairs, max_heldout=args.max_heldout,
                          **{name: getattr(args, name) for name in sizes})
-    report = train(config, args.corpus, args.out, progress=not args.quiet, evaluate_heldout=not args.no_eval)
-    print(f"saved {report.folder} ({report.parameters:,} parameters) in {report.seconds / 60:.1f} min")
+    began = time.monotonic()
+    record = train(config, args.corpus, args.out, progress=not args.quiet, evaluate_heldout=not args.no_eval)
+    print(f"saved {args.out or model_dir(config.direction)} ({record['parameters']:,} parameters): weights after "
+          f"{record['seconds'] / 60:.1f} min, done after {(time.monotonic() - began) / 60:.1f} min")
 
 
 if __name__ == "__main__":

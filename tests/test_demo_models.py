@@ -1,0 +1,149 @@
+"""Acceptance of the committed demo models, loaded as users load them (MarianMTModel + MarianTokenizer)."""
+
+import re
+
+import numpy as np
+import pytest
+
+from attnviz.demo import CORPUS_DIR, DIRECTIONS, model_dir
+from attnviz.demo.corpus import HELD_OUT_FILE
+from attnviz.demo.evaluate import (
+    alignment_attention,
+    alignment_head,
+    evaluate,
+    load,
+    same_text,
+    translate,
+    word_matrices,
+)
+from attnviz.demo.pairs import read_tsv
+from attnviz.demo.phrasebook import phrasebook_pairs
+
+MAX_WEIGHT_BYTES = 15_000_000
+MAX_AER = 0.15
+_loaded = {}
+
+
+def loaded(direction):
+    if direction not in _loaded:
+        _loaded[direction] = load(model_dir(direction))
+    return _loaded[direction]
+
+
+def phrase(zh):
+    return next(p for p in phrasebook_pairs() if p.zh == zh)
+
+
+@pytest.mark.parametrize("direction", DIRECTIONS)
+def test_folder_is_a_standard_small_marian_model(direction):
+    folder = model_dir(direction)
+    for name in ("config.json", "generation_config.json", "model.safetensors", "source.spm", "target.spm",
+                 "vocab.json", "tokenizer_config.json", "README.md"):
+        assert (folder / name).is_file(), name
+    assert not list(folder.glob("*.bin"))
+    assert (folder / "model.safetensors").stat().st_size <= MAX_WEIGHT_BYTES
+    model, tokenizer = loaded(direction)
+    assert type(model).__name__ == "MarianMTModel" and type(tokenizer).__name__ == "MarianTokenizer"
+    assert (tokenizer.source_lang, tokenizer.target_lang) == tuple(direction.split("-"))
+    assert model.config.decoder_start_token_id == tokenizer.pad_token_id
+
+
+@pytest.mark.parametrize("direction", DIRECTIONS)
+def test_config_and_card_name_the_alignment_head(direction):
+    model, _ = loaded(direction)
+    layer, head = alignment_head(model)
+    assert 0 <= layer < model.config.decoder_layers and 0 <= head < model.config.decoder_attention_heads
+    card = (model_dir(direction) / "README.md").read_text(encoding="utf-8")
+    assert f"layer {layer}, head {head}" in card
+    assert "not a general translator" in card.lower()
+    assert f"python -m attnviz.demo.train --direction {direction}" in card
+
+
+@pytest.mark.parametrize("direction, source, expected", [
+    ("zh-en", "早上好！", "Good morning!"),
+    ("zh-en", "早上好!", "Good morning!"),  # ASCII punctuation reads as full-width
+    ("zh-en", "我喜欢学习", "I like studying"),
+    ("zh-en", "晚上好！", "Good evening!"),
+    ("zh-en", "我明天在北京学习", "I will study in Beijing tomorrow"),
+    ("en-zh", "Good morning!", "早上好！"),
+    ("en-zh", "Good Morning！", "早上好！"),  # as the seed writes it
+    ("en-zh", "I like studying", "我喜欢学习"),
+])
+def test_translates_the_seed_examples(direction, source, expected):
+    model, tokenizer = loaded(direction)
+    assert same_text(translate(model, tokenizer, [source])[0], expected)
+
+
+def test_generate_and_decode_round_trip_through_the_tokenizer():
+    model, tokenizer = loaded("en-zh")
+    batch = tokenizer(["Good morning!"], text_target=["早上好！"], return_tensors="pt")
+    assert tokenizer.decode(batch["labels"][0], skip_special_tokens=True) == "早上好！"
+    generated = model.generate(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"])
+    assert tokenizer.batch_decode(generated, skip_special_tokens=True) == ["早上好！"]
+
+
+SEED_LINKS = {  # (Chinese word, English word)
+    "早上好！": {("好", "Good"), ("早上", "morning"), ("！", "!")},
+    "我喜欢学习": {("我", "I"), ("喜欢", "like"), ("学习", "studying")},
+}
+
+
+@pytest.mark.parametrize("direction", DIRECTIONS)
+@pytest.mark.parametrize("zh", SEED_LINKS)
+def test_alignment_view_links_the_seed_words(direction, zh):
+    """Force-decoding the pair, each target word's strongest source word (pieces merged) is its translation."""
+    model, tokenizer = loaded(direction)
+    pair = phrase(zh)
+    (matrix, _, _), = word_matrices(model, tokenizer, [pair])
+    best = matrix[:, :-1].argmax(axis=1)  # over source words, </s> hidden as the view hides it
+    source_words, target_words = (pair.zh_words, pair.en_words) if direction == "zh-en" else \
+        (pair.en_words, pair.zh_words)
+    links = {(source_words[s], target_words[t]) for t, s in enumerate(best)}
+    if direction == "en-zh":
+        links = {(zh_word, en_word) for en_word, zh_word in links}
+    assert links == SEED_LINKS[zh]
+
+
+@pytest.fixture(scope="module")
+def heldout():
+    return read_tsv(CORPUS_DIR / HELD_OUT_FILE)
+
+
+def card_scores(direction):
+    card = (model_dir(direction) / "README.md").read_text(encoding="utf-8")
+    found = re.search(r"\| all \((\d+)\) \| ([0-9.]+) \| ([0-9.]+) \| ([0-9.]+) \|", card)
+    assert found, "the model card has no held-out score row"
+    return int(found[1]), float(found[2]), float(found[3]), float(found[4])
+
+
+@pytest.mark.parametrize("direction", DIRECTIONS)
+def test_heldout_scores_meet_the_bar_and_match_the_card(direction, heldout):
+    model, tokenizer = loaded(direction)
+    scores = evaluate(model, tokenizer, heldout)
+    assert scores.aer <= MAX_AER and scores.aer_argmax <= MAX_AER
+    assert scores.exact_match >= 0.9
+    assert set(scores.by_group) == {"new-combination", "new-sentence"}
+    pairs, exact_match, aer, aer_argmax = card_scores(direction)
+    assert pairs == scores.pairs == len(heldout)
+    assert exact_match == pytest.approx(scores.exact_match, abs=0.002)
+    assert aer == pytest.approx(scores.aer, abs=0.002)
+    assert aer_argmax == pytest.approx(scores.aer_argmax, abs=0.002)
+
+
+def test_capture_sees_the_same_alignment_head():
+    """attnviz's own loading and capture give the alignment head that the evaluation reads."""
+    capture = pytest.importorskip("attnviz.capture", reason="attnviz.capture is not there yet")
+    models = pytest.importorskip("attnviz.models", reason="attnviz.models is not there yet")
+    handle = models.load_model("demo-zh-en", device="cpu")
+    assert [tuple(h) for h in handle.alignment_heads] == [alignment_head(handle.model)]
+    layer, head = handle.alignment_heads[0]
+    result = capture.capture(handle, "早上好！", "Good morning!")
+    cross = result["cross"]
+    weights = cross.weights[layer, head]  # (target tokens, source tokens)
+    model, tokenizer = loaded("zh-en")
+    expected, = alignment_attention(model, tokenizer, ["早上好！"], ["Good morning!"], layer, head)
+    np.testing.assert_allclose(weights, expected, atol=1e-5)
+    keys = [t.text for t in cross.key_tokens]
+    strongest = {q.text.strip(): keys[int(np.argmax(np.where([k.special for k in cross.key_tokens], -1, row)))]
+                 for q, row in zip(cross.query_tokens, weights) if not q.special}
+    assert strongest == {"Good": "好", "morning": "早上", "!": "！"}

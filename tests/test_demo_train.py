@@ -1,0 +1,51 @@
+"""Smoke test of the training recipe: the real entry point, a tiny model, a slice of the corpus, a few steps."""
+
+import json
+
+import pytest
+from safetensors.torch import load_file
+
+from attnviz.demo import CORPUS_DIR
+from attnviz.demo.phrasebook import phrasebook_pairs
+from attnviz.demo.train import case_variants, main, training_pairs
+
+TINY = ["--steps", "4", "--d-model", "16", "--layers", "1", "--heads", "2", "--ffn-dim", "32", "--batch-size", "8",
+        "--max-pairs", "50", "--quiet", "--corpus", str(CORPUS_DIR)]
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("tiny-en-zh")
+    main(["--direction", "en-zh", "--out", str(folder), "--max-heldout", "8", *TINY])
+    return folder
+
+
+def test_training_writes_a_loadable_model_folder_with_a_card(trained):
+    from transformers import MarianMTModel, MarianTokenizer
+
+    tokenizer = MarianTokenizer.from_pretrained(str(trained))
+    model = MarianMTModel.from_pretrained(str(trained))
+    assert model.config.alignment_heads == [[0, 0]]
+    assert model.config.d_model == 16
+    batch = tokenizer(["Good morning!"], return_tensors="pt")
+    assert model.generate(**batch, max_new_tokens=4).shape[0] == 1
+    card = (trained / "README.md").read_text(encoding="utf-8")
+    assert "| all (8) |" in card and "layer 0, head 0" in card
+    record = json.loads((trained / "training.json").read_text(encoding="utf-8"))
+    assert record["config"]["steps"] == 4 and record["train_pairs"] == 50
+
+
+def test_training_is_reproducible(trained, tmp_path):
+    main(["--direction", "en-zh", "--out", str(tmp_path), "--no-eval", *TINY])
+    first, second = load_file(trained / "model.safetensors"), load_file(tmp_path / "model.safetensors")
+    assert first.keys() == second.keys()
+    assert all((first[name] == second[name]).all() for name in first)
+    for name in ("source.spm", "target.spm", "vocab.json"):
+        assert (trained / name).read_bytes() == (tmp_path / name).read_bytes()
+
+
+def test_english_sources_add_case_variants_of_the_phrasebook_only():
+    morning = next(p for p in phrasebook_pairs() if p.zh == "早上好！")
+    assert {v.en for v in case_variants(morning)} == {"Good Morning!", "good morning!"}
+    assert training_pairs([morning], "zh", 3) == [morning] * 3
+    assert len(training_pairs([morning], "en", 4)) == 4 + 2
