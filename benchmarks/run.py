@@ -130,20 +130,23 @@ def lean_head_json(amap, layer: int, head: int) -> str:
     return go.Figure(trace).update_yaxes(autorange="reversed").to_json()
 
 
-def timed_methods(handle, eager_model, text: str, ids: dict, layer: int) -> dict:
-    """The five ways to run the model that the MiniLM table compares, as zero-argument callables."""
+def timed_methods(handle, eager_model, text: str, layer: int) -> dict:
+    """The five ways to run the model that the MiniLM table compares, each from the text (tokenizing included), as
+    zero-argument callables."""
     import torch
 
     from attnviz.capture import capture
     from attnviz.ondemand import capture_lazy
 
+    tokenizer = handle.tokenizer
+
     def sdpa():
         with torch.no_grad():
-            return handle.model(**ids)
+            return handle.model(**tokenizer(text, return_tensors="pt"))
 
     def eager():
         with torch.no_grad():
-            return eager_model(**ids, output_attentions=True)
+            return eager_model(**tokenizer(text, return_tensors="pt"), output_attentions=True)
 
     return {
         "sdpa": sdpa,
@@ -154,7 +157,9 @@ def timed_methods(handle, eager_model, text: str, ids: dict, layer: int) -> dict
     }
 
 
-def short_worker(sizes: list[int], repeats: int, bertviz_max: int) -> dict:
+def short_worker(sizes: list[int], repeats: int, bertviz_max: int, part: str) -> dict:
+    """part "time": timings, statistics, payloads and BertViz; part "memory": peak extra memory of each method (run
+    in a worker whose malloc returns large blocks at once, which would slow the timings)."""
     import numpy as np
     import transformers
 
@@ -177,19 +182,20 @@ def short_worker(sizes: list[int], repeats: int, bertviz_max: int) -> dict:
     layer, head = layers // 2, heads // 2
     rows = []
     for n in sizes:
-        _log(f"MiniLM, {n} tokens …")
+        _log(f"MiniLM, {n} tokens, {part} …")
         text = text_of_tokens(tokenizer, n)
-        ids = tokenizer(text, return_tensors="pt")
-
-        methods = timed_methods(handle, eager_model, text, ids, layer)
+        methods = timed_methods(handle, eager_model, text, layer)
+        row = {"n": n}
+        if part == "memory":
+            for run in methods.values():
+                run()  # warm-up: first-call allocations are not the method's
+            row["peak"] = {name: peak_extra_bytes(run) for name, run in methods.items()}
+            rows.append(row)
+            continue
         timed = interleaved_ms(methods, repeats)
-        row = {
-            "n": n,
-            "ms": {name: t["best"] for name, t in timed.items()},
-            "median_ms": {name: t["median"] for name, t in timed.items()},
-            "cpu_ms": {name: t["cpu"] for name, t in timed.items()},
-        }
-        row["peak"] = {name: peak_extra_bytes(run) for name, run in methods.items()}
+        row["ms"] = {name: t["best"] for name, t in timed.items()}
+        row["median_ms"] = {name: t["median"] for name, t in timed.items()}
+        row["cpu_ms"] = {name: t["cpu"] for name, t in timed.items()}
 
         lazy = capture_lazy(handle, text)
         start = time.perf_counter()
@@ -212,7 +218,7 @@ def short_worker(sizes: list[int], repeats: int, bertviz_max: int) -> dict:
 
         if head_view is not None and n <= bertviz_max:
             attentions = methods["eager"]().attentions
-            tokens = tokenizer.convert_ids_to_tokens(ids["input_ids"][0])
+            tokens = tokenizer.convert_ids_to_tokens(tokenizer(text)["input_ids"])
             start = time.perf_counter()
             html = head_view(attentions, tokens, html_action="return").data
             row["bertviz"] = {"bytes": len(html.encode()), "ms": (time.perf_counter() - start) * 1000}
@@ -339,16 +345,16 @@ def bench_python(install_bertviz: bool) -> tuple[str, str]:
         return sys.executable, f"could not be installed or imported ({error}); its columns are empty"
 
 
-def run_worker(python: str, args: list[str], threads: int) -> dict:
+def run_worker(python: str, args: list[str], threads: int, measure_memory: bool) -> dict:
     env = dict(os.environ)
     env.update(
         PYTHONPATH=str(ROOT), OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads),
         TORCH_DEVICE_BACKEND_AUTOLOAD="0", HF_HUB_OFFLINE="1", TRANSFORMERS_VERBOSITY="error",
         HF_HUB_DISABLE_PROGRESS_BARS="1", TOKENIZERS_PARALLELISM="false",
         ATTNVIZ_MAX_CHARS="200000",  # the 8,192-word text of the long run is 48,000 characters (default limit 20,000)
-        # Large blocks come from mmap and go back on free, so each method's peak is its own, not a reuse of the last.
-        MALLOC_MMAP_THRESHOLD_="131072", MALLOC_TRIM_THRESHOLD_="131072",
     )  # fmt: skip
+    if measure_memory:  # large blocks come from mmap and go back on free: each method's peak is its own
+        env.update(MALLOC_MMAP_THRESHOLD_="131072", MALLOC_TRIM_THRESHOLD_="131072")
     with tempfile.NamedTemporaryFile(suffix=".json") as out:
         subprocess.run([python, __file__, "--json-out", out.name, *args], check=True, env=env, cwd=ROOT)
         return json.loads(Path(out.name).read_text())
@@ -386,7 +392,8 @@ def render(short: dict | None, long: dict | None, bertviz: str, meta: dict) -> s
         lines += [
             f"## {short['model']} ({short['layers']} layers × {short['heads']} heads), CPU",
             "",
-            "Time (ms, best of the interleaved rounds). *lazy + layer*: `capture_lazy(text)` then all heads of layer "
+            "Time (ms, best of the interleaved rounds), every method from the text (tokenizing included). "
+            "*lazy + layer*: `capture_lazy(text)` then all heads of layer "
             f"{layer} opened; *capture all*: `capture(text)`; *lazy → all*: `capture_lazy(text).to_capture()`.",
             "",
             "| n tokens | SDPA, no weights | eager + output_attentions | eager/SDPA | attnviz lazy + layer | "
@@ -530,7 +537,7 @@ def _load() -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default="64,128,256,512", help="MiniLM token counts (comma-separated)")
-    parser.add_argument("--repeats", type=int, default=15, help="timed rounds per size")
+    parser.add_argument("--repeats", type=int, default=21, help="timed rounds per size")
     parser.add_argument("--bertviz-max", type=int, default=256, help="largest n BertViz is run at (it builds n² JSON)")
     parser.add_argument("--long-tokens", type=int, default=8192, help="tokens for the long decoder run (0 = skip)")
     parser.add_argument("--threads", type=int, default=2)
@@ -538,6 +545,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="sizes 64,128, 3 repeats, 1,024 long tokens")
     parser.add_argument("--output", default=str(RESULTS))
     parser.add_argument("--worker", choices=["short", "long"], help=argparse.SUPPRESS)
+    parser.add_argument("--part", choices=["time", "memory"], default="time", help=argparse.SUPPRESS)
     parser.add_argument("--json-out", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.quick:
@@ -549,7 +557,7 @@ def main() -> None:
 
         torch.set_num_threads(args.threads)
         if args.worker == "short":
-            result = short_worker(sizes, args.repeats, args.bertviz_max)
+            result = short_worker(sizes, args.repeats, args.bertviz_max, args.part)
         else:
             result = long_worker(args.long_tokens)
         Path(args.json_out).write_text(json.dumps(result))
@@ -563,8 +571,13 @@ def main() -> None:
     python, bertviz = bench_python(not args.no_bertviz)
     common = ["--threads", str(args.threads), "--sizes", ",".join(map(str, sizes)), "--repeats", str(args.repeats),
               "--bertviz-max", str(args.bertviz_max), "--long-tokens", str(args.long_tokens)]  # fmt: skip
-    short = run_worker(python, ["--worker", "short", *common], args.threads) if sizes else None
-    long = run_worker(python, ["--worker", "long", *common], args.threads) if args.long_tokens else None
+    short = None
+    if sizes:
+        short = run_worker(python, ["--worker", "short", "--part", "time", *common], args.threads, False)
+        memory = run_worker(python, ["--worker", "short", "--part", "memory", *common], args.threads, True)
+        for row, peaks in zip(short["rows"], memory["rows"]):
+            row["peak"] = peaks["peak"]
+    long = run_worker(python, ["--worker", "long", *common], args.threads, True) if args.long_tokens else None
     meta = {
         "argv": "".join(" " + a for a in sys.argv[1:]),
         "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
