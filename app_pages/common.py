@@ -22,11 +22,11 @@ VIEW = "attnviz_view"  # session key of this session's ViewState
 UNREADABLE = "attnviz_unreadable_link"  # names of link parameters that could not be read
 GOTO = "attnviz_goto"  # a page to switch to on the next run (set by callbacks, which cannot switch pages)
 CUSTOM = "__custom__"  # the model picker's "any Hugging Face id or local folder" entry
-PAGES = {
-    "translate": "app_pages/translate.py",
-    "self": "app_pages/self_attention.py",
-    "explainer": "app_pages/how_attention_works.py",
-    "heads": "app_pages/heads.py",
+PAGES = {  # page scripts, relative to main.py
+    "translate": "translate.py",
+    "self": "self_attention.py",
+    "explainer": "how_attention_works.py",
+    "heads": "heads.py",
 }
 # Fields whose widget value the view takes at the start of a run (the model has two widgets, the step its own slider).
 VIEW_FIELDS = tuple(f.name for f in fields(views.ViewState) if f.name not in ("model", "step"))

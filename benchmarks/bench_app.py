@@ -64,7 +64,7 @@ def warm_rerun(model: str, edits: int) -> dict:
 
     tokenizer = load_model(model, "cpu").tokenizer
     texts = sentences_of_length(tokenizer, 16, edits + 2)
-    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=300)
+    at = AppTest.from_file(str(REPO / "app_pages" / "main.py"), default_timeout=300)
     at.query_params["model"] = model
     start = time.perf_counter()
     at.run()
@@ -110,7 +110,7 @@ def first_draw(model: str, starts: int) -> dict:
     return {"runs": runs}
 
 
-def report(model: str, rerun: dict, draw: dict) -> str:
+def report(model: str, rerun: dict, draw: dict, load: tuple[float, float]) -> str:
     edits = rerun["edits"]
     median, worst = statistics.median(edits), max(edits)
     lines = [
@@ -175,9 +175,10 @@ def main() -> None:
     parser.add_argument("--starts", type=int, default=3, help="cold server starts to time")
     parser.add_argument("--no-browser", action="store_true", help="skip the first-draw measurement")
     args = parser.parse_args()
+    before = os.getloadavg()[0]
     rerun = warm_rerun(args.model, args.edits)
     draw = {"skipped": "--no-browser"} if args.no_browser else first_draw(args.model, args.starts)
-    text = report(args.model, rerun, draw)
+    text = report(args.model, rerun, draw, (before, os.getloadavg()[0]))
     print(text)
     RESULTS.write_text(text, encoding="utf-8")
     print(f"written to {RESULTS.relative_to(REPO)}")

@@ -17,12 +17,12 @@ from attnviz import analysis, figures
 from attnviz.capture import capture
 from attnviz.models import catalogue, load_model
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
+APP = str(Path(__file__).resolve().parent.parent / "app_pages" / "main.py")
 PAGES = {
-    "translate": "app_pages/translate.py",
-    "self": "app_pages/self_attention.py",
-    "explainer": "app_pages/how_attention_works.py",
-    "heads": "app_pages/heads.py",
+    "translate": "translate.py",
+    "self": "self_attention.py",
+    "explainer": "how_attention_works.py",
+    "heads": "heads.py",
 }
 DEMO_MISSING = "demo-zh-en" not in {entry.name for entry in catalogue()}
 
@@ -382,3 +382,31 @@ def test_the_sidebar_picks_catalogue_models_and_any_folder(tiny, tiny_folder):
         assert at.query_params["model"] == names[-1]
     at.button_group(key="w_lang").set_value("zh").run()
     assert at.selectbox(key="w_model_pick").label == "模型"
+
+
+# ----------------------------------------------------------------------------------------------------------------------
+# Start-up
+
+
+def test_streamlit_run_finds_the_app_and_its_script():
+    from streamlit.web.server.app_discovery import discover_asgi_app
+
+    found = discover_asgi_app(Path(APP).parent.parent / "app.py")
+    assert found.is_asgi_app and found.app_name == "app"
+
+
+def test_the_start_up_warm_up_fills_the_model_cache_or_logs_why_not(monkeypatch, caplog):
+    from app_pages import common, startup
+
+    loaded = []
+    monkeypatch.setattr(common, "cached_model", lambda name, device: loaded.append((name, device)))
+    startup.warm_up()
+    assert loaded == [("demo-zh-en", "auto")]
+
+    def broken(name, device):
+        raise RuntimeError("no weights")
+
+    monkeypatch.setattr(common, "cached_model", broken)
+    with caplog.at_level("WARNING", logger="attnviz.app"):
+        startup.warm_up()  # never raises: the page says what went wrong when it needs the model
+    assert "could not load the default model" in caplog.text
