@@ -154,8 +154,11 @@ def wait_for_app(page, timeout_ms: int = 90_000, quiet_ms: int = 1500) -> None:
     )
 
 
-def screenshot_whole_page(page, path, width: int = 1440, max_height: int = 6000) -> None:
-    """Screenshot the whole app: Streamlit scrolls inside its main area, so grow the viewport to fit it first."""
+def screenshot_whole_page(page, path, width: int = 1440, max_height: int = 6000, until=None) -> None:
+    """Screenshot the whole app: Streamlit scrolls inside its main area, so grow the viewport to fit it first.
+
+    `until`: a locator; the picture stops just above it (a long page shown up to a section heading).
+    """
     height = page.evaluate(
         """() => {
             const main = document.querySelector('[data-testid="stMain"]') || document.body;
@@ -165,5 +168,10 @@ def screenshot_whole_page(page, path, width: int = 1440, max_height: int = 6000)
     original = page.viewport_size
     page.set_viewport_size({"width": width, "height": min(int(height) + 20, max_height)})
     page.wait_for_timeout(500)
-    page.screenshot(path=str(path), full_page=False)
+    clip = None
+    if until is not None:
+        box = until.bounding_box()
+        if box:
+            clip = {"x": 0, "y": 0, "width": width, "height": max(box["y"] - 16, 1)}
+    page.screenshot(path=str(path), full_page=False, clip=clip)
     page.set_viewport_size(original)

@@ -34,7 +34,8 @@ PAGES = {  # screenshot name -> URL path
     "how-attention-works": "how-attention-works",
     "heads": "heads",
 }
-SCREENSHOT_HEIGHT = {"how-attention-works": 2600}  # the walk-through is long; its top half shows the idea
+# The walk-through is long: its picture shows sections 1 and 2 and stops above section 3.
+SCREENSHOT_UNTIL = {"how-attention-works": re.compile(r"^3 ·")}
 
 
 def _skip_or_fail(reason: str) -> None:
@@ -74,7 +75,9 @@ def save(page, folder: Path, name: str) -> Path:
     from PIL import Image
 
     path = folder / f"{name}.png"
-    screenshot_whole_page(page, path, max_height=SCREENSHOT_HEIGHT.get(name, 6000))
+    heading = SCREENSHOT_UNTIL.get(name)
+    until = page.get_by_role("heading", name=heading).first if heading else None
+    screenshot_whole_page(page, path, until=until)
     with Image.open(path) as image:
         small = image.convert("RGB").quantize(colors=256, method=Image.Quantize.MEDIANCUT)
     small.save(path, optimize=True)
