@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from attnviz.demo import CORPUS_DIR, DIRECTIONS, model_dir
-from attnviz.demo.corpus import HELD_OUT_FILE
+from attnviz.demo.alignment import piece_words
+from attnviz.demo.corpus import HELD_OUT_FILE, TRAIN_FILE
 from attnviz.demo.evaluate import (
     alignment_attention,
     alignment_head,
@@ -28,6 +29,11 @@ def loaded(direction):
     if direction not in _loaded:
         _loaded[direction] = load(model_dir(direction))
     return _loaded[direction]
+
+
+@pytest.fixture(scope="module")
+def heldout():
+    return read_tsv(CORPUS_DIR / HELD_OUT_FILE)
 
 
 def phrase(zh):
@@ -57,6 +63,29 @@ def test_config_and_card_name_the_alignment_head(direction):
     assert f"layer {layer}, head {head}" in card
     assert "not a general translator" in card.lower()
     assert f"python -m attnviz.demo.train --direction {direction}" in card
+
+
+def test_both_directions_share_the_tokenizers():
+    zh_en, en_zh = model_dir("zh-en"), model_dir("en-zh")
+    assert (zh_en / "source.spm").read_bytes() == (en_zh / "target.spm").read_bytes()
+    assert (zh_en / "target.spm").read_bytes() == (en_zh / "source.spm").read_bytes()
+
+
+def test_tokenizers_split_every_corpus_sentence_into_its_words(heldout):
+    """Chinese pieces are the lexicon's words, English pieces never straddle two words: gold alignments fit."""
+    _, tokenizer = loaded("zh-en")
+    for pair in read_tsv(CORPUS_DIR / TRAIN_FILE) + heldout:
+        assert tokenizer.spm_source.encode(pair.zh, out_type=str) == list(pair.zh_words)
+        piece_words(tokenizer.spm_target.encode(pair.en, out_type=str), pair.en_words)
+
+
+@pytest.mark.parametrize("direction, spellings, pieces", [
+    ("zh-en", ["早上好！", "早上好!", "早上 好 ！"], ["早上", "好", "！"]),
+    ("en-zh", ["Good morning!", "Good morning！", " Good  morning!"], ["▁Good", "▁morning", "!"]),
+])
+def test_punctuation_and_spaces_are_normalised(direction, spellings, pieces):
+    _, tokenizer = loaded(direction)
+    assert all(tokenizer.tokenize(text) == pieces for text in spellings)
 
 
 @pytest.mark.parametrize("direction, source, expected", [
@@ -102,11 +131,6 @@ def test_alignment_view_links_the_seed_words(direction, zh):
     if direction == "en-zh":
         links = {(zh_word, en_word) for en_word, zh_word in links}
     assert links == SEED_LINKS[zh]
-
-
-@pytest.fixture(scope="module")
-def heldout():
-    return read_tsv(CORPUS_DIR / HELD_OUT_FILE)
 
 
 def card_scores(direction):

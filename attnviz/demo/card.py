@@ -98,6 +98,8 @@ print(tokenizer.batch_decode(model.generate(**batch), skip_special_tokens=True))
 |---|---|
 {shown}
 
+In attnviz it is the catalogue's `demo-{config.direction}` and the app's default model.
+
 ## What it is not
 **Not a general translator.** It knows only the few hundred words and the sentence patterns of its corpus
 (greetings, thanks, numbers, days, and simple sentences about people studying, eating, liking and having things,
@@ -115,10 +117,11 @@ Marian (MarianMTModel), {config.layers} encoder and {config.layers} decoder laye
 {config.heads} heads, feed-forward {config.ffn_dim}, swish, sinusoidal positions, shared embeddings over a joint
 vocabulary of {vocabulary_size(folder)} pieces; {record['parameters']:,} parameters, `model.safetensors`
 {_megabytes(folder / "model.safetensors")} (float32).
-Tokenizers: SentencePiece `source.spm` / `target.spm` trained on the corpus — Chinese: unigram with every lexicon word
-as a user-defined symbol (so 早上好！ splits into 早上 / 好 / ！), no dummy prefix, ASCII punctuation read as
-full-width (早上好! = 早上好！); English: BPE with NFKC normalisation (Good morning！ = Good morning!) and punctuation
-as its own pieces. `vocab.json` is the joint vocabulary (`</s>` 0, `<unk>` 1, `<pad>` last = decoder start).
+Tokenizers: SentencePiece `source.spm` / `target.spm` trained on the corpus. Chinese: unigram with every lexicon
+word as a user-defined symbol (so 早上好！ splits into 早上 / 好 / ！), no dummy prefix, ASCII punctuation read as
+full-width and spaces dropped (早上好! = 早上 好 ！ = 早上好！). English: BPE with NFKC normalisation
+(Good morning！ = Good morning!) and punctuation as pieces of their own. `vocab.json` is the joint vocabulary
+(`</s>` 0, `<unk>` 1, `<pad>` last = the decoder's start token).
 
 ## Alignment head
 Cross-attention **layer {layer}, head {head}** (`model.decoder.layers.{layer}.encoder_attn`, head {head}, 0-based) was

@@ -3,8 +3,8 @@
 Chinese: every lexicon and phrasebook word is a user-defined symbol, so SentencePiece segments unsegmented text
 (早上好！) into the corpus's words (早上 / 好 / ！) and the gold word alignment maps onto pieces one to one.
 No dummy prefix, so no lone "▁" piece starts each sentence. A custom normaliser turns ASCII punctuation into the
-full-width forms Chinese uses (早上好! reads as 早上好！) and leaves full-width punctuation alone, so an en→zh model
-writes ！ and 。 rather than the ! and . that NFKC would make of them.
+full-width forms Chinese uses (早上好! reads as 早上好！), drops spaces, and leaves full-width punctuation alone, so
+an en→zh model writes ！ and 。 rather than the ! and . that NFKC would make of them.
 English: a BPE model sized so the corpus's words are whole pieces, with the usual NFKC normaliser
 (Good morning！ reads as Good morning!) and punctuation as pieces of their own.
 """
@@ -24,14 +24,15 @@ from attnviz.errors import InputError
 
 EOS, UNK, PAD = "</s>", "<unk>", "<pad>"
 ENGLISH_PUNCTUATION = [".", ",", "!", "?", ";", ":"]
-# ASCII punctuation typed in Chinese text -> the full-width form the corpus uses.
-CHINESE_PUNCTUATION_RULES = {"!": "！", "?": "？", ",": "，", ";": "；", ":": "：", ".": "。", "(": "（", ")": "）",
-                             "\u3000": " "}
+# Chinese normalisation: ASCII punctuation -> the full-width form the corpus uses; spaces (which Chinese does not
+# write between words) are dropped, so 早上 好 ！ reads as 早上好！ rather than growing lone "▁" pieces.
+CHINESE_NORMALISATION = {"!": "！", "?": "？", ",": "，", ";": "；", ":": "：", ".": "。", "(": "（", ")": "）",
+                         " ": "", "\u3000": ""}
 SPM_MARGIN = 64  # room above the symbols and characters for pieces SentencePiece learns
 
 
 def _chinese_rule_tsv(path: Path) -> Path:
-    lines = [f"{ord(src):X}\t{ord(dst):X}" for src, dst in CHINESE_PUNCTUATION_RULES.items()]
+    lines = [f"{ord(src):X}\t{' '.join(f'{ord(c):X}' for c in dst)}" for src, dst in CHINESE_NORMALISATION.items()]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
 
@@ -48,9 +49,9 @@ def train_sentencepiece(pairs: list[Pair], lang: str, model_path: Path) -> Path:
             # The whole lexicon, not only the words in `pairs`: a slice of the corpus segments like all of it.
             words = sorted({w for pair in pairs for w in pair.zh_words} | chinese_words() | phrasebook_words())
             chars = sorted({c for text in texts + words for c in text})
-            # A line of single characters gives SentencePiece an alphabet besides the symbols, so text outside the
+            # A line of the characters gives SentencePiece an alphabet besides the symbols, so text outside the
             # lexicon still splits into known characters.
-            lines = texts + [" ".join(chars)]
+            lines = texts + ["".join(chars)]
             # Pieces beyond the symbols are single characters, so no piece ever straddles two words.
             options = {"model_type": "unigram", "user_defined_symbols": words, "add_dummy_prefix": False,
                        "max_sentencepiece_length": 1,

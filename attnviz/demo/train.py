@@ -2,6 +2,9 @@
 
     python -m attnviz.demo.train --direction zh-en     # then --direction en-zh; one at a time on 2 cores
 
+Each takes about 7–9 minutes on a 2-core CPU that other work is also using (one torch thread: with the second
+core busy, a second thread waits on it more than it helps). Tests run a tiny version in seconds.
+
 Steps: read (or write) the corpus, train the SentencePiece models and the MarianTokenizer files, train a small
 Marian model with label-smoothed cross-entropy plus guided alignment on one cross-attention head, save it with
 safetensors, score it on the held-out pairs and write README.md. Seeded: the same command gives the same model.
@@ -243,7 +246,7 @@ def train(config: TrainConfig, corpus_dir: Path = CORPUS_DIR, out_dir: Path | No
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description="Train a demo translation model (about 8 minutes on 2 CPU cores).")
+    parser = argparse.ArgumentParser(description="Train a demo translation model (7-9 minutes on 2 CPU cores).")
     parser.add_argument("--direction", choices=DIRECTIONS, default="zh-en")
     parser.add_argument("--out", type=Path, default=None, help="model folder (default: assets/models/<direction>)")
     parser.add_argument("--corpus", type=Path, default=CORPUS_DIR)
