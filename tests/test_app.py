@@ -24,7 +24,6 @@ PAGES = {
     "explainer": "how_attention_works.py",
     "heads": "heads.py",
 }
-DEMO_MISSING = "demo-zh-en" not in {entry.name for entry in catalogue()}
 
 
 def open_app(page: str = "translate", **params) -> AppTest:
@@ -90,7 +89,6 @@ PAIR = {"text": "早上好！", "target": "Good morning!", "mode": "pair", "word
 # Translate & align
 
 
-@pytest.mark.skipif(DEMO_MISSING, reason="the demo model assets/models/zh-en is not there yet")
 def test_default_view_is_the_demo_alignment_of_good_morning():
     at = open_app()
     assert_page_ok(at)

@@ -22,8 +22,6 @@ from browser_support import (
     wait_for_app,
 )
 
-from attnviz.models import catalogue
-
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 SCREENSHOTS_ENV = "ATTNVIZ_SCREENSHOTS"
@@ -57,8 +55,6 @@ def app_url(tmp_path_factory):
     missing = playwright_missing()
     if missing:
         _skip_or_fail(missing)
-    if "demo-zh-en" not in {entry.name for entry in catalogue()}:
-        pytest.skip("the demo model assets/models/zh-en is not there yet")
     log = tmp_path_factory.mktemp("streamlit") / "server.log"
     with streamlit_server(log_path=log) as (url, _):
         yield url
