@@ -34,7 +34,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "device_help": "Where the model runs. auto picks the first available of NPU, CUDA, MPS and CPU.",
         "device_report": "Device: {chosen}",
         "sidebar_footer": "Weights are recorded from the model's own attention computation while it runs; "
-        "everything stays on this machine.",
+        "your text never leaves this machine.",
         "loading_model": "Loading {model}…",
         "analysing": "Running the model…",
         # Shared controls
@@ -192,7 +192,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "device_cpu": "cpu",
         "device_help": "模型在哪里运行。自动：依次选用第一个可用的 NPU、CUDA、MPS、CPU。",
         "device_report": "设备：{chosen}",
-        "sidebar_footer": "权重取自模型运行时自身的注意力计算；所有数据都留在本机。",
+        "sidebar_footer": "权重取自模型运行时自身的注意力计算；你的文本不会离开这台机器。",
         "loading_model": "正在加载 {model}…",
         "analysing": "正在运行模型…",
         "source_text": "文本",

@@ -1,19 +1,20 @@
 """What the app's pages do between their widgets and the library, without Streamlit.
 
-- `ViewState`: everything a page shows (model, text, target, layer, head, view, …); `from_query_params` /
-  `to_query_params` turn it into a shareable URL and back.
+- `ViewState`: everything a page shows (model, text, target, layer, head, view, …); `from_query_params` and
+  `to_query_params` turn it into a shareable link and back.
+- `custom_models_allowed` / `model_refusal`: the one place that decides which models a deployment offers.
 - `analyse`: the one call that turns (model, text, target, mode) into an `AttentionCapture`.
-- `prepare_map`: step replay, special-token hiding and the word view, in that order; `head_selection`: which layers
-  and heads a view means, as keyword arguments for `attnviz.figures`.
-- `custom_models_allowed`: whether users may type any model id or folder (the one place a deployment restricts it).
-- `explainer_matrices`, `multi_head_walkthrough`: the numbers of the "How attention works" page.
+- `prepare_map` (special tokens hidden, pieces merged into words), `replay` (the rows written so far) and
+  `head_selection` (which layers and heads a view means, as keyword arguments for `attnviz.figures`).
+- `exported_title` / `export_size`: a figure as a file shows it.
+- `explainer_walk`, `multi_head_walkthrough`: the numbers of the "How attention works" page.
 
-Every function here is pure (no global state), so the app can cache on its arguments.
+Functions take what they need as arguments and return new values, so the app can cache on their inputs; the
+environment is read only where a setting lives (custom models, torch threads).
 """
 
 from __future__ import annotations
 
-import math
 import os
 import re
 import unicodedata
@@ -162,13 +163,9 @@ def custom_models_allowed(environ: Mapping[str, str] | None = None) -> bool:
     return environ.get(CUSTOM_MODELS_ENV, "1").strip().lower() in _TRUE
 
 
-def is_catalogued(model: str, catalogue_names: Sequence[str]) -> bool:
-    return model in catalogue_names
-
-
 def model_refusal(model: str, catalogue_names: Sequence[str], environ: Mapping[str, str] | None = None) -> str | None:
     """None when `model` may be loaded here, else why not (an i18n key: the app words it)."""
-    if is_catalogued(model, catalogue_names) or custom_models_allowed(environ):
+    if model in catalogue_names or custom_models_allowed(environ):
         return None
     return "error_custom_models_off"
 
@@ -589,7 +586,3 @@ def head_dim(hidden: int, heads: int) -> int:
 def divisors(number: int) -> list[int]:
     """The head counts a hidden size can be split into."""
     return [d for d in range(1, number + 1) if number % d == 0]
-
-
-def scale_of(d: int) -> float:
-    return math.sqrt(d)
