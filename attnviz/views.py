@@ -250,8 +250,15 @@ def step_count(amap: AttentionMap) -> int:
 
 
 def prepare_map(result: AttentionCapture, kind: str, *, hide: bool = False, words: bool = False) -> AttentionMap:
-    """The map a page draws: special tokens hidden, then subword pieces merged into words."""
+    """The map a page draws: special tokens hidden, then subword pieces merged into words.
+
+    Decoder self-attention is drawn as self-attention is: each row named by the token at its position, the decoder's
+    input (start token, then the target but its last token), so rows and columns name the same tokens. capture names
+    decoder rows by the token each step produces, which is what cross-attention wants.
+    """
     amap = result[kind]
+    if kind == "decoder" and len(amap.query_tokens) == len(amap.key_tokens):
+        amap = replace(amap, query_tokens=list(amap.key_tokens))
     if hide:
         amap = _hide_special(amap)
     if words:

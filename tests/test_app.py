@@ -273,10 +273,15 @@ def test_self_attention_page_shows_heatmap_lines_and_grid(tiny, tiny_handle):
 def test_decoder_self_attention_shows_the_causal_mask(tiny):
     at = open_app("self", model=tiny, **PAIR, stack="decoder")
     assert_page_ok(at)
-    z = z_of(charts(at)["heatmap"])
+    heatmap = charts(at)["heatmap"]
+    z = z_of(heatmap)
     upper = np.triu(np.ones_like(z, dtype=bool), k=1)
     assert np.isnan(z[upper]).all() and np.isfinite(z[~upper]).all()
     assert any("masked" in c.value for c in at.caption)
+    assert axis_labels(heatmap, "xaxis") == axis_labels(heatmap, "yaxis")  # rows and columns: the decoder's input
+    at.toggle(key="w_hide").set_value(True).run()
+    labels = axis_labels(charts(at)["heatmap"], "yaxis")
+    assert "<pad>" not in labels and "</s>" not in labels and labels[0] == "G"
 
 
 def test_hiding_special_tokens_removes_them(tiny):

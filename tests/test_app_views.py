@@ -344,3 +344,16 @@ def test_interactive_threads_setting():
     for bad in ("four", "0", "-2"):
         with pytest.raises(InputError, match=views.THREADS_ENV):
             views.interactive_threads({views.THREADS_ENV: bad})
+
+
+def test_decoder_self_attention_rows_are_named_by_the_decoder_input():
+    start, good, morning = Token("<pad>", -1, -1, True), Token("Good", 0, 4), Token("morning", 5, 12)
+    end = Token("</s>", -1, -1, True)
+    weights = np.tril(np.ones((3, 3), dtype=np.float32))
+    weights /= weights.sum(-1, keepdims=True)
+    decoder = AttentionMap("decoder", weights[None, None], [good, morning, end], [start, good, morning], ["d0"], True)
+    result = AttentionCapture("m", "cpu", {"decoder": decoder}, source_text="早上好", target_text="Good morning")
+    shown = views.prepare_map(result, "decoder", hide=True)
+    assert [t.text for t in shown.query_tokens] == [t.text for t in shown.key_tokens] == ["Good", "morning"]
+    assert shown.causal
+    np.testing.assert_allclose(shown.weights[0, 0], weights[1:, 1:])
