@@ -79,12 +79,35 @@ def tokens_for_ids(tokenizer, ids: list[int], text: str) -> list[Token]:
     specials = special_ids(tokenizer)
     normal, positions = _normalised_with_positions(text)
     normal_folded = normal.casefold() if len(normal.casefold()) == len(normal) else normal
+    unknown_id = getattr(tokenizer, "unk_token_id", None)
     tokens: list[Token | None] = []
     pending: list[int] = []  # indices of tokens whose characters are not complete yet (partial bytes)
+    unknown: list[int] = []  # indices of <unk> tokens: they read as the text up to the next known piece
     cursor = 0
+
+    def span(first: int, stop: int) -> Token:  # the token for normalised characters [first, stop)
+        start, end = positions[first], positions[stop - 1] + 1
+        return Token(text=readable(text[start:end]), start=start, end=end)
+
+    def settle_unknown(stop: int) -> None:  # unknown tokens read as the non-space text before `stop`
+        first = _skip_spaces(normal, cursor)
+        while stop > first and normal[stop - 1].isspace():
+            stop -= 1
+        for waiting in unknown:
+            if stop > first:
+                tokens[waiting] = span(first, stop)
+            else:  # nothing left to show: the tokenizer's own name for it
+                at = positions[first] if first < len(positions) else len(text)
+                tokens[waiting] = Token(text=str(tokenizer.convert_ids_to_tokens(ids[waiting])), start=at, end=at)
+        unknown.clear()
+
     for index, (token_id, piece) in enumerate(zip(ids, piece_texts(tokenizer, ids))):
         if token_id in specials:
             tokens.append(_special_token(tokenizer, token_id))
+            continue
+        if token_id == unknown_id and not piece.strip():
+            tokens.append(None)
+            unknown.append(index)
             continue
         stripped = unicodedata.normalize("NFKC", piece).strip()
         if piece and not stripped and cursor < len(normal) and normal[cursor].isspace():
@@ -104,6 +127,8 @@ def tokens_for_ids(tokenizer, ids: list[int], text: str) -> list[Token]:
             length = min(len(stripped), len(normal) - found)
         else:
             length = len(stripped)
+        if unknown:
+            settle_unknown(found)
         start = positions[found] if found < len(positions) else len(text)
         end = positions[found + length - 1] + 1 if length > 0 else start
         cursor = found + length
@@ -111,6 +136,8 @@ def tokens_for_ids(tokenizer, ids: list[int], text: str) -> list[Token]:
         for waiting in pending:  # partial-byte pieces share the character this piece completed
             tokens[waiting] = Token(text=readable(text[start:end]), start=start, end=end)
         pending.clear()
+    if unknown:
+        settle_unknown(len(normal.rstrip()))
     for waiting in pending:  # trailing pieces that never completed a character (e.g. truncated bytes)
         token_id = ids[waiting]
         tokens[waiting] = Token(text=str(tokenizer.convert_ids_to_tokens(token_id)), start=len(text), end=len(text))

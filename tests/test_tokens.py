@@ -54,3 +54,18 @@ def test_normalised_punctuation_maps_back_to_what_was_typed():
     assert [t.text for t in tokens] == ["早上", "好", "！", "</s>"]
     assert [(t.start, t.end) for t in tokens[:3]] == [(0, 2), (2, 3), (3, 4)]
     assert tokens[-1].special
+
+
+def test_unknown_characters_read_as_themselves():
+    from attnviz.capture import capture
+    from attnviz.models import load_model
+
+    handle = load_model("demo-zh-en", "cpu")
+    for text, expected in [("今天天气怎么样？", "怎"), ("龘龘 早上好 龘", "龘龘")]:
+        tokens = capture(handle, text)["encoder"].query_tokens
+        texts = [t.text for t in tokens]
+        assert expected in texts, texts
+        for token in tokens:
+            if not token.special:
+                assert token.text == text[token.start : token.end]
+        assert "".join(dict.fromkeys(texts[:-1])).replace(" ", "") == text.replace(" ", "")
