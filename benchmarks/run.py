@@ -72,7 +72,7 @@ def peak_extra_bytes(run) -> int:
     peak = _status("VmHWM")
     del result
     gc.collect()
-    return peak - before
+    return max(peak - before, 0)  # RSS can dip below the starting point (pages returned), never the peak
 
 
 def interleaved_ms(methods: dict, repeats: int) -> dict[str, dict[str, float]]:
@@ -131,14 +131,19 @@ def lean_head_json(amap, layer: int, head: int) -> str:
 
 
 def timed_methods(handle, eager_model, text: str, layer: int) -> dict:
-    """The five ways to run the model that the MiniLM table compares, each from the text (tokenizing included), as
+    """The ways to run the model that the MiniLM table compares, each from the text (tokenizing included), as
     zero-argument callables."""
     import torch
 
-    from attnviz.capture import capture
+    from attnviz.capture import capture, recording
     from attnviz.ondemand import capture_lazy
 
     tokenizer = handle.tokenizer
+
+    def record_only():  # capture's own forward (weights recorded per layer), before they are assembled into a map
+        with recording(handle.model) as recorder:
+            handle.model(**tokenizer(text, return_tensors="pt"))
+        return recorder
 
     def sdpa():
         with torch.no_grad():
@@ -154,6 +159,7 @@ def timed_methods(handle, eager_model, text: str, layer: int) -> dict:
         "lazy_layer": lambda: capture_lazy(handle, text).layer("self", layer),
         "full": lambda: capture(handle, text),
         "lazy_all": lambda: capture_lazy(handle, text).to_capture(),
+        "record": record_only,
     }
 
 
@@ -366,7 +372,7 @@ def _mb(count: float) -> str:
 
 def _series(rows: list[dict], key: str) -> str:
     """'64: a, b, c, d, e; 128: …' for the five timed methods, in table order."""
-    order = ("sdpa", "eager", "lazy_layer", "full", "lazy_all")
+    order = ("sdpa", "eager", "lazy_layer", "full", "lazy_all", "record")
     return "; ".join(f"{row['n']}: " + ", ".join(f"{row[key][k]:.1f}" for k in order) for row in rows)
 
 
@@ -394,12 +400,14 @@ def render(short: dict | None, long: dict | None, bertviz: str, meta: dict) -> s
             "",
             "Time (ms, best of the interleaved rounds), every method from the text (tokenizing included). "
             "*lazy + layer*: `capture_lazy(text)` then all heads of layer "
-            f"{layer} opened; *capture all*: `capture(text)`; *lazy → all*: `capture_lazy(text).to_capture()`.",
+            f"{layer} opened; *capture all*: `capture(text)`; *lazy → all*: `capture_lazy(text).to_capture()`; "
+            "*capture's forward alone*: the model run under `capture.recording` (weights recorded per layer, not yet "
+            "stacked into one array), which shows what assembling the map costs.",
             "",
             "| n tokens | SDPA, no weights | eager + output_attentions | eager/SDPA | attnviz lazy + layer | "
             "lazy/SDPA | attnviz capture all | capture/eager | attnviz lazy → all | lazy→all/eager | "
-            "issue: SDPA / eager |",
-            "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+            "capture's forward alone | its /eager | issue: SDPA / eager |",
+            "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
         ]
         for row in rows:
             ms = row["ms"]
@@ -408,6 +416,7 @@ def render(short: dict | None, long: dict | None, bertviz: str, meta: dict) -> s
                 f"| {row['n']} | {ms['sdpa']:.1f} | {ms['eager']:.1f} | {_ratio(ms['eager'], ms['sdpa'])} | "
                 f"{ms['lazy_layer']:.1f} | **{_ratio(ms['lazy_layer'], ms['sdpa'])}** | {ms['full']:.1f} | "
                 f"**{_ratio(ms['full'], ms['eager'])}** | {ms['lazy_all']:.1f} | {_ratio(ms['lazy_all'], ms['eager'])} "
+                f"| {ms['record']:.1f} | {_ratio(ms['record'], ms['eager'])} "
                 f"| {f'{issue[0]} / {issue[1]}' if issue else '—'} |"
             )
         lines += [
@@ -418,15 +427,18 @@ def render(short: dict | None, long: dict | None, bertviz: str, meta: dict) -> s
             + _series(rows, "cpu_ms")
             + f". lazy/SDPA: {', '.join(_ratio(r['cpu_ms']['lazy_layer'], r['cpu_ms']['sdpa']) for r in rows)}; "
             f"capture/eager: {', '.join(_ratio(r['cpu_ms']['full'], r['cpu_ms']['eager']) for r in rows)}; "
-            f"lazy→all/eager: {', '.join(_ratio(r['cpu_ms']['lazy_all'], r['cpu_ms']['eager']) for r in rows)}.",
+            f"lazy→all/eager: {', '.join(_ratio(r['cpu_ms']['lazy_all'], r['cpu_ms']['eager']) for r in rows)}; "
+            f"capture's forward alone/eager: "
+            f"{', '.join(_ratio(r['cpu_ms']['record'], r['cpu_ms']['eager']) for r in rows)}.",
             "",
             "Peak extra memory (VmHWM − VmRSS before the call, fresh high-water mark per method; includes what the "
             "call returns) and what the browser receives.",
             "",
             "| n tokens | SDPA | eager + output_attentions | attnviz lazy + layer | attnviz capture all | "
+            "attnviz lazy → all | capture's forward alone | "
             f"BertViz head_view HTML (build) | attnviz view: overview + head {layer}.{head} (figures) | "
             "view / BertViz | same view, lean hover | lean / BertViz |",
-            "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+            "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
         ]
         for row in rows:
             peak, payload, bertviz_row = row["peak"], row["payload"], row["bertviz"]
@@ -435,7 +447,7 @@ def render(short: dict | None, long: dict | None, bertviz: str, meta: dict) -> s
             html = bertviz_row.get("bytes")
             lines.append(
                 f"| {row['n']} | {_mb(peak['sdpa'])} | {_mb(peak['eager'])} | {_mb(peak['lazy_layer'])} | "
-                f"{_mb(peak['full'])} | "
+                f"{_mb(peak['full'])} | {_mb(peak['lazy_all'])} | {_mb(peak['record'])} | "
                 + (f"{_mb(html)} ({bertviz_row['ms'] / 1000:.1f} s)" if html else f"— ({bertviz_row['skipped']})")
                 + f" | {_mb(view)} ({_mb(payload['overview'])} + {_mb(payload['head'])}) | "
                 + (f"**{100 * view / html:.2f}%**" if html else "—")
