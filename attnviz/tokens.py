@@ -173,8 +173,10 @@ def tokens_from_offsets(tokenizer, ids: list[int], offsets: list[tuple[int, int]
         if text[start:end].strip():
             while text[start].isspace():  # offsets of "▁word" / "Ġword" may include the space
                 start += 1
-        if start == end:
-            tokens.append(Token(text=str(tokenizer.convert_ids_to_tokens(token_id)), start=start, end=end))
+        if start == end:  # offsets trimmed to nothing (a space-only piece): show what it decodes to
+            shown = tokenizer.decode([token_id], clean_up_tokenization_spaces=False) or str(
+                tokenizer.convert_ids_to_tokens(token_id))
+            tokens.append(Token(text=readable(shown), start=start, end=end))
         else:
             tokens.append(Token(text=readable(text[start:end]), start=start, end=end))
     return tokens

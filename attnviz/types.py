@@ -36,6 +36,12 @@ class AttentionMap:
             raise InputError(
                 f"Attention weights must have 4 dimensions (layers, heads, queries, keys); got shape {weights.shape}."
             )
+        # min/max reduce without allocating (maps can be views of huge or zero-stride arrays); NaN propagates.
+        if weights.size and not (weights.min() >= 0 and np.isfinite(weights.max())):
+            raise InputError(
+                "Attention weights must be finite and non-negative; these hold NaN, ∞ or negative values (check the "
+                "model's dtype, or the file they came from)."
+            )
         layers, _heads, queries, keys = weights.shape
         if queries != len(self.query_tokens) or keys != len(self.key_tokens):
             raise InputError(

@@ -69,3 +69,24 @@ def test_unknown_characters_read_as_themselves():
             if not token.special:
                 assert token.text == text[token.start : token.end]
         assert "".join(dict.fromkeys(texts[:-1])).replace(" ", "") == text.replace(" ", "")
+
+
+def test_space_only_pieces_read_as_spaces():
+    tokenizer = byte_level_tokenizer(add_eos=False)  # GPT-2 style: offsets of "Ġ" pieces are trimmed to nothing
+    text = "abc  de"
+    encoding = tokenizer(text, return_offsets_mapping=True)
+    tokens = tokens_from_offsets(tokenizer, encoding["input_ids"], encoding["offset_mapping"], text)
+    assert all("Ġ" not in token.text for token in tokens)
+    assert [token.text for token in tokens if not token.text.strip()] == [" ", " "]
+
+
+def test_maps_refuse_nan_and_negative_weights():
+    import numpy as np
+
+    from attnviz.errors import InputError
+    from attnviz.types import AttentionMap, Token
+
+    tokens = [Token("a", 0, 1)]
+    for bad in (np.nan, np.inf, -0.5):
+        with pytest.raises(InputError, match="finite and non-negative"):
+            AttentionMap("self", np.full((1, 1, 1, 1), bad), tokens, tokens, ["layer"])
