@@ -15,6 +15,7 @@ Conventions of the maps:
 
 from __future__ import annotations
 
+import inspect
 import threading
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -24,6 +25,7 @@ import numpy as np
 import torch
 
 from attnviz.errors import InputError
+from attnviz.memory import check_budget, check_text_length
 from attnviz.fused_attention import expand_kv_heads as repeat_kv  # GQA: (b, kv_heads, l, d) -> (b, heads, l, d)
 from attnviz.models import ModelHandle
 from attnviz.tokens import special_ids, tokens_for_ids, tokens_from_offsets
@@ -144,8 +146,14 @@ def _role(model, name: str, module) -> str:
 
 
 def _stack(recorder: Recorder, names: list[str], call: int = 0) -> np.ndarray:
-    """(layers, batch, heads, q, k) from one call of each named module."""
-    return np.stack([recorder.calls[name][call].numpy() for name in names])
+    """(layers, batch, heads, q, k) from one call of each named module, releasing each recorded tensor once copied
+    (so the peak is one stack plus one layer, not two stacks)."""
+    first = recorder.calls[names[0]][call]
+    stacked = np.empty((len(names), *first.shape), dtype=np.float32)
+    for layer, name in enumerate(names):
+        stacked[layer] = recorder.calls[name][call].numpy()
+        recorder.calls[name][call] = None
+    return stacked
 
 
 def _modules_by_role(model, recorder: Recorder, seq2seq: bool) -> dict[str, list[str]]:
@@ -161,12 +169,12 @@ def _modules_by_role(model, recorder: Recorder, seq2seq: bool) -> dict[str, list
 # Tokenizing: the ids the model sees and the tokens a person reads.
 
 @dataclass
-class _Encoded:
+class Encoded:
     ids: list[int]
     tokens: list[Token]
 
 
-def _check_text(text, what: str = "text") -> str:
+def check_text(text, what: str = "text") -> str:
     if not isinstance(text, str):
         raise InputError(f"The {what} must be a string, not {type(text).__name__}.")
     if not text.strip():
@@ -176,8 +184,8 @@ def _check_text(text, what: str = "text") -> str:
     return text
 
 
-def _encode(tokenizer, text: str, *, target: bool = False, limit: int | None = None, truncate: bool = False,
-            what: str = "text", model_name: str = "the model") -> _Encoded:
+def encode(tokenizer, text: str, *, target: bool = False, limit: int | None = None, truncate: bool = False,
+            what: str = "text", model_name: str = "the model") -> Encoded:
     """Tokenize; over `limit` tokens either truncate (when asked) or refuse with a sentence offering truncation."""
     kwargs = {"text_target": text} if target else {"text": text}
     if truncate and limit is not None:
@@ -185,6 +193,8 @@ def _encode(tokenizer, text: str, *, target: bool = False, limit: int | None = N
     fast = getattr(tokenizer, "is_fast", False)
     encoding = tokenizer(**kwargs, return_offsets_mapping=fast)
     ids = list(encoding["labels"] if target and "labels" in encoding else encoding["input_ids"])
+    if not ids:
+        raise InputError(f"The {what} gives no tokens for {model_name}; type words the model's tokenizer knows.")
     if limit is not None and len(ids) > limit:
         raise InputError(
             f"The {what} has {len(ids)} tokens but {model_name} accepts at most {limit}; shorten it, or truncate it "
@@ -194,7 +204,7 @@ def _encode(tokenizer, text: str, *, target: bool = False, limit: int | None = N
         tokens = tokens_from_offsets(tokenizer, ids, encoding["offset_mapping"], text)
     else:
         tokens = tokens_for_ids(tokenizer, ids, text)
-    return _Encoded(ids, tokens)
+    return Encoded(ids, tokens)
 
 
 def _pad(sequences: list[list[int]], pad_id: int, left: bool) -> tuple[torch.Tensor, torch.Tensor]:
@@ -249,12 +259,30 @@ def capture(handle: ModelHandle, text: str, target: str | None = None, truncate:
     return capture_batch(handle, [text], None if target is None else [target], truncate=truncate)[0]
 
 
-def capture_batch(handle: ModelHandle, texts: list[str], targets: list[str] | None = None,
-                  truncate: bool = False) -> list[AttentionCapture]:
-    """`capture` for several examples in one padded batch; each result holds only its own (unpadded) tokens."""
+@dataclass
+class Batch:
+    """Checked, tokenized and padded inputs for one forward pass; `capture` and `capture_lazy` both start here."""
+
+    texts: list[str]
+    targets: list[str] | None
+    sources: list[Encoded]
+    decoded: list[Encoded] | None  # target tokens, when force-decoding
+    inputs: dict[str, torch.Tensor]
+    left_padded: bool
+    decoder_start: Token | None = None
+
+    def decoder_keys(self, row: int) -> list[Token]:
+        """Decoder self-attention keys: the start token, then the target tokens but the last (teacher forcing)."""
+        return [self.decoder_start] + self.decoded[row].tokens[:-1]
+
+
+def prepare_batch(handle: ModelHandle, texts: list[str], targets: list[str] | None = None, truncate: bool = False,
+                  mode: str = "full") -> Batch:
+    """Check and tokenize the examples, refuse what would not fit (positions, ATTNVIZ_MAX_CHARS, the memory budget
+    for `mode` "full" or "lazy"), and build the padded model inputs."""
     if not texts:
         raise InputError("No texts given; pass at least one.")
-    texts = [_check_text(text) for text in texts]
+    texts = [check_text_length(check_text(text)) for text in texts]
     if targets is not None:
         if not handle.is_seq2seq:
             raise InputError(
@@ -263,71 +291,83 @@ def capture_batch(handle: ModelHandle, texts: list[str], targets: list[str] | No
             )
         if len(targets) != len(texts):
             raise InputError(f"Got {len(texts)} texts but {len(targets)} targets; give one target per text.")
-        targets = [_check_text(target, "target") for target in targets]
+        targets = [check_text_length(check_text(target, "target"), "target") for target in targets]
     tokenizer, model = handle.tokenizer, handle.model
     limit = handle.max_positions
-    sources = [_encode(tokenizer, text, limit=limit, truncate=truncate, model_name=handle.name) for text in texts]
+    sources = [encode(tokenizer, text, limit=limit, truncate=truncate, model_name=handle.name) for text in texts]
     pad_id = _pad_id(tokenizer, model)
     left = getattr(tokenizer, "padding_side", "right") == "left"
     input_ids, attention_mask = _pad([s.ids for s in sources], pad_id, left)
     inputs = {"input_ids": input_ids.to(model.device), "attention_mask": attention_mask.to(model.device)}
-
-    decoded: list[_Encoded] | None = None
+    batch = Batch(texts, targets, sources, None, inputs, left)
     if targets is not None:
-        decoded = [_encode(tokenizer, target, target=True, limit=limit, truncate=truncate, what="target",
-                           model_name=handle.name) for target in targets]
+        batch.decoded = [encode(tokenizer, target, target=True, limit=limit, truncate=truncate, what="target",
+                                model_name=handle.name) for target in targets]
         start = _decoder_start(model)
+        batch.decoder_start = Token(str(tokenizer.convert_ids_to_tokens(start)), -1, -1, special=True)
         # Teacher forcing: the decoder reads the start token then the target; row i produces target token i.
-        decoder_inputs = [[start] + d.ids[:-1] for d in decoded]
-        decoder_ids, decoder_mask = _pad(decoder_inputs, pad_id, left=False)
+        decoder_ids, decoder_mask = _pad([[start] + d.ids[:-1] for d in batch.decoded], pad_id, left=False)
         inputs["decoder_input_ids"] = decoder_ids.to(model.device)
         inputs["decoder_attention_mask"] = decoder_mask.to(model.device)
-    elif handle.is_seq2seq:
-        inputs = {"input_ids": inputs["input_ids"], "attention_mask": inputs["attention_mask"]}
+    target_width = inputs["decoder_input_ids"].shape[1] if targets is not None else 0
+    check_budget(handle, input_ids.shape[1], target_width, mode=mode, batch=len(texts))
+    return batch
 
-    with recording(model) as recorder:
-        if handle.is_seq2seq and targets is None:
-            model.get_encoder()(**inputs)
+
+def _fewer_outputs(model) -> dict:
+    """Keyword arguments that spare memory nobody reads: one row of logits, no key/value cache."""
+    parameters = inspect.signature(model.forward).parameters
+    kwargs = {}
+    if "logits_to_keep" in parameters:
+        kwargs["logits_to_keep"] = 1
+    if "use_cache" in parameters:
+        kwargs["use_cache"] = False
+    return kwargs
+
+
+def run_batch(handle: ModelHandle, batch: Batch, recorder_class: type[Recorder] = Recorder) -> Recorder:
+    """One forward pass over `batch` with a recorder of `recorder_class`; only the encoder when there is no target."""
+    model = handle.model
+    with recording(model, recorder_class) as recorder:
+        if handle.is_seq2seq and batch.decoded is None:
+            model.get_encoder()(input_ids=batch.inputs["input_ids"], attention_mask=batch.inputs["attention_mask"])
         else:
-            model(**inputs)
+            model(**batch.inputs, **_fewer_outputs(model))
+    return recorder
 
-    roles = _modules_by_role(model, recorder, handle.is_seq2seq)
+
+def capture_batch(handle: ModelHandle, texts: list[str], targets: list[str] | None = None,
+                  truncate: bool = False) -> list[AttentionCapture]:
+    """`capture` for several examples in one padded batch; each result holds only its own (unpadded) tokens."""
+    batch = prepare_batch(handle, texts, targets, truncate)
+    recorder = run_batch(handle, batch)
+    roles = _modules_by_role(handle.model, recorder, handle.is_seq2seq)
+    stacked = {role: _stack(recorder, names) for role, names in roles.items()}  # (layers, batch, heads, Q, K)
+    recorder.calls.clear()  # the stacks hold the values now; drop the per-layer tensors
+    width = batch.inputs["input_ids"].shape[1]
+    left = batch.left_padded
     results = []
-    width = input_ids.shape[1]
-    for row, (text, source) in enumerate(zip(texts, sources)):
+    for row, (text, source) in enumerate(zip(batch.texts, batch.sources)):
         n = len(source.ids)
         maps: dict[str, AttentionMap] = {}
         if not handle.is_seq2seq:
-            weights = _crop(_stack(recorder, roles["self"]), row, n, n, width, width, left)
+            weights = _crop(stacked["self"], row, n, n, width, width, left)
             maps["self"] = AttentionMap("self", weights, source.tokens, source.tokens, roles["self"],
                                         causal=handle.kind == "decoder")
         else:
-            weights = _crop(_stack(recorder, roles["encoder"]), row, n, n, width, width, left)
+            weights = _crop(stacked["encoder"], row, n, n, width, width, left)
             maps["encoder"] = AttentionMap("encoder", weights, source.tokens, source.tokens, roles["encoder"])
-            if decoded is not None:
-                target = decoded[row]
-                m, t_width = len(target.ids), inputs["decoder_input_ids"].shape[1]
-                start_token = _start_token(tokenizer, model)
-                decoder_keys = [start_token] + target.tokens[:-1]
-                self_w = _crop(_stack(recorder, roles["decoder"]), row, m, m, t_width, t_width, False)
-                cross_w = _crop(_stack(recorder, roles["cross"]), row, m, n, t_width, width, left, queries_left=False)
-                maps["decoder"] = AttentionMap("decoder", self_w, target.tokens, decoder_keys, roles["decoder"],
-                                               causal=True)
+            if batch.decoded is not None:
+                target = batch.decoded[row]
+                m, t_width = len(target.ids), batch.inputs["decoder_input_ids"].shape[1]
+                self_w = _crop(stacked["decoder"], row, m, m, t_width, t_width, False)
+                cross_w = _crop(stacked["cross"], row, m, n, t_width, width, left, queries_left=False)
+                maps["decoder"] = AttentionMap("decoder", self_w, target.tokens, batch.decoder_keys(row),
+                                               roles["decoder"], causal=True)
                 maps["cross"] = AttentionMap("cross", cross_w, target.tokens, source.tokens, roles["cross"])
-        results.append(
-            AttentionCapture(
-                model=handle.name,
-                device=handle.device,
-                maps=maps,
-                source_text=text,
-                target_text=None if targets is None else targets[row],
-            )
-        )
+        target_text = None if batch.targets is None else batch.targets[row]
+        results.append(AttentionCapture(handle.name, handle.device, maps, source_text=text, target_text=target_text))
     return results
-
-
-def _start_token(tokenizer, model) -> Token:
-    return Token(text=str(tokenizer.convert_ids_to_tokens(_decoder_start(model))), start=-1, end=-1, special=True)
 
 
 def generate(handle: ModelHandle, text: str, max_new_tokens: int = 32) -> AttentionCapture:
@@ -338,7 +378,7 @@ def generate(handle: ModelHandle, text: str, max_new_tokens: int = 32) -> Attent
     Decoder-only models: `steps[i]` holds the self-attention over the prompt and the previous tokens; the "self" map
     covers the prompt and all generated tokens but the last (the last one was never read back by the model).
     """
-    text = _check_text(text)
+    text = check_text_length(check_text(text))
     if handle.kind == "encoder":
         raise InputError(f"{handle.name} is an encoder-only model and cannot generate text; use capture instead.")
     if not isinstance(max_new_tokens, int) or max_new_tokens < 1:
@@ -347,7 +387,9 @@ def generate(handle: ModelHandle, text: str, max_new_tokens: int = 32) -> Attent
     limit = handle.max_positions
     if limit is not None and not handle.is_seq2seq:
         limit = max(1, limit - max_new_tokens)  # the prompt and what is written share the positions
-    source = _encode(tokenizer, text, limit=limit, model_name=handle.name)
+    source = encode(tokenizer, text, limit=limit, model_name=handle.name)
+    written = 0 if handle.is_seq2seq else max_new_tokens  # decoder-only: the prompt and what is written share a stack
+    check_budget(handle, len(source.ids) + written, max_new_tokens if handle.is_seq2seq else 0, mode="full")
     input_ids = torch.tensor([source.ids], device=model.device)
     with recording(model) as recorder:
         output = model.generate(
@@ -391,7 +433,8 @@ def _seq2seq_generation(handle, text, source, generated, recorder, roles) -> Att
     for i, row in enumerate(self_rows):
         decoder[:, :, i, : i + 1] = row
     cross = np.stack(cross_rows, axis=2)  # (layers, heads, steps, source)
-    keys = [_start_token(tokenizer, model)] + target_tokens[:-1]
+    start = _decoder_start(model)
+    keys = [Token(str(tokenizer.convert_ids_to_tokens(start)), -1, -1, special=True)] + target_tokens[:-1]
     maps = {
         "encoder": AttentionMap("encoder", _stack(recorder, roles["encoder"])[:, 0], source.tokens, source.tokens,
                                 roles["encoder"]),

@@ -16,7 +16,6 @@ Big maps are never held whole: `weights`/`layer` compute in row tiles, `head_sta
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
@@ -26,18 +25,14 @@ import torch
 from attnviz import analysis
 from attnviz.capture import (
     Recorder,
-    _check_text,
-    _decoder_start,
-    _encode,
-    _Encoded,
     _modules_by_role,
-    _start_token,
     attention_probabilities,
-    recording,
+    prepare_batch,
     repeat_kv,
+    run_batch,
 )
 from attnviz.errors import InputError
-from attnviz.memory import FLOAT32, check_budget, check_bytes, check_text_length
+from attnviz.memory import FLOAT32, check_bytes
 from attnviz.models import ModelHandle
 from attnviz.types import AttentionCapture, AttentionMap, Token
 
@@ -557,57 +552,17 @@ class LazyCapture:
 # Public entry point
 
 
-def _fewer_outputs(model) -> dict:
-    """Keyword arguments that spare memory nobody reads: one row of logits, no key/value cache."""
-    parameters = inspect.signature(model.forward).parameters
-    kwargs = {}
-    if "logits_to_keep" in parameters:
-        kwargs["logits_to_keep"] = 1
-    if "use_cache" in parameters:
-        kwargs["use_cache"] = False
-    return kwargs
-
-
 def capture_lazy(handle: ModelHandle, text: str, target: str | None = None, truncate: bool = False) -> LazyCapture:
     """Run the model once on `text` (force-decoding `target` for encoder-decoder models) keeping queries and keys,
     so that any layer, head or row can be computed exactly later. Same maps, tokens and `truncate` as `capture`.
 
     Checked first: the text length (ATTNVIZ_MAX_CHARS) and the lazy memory estimate (ATTNVIZ_MEMORY_BUDGET_MB).
     """
-    text = check_text_length(_check_text(text))
-    if target is not None:
-        if not handle.is_seq2seq:
-            raise InputError(
-                f"{handle.name} is an {handle.kind} model: it has no target side. Give only the text, or choose a "
-                "translation (encoder-decoder) model for a pair."
-            )
-        target = check_text_length(_check_text(target, "target"), "target")
-    tokenizer, model = handle.tokenizer, handle.model
-    limit = handle.max_positions
-    source = _encode(tokenizer, text, limit=limit, truncate=truncate, model_name=handle.name)
-    decoded: _Encoded | None = None
-    if target is not None:
-        decoded = _encode(
-            tokenizer, target, target=True, limit=limit, truncate=truncate, what="target", model_name=handle.name
-        )
-    check_budget(handle, len(source.ids), len(decoded.ids) if decoded else 0, mode="lazy")
-
-    device = model.device
-    inputs = {"input_ids": torch.tensor([source.ids], device=device)}
-    inputs["attention_mask"] = torch.ones_like(inputs["input_ids"])
-    if decoded is not None:
-        # Teacher forcing, as in capture: the decoder reads the start token then the target; row i writes token i.
-        decoder_ids = [_decoder_start(model)] + decoded.ids[:-1]
-        inputs["decoder_input_ids"] = torch.tensor([decoder_ids], device=device)
-        inputs["decoder_attention_mask"] = torch.ones_like(inputs["decoder_input_ids"])
-    with recording(model, QueryKeyRecorder) as recorder:
-        if handle.is_seq2seq and decoded is None:
-            model.get_encoder()(**inputs)
-        else:
-            model(**inputs, **_fewer_outputs(model))
-        recorder.release()
-
-    roles = _modules_by_role(model, recorder, handle.is_seq2seq)
+    batch = prepare_batch(handle, [text], None if target is None else [target], truncate, mode="lazy")
+    recorder = run_batch(handle, batch, QueryKeyRecorder)
+    recorder.release()
+    roles = _modules_by_role(handle.model, recorder, handle.is_seq2seq)
+    source = batch.sources[0]
 
     def stack(kind, role, query_tokens, key_tokens, causal=False) -> LazyStack:
         names = roles[role]
@@ -617,8 +572,8 @@ def capture_lazy(handle: ModelHandle, text: str, target: str | None = None, trun
         stacks = {"self": stack("self", "self", source.tokens, source.tokens, causal=handle.kind == "decoder")}
     else:
         stacks = {"encoder": stack("encoder", "encoder", source.tokens, source.tokens)}
-        if decoded is not None:
-            decoder_keys = [_start_token(tokenizer, model)] + decoded.tokens[:-1]
-            stacks["decoder"] = stack("decoder", "decoder", decoded.tokens, decoder_keys, causal=True)
+        if batch.decoded is not None:
+            decoded = batch.decoded[0]
+            stacks["decoder"] = stack("decoder", "decoder", decoded.tokens, batch.decoder_keys(0), causal=True)
             stacks["cross"] = stack("cross", "cross", decoded.tokens, source.tokens)
-    return LazyCapture(handle.name, handle.device, stacks, source_text=text, target_text=target)
+    return LazyCapture(handle.name, handle.device, stacks, source_text=batch.texts[0], target_text=target)
