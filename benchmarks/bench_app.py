@@ -116,7 +116,39 @@ def _spread(values: list[float], scale: float, unit: str, digits: int) -> str:
     return f"{median:.{digits}f} {unit} (min {min(values) * scale:.{digits}f}, max {max(values) * scale:.{digits}f})"
 
 
-def report(model: str, rerun: dict, draw: dict, load: tuple[float, float]) -> str:
+IMPORT_PROBE = """
+import json, time
+t0 = time.perf_counter()
+import app_pages.common
+t1 = time.perf_counter()
+import attnviz.capture
+t2 = time.perf_counter()
+from attnviz.models import load_model
+load_model(%r, "cpu")
+t3 = time.perf_counter()
+print(json.dumps({"streamlit, torch, plotly (app_pages.common)": t1 - t0,
+                  "transformers' modelling code (attnviz.capture)": t2 - t1, "the weights (load_model)": t3 - t2}))
+"""
+
+
+def cold_costs(model: str) -> dict[str, float]:
+    """What the first page waits for in a fresh process, in seconds: the imports and the model load."""
+    import json
+    import subprocess
+
+    probe = subprocess.run(
+        [sys.executable, "-c", IMPORT_PROBE % model],
+        check=True,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
+    return json.loads(probe.stdout.strip().splitlines()[-1])
+
+
+def report(model: str, rerun: dict, draw: dict, load: tuple[float, float], costs: dict[str, float]) -> str:
     edits = rerun["edits"]
     rerun_met = statistics.median(edits) <= RERUN_BUDGET_S
     machine = f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPU cores"
@@ -158,6 +190,12 @@ def report(model: str, rerun: dict, draw: dict, load: tuple[float, float]) -> st
     if "runs" in draw:
         starts = "; ".join(f"{run['healthy_s']:.2f} / {run['drawn_s']:.2f}" for run in draw["runs"])
         lines.append(f"- Cold starts (server healthy / page drawn, s): {starts}.")
+    lines.append(
+        "- What a fresh process spends before it can analyse anything (one run, s): "
+        + "; ".join(f"{name} {seconds:.2f}" for name, seconds in costs.items())
+        + f"; {sum(costs.values()):.2f} in all. The server starts this work as it starts, beside its own start-up "
+        "and the browser's page load; the first page waits for whatever is left of it."
+    )
     lines += [
         "",
         (
@@ -182,7 +220,8 @@ def main() -> None:
     before = os.getloadavg()[0]
     rerun = warm_rerun(args.model, args.edits)
     draw = {"skipped": "--no-browser"} if args.no_browser else first_draw(args.model, args.starts)
-    text = report(args.model, rerun, draw, (before, os.getloadavg()[0]))
+    costs = cold_costs(args.model)
+    text = report(args.model, rerun, draw, (before, os.getloadavg()[0]), costs)
     print(text)
     RESULTS.write_text(text, encoding="utf-8")
     print(f"written to {RESULTS.relative_to(REPO)}")
