@@ -83,8 +83,12 @@ def build_parser() -> argparse.ArgumentParser:
     view = export.add_argument_group("view")
     view.add_argument("--view", choices=VIEWS, default="heatmap")
     view.add_argument("--kind", choices=KINDS, help="which map (default: cross for translation pairs, else self)")
-    view.add_argument("--layer", default="all", help="layer index, list (0,2) or 'all' (default)")
-    view.add_argument("--head", default="mean", help="head index, list (0,2), 'mean' or 'max' (default mean)")
+    view.add_argument("--layer", default=None,
+                      help="layer index, list (0,2) or 'all' (default: all; for cross-attention of a model with a "
+                           "trained alignment head, that head's layer)")
+    view.add_argument("--head", default=None,
+                      help="head index, list (0,2), 'mean' or 'max' (default: mean; for cross-attention of a model with "
+                           "a trained alignment head, that head)")
     view.add_argument("--aggregate", choices=("mean", "max"), default=None,
                       help="how listed heads are combined (default mean)")  # fmt: skip
     view.add_argument("--layer-aggregate", choices=("mean", "max"), default="mean", help="how layers are combined")
@@ -222,11 +226,20 @@ def _chosen_map(result, args: argparse.Namespace):
     return amap
 
 
-def _figure(amap, args: argparse.Namespace, model: str):
+def _default_view(amap, args: argparse.Namespace, alignment_heads) -> tuple[str, str]:
+    """--layer/--head as given; unset, cross-attention opens on the model's trained alignment head (the sharp view)."""
+    if args.layer is None and args.head is None and amap.kind == "cross" and alignment_heads:
+        layer, head = alignment_heads[0]
+        return str(layer), str(head)
+    return args.layer or "all", args.head or "mean"
+
+
+def _figure(amap, args: argparse.Namespace, model: str, alignment_heads=()):
     from attnviz import figures
 
-    layers = _selection(args.layer, "layer")
-    head = args.head.strip().lower()
+    layer_choice, head_choice = _default_view(amap, args, alignment_heads)
+    layers = _selection(layer_choice, "layer")
+    head = head_choice.strip().lower()
     reduce = args.aggregate or "mean"
     heads = None if head in ("mean", "max", "all") else _selection(head, "head")
     if head in ("mean", "max"):
@@ -315,7 +328,7 @@ def _run(args: argparse.Namespace) -> int:
             if args.command == "capture":
                 export.save_capture(result, path, fmt, overwrite=args.force)
             else:
-                figure = _figure(_chosen_map(result, args), args, handle.name)
+                figure = _figure(_chosen_map(result, args), args, handle.name, handle.alignment_heads)
                 export.export_figure(figure, path, fmt, engine=args.engine, overwrite=args.force, scale=args.scale)
         except AttnvizError as error:
             if args.input is None:

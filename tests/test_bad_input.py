@@ -17,7 +17,7 @@ from attnviz import analysis, export, figures
 from attnviz.capture import capture
 from attnviz.cli import main
 from attnviz.devices import device_report
-from attnviz.errors import AttnvizError, InputError
+from attnviz.errors import AttnvizError, InputError, ResourceLimitError
 from attnviz.models import load_model
 from attnviz.types import AttentionMap, Token
 
@@ -503,10 +503,14 @@ def test_awkward_texts_go_through_the_whole_pipeline(tiny_folder, tmp_path, name
     assert loaded.source_text == TEXTS[name] and loaded["self"].key_tokens == result["self"].key_tokens
 
 
-def test_long_text_offers_truncation_then_every_view_still_draws(tiny_folder):
+def test_long_text_offers_truncation_then_every_view_still_draws(tiny_folder, monkeypatch):
     handle = load_model(tiny_folder("bert"), "cpu")
     text = ("早上好 good morning " * 6000)[:100_000]
     assert len(text) == 100_000
+    with pytest.raises(ResourceLimitError, match="ATTNVIZ_MAX_CHARS") as caught:  # the default limit comes first
+        capture(handle, text)
+    _sentence(caught.value)
+    monkeypatch.setenv("ATTNVIZ_MAX_CHARS", "200000")
     with pytest.raises(InputError, match="truncate") as caught:
         capture(handle, text)
     _sentence(caught.value)

@@ -153,3 +153,26 @@ def test_cli_as_a_subprocess(tmp_path, tiny_folder):
     bad = subprocess.run([sys.executable, "-m", "attnviz", "export", "--view", "pie"], capture_output=True, text=True,
                          env=env, cwd=tmp_path, timeout=300)  # fmt: skip
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1 and "Traceback" not in bad.stderr
+
+
+def test_alignment_opens_on_the_trained_alignment_head():
+    """With no --layer/--head, a demo translator's cross-attention shows its guided-alignment head (sharp links)."""
+    import numpy as np
+
+    from attnviz import cli
+    from attnviz.capture import capture
+    from attnviz.models import load_model
+
+    handle = load_model("demo-zh-en", "cpu")
+    (layer, head), = handle.alignment_heads
+    cross = capture(handle, "早上好！", "Good morning!")["cross"]
+    args = cli.build_parser().parse_args(
+        ["export", "--model", "demo-zh-en", "--text", "早上好！", "--view", "heatmap", "-o", "x.png"])
+    figure = cli._figure(cross, args, handle.name, handle.alignment_heads)
+    np.testing.assert_allclose(np.nan_to_num(np.asarray(figure.data[0].z, dtype=float)),
+                               cross.weights[layer, head], atol=1e-6)
+    args = cli.build_parser().parse_args(
+        ["export", "--model", "demo-zh-en", "--text", "早上好！", "--view", "heatmap", "--head", "mean", "-o", "x.png"])
+    figure = cli._figure(cross, args, handle.name, handle.alignment_heads)
+    np.testing.assert_allclose(np.nan_to_num(np.asarray(figure.data[0].z, dtype=float)),
+                               cross.weights.mean(axis=(0, 1)), atol=1e-6)
