@@ -21,4 +21,4 @@ test: $(VENV)/.dev-installed
 	$(PY) -m pytest
 
 screenshots: $(VENV)/.dev-installed
-	$(PY) -m pytest tests/test_browser.py --screenshots=docs/screenshots
+	ATTNVIZ_SCREENSHOTS=docs/screenshots $(PY) -m pytest tests/test_browser.py -q
