@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from attnviz.devices import resolve_device
+from attnviz.fused_attention import dtype_policy
 from attnviz.errors import ModelLoadError
 from attnviz.policy import Policy
 
@@ -141,18 +142,22 @@ def _count(config, *names) -> int | None:
     return None
 
 
-def load_model(name_or_path: str, device: str | None = "auto", policy: Policy | None = None) -> ModelHandle:
+def load_model(name_or_path: str, device: str | None = "auto", policy: Policy | None = None,
+               dtype: str | None = None) -> ModelHandle:
     """Load a model and its tokenizer for attention capture.
 
     `name_or_path`: a catalogue name ("demo-zh-en", "minilm"), a local Hugging Face folder, or a hub id (needs the
     hub to be reachable, or the model in the local cache). Weights load from safetensors; pickle weights are refused
     unless ATTNVIZ_ALLOW_PICKLE=1. `policy` (default: from the environment, see attnviz.policy) may restrict what
-    can be loaded on a shared server. Raises ModelLoadError with a sentence saying what to do.
+    can be loaded on a shared server. `dtype` ("float16", "bfloat16") runs the model in half precision where the
+    device allows it (npu, cuda); captured weights are still computed with an fp32 softmax. Raises ModelLoadError with
+    a sentence saying what to do.
     """
     if not isinstance(name_or_path, str) or not name_or_path.strip():
         raise ModelLoadError("No model given; pick one from the catalogue or give a Hugging Face id or folder.")
     name_or_path = name_or_path.strip()
     torch_device = resolve_device(device)
+    torch_dtype = dtype_policy(torch_device, dtype)
     source, is_local = _resolve_source(name_or_path, policy or Policy.from_environment())
     if is_local:
         _check_weights(Path(source))
@@ -170,7 +175,7 @@ def load_model(name_or_path: str, device: str | None = "auto", policy: Policy | 
         )
     except Exception as error:  # loaders of arbitrary folders raise anything (SafetensorError, OSError, …)
         raise ModelLoadError(_load_failure(name_or_path, is_local, error)) from error
-    model.to(torch_device)
+    model.to(device=torch_device, dtype=torch_dtype)
     model.eval()
     decoder_config = getattr(config, "decoder", None) or config
     layers = _count(decoder_config, "decoder_layers", "num_decoder_layers", "num_hidden_layers", "n_layer", "num_layers")

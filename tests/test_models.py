@@ -81,3 +81,14 @@ def test_corrupt_weights_give_a_sentence(tmp_path, tiny_folder):
     weights.write_bytes(weights.read_bytes()[:100])
     with pytest.raises(ModelLoadError, match="Could not load the model folder"):
         load_model(str(folder), "cpu")
+
+
+def test_dtype_policy_applies_at_load(tiny_folder):
+    import torch
+
+    from attnviz.errors import InputError
+
+    handle = load_model(tiny_folder("bert"), "cpu")
+    assert next(handle.model.parameters()).dtype == torch.float32
+    with pytest.raises(InputError, match="not allowed on cpu"):
+        load_model(tiny_folder("bert"), "cpu", dtype="float16")
