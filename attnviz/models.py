@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import socket
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -164,13 +165,15 @@ def load_model(name_or_path: str, device: str | None = "auto", policy: Policy | 
 
     import transformers
 
+    # A hub id: the local cache first; the network only when the hub answers (else hub clients retry for ~30 s).
+    offline = is_local or _cached(source) or not _hub_reachable()
     try:
-        config = transformers.AutoConfig.from_pretrained(source, local_files_only=is_local)
-        tokenizer = transformers.AutoTokenizer.from_pretrained(source, local_files_only=is_local)
+        config = transformers.AutoConfig.from_pretrained(source, local_files_only=offline)
+        tokenizer = transformers.AutoTokenizer.from_pretrained(source, local_files_only=offline)
         model = _model_class(config).from_pretrained(
             source,
             config=config,
-            local_files_only=is_local,
+            local_files_only=offline,
             use_safetensors=None if _allow_pickle() else True,
         )
     except Exception as error:  # loaders of arbitrary folders raise anything (SafetensorError, OSError, …)
@@ -192,6 +195,30 @@ def load_model(name_or_path: str, device: str | None = "auto", policy: Policy | 
         max_positions=_count(config, "max_position_embeddings", "n_positions", "max_source_positions"),
         path=source if is_local else None,
     )
+
+
+def _cached(model_id: str) -> bool:
+    try:
+        from huggingface_hub import try_to_load_from_cache
+
+        return isinstance(try_to_load_from_cache(model_id, "config.json"), str)
+    except Exception:  # an id the hub client rejects is simply not cached
+        return False
+
+
+def _hub_reachable(timeout: float = 3.0) -> bool:
+    """Whether the Hugging Face hub (HF_ENDPOINT) answers a TCP connection within `timeout` seconds."""
+    if os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in ("1", "true", "yes"):
+        return False
+    from urllib.parse import urlparse
+
+    endpoint = urlparse(os.environ.get("HF_ENDPOINT", "https://huggingface.co"))
+    port = endpoint.port or (443 if endpoint.scheme == "https" else 80)
+    try:
+        with socket.create_connection((endpoint.hostname, port), timeout=timeout):
+            return True
+    except OSError:
+        return False
 
 
 def _load_failure(name: str, is_local: bool, error: Exception) -> str:
