@@ -113,23 +113,6 @@ def _log(message: str) -> None:
 # Worker: MiniLM, n tokens
 
 
-def lean_head_json(amap, layer: int, head: int) -> str:
-    """The same head as a heatmap whose hover reads the axis labels (one label per token) instead of one string per
-    cell: what the view could send (not attnviz.figures' current heatmap)."""
-    import plotly.graph_objects as go
-
-    labels = [f"{i} {t.text}" for i, t in enumerate(amap.query_tokens)]
-    keys = [f"{i} {t.text}" for i, t in enumerate(amap.key_tokens)]
-    trace = go.Heatmap(
-        z=amap.weights[layer, head],
-        x=keys,
-        y=labels,
-        colorscale="Viridis",
-        hovertemplate="%{y} → %{x}: %{z:.4f}<extra></extra>",
-    )
-    return go.Figure(trace).update_yaxes(autorange="reversed").to_json()
-
-
 def timed_methods(handle, eager_model, text: str, layer: int) -> dict:
     """The ways to run the model that the MiniLM table compares, each from the text (tokenizing included), as
     zero-argument callables."""
@@ -216,11 +199,7 @@ def short_worker(sizes: list[int], repeats: int, bertviz_max: int, part: str) ->
         grid_json = statistic_grid(amap, "entropy", model="minilm").to_json()
         head_json = heatmap(amap, layers=layer, heads=head, max_tokens=n, model="minilm").to_json()
         row["figure_ms"] = (time.perf_counter() - start) * 1000
-        row["payload"] = {
-            "overview": len(grid_json.encode()),
-            "head": len(head_json.encode()),
-            "head_lean": len(lean_head_json(amap, layer, head).encode()),
-        }
+        row["payload"] = {"overview": len(grid_json.encode()), "head": len(head_json.encode())}
 
         if head_view is not None and n <= bertviz_max:
             attentions = methods["eager"]().attentions
@@ -437,13 +416,12 @@ def render(short: dict | None, long: dict | None, bertviz: str, meta: dict) -> s
             "| n tokens | SDPA | eager + output_attentions | attnviz lazy + layer | attnviz capture all | "
             "attnviz lazy → all | capture's forward alone | "
             f"BertViz head_view HTML (build) | attnviz view: overview + head {layer}.{head} (figures) | "
-            "view / BertViz | same view, lean hover | lean / BertViz |",
-            "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+            "view / BertViz |",
+            "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
         ]
         for row in rows:
             peak, payload, bertviz_row = row["peak"], row["payload"], row["bertviz"]
             view = payload["overview"] + payload["head"]
-            lean = payload["overview"] + payload["head_lean"]
             html = bertviz_row.get("bytes")
             lines.append(
                 f"| {row['n']} | {_mb(peak['sdpa'])} | {_mb(peak['eager'])} | {_mb(peak['lazy_layer'])} | "
@@ -451,8 +429,6 @@ def render(short: dict | None, long: dict | None, bertviz: str, meta: dict) -> s
                 + (f"{_mb(html)} ({bertviz_row['ms'] / 1000:.1f} s)" if html else f"— ({bertviz_row['skipped']})")
                 + f" | {_mb(view)} ({_mb(payload['overview'])} + {_mb(payload['head'])}) | "
                 + (f"**{100 * view / html:.2f}%**" if html else "—")
-                + f" | {_mb(lean)} | "
-                + (f"**{100 * lean / html:.2f}%**" if html else "—")
                 + " |"
             )
         lines += [
@@ -468,11 +444,9 @@ def render(short: dict | None, long: dict | None, bertviz: str, meta: dict) -> s
             row = by_n[256]
             html = row["bertviz"]["bytes"]
             view = row["payload"]["overview"] + row["payload"]["head"]
-            lean = row["payload"]["overview"] + row["payload"]["head_lean"]
             goals.append(
-                f"1. Browser payload per view at 256 tokens ≤ 1% of BertViz's HTML: {100 * view / html:.2f}% with "
-                f"attnviz.figures' heatmap as it is ({'met' if view <= html / 100 else 'NOT met'}); "
-                f"{100 * lean / html:.2f}% with the lean hover ({'met' if lean <= html / 100 else 'NOT met'})."
+                f"1. Browser payload per view at 256 tokens ≤ 1% of BertViz's HTML: {100 * view / html:.2f}% "
+                f"({_mb(view)} against {_mb(html)}; {'met' if view <= html / 100 else 'NOT met'})."
             )
         if 512 in by_n:
             row = by_n[512]
@@ -534,8 +508,8 @@ def render(short: dict | None, long: dict | None, bertviz: str, meta: dict) -> s
         "- Correctness of the on-demand path is tested in `tests/test_ondemand.py` (equal to `capture`, itself equal "
         "to eager attention, within 1e-5 on BERT, GPT-2, Llama (GQA), BART, Marian and T5), not here.",
         "- *View*: the plotly JSON (`fig.to_json()`) of `attnviz.figures.grid.statistic_grid` (layer × head entropy) "
-        "and `attnviz.figures.heatmap.heatmap` for one head at full resolution; *lean hover*: the same head with "
-        "hover text read from one label per token instead of one string per cell (see `lean_head_json`).",
+        "and `attnviz.figures.heatmap.heatmap` for one head at full resolution (weights as base64 float32, hover "
+        "labels from one label per token and one hovertemplate, not one string per cell).",
         "- BertViz's HTML holds every layer × head × n² weight as JSON text, which is why it grows as n².",
         "",
     ]

@@ -19,6 +19,45 @@ def _en_zh_map() -> AttentionMap:
 # heatmap
 
 
+def _axis(fig, trace, letter: str):
+    name = getattr(trace, f"{letter}axis") or letter
+    return fig.layout[f"{letter}axis{name[1:]}"]
+
+
+def _axis_text(axis, position: int) -> str:
+    """What plotly writes for a hovered position of a numeric axis: the tick text at a tick, else the position
+    formatted with `hoverformat` and looked up in `labelalias`."""
+    ticks = list(axis.tickvals) if axis.tickvals is not None else []
+    if position in ticks:
+        return axis.ticktext[ticks.index(position)]
+    assert axis.hoverformat == "d"
+    return axis.labelalias.get(str(position), str(position))
+
+
+def hover_label(fig, row: int, col: int, trace: int = 0) -> str:
+    """The hover label a person sees on cell (row, col) of heatmap `fig.data[trace]`, worked out as plotly.js does
+    (tests/test_figures_browser.py checks it against plotly.js in chromium): the template's %{y}/%{x} through the
+    axes, its d3 ".3~g" weight as Python's ".3g" (the same text for weights ≥ 1e-4), a masked (NaN) cell through
+    the filled outline that covers it, or "" when nothing covers it."""
+    from matplotlib.path import Path as Polygon
+
+    heat = fig.data[trace]
+    if not np.isfinite(np.asarray(heat.z, dtype=float)[row, col]):
+        for outline in fig.data:
+            if outline.type == "scatter" and outline.hoveron == "fills":
+                if Polygon(np.column_stack([outline.x, outline.y])).contains_point((col, row)):
+                    return outline.text
+        return ""
+    template = heat.hovertemplate.removesuffix("<extra></extra>")
+    template = template.replace("%{y}", _axis_text(_axis(fig, heat, "y"), row))
+    template = template.replace("%{x}", _axis_text(_axis(fig, heat, "x"), col))
+    for source in ("z", "customdata"):
+        values = getattr(heat, source)
+        if values is not None:
+            template = template.replace("%{" + source + ":.3~g}", format(float(np.asarray(values)[row, col]), ".3g"))
+    return template
+
+
 def test_heatmap_ticks_are_tokens_and_z_is_the_aggregation():
     amap = seed_pair_map(layers=2, heads=3)
     fig = figures.heatmap(amap, layers=[0, 1], heads=[0, 2], head_reduce="max")
@@ -32,7 +71,8 @@ def test_heatmap_ticks_are_tokens_and_z_is_the_aggregation():
 
 def test_heatmap_hover_and_title_name_tokens_model_layer_and_head():
     fig = figures.heatmap(_en_zh_map(), layers=0, heads=1, model="demo-en-zh")
-    assert fig.data[0].text[0][1] == "早上 → morning: 0.62"
+    assert hover_label(fig, 0, 1) == "早上 → morning: 0.62"
+    assert fig.data[0].text is None and fig.data[0].customdata is None  # no string or number per cell besides z
     assert fig.layout.title.text == "demo-en-zh · cross-attention · layer 0 · head 1"
     zh = figures.heatmap(_en_zh_map(), layers=0, heads=1, lang="zh", labels={"key": "源词元"})
     assert "第 0 层" in zh.layout.title.text and "第 1 头" in zh.layout.title.text
@@ -48,10 +88,12 @@ def test_heatmap_masked_cells_are_nan_on_a_distinct_background():
     z = np.array(fig.data[0].z, dtype=float)
     assert np.isnan(z[np.triu_indices(4, 1)]).all() and np.isfinite(z[np.tril_indices(4)]).all()
     assert fig.layout.plot_bgcolor == figures.MASKED_COLOR
-    assert fig.data[0].text[0][3] == "a → d: masked"
+    assert hover_label(fig, 0, 0) == f"a → a: {z[0, 0]:.3g}" and hover_label(fig, 3, 2) == f"d → c: {z[3, 2]:.3g}"
+    assert [hover_label(fig, row, key) for row, key in zip(*np.triu_indices(4, 1))] == ["masked"] * 6
     assert any("masked" in a.text for a in fig.layout.annotations)
     plain = figures.heatmap(random_map(tokens_from(list("ab"))))
     assert not plain.layout.annotations  # nothing masked, no legend for it
+    assert len(plain.data) == 1  # and no masked outline
 
 
 def test_heatmap_log_scale_colours_log_weights_but_hovers_weights():
@@ -59,7 +101,7 @@ def test_heatmap_log_scale_colours_log_weights_but_hovers_weights():
     fig = figures.heatmap(amap, log_scale=True, log_floor=1e-3)
     np.testing.assert_allclose(fig.data[0].z, np.log10(analysis.aggregate(amap)), rtol=1e-6)
     assert list(fig.data[0].colorbar.ticktext) == ["1.0e-03", "0.01", "0.10"]
-    assert fig.data[0].text[0][1].endswith("0.62")
+    assert hover_label(fig, 0, 1) == "早上 → morning: 0.62"  # the weight, not its logarithm
     assert "log scale" in fig.layout.title.text
 
 
@@ -72,11 +114,14 @@ def test_large_heatmap_is_pooled_with_few_labels_and_a_range_gives_exact_values(
     np.testing.assert_allclose(z, analysis.downsample(masked, 3, 3, "max"), equal_nan=True)
     assert len(fig.layout.xaxis.ticktext) <= 64 and fig.layout.xaxis.ticktext[1].startswith("#")
     assert "max-pool" in fig.layout.title.text and fig.layout.meta["query_factor"] == 3
+    assert hover_label(fig, 101, 5) == f"#303–305 t303 → #15–17 t15: {format(z[101, 5], '.3g')}"
+    assert hover_label(fig, 5, 101) == "masked"  # every cell of this block is masked
     part = figures.heatmap(amap, query_range=(300, 340), key_range=(280, 330))
     exact = np.array(part.data[0].z, dtype=float)
     np.testing.assert_allclose(exact, np.where(analysis.causal_mask(amap)[300:340, 280:330], np.nan,
                                                amap.weights[0, 0, 300:340, 280:330]), equal_nan=True)  # fmt: skip
     assert part.layout.meta["query_offset"] == 300 and part.layout.xaxis.ticktext[0] == "t280"
+    assert hover_label(part, 39, 1).startswith("t339 → t281: ") and hover_label(part, 0, 49) == "masked"
     # A box selected on the pooled view (bins 100–102 × 90–95) maps back to tokens 300–308 × 270–287.
     assert figures.selected_ranges(fig, x=(89.6, 95.2), y=(99.7, 102.4)) == ((300, 309), (270, 288))
     assert figures.selected_ranges(part, x=(0, 3), y=(-0.5, 0.4)) == ((300, 301), (280, 284))
@@ -176,9 +221,10 @@ def test_grid_has_one_heatmap_per_layer_and_head_with_its_weights():
         np.testing.assert_allclose(trace.z, np.where(mask, np.nan, amap.weights[layer, head]), equal_nan=True)
         assert trace.coloraxis == "coloraxis"
     assert [a.text for a in fig.layout.annotations][:3] == ["head 0", "head 1", "head 2"]
-    assert fig.data[4].text[1][0].startswith("layer 1 · head 1<br>b → a: ")
+    assert hover_label(fig, 1, 0, trace=4) == f"layer 1 · head 1<br>b → a: {amap.weights[1, 1, 1, 0]:.3g}"
     pooled = figures.grid(random_map(tokens_from([f"w{i}" for i in range(100)]), layers=1, heads=1), max_cells=25)
     assert np.array(pooled.data[0].z).shape == (25, 25)
+    assert hover_label(pooled, 2, 24).startswith("layer 0 · head 0<br>#8–11 w8 → #96–99 w96: ")
 
 
 def test_statistic_grid_shows_the_statistic():

@@ -8,6 +8,7 @@ import pytest
 from attention_strategies import drawn_maps, property_settings
 from hypothesis import given
 from hypothesis import strategies as st
+from test_figures import hover_label
 
 from attnviz import analysis, figures
 from attnviz.errors import InputError
@@ -47,7 +48,16 @@ def test_heatmap_draws_the_aggregation_with_token_labels(drawn, log_scale, max_t
         np.testing.assert_allclose(_z(fig.data[0]), expected_z, rtol=1e-6, equal_nan=True)
         assert list(fig.layout.yaxis.ticktext) == [token_label(amap.query_tokens[i]) for i in fig.layout.yaxis.tickvals]
         assert list(fig.layout.xaxis.ticktext) == [token_label(amap.key_tokens[i]) for i in fig.layout.xaxis.tickvals]
-        assert np.shape(fig.data[0].text) == (queries, keys)
+        # Hover names every row and column by its token, whether or not it carries a tick label.
+        assert fig.layout.yaxis.labelalias == {str(i): token_label(t) for i, t in enumerate(amap.query_tokens)}
+        assert fig.layout.xaxis.labelalias == {str(i): token_label(t) for i, t in enumerate(amap.key_tokens)}
+        row, col = data.draw(st.integers(0, queries - 1), "row"), data.draw(st.integers(0, keys - 1), "col")
+        hovered = hover_label(fig, row, col)
+        if np.isnan(expected[row, col]):
+            assert hovered == figures.LABELS[lang]["masked"]
+        else:
+            query, key = token_label(amap.query_tokens[row]), token_label(amap.key_tokens[col])
+            assert hovered == f"{query} → {key}: {expected[row, col]:.3g}"
     else:
         factors = math.ceil(queries / max_tokens), math.ceil(keys / max_tokens)
         assert (meta["query_factor"], meta["key_factor"]) == factors

@@ -159,9 +159,45 @@ def token_label(token: Token, limit: int = 16) -> str:
     return html.escape(text, quote=False)
 
 
+def axis_labels(tokens: Sequence[Token], factor: int, offset: int, text: Mapping[str, str]) -> list[str]:
+    """One label per heatmap row or column: the token itself, or for cells pooling `factor` tokens the global token
+    range and the bin's first token ("#8–15 morning"); `offset` is the position of `tokens[0]` in the whole map."""
+    if factor == 1:
+        return [token_label(t) for t in tokens]
+    labels = []
+    for first in range(0, len(tokens), factor):
+        stop = min(first + factor, len(tokens))
+        span = text["token_range"].format(start=offset + first, stop=offset + stop - 1)
+        labels.append(f"{span} {token_label(tokens[first], 10)}")
+    return labels
+
+
 def printable(text: str) -> str:
     """`text` with lone surrogates (which no file or browser can encode) shown as U+FFFD �."""
     return _SURROGATES.sub("\ufffd", text)
+
+
+# Hovered weights as d3-format writes them: three significant digits, trailing zeros dropped (0.62, 0.0523, 1).
+HOVER_VALUE_FORMAT = ".3~g"
+
+
+def hover_template(text: Mapping[str, str], value: str = "z", prefix: str = "") -> str:
+    """A plotly hovertemplate reading "早上 → morning: 0.62": the row and column labels come from the axes (see
+    `hover_axis`) and the weight from the trace's `value` attribute ("z", or "customdata" when z holds something
+    else, such as log weights). One template per trace instead of one hover string per cell."""
+    weight = "%{" + value + ":" + HOVER_VALUE_FORMAT + "}"
+    return prefix + text["hover"].format(query="%{y}", key="%{x}", value=weight) + "<extra></extra>"
+
+
+def hover_axis(labels: Sequence[str]) -> dict:
+    """Axis settings under which `%{x}`/`%{y}` in a hovertemplate read the label of the hovered position.
+
+    Plotly writes a hovered position of a numeric axis with `hoverformat` ("d": 12) and then swaps that text for
+    its `labelalias` entry ("morning"); tick labels of an array-mode axis are `ticktext`, which holds the same
+    labels. So a figure carries one label per token (n) instead of one hover string per cell (n²), the axes stay
+    numeric (box selections are positions), and repeated tokens need no disambiguation.
+    """
+    return dict(labelalias={str(i): label for i, label in enumerate(labels)}, hoverformat="d")
 
 
 def check_count(value, name: str, minimum: int = 1) -> int:

@@ -12,17 +12,16 @@ from attnviz import analysis
 from attnviz.errors import InputError
 from attnviz.figures._common import (
     MASKED_COLOR,
+    axis_labels,
     base_layout,
     check_count,
     clamp,
     figure_title,
-    format_value,
+    hover_axis,
+    hover_template,
     resolve_labels,
-    token_label,
 )
 from attnviz.types import AttentionMap
-
-HOVER_TEXT_LIMIT = 250_000  # cells; above this the grid hovers with indices instead of token text (page weight)
 
 
 def grid(
@@ -54,9 +53,6 @@ def grid(
     query_factor, key_factor = max(1, -(-queries // max_cells)), max(1, -(-keys // max_cells))
     pooled = query_factor > 1 or key_factor > 1
     mask = analysis.causal_mask(amap)
-    with_text = not pooled and len(layer_idx) * len(head_idx) * queries * keys <= HOVER_TEXT_LIMIT
-    query_labels = [token_label(t) for t in amap.query_tokens]
-    key_labels = [token_label(t) for t in amap.key_tokens]
 
     fig = make_subplots(
         rows=len(layer_idx),
@@ -73,25 +69,18 @@ def grid(
             if pooled:
                 values = analysis.downsample(values, query_factor, key_factor, pool)
             top = max(top, float(np.nanmax(values)) if np.isfinite(values).any() else 0.0)
-            cell = dict(z=values, coloraxis="coloraxis", hoverongaps=False)
-            prefix = text["grid_cell"].format(layer=layer, head=head)
-            if with_text:
-                cell["text"] = [
-                    [
-                        f"{prefix}<br>"
-                        + text["hover"].format(
-                            query=q, key=k, value=format_value(v) if np.isfinite(v) else text["masked"]
-                        )
-                        for k, v in zip(key_labels, value_row)
-                    ]
-                    for q, value_row in zip(query_labels, values)
-                ]
-                cell["hovertemplate"] = "%{text}<extra></extra>"
-            else:
-                cell["hovertemplate"] = f"{prefix}<br>%{{y}} → %{{x}}: %{{z:.2f}}<extra></extra>"
-            fig.add_trace(go.Heatmap(**cell), row=row, col=col)
-    fig.update_xaxes(showticklabels=False, showgrid=False, zeroline=False, ticks="")
-    fig.update_yaxes(showticklabels=False, showgrid=False, zeroline=False, ticks="", autorange="reversed")
+            prefix = text["grid_cell"].format(layer=layer, head=head) + "<br>"
+            cell = go.Heatmap(
+                z=values, coloraxis="coloraxis", hoverongaps=False, hovertemplate=hover_template(text, prefix=prefix)
+            )
+            fig.add_trace(cell, row=row, col=col)
+    # Hover names the tokens (or token ranges of pooled cells) through each axis' labels, not a string per cell.
+    query_labels = axis_labels(amap.query_tokens, query_factor, 0, text)
+    key_labels = axis_labels(amap.key_tokens, key_factor, 0, text)
+    fig.update_xaxes(showticklabels=False, showgrid=False, zeroline=False, ticks="", **hover_axis(key_labels))
+    fig.update_yaxes(
+        showticklabels=False, showgrid=False, zeroline=False, ticks="", autorange="reversed", **hover_axis(query_labels)
+    )
     notes = []
     if pooled:
         notes.append(text["downsampled"].format(query_factor=query_factor, key_factor=key_factor, pool=text[pool]))

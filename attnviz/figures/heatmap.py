@@ -13,27 +13,19 @@ from attnviz import analysis
 from attnviz.errors import InputError
 from attnviz.figures._common import (
     MASKED_COLOR,
+    axis_labels,
     base_layout,
     check_count,
     clamp,
     figure_title,
     format_value,
+    hover_axis,
+    hover_template,
     resolve_labels,
     selection_text,
     tick_positions,
-    token_label,
 )
-from attnviz.types import AttentionMap, Token
-
-
-def _bin_labels(tokens: Sequence[Token], factor: int, offset: int, text: Mapping[str, str]) -> list[str]:
-    """Labels of pooled bins: "#8–15 morning" (the global token range and the bin's first token)."""
-    labels = []
-    for first in range(0, len(tokens), factor):
-        stop = min(first + factor, len(tokens))
-        span = text["token_range"].format(start=offset + first, stop=offset + stop - 1)
-        labels.append(f"{span} {token_label(tokens[first], 10)}")
-    return labels
+from attnviz.types import AttentionMap
 
 
 def _label_px(label: str) -> float:
@@ -41,16 +33,24 @@ def _label_px(label: str) -> float:
     return sum(12.0 if unicodedata.east_asian_width(c) in "WF" else 7.0 for c in html.unescape(label))
 
 
-def _hover_texts(query_labels: list[str], key_labels: list[str], values: np.ndarray, text: Mapping[str, str]):
-    """One hover string per cell: "早上 → morning: 0.62", or "… : masked" for masked cells."""
-    template = text["hover"]
-    return [
-        [
-            template.format(query=q, key=k, value=format_value(v) if np.isfinite(v) else text["masked"])
-            for k, v in zip(key_labels, row)
-        ]
-        for q, row in zip(query_labels, values)
-    ]
+def masked_outline(values: np.ndarray, text: Mapping[str, str]) -> go.Scatter:
+    """The masked (NaN) cells of a heatmap as one invisible filled staircase that says "masked" on hover.
+
+    Plotly shows no hover on a heatmap's gaps; a hover string per cell would cost n² strings. Masked cells are the
+    keys after each query, so in every row they are the cells after its last finite one (after pooling or cropping
+    too): the outline has two corners per row.
+    """
+    rows, cols = values.shape
+    finite = np.isfinite(values)
+    last_finite = np.where(finite.any(axis=1), cols - 1 - np.argmax(finite[:, ::-1], axis=1), -1)  # (rows,)
+    edges = np.repeat(last_finite + 0.5, 2)  # x of each row's masked run, at its top and bottom
+    row_sides = np.stack([np.arange(rows) - 0.5, np.arange(rows) + 0.5], axis=1).ravel()  # (2 * rows,)
+    return go.Scatter(
+        x=np.concatenate([[cols - 0.5], edges, [cols - 0.5]]),
+        y=np.concatenate([[-0.5], row_sides, [rows - 0.5]]),
+        mode="none", fill="toself", fillcolor="rgba(0,0,0,0)", hoveron="fills",
+        text=text["masked"], hoverinfo="text", showlegend=False, name=text["masked"],
+    )  # fmt: skip
 
 
 def heatmap(
@@ -83,7 +83,8 @@ def heatmap(
     - `query_range`/`key_range` crop to [start, stop) first: exact values of any part of a large map.
     - Above `max_tokens` per side the map is pooled in blocks (`pool` = "max" keeps peaks visible, "mean" keeps
       mass); the subtitle says so and `fig.layout.meta` holds the factors and offsets to map a selection back.
-    - At most `max_labels` tick labels per axis; hover always names the exact tokens.
+    - At most `max_labels` tick labels per axis; hover always names the exact tokens (or token ranges of pooled
+      cells) and the weight, from one label per token (`hover_axis`), and says "masked" on masked cells.
     """
     text = resolve_labels(lang, labels)
     if not log_floor > 0:
@@ -111,12 +112,9 @@ def heatmap(
     notes = []
     if query_factor > 1 or key_factor > 1:
         values = analysis.downsample(values, query_factor, key_factor, pool)  # (query bins, key bins)
-        query_labels = _bin_labels(amap.query_tokens, query_factor, query_offset, text)
-        key_labels = _bin_labels(amap.key_tokens, key_factor, key_offset, text)
         notes.append(text["downsampled"].format(query_factor=query_factor, key_factor=key_factor, pool=text[pool]))
-    else:
-        query_labels = [token_label(t) for t in amap.query_tokens]
-        key_labels = [token_label(t) for t in amap.key_tokens]
+    query_labels = axis_labels(amap.query_tokens, query_factor, query_offset, text)
+    key_labels = axis_labels(amap.key_tokens, key_factor, key_offset, text)
 
     finite = values[np.isfinite(values)]
     top = float(zmax) if zmax is not None else float(finite.max()) if finite.size else 1.0
@@ -143,9 +141,9 @@ def heatmap(
         zmax=high,
         colorscale=colorscale,
         colorbar=colorbar,
-        text=_hover_texts(query_labels, key_labels, values, text),
-        hovertemplate="%{text}<extra></extra>",
-        hoverongaps=True,
+        customdata=values if log_scale else None,  # the weights, for the hover of a map coloured by their log
+        hovertemplate=hover_template(text, "customdata" if log_scale else "z"),
+        hoverongaps=False,  # masked cells hover through `masked_outline`
         xgap=0,
         ygap=0,
     )
@@ -160,7 +158,7 @@ def heatmap(
             )
         )  # fmt: skip
     selection = selection_text(amap, layers, heads, head_reduce, layer_reduce, text)
-    fig = go.Figure(trace)
+    fig = go.Figure([trace, masked_outline(values, text)] if has_masked else trace)
     fig.update_layout(
         **base_layout(
             title if title is not None else figure_title(model, amap, selection, text, notes),
@@ -189,6 +187,7 @@ def heatmap(
             showgrid=False,
             zeroline=False,
             range=[-0.5, len(key_labels) - 0.5],
+            **hover_axis(key_labels),
         ),
         yaxis=dict(
             title=dict(text=text["query"]),
@@ -198,6 +197,7 @@ def heatmap(
             autorange="reversed",
             showgrid=False,
             zeroline=False,
+            **hover_axis(query_labels),
         ),
     )
     return fig
