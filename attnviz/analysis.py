@@ -5,7 +5,8 @@
 - `merge_words`: subword pieces -> words (sum over key pieces, mean over query pieces).
 - `hide_tokens`: drop special tokens and sinks, with or without renormalising rows.
 - `rollout`: attention rollout (Abnar & Zuidema 2020) with the residual term.
-- `head_statistics` / `head_statistics_table`: entropy, distance, sink mass, previous-token and diagonal scores.
+- `head_statistics` / `head_statistics_table`: entropy, distance, sink mass, previous-token and diagonal scores;
+  `statistic_sums` / `statistic_means`: the same, tile by tile, for maps too large to hold.
 - `attention_steps`: the seed walk-through QKᵀ -> scaled -> softmax -> A·V on small matrices.
 
 Nothing here imports torch: every input is an `AttentionMap` (float32, [layers, heads, queries, keys]) or plain arrays.
@@ -47,8 +48,9 @@ def _valid_range(size: int) -> str:
     return f"0–{size - 1}, or −{size} to −1 counting from the end"
 
 
-def _indices(selection: int | Sequence[int] | None, size: int, what: str) -> list[int]:
-    """Normalise an index, a list of indices or None (= all) to a list of non-negative indices."""
+def indices(selection: int | Sequence[int] | None, size: int, what: str) -> list[int]:
+    """Normalise an index, a list of indices or None (= all) to a list of non-negative indices below `size`; an
+    InputError naming the valid range otherwise. `what` names the axis in that message ("layer", "head")."""
     if selection is None:
         return list(range(size))
     if _is_index(selection):
@@ -90,7 +92,7 @@ def select_indices(
 ) -> tuple[list[int], list[int]]:
     """The layer and head indices a selection means (None = all; negative indices count from the end)."""
     require_content(amap)
-    return _indices(layers, amap.num_layers, "layer"), _indices(heads, amap.num_heads, "head")
+    return indices(layers, amap.num_layers, "layer"), indices(heads, amap.num_heads, "head")
 
 
 def aggregate(
@@ -120,8 +122,12 @@ def causal_mask(amap: AttentionMap) -> np.ndarray:
 
     When there are more keys than queries (a cached prefix), the last query sits on the last key.
     """
-    queries, keys = len(amap.query_tokens), len(amap.key_tokens)
-    if not amap.causal:
+    return mask_of(len(amap.query_tokens), len(amap.key_tokens), amap.causal)
+
+
+def mask_of(queries: int, keys: int, causal: bool) -> np.ndarray:
+    """`causal_mask` of a map with these many query and key tokens, for callers that hold no weights."""
+    if not causal:
         return np.zeros((queries, keys), dtype=bool)
     offset = keys - queries
     return np.arange(keys)[None, :] > (np.arange(queries)[:, None] + offset)
@@ -136,17 +142,30 @@ def crop(
     (e.g. the same range on both sides); otherwise its masked cells show as plain zeros.
     """
     require_content(amap)
-    q0, q1 = _range(queries, len(amap.query_tokens), "query")
-    k0, k1 = _range(keys, len(amap.key_tokens), "key")
-    offset = len(amap.key_tokens) - len(amap.query_tokens)
-    still_causal = amap.causal and (q0 + offset - k0) == ((k1 - k0) - (q1 - q0))
+    (q0, q1), (k0, k1), causal = crop_spans(len(amap.query_tokens), len(amap.key_tokens), amap.causal, queries, keys)
     return replace(
         amap,
         weights=amap.weights[:, :, q0:q1, k0:k1],
         query_tokens=amap.query_tokens[q0:q1],
         key_tokens=amap.key_tokens[k0:k1],
-        causal=still_causal,
+        causal=causal,
     )
+
+
+def crop_spans(
+    query_count: int,
+    key_count: int,
+    causal: bool,
+    queries: tuple[int, int] | None = None,
+    keys: tuple[int, int] | None = None,
+) -> tuple[tuple[int, int], tuple[int, int], bool]:
+    """What `crop` cuts from a map of `query_count` × `key_count` tokens: the checked query and key spans, and
+    whether the part is still causal (its masked cells still the upper triangle `causal_mask` draws)."""
+    q0, q1 = index_range(queries, query_count, "query")
+    k0, k1 = index_range(keys, key_count, "key")
+    offset = key_count - query_count
+    still_causal = causal and (q0 + offset - k0) == ((k1 - k0) - (q1 - q0))
+    return (q0, q1), (k0, k1), still_causal
 
 
 def downsample(matrix: np.ndarray, query_factor: int, key_factor: int, pool: str = "max") -> np.ndarray:
@@ -175,7 +194,8 @@ def downsample(matrix: np.ndarray, query_factor: int, key_factor: int, pool: str
     return np.where(present, pooled, np.nan).astype(np.float32)
 
 
-def _range(span: tuple[int, int] | None, size: int, what: str) -> tuple[int, int]:
+def index_range(span: tuple[int, int] | None, size: int, what: str) -> tuple[int, int]:
+    """A (start, stop) pair with 0 ≤ start < stop ≤ size (None = all); an InputError saying how to fix it otherwise."""
     if span is None:
         return 0, size
     if (
@@ -323,7 +343,7 @@ def hide_tokens(
     """
     require_content(amap)
     num_keys = len(amap.key_tokens)
-    hidden = set(_indices(keys, num_keys, "key")) if _is_index(keys) or len(keys) else set()
+    hidden = set(indices(keys, num_keys, "key")) if _is_index(keys) or len(keys) else set()
     if special:
         hidden |= {i for i, t in enumerate(amap.key_tokens) if t.special}
     if first and num_keys:
@@ -394,44 +414,75 @@ def rollout(
 # Head statistics
 
 
+def sink_keys(key_tokens: Sequence[Token]) -> np.ndarray:
+    """Boolean (keys,): the keys the "sink" statistic counts, special tokens and the first token."""
+    sinks = np.array([t.special for t in key_tokens], dtype=bool)
+    if len(sinks):
+        sinks[0] = True
+    return sinks
+
+
+def statistic_sums(
+    weights: np.ndarray, first_row: int, total_queries: int, sinks: np.ndarray, square: bool
+) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """The head statistics of some query rows, as sums: per statistic of `STATISTICS` that applies, (sum over the
+    rows that count, number of rows that count), each of the leading shape of `weights`.
+
+    `weights` (..., rows, keys) holds query rows first_row … first_row + rows − 1 of maps with `total_queries` rows;
+    `sinks` marks the sink keys (`sink_keys`); `square`: self-attention with queries = keys, the only maps with a
+    distance and a previous token. Rows with no attention (hidden to 0) do not count. The statistic of a whole map is
+    sum / count over any split of its rows into tiles (`statistic_means`), so maps too large to hold are streamed.
+    """
+    w = weights.astype(np.float64)
+    rows, keys = w.shape[-2:]
+    q_pos = np.arange(first_row, first_row + rows)  # global query positions of these rows
+    local = np.arange(rows)
+    live = w.sum(axis=-1) > 0  # (..., rows)
+
+    def sums(per_row: np.ndarray, use_rows: np.ndarray | None = None):
+        use = live if use_rows is None else live & use_rows
+        return np.where(use, per_row, 0.0).sum(axis=-1), use.sum(axis=-1)
+
+    plogp = np.where(w > 0, w * np.log(np.where(w > 0, w, 1.0)), 0.0)
+    result = {"entropy": sums(-plogp.sum(axis=-1)), "sink": sums(w[..., sinks].sum(axis=-1))}
+    if square:
+        distance = np.abs(q_pos[:, None] - np.arange(keys)[None, :])  # (rows, keys)
+        result["distance"] = sums((w * distance).sum(axis=-1))
+        has_previous = q_pos >= 1
+        previous = np.zeros(w.shape[:-1])  # (..., rows); query 0 has no previous token
+        previous[..., has_previous] = w[..., local[has_previous], q_pos[has_previous] - 1]
+        result["previous_token"] = sums(previous, has_previous)
+    # Proportional diagonal: for a square map it is the identity; for cross-attention it is the monotone alignment.
+    if total_queries > 1:
+        diagonal_keys = np.rint(q_pos * (keys - 1) / (total_queries - 1)).astype(int)
+    else:
+        diagonal_keys = np.zeros(rows, dtype=int)
+    result["diagonal"] = sums(w[..., local, diagonal_keys])
+    return result
+
+
+def statistic_means(sums: dict[str, tuple[np.ndarray, np.ndarray]], shape: tuple[int, ...]) -> dict[str, np.ndarray]:
+    """Each statistic in `STATISTICS` as float32 `shape`: sum / count from `statistic_sums` (added up over tiles),
+    NaN for the statistics `sums` does not hold (they do not apply to the map)."""
+    return {
+        name: (sums[name][0] / np.maximum(sums[name][1], 1)).astype(np.float32)
+        if name in sums
+        else np.full(shape, np.nan, dtype=np.float32)
+        for name in STATISTICS
+    }
+
+
 def head_statistics(amap: AttentionMap) -> dict[str, np.ndarray]:
     """Each statistic in `STATISTICS` as a float32 (layers, heads) array; NaN where it does not apply.
 
-    Averages are over query rows that carry any attention (rows hidden to 0 do not count).
+    Averages are over query rows that carry any attention (rows hidden to 0 do not count): `statistic_sums` over
+    the whole map as one tile.
     """
     require_content(amap)
-    w = amap.weights.astype(np.float64)  # (layers, heads, queries, keys)
-    queries, keys = w.shape[2], w.shape[3]
-    live = w.sum(axis=-1) > 0  # (layers, heads, queries)
-
-    def row_mean(per_row: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
-        use = live if rows is None else live & rows
-        return np.where(use, per_row, 0.0).sum(axis=-1) / np.maximum(use.sum(axis=-1), 1)
-
-    plogp = np.where(w > 0, w * np.log(np.where(w > 0, w, 1.0)), 0.0)
-    stats = {"entropy": row_mean(-plogp.sum(axis=-1))}
-
-    sink_keys = np.array([t.special for t in amap.key_tokens], dtype=bool)
-    if keys:
-        sink_keys[0] = True
-    stats["sink"] = row_mean(w[..., sink_keys].sum(axis=-1))
-
+    queries, keys = len(amap.query_tokens), len(amap.key_tokens)
     square = amap.kind in SQUARE_KINDS and queries == keys
-    q_pos = np.arange(queries)
-    if square:
-        distance = np.abs(q_pos[:, None] - np.arange(keys)[None, :])  # (queries, keys)
-        stats["distance"] = row_mean((w * distance).sum(axis=-1))
-        previous = np.zeros(w.shape[:3])  # (layers, heads, queries); query 0 has no previous token
-        previous[..., 1:] = w[..., q_pos[1:], q_pos[1:] - 1]
-        stats["previous_token"] = row_mean(previous, rows=q_pos >= 1)
-    else:
-        nan = np.full(w.shape[:2], np.nan)
-        stats["distance"] = nan
-        stats["previous_token"] = nan.copy()
-    # Proportional diagonal: for a square map it is the identity; for cross-attention it is the monotone alignment.
-    diagonal_keys = np.rint(q_pos * (keys - 1) / max(queries - 1, 1)).astype(int) if queries > 1 else np.zeros(1, int)
-    stats["diagonal"] = row_mean(w[..., q_pos, diagonal_keys])
-    return {name: stats[name].astype(np.float32) for name in STATISTICS}
+    sums = statistic_sums(amap.weights, 0, queries, sink_keys(amap.key_tokens), square)
+    return statistic_means(sums, amap.weights.shape[:2])
 
 
 def head_statistics_table(amap: AttentionMap) -> list[dict]:
@@ -439,14 +490,18 @@ def head_statistics_table(amap: AttentionMap) -> list[dict]:
 
     A list of plain dicts: `st.dataframe`, `pandas.DataFrame` and `csv.DictWriter` all take it as it is.
     """
-    stats = head_statistics(amap)
-    rows = []
-    for layer in range(amap.num_layers):
-        for head in range(amap.num_heads):
-            row = {"layer": layer, "head": head, "layer_name": amap.layer_names[layer]}
-            row.update({name: float(values[layer, head]) for name, values in stats.items()})
-            rows.append(row)
-    return rows
+    return statistics_table(head_statistics(amap), amap.layer_names)
+
+
+def statistics_table(stats: dict[str, np.ndarray], layer_names: Sequence[str]) -> list[dict]:
+    """The rows of `head_statistics_table` from statistics already computed (`head_statistics` or streamed ones)."""
+    layers, heads = next(iter(stats.values())).shape
+    return [
+        {"layer": layer, "head": head, "layer_name": layer_names[layer]}
+        | {name: float(values[layer, head]) for name, values in stats.items()}
+        for layer in range(layers)
+        for head in range(heads)
+    ]
 
 
 # ----------------------------------------------------------------------------------------------------------------------

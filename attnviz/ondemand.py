@@ -11,13 +11,14 @@ Opening a head then costs one head's QKᵀ and softmax, computed in fp32 by `cap
 definition `capture` uses, so the values equal eager attention within float rounding.
 
 Big maps are never held whole: `weights`/`layer` compute in row tiles, `head_statistics` streams tiles into sums
-(the statistics of `analysis.head_statistics`), and `downsampled` pools tile by tile (`analysis.downsample`).
+(`analysis.statistic_sums`, the definitions `analysis.head_statistics` uses), and `downsampled` pools tile by tile
+(`analysis.downsample`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 import torch
@@ -300,46 +301,6 @@ def _fused_attention(inputs: LayerInputs, value, attention_mask, position_bias, 
 
 
 # ----------------------------------------------------------------------------------------------------------------------
-# Head statistics, one tile of query rows at a time
-
-
-def tile_statistic_sums(
-    weights: np.ndarray, first_row: int, total_queries: int, sink_keys: np.ndarray, square: bool
-) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """Per statistic of `analysis.STATISTICS`: (sum over the tile's rows, number of rows that count), per head.
-
-    `weights` (..., rows, keys) holds query rows first_row … first_row + rows − 1 of maps with `total_queries`
-    rows. The row rules are those of `analysis.head_statistics` (rows with no attention do not count; distance and
-    previous-token only for square self-attention); the mean over a whole map is sum / count over its tiles.
-    """
-    w = weights.astype(np.float64)
-    rows, keys = w.shape[-2:]
-    q_pos = np.arange(first_row, first_row + rows)  # global query positions of the tile
-    local = np.arange(rows)
-    live = w.sum(axis=-1) > 0  # (..., rows)
-
-    def sums(per_row: np.ndarray, use_rows: np.ndarray | None = None):
-        use = live if use_rows is None else live & use_rows
-        return np.where(use, per_row, 0.0).sum(axis=-1), use.sum(axis=-1)
-
-    plogp = np.where(w > 0, w * np.log(np.where(w > 0, w, 1.0)), 0.0)
-    result = {"entropy": sums(-plogp.sum(axis=-1)), "sink": sums(w[..., sink_keys].sum(axis=-1))}
-    if square:
-        distance = np.abs(q_pos[:, None] - np.arange(keys)[None, :])  # (rows, keys)
-        result["distance"] = sums((w * distance).sum(axis=-1))
-        has_previous = q_pos >= 1
-        previous = np.zeros(w.shape[:-1])  # (..., rows)
-        previous[..., has_previous] = w[..., local[has_previous], q_pos[has_previous] - 1]
-        result["previous_token"] = sums(previous, has_previous)
-    if total_queries > 1:  # proportional diagonal, as in analysis.head_statistics
-        diagonal_keys = np.rint(q_pos * (keys - 1) / (total_queries - 1)).astype(int)
-    else:
-        diagonal_keys = np.zeros(rows, dtype=int)
-    result["diagonal"] = sums(w[..., local, diagonal_keys])
-    return result
-
-
-# ----------------------------------------------------------------------------------------------------------------------
 # The result
 
 
@@ -353,13 +314,6 @@ class LazyStack:
     query_tokens: list[Token]
     key_tokens: list[Token]
     causal: bool
-
-    def skeleton(self) -> AttentionMap:
-        """A one-layer, one-head AttentionMap with these tokens whose weights are a zero-stride view (no memory, never
-        read): for analysis' token, range and causal-mask logic, which needs only the shape and the tokens."""
-        shape = (1, 1, len(self.query_tokens), len(self.key_tokens))
-        weights = np.broadcast_to(np.float32(0), shape)
-        return AttentionMap(self.kind, weights, self.query_tokens, self.key_tokens, self.layer_names[:1], self.causal)
 
 
 @dataclass(frozen=True)
@@ -382,9 +336,9 @@ def _fill(inputs: LayerInputs, heads: list[int], rows: tuple[int, int], keys: tu
 
 def _row_span(rows: int | tuple[int, int] | None, size: int) -> tuple[int, int]:
     if isinstance(rows, (int, np.integer)) and not isinstance(rows, bool):
-        index = analysis._indices(int(rows), size, "query row")[0]
+        index = analysis.indices(int(rows), size, "query row")[0]
         return index, index + 1
-    return analysis._range(rows, size, "query")
+    return analysis.index_range(rows, size, "query")
 
 
 @dataclass(frozen=True)
@@ -429,7 +383,7 @@ class LazyCapture:
 
     def _layer(self, kind: str, layer: int) -> tuple[LazyStack, LayerInputs, int]:
         stack = self.stack(kind)
-        index = analysis._indices(layer, len(stack.layers), "layer")[0]
+        index = analysis.indices(layer, len(stack.layers), "layer")[0]
         return stack, stack.layers[index], index
 
     def weights(
@@ -446,9 +400,9 @@ class LazyCapture:
     ) -> np.ndarray:  # fmt: skip
         """Every head (or `heads`) of one layer: float32 (heads, rows, keys), computed in row tiles."""
         _, inputs, index = self._layer(kind, layer)
-        head_idx = analysis._indices(heads, inputs.heads, "head")
+        head_idx = analysis.indices(heads, inputs.heads, "head")
         start, stop = _row_span(rows, inputs.queries)
-        k0, k1 = analysis._range(keys, inputs.keys, "key")
+        k0, k1 = analysis.index_range(keys, inputs.keys, "key")
         check_bytes(
             len(head_idx) * (stop - start) * (k1 - k0) * FLOAT32,
             f"Opening {len(head_idx)} head(s) of layer {index} over {stop - start:,} × {k1 - k0:,} tokens",
@@ -468,21 +422,25 @@ class LazyCapture:
         """An exact AttentionMap of the chosen layers, heads and query/key ranges (None = all), for figures and
         analysis. Its head axis holds `heads` in the order given; its layer names are the chosen modules'."""
         stack = self.stack(kind)
-        layer_idx = analysis._indices(layers, len(stack.layers), "layer")
-        part = analysis.crop(stack.skeleton(), queries, keys)  # tokens and the causal flag of the range
-        q0, k0 = (queries or (0, 0))[0], (keys or (0, 0))[0]
-        q_span, k_span = (q0, q0 + len(part.query_tokens)), (k0, k0 + len(part.key_tokens))
-        head_idx = analysis._indices(heads, stack.layers[0].heads, "head")
+        layer_idx = analysis.indices(layers, len(stack.layers), "layer")
+        q_span, k_span, causal = analysis.crop_spans(
+            len(stack.query_tokens), len(stack.key_tokens), stack.causal, queries, keys
+        )
+        (q0, q1), (k0, k1) = q_span, k_span
+        head_idx = analysis.indices(heads, stack.layers[0].heads, "head")
         check_bytes(
-            len(layer_idx) * len(head_idx) * (q_span[1] - q0) * (k_span[1] - k0) * FLOAT32,
+            len(layer_idx) * len(head_idx) * (q1 - q0) * (k1 - k0) * FLOAT32,
             f"Building a {kind} map of {len(layer_idx)} layer(s) × {len(head_idx)} head(s) over "
-            f"{q_span[1] - q0:,} × {k_span[1] - k0:,} tokens",
+            f"{q1 - q0:,} × {k1 - k0:,} tokens",
             "choose fewer layers or heads, or a range of tokens",
         )
-        weights = np.empty((len(layer_idx), len(head_idx), q_span[1] - q0, k_span[1] - k0), dtype=np.float32)
+        weights = np.empty((len(layer_idx), len(head_idx), q1 - q0, k1 - k0), dtype=np.float32)
         for slot, layer in enumerate(layer_idx):  # written in place: never two copies of the map
             _fill(stack.layers[layer], head_idx, q_span, k_span, weights[slot])
-        return replace(part, weights=weights, layer_names=[stack.layer_names[i] for i in layer_idx])
+        return AttentionMap(
+            kind, weights, stack.query_tokens[q0:q1], stack.key_tokens[k0:k1],
+            [stack.layer_names[i] for i in layer_idx], causal,
+        )  # fmt: skip
 
     def to_capture(self) -> AttentionCapture:
         """Everything, as `capture` would return it (checked against the memory budget first)."""
@@ -495,39 +453,26 @@ class LazyCapture:
         """`analysis.head_statistics` of the map, float32 (layers', heads') per statistic, streamed in row tiles:
         no more than one tile of one layer is ever held."""
         stack = self.stack(kind)
-        layer_idx = analysis._indices(layers, len(stack.layers), "layer")
-        head_idx = analysis._indices(heads, stack.layers[0].heads, "head")
+        layer_idx = analysis.indices(layers, len(stack.layers), "layer")
+        head_idx = analysis.indices(heads, stack.layers[0].heads, "head")
         queries, keys = len(stack.query_tokens), len(stack.key_tokens)
         square = kind in analysis.SQUARE_KINDS and queries == keys
-        sink_keys = np.array([t.special for t in stack.key_tokens], dtype=bool)
-        sink_keys[0] = True  # the first key: the usual attention sink
-        names = [n for n in analysis.STATISTICS if square or n not in ("distance", "previous_token")]
-        sums = {n: np.zeros((len(layer_idx), len(head_idx))) for n in names}
-        counts = {n: np.zeros((len(layer_idx), len(head_idx))) for n in names}
-        for row, layer in enumerate(layer_idx):
+        sinks = analysis.sink_keys(stack.key_tokens)
+        shape = (len(layer_idx), len(head_idx))
+        sums: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # statistic -> (sums, counts), each (layers', heads')
+        for slot, layer in enumerate(layer_idx):
             inputs = stack.layers[layer]
             for first, last in _spans(0, queries, _tile_rows(len(head_idx) * keys)):
                 tile = inputs.probabilities(head_idx, first, last).cpu().numpy()  # (heads', rows, keys)
-                for name, (total, count) in tile_statistic_sums(tile, first, queries, sink_keys, square).items():
-                    sums[name][row] += total
-                    counts[name][row] += count
-        nan = np.full((len(layer_idx), len(head_idx)), np.nan, dtype=np.float32)
-        return {
-            name: (sums[name] / np.maximum(counts[name], 1)).astype(np.float32) if name in sums else nan.copy()
-            for name in analysis.STATISTICS
-        }
+                for name, (total, count) in analysis.statistic_sums(tile, first, queries, sinks, square).items():
+                    running = sums.setdefault(name, (np.zeros(shape), np.zeros(shape)))
+                    running[0][slot] += total
+                    running[1][slot] += count
+        return analysis.statistic_means(sums, shape)
 
     def head_statistics_table(self, kind: str) -> list[dict]:
         """One row per (layer, head), as `analysis.head_statistics_table` gives for a full map."""
-        stack = self.stack(kind)
-        stats = self.head_statistics(kind)
-        layers, heads = next(iter(stats.values())).shape
-        return [
-            {"layer": layer, "head": head, "layer_name": stack.layer_names[layer]}
-            | {name: float(values[layer, head]) for name, values in stats.items()}
-            for layer in range(layers)
-            for head in range(heads)
-        ]
+        return analysis.statistics_table(self.head_statistics(kind), self.stack(kind).layer_names)
 
     def downsampled(self, kind: str, layer: int, head: int, max_tokens: int = 256, pool: str = "max") -> Pooled:
         """One head pooled to at most `max_tokens` bins per side, tile by tile (`analysis.downsample`: "max" keeps
@@ -536,10 +481,10 @@ class LazyCapture:
         if max_tokens < 1:
             raise InputError("max_tokens must be at least 1.")
         stack, inputs, _ = self._layer(kind, layer)
-        head_idx = analysis._indices(head, inputs.heads, "head")
+        head_idx = analysis.indices(head, inputs.heads, "head")
         queries, keys = inputs.queries, inputs.keys
         query_factor, key_factor = max(1, -(-queries // max_tokens)), max(1, -(-keys // max_tokens))
-        masked = analysis.causal_mask(stack.skeleton())  # (queries, keys) bool
+        masked = analysis.mask_of(queries, keys, stack.causal)  # (queries, keys) bool
         parts = []
         for first, last in _spans(0, queries, _tile_rows(keys, multiple=query_factor)):
             tile = inputs.probabilities(head_idx, first, last)[0].cpu().numpy()  # (rows, keys)

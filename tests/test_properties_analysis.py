@@ -230,3 +230,24 @@ def test_head_statistics_lie_in_their_ranges(drawn):
     assert (row["layer"], row["head"]) == (amap.num_layers - 1, amap.num_heads - 1)
     assume(np.isfinite(row["entropy"]))
     assert row["entropy"] == pytest.approx(float(stats["entropy"][-1, -1]))
+
+
+@property_settings(60)
+@given(drawn=drawn_maps(), data=st.data())
+def test_statistics_summed_over_any_row_tiles_equal_the_whole_map(drawn, data):
+    """Streaming (statistic_sums per tile, added up) gives what head_statistics gives on the whole map."""
+    amap = drawn.amap
+    queries, keys = len(amap.query_tokens), len(amap.key_tokens)
+    cuts = sorted(data.draw(st.sets(st.integers(1, max(queries - 1, 1)), max_size=4), "cuts") - {queries})
+    square = amap.kind in analysis.SQUARE_KINDS and queries == keys
+    sinks = analysis.sink_keys(amap.key_tokens)
+    assert sinks[0] and all(sinks[i] for i, t in enumerate(amap.key_tokens) if t.special)
+    totals: dict = {}
+    for first, stop in zip([0, *cuts], [*cuts, queries]):
+        part = analysis.statistic_sums(amap.weights[:, :, first:stop], first, queries, sinks, square)
+        for name, (total, count) in part.items():
+            running = totals.setdefault(name, [0.0, 0])
+            running[0], running[1] = running[0] + total, running[1] + count
+    streamed = analysis.statistic_means(totals, amap.weights.shape[:2])
+    for name, expected in analysis.head_statistics(amap).items():
+        np.testing.assert_allclose(streamed[name], expected, rtol=1e-6, atol=1e-7, equal_nan=True, err_msg=name)
