@@ -194,6 +194,17 @@ def downsample(matrix: np.ndarray, query_factor: int, key_factor: int, pool: str
     return np.where(present, pooled, np.nan).astype(np.float32)
 
 
+@dataclass(frozen=True)
+class Pooled:
+    """One head downsampled to (query bins, key bins) by `downsample` (e.g. by `LazyCapture.downsampled`, block by
+    block, for maps too large to hold): NaN where every cell of a block is masked."""
+
+    values: np.ndarray  # float32 (query bins, key bins)
+    query_factor: int  # tokens per bin along each axis (edge bins may hold fewer)
+    key_factor: int
+    pool: str  # "max" or "mean"
+
+
 def index_range(span: tuple[int, int] | None, size: int, what: str) -> tuple[int, int]:
     """A (start, stop) pair with 0 ≤ start < stop ≤ size (None = all); an InputError saying how to fix it otherwise."""
     if span is None:

@@ -24,6 +24,7 @@ import numpy as np
 import torch
 
 from attnviz import analysis
+from attnviz.analysis import Pooled
 from attnviz.capture import (
     Recorder,
     _modules_by_role,
@@ -314,16 +315,6 @@ class LazyStack:
     query_tokens: list[Token]
     key_tokens: list[Token]
     causal: bool
-
-
-@dataclass(frozen=True)
-class Pooled:
-    """A downsampled (query bins, key bins) view of one head: NaN where every cell of a block is masked."""
-
-    values: np.ndarray  # float32
-    query_factor: int  # tokens per bin along each axis (edge bins may hold fewer)
-    key_factor: int
-    pool: str
 
 
 def _fill(inputs: LayerInputs, heads: list[int], rows: tuple[int, int], keys: tuple[int, int], out: np.ndarray):

@@ -129,6 +129,24 @@ def test_large_heatmap_is_pooled_with_few_labels_and_a_range_gives_exact_values(
     np.testing.assert_allclose(mean.data[0].z, analysis.downsample(masked, 3, 3, "mean"), equal_nan=True)
 
 
+def test_a_head_pooled_elsewhere_draws_as_the_heatmap_pools_it():
+    amap = random_map(tokens_from([f"t{i}" for i in range(50)]), layers=2, heads=2, causal=True)
+    masked = np.where(analysis.causal_mask(amap), np.nan, amap.weights[1, 0])
+    pooled = analysis.Pooled(analysis.downsample(masked, 4, 4, "mean"), 4, 4, "mean")
+    fig = figures.pooled_heatmap(pooled, amap.query_tokens, amap.key_tokens, layer=1, head=0, model="m", lang="zh")
+    same = figures.heatmap(amap, layers=1, heads=0, max_tokens=13, pool="mean", model="m", lang="zh")
+    np.testing.assert_array_equal(np.array(fig.data[0].z, float), np.array(same.data[0].z, float))
+    assert "平均池化" in fig.layout.title.text and fig.layout.title.text == same.layout.title.text
+    assert fig.layout.meta == same.layout.meta and list(fig.layout.xaxis.ticktext) == list(same.layout.xaxis.ticktext)
+    assert hover_label(fig, 12, 2) == f"#48–49 t48 → #8–11 t8: {pooled.values[12, 2]:.3g}"
+    assert hover_label(fig, 0, 12) == "已遮蔽"
+    assert figures.selected_ranges(fig, x=(1.6, 2.4), y=(11.6, 12.4)) == ((48, 50), (8, 12))
+    with pytest.raises(InputError, match="make 5 × 13"):
+        figures.pooled_heatmap(pooled, amap.query_tokens[:20], amap.key_tokens)
+    with pytest.raises(InputError, match="Unknown map kind"):
+        figures.pooled_heatmap(pooled, amap.query_tokens, amap.key_tokens, kind="sideways")
+
+
 def test_downsample_ignores_masked_cells():
     matrix = np.array([[1.0, np.nan, 3.0], [np.nan, np.nan, 5.0]])
     np.testing.assert_allclose(analysis.downsample(matrix, 2, 2, "max"), [[1.0, 5.0]])
@@ -236,6 +254,25 @@ def test_statistic_grid_shows_the_statistic():
         figures.statistic_grid(seed_pair_map(), "distance")
     with pytest.raises(InputError, match="Unknown head statistic"):
         figures.statistic_grid(amap, "beauty")
+
+
+def test_statistic_grid_draws_statistics_computed_elsewhere():
+    amap = random_map(tokens_from(list("abcd")), layers=2, heads=3, causal=True)
+    computed = analysis.head_statistics(amap)
+    fig = figures.statistic_grid(values=computed, statistic="distance", kind="decoder", model="m")
+    np.testing.assert_array_equal(fig.data[0].z, computed["distance"])
+    assert fig.layout.title.text == "m · decoder self-attention · Mean attention distance"
+    assert figures.statistic_grid(values=computed).layout.title.text == "Entropy (nats)"  # no kind given, none named
+    with pytest.raises(InputError, match="values="):
+        figures.statistic_grid()
+    with pytest.raises(InputError, match="holds no 'sink'"):
+        figures.statistic_grid(values={"entropy": computed["entropy"]}, statistic="sink")
+    with pytest.raises(InputError, match=r"\(layers, heads\) array"):
+        figures.statistic_grid(values={"entropy": np.ones(3)})
+    with pytest.raises(InputError, match="not defined for cross"):
+        figures.statistic_grid(values=analysis.head_statistics(seed_pair_map()), statistic="distance", kind="cross")
+    with pytest.raises(InputError, match="Unknown map kind"):
+        figures.statistic_grid(values=computed, kind="sideways")
 
 
 # ---------------------------------------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ import pytest
 import torch
 from tiny import FAMILIES, SEQ2SEQ
 
-from attnviz import analysis, ondemand
+from attnviz import analysis, figures, ondemand
 from attnviz.capture import Recorder, capture, recording
 from attnviz.errors import InputError, ResourceLimitError
 from attnviz.models import load_model
@@ -194,6 +194,26 @@ def test_downsampled_head_equals_pooling_the_full_map(tiny_folder, family, pool,
         expected = analysis.downsample(values, pooled.query_factor, pooled.key_factor, pool)
         assert pooled.values.shape == expected.shape and max(expected.shape) <= 5
         np.testing.assert_allclose(pooled.values, expected, atol=1e-5, equal_nan=True)
+
+
+@pytest.mark.parametrize("family", ["gpt2", "marian"])
+def test_streamed_results_draw_as_the_full_map_draws(tiny_folder, family, small_tiles):
+    """A lazy capture's pooled head and streamed statistics make the figures the full map makes."""
+    _, full, lazy = _pair(tiny_folder, family)
+    for kind, amap in full.maps.items():
+        stack = lazy.stack(kind)
+        drawn = figures.pooled_heatmap(
+            lazy.downsampled(kind, 1, 2, max_tokens=5), stack.query_tokens, stack.key_tokens, kind=kind, layer=1, head=2
+        )
+        expected = figures.heatmap(amap, layers=1, heads=2, max_tokens=5)
+        np.testing.assert_allclose(np.array(drawn.data[0].z, float), np.array(expected.data[0].z, float),
+                                   atol=1e-5, equal_nan=True)  # fmt: skip
+        assert drawn.layout.title.text == expected.layout.title.text and drawn.layout.meta == expected.layout.meta
+        assert drawn.layout.xaxis.labelalias == expected.layout.xaxis.labelalias
+        streamed = figures.statistic_grid(values=lazy.head_statistics(kind), kind=kind, statistic="sink")
+        whole = figures.statistic_grid(amap, "sink")
+        np.testing.assert_allclose(streamed.data[0].z, whole.data[0].z, atol=1e-5)
+        assert streamed.layout.title.text == whole.layout.title.text
 
 
 def test_kept_memory_grows_linearly_with_tokens(tiny_folder):

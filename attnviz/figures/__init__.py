@@ -3,6 +3,8 @@
 Every figure takes `lang` ("en" default, or "zh") and `labels` (a mapping overriding any string in
 `LABELS[lang]`, for the app's i18n), `model` (named in the title) and `title` (replaces the built title).
 Selections follow `attnviz.analysis.aggregate`: `layers`/`heads` are an index, a list, or None for all.
+Maps too large to hold (`attnviz.ondemand.LazyCapture`) draw through `pooled_heatmap` (a head pooled block by block)
+and `statistic_grid(values=...)` (statistics streamed tile by tile).
 """
 
 from attnviz.figures._common import FONT_FAMILY, LABELS, MASKED_COLOR, resolve_labels
@@ -18,7 +20,7 @@ from attnviz.figures.explainer import (
     seed_alignment_map,
 )
 from attnviz.figures.grid import grid, statistic_grid
-from attnviz.figures.heatmap import heatmap, selected_ranges
+from attnviz.figures.heatmap import heatmap, pooled_heatmap, selected_ranges
 from attnviz.figures.lines import head_lines
 
 VIEWS = {"heatmap": heatmap, "alignment": alignment, "grid": grid, "lines": head_lines}
@@ -41,6 +43,7 @@ __all__ = [
     "link_opacity",
     "link_width",
     "mixture",
+    "pooled_heatmap",
     "resolve_labels",
     "seed_alignment_map",
     "selected_ranges",

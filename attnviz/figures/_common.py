@@ -200,6 +200,12 @@ def hover_axis(labels: Sequence[str]) -> dict:
     return dict(labelalias={str(i): label for i, label in enumerate(labels)}, hoverformat="d")
 
 
+def check_kind(kind: str | None, text: Mapping[str, str]) -> None:
+    """A map kind given on its own (no AttentionMap to read it from): one the titles can name, or None."""
+    if kind is not None and f"kind_{kind}" not in text:
+        raise InputError(f"Unknown map kind {kind!r}; use self, encoder, decoder or cross.")
+
+
 def check_count(value, name: str, minimum: int = 1) -> int:
     """A figure option that counts something (labels, tokens, levels): a whole number ≥ `minimum`."""
     if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < minimum:
@@ -250,17 +256,18 @@ def selection_text(
 
 def figure_title(
     model: str | None,
-    amap: AttentionMap | None,
+    kind: str | None,
     selection: str | None,
     text: Mapping[str, str],
     notes: Sequence[str] = (),
 ) -> str:
-    """Model · kind · selection on the first line, notes (log scale, downsampling) smaller on the second."""
+    """Model · kind · selection on the first line, notes (log scale, downsampling) smaller on the second; `kind` is
+    the map's kind ("self", "cross", …) or None to leave it out."""
     parts = [
         p
         for p in (
             html.escape(printable(model), quote=False) if model else None,
-            text[f"kind_{amap.kind}"] if amap is not None else None,
+            text[f"kind_{kind}"] if kind is not None else None,
             selection,
         )
         if p

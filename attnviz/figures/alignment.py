@@ -142,7 +142,7 @@ def alignment(
     widest = max(len(key_labels), len(query_labels))
     fig.update_layout(
         **base_layout(
-            title if title is not None else figure_title(model, amap, selection, text, notes),
+            title if title is not None else figure_title(model, amap.kind, selection, text, notes),
             width or clamp(160 + 70 * widest, 520, 1600),
             height or 380,
             meta=dict(view="alignment", threshold=threshold, top_k=top_k, links=len(links)),

@@ -15,6 +15,7 @@ from attnviz.figures._common import (
     axis_labels,
     base_layout,
     check_count,
+    check_kind,
     clamp,
     figure_title,
     hover_axis,
@@ -86,7 +87,7 @@ def grid(
         notes.append(text["downsampled"].format(query_factor=query_factor, key_factor=key_factor, pool=text[pool]))
     fig.update_layout(
         **base_layout(
-            title if title is not None else figure_title(model, amap, None, text, notes),
+            title if title is not None else figure_title(model, amap.kind, None, text, notes),
             clamp(140 + cell_px * len(head_idx), 360, 2400),
             clamp(130 + cell_px * len(layer_idx), 300, 2400),
             plot_bgcolor=MASKED_COLOR,
@@ -101,31 +102,50 @@ def grid(
 
 
 def statistic_grid(
-    amap: AttentionMap,
+    amap: AttentionMap | None = None,
     statistic: str = "entropy",
     *,
+    values: Mapping[str, np.ndarray] | None = None,
+    kind: str | None = None,
     colorscale: str = "Viridis",
     model: str | None = None,
     title: str | None = None,
     lang: str = "en",
     labels: Mapping[str, str] | None = None,
 ) -> go.Figure:
-    """Layers (rows) × heads (columns) coloured by one head statistic (`analysis.STATISTICS`), values written in."""
+    """Layers (rows) × heads (columns) coloured by one head statistic (`analysis.STATISTICS`), values written in.
+
+    `values`: statistics already computed, as `analysis.head_statistics` returns them (a LazyCapture's streamed
+    `head_statistics` for a map too large to hold), drawn instead of computing them from `amap`; `kind` then names
+    the map's kind in the title (default: `amap`'s, or none).
+    """
     if statistic not in analysis.STATISTICS:
         raise InputError(f"Unknown head statistic {statistic!r}; use one of {', '.join(analysis.STATISTICS)}.")
-    values = analysis.head_statistics(amap)[statistic]  # (layers, heads)
-    if not np.isfinite(values).any():
+    if values is None:
+        if amap is None:
+            raise InputError("statistic_grid needs an attention map, or statistics already computed (values=).")
+        values = analysis.head_statistics(amap)
+    kind = kind if kind is not None else amap.kind if amap is not None else None
+    if statistic not in values:
         raise InputError(
-            f"{statistic!r} is not defined for {amap.kind} attention (queries and keys are different sequences); "
-            "choose entropy, sink or diagonal."
+            f"values holds no {statistic!r}; pass the dict that head_statistics returns (it has every statistic)."
+        )
+    matrix = np.asarray(values[statistic])
+    if matrix.ndim != 2 or 0 in matrix.shape or not np.issubdtype(matrix.dtype, np.number):
+        raise InputError(f"values[{statistic!r}] must be a (layers, heads) array of numbers; got shape {matrix.shape}.")
+    if not np.isfinite(matrix).any():
+        raise InputError(
+            f"{statistic!r} is not defined for {kind or 'this'} attention (queries and keys are different "
+            "sequences); choose entropy, sink or diagonal."
         )
     text = resolve_labels(lang, labels)
+    check_kind(kind, text)
     name = text[f"stat_{statistic}"]
-    layers, heads = values.shape
+    layers, heads = matrix.shape
     fig = go.Figure(
         go.Heatmap(
-            z=values,
-            text=[[f"{v:.2f}" if np.isfinite(v) else "–" for v in row] for row in values],
+            z=matrix,
+            text=[[f"{v:.2f}" if np.isfinite(v) else "–" for v in row] for row in matrix],
             texttemplate="%{text}",
             colorscale=colorscale,
             colorbar=dict(title=dict(text=name)),
@@ -134,7 +154,7 @@ def statistic_grid(
     )
     fig.update_layout(
         **base_layout(
-            title if title is not None else figure_title(model, amap, name, text),
+            title if title is not None else figure_title(model, kind, name, text),
             clamp(220 + 56 * heads, 420, 1400),
             clamp(180 + 40 * layers, 320, 1400),
             meta=dict(view="statistic", statistic=statistic),

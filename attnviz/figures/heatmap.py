@@ -1,10 +1,12 @@
-"""Queries × keys heatmap of one head or an aggregation, with token labels, masked cells and large-map pooling."""
+"""Queries × keys heatmap of one head or an aggregation, with token labels, masked cells and large-map pooling;
+the same figure from a head pooled block by block (`pooled_heatmap`, for maps too large to hold)."""
 
 from __future__ import annotations
 
 import html
 import unicodedata
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import plotly.graph_objects as go
@@ -16,6 +18,7 @@ from attnviz.figures._common import (
     axis_labels,
     base_layout,
     check_count,
+    check_kind,
     clamp,
     figure_title,
     format_value,
@@ -25,7 +28,7 @@ from attnviz.figures._common import (
     selection_text,
     tick_positions,
 )
-from attnviz.types import AttentionMap
+from attnviz.types import AttentionMap, Token
 
 
 def _label_px(label: str) -> float:
@@ -87,14 +90,10 @@ def heatmap(
       cells) and the weight, from one label per token (`hover_axis`), and says "masked" on masked cells.
     """
     text = resolve_labels(lang, labels)
-    if not log_floor > 0:
-        raise InputError("The log-scale floor must be a positive weight such as 1e-4.")
-    if zmax is not None and not (np.isfinite(zmax) and zmax > 0):
-        raise InputError(f"zmax must be a positive weight (or None to use the largest); got {zmax!r}.")
+    _check_scale(log_floor, zmax)
     if pool not in analysis.REDUCTIONS:
         raise InputError(f"Unknown pooling {pool!r}; use 'max' or 'mean'.")
     max_tokens = check_count(max_tokens, "max_tokens")
-    max_labels = check_count(max_labels, "max_labels")
     mask = analysis.causal_mask(amap)  # of the whole map: a cropped range keeps its masked cells
     query_offset = query_range[0] if query_range else 0
     key_offset = key_range[0] if key_range else 0
@@ -109,13 +108,125 @@ def heatmap(
     queries, keys = values.shape
     query_factor = max(1, -(-queries // max_tokens))
     key_factor = max(1, -(-keys // max_tokens))
-    notes = []
     if query_factor > 1 or key_factor > 1:
         values = analysis.downsample(values, query_factor, key_factor, pool)  # (query bins, key bins)
-        notes.append(text["downsampled"].format(query_factor=query_factor, key_factor=key_factor, pool=text[pool]))
-    query_labels = axis_labels(amap.query_tokens, query_factor, query_offset, text)
-    key_labels = axis_labels(amap.key_tokens, key_factor, key_offset, text)
+    layout = _Layout(
+        query_labels=axis_labels(amap.query_tokens, query_factor, query_offset, text),
+        key_labels=axis_labels(amap.key_tokens, key_factor, key_offset, text),
+        meta=dict(
+            view="heatmap",
+            query_factor=query_factor,
+            key_factor=key_factor,
+            query_offset=query_offset,
+            key_offset=key_offset,
+            query_count=queries,
+            key_count=keys,
+            pool=pool if query_factor > 1 or key_factor > 1 else None,
+            log_scale=log_scale,
+        ),  # fmt: skip
+        kind=amap.kind,
+        selection=selection_text(amap, layers, heads, head_reduce, layer_reduce, text),
+    )
+    return _draw(values, layout, text, colorscale, log_scale, log_floor, zmax, max_labels, model, title, width, height)
 
+
+def pooled_heatmap(
+    pooled: analysis.Pooled,
+    query_tokens: Sequence[Token],
+    key_tokens: Sequence[Token],
+    *,
+    kind: str = "self",
+    layer: int | None = None,
+    head: int | None = None,
+    colorscale: str = "Viridis",
+    log_scale: bool = False,
+    log_floor: float = 1e-4,
+    zmax: float | None = None,
+    max_labels: int = 64,
+    model: str | None = None,
+    title: str | None = None,
+    lang: str = "en",
+    labels: Mapping[str, str] | None = None,
+    width: int | None = None,
+    height: int | None = None,
+) -> go.Figure:
+    """One head of a map too large to hold, pooled block by block (`LazyCapture.downsampled`), drawn as `heatmap`
+    draws a pooled map: bins labelled with their token ranges, the pooling in the subtitle, masked blocks grey.
+
+    `query_tokens`/`key_tokens` are the whole map's (`LazyCapture.stack(kind)`); `layer`/`head` name the head in
+    the title. A box selected on the figure maps back to tokens through `selected_ranges`, and
+    `LazyCapture.map(kind, layer, head, queries=…, keys=…)` computes that part exactly.
+    """
+    text = resolve_labels(lang, labels)
+    _check_scale(log_floor, zmax)
+    if pooled.pool not in analysis.REDUCTIONS:
+        raise InputError(f"Unknown pooling {pooled.pool!r}; use 'max' or 'mean'.")
+    check_kind(kind, text)
+    query_factor = check_count(pooled.query_factor, "query_factor")
+    key_factor = check_count(pooled.key_factor, "key_factor")
+    values = np.asarray(pooled.values, dtype=np.float32)
+    bins = (-(-len(query_tokens) // query_factor), -(-len(key_tokens) // key_factor))  # ceil division
+    if values.shape != bins:
+        raise InputError(
+            f"The pooled values have shape {values.shape}, but {len(query_tokens)} × {len(key_tokens)} tokens in "
+            f"blocks of {query_factor} × {key_factor} make {bins[0]} × {bins[1]}; pass the tokens of the map "
+            "that was pooled."
+        )
+    heading = [text["layer_one"].format(layer=layer) if layer is not None else None,
+               text["head_one"].format(head=head) if head is not None else None]  # fmt: skip
+    layout = _Layout(
+        query_labels=axis_labels(query_tokens, query_factor, 0, text),
+        key_labels=axis_labels(key_tokens, key_factor, 0, text),
+        meta=dict(
+            view="heatmap",
+            query_factor=query_factor,
+            key_factor=key_factor,
+            query_offset=0,
+            key_offset=0,
+            query_count=len(query_tokens),
+            key_count=len(key_tokens),
+            pool=pooled.pool if query_factor > 1 or key_factor > 1 else None,
+            log_scale=log_scale,
+        ),  # fmt: skip
+        kind=kind,
+        selection=" · ".join(part for part in heading if part) or None,
+    )
+    return _draw(values, layout, text, colorscale, log_scale, log_floor, zmax, max_labels, model, title, width, height)
+
+
+def _check_scale(log_floor: float, zmax: float | None) -> None:
+    if not log_floor > 0:
+        raise InputError("The log-scale floor must be a positive weight such as 1e-4.")
+    if zmax is not None and not (np.isfinite(zmax) and zmax > 0):
+        raise InputError(f"zmax must be a positive weight (or None to use the largest); got {zmax!r}.")
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """What a heatmap figure says about its values: axis labels, `fig.layout.meta`, map kind and selection."""
+
+    query_labels: list[str]  # one per row of values
+    key_labels: list[str]  # one per column
+    meta: dict  # view, factors, offsets and counts (for `selected_ranges`), pool (None when not pooled), log_scale
+    kind: str
+    selection: str | None
+
+
+def _draw(
+    values: np.ndarray, layout: _Layout, text: Mapping[str, str], colorscale: str, log_scale: bool,
+    log_floor: float, zmax: float | None, max_labels: int, model: str | None, title: str | None,
+    width: int | None, height: int | None,
+) -> go.Figure:  # fmt: skip
+    """The figure of (rows, columns) `values` (NaN = masked): colour scale, ticks, hover, masked cells, title."""
+    max_labels = check_count(max_labels, "max_labels")
+    query_labels, key_labels, meta = layout.query_labels, layout.key_labels, layout.meta
+    notes = []
+    if meta["pool"]:
+        notes.append(
+            text["downsampled"].format(
+                query_factor=meta["query_factor"], key_factor=meta["key_factor"], pool=text[meta["pool"]]
+            )
+        )
     finite = values[np.isfinite(values)]
     top = float(zmax) if zmax is not None else float(finite.max()) if finite.size else 1.0
     top = top if top > 0 else 1.0
@@ -157,26 +268,15 @@ def heatmap(
                 showarrow=False, font=dict(size=11),
             )
         )  # fmt: skip
-    selection = selection_text(amap, layers, heads, head_reduce, layer_reduce, text)
     fig = go.Figure([trace, masked_outline(values, text)] if has_masked else trace)
     fig.update_layout(
         **base_layout(
-            title if title is not None else figure_title(model, amap, selection, text, notes),
+            title if title is not None else figure_title(model, layout.kind, layout.selection, text, notes),
             fig_width,
             height or clamp(220 + 16 * len(query_labels), 420, 1200),
             plot_bgcolor=MASKED_COLOR,
             annotations=annotations,
-            meta=dict(
-                view="heatmap",
-                query_factor=query_factor,
-                key_factor=key_factor,
-                query_offset=query_offset,
-                key_offset=key_offset,
-                query_count=queries,
-                key_count=keys,
-                pool=pool if query_factor > 1 or key_factor > 1 else None,
-                log_scale=log_scale,
-            ),
+            meta=meta,
         ),
         xaxis=dict(
             title=dict(text=text["key"]),

@@ -126,7 +126,7 @@ def head_lines(
     selection = selection_text(amap, layers, head_idx, combine or "mean", layer_reduce, text, overlaid=not combine)
     fig.update_layout(
         **base_layout(
-            title if title is not None else figure_title(model, amap, selection, text),
+            title if title is not None else figure_title(model, amap.kind, selection, text),
             width or 620,
             height or clamp(160 + 22 * rows, 360, 2400),
             meta=dict(view="lines", threshold=threshold, levels=levels, combine=combine, query=query),
