@@ -237,21 +237,21 @@ def selection_text(
     `overlaid`: the heads are drawn side by side, not reduced ("heads 0, 1, 2").
     """
     layer_idx, head_idx = analysis.select_indices(amap, layers, heads)
-    if len(layer_idx) == 1:
-        layer_part = text["layer_one"].format(layer=layer_idx[0])
-    elif len(layer_idx) == amap.num_layers:
-        layer_part = text["layers_all"].format(reduce=text[layer_reduce])
-    else:
-        layer_part = text["layers_some"].format(reduce=text[layer_reduce], layers=_index_list(layer_idx))
+    layer_part = _selection_part("layer", layer_idx, amap.num_layers, layer_reduce, text)
     if overlaid and len(head_idx) > 1:
         head_part = text["heads_overlaid"].format(heads=_index_list(head_idx))
-    elif len(head_idx) == 1:
-        head_part = text["head_one"].format(head=head_idx[0])
-    elif len(head_idx) == amap.num_heads:
-        head_part = text["heads_all"].format(reduce=text[head_reduce])
     else:
-        head_part = text["heads_some"].format(reduce=text[head_reduce], heads=_index_list(head_idx))
+        head_part = _selection_part("head", head_idx, amap.num_heads, head_reduce, text)
     return f"{layer_part} · {head_part}"
+
+
+def _selection_part(what: str, chosen: list[int], total: int, reduce: str, text: Mapping[str, str]) -> str:
+    """ "layer 3", "mean of all layers" or "max of heads 0, 2": the `what_one`/`whats_all`/`whats_some` label."""
+    if len(chosen) == 1:
+        return text[f"{what}_one"].format(**{what: chosen[0]})
+    if len(chosen) == total:
+        return text[f"{what}s_all"].format(reduce=text[reduce])
+    return text[f"{what}s_some"].format(reduce=text[reduce], **{f"{what}s": _index_list(chosen)})
 
 
 def figure_title(
