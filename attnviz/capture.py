@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import inspect
 import threading
+import weakref
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -35,11 +36,13 @@ IMPLEMENTATION = "attnviz"
 _CROSS_NAMES = ("encoder_attn", "EncDecAttention", "crossattention", "cross_attn", "cross_attention")
 
 
-def attention_probabilities(query, key, attention_mask=None, scaling=None, position_bias=None, softcap=None):
+def attention_probabilities(query, key, attention_mask=None, scaling=None, position_bias=None, softcap=None,
+                            out: torch.Tensor | None = None):
     """Eager attention weights in fp32: softmax(QKᵀ·scale + bias + mask). query (b, h, q, d), key (b, h, k, d).
 
     The one definition of "what the model computed", shared by full capture and on-demand recomputation. The
-    product is taken in the model's dtype, as the model's own eager attention does; the softmax in fp32.
+    product is taken in the model's dtype, as the model's own eager attention does; the softmax in fp32 (written into
+    `out`, a float32 CPU tensor of the result's shape, when given — the same values, without a later copy).
     """
     if scaling is None:
         scaling = query.shape[-1] ** -0.5
@@ -50,6 +53,8 @@ def attention_probabilities(query, key, attention_mask=None, scaling=None, posit
         scores = scores + position_bias
     if attention_mask is not None:
         scores = scores + attention_mask[..., : key.shape[-2]]
+    if out is not None:
+        return torch.ops.aten._softmax.out(scores.float(), -1, False, out=out)
     return torch.softmax(scores, dim=-1, dtype=torch.float32)
 
 
@@ -62,14 +67,29 @@ class Recorder:
 
     module_names: dict[int, str]
     calls: dict[str, list[torch.Tensor]] = field(default_factory=dict)  # path -> [(batch, heads, q, k) fp32 cpu]
+    # From an earlier capture with the same model: path -> (role, layer index, layers in the role). First calls then
+    # write their softmax straight into one (layers, batch, heads, q, k) stack per role, so no copy assembles it.
+    layout: dict[str, tuple[str, int, int]] = field(default_factory=dict)
+    stacks: dict[str, np.ndarray] = field(default_factory=dict)
+
+    def _slot(self, name: str | None, shape: torch.Size, device: torch.device) -> torch.Tensor | None:
+        if name is None or name not in self.layout or name in self.calls or device.type != "cpu":
+            return None
+        role, index, layers = self.layout[name]
+        stack = self.stacks.get(role)
+        if stack is None:
+            stack = self.stacks[role] = np.empty((layers, *shape), dtype=np.float32)
+        return torch.from_numpy(stack[index]) if stack.shape[1:] == tuple(shape) else None
 
     def forward(self, module, query, key, value, attention_mask, scaling=None, dropout=0.0, **kwargs):
         key = repeat_kv(key, query.shape[1])  # (b, heads, k, d)
         value = repeat_kv(value, query.shape[1])
-        probabilities = attention_probabilities(
-            query, key, attention_mask, scaling, kwargs.get("position_bias"), kwargs.get("softcap")
-        )
         name = self.module_names.get(id(module))
+        shape = torch.Size((query.shape[0], query.shape[1], query.shape[2], key.shape[2]))
+        probabilities = attention_probabilities(
+            query, key, attention_mask, scaling, kwargs.get("position_bias"), kwargs.get("softcap"),
+            out=self._slot(name, shape, query.device),
+        )
         if name is not None:
             self.calls.setdefault(name, []).append(probabilities.detach().to("cpu", torch.float32))
         probabilities = probabilities.to(value.dtype)
@@ -125,10 +145,14 @@ def _attnviz_attention(model):
                 _switch_depth[key] = (depth - 1, original)
 
 
+_LAYOUTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # model -> Recorder.layout, learned by capture
+
+
 @contextmanager
 def recording(model, recorder_class: type[Recorder] = Recorder):
     """Capture every attention call of `model` in this block; yields the recorder (path -> list of weights)."""
-    recorder = recorder_class(module_names={id(module): name for name, module in model.named_modules()})
+    recorder = recorder_class(module_names={id(module): name for name, module in model.named_modules()},
+                              layout=_LAYOUTS.get(model, {}))
     token = _ACTIVE.set(recorder)
     try:
         with _attnviz_attention(model), torch.no_grad():
@@ -147,7 +171,16 @@ def _role(model, name: str, module) -> str:
 
 def _stack(recorder: Recorder, names: list[str], call: int = 0) -> np.ndarray:
     """(layers, batch, heads, q, k) from one call of each named module, releasing each recorded tensor once copied
-    (so the peak is one stack plus one layer, not two stacks)."""
+    (so the peak is one stack plus one layer, not two stacks) — or, when the calls were written into a role's
+    stack in layer order, that stack itself."""
+    slots = [recorder.layout.get(name) for name in names]
+    role = slots[0][0] if slots[0] else None
+    if call == 0 and role in recorder.stacks and slots == [(role, i, len(names)) for i in range(len(names))]:
+        stacked = recorder.stacks[role]
+        if all(recorder.calls[name][0].data_ptr() == stacked[i].ctypes.data for i, name in enumerate(names)):
+            for name in names:
+                recorder.calls[name][0] = None
+            return stacked
     first = recorder.calls[names[0]][call]
     stacked = np.empty((len(names), *first.shape), dtype=np.float32)
     for layer, name in enumerate(names):
@@ -342,6 +375,7 @@ def capture_batch(handle: ModelHandle, texts: list[str], targets: list[str] | No
     batch = prepare_batch(handle, texts, targets, truncate)
     recorder = run_batch(handle, batch)
     roles = _modules_by_role(handle.model, recorder, handle.is_seq2seq)
+    _LAYOUTS[handle.model] = {name: (role, i, len(names)) for role, names in roles.items() for i, name in enumerate(names)}
     stacked = {role: _stack(recorder, names) for role, names in roles.items()}  # (layers, batch, heads, Q, K)
     recorder.calls.clear()  # the stacks hold the values now; drop the per-layer tensors
     width = batch.inputs["input_ids"].shape[1]

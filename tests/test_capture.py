@@ -197,3 +197,26 @@ def test_lone_surrogates_are_refused_with_a_sentence(tiny_folder):
     handle = load_model(tiny_folder("bert"), "cpu")
     with pytest.raises(InputError, match="surrogates"):
         capture(handle, "x\ud800y")
+
+
+@pytest.mark.parametrize("family", ["bert", "marian"])
+def test_later_captures_write_straight_into_the_stack(tiny_folder, family, monkeypatch):
+    """After the first capture learns the layout, weights are written in place: same values, no assembling copy."""
+    import attnviz.capture as capture_module
+
+    handle = load_model(tiny_folder(family), "cpu")
+    target = "Good morning" if family == "marian" else None
+    first = capture(handle, "早上好！Good morning!", target)
+    seen = []
+    real_stack = capture_module._stack
+
+    def spying_stack(recorder, names, call=0):
+        result = real_stack(recorder, names, call)
+        seen.append(any(result is stack for stack in recorder.stacks.values()))
+        return result
+
+    monkeypatch.setattr(capture_module, "_stack", spying_stack)
+    second = capture(handle, "早上好！Good morning!", target)
+    assert seen and all(seen), "the second capture should reuse the stacks it wrote into"
+    for kind, amap in first.maps.items():
+        np.testing.assert_array_equal(second[kind].weights, amap.weights)
