@@ -362,7 +362,9 @@ def hide_tokens(
     kept_keys = [i for i in range(num_keys) if i not in hidden]
     if not kept_keys:
         raise InputError("Hiding these tokens would leave no key to show; hide fewer tokens.")
-    square = amap.kind in SQUARE_KINDS and len(amap.query_tokens) == num_keys
+    # The same positions leave both sides only when the queries are the keys; a seq2seq decoder map labels its rows by
+    # the token each step writes and its columns by the token it reads, so each side drops its own special tokens.
+    square = amap.kind in SQUARE_KINDS and amap.query_tokens == amap.key_tokens
     if square:
         kept_queries = kept_keys
     else:
