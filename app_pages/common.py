@@ -352,3 +352,12 @@ def _exporter(fig, fmt: str, data, model: str | None) -> Callable[[], bytes]:
         return export.figure_bytes(exported, fmt)
 
     return render
+
+
+def link_controls(threshold_column, toggles_column, t: Callable[[str], str], lowest: float) -> None:
+    """The weakest-link slider and the words / hide-special toggles, shared by the attention pages."""
+    bound(threshold_column.slider, "threshold", t("threshold"), min_value=lowest, max_value=0.9, step=0.05,
+          help=t("threshold_help"))
+    with toggles_column:
+        bound(st.toggle, "words", t("words"), help=t("words_help"))
+        bound(st.toggle, "hide", t("hide_special"), help=t("hide_special_help"))

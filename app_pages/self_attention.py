@@ -42,18 +42,7 @@ with common.shown_errors(view):
     common.bound(
         controls[3].selectbox, "head", t("head"), options=range(shown.num_heads), disabled=view.self_view != "head"
     )
-    common.bound(
-        controls[4].slider,
-        "threshold",
-        t("threshold"),
-        min_value=0.05,
-        max_value=0.9,
-        step=0.05,
-        help=t("threshold_help"),
-    )
-    with controls[5]:
-        common.bound(st.toggle, "words", t("words"), help=t("words_help"))
-        common.bound(st.toggle, "hide", t("hide_special"), help=t("hide_special_help"))
+    common.link_controls(controls[4], controls[5], t, lowest=0.05)
 
     if kind == "decoder":
         st.markdown(t("decoder_text", target=result.target_text))

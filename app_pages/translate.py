@@ -48,18 +48,7 @@ with common.shown_errors(view):
         common.bound(
             controls[2].selectbox, "head", t("head"), options=range(cross.num_heads), disabled=view.view != "head"
         )
-        common.bound(
-            controls[3].slider,
-            "threshold",
-            t("threshold"),
-            min_value=0.0,
-            max_value=0.9,
-            step=0.05,
-            help=t("threshold_help"),
-        )
-        with controls[4]:
-            common.bound(st.toggle, "words", t("words"), help=t("words_help"))
-            common.bound(st.toggle, "hide", t("hide_special"), help=t("hide_special_help"))
+        common.link_controls(controls[3], controls[4], t, lowest=0.0)
 
         written = views.prepare_map(result, "cross", hide=view.hide, words=view.words)
         steps = views.step_count(written)
