@@ -448,20 +448,17 @@ def _generated_tokens(tokenizer, ids: list[int]) -> tuple[str, list[Token]]:
     return written, tokens_for_ids(tokenizer, ids, written)
 
 
-def _step_rows(recorder: Recorder, names: list[str], steps: int) -> list[np.ndarray]:
-    """Per decode step, each layer's last query row: [(layers, heads, keys_at_step)]."""
-    rows = []
-    for step in range(steps):
-        rows.append(np.stack([recorder.calls[name][step].numpy()[0, :, -1, :] for name in names]))
-    return rows
+def _step_rows(recorder: Recorder, names: list[str], calls: range) -> list[np.ndarray]:
+    """Per forward call (decode step), each layer's last query row: [(layers, heads, keys_at_step)]."""
+    return [np.stack([recorder.calls[name][call].numpy()[0, :, -1, :] for name in names]) for call in calls]
 
 
 def _seq2seq_generation(handle, text, source, generated, recorder, roles) -> AttentionCapture:
     tokenizer, model = handle.tokenizer, handle.model
     written, target_tokens = _generated_tokens(tokenizer, generated)
     steps_count = len(generated)
-    self_rows = _step_rows(recorder, roles["decoder"], steps_count)  # step i: (layers, heads, i + 1)
-    cross_rows = _step_rows(recorder, roles["cross"], steps_count)  # step i: (layers, heads, source)
+    self_rows = _step_rows(recorder, roles["decoder"], range(steps_count))  # step i: (layers, heads, i + 1)
+    cross_rows = _step_rows(recorder, roles["cross"], range(steps_count))  # step i: (layers, heads, source)
     layers, heads = self_rows[0].shape[:2]
     decoder = np.zeros((layers, heads, steps_count, steps_count), dtype=np.float32)  # causal cells stay exactly 0
     for i, row in enumerate(self_rows):
@@ -490,10 +487,7 @@ def _decoder_generation(handle, text, source, generated, recorder, roles) -> Att
     shifted = [Token(t.text, t.start + len(text), t.end + len(text), t.special) if not t.special else t
                for t in new_tokens]
     prefill = _stack(recorder, names)[:, 0]  # (layers, heads, prompt, prompt)
-    rows = [prefill[:, :, -1, :]] + [
-        np.stack([recorder.calls[name][call].numpy()[0, :, -1, :] for name in names])
-        for call in range(1, len(generated))
-    ]
+    rows = [prefill[:, :, -1, :]] + _step_rows(recorder, names, range(1, len(generated)))
     total = prompt_length + len(generated) - 1
     layers, heads = prefill.shape[:2]
     weights = np.zeros((layers, heads, total, total), dtype=np.float32)

@@ -47,13 +47,13 @@ def piece_texts(tokenizer, ids: list[int]) -> list[str]:
         start = max(0, i - _DECODE_WINDOW)
         window = [t for t in ids[start:i] if t not in specials]
         before, after = _decode(tokenizer, window), _decode(tokenizer, window + [token_id])
-        if not after.startswith(before.rstrip(_REPLACEMENT)):
-            # Decoders that rewrite earlier text (rare): fall back to the whole prefix.
+        # A trailing replacement char means bytes of a character still to come: that text belongs to a later id.
+        settled = before.rstrip(_REPLACEMENT)
+        if not after.startswith(settled):  # decoders that rewrite earlier text (rare): decode the whole prefix
             prefix = [t for t in ids[:i] if t not in specials]
             before, after = _decode(tokenizer, prefix), _decode(tokenizer, prefix + [token_id])
-        # A trailing replacement char means bytes of a character still to come: that text belongs to a later id.
-        pieces.append(after[len(before.rstrip(_REPLACEMENT)):].rstrip(_REPLACEMENT) if after.startswith(
-            before.rstrip(_REPLACEMENT)) else after)
+            settled = before.rstrip(_REPLACEMENT)
+        pieces.append(after[len(settled):].rstrip(_REPLACEMENT) if after.startswith(settled) else after)
     return pieces
 
 
