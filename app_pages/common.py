@@ -172,8 +172,27 @@ def model(view: views.ViewState):
     refusal = views.model_refusal(view.model, [entry.name for entry in catalogue_entries()])
     if refusal:
         raise ModelLoadError(i18n.t(refusal, view.lang, model=view.model))
-    with st.spinner(i18n.t("loading_model", view.lang, model=view.model), show_time=True):
-        return cached_model(view.model, view.device)
+    key = (view.model, view.device)
+    waiting = st.empty()
+    try:
+        with waiting.container(), st.spinner(i18n.t("loading_model", view.lang, model=view.model), show_time=True):
+            if key not in _loaded:  # an empty chart: the browser fetches its chart library while the model loads
+                st.plotly_chart(_loading_figure(), key="chart_loading", config={"staticPlot": True})
+            handle = cached_model(*key)
+    finally:
+        waiting.empty()
+    _loaded.add(key)
+    return handle
+
+
+_loaded: set[tuple[str, str]] = set()  # (model, device) pairs this process has loaded
+
+
+def _loading_figure() -> go.Figure:
+    hidden = {"visible": False}
+    return go.Figure(
+        layout={"height": 40, "margin": {"l": 0, "r": 0, "t": 0, "b": 0}, "xaxis": hidden, "yaxis": hidden}
+    )
 
 
 def analysis(view: views.ViewState):
@@ -356,8 +375,15 @@ def _exporter(fig, fmt: str, data, model: str | None) -> Callable[[], bytes]:
 
 def link_controls(threshold_column, toggles_column, t: Callable[[str], str], lowest: float) -> None:
     """The weakest-link slider and the words / hide-special toggles, shared by the attention pages."""
-    bound(threshold_column.slider, "threshold", t("threshold"), min_value=lowest, max_value=0.9, step=0.05,
-          help=t("threshold_help"))
+    bound(
+        threshold_column.slider,
+        "threshold",
+        t("threshold"),
+        min_value=lowest,
+        max_value=0.9,
+        step=0.05,
+        help=t("threshold_help"),
+    )
     with toggles_column:
         bound(st.toggle, "words", t("words"), help=t("words_help"))
         bound(st.toggle, "hide", t("hide_special"), help=t("hide_special_help"))

@@ -117,7 +117,8 @@ def _spread(values: list[float], scale: float, unit: str, digits: int) -> str:
 
 
 IMPORT_PROBE = """
-import json, time
+import gc, json, time
+gc.disable()  # as the server's warm-up does (app_pages/startup.py)
 t0 = time.perf_counter()
 import app_pages.common
 t1 = time.perf_counter()
@@ -203,7 +204,9 @@ def report(model: str, rerun: dict, draw: dict, load: tuple[float, float], costs
             "the server does for that edit (generation of the translation, capture, figures) plus the harness's handling "
             "of the result; the browser's own drawing is not included. The first draw is timed from `subprocess.Popen` of "
             "`streamlit run app.py` until chromium shows both figures of the default page with their words and no script "
-            "running; the server starts loading the default model as it starts (app_pages/startup.py)."
+            "running; the server starts loading the default model as it starts, with Python's garbage collector paused "
+            "(app_pages/startup.py), and the page shows an empty chart meanwhile so that the browser has its chart "
+            "library before the figures arrive."
         ),
         "",
     ]

@@ -231,6 +231,7 @@ def test_errors_render_as_sentences(tiny, params, sentence):
     assert at.title[0].value == "Translate & align"
     assert at.text_input(key="w_text") is not None  # the input is still there to fix the problem
     assert at.selectbox(key="w_device") is not None
+    assert not at.get("plotly_chart")  # nor is the empty chart shown while a model loads left behind
 
 
 def test_custom_models_can_be_switched_off(tiny, monkeypatch):
@@ -401,10 +402,13 @@ def test_streamlit_run_finds_the_app_and_its_script():
 def test_the_start_up_warm_up_fills_the_model_cache_or_logs_why_not(monkeypatch, caplog):
     from app_pages import common, startup
 
+    import gc
+
     loaded = []
-    monkeypatch.setattr(common, "cached_model", lambda name, device: loaded.append((name, device)))
+    monkeypatch.setattr(common, "cached_model", lambda name, device: loaded.append((name, device, gc.isenabled())))
     startup.warm_up()
-    assert loaded == [("demo-zh-en", "auto")]
+    assert loaded == [("demo-zh-en", "auto", False)]  # the collector waits while start-up imports and loads
+    assert gc.isenabled()
 
     def broken(name, device):
         raise RuntimeError("no weights")
@@ -413,3 +417,4 @@ def test_the_start_up_warm_up_fills_the_model_cache_or_logs_why_not(monkeypatch,
     with caplog.at_level("WARNING", logger="attnviz.app"):
         startup.warm_up()  # never raises: the page says what went wrong when it needs the model
     assert "could not load the default model" in caplog.text
+    assert gc.isenabled()  # even when the load failed
