@@ -107,6 +107,28 @@ def table_selects_head(num_heads: int) -> None:
         st.session_state[widget_key("layer")], st.session_state[widget_key("head")] = view.layer, view.head
 
 
+def explainer_start(view: views.ViewState, name: str):
+    """The matrix the explainer's editor `name` starts from, kept while the editor lives.
+
+    A data editor holds the person's edits relative to the data it was first given, so that data must not change
+    under it. A new editor (first visit, or back from another page, where Streamlit dropped it) starts from the view,
+    which holds the edits so far and whatever a link brought.
+    """
+    start_key = f"attnviz_matrix_start_{name}"
+    if widget_key(f"matrix_{name}") not in st.session_state or start_key not in st.session_state:
+        st.session_state[start_key] = views.explainer_start(view, name)
+    return st.session_state[start_key]
+
+
+def reset_explainer() -> None:
+    """Button callback: the explainer's Q, K, V back to the seed's numbers."""
+    view = st.session_state[VIEW]
+    for name in views.EXPLAINER_SEEDS:
+        setattr(view, name, "")
+        st.session_state.pop(f"attnviz_matrix_start_{name}", None)
+    reset_widgets(*(f"matrix_{name}" for name in views.EXPLAINER_SEEDS))
+
+
 def follow_goto() -> None:
     page = st.session_state.pop(GOTO, None)
     if page:

@@ -25,23 +25,22 @@ common.figure(
 # 2. Q, K, V step by step
 st.header(t("explainer_qkv"))
 st.markdown(t("explainer_qkv_text"))
+st.button(t("explainer_reset"), key="w_explainer_reset", on_click=common.reset_explainer, icon=":material/restart_alt:")
 editors = st.columns(3)
 edited = {}
-for column, (name, default, rows) in zip(
-    editors, (("Q", figures.SEED_Q, "q"), ("K", figures.SEED_K, "k"), ("V", figures.SEED_V, "v"))
-):
+for column, name in zip(editors, views.EXPLAINER_SEEDS):
     with column:
-        st.markdown(t(f"matrix_{name.lower()}_caption"))
+        st.markdown(t(f"matrix_{name}_caption"))
+        start = common.explainer_start(view, name)
         edited[name] = st.data_editor(
-            views.table(default, views.names(rows, default.shape[0]), views.names("d", default.shape[1])),
-            key=f"w_matrix_{name.lower()}",
+            views.table(start, views.names(name, start.shape[0]), views.names("d", start.shape[1])),
+            key=f"w_matrix_{name}",
             width="stretch",
         )
 
 with common.shown_errors(view):
-    q = views.explainer_matrix(edited["Q"].values.tolist(), "Q", figures.SEED_Q.shape)
-    k = views.explainer_matrix(edited["K"].values.tolist(), "K", figures.SEED_K.shape)
-    v = views.explainer_matrix(edited["V"].values.tolist(), "V", figures.SEED_V.shape)
+    q, k, v = (views.edited_matrix(edited[name].values.tolist(), name) for name in "qkv")
+    view.q, view.k, view.v = (views.explainer_field(matrix, name) for matrix, name in zip((q, k, v), "qkv"))
     steps = analysis.attention_steps(q, k, v, scaled=True)
     query_names, key_names = views.names("q", q.shape[0]), views.names("k", k.shape[0])
     for number, (name, matrix, rows, columns) in enumerate(views.explainer_walk(steps, query_names, key_names), 1):

@@ -99,7 +99,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "explainer_qkv": "2 · Q, K and V, step by step",
         "explainer_qkv_text": "**Q** (queries) is what we look for, **K** (keys) says what each piece of knowledge is "
         "about, **V** (values) is the knowledge itself. Here Q has 3 rows, K and V have 4, and every row is a "
-        "vector of dimension 2. Edit any number.",
+        "vector of dimension 2. Edit any number: the page's link keeps your numbers.",
+        "explainer_reset": "Back to the starting numbers",
         "matrix_q_caption": "**Q** — 3 queries",
         "matrix_k_caption": "**K** — 4 keys",
         "matrix_v_caption": "**V** — 4 values",
@@ -246,7 +247,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "explainer_seed_alignment": "早上好！ → Good Morning！（示意）",
         "explainer_qkv": "2 · Q、K、V 逐步计算",
         "explainer_qkv_text": "**Q**（查询）是我们要找的东西，**K**（键）说明每条知识是关于什么的，**V**（值）是知识本身。"
-        "这里 Q 有 3 行，K 和 V 各有 4 行，每一行都是维度为 2 的向量。可以修改任何数字。",
+        "这里 Q 有 3 行，K 和 V 各有 4 行，每一行都是维度为 2 的向量。可以修改任何数字，页面链接会记住你的数字。",
+        "explainer_reset": "恢复初始数字",
         "matrix_q_caption": "**Q** — 3 个查询",
         "matrix_k_caption": "**K** — 4 个键",
         "matrix_v_caption": "**V** — 4 个值",

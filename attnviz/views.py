@@ -7,7 +7,8 @@
 - `prepare_map` (special tokens hidden, pieces merged into words), `replay` (the rows written so far) and
   `head_selection` (which layers and heads a view means, as keyword arguments for `attnviz.figures`).
 - `exported_title` / `export_size`: a figure as a file shows it.
-- `explainer_walk`, `multi_head_walkthrough`: the numbers of the "How attention works" page.
+- `explainer_walk`, `multi_head_walkthrough`: the numbers of the "How attention works" page; `explainer_start` and
+  `explainer_field` keep its edited Q, K, V in the view (and so in the link).
 
 Functions take what they need as arguments and return new values, so the app can cache on their inputs; the
 environment is read only where a setting lives (custom models, torch threads).
@@ -25,6 +26,7 @@ import numpy as np
 
 from attnviz import analysis
 from attnviz.errors import InputError
+from attnviz.figures.explainer import SEED_K, SEED_Q, SEED_V
 from attnviz.types import AttentionCapture, AttentionMap, Token
 
 DEFAULT_MODEL = "demo-zh-en"
@@ -69,6 +71,9 @@ class ViewState:
     self_view: str = "head"  # Self-attention page: one of SELF_AGGREGATIONS
     kind: str = "cross"  # Heads page: which map's heads
     stat: str = "entropy"  # Heads page: the statistic of the layer × head heatmap
+    q: str = ""  # How attention works: the edited Q as "1,2;2,1;0,1" (rows split by ";"); empty = the seed's numbers
+    k: str = ""
+    v: str = ""
 
 
 _CHOICES = {
@@ -103,6 +108,8 @@ def _parse(name: str, raw: str, default):
         if not 0.0 <= value <= 1.0:
             raise ValueError(raw)
         return value
+    if name in EXPLAINER_SEEDS:
+        return explainer_field(matrix_from_text(raw, name), name) if raw.strip() else ""
     value = raw[:MAX_URL_TEXT] if name in ("text", "target") else raw.strip()
     if name in _CHOICES and value not in _CHOICES[name]:
         raise ValueError(raw)
@@ -462,6 +469,40 @@ def explainer_matrix(rows: Sequence[Sequence], name: str, shape: tuple[int, int]
     if not np.isfinite(matrix).all():
         raise InputError(f"Every cell of {name} must be a number; an empty cell is not.")
     return matrix
+
+
+EXPLAINER_SEEDS = {"q": SEED_Q, "k": SEED_K, "v": SEED_V}  # ViewState field -> the numbers the walk-through starts from
+
+
+def matrix_text(matrix: np.ndarray) -> str:
+    """A matrix as link text: rows split by ";", cells by ","; each number as short as it can be and still exact."""
+    return ";".join(",".join(_short_number(float(value)) for value in row) for row in matrix)
+
+
+def _short_number(value: float) -> str:
+    text = repr(value)
+    return text[:-2] if text.endswith(".0") else text
+
+
+def edited_matrix(rows: Sequence[Sequence], name: str) -> np.ndarray:
+    """The explainer's matrix `name` ("q", "k" or "v") from its cells, checked against the seed's shape."""
+    return explainer_matrix(rows, name.upper(), EXPLAINER_SEEDS[name].shape)
+
+
+def matrix_from_text(text: str, name: str) -> np.ndarray:
+    """The explainer matrix `name` a link's text describes; InputError when it cannot be read."""
+    return edited_matrix([row.split(",") for row in text.strip().split(";")], name)
+
+
+def explainer_start(view: ViewState, name: str) -> np.ndarray:
+    """The matrix an editor starts from: the view's (a link or earlier edits), else the seed's numbers."""
+    text = getattr(view, name)
+    return matrix_from_text(text, name) if text else EXPLAINER_SEEDS[name].copy()
+
+
+def explainer_field(matrix: np.ndarray, name: str) -> str:
+    """What the view keeps of an edited matrix: its link text, or "" while it still holds the seed's numbers."""
+    return "" if np.array_equal(matrix, EXPLAINER_SEEDS[name]) else matrix_text(matrix)
 
 
 def table(matrix: np.ndarray, row_names: Sequence[str], column_names: Sequence[str], decimals: int | None = None):

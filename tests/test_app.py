@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from attnviz import analysis, figures
+from attnviz import analysis, figures, views
 from attnviz.capture import capture
 from attnviz.models import catalogue, load_model
 
@@ -309,6 +309,32 @@ def test_explainer_walks_through_the_seed_example():
     np.testing.assert_allclose(softmax[:, :-1], analysis.softmax_rows(scores / np.sqrt(2)), atol=1e-3)
     np.testing.assert_allclose(softmax[:, -1], 1.0, atol=1e-3)  # each row a probability distribution
     assert charts(at)["mixture"]["layout"]["meta"]["weights"] == pytest.approx([1 / 3, 1 / 6, 1 / 4, 1 / 4, 0])
+
+
+def test_explainer_edits_live_in_the_link_and_survive_a_page_switch():
+    at = open_app("explainer", q="2,0;0,2;1,1")
+    assert_page_ok(at)
+    q = np.array([[2.0, 0.0], [0.0, 2.0], [1.0, 1.0]])
+    np.testing.assert_array_equal(at.data_editor[0].value.to_numpy(), q)  # the link's Q
+    np.testing.assert_allclose(at.dataframe[3].value.to_numpy(), q @ figures.SEED_K.T, atol=1e-3)
+
+    at.session_state["w_matrix_k"] = {"edited_rows": {3: {"d₂": 5}}, "added_rows": [], "deleted_rows": []}
+    at.run()
+    k = figures.SEED_K.copy()
+    k[3, 1] = 5
+    assert at.query_params["k"] == views.matrix_text(k) and at.query_params["q"] == "2,0;0,2;1,1"
+    np.testing.assert_allclose(at.dataframe[3].value.to_numpy(), q @ k.T, atol=1e-3)
+
+    at.switch_page(PAGES["translate"]).run()
+    at.switch_page(PAGES["explainer"]).run()  # Streamlit forgot the editors; the view did not
+    np.testing.assert_array_equal(at.data_editor[1].value.to_numpy(), k)
+    np.testing.assert_allclose(at.dataframe[3].value.to_numpy(), q @ k.T, atol=1e-3)
+
+    at.button(key="w_explainer_reset").click().run()
+    assert_page_ok(at)
+    assert "q" not in at.query_params and "k" not in at.query_params
+    np.testing.assert_array_equal(at.data_editor[0].value.to_numpy(), figures.SEED_Q)
+    np.testing.assert_allclose(at.dataframe[3].value.to_numpy(), figures.SEED_Q @ figures.SEED_K.T, atol=1e-3)
 
 
 def test_explainer_multi_head_shapes_follow_the_seed_pseudo_code():

@@ -18,6 +18,15 @@ from attnviz.types import AttentionCapture, AttentionMap, Token
 # Links
 
 
+def explainer_texts(name: str):
+    """Link texts of edited explainer matrices ("" when the numbers are the seed's)."""
+    shape = views.EXPLAINER_SEEDS[name].shape
+    cells = st.lists(
+        st.floats(allow_nan=False, allow_infinity=False), min_size=shape[0] * shape[1], max_size=shape[0] * shape[1]
+    )
+    return st.one_of(st.just(""), cells.map(lambda values: views.explainer_field(np.reshape(values, shape), name)))
+
+
 view_states = st.builds(
     views.ViewState,
     model=st.sampled_from(["demo-zh-en", "minilm", "/models/my model", "org/name"]),
@@ -37,6 +46,9 @@ view_states = st.builds(
     self_view=st.sampled_from(views.SELF_AGGREGATIONS),
     kind=st.sampled_from(["self", "encoder", "decoder", "cross"]),
     stat=st.sampled_from(list(analysis.STATISTICS)),
+    q=explainer_texts("q"),
+    k=explainer_texts("k"),
+    v=explainer_texts("v"),
 )
 
 
@@ -52,6 +64,22 @@ def test_a_default_link_holds_only_the_shareable_core():
     params = views.to_query_params(views.ViewState())
     assert set(params) == set(views.ALWAYS_IN_URL)
     assert params["model"] == "demo-zh-en" and params["text"] == "早上好！"
+
+
+def test_explainer_matrices_travel_in_the_link_exactly():
+    edited = np.array([[0.1, -2.5], [1e-7, 3.0], [1 / 3, 12345678.9]])
+    text = views.explainer_field(edited, "q")
+    assert text == "0.1,-2.5;1e-07,3;0.3333333333333333,12345678.9"
+    np.testing.assert_array_equal(views.matrix_from_text(text, "q"), edited)  # bit for bit, not rounded
+    assert views.explainer_field(views.EXPLAINER_SEEDS["k"].copy(), "k") == ""  # the seed's numbers need no link
+
+    state, unreadable = views.from_query_params({"q": " 1,2 ; 3,4 ; 5,6 ", "k": "1,0;0,1;1,1;2,0", "v": "1,2;3,4"})
+    assert state.q == "1,2;3,4;5,6" and state.k == ""  # tidied; K equals the seed's numbers
+    assert unreadable == ["v"] and state.v == ""  # V needs 4 rows: the link's V is ignored and named
+    np.testing.assert_array_equal(views.explainer_start(state, "q"), [[1, 2], [3, 4], [5, 6]])
+    np.testing.assert_array_equal(views.explainer_start(state, "v"), views.EXPLAINER_SEEDS["v"])
+    for bad in ("1,2;3,4;5,x", "1,2,3;4,5,6;7,8,9", "1,2;;5,6", "nan,1;2,3;4,5", "1e999,1;2,3;4,5"):
+        assert views.from_query_params({"q": bad})[1] == ["q"], bad
 
 
 def test_unreadable_parameters_keep_their_defaults_and_are_named():
