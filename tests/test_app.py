@@ -379,6 +379,35 @@ def test_choosing_a_head_opens_it_on_the_translate_page(tiny):
     assert "layer 1 · head 2" in title(charts(at)["heatmap"])
 
 
+def select_table_row(at: AppTest, key: str, row: int) -> None:
+    """Run the app as a click on row `row` of table `key` makes the browser run it (AppTest has no call for it).
+
+    The row is the index in the data the page gave the table, which is what Streamlit reports even after the person
+    sorted the table.
+    """
+    from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+    table = next(frame for frame in at.dataframe if frame.key == key)
+    states = at._tree.get_widget_states()
+    selection = {"selection": {"rows": [row], "columns": [], "cells": []}}
+    states.widgets.append(WidgetState(id=table.proto.id, string_value=json.dumps(selection)))
+    at._run(widget_state=states)
+
+
+def test_selecting_a_row_of_the_head_table_chooses_that_head(tiny):
+    at = open_app("heads", model=tiny, **PAIR)
+    table = at.dataframe(key="w_head_table").value
+    row = len(table) - 2  # not the first head of any layer
+    layer, head = int(table.iloc[row]["layer"]), int(table.iloc[row]["head"])
+    assert (layer, head) != (0, 0)
+    select_table_row(at, "w_head_table", row)
+    assert_page_ok(at)
+    assert (at.selectbox(key="w_layer").value, at.selectbox(key="w_head").value) == (layer, head)
+    at.button(key="open_head").click().run()
+    assert at.title[0].value == "Translate & align"
+    assert f"layer {layer} · head {head}" in title(charts(at)["heatmap"])
+
+
 @pytest.mark.parametrize("family", ["bert", "gpt2"])
 def test_one_stack_models_work_on_every_page(tiny_folder, family):
     folder = tiny_folder(family)
