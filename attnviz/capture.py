@@ -15,7 +15,9 @@ Conventions of the maps:
 
 from __future__ import annotations
 
+import functools
 import inspect
+import re
 import threading
 import weakref
 from contextlib import contextmanager
@@ -30,9 +32,10 @@ from attnviz.memory import check_budget, check_text_length
 from attnviz.fused_attention import expand_kv_heads as repeat_kv  # GQA: (b, kv_heads, l, d) -> (b, heads, l, d)
 from attnviz.models import ModelHandle
 from attnviz.tokens import special_ids, tokens_for_ids, tokens_from_offsets
-from attnviz.types import AttentionCapture, AttentionMap, GenerationStep, Token
+from attnviz.types import NOT_FINITE, AttentionCapture, AttentionMap, GenerationStep, Token, values_checked
 
 IMPLEMENTATION = "attnviz"
+_SURROGATE = re.compile("[\ud800-\udfff]")  # unpaired UTF-16 halves: text that cannot be encoded
 _CROSS_NAMES = ("encoder_attn", "EncDecAttention", "crossattention", "cross_attn", "cross_attention")
 
 
@@ -46,6 +49,11 @@ def attention_probabilities(query, key, attention_mask=None, scaling=None, posit
     """
     if scaling is None:
         scaling = query.shape[-1] ** -0.5
+    if query.dtype == torch.float32 and position_bias is None and not softcap and (
+        attention_mask is None or attention_mask.dtype == torch.float32
+    ):
+        scores = _scaled_masked_scores(query, key, attention_mask, scaling)
+        return torch.ops.aten._softmax.out(scores, -1, False, out=out) if out is not None else scores.softmax(-1)
     scores = torch.matmul(query, key.transpose(-2, -1)) * scaling  # (b, h, q, k)
     if softcap:  # logit soft-capping (Gemma 2) comes before the mask, as in its eager attention
         scores = torch.tanh(scores / softcap) * softcap
@@ -58,6 +66,21 @@ def attention_probabilities(query, key, attention_mask=None, scaling=None, posit
     return torch.softmax(scores, dim=-1, dtype=torch.float32)
 
 
+def _scaled_masked_scores(query, key, attention_mask, scaling: float) -> torch.Tensor:
+    """QKᵀ·scale + mask in one batched matrix product (fp32): the scale and the mask are applied as the product is
+    written, not in two more passes over (b, h, q, k) as eager attention does; equal to it within float rounding."""
+    b, h, q_len, d = query.shape
+    k_len = key.shape[-2]
+    queries = query.reshape(b * h, q_len, d)
+    keys_t = key.reshape(b * h, k_len, d).transpose(1, 2)  # (b·h, d, k)
+    if attention_mask is None:
+        scores = torch.bmm(queries, keys_t).mul_(scaling)
+    else:  # (b | 1, h | 1, q | 1, k): a view over the heads where it can be, else one copy like eager's addition
+        mask = attention_mask[..., :k_len].expand(b, h, q_len, k_len).reshape(b * h, q_len, k_len)
+        scores = torch.baddbmm(mask, queries, keys_t, alpha=scaling)
+    return scores.view(b, h, q_len, k_len)
+
+
 @dataclass
 class Recorder:
     """What one capture call keeps, per attention module path. This one keeps every full weight tensor.
@@ -65,12 +88,27 @@ class Recorder:
     Subclasses may keep less (e.g. queries and keys, to recompute a head on demand) by overriding `forward`.
     """
 
-    module_names: dict[int, str]
+    module_names: dict[int, str]  # id(module) -> path; refreshed from `model` when an unknown module calls
     calls: dict[str, list[torch.Tensor]] = field(default_factory=dict)  # path -> [(batch, heads, q, k) fp32 cpu]
     # From an earlier capture with the same model: path -> (role, layer index, layers in the role). First calls then
     # write their softmax straight into one (layers, batch, heads, q, k) stack per role, so no copy assembles it.
     layout: dict[str, tuple[str, int, int]] = field(default_factory=dict)
     stacks: dict[str, np.ndarray] = field(default_factory=dict)
+    model: torch.nn.Module | None = None
+    # One 0-d sum per recorded call: softmax rows lie in [0, 1], so a sum is finite exactly when no weight is NaN.
+    sums: list[torch.Tensor] = field(default_factory=list)
+
+    def name_of(self, module) -> str | None:
+        name = self.module_names.get(id(module))
+        if name is None and self.model is not None:  # a module added since the names were cached: walk once more
+            self.module_names = _module_names(self.model, refresh=True)
+            self.model = None
+            name = self.module_names.get(id(module))
+        return name
+
+    def all_finite(self) -> bool:
+        """Whether every weight recorded so far is a number (one device sync for the whole forward pass)."""
+        return not self.sums or bool(torch.isfinite(torch.stack(self.sums).sum()))
 
     def _slot(self, name: str | None, shape: torch.Size, device: torch.device) -> torch.Tensor | None:
         if name is None or name not in self.layout or name in self.calls or device.type != "cpu":
@@ -84,13 +122,14 @@ class Recorder:
     def forward(self, module, query, key, value, attention_mask, scaling=None, dropout=0.0, **kwargs):
         key = repeat_kv(key, query.shape[1])  # (b, heads, k, d)
         value = repeat_kv(value, query.shape[1])
-        name = self.module_names.get(id(module))
+        name = self.name_of(module)
         shape = torch.Size((query.shape[0], query.shape[1], query.shape[2], key.shape[2]))
         probabilities = attention_probabilities(
             query, key, attention_mask, scaling, kwargs.get("position_bias"), kwargs.get("softcap"),
             out=self._slot(name, shape, query.device),
         )
         if name is not None:
+            self.sums.append(probabilities.sum())
             self.calls.setdefault(name, []).append(probabilities.detach().to("cpu", torch.float32))
         probabilities = probabilities.to(value.dtype)
         if dropout and module.training:
@@ -121,6 +160,37 @@ _register()
 
 _switch_lock = threading.Lock()
 _switch_depth: dict[int, tuple[int, str]] = {}  # id(model) -> (captures in flight, implementation to restore)
+# model -> {implementation: [(config, value of its _attn_implementation_internal)]}: what set_attn_implementation set
+_SWITCHES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _configs(model) -> list:
+    """Every config object of `model` whose attention implementation transformers may set: the models' own configs
+    and their sub-configs, at any depth."""
+    found = {}
+    pending = [module.config for module in model.modules() if getattr(module, "config", None) is not None]
+    while pending:
+        config = pending.pop()
+        if id(config) in found:
+            continue
+        found[id(config)] = config
+        pending += [getattr(config, key, None) for key in getattr(config, "sub_configs", {})]
+        pending = [c for c in pending if c is not None]
+    return list(found.values())
+
+
+def _set_implementation(model, implementation: str) -> None:
+    """`model.set_attn_implementation(implementation)`, which checks and walks every module each time; the
+    configuration it leaves is remembered per model, so later switches only set those attributes again."""
+    known = _SWITCHES.setdefault(model, {})
+    if implementation in known:
+        for config, value in known[implementation]:
+            config._attn_implementation_internal = value
+        return
+    model.set_attn_implementation(implementation)
+    configs = _configs(model)
+    if all(hasattr(config, "_attn_implementation_internal") for config in configs):
+        known[implementation] = [(config, config._attn_implementation_internal) for config in configs]
 
 
 @contextmanager
@@ -130,7 +200,7 @@ def _attnviz_attention(model):
     with _switch_lock:
         depth, original = _switch_depth.get(key, (0, model.config._attn_implementation))
         if depth == 0 and original != IMPLEMENTATION:
-            model.set_attn_implementation(IMPLEMENTATION)
+            _set_implementation(model, IMPLEMENTATION)
         _switch_depth[key] = (depth + 1, original)
     try:
         yield
@@ -140,19 +210,31 @@ def _attnviz_attention(model):
             if depth == 1:
                 del _switch_depth[key]
                 if original != IMPLEMENTATION:
-                    model.set_attn_implementation(original)
+                    _set_implementation(model, original)
             else:
                 _switch_depth[key] = (depth - 1, original)
 
 
 _LAYOUTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # model -> Recorder.layout, learned by capture
+_MODULES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # model -> ({path: module}, {id(module): path})
+
+
+def _module_index(model, refresh: bool = False) -> tuple[dict[str, torch.nn.Module], dict[int, str]]:
+    """`model.named_modules()` both ways, walked once per model (again when a recorder meets a module it lacks)."""
+    if refresh or model not in _MODULES:
+        modules = dict(model.named_modules())
+        _MODULES[model] = modules, {id(module): name for name, module in modules.items()}
+    return _MODULES[model]
+
+
+def _module_names(model, refresh: bool = False) -> dict[int, str]:
+    return _module_index(model, refresh)[1]
 
 
 @contextmanager
 def recording(model, recorder_class: type[Recorder] = Recorder):
     """Capture every attention call of `model` in this block; yields the recorder (path -> list of weights)."""
-    recorder = recorder_class(module_names={id(module): name for name, module in model.named_modules()},
-                              layout=_LAYOUTS.get(model, {}))
+    recorder = recorder_class(module_names=_module_names(model), layout=_LAYOUTS.get(model, {}), model=model)
     token = _ACTIVE.set(recorder)
     try:
         with _attnviz_attention(model), torch.no_grad():
@@ -190,7 +272,7 @@ def _stack(recorder: Recorder, names: list[str], call: int = 0) -> np.ndarray:
 
 
 def _modules_by_role(model, recorder: Recorder, seq2seq: bool) -> dict[str, list[str]]:
-    modules = dict(model.named_modules())
+    modules = _module_index(model)[0]
     roles: dict[str, list[str]] = {}
     for name in recorder.calls:  # insertion order = first-call order = layer order
         role = _role(model, name, modules[name]) if seq2seq else "self"
@@ -212,7 +294,7 @@ def check_text(text, what: str = "text") -> str:
         raise InputError(f"The {what} must be a string, not {type(text).__name__}.")
     if not text.strip():
         raise InputError(f"The {what} is empty; type a sentence to see its attention.")
-    if any(0xD800 <= ord(char) <= 0xDFFF for char in text):
+    if _SURROGATE.search(text):
         raise InputError(f"The {what} holds broken characters (unpaired UTF-16 surrogates); paste it again as text.")
     return text
 
@@ -349,7 +431,12 @@ def prepare_batch(handle: ModelHandle, texts: list[str], targets: list[str] | No
 
 def _fewer_outputs(model) -> dict:
     """Keyword arguments that spare memory nobody reads: one row of logits, no key/value cache."""
-    parameters = inspect.signature(model.forward).parameters
+    return dict(_fewer_outputs_of(type(model)))
+
+
+@functools.lru_cache(maxsize=64)
+def _fewer_outputs_of(model_class: type) -> dict:
+    parameters = inspect.signature(model_class.forward).parameters
     kwargs = {}
     if "logits_to_keep" in parameters:
         kwargs["logits_to_keep"] = 1
@@ -374,34 +461,39 @@ def capture_batch(handle: ModelHandle, texts: list[str], targets: list[str] | No
     """`capture` for several examples in one padded batch; each result holds only its own (unpadded) tokens."""
     batch = prepare_batch(handle, texts, targets, truncate)
     recorder = run_batch(handle, batch)
+    if not recorder.all_finite():
+        raise InputError(NOT_FINITE)
     roles = _modules_by_role(handle.model, recorder, handle.is_seq2seq)
     _LAYOUTS[handle.model] = {name: (role, i, len(names)) for role, names in roles.items() for i, name in enumerate(names)}
     stacked = {role: _stack(recorder, names) for role, names in roles.items()}  # (layers, batch, heads, Q, K)
     recorder.calls.clear()  # the stacks hold the values now; drop the per-layer tensors
-    width = batch.inputs["input_ids"].shape[1]
-    left = batch.left_padded
-    results = []
-    for row, (text, source) in enumerate(zip(batch.texts, batch.sources)):
-        n = len(source.ids)
-        maps: dict[str, AttentionMap] = {}
-        if not handle.is_seq2seq:
-            weights = _crop(stacked["self"], row, n, n, width, width, left)
-            maps["self"] = AttentionMap("self", weights, source.tokens, source.tokens, roles["self"],
-                                        causal=handle.kind == "decoder")
-        else:
-            weights = _crop(stacked["encoder"], row, n, n, width, width, left)
-            maps["encoder"] = AttentionMap("encoder", weights, source.tokens, source.tokens, roles["encoder"])
-            if batch.decoded is not None:
-                target = batch.decoded[row]
-                m, t_width = len(target.ids), batch.inputs["decoder_input_ids"].shape[1]
-                self_w = _crop(stacked["decoder"], row, m, m, t_width, t_width, False)
-                cross_w = _crop(stacked["cross"], row, m, n, t_width, width, left, queries_left=False)
-                maps["decoder"] = AttentionMap("decoder", self_w, target.tokens, batch.decoder_keys(row),
-                                               roles["decoder"], causal=True)
-                maps["cross"] = AttentionMap("cross", cross_w, target.tokens, source.tokens, roles["cross"])
-        target_text = None if batch.targets is None else batch.targets[row]
-        results.append(AttentionCapture(handle.name, handle.device, maps, source_text=text, target_text=target_text))
-    return results
+    with values_checked():  # every weight was checked above, as the model computed it
+        return [_example(handle, batch, stacked, roles, row) for row in range(len(batch.texts))]
+
+
+def _example(handle: ModelHandle, batch: Batch, stacked: dict[str, np.ndarray], roles: dict[str, list[str]],
+             row: int) -> AttentionCapture:
+    """Example `row` of a captured batch, with its own tokens only (no padding)."""
+    source, width, left = batch.sources[row], batch.inputs["input_ids"].shape[1], batch.left_padded
+    n = len(source.ids)
+    maps: dict[str, AttentionMap] = {}
+    if not handle.is_seq2seq:
+        weights = _crop(stacked["self"], row, n, n, width, width, left)
+        maps["self"] = AttentionMap("self", weights, source.tokens, source.tokens, roles["self"],
+                                    causal=handle.kind == "decoder")
+    else:
+        weights = _crop(stacked["encoder"], row, n, n, width, width, left)
+        maps["encoder"] = AttentionMap("encoder", weights, source.tokens, source.tokens, roles["encoder"])
+        if batch.decoded is not None:
+            target = batch.decoded[row]
+            m, t_width = len(target.ids), batch.inputs["decoder_input_ids"].shape[1]
+            self_w = _crop(stacked["decoder"], row, m, m, t_width, t_width, False)
+            cross_w = _crop(stacked["cross"], row, m, n, t_width, width, left, queries_left=False)
+            maps["decoder"] = AttentionMap("decoder", self_w, target.tokens, batch.decoder_keys(row),
+                                           roles["decoder"], causal=True)
+            maps["cross"] = AttentionMap("cross", cross_w, target.tokens, source.tokens, roles["cross"])
+    target_text = None if batch.targets is None else batch.targets[row]
+    return AttentionCapture(handle.name, handle.device, maps, source_text=batch.texts[row], target_text=target_text)
 
 
 def generate(handle: ModelHandle, text: str, max_new_tokens: int = 32) -> AttentionCapture:

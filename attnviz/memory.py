@@ -204,7 +204,10 @@ def check_budget(
     handle, n_source: int, n_target: int = 0, mode: str = "full", budget: int | None = None, batch: int = 1
 ) -> int:
     """The estimate of `estimate_bytes`, or ResourceLimitError with a sentence when it is above the budget."""
+    budget = budget_bytes() if budget is None else budget
     needed = estimate_bytes(handle, n_source, n_target, mode, batch)
+    if needed <= budget:
+        return needed
     tokens = f"{n_source:,} tokens" + (f" and a {n_target:,}-token target" if n_target else "")
     examples = f"{batch} texts of up to " if batch > 1 else ""
     what = f"Capturing {examples}{tokens} with {handle.name} ({mode} mode)"

@@ -16,9 +16,12 @@ _DECODE_WINDOW = 8
 _REPLACEMENT = "\ufffd"  # what a decoder prints for an incomplete UTF-8 sequence
 
 
+_VISIBLE_CONTROLS = {code: 0x2400 + code for code in range(0x20)} | {0x7F: "␡"}
+
+
 def readable(text: str) -> str:
     """Token text a person can read: control characters become their visible symbols (NUL → ␀, newline → ␊)."""
-    return "".join(chr(0x2400 + ord(c)) if ord(c) < 0x20 else ("␡" if c == "\x7f" else c) for c in text)
+    return text.translate(_VISIBLE_CONTROLS)
 
 
 def special_ids(tokenizer) -> set[int]:

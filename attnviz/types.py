@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -9,6 +11,22 @@ import numpy as np
 from attnviz.errors import InputError
 
 MAP_KINDS = ("self", "encoder", "decoder", "cross")
+NOT_FINITE = (
+    "Attention weights must be finite and non-negative; these hold NaN, ∞ or negative values (check the model's "
+    "dtype, or the file they came from)."
+)
+_VALUES_CHECKED: ContextVar[bool] = ContextVar("attnviz_values_checked", default=False)
+
+
+@contextmanager
+def values_checked():
+    """AttentionMaps made inside this block skip their scan for NaN, ∞ and negative weights (their shapes are still
+    checked): for a caller that checked the values where it computed them, as capture does for each softmax."""
+    token = _VALUES_CHECKED.set(True)
+    try:
+        yield
+    finally:
+        _VALUES_CHECKED.reset(token)
 
 
 @dataclass(frozen=True)
@@ -37,11 +55,8 @@ class AttentionMap:
                 f"Attention weights must have 4 dimensions (layers, heads, queries, keys); got shape {weights.shape}."
             )
         # min/max reduce without allocating (maps can be views of huge or zero-stride arrays); NaN propagates.
-        if weights.size and not (weights.min() >= 0 and np.isfinite(weights.max())):
-            raise InputError(
-                "Attention weights must be finite and non-negative; these hold NaN, ∞ or negative values (check the "
-                "model's dtype, or the file they came from)."
-            )
+        if weights.size and not _VALUES_CHECKED.get() and not (weights.min() >= 0 and np.isfinite(weights.max())):
+            raise InputError(NOT_FINITE)
         layers, _heads, queries, keys = weights.shape
         if queries != len(self.query_tokens) or keys != len(self.key_tokens):
             raise InputError(

@@ -87,6 +87,28 @@ def test_capture_leaves_logits_and_implementation_unchanged(tiny_folder, family)
     torch.testing.assert_close(during, before, atol=1e-6, rtol=0)
 
 
+def test_a_forward_pass_that_computes_nan_is_refused_with_a_sentence(tiny_folder):
+    handle = load_model(tiny_folder("bert"), "cpu")
+    with torch.no_grad():
+        handle.model.encoder.layer[1].attention.self.query.weight[0, 0] = float("nan")
+    with pytest.raises(InputError, match="finite and non-negative"):
+        capture(handle, "早上好！Good morning!")
+
+
+def test_modules_replaced_after_a_capture_are_still_recorded(tiny_folder):
+    import copy
+
+    handle = load_model(tiny_folder("bert"), "cpu")
+    first = capture(handle, "早上好！Good morning!")["self"]
+    layer = handle.model.encoder.layer[1].attention
+    layer.self = copy.copy(layer.self)  # a new module object (same config and weights): the cached names lack it
+    handle.model.set_attn_implementation("eager")  # and the person switched the implementation meanwhile
+    second = capture(handle, "早上好！Good morning!")["self"]
+    assert second.layer_names == first.layer_names
+    np.testing.assert_allclose(second.weights, first.weights, atol=1e-6)
+    assert handle.model.config._attn_implementation == "eager"
+
+
 def test_padding_cells_are_exactly_zero(tiny_folder):
     handle = load_model(tiny_folder("bart"), "cpu")
     short, long = "好", "早上好！Good morning! I like studying."
