@@ -130,8 +130,10 @@ class Recorder:
         )
         if name is not None:
             self.sums.append(probabilities.sum())
-            self.calls.setdefault(name, []).append(probabilities.detach().to("cpu", torch.float32))
-        probabilities = probabilities.to(value.dtype)
+            kept = probabilities if probabilities.device.type == "cpu" else probabilities.to("cpu")  # fp32 already
+            self.calls.setdefault(name, []).append(kept)
+        if probabilities.dtype != value.dtype:
+            probabilities = probabilities.to(value.dtype)
         if dropout and module.training:
             probabilities = torch.nn.functional.dropout(probabilities, p=dropout)
         output = torch.matmul(probabilities, value).transpose(1, 2).contiguous()  # (b, q, heads, d)
