@@ -14,11 +14,16 @@ common.link_warnings(view)
 with common.shown_errors(view):
     handle, result = common.analysis(view)
     controls = st.columns([2, 2, 3])
-    common.bound(
-        controls[0].selectbox, "kind", t("heads_map"), options=list(result.maps), format_func=lambda k: t(f"kind_{k}")
-    )
-    amap = result[view.kind]
-    statistics = views.statistics_for(amap)
+    kinds = views.kinds_of(result)
+    common.bound(controls[0].selectbox, "kind", t("heads_map"), options=kinds, format_func=lambda k: t(f"kind_{k}"))
+    if views.is_lazy(result):  # a long text: statistics streamed tile by tile, no map held
+        amap, values = None, common.lazy_statistics(view, view.kind)
+        layer_names = result.stack(view.kind).layer_names
+    else:
+        amap = result[view.kind]
+        values, layer_names = views.head_values(amap), amap.layer_names
+    num_layers, num_heads = next(iter(values.values())).shape
+    statistics = views.defined_statistics(values)
     common.bound(
         controls[1].selectbox, "stat", t("statistic"), options=statistics, format_func=lambda s: t(f"stat_{s}")
     )
@@ -27,9 +32,9 @@ with common.shown_errors(view):
     table, heatmap = st.columns([3, 2])
     with table:
         st.dataframe(
-            views.head_table(amap),
+            views.statistics_rows(values, layer_names),
             key="w_head_table",
-            on_select=lambda: common.table_selects_head(amap.num_heads),
+            on_select=lambda: common.table_selects_head(num_heads),
             selection_mode="single-row",
             hide_index=True,
             column_order=["layer", "head", *statistics],
@@ -42,12 +47,12 @@ with common.shown_errors(view):
                 },
             },
             width="stretch",
-            height=min(420, 38 + 35 * amap.num_layers * amap.num_heads),
+            height=min(420, 38 + 35 * num_layers * num_heads),
         )
         st.caption(t("table_hint"))
     with heatmap:
         common.figure(
-            figures.statistic_grid(amap, view.stat, lang=view.lang),
+            figures.statistic_grid(values=values, statistic=view.stat, kind=view.kind, lang=view.lang),
             "head-statistics",
             "heads_statistic",
             view,
@@ -57,8 +62,8 @@ with common.shown_errors(view):
 
     st.subheader(t("open_head_title"))
     chooser = st.columns([1, 1, 3], vertical_alignment="bottom")
-    common.bound(chooser[0].selectbox, "layer", t("layer"), options=range(amap.num_layers))
-    common.bound(chooser[1].selectbox, "head", t("head"), options=range(amap.num_heads))
+    common.bound(chooser[0].selectbox, "layer", t("layer"), options=range(num_layers))
+    common.bound(chooser[1].selectbox, "head", t("head"), options=range(num_heads))
     page, changes = views.page_for_head(view.kind)
     chooser[2].button(
         t(f"open_on_{page}", layer=view.layer, head=view.head),

@@ -28,53 +28,69 @@ with common.shown_errors(view):
     else:
         controls[0].markdown(t("stack_single", kind=t(f"kind_{handle.kind}")))
     kind = views.self_attention_kind(result, view.stack)
-    shown = result[kind]
+    layers, heads, queries, keys = views.map_shape(result, kind)
+    long = views.is_lazy(result)  # a long text: one head at a time, pooled, with exact values for a block
     common.bound(
         controls[1].selectbox,
         "self_view",
         t("aggregation"),
         options=views.SELF_AGGREGATIONS,
         format_func=lambda a: t(f"aggregation_{a}"),
+        disabled=long,
     )
     common.bound(
-        controls[2].selectbox, "layer", t("layer"), options=range(shown.num_layers), disabled=view.self_view == "all"
+        controls[2].selectbox,
+        "layer",
+        t("layer"),
+        options=range(layers),
+        disabled=view.self_view == "all" and not long,
     )
     common.bound(
-        controls[3].selectbox, "head", t("head"), options=range(shown.num_heads), disabled=view.self_view != "head"
+        controls[3].selectbox,
+        "head",
+        t("head"),
+        options=range(heads),
+        disabled=view.self_view != "head" and not long,
     )
-    common.link_controls(controls[4], controls[5], t, lowest=0.05)
+    if not long:
+        common.link_controls(controls[4], controls[5], t, lowest=0.05)
 
     if kind == "decoder":
         st.markdown(t("decoder_text", target=result.target_text))
-    amap = views.prepare_map(result, kind, hide=view.hide, words=view.words)
-    selection = views.head_selection(amap, view.self_view, view.layer, view.head)
-    if amap.causal:
-        st.caption(t("causal_note"))
+    if long:
+        common.long_map(view, result, kind)
+    else:
+        amap = views.prepare_map(result, kind, hide=view.hide, words=view.words)
+        selection = views.head_selection(amap, view.self_view, view.layer, view.head)
+        if amap.causal:
+            st.caption(t("causal_note"))
 
-    figure_left, figure_right = st.columns(2)
-    with figure_left:
+        figure_left, figure_right = st.columns(2)
+        with figure_left:
+            common.figure(
+                figures.heatmap(amap, **common.figure_options(selection, view)),
+                "self-heatmap",
+                "self_heatmap",
+                view,
+                data=amap,
+                model=view.model,
+            )
+        with figure_right:
+            common.figure(
+                figures.head_lines(
+                    amap,
+                    **views.head_lines_options(selection, view.self_view),
+                    lang=view.lang,
+                    threshold=max(view.threshold, 0.01),
+                ),
+                "head-lines",
+                "self_lines",
+                view,
+                data=amap,
+                model=view.model,
+            )
+        st.subheader(t("grid_title"))
+        st.caption(t("grid_intro"))
         common.figure(
-            figures.heatmap(amap, **common.figure_options(selection, view)),
-            "self-heatmap",
-            "self_heatmap",
-            view,
-            data=amap,
-            model=view.model,
+            figures.grid(amap, lang=view.lang), "layer-head-grid", "self_grid", view, data=amap, model=view.model
         )
-    with figure_right:
-        common.figure(
-            figures.head_lines(
-                amap,
-                **views.head_lines_options(selection, view.self_view),
-                lang=view.lang,
-                threshold=max(view.threshold, 0.01),
-            ),
-            "head-lines",
-            "self_lines",
-            view,
-            data=amap,
-            model=view.model,
-        )
-    st.subheader(t("grid_title"))
-    st.caption(t("grid_intro"))
-    common.figure(figures.grid(amap, lang=view.lang), "layer-head-grid", "self_grid", view, data=amap, model=view.model)

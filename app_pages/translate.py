@@ -23,6 +23,7 @@ with right:
 
 with common.shown_errors(view):
     handle, result = common.analysis(view)
+    result = views.whole_capture(result, ["cross"])  # a long source: its cross map is still small (target rows)
     if "cross" not in result.maps:
         st.info(t("no_cross", model=view.model), icon=":material/info:")
     else:

@@ -30,7 +30,7 @@ import torch
 from attnviz.errors import InputError
 from attnviz.memory import check_budget, check_text_length
 from attnviz.fused_attention import expand_kv_heads as repeat_kv  # GQA: (b, kv_heads, l, d) -> (b, heads, l, d)
-from attnviz.models import ModelHandle
+from attnviz.models import LOADING, ModelHandle
 from attnviz.tokens import special_ids, tokens_for_ids, tokens_from_offsets
 from attnviz.types import NOT_FINITE, AttentionCapture, AttentionMap, GenerationStep, Token, values_checked
 
@@ -151,8 +151,9 @@ def attention_forward(module, query, key, value, attention_mask, scaling=None, d
 
 
 def _register() -> None:
-    from transformers import AttentionInterface
-    from transformers.masking_utils import AttentionMaskInterface, eager_mask
+    with LOADING:  # not while another thread is half-way through importing transformers
+        from transformers import AttentionInterface
+        from transformers.masking_utils import AttentionMaskInterface, eager_mask
 
     AttentionInterface.register(IMPLEMENTATION, attention_forward)
     AttentionMaskInterface.register(IMPLEMENTATION, eager_mask)

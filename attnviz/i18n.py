@@ -37,6 +37,17 @@ STRINGS: dict[str, dict[str, str]] = {
         "your text never leaves this machine.",
         "loading_model": "Loading {model}…",
         "analysing": "Running the model…",
+        "analysing_long": "Running the model on a long text (keeping queries and keys; heads are computed when shown)…",
+        "computing_statistics": "Computing every head's statistics, tile by tile…",
+        "pooling": "Computing this head over the whole text…",
+        "long_note": "A long text ({tokens:,} tokens): this page shows one head at a time — the whole map pooled to "
+        "at most {bins} × {bins} cells (each cell the largest weight of its block), and below it a block of "
+        "{window} × {window} exact weights. The word view, hidden tokens and the layer × head grid apply to shorter "
+        "texts; the Heads page has every head's statistics.",
+        "long_block_title": "Exact weights of one block",
+        "long_first_row": "First query row",
+        "long_first_key": "First key",
+        "long_block_figure": "Layer {layer} · head {head} · rows {rows} × keys {keys} (exact)",
         # Shared controls
         "source_text": "Text",
         "source_placeholder": "Type a sentence, e.g. 早上好！",
@@ -196,6 +207,16 @@ STRINGS: dict[str, dict[str, str]] = {
         "sidebar_footer": "权重取自模型运行时自身的注意力计算；你的文本不会离开这台机器。",
         "loading_model": "正在加载 {model}…",
         "analysing": "正在运行模型…",
+        "analysing_long": "正在对长文本运行模型（保留查询和键，显示时再计算各个头）…",
+        "computing_statistics": "正在逐块计算每个头的统计量…",
+        "pooling": "正在对整段文本计算这个头…",
+        "long_note": "长文本（{tokens:,} 个词元）：本页一次显示一个头——整张图汇聚成最多 {bins} × {bins} 格（每格取其区块中"
+        "最大的权重），下方是一个 {window} × {window} 的精确权重区块。词语视图、隐藏特殊词元和层 × 头网格只用于较短的文本；"
+        "“注意力头”页面有每个头的统计量。",
+        "long_block_title": "一个区块的精确权重",
+        "long_first_row": "起始查询行",
+        "long_first_key": "起始键",
+        "long_block_figure": "第 {layer} 层 · 第 {head} 个头 · 行 {rows} × 键 {keys}（精确值）",
         "source_text": "文本",
         "source_placeholder": "输入一句话，例如 早上好！",
         "target_text": "目标（译文）",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import socket
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -143,6 +144,11 @@ def _count(config, *names) -> int | None:
     return None
 
 
+# One model load at a time per process: transformers' loading is not thread-safe (two at once can see each other's
+# half-imported modules, or weights still on the meta device), and a server loads models for several sessions.
+LOADING = threading.RLock()
+
+
 def load_model(name_or_path: str, device: str | None = "auto", policy: Policy | None = None,
                dtype: str | None = None) -> ModelHandle:
     """Load a model and its tokenizer for attention capture.
@@ -163,23 +169,24 @@ def load_model(name_or_path: str, device: str | None = "auto", policy: Policy | 
     if is_local:
         _check_weights(Path(source))
 
-    import transformers
+    with LOADING:
+        import transformers
 
-    # A hub id: the local cache first; the network only when the hub answers (else hub clients retry for ~30 s).
-    offline = is_local or _cached(source) or not _hub_reachable()
-    try:
-        config = transformers.AutoConfig.from_pretrained(source, local_files_only=offline)
-        tokenizer = transformers.AutoTokenizer.from_pretrained(source, local_files_only=offline)
-        model = _model_class(config).from_pretrained(
-            source,
-            config=config,
-            local_files_only=offline,
-            use_safetensors=None if _allow_pickle() else True,
-        )
-    except Exception as error:  # loaders of arbitrary folders raise anything (SafetensorError, OSError, …)
-        raise ModelLoadError(_load_failure(name_or_path, is_local, error)) from error
-    model.to(device=torch_device, dtype=torch_dtype)
-    model.eval()
+        # A hub id: the local cache first; the network only when the hub answers (else hub clients retry for ~30 s).
+        offline = is_local or _cached(source) or not _hub_reachable()
+        try:
+            config = transformers.AutoConfig.from_pretrained(source, local_files_only=offline)
+            tokenizer = transformers.AutoTokenizer.from_pretrained(source, local_files_only=offline)
+            model = _model_class(config).from_pretrained(
+                source,
+                config=config,
+                local_files_only=offline,
+                use_safetensors=None if _allow_pickle() else True,
+            )
+        except Exception as error:  # loaders of arbitrary folders raise anything (SafetensorError, OSError, …)
+            raise ModelLoadError(_load_failure(name_or_path, is_local, error)) from error
+        model.to(device=torch_device, dtype=torch_dtype)
+        model.eval()
     decoder_config = getattr(config, "decoder", None) or config
     layers = _count(decoder_config, "decoder_layers", "num_decoder_layers", "num_hidden_layers", "n_layer", "num_layers")
     heads = _count(decoder_config, "decoder_attention_heads", "num_attention_heads", "num_heads", "n_head")

@@ -21,6 +21,7 @@ import re
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, fields, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -28,6 +29,9 @@ from attnviz import analysis
 from attnviz.errors import InputError
 from attnviz.figures.explainer import SEED_K, SEED_Q, SEED_V
 from attnviz.types import AttentionCapture, AttentionMap, Token
+
+if TYPE_CHECKING:
+    from attnviz.ondemand import LazyCapture
 
 DEFAULT_MODEL = "demo-zh-en"
 DEFAULT_TEXT = "早上好！"
@@ -42,6 +46,10 @@ STACKS = ("encoder", "decoder")  # which self-attention of an encoder-decoder mo
 MAX_NEW_TOKENS = 48
 MAX_URL_TEXT = 2000  # characters of text/target kept in a shared link
 CUSTOM_MODELS_ENV = "ATTNVIZ_ALLOW_CUSTOM_MODELS"
+LAZY_FROM_TOKENS_ENV = "ATTNVIZ_LAZY_FROM_TOKENS"
+LAZY_FROM_TOKENS = 1024
+LONG_WINDOW = 128  # tokens of a long map shown exactly at once (rows and columns of one block)
+LONG_BINS = 256  # bins per side of a long map's pooled overview
 THREADS_ENV = "ATTNVIZ_TORCH_THREADS"
 _TRUE = ("1", "true", "yes", "on")
 
@@ -211,29 +219,91 @@ def use_interactive_threads(environ: Mapping[str, str] | None = None) -> int:
     return threads
 
 
-def analyse(handle, text: str, target: str, mode: str, max_new_tokens: int = MAX_NEW_TOKENS) -> AttentionCapture:
+def analysis_mode(handle, text: str, target: str, mode: str, environ: Mapping[str, str] | None = None) -> str:
+    """How a page captures this input: "full" keeps every weight; "lazy" (`attnviz.ondemand`) keeps each layer's
+    queries and keys and computes the heads a page shows, for texts of ATTNVIZ_LAZY_FROM_TOKENS tokens or more, or
+    whose whole map would not fit in the memory budget. Generation records every step in full."""
+    from attnviz import memory
+
+    if mode == "generate" and handle.kind != "encoder":
+        return "full"
+    n_source = len(handle.tokenizer(text)["input_ids"]) if text.strip() else 0
+    n_target = len(handle.tokenizer(text_target=target)["input_ids"]) if handle.is_seq2seq and target.strip() else 0
+    if n_source >= lazy_from_tokens(environ):
+        return "lazy"
+    full = memory.estimate_bytes(handle, n_source, n_target + bool(n_target), "full")  # + the decoder's start token
+    return "lazy" if full > memory.budget_bytes() else "full"
+
+
+def lazy_from_tokens(environ: Mapping[str, str] | None = None) -> int:
+    """Texts of this many tokens or more are captured lazily (ATTNVIZ_LAZY_FROM_TOKENS, default 1,024)."""
+    raw = (os.environ if environ is None else environ).get(LAZY_FROM_TOKENS_ENV, "").strip()
+    try:
+        return max(int(raw), 1) if raw else LAZY_FROM_TOKENS
+    except ValueError:
+        raise InputError(f"{LAZY_FROM_TOKENS_ENV} must be a whole number of tokens, not {raw!r}.") from None
+
+
+def analyse(
+    handle, text: str, target: str, mode: str, max_new_tokens: int = MAX_NEW_TOKENS, lazy: bool = False
+) -> AttentionCapture | LazyCapture:
     """The capture a page shows: the model writes the target (mode "generate") or reads the given pair ("pair").
 
-    Encoder-only models read the text; decoder-only models continue it when generating.
+    Encoder-only models read the text; decoder-only models continue it when generating. `lazy` (see
+    `analysis_mode`): a LazyCapture, which computes the layers and heads a page asks for.
     """
     from attnviz.capture import capture, generate
+    from attnviz.ondemand import capture_lazy
 
     if mode not in MODES:
         raise InputError(f"Unknown mode {mode!r}; use one of {', '.join(MODES)}.")
+    read = capture_lazy if lazy else capture
     if handle.kind == "encoder":
-        return capture(handle, text)
+        return read(handle, text)
     if mode == "generate":
         return generate(handle, text, max_new_tokens=max_new_tokens)
     if handle.kind == "decoder":
-        return capture(handle, text)
+        return read(handle, text)
     if not target or not target.strip():
         raise InputError("The target is empty; type the translation to force-decode, or let the model generate it.")
-    return capture(handle, text, target)
+    return read(handle, text, target)
 
 
-def self_attention_kind(result: AttentionCapture, stack: str) -> str:
+def is_lazy(result) -> bool:
+    from attnviz.ondemand import LazyCapture  # torch and the model code, only once a page has a result
+
+    return isinstance(result, LazyCapture)
+
+
+def kinds_of(result: AttentionCapture | LazyCapture) -> list[str]:
+    """The map kinds a result has ("self", or "encoder", "decoder", "cross")."""
+    return result.kinds if is_lazy(result) else list(result.maps)
+
+
+def map_shape(result: AttentionCapture | LazyCapture, kind: str) -> tuple[int, int, int, int]:
+    """(layers, heads, queries, keys) of a result's map, without computing a lazy one."""
+    return result.shape(kind) if is_lazy(result) else result[kind].weights.shape
+
+
+def whole_capture(result: AttentionCapture | LazyCapture, kinds: Sequence[str]) -> AttentionCapture:
+    """A full capture of `kinds` (a lazy result computes them now, within the memory budget): for a page that draws
+    a map whole, such as the cross-attention of a long source, whose rows are the few target tokens."""
+    if not is_lazy(result):
+        return result
+    maps = {kind: result.map(kind) for kind in kinds if kind in result.kinds}
+    return AttentionCapture(result.model, result.device, maps, result.source_text, result.target_text)
+
+
+def token_window(size: int, start: int, length: int | None = None) -> tuple[int, int]:
+    """(start, stop) of `length` tokens (default LONG_WINDOW) from `start`, kept inside a sequence of `size`."""
+    length = max(1, min(LONG_WINDOW if length is None else length, size))
+    start = min(max(start, 0), size - length)
+    return start, start + length
+
+
+def self_attention_kind(result: AttentionCapture | LazyCapture, stack: str) -> str:
     """The map the Self-attention page shows: "self" for one-stack models, else the chosen stack."""
-    if "self" in result.maps:
+    if "self" in kinds_of(result):
         return "self"
     if stack not in STACKS:
         raise InputError(f"Unknown stack {stack!r}; use encoder or decoder.")
@@ -410,18 +480,27 @@ def page_for_head(kind: str) -> tuple[str, dict]:
 
 
 def head_at(row: int, num_heads: int) -> tuple[int, int]:
-    """(layer, head) of a row of `head_table` (rows run layer by layer)."""
+    """(layer, head) of a row of `statistics_rows` (rows run layer by layer)."""
     return divmod(int(row), num_heads)
 
 
-def head_table(amap: AttentionMap) -> list[dict]:
-    """The Heads page table: one row per (layer, head) with every statistic (NaN where it does not apply)."""
-    return analysis.head_statistics_table(amap)
+def head_values(amap: AttentionMap) -> dict[str, np.ndarray]:
+    """Every head statistic of a map, (layers, heads) each (NaN where one does not apply)."""
+    return analysis.head_statistics(amap)
+
+
+def statistics_rows(values: Mapping[str, np.ndarray], layer_names: Sequence[str]) -> list[dict]:
+    """The Heads page table: one row per (layer, head) with every statistic, from a map's or a lazy capture's."""
+    return analysis.statistics_table(dict(values), layer_names)
 
 
 def statistics_for(amap: AttentionMap) -> list[str]:
     """The statistics defined for this map (distance and previous-token need queries and keys to be one sequence)."""
-    values = analysis.head_statistics(amap)
+    return defined_statistics(analysis.head_statistics(amap))
+
+
+def defined_statistics(values: Mapping[str, np.ndarray]) -> list[str]:
+    """The statistics with a value for some head (`analysis.head_statistics`, or a lazy capture's streamed ones)."""
     return [name for name in analysis.STATISTICS if np.isfinite(values[name]).any()]
 
 
@@ -481,7 +560,7 @@ def matrix_text(matrix: np.ndarray) -> str:
 
 def _short_number(value: float) -> str:
     text = repr(value)
-    return text[:-2] if text.endswith(".0") else text
+    return text.removesuffix(".0")
 
 
 def edited_matrix(rows: Sequence[Sequence], name: str) -> np.ndarray:

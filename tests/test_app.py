@@ -379,6 +379,59 @@ def test_choosing_a_head_opens_it_on_the_translate_page(tiny):
     assert "layer 1 · head 2" in title(charts(at)["heatmap"])
 
 
+# ----------------------------------------------------------------------------------------------------------------------
+# Long texts: one head at a time, pooled, with an exact block; statistics streamed
+
+LONG_TEXT = "早上好！Good morning, my friend! 晚安。"
+
+
+def keyed_chart(at: AppTest, key: str) -> dict:
+    """The plotly JSON of the chart drawn with key `key`."""
+    return next(json.loads(e.proto.spec) for e in at.get("plotly_chart") if e.proto.id.endswith(f"-chart_{key}"))
+
+
+def test_a_long_text_shows_one_head_pooled_and_an_exact_block(tiny, tiny_handle, monkeypatch):
+    from attnviz import views
+
+    monkeypatch.setenv("ATTNVIZ_LAZY_FROM_TOKENS", "8")
+    monkeypatch.setattr(views, "LONG_WINDOW", 8)
+    monkeypatch.setattr(views, "LONG_BINS", 16)
+    at = open_app("self", model=tiny, **{**PAIR, "text": LONG_TEXT}, layer=1, head=2)
+    assert_page_ok(at)
+    assert any("long text" in info.value for info in at.info)
+    encoder = capture(tiny_handle, LONG_TEXT)["encoder"].weights[1, 2]  # (n, n), what the full capture holds
+    n = encoder.shape[0]
+    pooled = z_of(keyed_chart(at, "long_pooled"))
+    factor = -(-n // 16)
+    np.testing.assert_allclose(pooled, analysis.downsample(encoder, factor, factor, "max"), atol=1e-5)
+    np.testing.assert_allclose(z_of(keyed_chart(at, "long_block")), encoder[:8, :8], atol=1e-5)
+
+    at.number_input(key="w_long_row").set_value(n - 3)
+    at.number_input(key="w_long_key").set_value(4)
+    at.run()
+    assert_page_ok(at)
+    block = keyed_chart(at, "long_block")
+    np.testing.assert_allclose(z_of(block), encoder[n - 8 :, 4:12], atol=1e-5)  # the window slid back to fit
+    assert f"rows {n - 8}–{n - 1} × keys 4–11" in title(block)
+
+
+def test_a_long_text_still_has_every_heads_statistics_and_its_alignment(tiny, tiny_handle, monkeypatch):
+    short = open_app(model=tiny, **{**PAIR, "text": LONG_TEXT}, view="head", layer=1, head=1)
+    monkeypatch.setenv("ATTNVIZ_LAZY_FROM_TOKENS", "8")
+    at = open_app(model=tiny, **{**PAIR, "text": LONG_TEXT}, view="head", layer=1, head=1)
+    assert_page_ok(at)
+    # the cross map of a long source is computed whole, from the kept queries and keys: the same figures
+    np.testing.assert_allclose(z_of(charts(at)["heatmap"]), z_of(charts(short)["heatmap"]), atol=1e-5)
+    assert "alignment" in charts(at)
+
+    at.switch_page(PAGES["heads"]).run()
+    assert_page_ok(at)
+    cross = capture(tiny_handle, LONG_TEXT, PAIR["target"])["cross"]
+    table = at.dataframe(key="w_head_table").value
+    np.testing.assert_allclose(table["entropy"], analysis.head_statistics(cross)["entropy"].ravel(), atol=1e-5)
+    np.testing.assert_allclose(z_of(charts(at)["statistic"]), analysis.head_statistics(cross)["entropy"], atol=1e-5)
+
+
 def select_table_row(at: AppTest, key: str, row: int) -> None:
     """Run the app as a click on row `row` of table `key` makes the browser run it (AppTest has no call for it).
 
@@ -455,9 +508,9 @@ def test_streamlit_run_finds_the_app_and_its_script():
 
 
 def test_the_start_up_warm_up_fills_the_model_cache_or_logs_why_not(monkeypatch, caplog):
-    from app_pages import common, startup
-
     import gc
+
+    from app_pages import common, startup
 
     loaded = []
     monkeypatch.setattr(common, "cached_model", lambda name, device: loaded.append((name, device, gc.isenabled())))

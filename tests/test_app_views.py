@@ -271,7 +271,8 @@ def test_heads_open_on_the_page_that_shows_their_map():
     assert views.page_for_head("cross") == ("translate", {"view": "head"})
     assert views.page_for_head("decoder") == ("self", {"self_view": "head", "stack": "decoder"})
     assert views.page_for_head("self") == ("self", {"self_view": "head"})
-    rows = views.head_table(random_map(layers=2, heads=3))
+    amap = random_map(layers=2, heads=3)
+    rows = views.statistics_rows(views.head_values(amap), amap.layer_names)
     assert all(views.head_at(i, 3) == (row["layer"], row["head"]) for i, row in enumerate(rows))
 
 
@@ -300,6 +301,42 @@ def test_analyse_reads_text_with_an_encoder(tiny_folder):
     handle = load_model(tiny_folder("bert"), "cpu")
     result = views.analyse(handle, "Good morning!", "", "generate")
     assert set(result.maps) == {"self"}
+
+
+def test_long_texts_are_analysed_lazily_and_give_the_same_weights(tiny_folder, monkeypatch):
+    from attnviz import memory
+    from attnviz.capture import capture
+
+    handle = load_model(tiny_folder("marian"), "cpu")
+    text, target = "早上好！Good morning, my friend!", "Good morning!"
+    n = len(handle.tokenizer(text)["input_ids"])
+    assert views.analysis_mode(handle, text, target, "pair", environ={}) == "full"
+    assert views.analysis_mode(handle, text, target, "pair", environ={views.LAZY_FROM_TOKENS_ENV: str(n)}) == "lazy"
+    assert views.analysis_mode(handle, text, target, "pair", environ={views.LAZY_FROM_TOKENS_ENV: str(n + 1)}) == "full"
+    assert views.analysis_mode(handle, text, "", "generate", environ={views.LAZY_FROM_TOKENS_ENV: "1"}) == "full"
+
+    m = len(handle.tokenizer(text_target=target)["input_ids"]) + 1
+    full = memory.estimate_bytes(handle, n, m, "full")
+    monkeypatch.setenv(memory.BUDGET_ENV, str((full - 1) / memory.MB))  # the whole map no longer fits
+    assert views.analysis_mode(handle, text, target, "pair", environ={}) == "lazy"
+    monkeypatch.delenv(memory.BUDGET_ENV)
+
+    lazy = views.analyse(handle, text, target, "pair", lazy=True)
+    assert views.is_lazy(lazy) and views.map_shape(lazy, "encoder") == (2, 4, n, n)
+    whole = capture(handle, text, target)
+    crossed = views.whole_capture(lazy, ["cross"])
+    assert set(crossed.maps) == {"cross"} and crossed.target_text == target
+    np.testing.assert_allclose(crossed["cross"].weights, whole["cross"].weights, atol=1e-5)
+    assert views.whole_capture(whole, ["cross"]) is whole
+    with pytest.raises(InputError, match="whole number of tokens"):
+        views.lazy_from_tokens({views.LAZY_FROM_TOKENS_ENV: "many"})
+
+
+def test_token_windows_stay_inside_the_text():
+    assert views.token_window(1000, 0, 128) == (0, 128)
+    assert views.token_window(1000, 950, 128) == (872, 1000)  # slid back to fit
+    assert views.token_window(50, 10, 128) == (0, 50)  # the whole text when it is shorter than a window
+    assert views.token_window(1000, -5, 128) == (0, 128)
 
 
 # ----------------------------------------------------------------------------------------------------------------------

@@ -92,3 +92,27 @@ def test_dtype_policy_applies_at_load(tiny_folder):
     assert next(handle.model.parameters()).dtype == torch.float32
     with pytest.raises(InputError, match="not allowed on cpu"):
         load_model(tiny_folder("bert"), "cpu", dtype="float16")
+
+
+def test_models_load_safely_from_several_threads_at_once(tiny_folder):
+    """A server loads models for several sessions at once; transformers' loading alone is not thread-safe."""
+    import threading
+
+    folders = [tiny_folder(family) for family in ("bert", "marian", "gpt2", "t5")]
+    handles, errors = {}, []
+
+    def load(folder):
+        try:
+            for _ in range(3):
+                handles[folder] = load_model(folder, "cpu")
+        except Exception as error:  # pragma: no cover - reported below
+            errors.append(error)
+
+    threads = [threading.Thread(target=load, args=(folder,)) for folder in folders * 2]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=300)
+    assert not errors, errors
+    for folder, handle in handles.items():
+        assert not any(p.is_meta for p in handle.model.parameters()), folder
