@@ -255,6 +255,8 @@ def long_map(view: views.ViewState, lazy, kind: str) -> None:
         t("long_note", tokens=max(queries, keys), window=views.LONG_WINDOW, bins=views.LONG_BINS),
         icon=":material/info:",
     )
+    if kind == "self" and view.mode == "generate" and lazy.stack(kind).causal:
+        st.caption(t("long_not_continued"))
     target = view.target if view.mode == "pair" else ""
     with st.spinner(t("pooling"), show_time=True):
         pooled = cached_pooled(view.model, view.device, view.text, target, view.mode, kind, layer, head)

@@ -45,6 +45,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "{window} × {window} exact weights. The word view, hidden tokens and the layer × head grid apply to shorter "
         "texts; the Heads page has every head's statistics.",
         "long_block_title": "Exact weights of one block",
+        "long_not_continued": "The model reads this long prompt; it does not continue it (generation keeps every "
+        "step's weights, which a text this long cannot afford).",
         "long_first_row": "First query row",
         "long_first_key": "First key",
         "long_block_figure": "Layer {layer} · head {head} · rows {rows} × keys {keys} (exact)",
@@ -214,6 +216,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "最大的权重），下方是一个 {window} × {window} 的精确权重区块。词语视图、隐藏特殊词元和层 × 头网格只用于较短的文本；"
         "“注意力头”页面有每个头的统计量。",
         "long_block_title": "一个区块的精确权重",
+        "long_not_continued": "模型只读取这段长提示，不再续写（生成会保留每一步的权重，这么长的文本承担不起）。",
         "long_first_row": "起始查询行",
         "long_first_key": "起始键",
         "long_block_figure": "第 {layer} 层 · 第 {head} 个头 · 行 {rows} × 键 {keys}（精确值）",

@@ -222,10 +222,11 @@ def use_interactive_threads(environ: Mapping[str, str] | None = None) -> int:
 def analysis_mode(handle, text: str, target: str, mode: str, environ: Mapping[str, str] | None = None) -> str:
     """How a page captures this input: "full" keeps every weight; "lazy" (`attnviz.ondemand`) keeps each layer's
     queries and keys and computes the heads a page shows, for texts of ATTNVIZ_LAZY_FROM_TOKENS tokens or more, or
-    whose whole map would not fit in the memory budget. Generation records every step in full."""
+    whose whole map would not fit in the memory budget. A translation model's generation records every step in full;
+    a long prompt for a decoder-only model is read, not continued."""
     from attnviz import memory
 
-    if mode == "generate" and handle.kind != "encoder":
+    if mode == "generate" and handle.is_seq2seq:
         return "full"
     n_source = len(handle.tokenizer(text)["input_ids"]) if text.strip() else 0
     n_target = len(handle.tokenizer(text_target=target)["input_ids"]) if handle.is_seq2seq and target.strip() else 0
@@ -250,7 +251,8 @@ def analyse(
     """The capture a page shows: the model writes the target (mode "generate") or reads the given pair ("pair").
 
     Encoder-only models read the text; decoder-only models continue it when generating. `lazy` (see
-    `analysis_mode`): a LazyCapture, which computes the layers and heads a page asks for.
+    `analysis_mode`): a LazyCapture, which computes the layers and heads a page asks for (a decoder-only model then
+    reads the text without continuing it).
     """
     from attnviz.capture import capture, generate
     from attnviz.ondemand import capture_lazy
@@ -260,7 +262,7 @@ def analyse(
     read = capture_lazy if lazy else capture
     if handle.kind == "encoder":
         return read(handle, text)
-    if mode == "generate":
+    if mode == "generate" and not (lazy and handle.kind == "decoder"):
         return generate(handle, text, max_new_tokens=max_new_tokens)
     if handle.kind == "decoder":
         return read(handle, text)

@@ -432,6 +432,14 @@ def test_a_long_text_still_has_every_heads_statistics_and_its_alignment(tiny, ti
     np.testing.assert_allclose(z_of(charts(at)["statistic"]), analysis.head_statistics(cross)["entropy"], atol=1e-5)
 
 
+def test_a_long_prompt_for_a_decoder_is_read_and_shown_without_generating(tiny_folder, monkeypatch):
+    monkeypatch.setenv("ATTNVIZ_LAZY_FROM_TOKENS", "8")
+    at = open_app("self", model=tiny_folder("gpt2"), text=LONG_TEXT)
+    assert_page_ok(at)
+    assert any("does not continue it" in caption.value for caption in at.caption)
+    assert keyed_chart(at, "long_block")["layout"]["meta"]["view"] == "heatmap"
+
+
 def select_table_row(at: AppTest, key: str, row: int) -> None:
     """Run the app as a click on row `row` of table `key` makes the browser run it (AppTest has no call for it).
 

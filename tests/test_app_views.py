@@ -332,6 +332,14 @@ def test_long_texts_are_analysed_lazily_and_give_the_same_weights(tiny_folder, m
         views.lazy_from_tokens({views.LAZY_FROM_TOKENS_ENV: "many"})
 
 
+def test_a_long_prompt_for_a_decoder_is_read_lazily_not_continued(tiny_folder):
+    handle = load_model(tiny_folder("gpt2"), "cpu")
+    environ = {views.LAZY_FROM_TOKENS_ENV: "4"}
+    assert views.analysis_mode(handle, "早上好！Good morning!", "", "generate", environ=environ) == "lazy"
+    result = views.analyse(handle, "早上好！Good morning!", "", "generate", lazy=True)
+    assert views.is_lazy(result) and views.kinds_of(result) == ["self"] and result.target_text is None
+
+
 def test_token_windows_stay_inside_the_text():
     assert views.token_window(1000, 0, 128) == (0, 128)
     assert views.token_window(1000, 950, 128) == (872, 1000)  # slid back to fit
