@@ -504,8 +504,10 @@ def render(short: dict | None, long: dict | None, bertviz: str, meta: dict) -> s
         goals.append(
             f"4. Capturing everything ≤ eager + output_attentions: {'; '.join(verdicts)}. The model run under "
             f"`capture.recording` alone is at worst {worst('record', 'ms'):.2f}× eager wall "
-            f"({worst('record', 'cpu_ms'):.2f}× CPU), so what `capture` adds is assembling the recorded layers into "
-            "one map; `to_capture` computes every weight a second time after the SDPA forward."
+            f"({worst('record', 'cpu_ms'):.2f}× CPU); what `capture` adds to its forward pass is fixed work (the "
+            "text's readable tokens with their character offsets, the checks before and after the run: a few tenths "
+            "of a millisecond), which weighs most on the shortest texts. `to_capture` computes every weight a second "
+            "time after the SDPA forward."
         )
     lines = header + (["## Goals", "", *goals, ""] if goals else []) + lines
     lines += [
