@@ -43,42 +43,23 @@ def attention_probabilities(query, key, attention_mask=None, scaling=None, posit
                             out: torch.Tensor | None = None):
     """Eager attention weights in fp32: softmax(QKᵀ·scale + bias + mask). query (b, h, q, d), key (b, h, k, d).
 
-    The one definition of "what the model computed", shared by full capture and on-demand recomputation. The
-    product is taken in the model's dtype, as the model's own eager attention does; the softmax in fp32 (written into
-    `out`, a float32 CPU tensor of the result's shape, when given — the same values, without a later copy).
+    The one definition of "what the model computed", shared by full capture and on-demand recomputation. The steps
+    are eager attention's, in its order and in the model's dtype; the softmax is in fp32 (written into `out`, a float32
+    CPU tensor of the result's shape, when given — the same values, without a later copy). The scores are a new
+    tensor, so scaling and adding work in place where the dtypes agree: no more (b, h, q, k) buffers than needed.
     """
     if scaling is None:
         scaling = query.shape[-1] ** -0.5
-    if query.dtype == torch.float32 and position_bias is None and not softcap and (
-        attention_mask is None or attention_mask.dtype == torch.float32
-    ):
-        scores = _scaled_masked_scores(query, key, attention_mask, scaling)
-        return torch.ops.aten._softmax.out(scores, -1, False, out=out) if out is not None else scores.softmax(-1)
-    scores = torch.matmul(query, key.transpose(-2, -1)) * scaling  # (b, h, q, k)
+    scores = torch.matmul(query, key.transpose(-2, -1)).mul_(scaling)  # (b, h, q, k)
     if softcap:  # logit soft-capping (Gemma 2) comes before the mask, as in its eager attention
         scores = torch.tanh(scores / softcap) * softcap
-    if position_bias is not None:  # T5 adds its relative bias (which already holds the mask)
-        scores = scores + position_bias
-    if attention_mask is not None:
-        scores = scores + attention_mask[..., : key.shape[-2]]
+    # T5 adds its relative bias (which already holds the mask); the others their additive mask
+    for term in (position_bias, None if attention_mask is None else attention_mask[..., : key.shape[-2]]):
+        if term is not None:
+            scores = scores.add_(term) if term.dtype == scores.dtype else scores + term
     if out is not None:
         return torch.ops.aten._softmax.out(scores.float(), -1, False, out=out)
     return torch.softmax(scores, dim=-1, dtype=torch.float32)
-
-
-def _scaled_masked_scores(query, key, attention_mask, scaling: float) -> torch.Tensor:
-    """QKᵀ·scale + mask in one batched matrix product (fp32): the scale and the mask are applied as the product is
-    written, not in two more passes over (b, h, q, k) as eager attention does; equal to it within float rounding."""
-    b, h, q_len, d = query.shape
-    k_len = key.shape[-2]
-    queries = query.reshape(b * h, q_len, d)
-    keys_t = key.reshape(b * h, k_len, d).transpose(1, 2)  # (b·h, d, k)
-    if attention_mask is None:
-        scores = torch.bmm(queries, keys_t).mul_(scaling)
-    else:  # (b | 1, h | 1, q | 1, k): a view over the heads where it can be, else one copy like eager's addition
-        mask = attention_mask[..., :k_len].expand(b, h, q_len, k_len).reshape(b * h, q_len, k_len)
-        scores = torch.baddbmm(mask, queries, keys_t, alpha=scaling)
-    return scores.view(b, h, q_len, k_len)
 
 
 @dataclass
