@@ -532,7 +532,7 @@ def _load() -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default="64,128,256,512", help="MiniLM token counts (comma-separated)")
-    parser.add_argument("--repeats", type=int, default=21, help="timed rounds per size")
+    parser.add_argument("--repeats", type=int, default=61, help="timed rounds per size (more: a steadier best)")
     parser.add_argument("--bertviz-max", type=int, default=256, help="largest n BertViz is run at (it builds n² JSON)")
     parser.add_argument("--long-tokens", type=int, default=8192, help="tokens for the long decoder run (0 = skip)")
     parser.add_argument("--threads", type=int, default=2)
