@@ -144,3 +144,38 @@ def test_png_export_downloads_a_valid_png(page, app_url):
     with Image.open(io.BytesIO(data)) as image:
         assert image.width >= 300 and image.height >= 200
         assert len(image.convert("RGB").getcolors(maxcolors=1 << 20) or []) > 10  # a drawing, not a blank
+
+
+LONG_TEXT = " ".join(
+    ["Attention lets every token look at every other token, and the model decides how much each one matters."] * 14
+)  # about 300 MiniLM tokens: above the server's ATTNVIZ_LAZY_FROM_TOKENS below
+
+
+@pytest.fixture(scope="module")
+def long_text_url(tmp_path_factory):
+    missing = playwright_missing()
+    if missing:
+        _skip_or_fail(missing)
+    log = tmp_path_factory.mktemp("streamlit-long") / "server.log"
+    with streamlit_server(env={"ATTNVIZ_LAZY_FROM_TOKENS": "256"}, log_path=log) as (url, _):
+        yield url
+
+
+def test_a_long_text_shows_one_head_pooled_and_an_exact_block_you_move(page, long_text_url, screenshot_dir):
+    from urllib.parse import quote
+
+    page.goto(f"{long_text_url}/self-attention?model=minilm&layer=2&head=3&text={quote(LONG_TEXT)}")
+    wait_for_app(page)
+    main = page.locator('[data-testid="stMain"]')
+    assert "A long text" in main.inner_text()
+    assert page.locator('[data-testid="stPlotlyChart"]').count() == 2  # the pooled head and the exact block
+    assert "rows 0–127 × keys 0–127 (exact)" in main.inner_text()
+    save(page, screenshot_dir, "long-text")
+    row = page.get_by_label("First query row")
+    row.fill("200")
+    row.press("Enter")
+    page.get_by_text(re.compile(r"rows \d+–\d+ × keys 0–127 \(exact\)")).filter(has_not_text="rows 0–").first.wait_for(
+        timeout=60_000
+    )
+    wait_for_app(page)
+    assert re.search(r"rows (200|1\d\d)–\d+ × keys 0–127", main.inner_text())
