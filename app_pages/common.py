@@ -205,6 +205,9 @@ def catalogue_entries():
     return catalogue()
 
 
+_loaded: set[tuple[str, str]] = set()  # (model, device) pairs this process has loaded
+
+
 def model(view: views.ViewState):
     """The view's model, loaded once per process; raises AttnvizError with a sentence when it cannot be."""
     refusal = views.model_refusal(view.model, [entry.name for entry in catalogue_entries()])
@@ -223,9 +226,6 @@ def model(view: views.ViewState):
     return handle
 
 
-_loaded: set[tuple[str, str]] = set()  # (model, device) pairs this process has loaded
-
-
 def _loading_figure() -> go.Figure:
     hidden = {"visible": False}
     return go.Figure(
@@ -233,11 +233,16 @@ def _loading_figure() -> go.Figure:
     )
 
 
+def forced_target(view: views.ViewState) -> str:
+    """The target the model reads: the one typed, in pair mode; none when the model writes its own."""
+    return view.target if view.mode == "pair" else ""
+
+
 def analysis(view: views.ViewState):
     """(model handle, capture) of the view's text, computed once per input: an AttentionCapture, or for a long text a
     LazyCapture (`views.analysis_mode`) that computes the heads a page shows."""
     handle = model(view)
-    target = view.target if view.mode == "pair" else ""
+    target = forced_target(view)
     lazy = views.analysis_mode(handle, view.text, target, view.mode) == "lazy"
     with st.spinner(i18n.t("analysing_long" if lazy else "analysing", view.lang), show_time=True):
         cached = cached_lazy_analysis if lazy else cached_analysis
@@ -257,7 +262,7 @@ def long_map(view: views.ViewState, lazy, kind: str) -> None:
     )
     if kind == "self" and view.mode == "generate" and lazy.stack(kind).causal:
         st.caption(t("long_not_continued"))
-    target = view.target if view.mode == "pair" else ""
+    target = forced_target(view)
     with st.spinner(t("pooling"), show_time=True):
         pooled = cached_pooled(view.model, view.device, view.text, target, view.mode, kind, layer, head)
     stack = lazy.stack(kind)
@@ -295,7 +300,7 @@ def long_map(view: views.ViewState, lazy, kind: str) -> None:
 
 def lazy_statistics(view: views.ViewState, kind: str) -> dict:
     """The head statistics of a long text's map, streamed tile by tile once per input."""
-    target = view.target if view.mode == "pair" else ""
+    target = forced_target(view)
     with st.spinner(i18n.t("computing_statistics", view.lang), show_time=True):
         return cached_lazy_statistics(view.model, view.device, view.text, target, view.mode, kind)
 

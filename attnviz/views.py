@@ -557,12 +557,7 @@ EXPLAINER_SEEDS = {"q": SEED_Q, "k": SEED_K, "v": SEED_V}  # ViewState field -> 
 
 def matrix_text(matrix: np.ndarray) -> str:
     """A matrix as link text: rows split by ";", cells by ","; each number as short as it can be and still exact."""
-    return ";".join(",".join(_short_number(float(value)) for value in row) for row in matrix)
-
-
-def _short_number(value: float) -> str:
-    text = repr(value)
-    return text.removesuffix(".0")
+    return ";".join(",".join(repr(float(value)).removesuffix(".0") for value in row) for row in matrix)
 
 
 def edited_matrix(rows: Sequence[Sequence], name: str) -> np.ndarray:
