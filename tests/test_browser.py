@@ -50,14 +50,19 @@ def screenshot_dir() -> Path:
     return folder
 
 
-@pytest.fixture(scope="module")
-def app_url(tmp_path_factory):
+def _served_app(tmp_path_factory, env: dict[str, str] | None = None):
+    """The URL of `streamlit run app.py` (with `env`), its log in a temporary folder; skips or fails without a browser."""
     missing = playwright_missing()
     if missing:
         _skip_or_fail(missing)
     log = tmp_path_factory.mktemp("streamlit") / "server.log"
-    with streamlit_server(log_path=log) as (url, _):
+    with streamlit_server(env=env, log_path=log) as (url, _):
         yield url
+
+
+@pytest.fixture(scope="module")
+def app_url(tmp_path_factory):
+    yield from _served_app(tmp_path_factory)
 
 
 @pytest.fixture(scope="module")
@@ -153,12 +158,7 @@ LONG_TEXT = " ".join(
 
 @pytest.fixture(scope="module")
 def long_text_url(tmp_path_factory):
-    missing = playwright_missing()
-    if missing:
-        _skip_or_fail(missing)
-    log = tmp_path_factory.mktemp("streamlit-long") / "server.log"
-    with streamlit_server(env={"ATTNVIZ_LAZY_FROM_TOKENS": "256"}, log_path=log) as (url, _):
-        yield url
+    yield from _served_app(tmp_path_factory, env={"ATTNVIZ_LAZY_FROM_TOKENS": "256"})
 
 
 def test_a_long_text_shows_one_head_pooled_and_an_exact_block_you_move(page, long_text_url, screenshot_dir):
