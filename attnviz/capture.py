@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import math
 import re
 import threading
 import weakref
@@ -88,8 +89,8 @@ class Recorder:
         return name
 
     def all_finite(self) -> bool:
-        """Whether every weight recorded so far is a number (one device sync for the whole forward pass)."""
-        return not self.sums or bool(torch.isfinite(torch.stack(self.sums).sum()))
+        """Whether every weight recorded so far is a number (read once the forward pass is over)."""
+        return math.isfinite(sum(total.item() for total in self.sums))
 
     def _slot(self, name: str | None, shape: torch.Size, device: torch.device) -> torch.Tensor | None:
         if name is None or name not in self.layout or name in self.calls or device.type != "cpu":
@@ -307,6 +308,9 @@ def encode(tokenizer, text: str, *, target: bool = False, limit: int | None = No
 
 
 def _pad(sequences: list[list[int]], pad_id: int, left: bool) -> tuple[torch.Tensor, torch.Tensor]:
+    if len(sequences) == 1:  # nothing to pad: (1, n) ids and a mask of ones
+        ids = torch.tensor(sequences)
+        return ids, torch.ones_like(ids)
     width = max(len(s) for s in sequences)
     ids, mask = [], []
     for sequence in sequences:

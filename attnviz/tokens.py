@@ -168,18 +168,18 @@ def tokens_from_offsets(tokenizer, ids: list[int], offsets: list[tuple[int, int]
     specials = special_ids(tokenizer)
     tokens = []
     for token_id, (start, end) in zip(ids, offsets):
-        token_id = int(token_id)
-        if token_id in specials or (start == end == 0 and token_id in specials):
+        token_id, start, end = int(token_id), int(start), int(end)
+        if token_id in specials:
             tokens.append(_special_token(tokenizer, token_id))
             continue
-        start, end = int(start), int(end)
-        if text[start:end].strip():
-            while text[start].isspace():  # offsets of "▁word" / "Ġword" may include the space
-                start += 1
-        if start == end:  # offsets trimmed to nothing (a space-only piece): show what it decodes to
+        piece = text[start:end]
+        word = piece.lstrip()  # offsets of "▁word" / "Ġword" may include the space
+        if word:
+            tokens.append(Token(readable(word), end - len(word), end))
+        elif piece:  # a piece of spaces only
+            tokens.append(Token(readable(piece), start, end))
+        else:  # offsets of nothing: show what the id decodes to
             shown = tokenizer.decode([token_id], clean_up_tokenization_spaces=False) or str(
                 tokenizer.convert_ids_to_tokens(token_id))
-            tokens.append(Token(text=readable(shown), start=start, end=end))
-        else:
-            tokens.append(Token(text=readable(text[start:end]), start=start, end=end))
+            tokens.append(Token(readable(shown), start, end))
     return tokens
