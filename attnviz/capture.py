@@ -29,8 +29,8 @@ import numpy as np
 import torch
 
 from attnviz.errors import InputError
-from attnviz.memory import check_budget, check_text_length
 from attnviz.fused_attention import expand_kv_heads as repeat_kv  # GQA: (b, kv_heads, l, d) -> (b, heads, l, d)
+from attnviz.memory import check_budget, check_text_length
 from attnviz.models import LOADING, ModelHandle
 from attnviz.tokens import special_ids, tokens_for_ids, tokens_from_offsets
 from attnviz.types import NOT_FINITE, AttentionCapture, AttentionMap, GenerationStep, Token, values_checked
