@@ -11,7 +11,7 @@ from dataclasses import fields
 import plotly.graph_objects as go
 import streamlit as st
 
-from attnviz import figures, i18n, views
+from attnviz import i18n, views
 from attnviz.devices import device_report
 from attnviz.errors import AttnvizError, ModelLoadError
 from attnviz.models import catalogue, load_model
@@ -248,54 +248,6 @@ def analysis(view: views.ViewState):
         cached = cached_lazy_analysis if lazy else cached_analysis
         result = cached(view.model, view.device, view.text, target, view.mode)
     return handle, result
-
-
-def long_map(view: views.ViewState, lazy, kind: str) -> None:
-    """One head of a long text's map: pooled whole (every cell computed, tile by tile, none kept), and one block of
-    it exact, chosen by its first query row and first key; the browser receives only these two."""
-    t = tr(view)
-    layers, heads, queries, keys = lazy.shape(kind)
-    layer, head = min(view.layer, layers - 1), min(view.head, heads - 1)
-    st.info(
-        t("long_note", tokens=max(queries, keys), window=views.LONG_WINDOW, bins=views.LONG_BINS),
-        icon=":material/info:",
-    )
-    if kind == "self" and view.mode == "generate" and lazy.stack(kind).causal:
-        st.caption(t("long_not_continued"))
-    target = forced_target(view)
-    with st.spinner(t("pooling"), show_time=True):
-        pooled = cached_pooled(view.model, view.device, view.text, target, view.mode, kind, layer, head)
-    stack = lazy.stack(kind)
-    figure(
-        figures.pooled_heatmap(
-            pooled, stack.query_tokens, stack.key_tokens, kind=kind, layer=layer, head=head, lang=view.lang
-        ),
-        "long-heatmap-pooled",
-        "long_pooled",
-        view,
-        model=view.model,
-    )
-    st.subheader(t("long_block_title"))
-    starts = st.columns(2)
-    row = starts[0].number_input(t("long_first_row"), 0, queries - 1, 0, step=views.LONG_WINDOW // 2, key="w_long_row")
-    key = starts[1].number_input(t("long_first_key"), 0, keys - 1, 0, step=views.LONG_WINDOW // 2, key="w_long_key")
-    rows, columns = views.token_window(queries, int(row)), views.token_window(keys, int(key))
-    block = lazy.map(kind, layers=layer, heads=head, queries=rows, keys=columns)  # (1, 1, rows, columns), exact
-    title = t(
-        "long_block_figure",
-        layer=layer,
-        head=head,
-        rows=f"{rows[0]}–{rows[1] - 1}",
-        keys=f"{columns[0]}–{columns[1] - 1}",
-    )
-    figure(
-        figures.heatmap(block, lang=view.lang, title=title),
-        "long-heatmap-block",
-        "long_block",
-        view,
-        data=block,
-        model=view.model,
-    )
 
 
 def lazy_statistics(view: views.ViewState, kind: str) -> dict:

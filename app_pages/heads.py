@@ -3,7 +3,7 @@
 import streamlit as st
 
 from app_pages import common
-from attnviz import figures, views
+from attnviz import analysis, figures, views
 
 view = common.state()
 t = common.tr(view)
@@ -21,7 +21,7 @@ with common.shown_errors(view):
         layer_names = result.stack(view.kind).layer_names
     else:
         amap = result[view.kind]
-        values, layer_names = views.head_values(amap), amap.layer_names
+        values, layer_names = analysis.head_statistics(amap), amap.layer_names
     num_layers, num_heads = next(iter(values.values())).shape
     statistics = views.defined_statistics(values)
     common.bound(
@@ -32,7 +32,7 @@ with common.shown_errors(view):
     table, heatmap = st.columns([3, 2])
     with table:
         st.dataframe(
-            views.statistics_rows(values, layer_names),
+            analysis.statistics_table(values, layer_names),
             key="w_head_table",
             on_select=lambda: common.table_selects_head(num_heads),
             selection_mode="single-row",

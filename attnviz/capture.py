@@ -76,15 +76,16 @@ class Recorder:
     # write their softmax straight into one (layers, batch, heads, q, k) stack per role, so no copy assembles it.
     layout: dict[str, tuple[str, int, int]] = field(default_factory=dict)
     stacks: dict[str, np.ndarray] = field(default_factory=dict)
-    model: torch.nn.Module | None = None
+    model: torch.nn.Module | None = None  # whose module names to walk again when an unknown module calls
+    refreshed: bool = False
     # One 0-d sum per recorded call: softmax rows lie in [0, 1], so a sum is finite exactly when no weight is NaN.
     sums: list[torch.Tensor] = field(default_factory=list)
 
     def name_of(self, module) -> str | None:
         name = self.module_names.get(id(module))
-        if name is None and self.model is not None:  # a module added since the names were cached: walk once more
+        if name is None and self.model is not None and not self.refreshed:  # added since the names were cached
             self.module_names = _module_names(self.model, refresh=True)
-            self.model = None
+            self.refreshed = True  # one more walk per capture at most
             name = self.module_names.get(id(module))
         return name
 
@@ -153,14 +154,12 @@ def _configs(model) -> list:
     """Every config object of `model` whose attention implementation transformers may set: the models' own configs
     and their sub-configs, at any depth."""
     found = {}
-    pending = [module.config for module in model.modules() if getattr(module, "config", None) is not None]
+    pending = [getattr(module, "config", None) for module in model.modules()]
     while pending:
         config = pending.pop()
-        if id(config) in found:
-            continue
-        found[id(config)] = config
-        pending += [getattr(config, key, None) for key in getattr(config, "sub_configs", {})]
-        pending = [c for c in pending if c is not None]
+        if config is not None and id(config) not in found:
+            found[id(config)] = config
+            pending += [getattr(config, key, None) for key in getattr(config, "sub_configs", {})]
     return list(found.values())
 
 

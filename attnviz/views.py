@@ -482,23 +482,8 @@ def page_for_head(kind: str) -> tuple[str, dict]:
 
 
 def head_at(row: int, num_heads: int) -> tuple[int, int]:
-    """(layer, head) of a row of `statistics_rows` (rows run layer by layer)."""
+    """(layer, head) of a row of `analysis.statistics_table` (rows run layer by layer)."""
     return divmod(int(row), num_heads)
-
-
-def head_values(amap: AttentionMap) -> dict[str, np.ndarray]:
-    """Every head statistic of a map, (layers, heads) each (NaN where one does not apply)."""
-    return analysis.head_statistics(amap)
-
-
-def statistics_rows(values: Mapping[str, np.ndarray], layer_names: Sequence[str]) -> list[dict]:
-    """The Heads page table: one row per (layer, head) with every statistic, from a map's or a lazy capture's."""
-    return analysis.statistics_table(dict(values), layer_names)
-
-
-def statistics_for(amap: AttentionMap) -> list[str]:
-    """The statistics defined for this map (distance and previous-token need queries and keys to be one sequence)."""
-    return defined_statistics(analysis.head_statistics(amap))
 
 
 def defined_statistics(values: Mapping[str, np.ndarray]) -> list[str]:

@@ -272,13 +272,16 @@ def test_heads_open_on_the_page_that_shows_their_map():
     assert views.page_for_head("decoder") == ("self", {"self_view": "head", "stack": "decoder"})
     assert views.page_for_head("self") == ("self", {"self_view": "head"})
     amap = random_map(layers=2, heads=3)
-    rows = views.statistics_rows(views.head_values(amap), amap.layer_names)
+    rows = analysis.statistics_table(analysis.head_statistics(amap), amap.layer_names)
     assert all(views.head_at(i, 3) == (row["layer"], row["head"]) for i, row in enumerate(rows))
 
 
 def test_statistics_for_a_cross_map_leave_out_self_attention_only_ones():
-    assert views.statistics_for(random_map("cross")) == ["entropy", "sink", "diagonal"]
-    assert views.statistics_for(random_map("encoder", queries=6, keys=6)) == list(analysis.STATISTICS)
+    def defined(amap):
+        return views.defined_statistics(analysis.head_statistics(amap))
+
+    assert defined(random_map("cross")) == ["entropy", "sink", "diagonal"]
+    assert defined(random_map("encoder", queries=6, keys=6)) == list(analysis.STATISTICS)
 
 
 # ----------------------------------------------------------------------------------------------------------------------
