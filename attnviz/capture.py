@@ -63,6 +63,11 @@ def attention_probabilities(query, key, attention_mask=None, scaling=None, posit
     return torch.softmax(scores, dim=-1, dtype=torch.float32)
 
 
+class PassComplete(Exception):
+    """Raised after the last attention call of a forward pass whose length is known: nothing the model computes
+    after it (the last feed-forward block, final norm, pooler, logits) changes an attention weight."""
+
+
 @dataclass
 class Recorder:
     """What one capture call keeps, per attention module path. This one keeps every full weight tensor.
@@ -78,8 +83,13 @@ class Recorder:
     stacks: dict[str, np.ndarray] = field(default_factory=dict)
     model: torch.nn.Module | None = None  # whose module names to walk again when an unknown module calls
     refreshed: bool = False
-    # One 0-d sum per recorded call: softmax rows lie in [0, 1], so a sum is finite exactly when no weight is NaN.
+    # One 0-d sum per call of its attention output (queries, heads·d): a NaN weight makes its query's output row NaN
+    # (NaN·v is NaN), so finite sums vouch for every weight at O(n·d) instead of a scan of the O(n²) weights.
     sums: list[torch.Tensor] = field(default_factory=list)
+    seen: int = 0  # attention calls so far
+    last_module: int = 0  # id of the module that made the latest call
+    # (calls, id of the last module) of a complete pass of the same kind: PassComplete is raised when it is reached
+    stop_after: tuple[int, int] | None = None
 
     def name_of(self, module) -> str | None:
         name = self.module_names.get(id(module))
@@ -91,7 +101,17 @@ class Recorder:
 
     def all_finite(self) -> bool:
         """Whether every weight recorded so far is a number (read once the forward pass is over)."""
-        return math.isfinite(sum(total.item() for total in self.sums))
+        if math.isfinite(sum(total.item() for total in self.sums)):
+            return True
+        # An output can also overflow, or be NaN through its values: then look at the weights themselves.
+        return all(bool(torch.isfinite(kept).all()) for kept_calls in self.calls.values() for kept in kept_calls)
+
+    def called(self, module) -> None:
+        """Count an attention call; raises PassComplete at the known end of the pass."""
+        self.seen += 1
+        self.last_module = id(module)
+        if self.stop_after == (self.seen, self.last_module):
+            raise PassComplete
 
     def _slot(self, name: str | None, shape: torch.Size, device: torch.device) -> torch.Tensor | None:
         if name is None or name not in self.layout or name in self.calls or device.type != "cpu":
@@ -103,16 +123,16 @@ class Recorder:
         return torch.from_numpy(stack[index]) if stack.shape[1:] == tuple(shape) else None
 
     def forward(self, module, query, key, value, attention_mask, scaling=None, dropout=0.0, **kwargs):
-        key = repeat_kv(key, query.shape[1])  # (b, heads, k, d)
-        value = repeat_kv(value, query.shape[1])
+        heads = query.shape[1]
+        if key.shape[1] != heads:  # grouped-query attention: each key/value head serves several query heads
+            key, value = repeat_kv(key, heads), repeat_kv(value, heads)  # (b, heads, k, d)
         name = self.name_of(module)
-        shape = torch.Size((query.shape[0], query.shape[1], query.shape[2], key.shape[2]))
+        shape = torch.Size((query.shape[0], heads, query.shape[2], key.shape[2]))
         probabilities = attention_probabilities(
             query, key, attention_mask, scaling, kwargs.get("position_bias"), kwargs.get("softcap"),
             out=self._slot(name, shape, query.device),
         )
         if name is not None:
-            self.sums.append(probabilities.sum())
             kept = probabilities if probabilities.device.type == "cpu" else probabilities.to("cpu")  # fp32 already
             self.calls.setdefault(name, []).append(kept)
         if probabilities.dtype != value.dtype:
@@ -120,6 +140,8 @@ class Recorder:
         if dropout and module.training:
             probabilities = torch.nn.functional.dropout(probabilities, p=dropout)
         output = torch.matmul(probabilities, value).transpose(1, 2).contiguous()  # (b, q, heads, d)
+        if name is not None:
+            self.sums.append(output.sum(dtype=torch.float32))
         return output, probabilities
 
 
@@ -129,8 +151,12 @@ _PASS_THROUGH = Recorder(module_names={})  # used when a model is switched to at
 
 def attention_forward(module, query, key, value, attention_mask, scaling=None, dropout=0.0, **kwargs):
     """transformers' attention signature: query (b, heads, q, d), key/value (b, kv_heads, k, d) -> (output, probs)."""
-    recorder = _ACTIVE.get() or _PASS_THROUGH
-    return recorder.forward(module, query, key, value, attention_mask, scaling, dropout, **kwargs)
+    recorder = _ACTIVE.get()
+    if recorder is None:
+        return _PASS_THROUGH.forward(module, query, key, value, attention_mask, scaling, dropout, **kwargs)
+    result = recorder.forward(module, query, key, value, attention_mask, scaling, dropout, **kwargs)
+    recorder.called(module)
+    return result
 
 
 def _register() -> None:
@@ -283,15 +309,49 @@ def check_text(text, what: str = "text") -> str:
     return text
 
 
+@functools.lru_cache(maxsize=32)
+def _calls_backend_only(tokenizer_class: type) -> bool:
+    """Whether calling a tokenizer of this class on one text only runs its Rust backend's `encode`: transformers' own
+    fast tokenizer call path, not overridden, and no source/target language modes to switch."""
+    from transformers.tokenization_utils_base import PreTrainedTokenizerBase
+    from transformers.tokenization_utils_tokenizers import TokenizersBackend
+
+    return (
+        issubclass(tokenizer_class, TokenizersBackend)
+        and tokenizer_class.__call__ is PreTrainedTokenizerBase.__call__
+        and tokenizer_class._encode_plus is TokenizersBackend._encode_plus
+        and not hasattr(tokenizer_class, "_switch_to_input_mode")
+    )
+
+
+def _backend_encoding(tokenizer, text: str):
+    """`tokenizer(text)`'s ids and character offsets straight from the Rust backend (a `tokenizers.Encoding`), which
+    spares the wrapper's per-call Python work; None where the wrapper would do more than call it — another call path,
+    or truncation, padding or special-token splitting left set on the backend (the wrapper resets those first)."""
+    if not _calls_backend_only(type(tokenizer)):
+        return None
+    backend = tokenizer.backend_tokenizer
+    if backend.truncation or backend.padding or backend.encode_special_tokens != tokenizer.split_special_tokens:
+        return None
+    return backend.encode(text, add_special_tokens=True)
+
+
 def encode(tokenizer, text: str, *, target: bool = False, limit: int | None = None, truncate: bool = False,
             what: str = "text", model_name: str = "the model") -> Encoded:
     """Tokenize; over `limit` tokens either truncate (when asked) or refuse with a sentence offering truncation."""
-    kwargs = {"text_target": text} if target else {"text": text}
-    if truncate and limit is not None:
-        kwargs.update(truncation=True, max_length=limit)
-    fast = getattr(tokenizer, "is_fast", False)
-    encoding = tokenizer(**kwargs, return_offsets_mapping=fast)
-    ids = list(encoding["labels"] if target and "labels" in encoding else encoding["input_ids"])
+    truncating = truncate and limit is not None
+    direct = None if target or truncating else _backend_encoding(tokenizer, text)
+    if direct is not None:
+        ids, offsets = direct.ids, direct.offsets
+    else:
+        kwargs = {"text_target": text} if target else {"text": text}
+        if truncating:
+            kwargs.update(truncation=True, max_length=limit)
+        fast = getattr(tokenizer, "is_fast", False)
+        encoding = tokenizer(**kwargs, return_offsets_mapping=fast)
+        ids = list(encoding["labels"] if target and "labels" in encoding else encoding["input_ids"])
+        # a target may be tokenized in its own mode (Marian): its tokens are read by decoding instead
+        offsets = encoding.get("offset_mapping") if fast and not target else None
     if not ids:
         raise InputError(f"The {what} gives no tokens for {model_name}; type words the model's tokenizer knows.")
     if limit is not None and len(ids) > limit:
@@ -299,8 +359,8 @@ def encode(tokenizer, text: str, *, target: bool = False, limit: int | None = No
             f"The {what} has {len(ids)} tokens but {model_name} accepts at most {limit}; shorten it, or truncate it "
             f"to the first {limit} tokens (truncate=True)."
         )
-    if fast and "offset_mapping" in encoding and not target:
-        tokens = tokens_from_offsets(tokenizer, ids, encoding["offset_mapping"], text)
+    if offsets is not None:
+        tokens = tokens_from_offsets(tokenizer, ids, offsets, text)
     else:
         tokens = tokens_for_ids(tokenizer, ids, text)
     return Encoded(ids, tokens)
@@ -432,14 +492,29 @@ def _fewer_outputs_of(model_class: type) -> dict:
     return kwargs
 
 
+# model -> {whether only the encoder runs: (attention calls, id of the last calling module) in a complete pass}
+_PASS_ENDS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
 def run_batch(handle: ModelHandle, batch: Batch, recorder_class: type[Recorder] = Recorder) -> Recorder:
-    """One forward pass over `batch` with a recorder of `recorder_class`; only the encoder when there is no target."""
+    """One forward pass over `batch` with a recorder of `recorder_class`; only the encoder when there is no target.
+
+    The pass runs up to the model's last attention call: a complete pass of the same kind (the first one) shows where
+    that is, and later passes stop there, skipping what follows (the last feed-forward block, pooler, logits)."""
     model = handle.model
+    encoder_only = handle.is_seq2seq and batch.decoded is None
+    ends = _PASS_ENDS.setdefault(model, {})
     with recording(model, recorder_class) as recorder:
-        if handle.is_seq2seq and batch.decoded is None:
-            model.get_encoder()(input_ids=batch.inputs["input_ids"], attention_mask=batch.inputs["attention_mask"])
+        recorder.stop_after = ends.get(encoder_only)
+        try:
+            if encoder_only:
+                model.get_encoder()(input_ids=batch.inputs["input_ids"], attention_mask=batch.inputs["attention_mask"])
+            else:
+                model(**batch.inputs, **_fewer_outputs(model))
+        except PassComplete:
+            pass
         else:
-            model(**batch.inputs, **_fewer_outputs(model))
+            ends[encoder_only] = (recorder.seen, recorder.last_module)
     return recorder
 
 

@@ -7,6 +7,7 @@ given that whole character.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 from attnviz.types import Token
@@ -17,6 +18,7 @@ _REPLACEMENT = "\ufffd"  # what a decoder prints for an incomplete UTF-8 sequenc
 
 
 _VISIBLE_CONTROLS = {code: 0x2400 + code for code in range(0x20)} | {0x7F: "␡"}
+_HAS_CONTROLS = re.compile("[\x00-\x1f\x7f]")
 
 
 def readable(text: str) -> str:
@@ -166,20 +168,20 @@ def _find(normal: str, folded: str, piece: str, cursor: int) -> int:
 def tokens_from_offsets(tokenizer, ids: list[int], offsets: list[tuple[int, int]], text: str) -> list[Token]:
     """Tokens from a fast tokenizer's offset mapping (exact and linear; used when the text was tokenized here)."""
     specials = special_ids(tokenizer)
+    shown = readable if _HAS_CONTROLS.search(text) else str  # most texts have nothing to make visible
     tokens = []
     for token_id, (start, end) in zip(ids, offsets):
-        token_id, start, end = int(token_id), int(start), int(end)
         if token_id in specials:
             tokens.append(_special_token(tokenizer, token_id))
             continue
         piece = text[start:end]
         word = piece.lstrip()  # offsets of "▁word" / "Ġword" may include the space
         if word:
-            tokens.append(Token(readable(word), end - len(word), end))
+            tokens.append(Token(shown(word), end - len(word), end))
         elif piece:  # a piece of spaces only
             tokens.append(Token(readable(piece), start, end))
         else:  # offsets of nothing: show what the id decodes to
-            shown = tokenizer.decode([token_id], clean_up_tokenization_spaces=False) or str(
+            decoded = tokenizer.decode([token_id], clean_up_tokenization_spaces=False) or str(
                 tokenizer.convert_ids_to_tokens(token_id))
-            tokens.append(Token(readable(shown), start, end))
+            tokens.append(Token(readable(decoded), start, end))
     return tokens

@@ -242,3 +242,44 @@ def test_later_captures_write_straight_into_the_stack(tiny_folder, family, monke
     assert seen and all(seen), "the second capture should reuse the stacks it wrote into"
     for kind, amap in first.maps.items():
         np.testing.assert_array_equal(second[kind].weights, amap.weights)
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_later_passes_stop_after_the_last_attention_call(tiny_folder, family):
+    """Once a complete pass has shown where the last attention call is, later captures stop there: the model's
+    forward never returns (its head, pooler or last feed-forward block are skipped) and the maps are the same.
+    An encoder-only pass and a pass with a target are learned separately."""
+    handle = load_model(tiny_folder(family), "cpu")
+    model = handle.model
+    top = model.get_encoder() if family in SEQ2SEQ else model
+    returned = []
+    hooks = [module.register_forward_hook(lambda *_: returned.append(True)) for module in {top, model}]
+    try:
+        first = capture(handle, TEXTS[0])
+        assert returned, "the first pass runs to the end"
+        returned.clear()
+        second = capture(handle, TEXTS[0])
+        assert not returned, "a later pass should stop at its last attention call"
+        for kind, amap in first.maps.items():
+            np.testing.assert_array_equal(second[kind].weights, amap.weights)
+        if family in SEQ2SEQ:  # a pass with a target goes on through the decoder: whole maps, as eager computes them
+            for _ in range(2):
+                result = capture(handle, TEXTS[0], TARGETS[0])
+            _, _, eager = _eager_reference(tiny_folder(family), family, handle, TEXTS[:1], TARGETS[:1])
+            for kind, reference in [("encoder", eager.encoder_attentions), ("decoder", eager.decoder_attentions),
+                                    ("cross", eager.cross_attentions)]:
+                np.testing.assert_array_equal(result[kind].weights, torch.stack(reference)[:, 0].numpy())
+    finally:
+        for hook in hooks:
+            hook.remove()
+
+
+def test_values_that_are_not_numbers_do_not_refuse_weights_that_are(tiny_folder):
+    """The finite check reads each attention output; a NaN there that comes from the values, not the weights, leads
+    to a look at the weights themselves, which are numbers: the capture is kept."""
+    handle = load_model(tiny_folder("bert"), "cpu")
+    last = handle.model.encoder.layer[-1].attention.self
+    with torch.no_grad():
+        last.value.weight[0, 0] = float("nan")  # the last layer's output turns NaN; no later weight depends on it
+    result = capture(handle, TEXTS[0])
+    assert np.isfinite(result["self"].weights).all()

@@ -90,3 +90,39 @@ def test_maps_refuse_nan_and_negative_weights():
     for bad in (np.nan, np.inf, -0.5):
         with pytest.raises(InputError, match="finite and non-negative"):
             AttentionMap("self", np.full((1, 1, 1, 1), bad), tokens, tokens, ["layer"])
+
+
+UNUSUAL = ["早上好！Good morning!", "tab\there\nnew line", "  leading and trailing  ", "[CLS] typed [SEP] <s>", "🙂👍🏽 naïve"]
+
+
+@pytest.mark.parametrize("name", ["byte-level", "minilm"])
+def test_capture_tokenizes_exactly_as_calling_the_tokenizer(name, tokenizer):
+    """capture reads ids and offsets from the Rust backend directly where that is all a call would do: same ids,
+    same tokens as the tokenizer's own call, and the call is still used when the backend has settings it would reset."""
+    from attnviz.capture import _calls_backend_only, encode
+    from attnviz.models import load_model
+
+    tok = tokenizer if name == "byte-level" else load_model("minilm", "cpu").tokenizer
+    assert _calls_backend_only(type(tok))
+    for text in UNUSUAL:
+        called = tok(text, return_offsets_mapping=True)
+        encoded = encode(tok, text)
+        assert encoded.ids == called["input_ids"]
+        assert encoded.tokens == tokens_from_offsets(tok, called["input_ids"], called["offset_mapping"], text)
+    tok.backend_tokenizer.enable_truncation(max_length=3)  # left by someone else; a plain call would reset it
+    try:
+        assert encode(tok, UNUSUAL[0]).ids == tok(UNUSUAL[0])["input_ids"]
+        assert len(encode(tok, UNUSUAL[0]).ids) > 3
+    finally:
+        tok.backend_tokenizer.no_truncation()
+
+
+def test_tokenizers_with_their_own_call_are_called():
+    from attnviz.capture import _calls_backend_only
+
+    class Custom(type(byte_level_tokenizer())):
+        def _encode_plus(self, *args, **kwargs):
+            return super()._encode_plus(*args, **kwargs)
+
+    assert not _calls_backend_only(Custom)
+    assert not _calls_backend_only(object)
