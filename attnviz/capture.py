@@ -5,6 +5,8 @@ mask builder under the same name (without it every call would get attention_mask
 switched to that implementation inside a context manager whose `finally` switches it back; the function computes
 eager attention (QKᵀ·scale + mask/bias, fp32 softmax, ·V) and hands the probabilities to the recorder of the current
 call. Recorders live in a ContextVar, so threads capturing with the same model at once each get their own maps.
+A capture needs the model only up to its last attention call: once a complete pass has shown where that is, later
+passes of the same kind end there (the recorder raises PassComplete, which `run_batch` catches).
 
 Conventions of the maps:
 - "self" (encoder-only or decoder-only models), "encoder": queries and keys are the input tokens.

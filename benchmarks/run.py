@@ -480,7 +480,8 @@ def render(short: dict | None, long: dict | None, bertviz: str, meta: dict) -> s
                 f"({'met' if paired <= 1.2 else 'NOT met'}), {cpu_ratio:.2f}× CPU time "
                 f"({'met' if cpu_ratio <= 1.2 else 'NOT met'}); eager + output_attentions: "
                 f"{row['ms']['eager'] / row['ms']['sdpa']:.2f}× wall, "
-                f"{row['cpu_ms']['eager'] / row['cpu_ms']['sdpa']:.2f}× CPU."
+                f"{row['cpu_ms']['eager'] / row['cpu_ms']['sdpa']:.2f}× CPU. (`capture_lazy`, like `capture`, ends "
+                "the forward pass after the last attention call; the SDPA forward runs to its end.)"
             )
     if long:
         lines += [
