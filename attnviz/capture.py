@@ -92,6 +92,7 @@ class Recorder:
     last_module: int = 0  # id of the module that made the latest call
     # (calls, id of the last module) of a complete pass of the same kind: PassComplete is raised when it is reached
     stop_after: tuple[int, int] | None = None
+    complete: bool = False  # PassComplete was raised: every attention call of the pass is recorded
 
     def name_of(self, module) -> str | None:
         name = self.module_names.get(id(module))
@@ -113,6 +114,7 @@ class Recorder:
         self.seen += 1
         self.last_module = id(module)
         if self.stop_after == (self.seen, self.last_module):
+            self.complete = True
             raise PassComplete
 
     def _slot(self, name: str | None, shape: torch.Size, device: torch.device) -> torch.Tensor | None:
@@ -513,8 +515,9 @@ def run_batch(handle: ModelHandle, batch: Batch, recorder_class: type[Recorder] 
                 model.get_encoder()(input_ids=batch.inputs["input_ids"], attention_mask=batch.inputs["attention_mask"])
             else:
                 model(**batch.inputs, **_fewer_outputs(model))
-        except PassComplete:
-            pass
+        except Exception:
+            if not recorder.complete:  # (a model may wrap what its layers raise in an error of its own)
+                raise
         else:
             ends[encoder_only] = (recorder.seen, recorder.last_module)
     return recorder

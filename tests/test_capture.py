@@ -283,3 +283,27 @@ def test_values_that_are_not_numbers_do_not_refuse_weights_that_are(tiny_folder)
         last.value.weight[0, 0] = float("nan")  # the last layer's output turns NaN; no later weight depends on it
     result = capture(handle, TEXTS[0])
     assert np.isfinite(result["self"].weights).all()
+
+
+def test_a_model_that_wraps_the_end_of_pass_in_its_own_error_still_captures(tiny_folder):
+    handle = load_model(tiny_folder("bert"), "cpu")
+    last = handle.model.encoder.layer[-1]
+    original = last.forward
+
+    def wrapping(*args, **kwargs):
+        try:
+            return original(*args, **kwargs)
+        except Exception as error:
+            raise RuntimeError("the last layer failed") from error
+
+    last.forward = wrapping
+    first = capture(handle, TEXTS[0])
+    second = capture(handle, TEXTS[0])  # ends at its last attention call, inside `wrapping`
+    np.testing.assert_array_equal(second["self"].weights, first["self"].weights)
+
+    def failing(*args, **kwargs):
+        raise ValueError("a real failure")
+
+    handle.model.encoder.layer[0].forward = failing
+    with pytest.raises(ValueError, match="a real failure"):  # errors before the end are not swallowed
+        capture(handle, TEXTS[0])
