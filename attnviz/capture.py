@@ -93,6 +93,7 @@ class Recorder:
     # (calls, id of the last module) of a complete pass of the same kind: PassComplete is raised when it is reached
     stop_after: tuple[int, int] | None = None
     complete: bool = False  # PassComplete was raised: every attention call of the pass is recorded
+    order: list[tuple[str, int]] = field(default_factory=list)  # (path, index into calls[path]) in call order
 
     def name_of(self, module) -> str | None:
         name = self.module_names.get(id(module))
@@ -108,6 +109,12 @@ class Recorder:
             return True
         # An output can also overflow, or be NaN through its values: then look at the weights themselves.
         return all(bool(torch.isfinite(kept).all()) for kept_calls in self.calls.values() for kept in kept_calls)
+
+    def keep(self, name: str, kept) -> None:
+        """Record what one call of the module at `name` left, in call order."""
+        calls = self.calls.setdefault(name, [])
+        self.order.append((name, len(calls)))
+        calls.append(kept)
 
     def called(self, module) -> None:
         """Count an attention call; raises PassComplete at the known end of the pass."""
@@ -137,8 +144,7 @@ class Recorder:
             out=self._slot(name, shape, query.device),
         )
         if name is not None:
-            kept = probabilities if probabilities.device.type == "cpu" else probabilities.to("cpu")  # fp32 already
-            self.calls.setdefault(name, []).append(kept)
+            self.keep(name, probabilities if probabilities.device.type == "cpu" else probabilities.to("cpu"))  # fp32
         if probabilities.dtype != value.dtype:
             probabilities = probabilities.to(value.dtype)
         if dropout and module.training:
@@ -265,33 +271,54 @@ def _role(model, name: str, module) -> str:
     return "encoder" if "encoder" in parts else "decoder"
 
 
-def _stack(recorder: Recorder, names: list[str], call: int = 0) -> np.ndarray:
-    """(layers, batch, heads, q, k) from one call of each named module, releasing each recorded tensor once copied
-    (so the peak is one stack plus one layer, not two stacks) — or, when the calls were written into a role's
-    stack in layer order, that stack itself."""
-    slots = [recorder.layout.get(name) for name in names]
+Layer = tuple[str, int]  # (module path, which of its calls): one layer of a map
+
+
+def _stack(recorder: Recorder, layers: list[Layer]) -> np.ndarray:
+    """(layers, batch, heads, q, k) from the recorded calls, releasing each recorded tensor once copied (so the peak
+    is one stack plus one layer, not two stacks) — or, when the calls were written into a role's stack in layer
+    order, that stack itself."""
+    slots = [recorder.layout.get(name) for name, _ in layers]
     role = slots[0][0] if slots[0] else None
-    if call == 0 and role in recorder.stacks and slots == [(role, i, len(names)) for i in range(len(names))]:
+    in_place = [(role, i, len(layers)) for i in range(len(layers))]
+    if role in recorder.stacks and slots == in_place and all(call == 0 for _, call in layers):
         stacked = recorder.stacks[role]
-        if all(recorder.calls[name][0].data_ptr() == stacked[i].ctypes.data for i, name in enumerate(names)):
-            for name in names:
+        if all(recorder.calls[name][0].data_ptr() == stacked[i].ctypes.data for i, (name, _) in enumerate(layers)):
+            for name, _ in layers:
                 recorder.calls[name][0] = None
             return stacked
-    first = recorder.calls[names[0]][call]
-    stacked = np.empty((len(names), *first.shape), dtype=np.float32)
-    for layer, name in enumerate(names):
-        stacked[layer] = recorder.calls[name][call].numpy()
+    first_name, first_call = layers[0]
+    stacked = np.empty((len(layers), *recorder.calls[first_name][first_call].shape), dtype=np.float32)
+    for index, (name, call) in enumerate(layers):
+        stacked[index] = recorder.calls[name][call].numpy()
         recorder.calls[name][call] = None
     return stacked
 
 
 def _modules_by_role(model, recorder: Recorder, seq2seq: bool) -> dict[str, list[str]]:
+    """Attention module paths per role, in first-call order (the layers of a pass repeated by generation)."""
     modules = _module_index(model)[0]
     roles: dict[str, list[str]] = {}
     for name in recorder.calls:  # insertion order = first-call order = layer order
         role = _role(model, name, modules[name]) if seq2seq else "self"
         roles.setdefault(role, []).append(name)
     return roles
+
+
+def _layers_by_role(model, recorder: Recorder, seq2seq: bool) -> dict[str, list[Layer]]:
+    """One forward pass's layers per role, in call order: a module that runs once in the pass is one layer, one that
+    runs several times (layers sharing their weights, as in ALBERT) is one layer per run."""
+    modules = _module_index(model)[0]
+    roles: dict[str, list[Layer]] = {}
+    for name, call in recorder.order:
+        role = _role(model, name, modules[name]) if seq2seq else "self"
+        roles.setdefault(role, []).append((name, call))
+    return roles
+
+
+def layer_names(recorder: Recorder, layers: list[Layer]) -> list[str]:
+    """Module paths; `path#i` for the i-th run of a module that runs several times in the pass."""
+    return [name if len(recorder.calls[name]) == 1 else f"{name}#{call}" for name, call in layers]
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -530,15 +557,21 @@ def capture_batch(handle: ModelHandle, texts: list[str], targets: list[str] | No
     recorder = run_batch(handle, batch)
     if not recorder.all_finite():
         raise InputError(NOT_FINITE)
-    roles = _modules_by_role(handle.model, recorder, handle.is_seq2seq)
-    _LAYOUTS[handle.model] = {name: (role, i, len(names)) for role, names in roles.items() for i, name in enumerate(names)}
-    stacked = {role: _stack(recorder, names) for role, names in roles.items()}  # (layers, batch, heads, Q, K)
+    layers = _layers_by_role(handle.model, recorder, handle.is_seq2seq)
+    names = {role: layer_names(recorder, role_layers) for role, role_layers in layers.items()}
+    _LAYOUTS[handle.model] = {  # where later captures write each layer; only for roles whose modules run once
+        name: (role, index, len(role_layers))
+        for role, role_layers in layers.items()
+        if len({name for name, _ in role_layers}) == len(role_layers)
+        for index, (name, _) in enumerate(role_layers)
+    }
+    stacked = {role: _stack(recorder, role_layers) for role, role_layers in layers.items()}  # (layers, batch, …)
     recorder.calls.clear()  # the stacks hold the values now; drop the per-layer tensors
     with values_checked():  # every weight was checked above, as the model computed it
-        return [_example(handle, batch, stacked, roles, row) for row in range(len(batch.texts))]
+        return [_example(handle, batch, stacked, names, row) for row in range(len(batch.texts))]
 
 
-def _example(handle: ModelHandle, batch: Batch, stacked: dict[str, np.ndarray], roles: dict[str, list[str]],
+def _example(handle: ModelHandle, batch: Batch, stacked: dict[str, np.ndarray], names: dict[str, list[str]],
              row: int) -> AttentionCapture:
     """Example `row` of a captured batch, with its own tokens only (no padding)."""
     source, width, left = batch.sources[row], batch.inputs["input_ids"].shape[1], batch.left_padded
@@ -546,19 +579,19 @@ def _example(handle: ModelHandle, batch: Batch, stacked: dict[str, np.ndarray], 
     maps: dict[str, AttentionMap] = {}
     if not handle.is_seq2seq:
         weights = _crop(stacked["self"], row, n, n, width, width, left)
-        maps["self"] = AttentionMap("self", weights, source.tokens, source.tokens, roles["self"],
+        maps["self"] = AttentionMap("self", weights, source.tokens, source.tokens, names["self"],
                                     causal=handle.kind == "decoder")
     else:
         weights = _crop(stacked["encoder"], row, n, n, width, width, left)
-        maps["encoder"] = AttentionMap("encoder", weights, source.tokens, source.tokens, roles["encoder"])
+        maps["encoder"] = AttentionMap("encoder", weights, source.tokens, source.tokens, names["encoder"])
         if batch.decoded is not None:
             target = batch.decoded[row]
             m, t_width = len(target.ids), batch.inputs["decoder_input_ids"].shape[1]
             self_w = _crop(stacked["decoder"], row, m, m, t_width, t_width, False)
             cross_w = _crop(stacked["cross"], row, m, n, t_width, width, left, queries_left=False)
             maps["decoder"] = AttentionMap("decoder", self_w, target.tokens, batch.decoder_keys(row),
-                                           roles["decoder"], causal=True)
-            maps["cross"] = AttentionMap("cross", cross_w, target.tokens, source.tokens, roles["cross"])
+                                           names["decoder"], causal=True)
+            maps["cross"] = AttentionMap("cross", cross_w, target.tokens, source.tokens, names["cross"])
     target_text = None if batch.targets is None else batch.targets[row]
     return AttentionCapture(handle.name, handle.device, maps, source_text=batch.texts[row], target_text=target_text)
 
@@ -626,7 +659,7 @@ def _seq2seq_generation(handle, text, source, generated, recorder, roles) -> Att
     start = _decoder_start(model)
     keys = [Token(str(tokenizer.convert_ids_to_tokens(start)), -1, -1, special=True)] + target_tokens[:-1]
     maps = {
-        "encoder": AttentionMap("encoder", _stack(recorder, roles["encoder"])[:, 0], source.tokens, source.tokens,
+        "encoder": AttentionMap("encoder", _stack(recorder, [(name, 0) for name in roles["encoder"]])[:, 0], source.tokens, source.tokens,
                                 roles["encoder"]),
         "decoder": AttentionMap("decoder", decoder, target_tokens, keys, roles["decoder"], causal=True),
         "cross": AttentionMap("cross", cross, target_tokens, source.tokens, roles["cross"]),
@@ -645,7 +678,7 @@ def _decoder_generation(handle, text, source, generated, recorder, roles) -> Att
     new_tokens = tokens_for_ids(tokenizer, generated, written)
     shifted = [Token(t.text, t.start + len(text), t.end + len(text), t.special) if not t.special else t
                for t in new_tokens]
-    prefill = _stack(recorder, names)[:, 0]  # (layers, heads, prompt, prompt)
+    prefill = _stack(recorder, [(name, 0) for name in names])[:, 0]  # (layers, heads, prompt, prompt)
     rows = [prefill[:, :, -1, :]] + _step_rows(recorder, names, range(1, len(generated)))
     total = prompt_length + len(generated) - 1
     layers, heads = prefill.shape[:2]

@@ -27,8 +27,9 @@ from attnviz import analysis
 from attnviz.analysis import Pooled
 from attnviz.capture import (
     Recorder,
-    _modules_by_role,
+    _layers_by_role,
     attention_probabilities,
+    layer_names,
     prepare_batch,
     repeat_kv,
     run_batch,
@@ -243,7 +244,7 @@ class QueryKeyRecorder(Recorder):
         )  # fmt: skip
         name = self.module_names.get(id(module))
         if name is not None:
-            self.calls.setdefault(name, []).append(inputs)
+            self.keep(name, inputs)
         dropout = dropout if module.training else 0.0
         if softcap:  # SDPA cannot soft-cap: this layer's output comes from the eager math instead
             probabilities = attention_probabilities(
@@ -497,12 +498,12 @@ def capture_lazy(handle: ModelHandle, text: str, target: str | None = None, trun
     batch = prepare_batch(handle, [text], None if target is None else [target], truncate, mode="lazy")
     recorder = run_batch(handle, batch, QueryKeyRecorder)
     recorder.release()
-    roles = _modules_by_role(handle.model, recorder, handle.is_seq2seq)
+    layers = _layers_by_role(handle.model, recorder, handle.is_seq2seq)
     source = batch.sources[0]
 
     def stack(kind, role, query_tokens, key_tokens, causal=False) -> LazyStack:
-        names = roles[role]
-        return LazyStack(kind, [recorder.calls[name][0] for name in names], names, query_tokens, key_tokens, causal)
+        inputs = [recorder.calls[name][call] for name, call in layers[role]]
+        return LazyStack(kind, inputs, layer_names(recorder, layers[role]), query_tokens, key_tokens, causal)
 
     if not handle.is_seq2seq:
         stacks = {"self": stack("self", "self", source.tokens, source.tokens, causal=handle.kind == "decoder")}

@@ -232,8 +232,8 @@ def test_later_captures_write_straight_into_the_stack(tiny_folder, family, monke
     seen = []
     real_stack = capture_module._stack
 
-    def spying_stack(recorder, names, call=0):
-        result = real_stack(recorder, names, call)
+    def spying_stack(recorder, layers):
+        result = real_stack(recorder, layers)
         seen.append(any(result is stack for stack in recorder.stacks.values()))
         return result
 
@@ -307,3 +307,29 @@ def test_a_model_that_wraps_the_end_of_pass_in_its_own_error_still_captures(tiny
     handle.model.encoder.layer[0].forward = failing
     with pytest.raises(ValueError, match="a real failure"):  # errors before the end are not swallowed
         capture(handle, TEXTS[0])
+
+
+def test_layers_that_share_one_module_are_each_a_layer(tmp_path):
+    """ALBERT runs one attention module for every layer: each run is a layer of the map (named path#i), equal to
+    eager attention, in capture, in later captures and in the on-demand mode."""
+    from tiny import byte_level_tokenizer
+
+    from attnviz.ondemand import capture_lazy
+
+    config = transformers.AlbertConfig(vocab_size=300, embedding_size=16, hidden_size=32, num_attention_heads=4,
+                                       intermediate_size=64, num_hidden_layers=3, max_position_embeddings=128)
+    torch.manual_seed(0)
+    transformers.AlbertModel(config).save_pretrained(tmp_path)
+    byte_level_tokenizer().save_pretrained(tmp_path)
+    handle = load_model(str(tmp_path), "cpu")
+    eager_model = transformers.AlbertModel.from_pretrained(tmp_path, attn_implementation="eager").eval()
+    with torch.no_grad():
+        expected = torch.stack(eager_model(**handle.tokenizer(TEXTS[0], return_tensors="pt"),
+                                           output_attentions=True).attentions)[:, 0].numpy()
+    assert expected.shape[0] == 3
+    for _ in range(2):
+        amap = capture(handle, TEXTS[0])["self"]
+        np.testing.assert_array_equal(amap.weights, expected)
+    assert amap.layer_names == [f"{amap.layer_names[0].split('#')[0]}#{i}" for i in range(3)]
+    lazy = capture_lazy(handle, TEXTS[0])
+    np.testing.assert_allclose(lazy.map("self").weights, expected, atol=1e-6, rtol=0)
