@@ -6,6 +6,7 @@ import importlib.util
 import os
 import socket
 import threading
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -176,7 +177,10 @@ def load_model(name_or_path: str, device: str | None = "auto", policy: Policy | 
         offline = is_local or _cached(source) or not _hub_reachable()
         try:
             config = transformers.AutoConfig.from_pretrained(source, local_files_only=offline)
-            tokenizer = transformers.AutoTokenizer.from_pretrained(source, local_files_only=offline)
+            with warnings.catch_warnings():
+                # MarianTokenizer wants sacremoses (0.5 s to import) for a normaliser its tokenization never calls
+                warnings.filterwarnings("ignore", message="Recommended: pip install sacremoses")
+                tokenizer = transformers.AutoTokenizer.from_pretrained(source, local_files_only=offline)
             model = _model_class(config).from_pretrained(
                 source,
                 config=config,

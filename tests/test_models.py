@@ -116,3 +116,10 @@ def test_models_load_safely_from_several_threads_at_once(tiny_folder):
     assert not errors, errors
     for folder, handle in handles.items():
         assert not any(p.is_meta for p in handle.model.parameters()), folder
+
+
+def test_the_demo_translators_load_without_asking_for_sacremoses(recwarn):
+    """MarianTokenizer asks for sacremoses (slow to import) for a normaliser its tokenization never calls."""
+    handle = load_model("demo-zh-en", "cpu")
+    assert handle.tokenizer("早上好！")["input_ids"][-1] == handle.tokenizer.eos_token_id
+    assert not [w for w in recwarn if "sacremoses" in str(w.message)]
