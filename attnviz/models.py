@@ -7,6 +7,7 @@ import os
 import socket
 import threading
 import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -150,6 +151,15 @@ def _count(config, *names) -> int | None:
 LOADING = threading.RLock()
 
 
+@contextmanager
+def without_sacremoses_request():
+    """Load tokenizers in this block without MarianTokenizer's request for sacremoses, which it would import (0.4–0.6 s)
+    only for a punctuation normaliser its tokenization never calls; attnviz does not install it."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Recommended: pip install sacremoses")
+        yield
+
+
 def load_model(name_or_path: str, device: str | None = "auto", policy: Policy | None = None,
                dtype: str | None = None) -> ModelHandle:
     """Load a model and its tokenizer for attention capture.
@@ -177,9 +187,7 @@ def load_model(name_or_path: str, device: str | None = "auto", policy: Policy | 
         offline = is_local or _cached(source) or not _hub_reachable()
         try:
             config = transformers.AutoConfig.from_pretrained(source, local_files_only=offline)
-            with warnings.catch_warnings():
-                # MarianTokenizer wants sacremoses (0.5 s to import) for a normaliser its tokenization never calls
-                warnings.filterwarnings("ignore", message="Recommended: pip install sacremoses")
+            with without_sacremoses_request():
                 tokenizer = transformers.AutoTokenizer.from_pretrained(source, local_files_only=offline)
             model = _model_class(config).from_pretrained(
                 source,

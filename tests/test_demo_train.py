@@ -20,6 +20,7 @@ def trained(tmp_path_factory):
     return folder
 
 
+@pytest.mark.filterwarnings("ignore:Recommended. pip install sacremoses")  # loaded as users do, sacremoses or not
 def test_training_writes_a_loadable_model_folder_with_a_card(trained):
     from transformers import MarianMTModel, MarianTokenizer
 

@@ -23,6 +23,7 @@ from attnviz.demo import DIRECTIONS, model_dir
 from attnviz.demo.alignment import alignment_error_rate, argmax_links, piece_words, strong_links, word_attention
 from attnviz.demo.pairs import Pair, read_tsv
 from attnviz.errors import InputError
+from attnviz.models import without_sacremoses_request
 
 BATCH_SIZE = 256  # few long batches: greedy decoding costs per step, not per sentence
 
@@ -40,7 +41,8 @@ def load(folder: Path):
     """The model and tokenizer exactly as a user loads them, with eager attention so weights can be returned."""
     from transformers import MarianMTModel, MarianTokenizer
 
-    tokenizer = MarianTokenizer.from_pretrained(str(folder))
+    with without_sacremoses_request():
+        tokenizer = MarianTokenizer.from_pretrained(str(folder))
     model = MarianMTModel.from_pretrained(str(folder), attn_implementation="eager")
     return model.eval(), tokenizer
 

@@ -21,6 +21,7 @@ from attnviz.demo.lexicon import chinese_words
 from attnviz.demo.pairs import Pair
 from attnviz.demo.phrasebook import phrasebook_words
 from attnviz.errors import InputError
+from attnviz.models import without_sacremoses_request
 
 EOS, UNK, PAD = "</s>", "<unk>", "<pad>"
 ENGLISH_PUNCTUATION = [".", ",", "!", "?", ";", ":"]
@@ -106,7 +107,8 @@ def write_tokenizer(folder: Path, source_lang: str, target_lang: str, spm_models
     source, target = spm_models[source_lang], spm_models[target_lang]
     vocab_path = folder / "vocab.json"
     vocab_path.write_text(json.dumps(build_vocab([source, target]), ensure_ascii=False, indent=1), encoding="utf-8")
-    tokenizer = MarianTokenizer(source_spm=str(source), target_spm=str(target), vocab=str(vocab_path),
-                                source_lang=source_lang, target_lang=target_lang, model_max_length=128)
-    tokenizer.save_pretrained(str(folder))
-    return MarianTokenizer.from_pretrained(str(folder))
+    with without_sacremoses_request():
+        tokenizer = MarianTokenizer(source_spm=str(source), target_spm=str(target), vocab=str(vocab_path),
+                                    source_lang=source_lang, target_lang=target_lang, model_max_length=128)
+        tokenizer.save_pretrained(str(folder))
+        return MarianTokenizer.from_pretrained(str(folder))
