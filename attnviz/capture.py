@@ -297,12 +297,8 @@ def _stack(recorder: Recorder, layers: list[Layer]) -> np.ndarray:
 
 def _modules_by_role(model, recorder: Recorder, seq2seq: bool) -> dict[str, list[str]]:
     """Attention module paths per role, in first-call order (the layers of a pass repeated by generation)."""
-    modules = _module_index(model)[0]
-    roles: dict[str, list[str]] = {}
-    for name in recorder.calls:  # insertion order = first-call order = layer order
-        role = _role(model, name, modules[name]) if seq2seq else "self"
-        roles.setdefault(role, []).append(name)
-    return roles
+    layers = _layers_by_role(model, recorder, seq2seq)
+    return {role: list(dict.fromkeys(name for name, _ in role_layers)) for role, role_layers in layers.items()}
 
 
 def _layers_by_role(model, recorder: Recorder, seq2seq: bool) -> dict[str, list[Layer]]:
