@@ -1,15 +1,4 @@
-"""Every string the app shows, in English and 中文.
-
-`t(key, lang, **values)` looks a key up in `STRINGS[lang]` and formats it; keys the figures own (kind_*, stat_*,
-layer, head, …) come from `attnviz.figures.LABELS`, so a word is translated in one place. Both languages must have
-the same keys with the same {placeholders}; tests/test_app_i18n.py checks it.
-"""
-
-from __future__ import annotations
-
-from attnviz.errors import AttnvizError, DeviceUnavailableError, InputError, ModelLoadError, ResourceLimitError
-
-LANGUAGES = {"en": "English", "zh": "中文"}
+"""The app's own words: navigation, sidebar, controls and page texts, in English and 中文."""
 
 STRINGS: dict[str, dict[str, str]] = {
     "en": {
@@ -334,35 +323,3 @@ STRINGS: dict[str, dict[str, str]] = {
         "error_AttnvizError": "操作未成功",
     },
 }
-
-_ERROR_CLASSES = (ModelLoadError, DeviceUnavailableError, InputError, ResourceLimitError, AttnvizError)
-
-
-def _figure_labels(lang: str) -> dict[str, str]:
-    from attnviz.figures import LABELS  # the figures' own words (kind_*, stat_*, layer, head …)
-
-    return LABELS.get(lang, {})
-
-
-def has(key: str, lang: str = "en") -> bool:
-    return key in STRINGS.get(lang, {}) or key in _figure_labels(lang)
-
-
-def t(key: str, lang: str = "en", **values) -> str:
-    """The string `key` in `lang` ("en" or "zh"), formatted with `values`; an unknown language reads English.
-
-    A missing key shows as the key itself rather than failing the page (the i18n test keeps that from happening).
-    """
-    lang = lang if lang in STRINGS else "en"
-    template = STRINGS[lang].get(key)
-    if template is None:
-        template = _figure_labels(lang).get(key, key)
-    return template.format(**values) if values else template
-
-
-def error_sentence(error: AttnvizError, lang: str = "en") -> str:
-    """What the page says for an error: a short heading in the page's language, then the library's own sentence."""
-    kind = next(cls for cls in _ERROR_CLASSES if isinstance(error, cls)).__name__
-    detail = str(error).strip()
-    heading = t(f"error_{kind}", lang)
-    return f"**{heading}.** {detail}" if lang == "en" else f"**{heading}。** {detail}"

@@ -1,0 +1,60 @@
+"""The string catalogue: every string attnviz shows, in English and 中文, in one package.
+
+Each module of this package holds the words of one area as `STRINGS = {"en": {...}, "zh": {...}}`; this module joins
+them into one catalogue (a key may be defined once only) and looks keys up: `t(key, lang, **values)`. Both languages
+must have the same keys with the same {placeholders}; tests/test_app_i18n.py checks it.
+"""
+
+from __future__ import annotations
+
+from attnviz.errors import AttnvizError, DeviceUnavailableError, InputError, ModelLoadError, ResourceLimitError
+from attnviz.i18n import app, errors
+
+LANGUAGES = {"en": "English", "zh": "中文"}
+PARTS = (app, errors)  # one module per area; add a new area's module here
+
+
+def _joined(parts) -> dict[str, dict[str, str]]:
+    joined: dict[str, dict[str, str]] = {lang: {} for lang in LANGUAGES}
+    for part in parts:
+        for lang in LANGUAGES:
+            clash = joined[lang].keys() & part.STRINGS[lang].keys()
+            if clash:
+                raise RuntimeError(f"{part.__name__} defines keys another part already has: {sorted(clash)}")
+            joined[lang].update(part.STRINGS[lang])
+    return joined
+
+
+STRINGS: dict[str, dict[str, str]] = _joined(PARTS)
+
+_ERROR_CLASSES = (ModelLoadError, DeviceUnavailableError, InputError, ResourceLimitError, AttnvizError)
+
+
+def _figure_labels(lang: str) -> dict[str, str]:
+    from attnviz.figures import LABELS  # the figures' own words (kind_*, stat_*, layer, head …)
+
+    return LABELS.get(lang, {})
+
+
+def has(key: str, lang: str = "en") -> bool:
+    return key in STRINGS.get(lang, {}) or key in _figure_labels(lang)
+
+
+def t(key: str, lang: str = "en", **values) -> str:
+    """The string `key` in `lang` ("en" or "zh"), formatted with `values`; an unknown language reads English.
+
+    A missing key shows as the key itself rather than failing the page (the i18n test keeps that from happening).
+    """
+    lang = lang if lang in STRINGS else "en"
+    template = STRINGS[lang].get(key)
+    if template is None:
+        template = _figure_labels(lang).get(key, key)
+    return template.format(**values) if values else template
+
+
+def error_sentence(error: AttnvizError, lang: str = "en") -> str:
+    """What the page says for an error: a short heading, then the error's own sentence, both in the page's language."""
+    kind = next(cls for cls in _ERROR_CLASSES if isinstance(error, cls)).__name__
+    detail = error.message(lang).strip()
+    heading = t(f"error_{kind}", lang)
+    return f"**{heading}.** {detail}" if lang == "en" else f"**{heading}。** {detail}"
