@@ -16,7 +16,7 @@ from attnviz import export, figures, fonts
 from attnviz.errors import AttnvizError, InputError
 from attnviz.types import AttentionCapture, AttentionMap, GenerationStep, Token
 
-HAS_BROWSER = export.browser_path() is not None
+HAS_BROWSER = export.kaleido.browser_path() is not None
 needs_browser = pytest.mark.skipif(not HAS_BROWSER, reason="the kaleido engine needs Chrome/Chromium")
 ENGINES = ["static", pytest.param("kaleido", marks=needs_browser)]
 
@@ -122,7 +122,7 @@ def test_engine_choice(monkeypatch):
     assert export.resolve_engine("auto") == "static"
     monkeypatch.delenv(export.ENGINE_ENV)
     assert export.resolve_engine("auto", "svg") == "static"  # outlines: no font needed to view it
-    monkeypatch.setattr(export, "browser_path", lambda: None)
+    monkeypatch.setattr(export.kaleido, "browser_path", lambda: None)
     assert export.resolve_engine("auto", "png") == "static"
     with pytest.raises(AttnvizError, match="Chromium"):
         export.resolve_engine("kaleido")
@@ -290,7 +290,7 @@ def test_a_failed_write_keeps_the_old_file(tmp_path, monkeypatch):
     def broken_replace(src, dst):
         raise OSError("disk full")
 
-    monkeypatch.setattr(export.os, "replace", broken_replace)
+    monkeypatch.setattr(export.files.os, "replace", broken_replace)
     with pytest.raises(OSError, match="disk full"):
         export.write_atomic(target, "new", overwrite=True)
     assert target.read_text() == "old" and os.listdir(tmp_path) == ["out.json"]
