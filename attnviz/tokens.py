@@ -58,7 +58,7 @@ def piece_texts(tokenizer, ids: list[int]) -> list[str]:
             prefix = [t for t in ids[:i] if t not in specials]
             before, after = _decode(tokenizer, prefix), _decode(tokenizer, prefix + [token_id])
             settled = before.rstrip(_REPLACEMENT)
-        pieces.append(after[len(settled):].rstrip(_REPLACEMENT) if after.startswith(settled) else after)
+        pieces.append(after[len(settled) :].rstrip(_REPLACEMENT) if after.startswith(settled) else after)
     return pieces
 
 
@@ -214,6 +214,7 @@ def tokens_from_offsets(tokenizer, ids: list[int], offsets: list[tuple[int, int]
             tokens.append(Token(readable(piece), start, end))
         else:  # offsets of nothing: show what the id decodes to
             decoded = tokenizer.decode([token_id], clean_up_tokenization_spaces=False) or str(
-                tokenizer.convert_ids_to_tokens(token_id))
+                tokenizer.convert_ids_to_tokens(token_id)
+            )
             tokens.append(Token(readable(decoded), start, end))
     return tokens

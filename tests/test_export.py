@@ -170,11 +170,8 @@ FIGURE_KINDS = {
 
 def test_every_figure_kind_is_among_those_both_engines_draw():
     """A figure function (one that takes a FigureStyle) joins FIGURE_KINDS, so that every engine is shown to draw it."""
-    kinds = {
-        name
-        for name in figures.__all__
-        if inspect.isfunction(getattr(figures, name)) and "style" in inspect.signature(getattr(figures, name)).parameters
-    }
+    functions = {name: getattr(figures, name) for name in figures.__all__ if inspect.isfunction(getattr(figures, name))}
+    kinds = {name for name, function in functions.items() if "style" in inspect.signature(function).parameters}
     assert kinds == set(FIGURE_KINDS)
 
 
