@@ -14,6 +14,7 @@ import streamlit as st
 from attnviz import i18n, views
 from attnviz.devices import device_report
 from attnviz.errors import AttnvizError, ModelLoadError
+from attnviz.figures import FigureStyle
 from attnviz.models import catalogue, load_model
 
 log = logging.getLogger("attnviz.app")
@@ -364,9 +365,12 @@ def alignment_words(view: views.ViewState) -> dict[str, str]:
     return {name: i18n.t(name, view.lang) for name in views.ALIGNMENT_WORDS}
 
 
-def figure_options(selection: views.HeadSelection, view: views.ViewState) -> dict:
-    """Keyword arguments for attnviz.figures: the selection's layers/heads (and labels) in the page's language."""
-    return {**selection.figure_kwargs, "lang": view.lang}
+def figure_options(selection: views.HeadSelection, view: views.ViewState, **style) -> dict:
+    """Keyword arguments for attnviz.figures: the selection's layers/heads, and a FigureStyle in the page's language
+    with the selection's labels (and any other `style` field, such as a height)."""
+    options = dict(selection.figure_kwargs)
+    labels = options.pop("labels", None)
+    return {**options, "style": FigureStyle(lang=view.lang, labels=labels, **style)}
 
 
 # ----------------------------------------------------------------------------------------------------------------------

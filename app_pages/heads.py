@@ -52,7 +52,9 @@ with common.shown_errors(view):
         st.caption(t("table_hint"))
     with heatmap:
         common.figure(
-            figures.statistic_grid(values=values, statistic=view.stat, kind=view.kind, lang=view.lang),
+            figures.statistic_grid(
+                values=values, statistic=view.stat, kind=view.kind, style=figures.FigureStyle(lang=view.lang)
+            ),
             "head-statistics",
             "heads_statistic",
             view,

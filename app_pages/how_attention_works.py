@@ -15,7 +15,10 @@ st.header(t("explainer_what"))
 st.markdown(t("explainer_what_text"))
 common.figure(
     figures.alignment(
-        figures.seed_alignment_map(), threshold=0.05, top_k=None, lang=view.lang, title=t("explainer_seed_alignment")
+        figures.seed_alignment_map(),
+        threshold=0.05,
+        top_k=None,
+        style=figures.FigureStyle(lang=view.lang, title=t("explainer_seed_alignment")),
     ),
     "seed-alignment",
     "explainer_seed",
@@ -52,12 +55,13 @@ with common.shown_errors(view):
         with shown:
             st.dataframe(views.table(matrix, rows, columns, decimals=3), width="stretch")
     st.markdown(t("explainer_expectation"))
-    common.figure(figures.explainer(q, k, v, lang=view.lang), "attention-steps", "explainer_steps", view)
+    steps_figure = figures.explainer(q, k, v, style=figures.FigureStyle(lang=view.lang))
+    common.figure(steps_figure, "attention-steps", "explainer_steps", view)
 
 # 3. 四不像: the answer is a weighted mixture
 st.header(t("explainer_mixture"))
 st.markdown(t("explainer_mixture_text"))
-common.figure(figures.mixture(lang=view.lang), "mixture", "explainer_mixture", view)
+common.figure(figures.mixture(style=figures.FigureStyle(lang=view.lang)), "mixture", "explainer_mixture", view)
 
 # 4. Multi-head: split, attend per head, merge
 st.header(t("explainer_multihead"))
@@ -81,7 +85,9 @@ with common.shown_errors(view):
         column_config={"step": t("mh_step"), "axes": t("mh_axes"), "shape": t("mh_shape"), "meaning": t("mh_meaning")},
     )
     common.figure(
-        figures.grid(walk.weights, lang=view.lang, title=t("mh_grid_title", heads=int(heads))),
+        figures.grid(
+            walk.weights, style=figures.FigureStyle(lang=view.lang, title=t("mh_grid_title", heads=int(heads)))
+        ),
         "multi-head-weights",
         "explainer_multihead",
         view,

@@ -24,7 +24,13 @@ def long_map(view: views.ViewState, lazy, kind: str) -> None:
     stack = lazy.stack(kind)
     common.figure(
         figures.pooled_heatmap(
-            pooled, stack.query_tokens, stack.key_tokens, kind=kind, layer=layer, head=head, lang=view.lang
+            pooled,
+            stack.query_tokens,
+            stack.key_tokens,
+            kind=kind,
+            layer=layer,
+            head=head,
+            style=figures.FigureStyle(lang=view.lang),
         ),
         "long-heatmap-pooled",
         "long_pooled",
@@ -45,7 +51,7 @@ def long_map(view: views.ViewState, lazy, kind: str) -> None:
         keys=f"{columns[0]}–{columns[1] - 1}",
     )
     common.figure(
-        figures.heatmap(block, lang=view.lang, title=title),
+        figures.heatmap(block, style=figures.FigureStyle(lang=view.lang, title=title)),
         "long-heatmap-block",
         "long_block",
         view,
@@ -129,7 +135,7 @@ with common.shown_errors(view):
                 figures.head_lines(
                     amap,
                     **views.head_lines_options(selection, view.self_view),
-                    lang=view.lang,
+                    style=figures.FigureStyle(lang=view.lang),
                     threshold=max(view.threshold, 0.01),
                 ),
                 "head-lines",
@@ -141,5 +147,10 @@ with common.shown_errors(view):
         st.subheader(t("grid_title"))
         st.caption(t("grid_intro"))
         common.figure(
-            figures.grid(amap, lang=view.lang), "layer-head-grid", "self_grid", view, data=amap, model=view.model
+            figures.grid(amap, style=figures.FigureStyle(lang=view.lang)),
+            "layer-head-grid",
+            "self_grid",
+            view,
+            data=amap,
+            model=view.model,
         )

@@ -63,7 +63,9 @@ with common.shown_errors(view):
         options = common.figure_options(selection, view)
         heatmap = figures.heatmap(selection.amap, **options)
         alignment = figures.alignment(
-            selection.amap, **options, threshold=view.threshold, height=heatmap.layout.height
+            selection.amap,
+            **common.figure_options(selection, view, height=heatmap.layout.height),
+            threshold=view.threshold,
         )  # side by side at one height, so their export buttons line up
         figure_left, figure_right = st.columns(2)
         with figure_left:

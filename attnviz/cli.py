@@ -244,7 +244,7 @@ def _figure(amap, args: argparse.Namespace, model: str, alignment_heads=()):
     heads = None if head in ("mean", "max", "all") else _selection(head, "head")
     if head in ("mean", "max"):
         reduce = head
-    common = dict(model=model, lang=args.lang)
+    common = dict(style=figures.FigureStyle(model=model, lang=args.lang))
     if args.view == "grid":
         return figures.grid(amap, layers=layers, heads=heads, **common)
     if args.view == "lines":

@@ -58,7 +58,7 @@ def piece_texts(tokenizer, ids: list[int]) -> list[str]:
             prefix = [t for t in ids[:i] if t not in specials]
             before, after = _decode(tokenizer, prefix), _decode(tokenizer, prefix + [token_id])
             settled = before.rstrip(_REPLACEMENT)
-        pieces.append(after[len(settled):].rstrip(_REPLACEMENT) if after.startswith(settled) else after)
+        pieces.append(after[len(settled) :].rstrip(_REPLACEMENT) if after.startswith(settled) else after)
     return pieces
 
 
@@ -82,71 +82,103 @@ def tokens_for_ids(tokenizer, ids: list[int], text: str) -> list[Token]:
     """
     ids = [int(i) for i in ids]
     specials = special_ids(tokenizer)
-    normal, positions = _normalised_with_positions(text)
-    normal_folded = normal.casefold() if len(normal.casefold()) == len(normal) else normal
     unknown_id = getattr(tokenizer, "unk_token_id", None)
-    tokens: list[Token | None] = []
-    pending: list[int] = []  # indices of tokens whose characters are not complete yet (partial bytes)
-    unknown: list[int] = []  # indices of <unk> tokens: they read as the text up to the next known piece
-    cursor = 0
-
-    def span(first: int, stop: int) -> Token:  # the token for normalised characters [first, stop)
-        start, end = positions[first], positions[stop - 1] + 1
-        return Token(text=readable(text[start:end]), start=start, end=end)
-
-    def settle_unknown(stop: int) -> None:  # unknown tokens read as the non-space text before `stop`
-        first = _skip_spaces(normal, cursor)
-        while stop > first and normal[stop - 1].isspace():
-            stop -= 1
-        for waiting in unknown:
-            if stop > first:
-                tokens[waiting] = span(first, stop)
-            else:  # nothing left to show: the tokenizer's own name for it
-                at = positions[first] if first < len(positions) else len(text)
-                tokens[waiting] = Token(text=str(tokenizer.convert_ids_to_tokens(ids[waiting])), start=at, end=at)
-        unknown.clear()
-
+    walk = _TextWalk(tokenizer, ids, text)
     for index, (token_id, piece) in enumerate(zip(ids, piece_texts(tokenizer, ids))):
         if token_id in specials:
-            tokens.append(_special_token(tokenizer, token_id))
-            continue
-        if token_id == unknown_id and not piece.strip():
-            tokens.append(None)
-            unknown.append(index)
-            continue
+            walk.tokens.append(_special_token(tokenizer, token_id))
+        elif token_id == unknown_id and not piece.strip():
+            walk.wait(index, walk.unknown)
+        else:
+            walk.place(index, piece)
+    return walk.finish()
+
+
+class _TextWalk:
+    """One pass through the normalised text with a cursor, giving each id's decoded piece the characters it covers.
+
+    Tokens that cannot be placed yet wait as None: partial-byte pieces (`pending`) until a piece completes their
+    character, and <unk> tokens (`unknown`) until the next known piece shows where the unknown text ends.
+    """
+
+    def __init__(self, tokenizer, ids: list[int], text: str):
+        self.tokenizer, self.ids, self.text = tokenizer, ids, text
+        self.normal, self.positions = _normalised_with_positions(text)
+        self.folded = self.normal.casefold() if len(self.normal.casefold()) == len(self.normal) else self.normal
+        self.tokens: list[Token | None] = []
+        self.pending: list[int] = []  # indices of tokens whose characters are not complete yet (partial bytes)
+        self.unknown: list[int] = []  # indices of <unk> tokens: they read as the text up to the next known piece
+        self.cursor = 0
+
+    def wait(self, index: int, queue: list[int]) -> None:
+        self.tokens.append(None)
+        queue.append(index)
+
+    def place(self, index: int, piece: str) -> None:
+        """The token of a decoded piece: whitespace, part of a character (it waits), or text found in `text`."""
         stripped = unicodedata.normalize("NFKC", piece).strip()
-        if piece and not stripped and cursor < len(normal) and normal[cursor].isspace():
-            # A token made only of whitespace (byte-level "Ġ", newlines): it reads as that whitespace.
-            end_cursor = min(_skip_spaces(normal, cursor), cursor + len(piece))
-            start, end = positions[cursor], positions[end_cursor - 1] + 1
-            tokens.append(Token(text=readable(text[start:end]), start=start, end=end))
-            cursor = end_cursor
-            continue
-        if not stripped:
-            tokens.append(None)
-            pending.append(index)
-            continue
-        found = _find(normal, normal_folded, stripped, cursor)
+        if piece and not stripped and self.cursor < len(self.normal) and self.normal[self.cursor].isspace():
+            self._whitespace(piece)
+        elif not stripped:
+            self.wait(index, self.pending)
+        else:
+            self._found(stripped)
+
+    def finish(self) -> list[Token]:
+        """The tokens, once every waiting one is settled: <unk> as the text left, incomplete bytes as their names."""
+        if self.unknown:
+            self._settle_unknown(len(self.normal.rstrip()))
+        for waiting in self.pending:  # trailing pieces that never completed a character (e.g. truncated bytes)
+            self.tokens[waiting] = self._named(waiting, len(self.text))
+        return [token for token in self.tokens if token is not None]
+
+    def _span(self, first: int, stop: int) -> Token:
+        """The token for normalised characters [first, stop)."""
+        start, end = self.positions[first], self.positions[stop - 1] + 1
+        return Token(text=readable(self.text[start:end]), start=start, end=end)
+
+    def _named(self, index: int, at: int) -> Token:
+        """The tokenizer's own name for an id that covers no text, at character `at`."""
+        return Token(text=str(self.tokenizer.convert_ids_to_tokens(self.ids[index])), start=at, end=at)
+
+    def _whitespace(self, piece: str) -> None:
+        """A token made only of whitespace (byte-level "Ġ", newlines): it reads as that whitespace."""
+        end_cursor = min(_skip_spaces(self.normal, self.cursor), self.cursor + len(piece))
+        self.tokens.append(self._span(self.cursor, end_cursor))
+        self.cursor = end_cursor
+
+    def _found(self, stripped: str) -> None:
+        """A piece with text: where it is in the text, settling the <unk> tokens before it and the partial-byte
+        pieces whose character it completes."""
+        found = _find(self.normal, self.folded, stripped, self.cursor)
         if found < 0:  # the tokenizer changed the text beyond NFKC (e.g. <unk>): take the next non-space chars
-            found = _skip_spaces(normal, cursor)
-            length = min(len(stripped), len(normal) - found)
+            found = _skip_spaces(self.normal, self.cursor)
+            length = min(len(stripped), len(self.normal) - found)
         else:
             length = len(stripped)
-        if unknown:
-            settle_unknown(found)
-        start = positions[found] if found < len(positions) else len(text)
-        end = positions[found + length - 1] + 1 if length > 0 else start
-        cursor = found + length
-        tokens.append(Token(text=readable(text[start:end]), start=start, end=end))
-        for waiting in pending:  # partial-byte pieces share the character this piece completed
-            tokens[waiting] = Token(text=readable(text[start:end]), start=start, end=end)
-        pending.clear()
-    if unknown:
-        settle_unknown(len(normal.rstrip()))
-    for waiting in pending:  # trailing pieces that never completed a character (e.g. truncated bytes)
-        token_id = ids[waiting]
-        tokens[waiting] = Token(text=str(tokenizer.convert_ids_to_tokens(token_id)), start=len(text), end=len(text))
-    return [token for token in tokens if token is not None]
+        if self.unknown:
+            self._settle_unknown(found)
+        start = self.positions[found] if found < len(self.positions) else len(self.text)
+        end = self.positions[found + length - 1] + 1 if length > 0 else start
+        self.cursor = found + length
+        token = Token(text=readable(self.text[start:end]), start=start, end=end)
+        self.tokens.append(token)
+        for waiting in self.pending:  # partial-byte pieces share the character this piece completed
+            self.tokens[waiting] = token
+        self.pending.clear()
+
+    def _settle_unknown(self, stop: int) -> None:
+        """Unknown tokens read as the non-space text between the cursor and `stop`."""
+        first = _skip_spaces(self.normal, self.cursor)
+        while stop > first and self.normal[stop - 1].isspace():
+            stop -= 1
+        for waiting in self.unknown:
+            if stop > first:
+                self.tokens[waiting] = self._span(first, stop)
+            else:  # nothing left to show: the tokenizer's own name for it
+                at = self.positions[first] if first < len(self.positions) else len(self.text)
+                self.tokens[waiting] = self._named(waiting, at)
+        self.unknown.clear()
 
 
 def _skip_spaces(text: str, cursor: int) -> int:
@@ -182,6 +214,7 @@ def tokens_from_offsets(tokenizer, ids: list[int], offsets: list[tuple[int, int]
             tokens.append(Token(readable(piece), start, end))
         else:  # offsets of nothing: show what the id decodes to
             decoded = tokenizer.decode([token_id], clean_up_tokenization_spaces=False) or str(
-                tokenizer.convert_ids_to_tokens(token_id))
+                tokenizer.convert_ids_to_tokens(token_id)
+            )
             tokens.append(Token(readable(decoded), start, end))
     return tokens

@@ -55,9 +55,10 @@ def _time(call, repeats: int) -> list[float]:
 
 def run(repeats: int = 5, formats: tuple[str, ...] = ("png", "svg", "pdf")) -> dict:
     amap = heatmap_64()
-    build = _time(lambda: figures.heatmap(amap, model="bench", layers=0, heads=0), repeats)
-    fig = figures.heatmap(amap, model="bench", layers=0, heads=0)
-    engines = ["static"] + (["kaleido"] if export.browser_path() else [])
+    style = figures.FigureStyle(model="bench")
+    build = _time(lambda: figures.heatmap(amap, layers=0, heads=0, style=style), repeats)
+    fig = figures.heatmap(amap, layers=0, heads=0, style=style)
+    engines = ["static"] + (["kaleido"] if export.kaleido.browser_path() else [])
     results = {"figure_build_s": statistics.median(build), "engines": {}}
     for engine in engines:
         per_format = {}

@@ -166,6 +166,7 @@ def short_worker(sizes: list[int], repeats: int, bertviz_max: int, part: str) ->
     from attnviz import analysis
     from attnviz.figures.grid import statistic_grid
     from attnviz.figures.heatmap import heatmap
+    from attnviz.figures.style import FigureStyle
     from attnviz.models import load_model
     from attnviz.ondemand import capture_lazy
 
@@ -209,8 +210,9 @@ def short_worker(sizes: list[int], repeats: int, bertviz_max: int, part: str) ->
             for k, v in analysis.head_statistics(amap).items()
         ))  # fmt: skip
         start = time.perf_counter()
-        grid_json = statistic_grid(values=overview, statistic="entropy", kind="self", model="minilm").to_json()
-        head_json = heatmap(amap, layers=layer, heads=head, max_tokens=n, model="minilm").to_json()
+        style = FigureStyle(model="minilm")
+        grid_json = statistic_grid(values=overview, statistic="entropy", kind="self", style=style).to_json()
+        head_json = heatmap(amap, layers=layer, heads=head, max_tokens=n, style=style).to_json()
         row["figure_ms"] = (time.perf_counter() - start) * 1000
         row["payload"] = {"overview": len(grid_json.encode()), "head": len(head_json.encode())}
 

@@ -112,7 +112,7 @@ def test_bad_ranges_and_options_in_analysis(call, expected):
         (lambda m: figures.heatmap(m, log_scale=True, log_floor=float("nan")), "log-scale floor"),
         (lambda m: figures.heatmap(m, pool="median"), "'max' or 'mean'"),
         (lambda m: figures.heatmap(m, query_range=(0, 9)), "not inside"),
-        (lambda m: figures.heatmap(m, lang="fr"), "Unknown language 'fr'"),
+        (lambda m: figures.heatmap(m, style=figures.FigureStyle(lang="fr")), "Unknown language 'fr'"),
         (lambda m: figures.alignment(m, threshold=float("nan")), "threshold must lie between 0 and 1"),
         (lambda m: figures.alignment(m, top_k=0), "top_k must be at least 1"),
         (lambda m: figures.alignment(m, top_k=2.5), "top_k must be at least 1"),
@@ -435,7 +435,8 @@ AWKWARD_TOKENS = [Token(text, i, i + 1) for i, text in enumerate(
 @pytest.mark.filterwarnings("ignore:Glyph")  # emoji and ␀-style symbols are not in the packaged fonts: boxes, no crash
 @pytest.mark.parametrize("view", ["heatmap", "alignment", "lines", "grid"])
 def test_awkward_tokens_render_to_files(view):
-    fig = figures.VIEWS[view](random_map(AWKWARD_TOKENS, layers=1, heads=2, causal=True), model="m\x00\ud800")
+    style = figures.FigureStyle(model="m\x00\ud800")
+    fig = figures.VIEWS[view](random_map(AWKWARD_TOKENS, layers=1, heads=2, causal=True), style=style)
     for fmt, magic in (("png", b"\x89PNG"), ("svg", b"<?xml"), ("pdf", b"%PDF-")):
         assert export.figure_bytes(fig, fmt, engine="static").startswith(magic), fmt
 

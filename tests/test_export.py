@@ -1,3 +1,4 @@
+import inspect
 import io
 import json
 import os
@@ -12,13 +13,23 @@ from plotly.colors import sample_colorscale, unlabel_rgb
 from pypdf import PdfReader
 from test_analysis_maps import random_map, seed_pair_map, tokens_from
 
-from attnviz import export, figures, fonts
+from attnviz import analysis, export, figures, fonts
 from attnviz.errors import AttnvizError, InputError
 from attnviz.types import AttentionCapture, AttentionMap, GenerationStep, Token
 
-HAS_BROWSER = export.browser_path() is not None
-needs_browser = pytest.mark.skipif(not HAS_BROWSER, reason="the kaleido engine needs Chrome/Chromium")
-ENGINES = ["static", pytest.param("kaleido", marks=needs_browser)]
+HAS_BROWSER = export.kaleido.browser_path() is not None
+NO_BROWSER = "the kaleido engine needs Chrome/Chromium (apt-get install chromium, or set BROWSER_PATH)"
+
+
+@pytest.fixture(params=["static", "kaleido"])
+def engine(request) -> str:
+    """Each export engine by name. Without a browser the kaleido cases skip, except in CI (CI=true), where a
+    missing browser is a failure."""
+    if request.param == "kaleido" and not HAS_BROWSER:
+        if os.environ.get("CI", "").strip().lower() == "true":
+            pytest.fail(f"The kaleido export tests must run in CI: {NO_BROWSER}.")
+        pytest.skip(NO_BROWSER)
+    return request.param
 
 
 def _png(data: bytes) -> Image.Image:
@@ -31,7 +42,6 @@ def _png(data: bytes) -> Image.Image:
 # figure files
 
 
-@pytest.mark.parametrize("engine", ENGINES)
 def test_png_has_the_figure_size_and_scale(engine):
     fig = figures.heatmap(seed_pair_map())
     image = _png(export.figure_bytes(fig, "png", engine=engine))
@@ -40,9 +50,8 @@ def test_png_has_the_figure_size_and_scale(engine):
     assert doubled.size == (600, 400)
 
 
-@pytest.mark.parametrize("engine", ENGINES)
 def test_svg_parses_and_pdf_opens(engine):
-    fig = figures.alignment(figures.seed_alignment_map(), model="demo-zh-en")
+    fig = figures.alignment(figures.seed_alignment_map(), style=figures.FigureStyle(model="demo-zh-en"))
     svg = export.figure_bytes(fig, "svg", engine=engine)
     root = ElementTree.fromstring(svg)
     assert root.tag.endswith("svg")
@@ -53,7 +62,8 @@ def test_svg_parses_and_pdf_opens(engine):
 
 
 def test_static_svg_carries_title_tokens_and_colour_bar_of_the_screen():
-    fig = figures.heatmap(_cross_map(), model="demo-en-zh", layers=0, heads=1, log_scale=True, log_floor=1e-3)
+    fig = figures.heatmap(_cross_map(), layers=0, heads=1, log_scale=True, log_floor=1e-3,
+                          style=figures.FigureStyle(model="demo-en-zh"))  # fmt: skip
     svg = export.figure_bytes(fig, "svg", engine="static").decode("utf-8")
     # Static SVG draws text as outlines and keeps each string in a comment next to it.
     for text in ["demo-en-zh · cross-attention · layer 0 · head 1", "早上", "好", "Good", "morning", "Weight",
@@ -68,7 +78,6 @@ def _cross_map() -> AttentionMap:
     return AttentionMap("cross", np.broadcast_to(weights, (1, 2, 2, 2)).copy(), queries, keys, ["decoder.0.cross"])
 
 
-@pytest.mark.parametrize("engine", ENGINES)
 def test_exported_heatmap_uses_the_screen_colour_scale(engine):
     values = np.array([[0.0, 1 / 3], [2 / 3, 1.0]], dtype=np.float32)
     tokens = tokens_from(["a", "b"])
@@ -92,7 +101,6 @@ def _glyph(char: str, engine: str) -> np.ndarray:
 
 
 @pytest.mark.filterwarnings("ignore:Glyph 57344")  # the missing glyph is missing on purpose
-@pytest.mark.parametrize("engine", ENGINES)
 def test_chinese_glyphs_are_real_not_missing_glyph_boxes(engine):
     zao, hao, missing = _glyph("早", engine), _glyph("好", engine), _glyph("\ue000", engine)  # U+E000: no font has it
     assert zao.sum() > 200 and hao.sum() > 200  # ink was drawn
@@ -122,7 +130,7 @@ def test_engine_choice(monkeypatch):
     assert export.resolve_engine("auto") == "static"
     monkeypatch.delenv(export.ENGINE_ENV)
     assert export.resolve_engine("auto", "svg") == "static"  # outlines: no font needed to view it
-    monkeypatch.setattr(export, "browser_path", lambda: None)
+    monkeypatch.setattr(export.kaleido, "browser_path", lambda: None)
     assert export.resolve_engine("auto", "png") == "static"
     with pytest.raises(AttnvizError, match="Chromium"):
         export.resolve_engine("kaleido")
@@ -137,20 +145,63 @@ def test_static_engine_refuses_trace_types_it_cannot_draw():
         export.figure_bytes(go.Figure(go.Pie(values=[1, 2])), "png", engine="static")
 
 
-@pytest.mark.parametrize(
-    "make",
-    [
-        lambda: figures.heatmap(random_map(tokens_from([f"w{i}" for i in range(300)]), causal=True), max_tokens=100),
-        lambda: figures.head_lines(random_map(tokens_from("a b c".split()), heads=3)),
-        lambda: figures.grid(random_map(tokens_from("a b c".split()), layers=2, heads=2)),
-        lambda: figures.statistic_grid(random_map(tokens_from("a b c".split()))),
-        lambda: figures.explainer(lang="zh"),
-        lambda: figures.mixture(),
-    ],
-)
-def test_every_figure_exports_statically(make):
-    fig = make()
-    assert _png(export.figure_bytes(fig, "png", engine="static")).size == (fig.layout.width, fig.layout.height)
+def _pooled_heatmap():
+    amap = random_map(tokens_from([f"t{i}" for i in range(40)]), layers=1, heads=1, causal=True)
+    masked = np.where(analysis.causal_mask(amap), np.nan, amap.weights[0, 0])
+    pooled = analysis.Pooled(analysis.downsample(masked, 4, 4, "max"), 4, 4, "max")
+    return figures.pooled_heatmap(pooled, amap.query_tokens, amap.key_tokens, layer=0, head=0)
+
+
+FIGURE_KINDS = {
+    "heatmap": lambda: figures.heatmap(
+        random_map(tokens_from([f"w{i}" for i in range(300)]), causal=True), max_tokens=100
+    ),
+    "pooled_heatmap": _pooled_heatmap,
+    "alignment": lambda: figures.alignment(
+        figures.seed_alignment_map(), style=figures.FigureStyle(model="demo-zh-en", lang="zh")
+    ),
+    "head_lines": lambda: figures.head_lines(random_map(tokens_from("a b c".split()), heads=3)),
+    "grid": lambda: figures.grid(random_map(tokens_from("a b c".split()), layers=2, heads=2)),
+    "statistic_grid": lambda: figures.statistic_grid(random_map(tokens_from("a b c".split()))),
+    "explainer": lambda: figures.explainer(style=figures.FigureStyle(lang="zh")),
+    "mixture": lambda: figures.mixture(),
+}
+
+
+def test_every_figure_kind_is_among_those_both_engines_draw():
+    """A figure function (one that takes a FigureStyle) joins FIGURE_KINDS, so that every engine is shown to draw it."""
+    functions = {name: getattr(figures, name) for name in figures.__all__ if inspect.isfunction(getattr(figures, name))}
+    kinds = {name for name, function in functions.items() if "style" in inspect.signature(function).parameters}
+    assert kinds == set(FIGURE_KINDS)
+
+
+def _svg_aspect(svg: bytes) -> float:
+    root = ElementTree.fromstring(svg)
+    assert root.tag.endswith("svg")
+    _, _, width, height = (float(v) for v in root.attrib["viewBox"].split())
+    return width / height
+
+
+def _ink(image: Image.Image) -> float:
+    """The share of pixels that are not the white background."""
+    gray = np.asarray(image.convert("L"), dtype=float)
+    return float((gray < 250).mean())
+
+
+@pytest.mark.parametrize("kind", FIGURE_KINDS)
+def test_every_figure_kind_renders_through_each_engine(kind, engine):
+    fig = FIGURE_KINDS[kind]()
+    size = (fig.layout.width, fig.layout.height)
+    image = _png(export.figure_bytes(fig, "png", engine=engine))
+    assert image.format == "PNG" and image.size == size
+    assert _ink(image) > 0.01  # something is drawn, not a blank page
+    asked = _png(export.figure_bytes(fig, "png", engine=engine, width=400, height=300, scale=2))
+    assert asked.format == "PNG" and asked.size == (800, 600)
+    assert _svg_aspect(export.figure_bytes(fig, "svg", engine=engine)) == pytest.approx(size[0] / size[1], rel=0.02)
+    pdf = PdfReader(io.BytesIO(export.figure_bytes(fig, "pdf", engine=engine)))
+    assert len(pdf.pages) == 1
+    box = pdf.pages[0].mediabox
+    assert float(box.width) / float(box.height) == pytest.approx(size[0] / size[1], rel=0.02)
 
 
 # ---------------------------------------------------------------------------------------------------------------------
@@ -158,7 +209,7 @@ def test_every_figure_exports_statically(make):
 
 
 def test_html_inlines_plotly_and_loads_nothing(tmp_path):
-    fig = figures.heatmap(seed_pair_map(), model="demo-zh-en")
+    fig = figures.heatmap(seed_pair_map(), style=figures.FigureStyle(model="demo-zh-en"))
     path = export.export_figure(fig, tmp_path / "map.html")
     page = path.read_text(encoding="utf-8")
     assert "<script src=" not in page and len(page) > 1_000_000  # plotly.js (~4.6 MB) is in the page
@@ -290,7 +341,7 @@ def test_a_failed_write_keeps_the_old_file(tmp_path, monkeypatch):
     def broken_replace(src, dst):
         raise OSError("disk full")
 
-    monkeypatch.setattr(export.os, "replace", broken_replace)
+    monkeypatch.setattr(export.files.os, "replace", broken_replace)
     with pytest.raises(OSError, match="disk full"):
         export.write_atomic(target, "new", overwrite=True)
     assert target.read_text() == "old" and os.listdir(tmp_path) == ["out.json"]

@@ -4,6 +4,7 @@ from test_analysis_maps import random_map, seed_pair_map, tokens_from
 
 from attnviz import analysis, figures
 from attnviz.errors import InputError
+from attnviz.figures import FigureStyle
 from attnviz.types import AttentionMap, Token
 
 
@@ -70,16 +71,16 @@ def test_heatmap_ticks_are_tokens_and_z_is_the_aggregation():
 
 
 def test_heatmap_hover_and_title_name_tokens_model_layer_and_head():
-    fig = figures.heatmap(_en_zh_map(), layers=0, heads=1, model="demo-en-zh")
+    fig = figures.heatmap(_en_zh_map(), layers=0, heads=1, style=FigureStyle(model="demo-en-zh"))
     assert hover_label(fig, 0, 1) == "早上 → morning: 0.62"
     assert fig.data[0].text is None and fig.data[0].customdata is None  # no string or number per cell besides z
     assert fig.layout.title.text == "demo-en-zh · cross-attention · layer 0 · head 1"
-    zh = figures.heatmap(_en_zh_map(), layers=0, heads=1, lang="zh", labels={"key": "源词元"})
+    zh = figures.heatmap(_en_zh_map(), layers=0, heads=1, style=FigureStyle(lang="zh", labels={"key": "源词元"}))
     assert "第 0 层" in zh.layout.title.text and "第 1 头" in zh.layout.title.text
     assert zh.layout.xaxis.title.text == "源词元" and zh.layout.yaxis.title.text == "查询 (Query)"
-    assert figures.heatmap(_en_zh_map(), title="我的标题").layout.title.text == "我的标题"
+    assert figures.heatmap(_en_zh_map(), style=FigureStyle(title="我的标题")).layout.title.text == "我的标题"
     with pytest.raises(InputError, match="language"):
-        figures.heatmap(_en_zh_map(), lang="fr")
+        figures.heatmap(_en_zh_map(), style=FigureStyle(lang="fr"))
 
 
 def test_heatmap_masked_cells_are_nan_on_a_distinct_background():
@@ -133,8 +134,9 @@ def test_a_head_pooled_elsewhere_draws_as_the_heatmap_pools_it():
     amap = random_map(tokens_from([f"t{i}" for i in range(50)]), layers=2, heads=2, causal=True)
     masked = np.where(analysis.causal_mask(amap), np.nan, amap.weights[1, 0])
     pooled = analysis.Pooled(analysis.downsample(masked, 4, 4, "mean"), 4, 4, "mean")
-    fig = figures.pooled_heatmap(pooled, amap.query_tokens, amap.key_tokens, layer=1, head=0, model="m", lang="zh")
-    same = figures.heatmap(amap, layers=1, heads=0, max_tokens=13, pool="mean", model="m", lang="zh")
+    style = FigureStyle(model="m", lang="zh")
+    fig = figures.pooled_heatmap(pooled, amap.query_tokens, amap.key_tokens, layer=1, head=0, style=style)
+    same = figures.heatmap(amap, layers=1, heads=0, max_tokens=13, pool="mean", style=style)
     np.testing.assert_array_equal(np.array(fig.data[0].z, float), np.array(same.data[0].z, float))
     assert "平均池化" in fig.layout.title.text and fig.layout.title.text == same.layout.title.text
     assert fig.layout.meta == same.layout.meta and list(fig.layout.xaxis.ticktext) == list(same.layout.xaxis.ticktext)
@@ -259,7 +261,7 @@ def test_statistic_grid_shows_the_statistic():
 def test_statistic_grid_draws_statistics_computed_elsewhere():
     amap = random_map(tokens_from(list("abcd")), layers=2, heads=3, causal=True)
     computed = analysis.head_statistics(amap)
-    fig = figures.statistic_grid(values=computed, statistic="distance", kind="decoder", model="m")
+    fig = figures.statistic_grid(values=computed, statistic="distance", kind="decoder", style=FigureStyle(model="m"))
     np.testing.assert_array_equal(fig.data[0].z, computed["distance"])
     assert fig.layout.title.text == "m · decoder self-attention · Mean attention distance"
     assert figures.statistic_grid(values=computed).layout.title.text == "Entropy (nats)"  # no kind given, none named

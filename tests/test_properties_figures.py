@@ -38,7 +38,9 @@ def test_heatmap_draws_the_aggregation_with_token_labels(drawn, log_scale, max_t
     amap = drawn.amap
     selection = _selection(data, amap)
     lang = data.draw(st.sampled_from(["en", "zh"]), "lang")
-    fig = figures.heatmap(amap, **selection, log_scale=log_scale, max_tokens=max_tokens, lang=lang)
+    fig = figures.heatmap(
+        amap, **selection, log_scale=log_scale, max_tokens=max_tokens, style=figures.FigureStyle(lang=lang)
+    )
     expected = np.where(analysis.causal_mask(amap), np.nan, analysis.aggregate(amap, **selection))
     queries, keys = expected.shape
     meta = fig.layout.meta

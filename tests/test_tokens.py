@@ -92,7 +92,13 @@ def test_maps_refuse_nan_and_negative_weights():
             AttentionMap("self", np.full((1, 1, 1, 1), bad), tokens, tokens, ["layer"])
 
 
-UNUSUAL = ["早上好！Good morning!", "tab\there\nnew line", "  leading and trailing  ", "[CLS] typed [SEP] <s>", "🙂👍🏽 naïve"]
+UNUSUAL = [
+    "早上好！Good morning!",
+    "tab\there\nnew line",
+    "  leading and trailing  ",
+    "[CLS] typed [SEP] <s>",
+    "🙂👍🏽 naïve",
+]
 
 
 @pytest.mark.parametrize("name", ["byte-level", "minilm"])

@@ -1,7 +1,8 @@
-"""Plotly figures of attention: pure functions `(AttentionMap, keyword options) -> go.Figure`.
+"""Plotly figures of attention: pure functions `(AttentionMap, its own keyword options, style) -> go.Figure`.
 
-Every figure takes `lang` ("en" default, or "zh") and `labels` (a mapping overriding any string in
-`LABELS[lang]`, for the app's i18n), `model` (named in the title) and `title` (replaces the built title).
+Every figure takes `style=FigureStyle(...)`: `lang` ("en" default, or "zh") and `labels` (a mapping overriding any
+string in `LABELS[lang]`, for the app's i18n), `model` (named in the title), `title` (replaces the built title) and
+`width`/`height` (replace the size the figure chooses for its content).
 Selections follow `attnviz.analysis.aggregate`: `layers`/`heads` are an index, a list, or None for all.
 Maps too large to hold (`attnviz.ondemand.LazyCapture`) draw through `pooled_heatmap` (a head pooled block by block)
 and `statistic_grid(values=...)` (statistics streamed tile by tile).
@@ -22,10 +23,13 @@ from attnviz.figures.explainer import (
 from attnviz.figures.grid import grid, statistic_grid
 from attnviz.figures.heatmap import heatmap, pooled_heatmap, selected_ranges
 from attnviz.figures.lines import head_lines
+from attnviz.figures.style import DEFAULT_STYLE, FigureStyle
 
 VIEWS = {"heatmap": heatmap, "alignment": alignment, "grid": grid, "lines": head_lines}
 
 __all__ = [
+    "DEFAULT_STYLE",
+    "FigureStyle",
     "FONT_FAMILY",
     "LABELS",
     "MASKED_COLOR",

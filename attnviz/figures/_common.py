@@ -1,12 +1,15 @@
-"""What every figure shares: translatable labels, fonts, titles, token labels and value formatting."""
+"""What every figure shares: translatable labels, fonts, titles, token labels, value formatting, option checks and
+the pieces two figures draw alike (pooling, token markers)."""
 
 from __future__ import annotations
 
 import html
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
+import plotly.graph_objects as go
 
 from attnviz import analysis
 from attnviz.errors import InputError
@@ -213,6 +216,67 @@ def check_count(value, name: str, minimum: int = 1) -> int:
     return int(value)
 
 
+@dataclass(frozen=True)
+class Pooling:
+    """Cells of `query_factor` × `key_factor` tokens, pooled by `pool` ("max" keeps peaks, "mean" keeps mass): how a
+    map larger than its figure is drawn (factors of 1: every token its own cell)."""
+
+    query_factor: int
+    key_factor: int
+    pool: str = "max"
+
+    def __post_init__(self) -> None:
+        if self.pool not in analysis.REDUCTIONS:
+            raise InputError(f"Unknown pooling {self.pool!r}; use 'max' or 'mean'.")
+        object.__setattr__(self, "query_factor", check_count(self.query_factor, "query_factor"))
+        object.__setattr__(self, "key_factor", check_count(self.key_factor, "key_factor"))
+
+    @classmethod
+    def fitting(cls, queries: int, keys: int, limit: int, pool: str) -> Pooling:
+        """The smallest cells that fit `queries` × `keys` tokens into at most `limit` cells a side."""
+        return cls(max(1, -(-queries // limit)), max(1, -(-keys // limit)), pool)  # ceil division
+
+    @property
+    def pooled(self) -> bool:
+        return self.query_factor > 1 or self.key_factor > 1
+
+    def apply(self, values: np.ndarray) -> np.ndarray:
+        """(queries, keys) values as (query cells, key cells); NaN (masked) cells stay NaN when all of a block is."""
+        return analysis.downsample(values, self.query_factor, self.key_factor, self.pool) if self.pooled else values
+
+    def labels(self, query_tokens: Sequence[Token], key_tokens: Sequence[Token], text: Mapping[str, str],
+               offsets: tuple[int, int] = (0, 0)) -> tuple[list[str], list[str]]:  # fmt: skip
+        """One label per row and per column (see `axis_labels`); `offsets`: where the tokens start in the map."""
+        return (
+            axis_labels(query_tokens, self.query_factor, offsets[0], text),
+            axis_labels(key_tokens, self.key_factor, offsets[1], text),
+        )
+
+    def notes(self, text: Mapping[str, str]) -> list[str]:
+        """The subtitle of a pooled map ("downsampled: 3×3 tokens per cell (max-pool); …"), nothing when unpooled."""
+        if not self.pooled:
+            return []
+        return [text["downsampled"].format(query_factor=self.query_factor, key_factor=self.key_factor,
+                                           pool=text[self.pool])]  # fmt: skip
+
+
+def token_markers(x: Sequence[float], y: Sequence[float], labels: Sequence[str], position: str, size: int,
+                  **text_style) -> go.Scatter:  # fmt: skip
+    """Tokens as labelled dots (the lines of the alignment, the columns of the head view); hovering one names it."""
+    return go.Scatter(
+        x=list(x),
+        y=list(y),
+        mode="markers+text",
+        text=list(labels),
+        textposition=position,
+        marker=dict(size=size, color="#444444"),
+        hovertemplate="%{text}<extra></extra>",
+        showlegend=False,
+        name="tokens",
+        **text_style,
+    )
+
+
 def tick_positions(count: int, max_labels: int) -> list[int]:
     """Every index when they fit, else every n-th so at most `max_labels` labels are drawn."""
     stride = max(1, -(-count // max_labels))  # ceil division
@@ -276,22 +340,6 @@ def figure_title(
     if notes:
         title += "<br><sup>" + " · ".join(notes) + "</sup>"
     return title
-
-
-def base_layout(title: str, width: int, height: int, **extra) -> dict:
-    """Layout every attnviz figure starts from: white template, one font stack, explicit size and margins."""
-    layout = dict(
-        title=dict(text=title, x=0.02, xanchor="left", font=dict(size=16)),
-        template="plotly_white",
-        font=dict(family=FONT_FAMILY, size=12, color="#222222"),
-        width=width,
-        height=height,
-        margin=dict(l=90, r=40, t=80, b=80),
-        paper_bgcolor="white",
-        plot_bgcolor="white",
-    )
-    layout.update(extra)
-    return layout
 
 
 def clamp(value: float, low: float, high: float) -> int:

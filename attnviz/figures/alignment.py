@@ -3,21 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import plotly.graph_objects as go
 
 from attnviz import analysis
 from attnviz.errors import InputError
-from attnviz.figures._common import (
-    base_layout,
-    clamp,
-    figure_title,
-    format_value,
-    resolve_labels,
-    selection_text,
-    token_label,
-)
+from attnviz.figures._common import clamp, format_value, selection_text, token_label, token_markers
+from attnviz.figures.style import DEFAULT_STYLE, FigureStyle
 from attnviz.types import AttentionMap
 
 LINK_COLOR = "#1f4e9c"
@@ -49,6 +43,25 @@ def _positions(count: int) -> np.ndarray:
     return (np.arange(count) + 0.5) / max(count, 1)
 
 
+@dataclass(frozen=True)
+class _Lines:
+    """The two token lines: keys (source) on top, queries (target) below, with their x positions and labels."""
+
+    key_x: np.ndarray
+    query_x: np.ndarray
+    key_labels: list[str]
+    query_labels: list[str]
+
+    @classmethod
+    def of(cls, amap: AttentionMap) -> _Lines:
+        return cls(
+            key_x=_positions(len(amap.key_tokens)),
+            query_x=_positions(len(amap.query_tokens)),
+            key_labels=[token_label(t) for t in amap.key_tokens],
+            query_labels=[token_label(t) for t in amap.query_tokens],
+        )
+
+
 def alignment(
     amap: AttentionMap,
     *,
@@ -59,12 +72,7 @@ def alignment(
     threshold: float = 0.1,
     top_k: int | None = 3,
     color: str = LINK_COLOR,
-    model: str | None = None,
-    title: str | None = None,
-    lang: str = "en",
-    labels: Mapping[str, str] | None = None,
-    width: int | None = None,
-    height: int | None = None,
+    style: FigureStyle = DEFAULT_STYLE,
 ) -> go.Figure:
     """Keys (source) on the top line, queries (target) on the bottom line, a link per strong (query, key) pair.
 
@@ -77,74 +85,24 @@ def alignment(
         raise InputError(f"The link threshold must lie between 0 and 1; got {threshold}.")
     if top_k is not None and (not isinstance(top_k, (int, np.integer)) or isinstance(top_k, bool) or top_k < 1):
         raise InputError(f"top_k must be at least 1 (or None for every link); got {top_k}.")
-    text = resolve_labels(lang, labels)
+    text = style.words()
     matrix = analysis.aggregate(amap, layers, heads, head_reduce, layer_reduce)  # (queries, keys)
-    key_x, query_x = _positions(len(amap.key_tokens)), _positions(len(amap.query_tokens))
-    key_labels = [token_label(t) for t in amap.key_tokens]
-    query_labels = [token_label(t) for t in amap.query_tokens]
+    lines = _Lines.of(amap)
     links = strongest_links(matrix, threshold, top_k)
-
-    fig = go.Figure()
-    for query, key, weight in sorted(links, key=lambda link: link[2]):  # strongest drawn last, on top
-        fig.add_trace(
-            go.Scatter(
-                x=[key_x[key], query_x[query]],
-                y=[1.0, 0.0],
-                mode="lines",
-                line=dict(width=link_width(weight), color=color),
-                opacity=link_opacity(weight),
-                customdata=[weight, weight],
-                name=f"{query_labels[query]} → {key_labels[key]}",
-                hoverinfo="skip",
-                showlegend=False,
-            )
-        )
-    if links:
-        fig.add_trace(
-            go.Scatter(
-                x=[(key_x[k] + query_x[q]) / 2 for q, k, _ in links],
-                y=[0.5] * len(links),
-                mode="markers",
-                marker=dict(size=10, color=color, opacity=0.0),
-                text=[
-                    text["hover"].format(query=query_labels[q], key=key_labels[k], value=format_value(w))
-                    for q, k, w in links
-                ],
-                hovertemplate="%{text}<extra></extra>",
-                showlegend=False,
-                name="hover",
-            )
-        )
-    for labels_, xs, y, position in (
-        (key_labels, key_x, 1.0, "top center"),
-        (query_labels, query_x, 0.0, "bottom center"),
-    ):
-        fig.add_trace(
-            go.Scatter(
-                x=list(xs),
-                y=[y] * len(xs),
-                mode="markers+text",
-                text=labels_,
-                textposition=position,
-                textfont=dict(size=15),
-                marker=dict(size=7, color="#444444"),
-                hovertemplate="%{text}<extra></extra>",
-                showlegend=False,
-                name="tokens",
-            )
-        )
+    fig = go.Figure([*_link_traces(links, lines, color), *_link_hovers(links, lines, color, text),
+                     *_token_lines(lines)])  # fmt: skip
     notes = [
         text["links"].format(threshold=format_value(threshold), top_k=top_k)
         if top_k is not None
         else text["links_all"].format(threshold=format_value(threshold))
     ]
     selection = selection_text(amap, layers, heads, head_reduce, layer_reduce, text)
-    widest = max(len(key_labels), len(query_labels))
+    widest = max(len(lines.key_labels), len(lines.query_labels))
     fig.update_layout(
-        **base_layout(
-            title if title is not None else figure_title(model, amap.kind, selection, text, notes),
-            width or clamp(160 + 70 * widest, 520, 1600),
-            height or 380,
+        **style.layout(
+            style.heading(amap.kind, selection, notes),
+            clamp(160 + 70 * widest, 520, 1600),
+            380,
             meta=dict(view="alignment", threshold=threshold, top_k=top_k, links=len(links)),
         ),
         xaxis=dict(visible=False, range=[-0.02, 1.02]),
@@ -158,3 +116,55 @@ def alignment(
         ),
     )
     return fig
+
+
+def _link_traces(links: list[tuple[int, int, float]], lines: _Lines, color: str) -> list[go.Scatter]:
+    """One line per link, as wide and opaque as its weight; the strongest drawn last, on top."""
+    return [
+        go.Scatter(
+            x=[lines.key_x[key], lines.query_x[query]],
+            y=[1.0, 0.0],
+            mode="lines",
+            line=dict(width=link_width(weight), color=color),
+            opacity=link_opacity(weight),
+            customdata=[weight, weight],
+            name=f"{lines.query_labels[query]} → {lines.key_labels[key]}",
+            hoverinfo="skip",
+            showlegend=False,
+        )
+        for query, key, weight in sorted(links, key=lambda link: link[2])
+    ]
+
+
+def _link_hovers(links, lines: _Lines, color: str, text: Mapping[str, str]) -> list[go.Scatter]:
+    """An invisible marker at each link's middle that reads "query → key: weight" (a line has no hover of its own
+    between its ends); none when there are no links."""
+    if not links:
+        return []
+    hovers = [
+        text["hover"].format(query=lines.query_labels[q], key=lines.key_labels[k], value=format_value(w))
+        for q, k, w in links
+    ]
+    return [
+        go.Scatter(
+            x=[(lines.key_x[k] + lines.query_x[q]) / 2 for q, k, _ in links],
+            y=[0.5] * len(links),
+            mode="markers",
+            marker=dict(size=10, color=color, opacity=0.0),
+            text=hovers,
+            hovertemplate="%{text}<extra></extra>",
+            showlegend=False,
+            name="hover",
+        )
+    ]
+
+
+def _token_lines(lines: _Lines) -> list[go.Scatter]:
+    """The source tokens on the top line (y = 1), the target tokens on the bottom one (y = 0)."""
+    rows = [
+        (lines.key_x, 1.0, lines.key_labels, "top center"),
+        (lines.query_x, 0.0, lines.query_labels, "bottom center"),
+    ]
+    return [
+        token_markers(x, [y] * len(x), labels, position, 7, textfont=dict(size=15)) for x, y, labels, position in rows
+    ]

@@ -7,7 +7,7 @@ with the seed's shapes (Q has 3 rows, K and V have 4, every vector has 2 element
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from fractions import Fraction
 
 import numpy as np
@@ -16,7 +16,8 @@ from plotly.subplots import make_subplots
 
 from attnviz import analysis
 from attnviz.errors import InputError
-from attnviz.figures._common import HEAD_COLORS, base_layout, check_count, resolve_labels
+from attnviz.figures._common import HEAD_COLORS, check_count
+from attnviz.figures.style import DEFAULT_STYLE, FigureStyle
 from attnviz.types import AttentionMap, Token
 
 SEED_Q = np.array([[1.0, 2.0], [2.0, 1.0], [0.0, 1.0]])  # 3 queries, d = 2
@@ -71,12 +72,12 @@ def explainer(
     scaled: bool = True,
     decimals: int = 2,
     colorscale: str = "Blues",
-    title: str | None = None,
-    lang: str = "en",
-    labels: Mapping[str, str] | None = None,
+    style: FigureStyle = DEFAULT_STYLE,
 ) -> go.Figure:
-    """Annotated small matrices, in reading order: Q, Kᵀ, Q·Kᵀ, ÷√d (when `scaled`), A = row softmax, V, A·V."""
-    text = resolve_labels(lang, labels)
+    """Annotated small matrices, in reading order: Q, Kᵀ, Q·Kᵀ, ÷√d (when `scaled`), A = row softmax, V, A·V.
+
+    The matrices are no model's, so `style.model` is not named."""
+    text = style.words()
     decimals = check_count(decimals, "decimals", minimum=0)
     steps = analysis.attention_steps(q, k, v, scaled=scaled)
     panels = [
@@ -106,8 +107,8 @@ def explainer(
     fig.update_yaxes(showticklabels=False, showgrid=False, zeroline=False, ticks="", autorange="reversed")
     heading = text["explainer_title"].format(queries=steps.q.shape[0], keys=steps.k.shape[0], d=steps.q.shape[1])
     fig.update_layout(
-        **base_layout(
-            title if title is not None else heading,
+        **style.layout(
+            heading,
             1000,
             300 + 230 * (rows - 1),
             margin=dict(l=30, r=30, t=100, b=30),
@@ -135,16 +136,15 @@ def mixture(
     weights: Sequence[tuple[str, float]] = SEED_MIXTURE,
     query: str = SEED_MIXTURE_QUERY,
     *,
-    title: str | None = None,
-    lang: str = "en",
-    labels: Mapping[str, str] | None = None,
+    style: FigureStyle = DEFAULT_STYLE,
 ) -> go.Figure:
     """The 四不像 example: a query's answer is the weighted mixture of the values; bars per key plus the mix as one bar.
 
-    `weights`: (key name, weight) pairs; they must be non-negative and sum to 1, like an attention row.
+    `weights`: (key name, weight) pairs; they must be non-negative and sum to 1, like an attention row. The mixture
+    is no model's, so `style.model` is not named.
     """
     names, values = _mixture_parts(weights)
-    text = resolve_labels(lang, labels)
+    text = style.words()
     shown = [_fraction(w) for w in values]
     formula = " + ".join(f"{s}·{n}" for s, n in zip(shown, names))
     colors = [HEAD_COLORS[i % len(HEAD_COLORS)] for i in range(len(names))]
@@ -169,8 +169,8 @@ def mixture(
     fig.update_yaxes(range=[0, max(values.max() * 1.25, 0.1)], row=1, col=1)
     fig.update_xaxes(range=[0, 1], row=2, col=1)
     fig.update_layout(
-        **base_layout(
-            title if title is not None else text["mixture_title"].format(query=query, formula=formula),
+        **style.layout(
+            text["mixture_title"].format(query=query, formula=formula),
             760,
             520,
             barmode="stack",

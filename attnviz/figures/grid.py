@@ -10,18 +10,8 @@ from plotly.subplots import make_subplots
 
 from attnviz import analysis
 from attnviz.errors import InputError
-from attnviz.figures._common import (
-    MASKED_COLOR,
-    axis_labels,
-    base_layout,
-    check_count,
-    check_kind,
-    clamp,
-    figure_title,
-    hover_axis,
-    hover_template,
-    resolve_labels,
-)
+from attnviz.figures._common import MASKED_COLOR, Pooling, check_count, check_kind, clamp, hover_axis, hover_template
+from attnviz.figures.style import DEFAULT_STYLE, FigureStyle
 from attnviz.types import AttentionMap
 
 
@@ -34,27 +24,18 @@ def grid(
     pool: str = "max",
     colorscale: str = "Viridis",
     cell_px: int = 96,
-    model: str | None = None,
-    title: str | None = None,
-    lang: str = "en",
-    labels: Mapping[str, str] | None = None,
+    style: FigureStyle = DEFAULT_STYLE,
 ) -> go.Figure:
     """One small queries × keys heatmap per (layer, head): rows are layers, columns heads, one shared colour scale.
 
     Thumbnails above `max_cells` tokens per side are pooled (`pool`, see `analysis.downsample`); open one head in
     `heatmap` for its exact values. Masked cells show grey as in the heatmap.
     """
-    text = resolve_labels(lang, labels)
+    text = style.words()
     max_cells = check_count(max_cells, "max_cells")
     cell_px = check_count(cell_px, "cell_px")
-    if pool not in analysis.REDUCTIONS:
-        raise InputError(f"Unknown pooling {pool!r}; use 'max' or 'mean'.")
     layer_idx, head_idx = analysis.select_indices(amap, layers, heads)
-    queries, keys = len(amap.query_tokens), len(amap.key_tokens)
-    query_factor, key_factor = max(1, -(-queries // max_cells)), max(1, -(-keys // max_cells))
-    pooled = query_factor > 1 or key_factor > 1
-    mask = analysis.causal_mask(amap)
-
+    pooling = Pooling.fitting(len(amap.query_tokens), len(amap.key_tokens), max_cells, pool)
     fig = make_subplots(
         rows=len(layer_idx),
         cols=len(head_idx),
@@ -63,42 +44,52 @@ def grid(
         column_titles=[text["head_one"].format(head=h) for h in head_idx],
         row_titles=[text["layer_one"].format(layer=layer) for layer in layer_idx],
     )
+    top = _add_cells(fig, amap, layer_idx, head_idx, pooling, text)
+    # Hover names the tokens (or token ranges of pooled cells) through each axis' labels, not a string per cell.
+    query_labels, key_labels = pooling.labels(amap.query_tokens, amap.key_tokens, text)
+    fig.update_xaxes(showticklabels=False, showgrid=False, zeroline=False, ticks="", **hover_axis(key_labels))
+    fig.update_yaxes(
+        showticklabels=False, showgrid=False, zeroline=False, ticks="", autorange="reversed", **hover_axis(query_labels)
+    )
+    notes = pooling.notes(text)
+    fig.update_layout(
+        **style.layout(
+            style.heading(amap.kind, None, notes),
+            clamp(140 + cell_px * len(head_idx), 360, 2400),
+            clamp(130 + cell_px * len(layer_idx), 300, 2400),
+            plot_bgcolor=MASKED_COLOR,
+            margin=dict(l=30, r=90, t=100, b=30),
+            meta=dict(
+                view="grid",
+                layers=layer_idx,
+                heads=head_idx,
+                query_factor=pooling.query_factor,
+                key_factor=pooling.key_factor,
+            ),
+        ),
+        coloraxis=dict(
+            colorscale=colorscale, cmin=0.0, cmax=top or 1.0, colorbar=dict(title=dict(text=text["weight"]))
+        ),
+    )
+    return fig
+
+
+def _add_cells(fig: go.Figure, amap: AttentionMap, layer_idx: list[int], head_idx: list[int],
+               pooling: Pooling, text: Mapping[str, str]) -> float:  # fmt: skip
+    """One heatmap per (layer, head) in its subplot, masked cells NaN, in `pooling`'s cells; returns the largest
+    weight drawn (the top of the shared colour scale)."""
+    mask = analysis.causal_mask(amap)
     top = 0.0
     for row, layer in enumerate(layer_idx, start=1):
         for col, head in enumerate(head_idx, start=1):
-            values = np.where(mask, np.nan, amap.weights[layer, head])  # (queries, keys)
-            if pooled:
-                values = analysis.downsample(values, query_factor, key_factor, pool)
+            values = pooling.apply(np.where(mask, np.nan, amap.weights[layer, head]))  # (query cells, key cells)
             top = max(top, float(np.nanmax(values)) if np.isfinite(values).any() else 0.0)
             prefix = text["grid_cell"].format(layer=layer, head=head) + "<br>"
             cell = go.Heatmap(
                 z=values, coloraxis="coloraxis", hoverongaps=False, hovertemplate=hover_template(text, prefix=prefix)
             )
             fig.add_trace(cell, row=row, col=col)
-    # Hover names the tokens (or token ranges of pooled cells) through each axis' labels, not a string per cell.
-    query_labels = axis_labels(amap.query_tokens, query_factor, 0, text)
-    key_labels = axis_labels(amap.key_tokens, key_factor, 0, text)
-    fig.update_xaxes(showticklabels=False, showgrid=False, zeroline=False, ticks="", **hover_axis(key_labels))
-    fig.update_yaxes(
-        showticklabels=False, showgrid=False, zeroline=False, ticks="", autorange="reversed", **hover_axis(query_labels)
-    )
-    notes = []
-    if pooled:
-        notes.append(text["downsampled"].format(query_factor=query_factor, key_factor=key_factor, pool=text[pool]))
-    fig.update_layout(
-        **base_layout(
-            title if title is not None else figure_title(model, amap.kind, None, text, notes),
-            clamp(140 + cell_px * len(head_idx), 360, 2400),
-            clamp(130 + cell_px * len(layer_idx), 300, 2400),
-            plot_bgcolor=MASKED_COLOR,
-            margin=dict(l=30, r=90, t=100, b=30),
-            meta=dict(view="grid", layers=layer_idx, heads=head_idx, query_factor=query_factor, key_factor=key_factor),
-        ),  # fmt: skip
-        coloraxis=dict(
-            colorscale=colorscale, cmin=0.0, cmax=top or 1.0, colorbar=dict(title=dict(text=text["weight"]))
-        ),
-    )
-    return fig
+    return top
 
 
 def statistic_grid(
@@ -108,10 +99,7 @@ def statistic_grid(
     values: Mapping[str, np.ndarray] | None = None,
     kind: str | None = None,
     colorscale: str = "Viridis",
-    model: str | None = None,
-    title: str | None = None,
-    lang: str = "en",
-    labels: Mapping[str, str] | None = None,
+    style: FigureStyle = DEFAULT_STYLE,
 ) -> go.Figure:
     """Layers (rows) × heads (columns) coloured by one head statistic (`analysis.STATISTICS`), values written in.
 
@@ -119,26 +107,9 @@ def statistic_grid(
     `head_statistics` for a map too large to hold), drawn instead of computing them from `amap`; `kind` then names
     the map's kind in the title (default: `amap`'s, or none).
     """
-    if statistic not in analysis.STATISTICS:
-        raise InputError(f"Unknown head statistic {statistic!r}; use one of {', '.join(analysis.STATISTICS)}.")
-    if values is None:
-        if amap is None:
-            raise InputError("statistic_grid needs an attention map, or statistics already computed (values=).")
-        values = analysis.head_statistics(amap)
     kind = kind if kind is not None else amap.kind if amap is not None else None
-    if statistic not in values:
-        raise InputError(
-            f"values holds no {statistic!r}; pass the dict that head_statistics returns (it has every statistic)."
-        )
-    matrix = np.asarray(values[statistic])
-    if matrix.ndim != 2 or 0 in matrix.shape or not np.issubdtype(matrix.dtype, np.number):
-        raise InputError(f"values[{statistic!r}] must be a (layers, heads) array of numbers; got shape {matrix.shape}.")
-    if not np.isfinite(matrix).any():
-        raise InputError(
-            f"{statistic!r} is not defined for {kind or 'this'} attention (queries and keys are different "
-            "sequences); choose entropy, sink or diagonal."
-        )
-    text = resolve_labels(lang, labels)
+    matrix = _statistic(amap, statistic, values, kind)
+    text = style.words()
     check_kind(kind, text)
     name = text[f"stat_{statistic}"]
     layers, heads = matrix.shape
@@ -153,8 +124,8 @@ def statistic_grid(
         )
     )
     fig.update_layout(
-        **base_layout(
-            title if title is not None else figure_title(model, kind, name, text),
+        **style.layout(
+            style.heading(kind, name),
             clamp(220 + 56 * heads, 420, 1400),
             clamp(180 + 40 * layers, 320, 1400),
             meta=dict(view="statistic", statistic=statistic),
@@ -165,3 +136,27 @@ def statistic_grid(
                    ticktext=[str(i) for i in range(layers)], autorange="reversed", showgrid=False, zeroline=False),
     )  # fmt: skip
     return fig
+
+
+def _statistic(amap: AttentionMap | None, statistic: str, values: Mapping[str, np.ndarray] | None,
+               kind: str | None) -> np.ndarray:  # fmt: skip
+    """The (layers, heads) values of `statistic`: from `values` when given, else computed from `amap`; checked."""
+    if statistic not in analysis.STATISTICS:
+        raise InputError(f"Unknown head statistic {statistic!r}; use one of {', '.join(analysis.STATISTICS)}.")
+    if values is None:
+        if amap is None:
+            raise InputError("statistic_grid needs an attention map, or statistics already computed (values=).")
+        values = analysis.head_statistics(amap)
+    if statistic not in values:
+        raise InputError(
+            f"values holds no {statistic!r}; pass the dict that head_statistics returns (it has every statistic)."
+        )
+    matrix = np.asarray(values[statistic])
+    if matrix.ndim != 2 or 0 in matrix.shape or not np.issubdtype(matrix.dtype, np.number):
+        raise InputError(f"values[{statistic!r}] must be a (layers, heads) array of numbers; got shape {matrix.shape}.")
+    if not np.isfinite(matrix).any():
+        raise InputError(
+            f"{statistic!r} is not defined for {kind or 'this'} attention (queries and keys are different "
+            "sequences); choose entropy, sink or diagonal."
+        )
+    return matrix

@@ -15,19 +15,17 @@ from attnviz import analysis
 from attnviz.errors import InputError
 from attnviz.figures._common import (
     MASKED_COLOR,
-    axis_labels,
-    base_layout,
+    Pooling,
     check_count,
     check_kind,
     clamp,
-    figure_title,
     format_value,
     hover_axis,
     hover_template,
-    resolve_labels,
     selection_text,
     tick_positions,
 )
+from attnviz.figures.style import DEFAULT_STYLE, FigureStyle
 from attnviz.types import AttentionMap, Token
 
 
@@ -72,12 +70,7 @@ def heatmap(
     max_tokens: int = 256,
     pool: str = "max",
     max_labels: int = 64,
-    model: str | None = None,
-    title: str | None = None,
-    lang: str = "en",
-    labels: Mapping[str, str] | None = None,
-    width: int | None = None,
-    height: int | None = None,
+    style: FigureStyle = DEFAULT_STYLE,
 ) -> go.Figure:
     """Queries (rows, top to bottom) × keys (columns) for the chosen layers/heads (see `analysis.aggregate`).
 
@@ -89,11 +82,19 @@ def heatmap(
     - At most `max_labels` tick labels per axis; hover always names the exact tokens (or token ranges of pooled
       cells) and the weight, from one label per token (`hover_axis`), and says "masked" on masked cells.
     """
-    text = resolve_labels(lang, labels)
-    _check_scale(log_floor, zmax)
-    if pool not in analysis.REDUCTIONS:
-        raise InputError(f"Unknown pooling {pool!r}; use 'max' or 'mean'.")
+    text = style.words()
+    colours = _Colours(colorscale, log_scale, log_floor, zmax)
     max_tokens = check_count(max_tokens, "max_tokens")
+    amap, values, offsets = _masked_part(amap, query_range, key_range, layers, heads, head_reduce, layer_reduce)
+    pooling = Pooling.fitting(*values.shape, max_tokens, pool)
+    selection = selection_text(amap, layers, heads, head_reduce, layer_reduce, text)
+    frame = _frame(amap.query_tokens, amap.key_tokens, pooling, offsets, amap.kind, selection, colours, text)
+    return _draw(pooling.apply(values), frame, pooling, colours, max_labels, style, text)
+
+
+def _masked_part(amap: AttentionMap, query_range, key_range, *selection) -> tuple[AttentionMap, np.ndarray, tuple]:
+    """The cropped map, its values aggregated over `selection` (layers, heads, head_reduce, layer_reduce) with masked
+    cells NaN, and the crop's offsets."""
     mask = analysis.causal_mask(amap)  # of the whole map: a cropped range keeps its masked cells
     query_offset = query_range[0] if query_range else 0
     key_offset = key_range[0] if key_range else 0
@@ -102,32 +103,8 @@ def heatmap(
         mask = mask[
             query_offset : query_offset + len(amap.query_tokens), key_offset : key_offset + len(amap.key_tokens)
         ]
-    matrix = analysis.aggregate(amap, layers, heads, head_reduce, layer_reduce)
-    values = np.where(mask, np.nan, matrix)  # (queries, keys); NaN = masked
-
-    queries, keys = values.shape
-    query_factor = max(1, -(-queries // max_tokens))
-    key_factor = max(1, -(-keys // max_tokens))
-    if query_factor > 1 or key_factor > 1:
-        values = analysis.downsample(values, query_factor, key_factor, pool)  # (query bins, key bins)
-    layout = _Layout(
-        query_labels=axis_labels(amap.query_tokens, query_factor, query_offset, text),
-        key_labels=axis_labels(amap.key_tokens, key_factor, key_offset, text),
-        meta=dict(
-            view="heatmap",
-            query_factor=query_factor,
-            key_factor=key_factor,
-            query_offset=query_offset,
-            key_offset=key_offset,
-            query_count=queries,
-            key_count=keys,
-            pool=pool if query_factor > 1 or key_factor > 1 else None,
-            log_scale=log_scale,
-        ),  # fmt: skip
-        kind=amap.kind,
-        selection=selection_text(amap, layers, heads, head_reduce, layer_reduce, text),
-    )
-    return _draw(values, layout, text, colorscale, log_scale, log_floor, zmax, max_labels, model, title, width, height)
+    matrix = analysis.aggregate(amap, *selection)
+    return amap, np.where(mask, np.nan, matrix), (query_offset, key_offset)  # (queries, keys); NaN = masked
 
 
 def pooled_heatmap(
@@ -143,12 +120,7 @@ def pooled_heatmap(
     log_floor: float = 1e-4,
     zmax: float | None = None,
     max_labels: int = 64,
-    model: str | None = None,
-    title: str | None = None,
-    lang: str = "en",
-    labels: Mapping[str, str] | None = None,
-    width: int | None = None,
-    height: int | None = None,
+    style: FigureStyle = DEFAULT_STYLE,
 ) -> go.Figure:
     """One head of a map too large to hold, pooled block by block (`LazyCapture.downsampled`), drawn as `heatmap`
     draws a pooled map: bins labelled with their token ranges, the pooling in the subtitle, masked blocks grey.
@@ -157,48 +129,39 @@ def pooled_heatmap(
     the title. A box selected on the figure maps back to tokens through `selected_ranges`, and
     `LazyCapture.map(kind, layer, head, queries=…, keys=…)` computes that part exactly.
     """
-    text = resolve_labels(lang, labels)
-    _check_scale(log_floor, zmax)
-    if pooled.pool not in analysis.REDUCTIONS:
-        raise InputError(f"Unknown pooling {pooled.pool!r}; use 'max' or 'mean'.")
+    text = style.words()
+    colours = _Colours(colorscale, log_scale, log_floor, zmax)
+    pooling = Pooling(pooled.query_factor, pooled.key_factor, pooled.pool)
     check_kind(kind, text)
-    query_factor = check_count(pooled.query_factor, "query_factor")
-    key_factor = check_count(pooled.key_factor, "key_factor")
     values = np.asarray(pooled.values, dtype=np.float32)
-    bins = (-(-len(query_tokens) // query_factor), -(-len(key_tokens) // key_factor))  # ceil division
+    bins = (-(-len(query_tokens) // pooling.query_factor), -(-len(key_tokens) // pooling.key_factor))  # ceil division
     if values.shape != bins:
         raise InputError(
             f"The pooled values have shape {values.shape}, but {len(query_tokens)} × {len(key_tokens)} tokens in "
-            f"blocks of {query_factor} × {key_factor} make {bins[0]} × {bins[1]}; pass the tokens of the map "
-            "that was pooled."
+            f"blocks of {pooling.query_factor} × {pooling.key_factor} make {bins[0]} × {bins[1]}; pass the tokens "
+            "of the map that was pooled."
         )
     heading = [text["layer_one"].format(layer=layer) if layer is not None else None,
                text["head_one"].format(head=head) if head is not None else None]  # fmt: skip
-    layout = _Layout(
-        query_labels=axis_labels(query_tokens, query_factor, 0, text),
-        key_labels=axis_labels(key_tokens, key_factor, 0, text),
-        meta=dict(
-            view="heatmap",
-            query_factor=query_factor,
-            key_factor=key_factor,
-            query_offset=0,
-            key_offset=0,
-            query_count=len(query_tokens),
-            key_count=len(key_tokens),
-            pool=pooled.pool if query_factor > 1 or key_factor > 1 else None,
-            log_scale=log_scale,
-        ),  # fmt: skip
-        kind=kind,
-        selection=" · ".join(part for part in heading if part) or None,
-    )
-    return _draw(values, layout, text, colorscale, log_scale, log_floor, zmax, max_labels, model, title, width, height)
+    selection = " · ".join(part for part in heading if part) or None
+    frame = _frame(query_tokens, key_tokens, pooling, (0, 0), kind, selection, colours, text)
+    return _draw(values, frame, pooling, colours, max_labels, style, text)
 
 
-def _check_scale(log_floor: float, zmax: float | None) -> None:
-    if not log_floor > 0:
-        raise InputError("The log-scale floor must be a positive weight such as 1e-4.")
-    if zmax is not None and not (np.isfinite(zmax) and zmax > 0):
-        raise InputError(f"zmax must be a positive weight (or None to use the largest); got {zmax!r}.")
+@dataclass(frozen=True)
+class _Colours:
+    """How weights become colours: the scale, linear or log10 from `log_floor`, and the weight at the top."""
+
+    colorscale: str
+    log_scale: bool
+    log_floor: float
+    zmax: float | None
+
+    def __post_init__(self) -> None:
+        if not self.log_floor > 0:
+            raise InputError("The log-scale floor must be a positive weight such as 1e-4.")
+        if self.zmax is not None and not (np.isfinite(self.zmax) and self.zmax > 0):
+            raise InputError(f"zmax must be a positive weight (or None to use the largest); got {self.zmax!r}.")
 
 
 @dataclass(frozen=True)
@@ -212,72 +175,104 @@ class _Layout:
     selection: str | None
 
 
+def _frame(
+    query_tokens: Sequence[Token], key_tokens: Sequence[Token], pooling: Pooling, offsets: tuple[int, int],
+    kind: str, selection: str | None, colours: _Colours, text: Mapping[str, str],
+) -> _Layout:  # fmt: skip
+    """The labels and meta of `query_tokens` × `key_tokens` (the first at `offsets` in the whole map) drawn in
+    `pooling`'s cells."""
+    query_labels, key_labels = pooling.labels(query_tokens, key_tokens, text, offsets)
+    return _Layout(
+        query_labels=query_labels,
+        key_labels=key_labels,
+        meta=dict(
+            view="heatmap",
+            query_factor=pooling.query_factor,
+            key_factor=pooling.key_factor,
+            query_offset=offsets[0],
+            key_offset=offsets[1],
+            query_count=len(query_tokens),
+            key_count=len(key_tokens),
+            pool=pooling.pool if pooling.pooled else None,
+            log_scale=colours.log_scale,
+        ),
+        kind=kind,
+        selection=selection,
+    )
+
+
 def _draw(
-    values: np.ndarray, layout: _Layout, text: Mapping[str, str], colorscale: str, log_scale: bool,
-    log_floor: float, zmax: float | None, max_labels: int, model: str | None, title: str | None,
-    width: int | None, height: int | None,
+    values: np.ndarray, layout: _Layout, pooling: Pooling, colours: _Colours, max_labels: int, style: FigureStyle,
+    text: Mapping[str, str],
 ) -> go.Figure:  # fmt: skip
     """The figure of (rows, columns) `values` (NaN = masked): colour scale, ticks, hover, masked cells, title."""
     max_labels = check_count(max_labels, "max_labels")
-    query_labels, key_labels, meta = layout.query_labels, layout.key_labels, layout.meta
-    notes = []
-    if meta["pool"]:
-        notes.append(
-            text["downsampled"].format(
-                query_factor=meta["query_factor"], key_factor=meta["key_factor"], pool=text[meta["pool"]]
-            )
-        )
+    notes = pooling.notes(text)
+    if colours.log_scale:
+        notes.append(text["log_scale"])
+    fig_width = style.width or clamp(260 + 16 * len(layout.key_labels), 520, 1200)
+    has_masked = bool(np.isnan(values).any())
+    trace = _trace(values, colours, text)
+    fig = go.Figure([trace, masked_outline(values, text)] if has_masked else trace)
+    fig.update_layout(
+        **style.layout(
+            style.heading(layout.kind, layout.selection, notes),
+            fig_width,
+            clamp(220 + 16 * len(layout.query_labels), 420, 1200),
+            plot_bgcolor=MASKED_COLOR,
+            annotations=[_masked_legend(text)] if has_masked else [],
+            meta=layout.meta,
+        ),
+        **_axes(layout, max_labels, fig_width, text),
+    )
+    return fig
+
+
+def _trace(values: np.ndarray, colours: _Colours, text: Mapping[str, str]) -> go.Heatmap:
+    """The heatmap trace: linear weights, or log10 weights coloured with the weights themselves in the hover."""
     finite = values[np.isfinite(values)]
-    top = float(zmax) if zmax is not None else float(finite.max()) if finite.size else 1.0
+    top = float(colours.zmax) if colours.zmax is not None else float(finite.max()) if finite.size else 1.0
     top = top if top > 0 else 1.0
     colorbar = dict(title=dict(text=text["weight"]), thickness=14)
-    if log_scale:
-        notes.append(text["log_scale"])
-        z = np.log10(np.clip(values, log_floor, None))  # NaN stays NaN
-        low, high = np.log10(log_floor), np.log10(max(top, log_floor * 10))
+    if colours.log_scale:
+        floor = colours.log_floor
+        z = np.log10(np.clip(values, floor, None))  # NaN stays NaN
+        low, high = np.log10(floor), np.log10(max(top, floor * 10))
         exponents = list(range(int(np.ceil(low)), int(np.floor(high)) + 1))
         colorbar.update(tickvals=exponents, ticktext=[format_value(10.0**e) for e in exponents])
     else:
         z, low, high = values, 0.0, top
-
-    x_ticks = tick_positions(len(key_labels), max_labels)
-    y_ticks = tick_positions(len(query_labels), max_labels)
-    fig_width = width or clamp(260 + 16 * len(key_labels), 520, 1200)
-    cell_px = (fig_width - 250) / max(len(key_labels), 1)  # plot width ≈ figure minus margins and colour bar
-    spacing_px = cell_px * len(key_labels) / max(len(x_ticks), 1)  # between two drawn labels
-    rotate = max((_label_px(key_labels[i]) for i in x_ticks), default=0) > 0.9 * spacing_px
-    trace = go.Heatmap(
+    return go.Heatmap(
         z=z,
         zmin=low,
         zmax=high,
-        colorscale=colorscale,
+        colorscale=colours.colorscale,
         colorbar=colorbar,
-        customdata=values if log_scale else None,  # the weights, for the hover of a map coloured by their log
-        hovertemplate=hover_template(text, "customdata" if log_scale else "z"),
+        customdata=values if colours.log_scale else None,  # the weights, for the hover of a map coloured by their log
+        hovertemplate=hover_template(text, "customdata" if colours.log_scale else "z"),
         hoverongaps=False,  # masked cells hover through `masked_outline`
         xgap=0,
         ygap=0,
     )
-    has_masked = bool(np.isnan(values).any())
-    annotations = []
-    if has_masked:
-        annotations.append(
-            dict(
-                text=text["masked_legend"], bgcolor=MASKED_COLOR, borderpad=3,
-                x=1.0, y=1.0, xref="paper", yref="paper", xanchor="right", yanchor="bottom",
-                showarrow=False, font=dict(size=11),
-            )
-        )  # fmt: skip
-    fig = go.Figure([trace, masked_outline(values, text)] if has_masked else trace)
-    fig.update_layout(
-        **base_layout(
-            title if title is not None else figure_title(model, layout.kind, layout.selection, text, notes),
-            fig_width,
-            height or clamp(220 + 16 * len(query_labels), 420, 1200),
-            plot_bgcolor=MASKED_COLOR,
-            annotations=annotations,
-            meta=meta,
-        ),
+
+
+def _masked_legend(text: Mapping[str, str]) -> dict:
+    return dict(
+        text=text["masked_legend"], bgcolor=MASKED_COLOR, borderpad=3,
+        x=1.0, y=1.0, xref="paper", yref="paper", xanchor="right", yanchor="bottom",
+        showarrow=False, font=dict(size=11),
+    )  # fmt: skip
+
+
+def _axes(layout: _Layout, max_labels: int, fig_width: int, text: Mapping[str, str]) -> dict:
+    """x (keys) and y (queries) axes: at most `max_labels` ticks, key labels slanted when they would overlap."""
+    query_labels, key_labels = layout.query_labels, layout.key_labels
+    x_ticks = tick_positions(len(key_labels), max_labels)
+    y_ticks = tick_positions(len(query_labels), max_labels)
+    cell_px = (fig_width - 250) / max(len(key_labels), 1)  # plot width ≈ figure minus margins and colour bar
+    spacing_px = cell_px * len(key_labels) / max(len(x_ticks), 1)  # between two drawn labels
+    rotate = max((_label_px(key_labels[i]) for i in x_ticks), default=0) > 0.9 * spacing_px
+    return dict(
         xaxis=dict(
             title=dict(text=text["key"]),
             tickmode="array",
@@ -300,7 +295,6 @@ def _draw(
             **hover_axis(query_labels),
         ),
     )
-    return fig
 
 
 def selected_ranges(

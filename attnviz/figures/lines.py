@@ -9,16 +9,8 @@ import plotly.graph_objects as go
 
 from attnviz import analysis
 from attnviz.errors import InputError
-from attnviz.figures._common import (
-    HEAD_COLORS,
-    base_layout,
-    check_count,
-    clamp,
-    figure_title,
-    resolve_labels,
-    selection_text,
-    token_label,
-)
+from attnviz.figures._common import HEAD_COLORS, check_count, clamp, selection_text, token_label, token_markers
+from attnviz.figures.style import DEFAULT_STYLE, FigureStyle
 from attnviz.types import AttentionMap
 
 
@@ -49,12 +41,7 @@ def head_lines(
     query: int | None = None,
     threshold: float = 0.05,
     levels: int = 5,
-    model: str | None = None,
-    title: str | None = None,
-    lang: str = "en",
-    labels: Mapping[str, str] | None = None,
-    width: int | None = None,
-    height: int | None = None,
+    style: FigureStyle = DEFAULT_STYLE,
 ) -> go.Figure:
     """Queries in the left column, keys in the right; a line per (query, key) weight ≥ `threshold`.
 
@@ -63,6 +50,36 @@ def head_lines(
     drawn in `levels` bands between the threshold and 1: one trace per head and band, whose opacity and width
     grow with the band (traces carry the band in `meta`), which keeps large maps to a few traces.
     """
+    levels, query = _checked(amap, threshold, levels, combine, query)
+    text = style.words()
+    _, head_idx = analysis.select_indices(amap, None, heads)
+    edges = _level_edges(threshold, levels)
+    fig = go.Figure()
+    for name, group_heads, color_index in _groups(head_idx, combine, text):
+        matrix = analysis.aggregate(amap, layers, group_heads, combine or "mean", layer_reduce)  # (queries, keys)
+        color = HEAD_COLORS[color_index % len(HEAD_COLORS)]
+        fig.add_traces(_band_traces(matrix, edges, query, name, group_heads, color))
+    for tokens, x, position in ((amap.query_tokens, 0.0, "middle left"), (amap.key_tokens, 1.0, "middle right")):
+        fig.add_trace(token_markers([x] * len(tokens), [-float(i) for i in range(len(tokens))],
+                                    [token_label(t) for t in tokens], position, 5))  # fmt: skip
+    rows = max(len(amap.query_tokens), len(amap.key_tokens))
+    selection = selection_text(amap, layers, head_idx, combine or "mean", layer_reduce, text, overlaid=not combine)
+    fig.update_layout(
+        **style.layout(
+            style.heading(amap.kind, selection),
+            620,
+            clamp(160 + 22 * rows, 360, 2400),
+            meta=dict(view="lines", threshold=threshold, levels=levels, combine=combine, query=query),
+            legend=dict(orientation="v", x=1.02, y=1.0),
+        ),
+        xaxis=dict(visible=False, range=[-0.6, 1.6]),
+        yaxis=dict(visible=False, range=[-rows + 0.5, 0.8]),
+    )
+    return fig
+
+
+def _checked(amap: AttentionMap, threshold: float, levels: int, combine: str | None, query) -> tuple[int, int | None]:
+    """The options checked against the map: `levels` as a count, and `query` as a non-negative index (or None)."""
     if not 0 < threshold < 1:
         raise InputError(f"The line threshold must lie strictly between 0 and 1; got {threshold}.")
     levels = check_count(levels, "levels")
@@ -73,66 +90,40 @@ def head_lines(
         not isinstance(query, (int, np.integer)) or not -len(amap.query_tokens) <= query < len(amap.query_tokens)
     ):
         raise InputError(f"Query {query} does not exist; the map has {len(amap.query_tokens)} query tokens.")
-    query = None if query is None else query % len(amap.query_tokens)
-    text = resolve_labels(lang, labels)
-    _, head_idx = analysis.select_indices(amap, None, heads)
-    if combine:
-        groups = [(text["combined"].format(reduce=text[combine], heads=", ".join(map(str, head_idx))), head_idx, 0)]
-    else:
-        groups = [(text["head_legend"].format(head=h), [h], h) for h in head_idx]
+    return levels, None if query is None else query % len(amap.query_tokens)
 
-    fig = go.Figure()
-    edges = _level_edges(threshold, levels)
-    for name, group_heads, color_index in groups:
-        matrix = analysis.aggregate(amap, layers, group_heads, combine or "mean", layer_reduce)  # (queries, keys)
-        color = HEAD_COLORS[color_index % len(HEAD_COLORS)]
-        shown_legend = False
-        for level in range(levels):
-            low, high = edges[level], edges[level + 1]
-            xs, ys, count = _segments(matrix, low, high, query, last=level == levels - 1)
-            if not count:
-                continue
-            strength = (low + high) / 2
-            fig.add_trace(
-                go.Scatter(
-                    x=xs,
-                    y=ys,
-                    mode="lines",
-                    line=dict(width=0.5 + 4.5 * strength, color=color),
-                    opacity=0.15 + 0.85 * strength,
-                    name=name,
-                    legendgroup=name,
-                    showlegend=not shown_legend,
-                    hoverinfo="skip",
-                    meta=dict(heads=list(group_heads), low=float(low), high=float(high), links=count),
-                )
-            )
-            shown_legend = True
-    for tokens, x, position in ((amap.query_tokens, 0.0, "middle left"), (amap.key_tokens, 1.0, "middle right")):
-        fig.add_trace(
+
+def _groups(head_idx: list[int], combine: str | None, text: Mapping[str, str]) -> list[tuple[str, list[int], int]]:
+    """(legend name, heads, colour index) per set of links: one per head, or one for all heads combined."""
+    if combine:
+        return [(text["combined"].format(reduce=text[combine], heads=", ".join(map(str, head_idx))), head_idx, 0)]
+    return [(text["head_legend"].format(head=h), [h], h) for h in head_idx]
+
+
+def _band_traces(matrix: np.ndarray, edges: np.ndarray, query: int | None, name: str, heads: list[int],
+                 color: str) -> list[go.Scatter]:  # fmt: skip
+    """One trace per weight band that holds links, wider and more opaque for stronger bands; the first one stands
+    for the whole group in the legend."""
+    traces = []
+    levels = len(edges) - 1
+    for level in range(levels):
+        low, high = edges[level], edges[level + 1]
+        xs, ys, count = _segments(matrix, low, high, query, last=level == levels - 1)
+        if not count:
+            continue
+        strength = (low + high) / 2
+        traces.append(
             go.Scatter(
-                x=[x] * len(tokens),
-                y=[-float(i) for i in range(len(tokens))],
-                mode="markers+text",
-                text=[token_label(t) for t in tokens],
-                textposition=position,
-                marker=dict(size=5, color="#444444"),
-                hovertemplate="%{text}<extra></extra>",
-                showlegend=False,
-                name="tokens",
+                x=xs,
+                y=ys,
+                mode="lines",
+                line=dict(width=0.5 + 4.5 * strength, color=color),
+                opacity=0.15 + 0.85 * strength,
+                name=name,
+                legendgroup=name,
+                showlegend=not traces,
+                hoverinfo="skip",
+                meta=dict(heads=list(heads), low=float(low), high=float(high), links=count),
             )
         )
-    rows = max(len(amap.query_tokens), len(amap.key_tokens))
-    selection = selection_text(amap, layers, head_idx, combine or "mean", layer_reduce, text, overlaid=not combine)
-    fig.update_layout(
-        **base_layout(
-            title if title is not None else figure_title(model, amap.kind, selection, text),
-            width or 620,
-            height or clamp(160 + 22 * rows, 360, 2400),
-            meta=dict(view="lines", threshold=threshold, levels=levels, combine=combine, query=query),
-            legend=dict(orientation="v", x=1.02, y=1.0),
-        ),
-        xaxis=dict(visible=False, range=[-0.6, 1.6]),
-        yaxis=dict(visible=False, range=[-rows + 0.5, 0.8]),
-    )
-    return fig
+    return traces

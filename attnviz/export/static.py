@@ -1,4 +1,5 @@
-"""Draw attnviz's plotly figures with matplotlib: PNG/SVG/PDF without a browser, Chinese from the packaged font.
+"""The static engine: attnviz's plotly figures drawn with matplotlib, PNG/SVG/PDF without a browser, Chinese from
+the packaged font.
 
 It reads the plotly figure itself (traces, axes, colour scales, annotations, title), so the file shows the same
 tokens, values, colour scale and title as the screen. It covers what attnviz's figures use: heatmaps (with a colour
@@ -20,11 +21,15 @@ import threading
 import warnings
 from collections.abc import Sequence
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import plotly.graph_objects as go
 
 from attnviz import fonts
 from attnviz.errors import AttnvizError
+
+if TYPE_CHECKING:  # plotly is only read here, never imported: loading captures needs no plotly
+    import plotly.graph_objects as go
 
 DPI = 100.0
 PX_TO_PT = 72.0 / DPI

@@ -1,20 +1,7 @@
-"""Files out of attnviz: figures as PNG/SVG/PDF/HTML, captures as JSON/NPZ/CSV — every write atomic.
+"""The capture file schema: an AttentionCapture (or one map) to and from JSON, NPZ and CSV, saved atomically.
 
-Figures
--------
-`figure_bytes(fig, "png" | "svg" | "pdf" | "html")`, `export_figure(fig, path)`. Two engines draw PNG/SVG/PDF:
-- "kaleido": plotly's own renderer in headless Chrome/Chromium — pixel for pixel what the app shows. Needs a
-  browser (Debian: `apt install chromium`; or `plotly_get_chrome`; or BROWSER_PATH). Chinese glyphs come from the
-  packaged Noto Sans SC through a fonts.conf that `attnviz.fonts` hands to Chromium.
-- "static": `attnviz.figures.static`, matplotlib drawing the same figure (same tokens, values, colour scale and
-  title) with the packaged Noto Sans SC. Needs nothing but pip packages; SVG text becomes outlines, PDF embeds glyphs.
-"auto" (default, or $ATTNVIZ_EXPORT_ENGINE) uses kaleido for PNG and PDF where a browser is found, and static
-when there is none or it fails — and always static for SVG: Chromium's SVG names its fonts instead of carrying them,
-so Chinese would turn to boxes in a viewer without a CJK font, while static SVG holds the glyph outlines.
-HTML is always plotly's page with plotly.js inlined: it opens offline, no CDN.
-
-Captures (JSON schema "attnviz.capture", version 1)
---------------------------------------------------
+JSON schema "attnviz.capture", version 1
+---------------------------------------
 ::
 
     {
@@ -46,239 +33,23 @@ key_token, weight (for spreadsheets; it does not load back; a carriage return in
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import csv
-import html
 import io
 import json
 import os
-import re
-import shutil
-import tempfile
-import threading
-import unicodedata
-import warnings
 import zipfile
 import zlib
 from pathlib import Path
 
 import numpy as np
 
-from attnviz import fonts
-from attnviz.errors import AttnvizError, InputError
+from attnviz.errors import InputError
+from attnviz.export.files import DATA_FORMATS, format_of, write_atomic
 from attnviz.types import AttentionCapture, AttentionMap, GenerationStep, Token
 
-FIGURE_FORMATS = ("png", "svg", "pdf", "html")
-DATA_FORMATS = ("json", "npz", "csv")
-ENGINES = ("auto", "kaleido", "static")
-ENGINE_ENV = "ATTNVIZ_EXPORT_ENGINE"
 SCHEMA = "attnviz.capture"
 SCHEMA_VERSION = 1
-_SUFFIXES = {".htm": "html"}
-
-# ----------------------------------------------------------------------------------------------------------------------
-# Writing files
-
-
-def format_of(path: str | os.PathLike, fmt: str | None, allowed: tuple[str, ...]) -> str:
-    """The format to write: `fmt` if given, else the file suffix; an error naming the choices otherwise."""
-    suffix = Path(path).suffix.lower()
-    chosen = (fmt or _SUFFIXES.get(suffix, suffix.lstrip("."))).lower()
-    if chosen not in allowed:
-        where = f"format {fmt!r}" if fmt else f"the suffix of {str(path)!r}"
-        raise InputError(f"Cannot tell what to write from {where}; use one of: {', '.join(allowed)}.")
-    return chosen
-
-
-_UNSAFE_IN_NAMES = re.compile(r'[\\/:*?"<>|]')  # path separators and what Windows refuses in a file name
-_WINDOWS_DEVICES = re.compile(r"(con|prn|aux|nul|com[0-9]|lpt[0-9])(\..*)?", re.IGNORECASE)
-MAX_NAME_BYTES = 120  # well under the 255 bytes of ext4/APFS/NTFS names, leaving room for a suffix
-
-
-def safe_filename(text: str, suffix: str = "", *, default: str = "attnviz", max_bytes: int = MAX_NAME_BYTES) -> str:
-    """A download or output file name made from any text: `safe_filename("早上好！/a\\x00", "png")` -> "早上好！_a.png".
-
-    No path separators or characters Windows refuses (each becomes "_"), no control or format characters (NUL,
-    newlines, bidi overrides and zero-width joiners are dropped), whitespace runs become one "_", no leading dots
-    or dashes, no trailing dots or spaces, not a Windows device name, at most `max_bytes` UTF-8 bytes before the
-    suffix (cut between characters). Letters of every script (CJK, Arabic, emoji) stay. `default` when nothing is
-    left. `suffix`: "png" or ".png", cleaned the same way.
-    """
-    name = unicodedata.normalize("NFC", str(text))
-    name = "".join(c for c in name if unicodedata.category(c)[0] != "C" or c in "\t\n\r")  # Cc Cf Cs Co Cn
-    name = _UNSAFE_IN_NAMES.sub("_", name)
-    name = re.sub(r"\s+", "_", name).lstrip(".-_").rstrip(". _")
-    name = name[:max_bytes]  # a character is at least one byte; what is left is trimmed to the byte budget below
-    while len(name.encode("utf-8")) > max_bytes:
-        name = name[:-1]
-    name = name.rstrip(". _") or default
-    if _WINDOWS_DEVICES.fullmatch(name):
-        name = f"_{name}"
-    ending = safe_filename(suffix.lstrip("."), default="", max_bytes=16) if suffix else ""
-    return f"{name}.{ending}" if ending else name
-
-
-def write_atomic(path: str | os.PathLike, data: bytes | str, *, overwrite: bool = False) -> Path:
-    """Write `data` to `path` through a temporary file in the same folder and os.replace: no half-written file.
-
-    Refuses to replace an existing file unless `overwrite`. Missing parent folders are created.
-    """
-    target = Path(path)
-    if target.is_dir():
-        raise InputError(f"{target} is a folder; give a file name.")
-    if target.exists() and not overwrite:
-        raise InputError(f"{target} already exists; choose another name or allow overwriting (--force).")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    payload = data.encode("utf-8") if isinstance(data, str) else data
-    handle = tempfile.NamedTemporaryFile(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp", delete=False)
-    try:
-        with handle:
-            handle.write(payload)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(handle.name, 0o644)
-        os.replace(handle.name, target)
-    except BaseException:
-        Path(handle.name).unlink(missing_ok=True)
-        raise
-    return target
-
-
-# ----------------------------------------------------------------------------------------------------------------------
-# Figures
-
-
-def browser_path() -> str | None:
-    """The Chrome/Chromium kaleido would use: $BROWSER_PATH, one downloaded by kaleido, or one on PATH."""
-    if os.environ.get("BROWSER_PATH"):
-        return os.environ["BROWSER_PATH"]
-    try:
-        from choreographer.browsers.chromium import Chromium
-
-        found = Chromium.find_browser(skip_local=False)
-        if found:
-            return found
-    except Exception:  # noqa: BLE001 - an internal API; fall back to a PATH search
-        pass
-    for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome"):
-        found = shutil.which(name)
-        if found:
-            return found
-    return None
-
-
-def resolve_engine(engine: str = "auto", fmt: str = "png") -> str:
-    """ "kaleido" or "static" for a requested engine and format (see the module docstring for what "auto" picks)."""
-    if engine not in ENGINES:
-        raise InputError(f"Unknown export engine {engine!r}; use one of {', '.join(ENGINES)}.")
-    if engine == "auto":
-        engine = os.environ.get(ENGINE_ENV, "auto") or "auto"
-        if engine not in ENGINES:
-            raise InputError(f"{ENGINE_ENV}={engine!r} is not an engine; use one of {', '.join(ENGINES)}.")
-    if engine == "auto":
-        return "kaleido" if fmt != "svg" and browser_path() else "static"
-    if engine == "kaleido" and not browser_path():
-        raise AttnvizError(
-            "The kaleido engine needs Chrome or Chromium (e.g. apt install chromium, or set BROWSER_PATH); "
-            "engine='static' exports without a browser."
-        )
-    return engine
-
-
-_kaleido_lock = threading.Lock()
-_kaleido_running = False
-
-
-def _stop_kaleido() -> None:
-    import kaleido
-
-    kaleido.stop_sync_server(silence_warnings=True)
-
-
-def _kaleido_bytes(fig, fmt: str, width: int | None, height: int | None, scale: float) -> bytes:
-    """Render with a kaleido server kept warm for the process (the first call starts Chromium: ~2 s)."""
-    global _kaleido_running
-    import kaleido
-
-    with _kaleido_lock:
-        first = not _kaleido_running
-        if first:
-            os.environ.update(fonts.chromium_environment())  # before Chromium starts: it reads fontconfig once
-            os.environ.setdefault("BROWSER_PATH", browser_path() or "")
-            kaleido.start_sync_server(silence_warnings=True, mathjax=False)  # MathJax would come from a CDN
-            _kaleido_running = True
-        opts = dict(format=fmt, width=width or fig.layout.width or 700, height=height or fig.layout.height or 500,
-                    scale=scale)  # fmt: skip
-        image = kaleido.calc_fig_sync(fig, opts=opts)
-        if first:
-            # Registered only now that Chromium's profile folder exists: atexit runs handlers last-in first-out,
-            # so the browser stops before tempfile's finalizers try to delete the folder it is still writing.
-            atexit.register(_stop_kaleido)
-        return image
-
-
-def figure_html(fig) -> str:
-    """A standalone page for the figure with plotly.js inlined (~5 MB): opens offline, loads nothing."""
-    page = fig.to_html(include_plotlyjs=True, full_html=True, config={"displaylogo": False, "responsive": True})
-    title = fig.layout.title.text if fig.layout.title and fig.layout.title.text else "attnviz"
-    heading = html.escape(html.unescape(re.sub(r"<[^<>]+>", " ", title)).strip())  # plain text for the tab
-    return page.replace("<head>", f"<head>\n    <title>{heading}</title>", 1)
-
-
-def figure_bytes(
-    fig,
-    fmt: str = "png",
-    *,
-    engine: str = "auto",
-    width: int | None = None,
-    height: int | None = None,
-    scale: float = 1.0,
-) -> bytes:
-    """The figure as PNG, SVG, PDF or HTML bytes. `width`/`height` in px default to the figure's; `scale` multiplies
-    PNG resolution. See the module docstring for the engines."""
-    fmt = fmt.lower()
-    if fmt not in FIGURE_FORMATS:
-        raise InputError(f"Cannot export a figure as {fmt!r}; use one of {', '.join(FIGURE_FORMATS)}.")
-    if fmt == "html":
-        return figure_html(fig).encode("utf-8")
-    if scale <= 0:
-        raise InputError(f"scale must be positive; got {scale}.")
-    requested = engine
-    engine = resolve_engine(engine, fmt)
-    if engine == "kaleido":
-        try:
-            return _kaleido_bytes(fig, fmt, width, height, scale)
-        except Exception as error:  # noqa: BLE001 - any browser failure: say so, and draw without it when allowed
-            if requested == "kaleido" or os.environ.get(ENGINE_ENV) == "kaleido":
-                raise AttnvizError(f"Chromium could not render the figure ({error}); try engine='static'.") from error
-            warnings.warn(f"kaleido failed ({error}); exporting with the static engine instead.", stacklevel=2)
-    from attnviz.figures import static
-
-    return static.render(fig, fmt, width=width, height=height, scale=scale)
-
-
-def export_figure(
-    fig,
-    path: str | os.PathLike,
-    fmt: str | None = None,
-    *,
-    engine: str = "auto",
-    overwrite: bool = False,
-    width: int | None = None,
-    height: int | None = None,
-    scale: float = 1.0,
-) -> Path:
-    """Write the figure to `path` (format from `fmt` or the suffix: png, svg, pdf, html), atomically."""
-    fmt = format_of(path, fmt, FIGURE_FORMATS)
-    if Path(path).exists() and not overwrite:  # fail before spending time rendering
-        raise InputError(f"{path} already exists; choose another name or allow overwriting (--force).")
-    data = figure_bytes(fig, fmt, engine=engine, width=width, height=height, scale=scale)
-    return write_atomic(path, data, overwrite=overwrite)
-
-
-# ----------------------------------------------------------------------------------------------------------------------
-# Captures: JSON, NPZ, CSV
 
 
 def as_capture(data: AttentionCapture | AttentionMap, model: str = "", text: str = "") -> AttentionCapture:

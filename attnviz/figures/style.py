@@ -1,0 +1,57 @@
+"""The options every figure shares: the language and words it is drawn in, the model it names, its title and size."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from attnviz.figures._common import FONT_FAMILY, figure_title, resolve_labels
+
+
+@dataclass(frozen=True)
+class FigureStyle:
+    """How a figure speaks and how large it is, apart from what it draws (each figure's own keywords).
+
+    `lang` picks the built-in strings ("en" or "zh"); `labels` overrides any of them (the app passes its i18n
+    strings); `model` is named in the title; `title` replaces the built title; `width`/`height` (px) replace the
+    size the figure would choose for its content.
+    """
+
+    lang: str = "en"
+    labels: Mapping[str, str] | None = None
+    model: str | None = None
+    title: str | None = None
+    width: int | None = None
+    height: int | None = None
+
+    def __post_init__(self) -> None:
+        resolve_labels(self.lang, self.labels)  # an unknown language is refused where it enters
+
+    def words(self) -> dict[str, str]:
+        """Every string a figure shows, in this style's language with its overrides."""
+        return resolve_labels(self.lang, self.labels)
+
+    def heading(self, kind: str | None, selection: str | None, notes: Sequence[str] = ()) -> str:
+        """The title a figure builds: this style's model · the map's kind · the selection, notes on a second line
+        (see `figure_title`); `title` replaces it in `layout`."""
+        return figure_title(self.model, kind, selection, self.words(), notes)
+
+    def layout(self, title: str, width: int, height: int, **extra) -> dict:
+        """The layout every attnviz figure starts from: white template, one font stack, margins, and this style's
+        title and size where it gives them (else the `title`, `width` and `height` the figure built)."""
+        shown = self.title if self.title is not None else title
+        layout = dict(
+            title=dict(text=shown, x=0.02, xanchor="left", font=dict(size=16)),
+            template="plotly_white",
+            font=dict(family=FONT_FAMILY, size=12, color="#222222"),
+            width=self.width or width,
+            height=self.height or height,
+            margin=dict(l=90, r=40, t=80, b=80),
+            paper_bgcolor="white",
+            plot_bgcolor="white",
+        )
+        layout.update(extra)
+        return layout
+
+
+DEFAULT_STYLE = FigureStyle()
