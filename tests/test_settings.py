@@ -12,6 +12,7 @@ import pytest
 
 from attnviz import i18n, settings
 from attnviz.errors import SettingError
+from attnviz.policy import Policy
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
@@ -118,6 +119,7 @@ def test_on_means_on_for_pickle_and_server_mode_alike(monkeypatch):
     monkeypatch.setenv("ATTNVIZ_SERVER_MODE", "on")
     now = settings.current()
     assert now.allow_pickle is True and now.server_mode is True
+    assert Policy.from_settings().server_mode is True
 
 
 def _bad_cases():

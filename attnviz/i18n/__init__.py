@@ -16,10 +16,10 @@ from attnviz.errors import (
     SettingError,
 )
 from attnviz.i18n import app, errors
-from attnviz.i18n import settings
+from attnviz.i18n import devices, models, settings
 
 LANGUAGES = {"en": "English", "zh": "中文"}
-PARTS = (app, errors, settings)  # one module per area; add a new area's module here
+PARTS = (app, errors, devices, models, settings)  # one module per area; add a new area's module here
 
 
 def _joined(parts) -> dict[str, dict[str, str]]:

@@ -13,6 +13,49 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.secrets_unreadable": "{file} cannot be read as TOML: {detail}",
         "error.secrets_not_a_table": "In {file}, [{table}] must be a table of settings (server_mode = true, …).",
         "error.secrets_unknown_key": "{file} has an unknown setting {key!r} in [attnviz]; the settings are {known}.",
+        # attnviz.devices
+        "error.device_unknown": "Unknown device {device!r}; use auto, npu, npu:N, cuda, cuda:N, mps or cpu.",
+        "error.device_unavailable": "Device {device!r} is not available: {reason} Choose auto or cpu.",
+        "error.device_missing": "Device {device!r} does not exist: this machine has {count} {kind} device(s), "
+        "numbered 0 to {last}.",
+        # attnviz.models
+        "error.model_not_given": "No model given; pick one from the catalogue or give a Hugging Face id or folder.",
+        "error.model_is_file": "{name!r} is a file; give the folder that holds config.json and the weights.",
+        "error.model_folder_missing": "No model folder at {name!r}; check the path, or pick a model from the "
+        "catalogue.",
+        "error.model_no_config": "{folder!r} has no config.json; it is not a Hugging Face model folder.",
+        "error.model_pickle_only": "{folder!r} holds only pickle weights (.bin/.pt), which can run code when loaded; "
+        "convert them to safetensors, or set {variable}=1 if you trust this folder.",
+        "error.model_no_weights": "{folder!r} has no weights (*.safetensors).",
+        "error.model_folder_unloadable": "Could not load the model folder {name!r} (is it complete and uncorrupted?): "
+        "{detail}",
+        "error.model_hub_unloadable": "Could not load {name!r} from the Hugging Face hub or the local cache ({cache}): "
+        "the hub is unreachable or the id is wrong. Download it where there is internet, or give a local folder. "
+        "({detail})",
+        # attnviz.policy
+        "error.server_refuses_hub_id": "This server does not allow loading {model!r}; ask its operator to add it to "
+        "{variable}.",
+        "error.server_refuses_folder": "This server does not allow loading models from {folder!r}; only catalogue "
+        "models and folders under {variable} are allowed.",
+        "error.model_over_size_limit": "{folder!r} has {size:.0f} MB of weights, above this server's limit of "
+        "{limit:.0f} MB.",
+        # attnviz.memory
+        "error.text_too_long": "The {what} has {length:,} characters, more than the limit of {limit:,}; shorten it, "
+        "or raise the limit with the environment variable {variable}.",
+        "error.capture_mode_unknown": "Unknown capture mode {mode!r}; use 'full' or 'lazy'.",
+        "error.over_memory_budget": "{what} needs about {needed} of memory, above the budget of {budget}; {advice}, "
+        "or raise the budget with the environment variable {variable} (megabytes).",
+        "memory.input_text": "text",
+        "memory.input_target": "target",
+        "memory.capturing": "Capturing {tokens:,} tokens with {model} ({mode} mode)",
+        "memory.capturing_pair": "Capturing {tokens:,} tokens and a {target:,}-token target with {model} "
+        "({mode} mode)",
+        "memory.capturing_batch": "Capturing {batch} texts of up to {tokens:,} tokens with {model} ({mode} mode)",
+        "memory.capturing_batch_pair": "Capturing {batch} texts of up to {tokens:,} tokens and a {target:,}-token "
+        "target with {model} ({mode} mode)",
+        "memory.advice_full": "use fewer tokens, or lazy mode (about {lazy} here: queries and keys are kept and a "
+        "head is computed when it is opened)",
+        "memory.advice_lazy": "use fewer tokens",
     },
     "zh": {
         "error_SettingError": "设置有误",
@@ -22,5 +65,40 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.secrets_unreadable": "{file} 不是可读的 TOML 文件：{detail}",
         "error.secrets_not_a_table": "{file} 中的 [{table}] 必须是一张设置表（例如 server_mode = true）。",
         "error.secrets_unknown_key": "{file} 的 [attnviz] 中有未知设置 {key!r}；可用的设置有 {known}。",
+        # attnviz.devices
+        "error.device_unknown": "未知设备 {device!r}；请使用 auto、npu、npu:N、cuda、cuda:N、mps 或 cpu。",
+        "error.device_unavailable": "设备 {device!r} 不可用：{reason}请改选 auto 或 cpu。",
+        "error.device_missing": "设备 {device!r} 不存在：本机有 {count} 个 {kind} 设备，编号为 0 到 {last}。",
+        # attnviz.models
+        "error.model_not_given": "没有指定模型；请从模型列表中选择，或给出 Hugging Face 模型名或本地文件夹。",
+        "error.model_is_file": "{name!r} 是一个文件；请给出存放 config.json 和权重的文件夹。",
+        "error.model_folder_missing": "{name!r} 处没有模型文件夹；请检查路径，或从模型列表中选择一个模型。",
+        "error.model_no_config": "{folder!r} 中没有 config.json，不是 Hugging Face 模型文件夹。",
+        "error.model_pickle_only": "{folder!r} 只有 pickle 格式的权重（.bin/.pt），加载时可能执行其中的代码；"
+        "请先转换为 safetensors，如果信任这个文件夹，也可以设置 {variable}=1。",
+        "error.model_no_weights": "{folder!r} 中没有权重文件（*.safetensors）。",
+        "error.model_folder_unloadable": "无法加载模型文件夹 {name!r}（文件是否完整、有没有损坏？）：{detail}",
+        "error.model_hub_unloadable": "无法从 Hugging Face Hub 或本地缓存（{cache}）加载 {name!r}：Hub 无法访问，"
+        "或者模型名有误。请在能联网的地方下载，或者给出本地文件夹。（{detail}）",
+        # attnviz.policy
+        "error.server_refuses_hub_id": "此服务器不允许加载 {model!r}；请联系管理员把它加入 {variable}。",
+        "error.server_refuses_folder": "此服务器不允许从 {folder!r} 加载模型；只能加载模型列表中的模型，"
+        "以及 {variable} 所列目录下的文件夹。",
+        "error.model_over_size_limit": "{folder!r} 的权重有 {size:.0f} MB，超过了此服务器 {limit:.0f} MB 的上限。",
+        # attnviz.memory
+        "error.text_too_long": "{what}有 {length:,} 个字符，超过了 {limit:,} 的上限；请缩短，"
+        "或用环境变量 {variable} 提高上限。",
+        "error.capture_mode_unknown": "未知的捕获模式 {mode!r}；请使用 'full' 或 'lazy'。",
+        "error.over_memory_budget": "{what}大约需要 {needed} 内存，超出了 {budget} 的预算；{advice}，"
+        "或用环境变量 {variable}（单位 MB）提高预算。",
+        "memory.input_text": "文本",
+        "memory.input_target": "目标文本",
+        "memory.capturing": "用 {model}（{mode} 模式）捕获 {tokens:,} 个词元",
+        "memory.capturing_pair": "用 {model}（{mode} 模式）捕获 {tokens:,} 个词元和 {target:,} 个词元的目标文本",
+        "memory.capturing_batch": "用 {model}（{mode} 模式）捕获 {batch} 段文本，每段至多 {tokens:,} 个词元，",
+        "memory.capturing_batch_pair": "用 {model}（{mode} 模式）捕获 {batch} 段文本，每段至多 {tokens:,} 个词元，"
+        "目标文本 {target:,} 个词元，",
+        "memory.advice_full": "请减少词元，或改用 lazy 模式（这里约需 {lazy}：只保留查询和键，打开某个头时才计算它）",
+        "memory.advice_lazy": "请减少词元",
     },
 }
