@@ -1,5 +1,5 @@
-"""Errors with message keys: every key the model/device layer and the settings raise has an English and a Chinese
-sentence with the same placeholders; Phrases inside a sentence follow its language."""
+"""Errors with message keys: every key the model/device layer, the settings and the demo package raise has an English
+and a Chinese sentence with the same placeholders; Phrases inside a sentence follow its language."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from attnviz.errors import AttnvizError, InputError, Phrase, ResourceLimitError,
 REPO = Path(__file__).resolve().parent.parent
 KEYED_SOURCES = [
     REPO / "attnviz" / name for name in ("settings.py", "policy.py", "devices.py", "models.py", "memory.py")
-]
+] + sorted((REPO / "attnviz" / "demo").glob("*.py"))
 ERROR_CLASSES = [name for name, cls in vars(errors).items() if isinstance(cls, type) and issubclass(cls, AttnvizError)]
 RAISED_KEY = re.compile(rf'\b(?:{"|".join(ERROR_CLASSES)})\(\s*"([^"]+)"')
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -33,6 +33,7 @@ def raised_keys() -> dict[str, str]:
 def test_the_scan_finds_the_raises():
     keys = raised_keys()
     assert {"device_unknown", "model_not_given", "over_memory_budget", "setting_in_environment"} <= set(keys)
+    assert {"demo_not_pharaoh", "demo_unknown_direction", "demo_no_alignment_heads"} <= set(keys)
 
 
 @pytest.mark.parametrize("key", sorted(raised_keys()))
@@ -79,6 +80,6 @@ def test_a_setting_error_has_a_heading_of_its_own():
     error = SettingError("setting_in_environment", variable="ATTNVIZ_X", value="y", accepts=FLAG)
     assert i18n.error_sentence(error, "en").startswith("**A setting is not valid.**")
     assert i18n.error_sentence(error, "zh").startswith("**设置有误。** 环境变量 ATTNVIZ_X")
-    assert i18n.error_sentence(InputError("capture_mode_unknown", mode="fast"), "zh") == (
-        "**此输入无法使用。** 未知的捕获模式 'fast'；请使用 'full' 或 'lazy'。"
+    assert i18n.error_sentence(InputError("demo_unknown_language", lang="fr"), "zh") == (
+        "**此输入无法使用。** 未知语言 'fr'；演示模型只会 'zh' 和 'en'。"
     )

@@ -102,7 +102,7 @@ def alignment_attention(model, tokenizer, sources: list[str], targets: list[str]
 def alignment_head(model) -> tuple[int, int]:
     heads = getattr(model.config, "alignment_heads", None)
     if not heads:
-        raise InputError("This model's config has no `alignment_heads`; it was not trained with guided alignment.")
+        raise InputError("demo_no_alignment_heads")
     layer, head = heads[0]
     return int(layer), int(head)
 
@@ -119,7 +119,7 @@ def word_matrices(model, tokenizer, pairs: list[Pair]) -> list[tuple[np.ndarray,
         source_owner = piece_words(source_pieces(tokenizer, src), pair.words(source_lang))
         target_owner = piece_words(target_pieces(tokenizer, tgt), pair.words(target_lang))
         if matrix.shape != (len(target_owner) + 1, len(source_owner) + 1):
-            raise InputError(f"Pieces and attention disagree for {src!r} -> {tgt!r}: {matrix.shape}.")
+            raise InputError("demo_pieces_attention_disagree", source=src, target=tgt, shape=matrix.shape)
         out.append((word_attention(matrix, source_owner, target_owner), source_owner, target_owner))
     return out
 

@@ -114,7 +114,7 @@ def encode(tokenizer, pairs: list[Pair], source_lang: str, target_lang: str) -> 
         target_owner = piece_words(tokenizer.spm_target.encode(pair.text(target_lang), out_type=str),
                                    pair.words(target_lang))
         if len(source_owner) + 1 != len(source_ids) or len(target_owner) + 1 != len(target_ids):
-            raise InputError(f"Tokenizer ids and pieces disagree for {pair.zh!r} / {pair.en!r}.")
+            raise InputError("demo_ids_pieces_disagree", zh=pair.zh, en=pair.en)
         gold = gold_attention(source_owner, target_owner, pair.links_from(source_lang))
         by_pair[pair] = Example(source_ids, target_ids, gold)
     return [by_pair[pair] for pair in pairs]
@@ -190,7 +190,7 @@ def train(config: TrainConfig, corpus_dir: Path = CORPUS_DIR, out_dir: Path | No
 
     Returns the training record, also saved as training.json: config, seconds to saved weights, sizes, losses."""
     if config.direction not in DIRECTIONS:
-        raise InputError(f"Unknown direction {config.direction!r}; use one of {', '.join(DIRECTIONS)}.")
+        raise InputError("demo_unknown_direction", direction=config.direction, directions=", ".join(DIRECTIONS))
     began = time.monotonic()
     out_dir = Path(out_dir or model_dir(config.direction))
     source_lang, target_lang = config.languages

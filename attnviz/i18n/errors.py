@@ -56,6 +56,26 @@ STRINGS: dict[str, dict[str, str]] = {
         "memory.advice_full": "use fewer tokens, or lazy mode (about {lazy} here: queries and keys are kept and a "
         "head is computed when it is opened)",
         "memory.advice_lazy": "use fewer tokens",
+        # attnviz.demo
+        "error.demo_piece_outside_words": "Piece {piece!r} in {pieces} does not fall inside one of the words "
+        "{words}.",
+        "error.demo_pieces_do_not_spell": "Pieces {pieces} do not spell the words {words}.",
+        "error.demo_two_translations": "{text!r} has two translations, {first!r} and {second!r}; change the lexicon "
+        "or phrasebook so that each sentence has one.",
+        "error.demo_not_pharaoh": "Alignment item {item!r} is not Pharaoh format; write links as 'i-j' separated by "
+        "spaces.",
+        "error.demo_link_outside": "Link {zh}-{en} points outside {zh_words} / {en_words}.",
+        "error.demo_words_round_trip": "English words {words} do not survive a round trip through the text {text!r}.",
+        "error.demo_row_fields": "A corpus row needs {count} tab-separated fields ({columns}); got {got} in {row!r}.",
+        "error.demo_row_mismatch": "Row {row!r}: the text columns do not match the word columns.",
+        "error.demo_not_corpus": "{path} is not a demo corpus file: its header must be {header}.",
+        "error.demo_unknown_language": "Unknown language {lang!r}; the demo models speak 'zh' and 'en'.",
+        "error.demo_unknown_direction": "Unknown direction {direction!r}; use one of {directions}.",
+        "error.demo_ids_pieces_disagree": "Tokenizer ids and pieces disagree for {zh!r} / {en!r}.",
+        "error.demo_no_alignment_heads": "This model's config has no `alignment_heads`; it was not trained with "
+        "guided alignment.",
+        "error.demo_pieces_attention_disagree": "Pieces and attention disagree for {source!r} -> {target!r}: "
+        "{shape}.",
     },
     "zh": {
         "error_SettingError": "设置有误",
@@ -100,5 +120,21 @@ STRINGS: dict[str, dict[str, str]] = {
         "目标文本 {target:,} 个词元，",
         "memory.advice_full": "请减少词元，或改用 lazy 模式（这里约需 {lazy}：只保留查询和键，打开某个头时才计算它）",
         "memory.advice_lazy": "请减少词元",
+        # attnviz.demo
+        "error.demo_piece_outside_words": "{pieces} 中的片段 {piece!r} 没有完整落在 {words} 的某一个词里。",
+        "error.demo_pieces_do_not_spell": "片段 {pieces} 拼不出词 {words}。",
+        "error.demo_two_translations": "{text!r} 有两种译法：{first!r} 和 {second!r}；请修改词表或短语手册，"
+        "让每个句子只有一种译法。",
+        "error.demo_not_pharaoh": "对齐项 {item!r} 不是 Pharaoh 格式；请把链接写成 'i-j'，用空格分隔。",
+        "error.demo_link_outside": "链接 {zh}-{en} 超出了 {zh_words} / {en_words} 的范围。",
+        "error.demo_words_round_trip": "英文词 {words} 与文本 {text!r} 来回转换后不一致。",
+        "error.demo_row_fields": "语料的每一行需要 {count} 个以制表符分隔的字段（{columns}）；{row!r} 中有 {got} 个。",
+        "error.demo_row_mismatch": "这一行的文本列与分词列不一致：{row!r}。",
+        "error.demo_not_corpus": "{path} 不是演示语料文件：表头必须是 {header}。",
+        "error.demo_unknown_language": "未知语言 {lang!r}；演示模型只会 'zh' 和 'en'。",
+        "error.demo_unknown_direction": "未知的翻译方向 {direction!r}；请使用 {directions} 之一。",
+        "error.demo_ids_pieces_disagree": "{zh!r} / {en!r} 的分词器编号与片段对不上。",
+        "error.demo_no_alignment_heads": "这个模型的配置里没有 `alignment_heads`；它没有用引导对齐训练过。",
+        "error.demo_pieces_attention_disagree": "{source!r} -> {target!r} 的片段与注意力对不上：{shape}。",
     },
 }
