@@ -1,4 +1,5 @@
-"""The model card (README.md) of a trained demo model: scored on the held-out pairs, written next to the weights.
+"""The model card (README.md) of a trained demo model: what it is, its data, its alignment head, its held-out scores
+and the command that trains it, written next to the weights. attnviz.demo.evaluate scores the model and calls it:
 
     python -m attnviz.demo.evaluate --direction zh-en --write-card    # rescore a saved model, rewrite its card
 """
@@ -6,10 +7,9 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
-TRAINING_RECORD = "training.json"  # written by attnviz.demo.train next to the weights
+from attnviz.demo.config import TrainConfig
 
 LANGUAGE_NAMES = {"zh": "Chinese", "en": "English"}
 EXAMPLES = {"zh-en": ["早上好！", "我喜欢学习", "我明天在北京学习", "你喜欢苹果吗？", "书在桌子上。"],
@@ -37,31 +37,12 @@ def _megabytes(path: Path) -> str:
     return f"{path.stat().st_size / 1e6:.1f} MB" if path.exists() else "?"
 
 
-def training_command(config) -> str:
+def training_command(config: TrainConfig) -> str:
     """The command that trains this model: the defaults need only the direction."""
-    from attnviz.demo.train import TrainConfig
-
     defaults = TrainConfig(direction=config.direction)
     changed = [f"--{name.replace('_', '-')} {value}" for name, value in vars(config).items()
                if name != "direction" and value != getattr(defaults, name)]
     return " ".join(["python -m attnviz.demo.train --direction", config.direction, *changed])
-
-
-def score_and_write_card(folder: Path, heldout: list):
-    """Score the saved model in `folder` on `heldout` and write its README.md; returns the scores."""
-    from attnviz.demo.evaluate import evaluate, load, translate
-    from attnviz.demo.train import TrainConfig
-
-    folder = Path(folder)
-    record = json.loads((folder / TRAINING_RECORD).read_text(encoding="utf-8"))
-    config = TrainConfig(**record["config"])
-    began = time.monotonic()
-    model, tokenizer = load(folder)
-    scores = evaluate(model, tokenizer, heldout[: config.max_heldout])
-    inputs = EXAMPLES[config.direction]
-    examples = list(zip(inputs, translate(model, tokenizer, inputs), strict=True))
-    write_card(folder, config, record, scores, examples, time.monotonic() - began)
-    return scores
 
 
 def write_card(folder: Path, config, record: dict, scores, examples: list[tuple[str, str]],
