@@ -6,41 +6,50 @@ and that must cost the user nothing but a line in the device report.
 
 from __future__ import annotations
 
-import os
-import re
 import sys
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 import torch
 
-from attnviz.errors import DeviceUnavailableError
+from attnviz import i18n, settings
+from attnviz.errors import DeviceUnavailableError, Phrase, SettingError
 
-DEVICE_ENV = "ATTNVIZ_DEVICE"
 AUTO_ORDER = ("npu", "cuda", "mps", "cpu")
-_SPEC = re.compile(r"^(auto|npu|cuda|mps|cpu)(?::(\d+))?$")
 
 
 @dataclass(frozen=True)
 class DeviceStatus:
     name: str  # "npu", "cuda", "mps", "cpu"
     available: bool
-    reason: str  # why it is or is not usable, in one line
+    why: Phrase = field(compare=False)  # why it is or is not usable, one line: `device.<reason>` in the catalogue
     count: int = 0
+
+    @property
+    def reason(self) -> str:
+        return self.why.text("en")
+
+    def reason_in(self, lang: str = "en") -> str:
+        return self.why.text(lang)
 
 
 @dataclass(frozen=True)
 class DeviceReport:
     requested: str
-    chosen: str  # e.g. "cpu", "npu:0"
+    chosen: str  # e.g. "cpu", "npu:0", or "none — why not", in the report's language
     entries: list[DeviceStatus] = field(default_factory=list)
+    lang: str = "en"
 
     def summary(self) -> str:
-        lines = [f"device: {self.chosen} (requested: {self.requested})"]
+        lines = [i18n.t("device.summary", self.lang, chosen=self.chosen, requested=self.requested)]
         for entry in self.entries:
-            mark = "yes" if entry.available else "no "
-            lines.append(f"  {entry.name:<5} {mark}  {entry.reason}")
+            mark = i18n.t("device.yes" if entry.available else "device.no", self.lang)
+            lines.append(f"  {entry.name:<5} {mark:<3}  {entry.reason_in(self.lang)}")
         return "\n".join(lines)
+
+
+def _status(name: str, available: bool, reason: str, count: int = 0, **values) -> DeviceStatus:
+    return DeviceStatus(name, available, Phrase(f"device.{reason}", **values), count)
 
 
 @lru_cache(maxsize=1)
@@ -50,35 +59,34 @@ def _npu_status() -> DeviceStatus:
     except ModuleNotFoundError as error:
         if error.name != "torch_npu":  # torch_npu is there but one of its own imports is missing
             return _npu_broken(error)
-        return DeviceStatus("npu", False, "torch_npu is not installed (pip install -r requirements-npu.txt).")
+        return _status("npu", False, "npu_not_installed")
     except Exception as error:  # torch_npu without CANN fails with assorted errors (ImportError: libhccl.so, …)
         return _npu_broken(error)
     try:
         count = torch.npu.device_count()
     except Exception as error:
-        return DeviceStatus("npu", False, f"torch_npu loaded but cannot count devices: {error}")
+        return _status("npu", False, "npu_uncountable", detail=str(error))
     if count == 0:
-        return DeviceStatus("npu", False, "torch_npu loaded but no Ascend NPU is visible.")
-    return DeviceStatus("npu", True, f"{count} Ascend NPU(s) via torch_npu {torch_npu.__version__}.", count)
+        return _status("npu", False, "npu_none_visible")
+    return _status("npu", True, "npu_ready", count, version=torch_npu.__version__)
 
 
 def _cuda_status() -> DeviceStatus:
     if not torch.cuda.is_available():
-        reason = "this torch build has no CUDA." if torch.version.cuda is None else "no CUDA GPU is visible."
-        return DeviceStatus("cuda", False, reason)
+        return _status("cuda", False, "cuda_not_built" if torch.version.cuda is None else "cuda_none_visible")
     count = torch.cuda.device_count()
-    return DeviceStatus("cuda", True, f"{count} GPU(s): {torch.cuda.get_device_name(0)}.", count)
+    return _status("cuda", True, "cuda_ready", count, count=count, gpu=torch.cuda.get_device_name(0))
 
 
 def _mps_status() -> DeviceStatus:
     backend = getattr(torch.backends, "mps", None)
     if backend is None or not backend.is_available():
-        return DeviceStatus("mps", False, "Apple MPS is not available on this machine.")
-    return DeviceStatus("mps", True, "Apple MPS is available.", 1)
+        return _status("mps", False, "mps_unavailable")
+    return _status("mps", True, "mps_ready", 1)
 
 
 def _cpu_status() -> DeviceStatus:
-    return DeviceStatus("cpu", True, f"always available ({torch.get_num_threads()} threads).", 1)
+    return _status("cpu", True, "cpu_ready", 1, threads=torch.get_num_threads())
 
 
 def _npu_broken(error: Exception) -> DeviceStatus:
@@ -86,7 +94,7 @@ def _npu_broken(error: Exception) -> DeviceStatus:
     # sys.modules makes importlib.util.find_spec report it absent, so a broken install cannot crash model loading.
     sys.modules["torch_npu"] = None
     first_line = (str(error).strip().splitlines() or [type(error).__name__])[0]
-    return DeviceStatus("npu", False, f"torch_npu failed to load (is CANN installed and set_env.sh sourced?): {first_line}")
+    return _status("npu", False, "npu_broken", detail=first_line)
 
 
 def device_statuses() -> list[DeviceStatus]:
@@ -95,26 +103,24 @@ def device_statuses() -> list[DeviceStatus]:
 
 
 def _parse(spec: str) -> tuple[str, int | None]:
-    match = _SPEC.match(spec.strip().lower())
+    match = settings.DEVICE_SPEC.match(spec.strip().lower())
     if not match:
-        raise DeviceUnavailableError(
-            f"Unknown device {spec!r}; use auto, npu, npu:N, cuda, cuda:N, mps or cpu."
-        )
+        raise DeviceUnavailableError("device_unknown", device=spec)
     index = int(match.group(2)) if match.group(2) is not None else None
     return match.group(1), index
 
 
 def _requested(spec: str | None) -> str:
     if spec is None or spec == "auto":
-        return os.environ.get(DEVICE_ENV, "").strip() or "auto"
+        return settings.current().device
     return spec
 
 
 def resolve_device(spec: str | None = "auto") -> torch.device:
     """Turn "auto" | "npu" | "npu:1" | "cuda" | "mps" | "cpu" into a torch.device.
 
-    `auto` (or None) honours the ATTNVIZ_DEVICE environment variable, then tries npu → cuda → mps → cpu. A device asked
-    for by name that cannot be used raises DeviceUnavailableError saying why — never a silent fallback.
+    `auto` (or None) honours the ATTNVIZ_DEVICE setting, then tries npu → cuda → mps → cpu. A device asked for by name
+    that cannot be used raises DeviceUnavailableError saying why — never a silent fallback.
     """
     requested = _requested(spec)
     kind, index = _parse(requested)
@@ -126,26 +132,27 @@ def resolve_device(spec: str | None = "auto") -> torch.device:
         raise AssertionError("cpu is always available")  # pragma: no cover
     status = statuses[kind]
     if not status.available:
-        raise DeviceUnavailableError(f"Device {requested!r} is not available: {status.reason} Choose auto or cpu.")
+        raise DeviceUnavailableError("device_unavailable", device=requested, reason=status.why)
     if kind == "cpu" or kind == "mps":
         return torch.device(kind)
     index = index or 0
     if index >= status.count:
         raise DeviceUnavailableError(
-            f"Device {requested!r} does not exist: this machine has {status.count} {kind} device(s), numbered 0 to "
-            f"{status.count - 1}."
+            "device_missing", device=requested, count=status.count, kind=kind, last=status.count - 1
         )
     return torch.device(kind, index)
 
 
-def device_report(spec: str | None = "auto") -> DeviceReport:
-    """What would be chosen for `spec`, and the state of every backend; never raises for an unavailable device."""
-    requested = _requested(spec)
+def device_report(spec: str | None = "auto", lang: str = "en") -> DeviceReport:
+    """What would be chosen for `spec`, and the state of every backend, in `lang` ("en" or "zh"); never raises for an
+    unavailable device or a device setting that cannot be read (the report says why instead)."""
+    requested = spec or "auto"
     try:
-        chosen = str(resolve_device(spec))
-    except DeviceUnavailableError as error:
-        chosen = f"none — {error}"
-    return DeviceReport(requested=requested, chosen=chosen, entries=device_statuses())
+        requested = _requested(spec)
+        chosen = str(resolve_device(requested))
+    except (DeviceUnavailableError, SettingError) as error:
+        chosen = i18n.t("device.none", lang, why=error.message(lang))
+    return DeviceReport(requested=requested, chosen=chosen, entries=device_statuses(), lang=lang)
 
 
 _npu_status()  # at import: settles torch_npu before transformers looks for it

@@ -5,22 +5,20 @@ Two modes cost very differently, which is why the estimate takes one:
 - "lazy" (`ondemand.capture_lazy`): each layer's queries and (un-expanded) keys — O(layers · n · d) — plus, for a
   moment, the model's own n × n mask and one opened head.
 
-Budgets come from the environment so an operator can set them for the app, the CLI and the library at once:
+Budgets are settings (attnviz.settings) so an operator can set them for the app, the CLI and the library at once:
 `ATTNVIZ_MEMORY_BUDGET_MB` (default 4096, in MiB) and `ATTNVIZ_MAX_CHARS` (default 20000).
 The estimate is deliberately an upper-ish bound of the *extra* memory (the loaded model itself is not counted).
 """
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
-from attnviz.errors import InputError, ResourceLimitError
+from attnviz import settings
+from attnviz.errors import InputError, Phrase, ResourceLimitError
 
-BUDGET_ENV = "ATTNVIZ_MEMORY_BUDGET_MB"
-DEFAULT_BUDGET_MB = 4096
-MAX_CHARS_ENV = "ATTNVIZ_MAX_CHARS"
-DEFAULT_MAX_CHARS = 20_000
+BUDGET_ENV = settings.variable("memory_budget_mb")  # named in the refusals: the variable that raises the budget
+MAX_CHARS_ENV = settings.variable("max_chars")
 MODES = ("full", "lazy")
 MB = 2**20
 
@@ -32,39 +30,27 @@ ACTIVATION_COPIES = 4
 
 
 # ----------------------------------------------------------------------------------------------------------------------
-# Limits from the environment
-
-
-def _positive_number(name: str, default: float, unit: str) -> float:
-    raw = os.environ.get(name, "").strip()
-    if not raw:
-        return float(default)
-    try:
-        value = float(raw)
-    except ValueError:
-        value = -1.0
-    if not value > 0:
-        raise ResourceLimitError(f"{name} must be a positive number of {unit} (for example {default}), not {raw!r}.")
-    return value
+# Limits from the settings
 
 
 def budget_bytes() -> int:
     """The memory budget in bytes: ATTNVIZ_MEMORY_BUDGET_MB megabytes (default 4096)."""
-    return int(_positive_number(BUDGET_ENV, DEFAULT_BUDGET_MB, "megabytes") * MB)
+    return int(settings.current().memory_budget_mb * MB)
 
 
 def max_chars() -> int:
     """The longest text accepted, in characters: ATTNVIZ_MAX_CHARS (default 20000)."""
-    return int(_positive_number(MAX_CHARS_ENV, DEFAULT_MAX_CHARS, "characters"))
+    return settings.current().max_chars
 
 
 def check_text_length(text: str, what: str = "text", limit: int | None = None) -> str:
-    """Refuse a text longer than the character limit, before it is tokenized; returns the text unchanged."""
+    """Refuse a text longer than the character limit, before it is tokenized; returns the text unchanged.
+
+    `what`: "text" or "target", the name the refusal gives it."""
     limit = max_chars() if limit is None else limit
     if len(text) > limit:
         raise ResourceLimitError(
-            f"The {what} has {len(text):,} characters, more than the limit of {limit:,}; shorten it, or raise "
-            f"the limit with the environment variable {MAX_CHARS_ENV}."
+            "text_too_long", what=Phrase(f"memory.input_{what}"), length=len(text), limit=limit, variable=MAX_CHARS_ENV
         )
     return text
 
@@ -165,7 +151,7 @@ def estimate_bytes(handle, n_source: int, n_target: int = 0, mode: str = "full",
     activations and the logits the model computes. `batch` examples padded to these lengths multiply all of it.
     """
     if mode not in MODES:
-        raise InputError(f"Unknown capture mode {mode!r}; use 'full' or 'lazy'.")
+        raise InputError("capture_mode_unknown", mode=mode)
     itemsize = _itemsize(handle.model)
     relative_bias = hasattr(handle.model.config, "relative_attention_num_buckets")  # T5: a dense per-head bias
     copies = FULL_COPIES + (batch > 1)
@@ -189,14 +175,16 @@ def estimate_bytes(handle, n_source: int, n_target: int = 0, mode: str = "full",
     return int(total * batch)
 
 
-def check_bytes(needed: int, what: str, advice: str, budget: int | None = None) -> int:
-    """Refuse `what` when it needs more than the budget; `advice` completes the sentence with what to do."""
+def check_bytes(needed: int, what: str | Phrase, advice: str | Phrase, budget: int | None = None) -> int:
+    """Refuse `what` when it needs more than the budget; `advice` completes the sentence with what to do.
+
+    Both are Phrases the catalogue words in each language (a plain string is said as it is, in every language)."""
     budget = budget_bytes() if budget is None else budget
     if needed > budget:
         raise ResourceLimitError(
-            f"{what} needs about {format_bytes(needed)} of memory, above the budget of {format_bytes(budget)}; "
-            f"{advice}, or raise the budget with the environment variable {BUDGET_ENV} (megabytes)."
-        )
+            "over_memory_budget", what=what, needed=format_bytes(needed), budget=format_bytes(budget), advice=advice,
+            variable=BUDGET_ENV,
+        )  # fmt: skip
     return needed
 
 
@@ -208,15 +196,13 @@ def check_budget(
     needed = estimate_bytes(handle, n_source, n_target, mode, batch)
     if needed <= budget:
         return needed
-    tokens = f"{n_source:,} tokens" + (f" and a {n_target:,}-token target" if n_target else "")
-    examples = f"{batch} texts of up to " if batch > 1 else ""
-    what = f"Capturing {examples}{tokens} with {handle.name} ({mode} mode)"
+    shape = ("_batch" if batch > 1 else "") + ("_pair" if n_target else "")
+    what = Phrase(
+        f"memory.capturing{shape}", batch=batch, tokens=n_source, target=n_target, model=handle.name, mode=mode
+    )
     if mode == "full":
         lazy = estimate_bytes(handle, n_source, n_target, "lazy", batch)
-        advice = (
-            f"use fewer tokens, or lazy mode (about {format_bytes(lazy)} here: queries and keys are kept and a head "
-            "is computed when it is opened)"
-        )
+        advice = Phrase("memory.advice_full", lazy=format_bytes(lazy))
     else:
-        advice = "use fewer tokens"
+        advice = Phrase("memory.advice_lazy")
     return check_bytes(needed, what, advice, budget)

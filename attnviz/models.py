@@ -11,13 +11,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from attnviz import i18n, settings
 from attnviz.devices import resolve_device
 from attnviz.fused_attention import dtype_policy
 from attnviz.errors import ModelLoadError
 from attnviz.policy import Policy
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
-ALLOW_PICKLE_ENV = "ATTNVIZ_ALLOW_PICKLE"  # operators may opt in to .bin/.pt weights; the default is safetensors only
 KINDS = ("encoder", "decoder", "encoder-decoder")
 
 
@@ -26,7 +26,7 @@ class CatalogueEntry:
     name: str  # what the app lists and `load_model` accepts, e.g. "demo-zh-en"
     path: str  # a local folder
     kind: str
-    description: str
+    description: str  # in the language the catalogue was asked for
 
 
 @dataclass
@@ -55,23 +55,22 @@ def _minilm_folder() -> Path | None:
     return folder if (folder / "config.json").exists() else None
 
 
-def catalogue() -> list[CatalogueEntry]:
-    """Named models available offline: the embedded demo translators, and MiniLM when its package is installed."""
-    entries = []
-    demos = [
-        ("demo-zh-en", "zh-en", "Demo translator 中文 → English (small Marian model trained for attnviz)"),
-        ("demo-en-zh", "en-zh", "Demo translator English → 中文 (small Marian model trained for attnviz)"),
+def catalogue(lang: str = "en") -> list[CatalogueEntry]:
+    """Named models available offline: the embedded demo translators, and MiniLM when its package is installed.
+
+    Descriptions are in `lang` ("en" or "zh"; the catalogue's `model_description.<name>`)."""
+    found = [
+        ("demo-zh-en", ASSETS / "models" / "zh-en", "encoder-decoder"),
+        ("demo-en-zh", ASSETS / "models" / "en-zh", "encoder-decoder"),
     ]
-    for name, folder, description in demos:
-        path = ASSETS / "models" / folder
-        if (path / "config.json").exists():
-            entries.append(CatalogueEntry(name, str(path), "encoder-decoder", description))
     minilm = _minilm_folder()
     if minilm is not None:
-        entries.append(
-            CatalogueEntry("minilm", str(minilm), "encoder", "all-MiniLM-L6-v2, pretrained 6-layer BERT (English)")
-        )
-    return entries
+        found.append(("minilm", minilm, "encoder"))
+    return [
+        CatalogueEntry(name, str(path), kind, i18n.t(f"model_description.{name}", lang))
+        for name, path, kind in found
+        if (path / "config.json").exists()
+    ]
 
 
 def _resolve_source(name_or_path: str, policy: Policy) -> tuple[str, bool]:
@@ -85,31 +84,24 @@ def _resolve_source(name_or_path: str, policy: Policy) -> tuple[str, bool]:
         policy.check_folder(str(path))
         return str(path), True
     if path.exists():
-        raise ModelLoadError(f"{name_or_path!r} is a file; give the folder that holds config.json and the weights.")
+        raise ModelLoadError("model_is_file", name=name_or_path)
     # Hub ids look like "org/name"; anything else with a path shape is a folder that is not there.
     looks_like_path = name_or_path.startswith((".", "/", "~")) or name_or_path.count("/") > 1 or "\\" in name_or_path
     if looks_like_path:
-        raise ModelLoadError(f"No model folder at {name_or_path!r}; check the path, or pick a model from the catalogue.")
+        raise ModelLoadError("model_folder_missing", name=name_or_path)
     policy.check_hub_id(name_or_path)
     return name_or_path, False
 
 
-def _allow_pickle() -> bool:
-    return os.environ.get(ALLOW_PICKLE_ENV, "").strip().lower() in ("1", "true", "yes")
-
-
 def _check_weights(folder: Path) -> None:
     if not (folder / "config.json").exists():
-        raise ModelLoadError(f"{str(folder)!r} has no config.json; it is not a Hugging Face model folder.")
+        raise ModelLoadError("model_no_config", folder=str(folder))
     has_safetensors = any(folder.glob("*.safetensors"))
     has_pickle = any(folder.glob("*.bin")) or any(folder.glob("*.pt")) or any(folder.glob("*.pth"))
-    if not has_safetensors and has_pickle and not _allow_pickle():
-        raise ModelLoadError(
-            f"{str(folder)!r} holds only pickle weights (.bin/.pt), which can run code when loaded; convert them to "
-            f"safetensors, or set {ALLOW_PICKLE_ENV}=1 if you trust this folder."
-        )
+    if not has_safetensors and has_pickle and not settings.current().allow_pickle:
+        raise ModelLoadError("model_pickle_only", folder=str(folder), variable=settings.variable("allow_pickle"))
     if not has_safetensors and not has_pickle:
-        raise ModelLoadError(f"{str(folder)!r} has no weights (*.safetensors).")
+        raise ModelLoadError("model_no_weights", folder=str(folder))
 
 
 def _model_class(config):
@@ -166,17 +158,17 @@ def load_model(name_or_path: str, device: str | None = "auto", policy: Policy | 
 
     `name_or_path`: a catalogue name ("demo-zh-en", "minilm"), a local Hugging Face folder, or a hub id (needs the
     hub to be reachable, or the model in the local cache). Weights load from safetensors; pickle weights are refused
-    unless ATTNVIZ_ALLOW_PICKLE=1. `policy` (default: from the environment, see attnviz.policy) may restrict what
+    unless ATTNVIZ_ALLOW_PICKLE is on. `policy` (default: from attnviz.settings, see attnviz.policy) may restrict what
     can be loaded on a shared server. `dtype` ("float16", "bfloat16") runs the model in half precision where the
     device allows it (npu, cuda); captured weights are still computed with an fp32 softmax. Raises ModelLoadError with
     a sentence saying what to do.
     """
     if not isinstance(name_or_path, str) or not name_or_path.strip():
-        raise ModelLoadError("No model given; pick one from the catalogue or give a Hugging Face id or folder.")
+        raise ModelLoadError("model_not_given")
     name_or_path = name_or_path.strip()
     torch_device = resolve_device(device)
     torch_dtype = dtype_policy(torch_device, dtype)
-    source, is_local = _resolve_source(name_or_path, policy or Policy.from_environment())
+    source, is_local = _resolve_source(name_or_path, policy or Policy.from_settings())
     if is_local:
         _check_weights(Path(source))
 
@@ -193,10 +185,10 @@ def load_model(name_or_path: str, device: str | None = "auto", policy: Policy | 
                 source,
                 config=config,
                 local_files_only=offline,
-                use_safetensors=None if _allow_pickle() else True,
+                use_safetensors=None if settings.current().allow_pickle else True,
             )
         except Exception as error:  # loaders of arbitrary folders raise anything (SafetensorError, OSError, …)
-            raise ModelLoadError(_load_failure(name_or_path, is_local, error)) from error
+            raise _load_failure(name_or_path, is_local, error) from error
         model.to(device=torch_device, dtype=torch_dtype)
         model.eval()
     decoder_config = getattr(config, "decoder", None) or config
@@ -227,7 +219,8 @@ def _cached(model_id: str) -> bool:
 
 def _hub_reachable(timeout: float = 3.0) -> bool:
     """Whether the Hugging Face hub (HF_ENDPOINT) answers a TCP connection within `timeout` seconds."""
-    if os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in ("1", "true", "yes"):
+    # huggingface_hub's variable, read with the words it reads as true (the same as attnviz's on/off settings)
+    if os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in settings.TRUE_WORDS:
         return False
     from urllib.parse import urlparse
 
@@ -240,17 +233,14 @@ def _hub_reachable(timeout: float = 3.0) -> bool:
         return False
 
 
-def _load_failure(name: str, is_local: bool, error: Exception) -> str:
+def _load_failure(name: str, is_local: bool, error: Exception) -> ModelLoadError:
     first_line = (str(error).strip().splitlines() or [type(error).__name__])[0][:300]
     if is_local:
-        return f"Could not load the model folder {name!r} (is it complete and uncorrupted?): {first_line}"
+        return ModelLoadError("model_folder_unloadable", name=name, detail=first_line)
     try:
         from huggingface_hub import constants
 
         cache = constants.HF_HUB_CACHE
     except ImportError:  # pragma: no cover
         cache = "~/.cache/huggingface/hub"
-    return (
-        f"Could not load {name!r} from the Hugging Face hub or the local cache ({cache}): the hub is unreachable or the "
-        f"id is wrong. Download it where there is internet, or give a local folder. ({first_line})"
-    )
+    return ModelLoadError("model_hub_unloadable", name=name, cache=cache, detail=first_line)

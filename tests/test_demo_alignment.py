@@ -63,3 +63,13 @@ def test_alignment_error_rate_bounds():
     assert alignment_error_rate(gold, gold) == 0.0
     assert alignment_error_rate([{(0, 1), (1, 0)}], gold) == 1.0
     assert alignment_error_rate([{(0, 0)}], gold) == pytest.approx(1 - 2 / 3)
+
+
+def test_refusals_are_said_in_chinese_too():
+    with pytest.raises(InputError) as straddle:
+        piece_words(["早上好", "！"], ["早上", "好", "！"])
+    assert str(straddle.value) == "Piece '早上好' in ['早上好', '！'] does not fall inside one of the words ['早上', '好', '！']."
+    assert "没有完整落在" in straddle.value.message("zh")
+    with pytest.raises(InputError) as short:
+        piece_words(["早上"], ["早上", "好"])
+    assert short.value.message("zh") == "片段 ['早上'] 拼不出词 ['早上', '好']。"

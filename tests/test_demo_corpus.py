@@ -133,3 +133,18 @@ def test_bad_rows_raise_typed_errors():
         Pair.from_row("早上好！\tGood morning!")
     with pytest.raises(InputError, match="outside"):
         Pair(("早上", "好"), ("Good", "morning"), ((2, 0),), "phrasebook")
+
+
+def test_bad_corpus_input_is_said_in_chinese_too(tmp_path):
+    with pytest.raises(InputError) as pharaoh:
+        parse_pharaoh("0:1")
+    assert str(pharaoh.value) == "Alignment item '0:1' is not Pharaoh format; write links as 'i-j' separated by spaces."
+    assert pharaoh.value.message("zh") == "对齐项 '0:1' 不是 Pharaoh 格式；请把链接写成 'i-j'，用空格分隔。"
+    with pytest.raises(InputError) as row:
+        Pair.from_row("早上好！\tGood morning!")
+    assert "got 2 in" in str(row.value) and "制表符" in row.value.message("zh")
+    not_corpus = tmp_path / "notes.tsv"
+    not_corpus.write_text("hello\n", encoding="utf-8")
+    with pytest.raises(InputError) as header:
+        read_tsv(not_corpus)
+    assert "不是演示语料文件" in header.value.message("zh")

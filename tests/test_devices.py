@@ -1,14 +1,20 @@
 """Device choice: auto order, the environment override, and sentences instead of silent fallbacks."""
 
+import re
+
 import pytest
 import torch
 
-from attnviz import devices
-from attnviz.errors import DeviceUnavailableError
+from attnviz import devices, settings
+from attnviz.errors import DeviceUnavailableError, SettingError
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+DEVICE_ENV = settings.variable("device")
 
 
 def test_auto_is_cpu_here_and_report_explains_the_rest(monkeypatch):
-    monkeypatch.delenv(devices.DEVICE_ENV, raising=False)
+    monkeypatch.delenv(DEVICE_ENV, raising=False)
     assert devices.resolve_device("auto") == torch.device("cpu")
     report = devices.device_report()
     names = [entry.name for entry in report.entries]
@@ -21,7 +27,7 @@ def test_auto_is_cpu_here_and_report_explains_the_rest(monkeypatch):
 
 @pytest.mark.parametrize("spec", ["npu", "npu:1", "cuda", "cuda:0", "mps"])
 def test_unavailable_device_is_a_sentence(spec, monkeypatch):
-    monkeypatch.delenv(devices.DEVICE_ENV, raising=False)
+    monkeypatch.delenv(DEVICE_ENV, raising=False)
     if any(e.name == spec.split(":")[0] and e.available for e in devices.device_statuses()):
         pytest.skip(f"{spec} is available on this machine")
     with pytest.raises(DeviceUnavailableError, match="not available"):
@@ -30,9 +36,9 @@ def test_unavailable_device_is_a_sentence(spec, monkeypatch):
 
 
 def test_environment_override(monkeypatch):
-    monkeypatch.setenv(devices.DEVICE_ENV, "cpu")
+    monkeypatch.setenv(DEVICE_ENV, "cpu")
     assert devices.resolve_device() == torch.device("cpu")
-    monkeypatch.setenv(devices.DEVICE_ENV, "npu")
+    monkeypatch.setenv(DEVICE_ENV, "npu")
     if not devices.device_statuses()[0].available:
         with pytest.raises(DeviceUnavailableError):
             devices.resolve_device("auto")
@@ -69,3 +75,33 @@ def test_npu_without_cann_is_a_reason_not_a_crash(monkeypatch):
         assert sys.modules["torch_npu"] is None  # hidden from transformers' unguarded import
     finally:
         devices._npu_status.cache_clear()
+
+
+def test_the_report_and_its_refusals_are_said_in_chinese_too(monkeypatch):
+    monkeypatch.delenv(DEVICE_ENV, raising=False)
+    report = devices.device_report(lang="zh")
+    assert report.chosen == "cpu" and report.summary().startswith("设备：cpu（请求：auto）")
+    for entry in report.entries:
+        assert CJK.search(entry.reason_in("zh")) and entry.reason_in("en") == entry.reason
+    assert devices.device_report().summary().startswith("device: cpu (requested: auto)")  # English as before
+    with pytest.raises(DeviceUnavailableError) as unknown:
+        devices.resolve_device("gpu")
+    assert str(unknown.value) == "Unknown device 'gpu'; use auto, npu, npu:N, cuda, cuda:N, mps or cpu."
+    assert unknown.value.message("zh").startswith("未知设备 'gpu'")
+    unavailable = next((e for e in devices.device_statuses() if not e.available), None)
+    if unavailable is not None:
+        with pytest.raises(DeviceUnavailableError) as refused:
+            devices.resolve_device(unavailable.name)
+        reason = unavailable.reason
+        assert str(refused.value) == f"Device {unavailable.name!r} is not available: {reason} Choose auto or cpu."
+        assert unavailable.reason_in("zh") in refused.value.message("zh")
+        assert devices.device_report(unavailable.name, lang="zh").chosen.startswith("无 — 设备")
+
+
+def test_a_bad_device_setting_is_refused_by_name_and_reported(monkeypatch):
+    monkeypatch.setenv(DEVICE_ENV, "gpu")
+    with pytest.raises(SettingError, match="ATTNVIZ_DEVICE='gpu'"):
+        devices.resolve_device()
+    assert devices.resolve_device("cpu") == torch.device("cpu")  # an explicit device needs no setting
+    report = devices.device_report()
+    assert report.chosen.startswith("none — The environment variable ATTNVIZ_DEVICE='gpu' is not valid")

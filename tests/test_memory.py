@@ -1,5 +1,7 @@
 """The memory guard: estimates that bound what is really kept, refusals that name the estimate, budget and remedy."""
 
+import re
+
 import numpy as np
 import pytest
 import torch
@@ -7,7 +9,8 @@ import transformers
 
 from attnviz import memory
 from attnviz.capture import capture
-from attnviz.errors import InputError, ResourceLimitError
+from attnviz.errors import InputError, ResourceLimitError, SettingError
+from attnviz.settings import Settings
 from attnviz.models import ModelHandle, load_model
 from attnviz.ondemand import capture_lazy
 
@@ -57,15 +60,15 @@ def test_check_budget_refuses_with_estimate_budget_and_remedies(monkeypatch):
 @pytest.mark.parametrize("raw", ["abc", "0", "-5", "nan"])
 def test_bad_budget_settings_say_how_to_fix_them(monkeypatch, raw):
     monkeypatch.setenv(memory.BUDGET_ENV, raw)
-    with pytest.raises(ResourceLimitError, match="positive number of megabytes"):
+    with pytest.raises(SettingError, match="positive number of megabytes"):
         memory.budget_bytes()
 
 
 def test_defaults_and_overrides(monkeypatch):
     monkeypatch.delenv(memory.BUDGET_ENV, raising=False)
     monkeypatch.delenv(memory.MAX_CHARS_ENV, raising=False)
-    assert memory.budget_bytes() == memory.DEFAULT_BUDGET_MB * 2**20
-    assert memory.max_chars() == memory.DEFAULT_MAX_CHARS
+    assert memory.budget_bytes() == Settings().memory_budget_mb * 2**20 == 4096 * 2**20
+    assert memory.max_chars() == Settings().max_chars == 20_000
     monkeypatch.setenv(memory.BUDGET_ENV, "512")
     assert memory.budget_bytes() == 512 * 2**20
 
@@ -108,3 +111,33 @@ def test_format_bytes_reads_naturally():
     assert memory.format_bytes(300 * 2**20) == "300 MiB"
     assert memory.format_bytes(2.5 * 2**20) == "2.5 MiB"
     assert np.isfinite(memory.estimate_bytes(_decoder_8k_handle(), 1, mode="lazy"))
+
+
+@pytest.mark.parametrize(
+    "n_target, batch, english",
+    [
+        (0, 1, "Capturing 8,192 tokens with qwen2-random (full mode)"),
+        (5, 1, "Capturing 8,192 tokens and a 5-token target with qwen2-random (full mode)"),
+        (0, 3, "Capturing 3 texts of up to 8,192 tokens with qwen2-random (full mode)"),
+        (5, 3, "Capturing 3 texts of up to 8,192 tokens and a 5-token target with qwen2-random (full mode)"),
+    ],
+)
+def test_refusals_are_said_in_chinese_too(monkeypatch, n_target, batch, english):
+    monkeypatch.delenv(memory.BUDGET_ENV, raising=False)
+    handle = _decoder_8k_handle()
+    with pytest.raises(ResourceLimitError) as refused:
+        memory.check_budget(handle, 8192, n_target, mode="full", batch=batch)
+    assert str(refused.value).startswith(english + " needs about ")
+    chinese = refused.value.message("zh")
+    assert "8,192 个词元" in chinese and "lazy 模式" in chinese and memory.BUDGET_ENV in chinese
+    assert not re.search(r"Capturing|tokens|fewer", chinese)
+    assert ("目标文本" in chinese) == bool(n_target) and ("3 段文本" in chinese) == (batch > 1)
+    monkeypatch.setenv(memory.MAX_CHARS_ENV, "3")
+    for what, name in (("text", "文本"), ("target", "目标文本")):
+        with pytest.raises(ResourceLimitError) as long:
+            memory.check_text_length("早上好！", what)
+        assert str(long.value).startswith(f"The {what} has 4 characters")
+        assert long.value.message("zh").startswith(f"{name}有 4 个字符")
+    with pytest.raises(InputError) as mode:
+        memory.estimate_bytes(handle, 10, mode="fast")
+    assert mode.value.message("zh") == "未知的捕获模式 'fast'；请使用 'full' 或 'lazy'。"

@@ -66,9 +66,12 @@ def test_pickle_only_folder_is_refused(tmp_path, monkeypatch, tiny_folder):
     state = {k: v for k, v in transformers.BertModel.from_pretrained(folder).state_dict().items()}
     (folder / "model.safetensors").unlink()
     torch.save(state, folder / "pytorch_model.bin")
-    with pytest.raises(ModelLoadError, match="pickle"):
+    with pytest.raises(ModelLoadError, match="pickle") as refused:
         load_model(str(folder), "cpu")
+    assert "ATTNVIZ_ALLOW_PICKLE=1" in str(refused.value) and "pickle 格式" in refused.value.message("zh")
     monkeypatch.setenv("ATTNVIZ_ALLOW_PICKLE", "1")
+    assert load_model(str(folder), "cpu").kind == "encoder"
+    monkeypatch.setenv("ATTNVIZ_ALLOW_PICKLE", "on")  # the same on/off words as every other setting
     assert load_model(str(folder), "cpu").kind == "encoder"
 
 
@@ -123,3 +126,27 @@ def test_the_demo_translators_load_without_asking_for_sacremoses(recwarn):
     handle = load_model("demo-zh-en", "cpu")
     assert handle.tokenizer("早上好！")["input_ids"][-1] == handle.tokenizer.eos_token_id
     assert not [w for w in recwarn if "sacremoses" in str(w.message)]
+
+
+def test_catalogue_descriptions_in_both_languages():
+    english = {entry.name: entry.description for entry in catalogue()}
+    assert english["demo-zh-en"] == "Demo translator 中文 → English (small Marian model trained for attnviz)"
+    assert english["demo-en-zh"] == "Demo translator English → 中文 (small Marian model trained for attnviz)"
+    assert english["minilm"] == "all-MiniLM-L6-v2, pretrained 6-layer BERT (English)"
+    chinese = {entry.name: entry for entry in catalogue("zh")}
+    assert set(chinese) == set(english)
+    assert chinese["demo-zh-en"].description.startswith("演示翻译模型") and "训练" in chinese["minilm"].description
+    assert [(e.name, e.path, e.kind) for e in catalogue("zh")] == [(e.name, e.path, e.kind) for e in catalogue()]
+
+
+def test_refusals_are_said_in_chinese_too(tmp_path):
+    with pytest.raises(ModelLoadError) as missing:
+        load_model(str(tmp_path / "nowhere" / "model"))
+    assert str(missing.value).startswith("No model folder at ")
+    assert "没有模型文件夹" in missing.value.message("zh")
+    with pytest.raises(ModelLoadError) as empty:
+        load_model(str(tmp_path))
+    assert "没有 config.json" in empty.value.message("zh")
+    with pytest.raises(ModelLoadError) as hub:
+        load_model("some-org-that-does-not-exist/some-model-xyz")
+    assert "Hugging Face Hub" in hub.value.message("zh") and "无法" in hub.value.message("zh")

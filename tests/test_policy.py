@@ -4,7 +4,8 @@ import os
 
 import pytest
 
-from attnviz.errors import ModelLoadError
+from attnviz import settings
+from attnviz.errors import ModelLoadError, SettingError
 from attnviz.models import load_model
 from attnviz.policy import Policy
 
@@ -48,12 +49,39 @@ def test_size_limit(allowed):
 def test_settings_from_environment_and_secrets(tmp_path, monkeypatch):
     secrets = tmp_path / "secrets.toml"
     secrets.write_text('[attnviz]\nserver_mode = true\nallowed_models = ["org/a", "org/b"]\nmax_model_mb = 50\n')
-    policy = Policy.from_environment(secrets)
+    policy = Policy.from_settings(settings.current(secrets_file=secrets))
     assert policy.server_mode and policy.allowed_models == ("org/a", "org/b") and policy.max_model_mb == 50
     monkeypatch.setenv("ATTNVIZ_SERVER_MODE", "0")
     monkeypatch.setenv("ATTNVIZ_ALLOWED_MODELS", "org/c")
-    policy = Policy.from_environment(secrets)
+    policy = Policy.from_settings(settings.current(secrets_file=secrets))
     assert not policy.server_mode and policy.allowed_models == ("org/c",)
     monkeypatch.setenv("ATTNVIZ_MAX_MODEL_MB", "lots")
-    with pytest.raises(ModelLoadError, match="number of megabytes"):
-        Policy.from_environment(secrets)
+    with pytest.raises(SettingError, match="number of megabytes"):
+        Policy.from_settings(settings.current(secrets_file=secrets))
+
+
+def test_refusals_are_said_in_chinese_too(allowed):
+    root, outside = allowed
+    policy = Policy(server_mode=True, allowed_dirs=(os.path.realpath(root),))
+    with pytest.raises(ModelLoadError) as folder:
+        load_model(str(outside), "cpu", policy=policy)
+    assert "此服务器不允许" in folder.value.message("zh") and "ATTNVIZ_ALLOWED_DIRS" in folder.value.message("zh")
+    with pytest.raises(ModelLoadError) as hub:
+        load_model("someone/some-model", "cpu", policy=policy)
+    assert str(hub.value) == (
+        "This server does not allow loading 'someone/some-model'; ask its operator to add it to ATTNVIZ_ALLOWED_MODELS."
+    )
+    assert "管理员" in hub.value.message("zh")
+    with pytest.raises(ModelLoadError) as size:
+        load_model(str(root / "tiny-bert"), "cpu", policy=Policy(max_model_mb=0.001))
+    assert "上限" in size.value.message("zh")
+
+
+def test_the_default_policy_is_the_settings_in_force(monkeypatch, tmp_path):
+    monkeypatch.setenv("ATTNVIZ_SERVER_MODE", "on")
+    monkeypatch.setenv("ATTNVIZ_ALLOWED_DIRS", str(tmp_path))
+    monkeypatch.setenv("ATTNVIZ_MAX_MODEL_MB", "12.5")
+    policy = Policy.from_settings()
+    assert policy == Policy(True, (), (os.path.realpath(tmp_path),), 12.5)
+    with pytest.raises(ModelLoadError, match="ATTNVIZ_ALLOWED_MODELS"):
+        load_model("someone/some-model", "cpu")

@@ -6,6 +6,10 @@ for this project, because no model can be downloaded here. Everything is determi
     python -m attnviz.demo.corpus                 # writes assets/corpus/*.tsv (also done by train when missing)
     python -m attnviz.demo.train --direction zh-en
     python -m attnviz.demo.train --direction en-zh
+
+The modules, each importing only those before it: pairs, lexicon, phrasebook, grammar → corpus; alignment; tokenizer;
+config (a run's TrainConfig and its training record); card (the model card); evaluate (scores, and the card from
+them); train (which ends by calling evaluate).
 """
 
 from pathlib import Path

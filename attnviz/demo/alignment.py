@@ -33,11 +33,11 @@ def piece_words(pieces: list[str], words: tuple[str, ...] | list[str]) -> list[i
             owners.append(min(word, len(words) - 1))
             continue
         if word == len(ends) or position + len(surface) > ends[word]:
-            raise InputError(f"Piece {piece!r} in {pieces} does not fall inside one of the words {list(words)}.")
+            raise InputError("demo_piece_outside_words", piece=piece, pieces=pieces, words=list(words))
         owners.append(word)
         position += len(surface)
     if position != (ends[-1] if ends else 0):
-        raise InputError(f"Pieces {pieces} do not spell the words {list(words)}.")
+        raise InputError("demo_pieces_do_not_spell", pieces=pieces, words=list(words))
     return owners
 
 

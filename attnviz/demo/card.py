@@ -1,4 +1,5 @@
-"""The model card (README.md) of a trained demo model: scored on the held-out pairs, written next to the weights.
+"""The model card (README.md) of a trained demo model: what it is, its data, its alignment head, its held-out scores
+and the command that trains it, written next to the weights. attnviz.demo.evaluate scores the model and calls it:
 
     python -m attnviz.demo.evaluate --direction zh-en --write-card    # rescore a saved model, rewrite its card
 """
@@ -6,10 +7,9 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
-TRAINING_RECORD = "training.json"  # written by attnviz.demo.train next to the weights
+from attnviz.demo.config import TrainConfig
 
 LANGUAGE_NAMES = {"zh": "Chinese", "en": "English"}
 EXAMPLES = {"zh-en": ["早上好！", "我喜欢学习", "我明天在北京学习", "你喜欢苹果吗？", "书在桌子上。"],
@@ -37,43 +37,36 @@ def _megabytes(path: Path) -> str:
     return f"{path.stat().st_size / 1e6:.1f} MB" if path.exists() else "?"
 
 
-def training_command(config) -> str:
+def training_command(config: TrainConfig) -> str:
     """The command that trains this model: the defaults need only the direction."""
-    from attnviz.demo.train import TrainConfig
-
     defaults = TrainConfig(direction=config.direction)
     changed = [f"--{name.replace('_', '-')} {value}" for name, value in vars(config).items()
                if name != "direction" and value != getattr(defaults, name)]
     return " ".join(["python -m attnviz.demo.train --direction", config.direction, *changed])
 
 
-def score_and_write_card(folder: Path, heldout: list):
-    """Score the saved model in `folder` on `heldout` and write its README.md; returns the scores."""
-    from attnviz.demo.evaluate import evaluate, load, translate
-    from attnviz.demo.train import TrainConfig
-
-    folder = Path(folder)
-    record = json.loads((folder / TRAINING_RECORD).read_text(encoding="utf-8"))
-    config = TrainConfig(**record["config"])
-    began = time.monotonic()
-    model, tokenizer = load(folder)
-    scores = evaluate(model, tokenizer, heldout[: config.max_heldout])
-    inputs = EXAMPLES[config.direction]
-    examples = list(zip(inputs, translate(model, tokenizer, inputs), strict=True))
-    write_card(folder, config, record, scores, examples, time.monotonic() - began)
-    return scores
-
-
-def write_card(folder: Path, config, record: dict, scores, examples: list[tuple[str, str]],
+def write_card(folder: Path, config: TrainConfig, record: dict, scores, examples: list[tuple[str, str]],
                scoring_seconds: float) -> Path:
-    """`record`: training.json; `examples`: (input, this model's translation) pairs shown at the top."""
+    """`record`: training.json; `scores`: attnviz.demo.evaluate.Scores; `examples`: (input, this model's translation)
+    pairs shown at the top. Returns the path of the README.md written."""
     folder = Path(folder)
+    sections = [
+        _introduction(config, examples),
+        _scope_and_data(config, record),
+        _architecture(config, record, folder),
+        _alignment_head(config),
+        _heldout_scores(config, scores),
+        _training(config, record, scoring_seconds),
+    ]
+    path = folder / "README.md"
+    path.write_text("\n".join(sections), encoding="utf-8")
+    return path
+
+
+def _introduction(config: TrainConfig, examples: list[tuple[str, str]]) -> str:
     source, target = config.languages
-    layer, head = config.supervised_layer, config.alignment_head
-    groups = "\n".join(f"| {name} | {g['pairs']} | {g['exact_match']:.3f} | {g['aer']:.3f} | {g['aer_argmax']:.3f} |"
-                       for name, g in scores.by_group.items())
     shown = "\n".join(f"| {s} | {t} |" for s, t in examples)
-    card = f"""---
+    return f"""---
 language: [{source}, {target}]
 library_name: transformers
 pipeline_tag: translation
@@ -99,8 +92,12 @@ print(tokenizer.batch_decode(model.generate(**batch), skip_special_tokens=True))
 {shown}
 
 In attnviz it is the catalogue's `demo-{config.direction}` and the app's default model.
+"""
 
-## What it is not
+
+def _scope_and_data(config: TrainConfig, record: dict) -> str:
+    source, _ = config.languages
+    return f"""## What it is not
 **Not a general translator.** It knows only the few hundred words and the sentence patterns of its corpus
 (greetings, thanks, numbers, days, and simple sentences about people studying, eating, liking and having things,
 at places and times). Anything else comes out wrong, often confidently. Use it to look at attention, not to
@@ -111,8 +108,11 @@ translate.
 {config.phrasebook_repeat}× in training{", plus capitalised and lower-case variants of its English" if source == "en" else ""}) and
 sentences generated from a small bilingual grammar whose word alignments are known by construction, including
 reorderings (我明天在北京学习 → I will study in Beijing tomorrow). Held-out pairs are never seen in training.
+"""
 
-## Model
+
+def _architecture(config: TrainConfig, record: dict, folder: Path) -> str:
+    return f"""## Model
 Marian (MarianMTModel), {config.layers} encoder and {config.layers} decoder layers, d_model {config.d_model},
 {config.heads} heads, feed-forward {config.ffn_dim}, swish, sinusoidal positions, shared embeddings over a joint
 vocabulary of {vocabulary_size(folder)} pieces; {record['parameters']:,} parameters, `model.safetensors`
@@ -122,16 +122,25 @@ word as a user-defined symbol (so 早上好！ splits into 早上 / 好 / ！), 
 full-width and spaces dropped (早上好! = 早上 好 ！ = 早上好！). English: BPE with NFKC normalisation
 (Good morning！ = Good morning!) and punctuation as pieces of their own. `vocab.json` is the joint vocabulary
 (`</s>` 0, `<unk>` 1, `<pad>` last = the decoder's start token).
+"""
 
-## Alignment head
+
+def _alignment_head(config: TrainConfig) -> str:
+    layer, head = config.supervised_layer, config.alignment_head
+    return f"""## Alignment head
 Cross-attention **layer {layer}, head {head}** (`model.decoder.layers.{layer}.encoder_attn`, head {head}, 0-based) was
 trained with guided alignment (Garg et al. 2019; like Marian's `--guided-alignment`): an extra loss, weight
 {config.alignment_weight}, is the cross-entropy between that head's attention and the gold alignment — each target
 piece's row spreads over the source pieces of the word(s) its word is aligned to, unaligned pieces and `</s>` go
 to the source `</s>`. Row *i* is the decoder step that produces target piece *i*. `config.json` records it as
 `"alignment_heads": [[{layer}, {head}]]`. All other heads were left free.
+"""
 
-## Held-out scores
+
+def _heldout_scores(config: TrainConfig, scores) -> str:
+    groups = "\n".join(f"| {name} | {g['pairs']} | {g['exact_match']:.3f} | {g['aer']:.3f} | {g['aer_argmax']:.3f} |"
+                       for name, g in scores.by_group.items())
+    return f"""## Held-out scores
 Computed by `attnviz.demo.evaluate.evaluate` (`python -m attnviz.demo.evaluate --direction {config.direction}`) and
 checked by `tests/test_demo_models.py`, on {scores.pairs} held-out pairs never seen in training.
 *Exact match*: the greedy translation equals the reference, case and spaces aside.
@@ -150,8 +159,12 @@ strongest source word, so a target word that translates two source words (老师
 
 `new-combination`: every word seen in training, the word pairing never; `new-sentence`: an unseen sentence whose
 pairings training has met.
+"""
 
-## Training
+
+def _training(config: TrainConfig, record: dict, scoring_seconds: float) -> str:
+    source, _ = config.languages
+    return f"""## Training
 ```
 {training_command(config)}
 ```
@@ -164,6 +177,3 @@ Final training loss {record['final_loss']:.3f} (label-smoothed), alignment loss 
 if source == "en" else ""}. The same command gives the same weights on the same software and CPU type (torch {torch_version()},
 transformers {transformers_version()}).
 """
-    path = folder / "README.md"
-    path.write_text(card, encoding="utf-8")
-    return path

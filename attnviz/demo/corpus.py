@@ -47,8 +47,7 @@ def _check_one_translation(pairs: list[Pair]) -> None:
         for pair in pairs:
             text, translation = pair.text(lang), pair.text(other)
             if seen.setdefault(text, translation) != translation:
-                raise InputError(f"{text!r} has two translations, {seen[text]!r} and {translation!r}; "
-                                 "change the lexicon or phrasebook so that each sentence has one.")
+                raise InputError("demo_two_translations", text=text, first=seen[text], second=translation)
 
 
 def _mark(pair: Pair, novelty: str) -> Pair:

@@ -1,6 +1,7 @@
 """Score a demo model on held-out pairs: exact-match translation rate and alignment error rate (AER).
 
-    python -m attnviz.demo.evaluate --direction zh-en
+    python -m attnviz.demo.evaluate --direction zh-en                # print the scores
+    python -m attnviz.demo.evaluate --direction zh-en --write-card   # and rewrite the model card (attnviz.demo.card)
 
 Exact match compares the greedy translation with the reference, ignoring case and spaces. AER compares the word
 alignment read from the model's alignment head (config `alignment_heads`) while force-decoding the reference with
@@ -12,6 +13,8 @@ cannot find both words of "the teacher" for 老师 and so counts one miss there.
 from __future__ import annotations
 
 import argparse
+import json
+import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,8 +22,11 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from attnviz.demo import DIRECTIONS, model_dir
+from attnviz.demo import CORPUS_DIR, DIRECTIONS, model_dir
 from attnviz.demo.alignment import alignment_error_rate, argmax_links, piece_words, strong_links, word_attention
+from attnviz.demo.card import EXAMPLES, write_card
+from attnviz.demo.config import TRAINING_RECORD, TrainConfig
+from attnviz.demo.corpus import HELD_OUT_FILE
 from attnviz.demo.pairs import Pair, read_tsv
 from attnviz.errors import InputError
 from attnviz.models import without_sacremoses_request
@@ -102,7 +108,7 @@ def alignment_attention(model, tokenizer, sources: list[str], targets: list[str]
 def alignment_head(model) -> tuple[int, int]:
     heads = getattr(model.config, "alignment_heads", None)
     if not heads:
-        raise InputError("This model's config has no `alignment_heads`; it was not trained with guided alignment.")
+        raise InputError("demo_no_alignment_heads")
     layer, head = heads[0]
     return int(layer), int(head)
 
@@ -119,7 +125,7 @@ def word_matrices(model, tokenizer, pairs: list[Pair]) -> list[tuple[np.ndarray,
         source_owner = piece_words(source_pieces(tokenizer, src), pair.words(source_lang))
         target_owner = piece_words(target_pieces(tokenizer, tgt), pair.words(target_lang))
         if matrix.shape != (len(target_owner) + 1, len(source_owner) + 1):
-            raise InputError(f"Pieces and attention disagree for {src!r} -> {tgt!r}: {matrix.shape}.")
+            raise InputError("demo_pieces_attention_disagree", source=src, target=tgt, shape=matrix.shape)
         out.append((word_attention(matrix, source_owner, target_owner), source_owner, target_owner))
     return out
 
@@ -149,11 +155,21 @@ def evaluate(model, tokenizer, pairs: list[Pair]) -> Scores:
                   {name: scores(ks) for name, ks in sorted(groups.items())})
 
 
-def main(argv: list[str] | None = None) -> None:
-    from attnviz.demo import CORPUS_DIR
-    from attnviz.demo.card import score_and_write_card
-    from attnviz.demo.corpus import HELD_OUT_FILE
+def score_and_write_card(folder: Path, heldout: list[Pair]) -> Scores:
+    """Score the saved model in `folder` on `heldout` and write its README.md; returns the scores."""
+    folder = Path(folder)
+    record = json.loads((folder / TRAINING_RECORD).read_text(encoding="utf-8"))
+    config = TrainConfig(**record["config"])
+    began = time.monotonic()
+    model, tokenizer = load(folder)
+    scores = evaluate(model, tokenizer, heldout[: config.max_heldout])
+    inputs = EXAMPLES[config.direction]
+    examples = list(zip(inputs, translate(model, tokenizer, inputs), strict=True))
+    write_card(folder, config, record, scores, examples, time.monotonic() - began)
+    return scores
 
+
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="Score a demo model on the held-out pairs.")
     parser.add_argument("--direction", choices=DIRECTIONS, default="zh-en")
     parser.add_argument("--model", type=Path, default=None, help="model folder (default: the committed one)")

@@ -40,7 +40,7 @@ def parse_pharaoh(alignment: str) -> tuple[tuple[int, int], ...]:
     for item in alignment.split():
         left, sep, right = item.partition("-")
         if not sep or not left.isdigit() or not right.isdigit():
-            raise InputError(f"Alignment item {item!r} is not Pharaoh format; write links as 'i-j' separated by spaces.")
+            raise InputError("demo_not_pharaoh", item=item)
         links.append((int(left), int(right)))
     return tuple(sorted(links))
 
@@ -59,9 +59,9 @@ class Pair:
     def __post_init__(self):
         for i, j in self.links:
             if not (0 <= i < len(self.zh_words) and 0 <= j < len(self.en_words)):
-                raise InputError(f"Link {i}-{j} points outside {self.zh_words} / {self.en_words}.")
+                raise InputError("demo_link_outside", zh=i, en=j, zh_words=self.zh_words, en_words=self.en_words)
         if tuple(english_words(self.en)) != self.en_words:
-            raise InputError(f"English words {self.en_words} do not survive a round trip through the text {self.en!r}.")
+            raise InputError("demo_words_round_trip", words=self.en_words, text=self.en)
 
     @property
     def zh(self) -> str:
@@ -90,12 +90,12 @@ class Pair:
     def from_row(cls, row: str) -> Pair:
         fields = row.rstrip("\n").split("\t")
         if len(fields) != len(TSV_COLUMNS):
-            raise InputError(f"A corpus row needs {len(TSV_COLUMNS)} tab-separated fields ({', '.join(TSV_COLUMNS)}); "
-                             f"got {len(fields)} in {row!r}.")
+            raise InputError("demo_row_fields", count=len(TSV_COLUMNS), columns=", ".join(TSV_COLUMNS), got=len(fields),
+                             row=row)
         zh, en, zh_words, en_words, alignment, origin = fields
         pair = cls(tuple(zh_words.split(" ")), tuple(en_words.split(" ")), parse_pharaoh(alignment), origin)
         if pair.zh != zh or pair.en != en:
-            raise InputError(f"Row {row!r}: the text columns do not match the word columns.")
+            raise InputError("demo_row_mismatch", row=row)
         return pair
 
 
@@ -107,7 +107,7 @@ def write_tsv(path: Path, pairs: list[Pair]) -> None:
 def read_tsv(path: Path) -> list[Pair]:
     lines = Path(path).read_text(encoding="utf-8").splitlines()
     if not lines or tuple(lines[0].split("\t")) != TSV_COLUMNS:
-        raise InputError(f"{path} is not a demo corpus file: its header must be {' '.join(TSV_COLUMNS)}.")
+        raise InputError("demo_not_corpus", path=path, header=" ".join(TSV_COLUMNS))
     return [Pair.from_row(line) for line in lines[1:] if line]
 
 

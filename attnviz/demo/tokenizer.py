@@ -65,7 +65,7 @@ def train_sentencepiece(pairs: list[Pair], lang: str, model_path: Path) -> Path:
             options = {"model_type": "bpe", "user_defined_symbols": ENGLISH_PUNCTUATION,
                        "vocab_size": 2 * len(words) + SPM_MARGIN}
         else:
-            raise InputError(f"Unknown language {lang!r}; the demo models speak 'zh' and 'en'.")
+            raise InputError("demo_unknown_language", lang=lang)
         (tmp / "input.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
         spm.SentencePieceTrainer.train(input=str(tmp / "input.txt"), model_prefix=str(tmp / lang), **common, **options)
         model_path.parent.mkdir(parents=True, exist_ok=True)

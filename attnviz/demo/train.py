@@ -33,43 +33,12 @@ from tqdm import tqdm
 
 from attnviz.demo import CORPUS_DIR, DIRECTIONS, model_dir
 from attnviz.demo.alignment import gold_attention, piece_words
-from attnviz.demo.card import TRAINING_RECORD
-from attnviz.demo.corpus import DEFAULT_SEED, load_corpus
+from attnviz.demo.config import TRAINING_RECORD, TrainConfig
+from attnviz.demo.corpus import load_corpus
+from attnviz.demo.evaluate import score_and_write_card
 from attnviz.demo.pairs import Pair
 from attnviz.demo.tokenizer import train_sentencepiece, write_tokenizer
 from attnviz.errors import InputError
-
-
-@dataclass
-class TrainConfig:
-    direction: str = "zh-en"
-    seed: int = DEFAULT_SEED
-    d_model: int = 128
-    layers: int = 3  # encoder layers = decoder layers
-    heads: int = 4
-    ffn_dim: int = 512
-    dropout: float = 0.1
-    steps: int = 2000
-    batch_size: int = 64
-    learning_rate: float = 1e-3
-    warmup_steps: int = 200
-    label_smoothing: float = 0.1
-    alignment_weight: float = 0.5
-    alignment_layer: int = -1  # decoder layer of the supervised head; -1 = the last
-    alignment_head: int = 0
-    phrasebook_repeat: int = 20  # the phrasebook is small; repeating it makes its phrases exact
-    max_pairs: int | None = None  # train on the first N corpus pairs only (the smoke test)
-    max_heldout: int | None = None  # score the first N held-out pairs only (the smoke test)
-    threads: int = 1  # on a shared 2-core machine a second thread waits on the first more than it helps
-
-    @property
-    def languages(self) -> tuple[str, str]:
-        source, _, target = self.direction.partition("-")
-        return source, target
-
-    @property
-    def supervised_layer(self) -> int:
-        return self.alignment_layer % self.layers
 
 
 @dataclass
@@ -114,7 +83,7 @@ def encode(tokenizer, pairs: list[Pair], source_lang: str, target_lang: str) -> 
         target_owner = piece_words(tokenizer.spm_target.encode(pair.text(target_lang), out_type=str),
                                    pair.words(target_lang))
         if len(source_owner) + 1 != len(source_ids) or len(target_owner) + 1 != len(target_ids):
-            raise InputError(f"Tokenizer ids and pieces disagree for {pair.zh!r} / {pair.en!r}.")
+            raise InputError("demo_ids_pieces_disagree", zh=pair.zh, en=pair.en)
         gold = gold_attention(source_owner, target_owner, pair.links_from(source_lang))
         by_pair[pair] = Example(source_ids, target_ids, gold)
     return [by_pair[pair] for pair in pairs]
@@ -190,7 +159,7 @@ def train(config: TrainConfig, corpus_dir: Path = CORPUS_DIR, out_dir: Path | No
 
     Returns the training record, also saved as training.json: config, seconds to saved weights, sizes, losses."""
     if config.direction not in DIRECTIONS:
-        raise InputError(f"Unknown direction {config.direction!r}; use one of {', '.join(DIRECTIONS)}.")
+        raise InputError("demo_unknown_direction", direction=config.direction, directions=", ".join(DIRECTIONS))
     began = time.monotonic()
     out_dir = Path(out_dir or model_dir(config.direction))
     source_lang, target_lang = config.languages
@@ -239,8 +208,6 @@ def train(config: TrainConfig, corpus_dir: Path = CORPUS_DIR, out_dir: Path | No
               "final_alignment_loss": round(alignment.item(), 4), "train_pairs": len(pairs)}
     (out_dir / TRAINING_RECORD).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
     if evaluate_heldout:
-        from attnviz.demo.card import score_and_write_card
-
         score_and_write_card(out_dir, corpus.heldout)
     return record
 

@@ -7,11 +7,19 @@ must have the same keys with the same {placeholders}; tests/test_app_i18n.py che
 
 from __future__ import annotations
 
-from attnviz.errors import AttnvizError, DeviceUnavailableError, InputError, ModelLoadError, ResourceLimitError
+from attnviz.errors import (
+    AttnvizError,
+    DeviceUnavailableError,
+    InputError,
+    ModelLoadError,
+    ResourceLimitError,
+    SettingError,
+)
 from attnviz.i18n import app, errors
+from attnviz.i18n import devices, models, settings
 
 LANGUAGES = {"en": "English", "zh": "中文"}
-PARTS = (app, errors)  # one module per area; add a new area's module here
+PARTS = (app, errors, devices, models, settings)  # one module per area; add a new area's module here
 
 
 def _joined(parts) -> dict[str, dict[str, str]]:
@@ -27,7 +35,7 @@ def _joined(parts) -> dict[str, dict[str, str]]:
 
 STRINGS: dict[str, dict[str, str]] = _joined(PARTS)
 
-_ERROR_CLASSES = (ModelLoadError, DeviceUnavailableError, InputError, ResourceLimitError, AttnvizError)
+_ERROR_CLASSES = (ModelLoadError, DeviceUnavailableError, InputError, ResourceLimitError, SettingError, AttnvizError)
 
 
 def _figure_labels(lang: str) -> dict[str, str]:
@@ -40,7 +48,7 @@ def has(key: str, lang: str = "en") -> bool:
     return key in STRINGS.get(lang, {}) or key in _figure_labels(lang)
 
 
-def t(key: str, lang: str = "en", **values) -> str:
+def t(key: str, lang: str = "en", /, **values) -> str:
     """The string `key` in `lang` ("en" or "zh"), formatted with `values`; an unknown language reads English.
 
     A missing key shows as the key itself rather than failing the page (the i18n test keeps that from happening).

@@ -1,9 +1,140 @@
 """The sentences of attnviz's errors (attnviz.errors), in English and 中文: key `error.<key>` for `Error("<key>", ...)`.
 
-Each sentence says what went wrong and what to do about it; {placeholders} are the values the raise passes.
+Each sentence says what went wrong and what to do about it; {placeholders} are the values the raise passes. The
+parts some sentences are built from (`Phrase`s: what was being done, what to do instead) follow their sentences.
 """
 
 STRINGS: dict[str, dict[str, str]] = {
-    "en": {},
-    "zh": {},
+    "en": {
+        "error_SettingError": "A setting is not valid",
+        # attnviz.settings
+        "error.setting_in_environment": "The environment variable {variable}={value!r} is not valid: {accepts}.",
+        "error.setting_in_secrets": "The setting {key} = {value!r} in {file} is not valid: {accepts}.",
+        "error.secrets_unreadable": "{file} cannot be read as TOML: {detail}",
+        "error.secrets_not_a_table": "In {file}, [{table}] must be a table of settings (server_mode = true, …).",
+        "error.secrets_unknown_key": "{file} has an unknown setting {key!r} in [attnviz]; the settings are {known}.",
+        # attnviz.devices
+        "error.device_unknown": "Unknown device {device!r}; use auto, npu, npu:N, cuda, cuda:N, mps or cpu.",
+        "error.device_unavailable": "Device {device!r} is not available: {reason} Choose auto or cpu.",
+        "error.device_missing": "Device {device!r} does not exist: this machine has {count} {kind} device(s), "
+        "numbered 0 to {last}.",
+        # attnviz.models
+        "error.model_not_given": "No model given; pick one from the catalogue or give a Hugging Face id or folder.",
+        "error.model_is_file": "{name!r} is a file; give the folder that holds config.json and the weights.",
+        "error.model_folder_missing": "No model folder at {name!r}; check the path, or pick a model from the "
+        "catalogue.",
+        "error.model_no_config": "{folder!r} has no config.json; it is not a Hugging Face model folder.",
+        "error.model_pickle_only": "{folder!r} holds only pickle weights (.bin/.pt), which can run code when loaded; "
+        "convert them to safetensors, or set {variable}=1 if you trust this folder.",
+        "error.model_no_weights": "{folder!r} has no weights (*.safetensors).",
+        "error.model_folder_unloadable": "Could not load the model folder {name!r} (is it complete and uncorrupted?): "
+        "{detail}",
+        "error.model_hub_unloadable": "Could not load {name!r} from the Hugging Face hub or the local cache ({cache}): "
+        "the hub is unreachable or the id is wrong. Download it where there is internet, or give a local folder. "
+        "({detail})",
+        # attnviz.policy
+        "error.server_refuses_hub_id": "This server does not allow loading {model!r}; ask its operator to add it to "
+        "{variable}.",
+        "error.server_refuses_folder": "This server does not allow loading models from {folder!r}; only catalogue "
+        "models and folders under {variable} are allowed.",
+        "error.model_over_size_limit": "{folder!r} has {size:.0f} MB of weights, above this server's limit of "
+        "{limit:.0f} MB.",
+        # attnviz.memory
+        "error.text_too_long": "The {what} has {length:,} characters, more than the limit of {limit:,}; shorten it, "
+        "or raise the limit with the environment variable {variable}.",
+        "error.capture_mode_unknown": "Unknown capture mode {mode!r}; use 'full' or 'lazy'.",
+        "error.over_memory_budget": "{what} needs about {needed} of memory, above the budget of {budget}; {advice}, "
+        "or raise the budget with the environment variable {variable} (megabytes).",
+        "memory.input_text": "text",
+        "memory.input_target": "target",
+        "memory.capturing": "Capturing {tokens:,} tokens with {model} ({mode} mode)",
+        "memory.capturing_pair": "Capturing {tokens:,} tokens and a {target:,}-token target with {model} "
+        "({mode} mode)",
+        "memory.capturing_batch": "Capturing {batch} texts of up to {tokens:,} tokens with {model} ({mode} mode)",
+        "memory.capturing_batch_pair": "Capturing {batch} texts of up to {tokens:,} tokens and a {target:,}-token "
+        "target with {model} ({mode} mode)",
+        "memory.advice_full": "use fewer tokens, or lazy mode (about {lazy} here: queries and keys are kept and a "
+        "head is computed when it is opened)",
+        "memory.advice_lazy": "use fewer tokens",
+        # attnviz.demo
+        "error.demo_piece_outside_words": "Piece {piece!r} in {pieces} does not fall inside one of the words "
+        "{words}.",
+        "error.demo_pieces_do_not_spell": "Pieces {pieces} do not spell the words {words}.",
+        "error.demo_two_translations": "{text!r} has two translations, {first!r} and {second!r}; change the lexicon "
+        "or phrasebook so that each sentence has one.",
+        "error.demo_not_pharaoh": "Alignment item {item!r} is not Pharaoh format; write links as 'i-j' separated by "
+        "spaces.",
+        "error.demo_link_outside": "Link {zh}-{en} points outside {zh_words} / {en_words}.",
+        "error.demo_words_round_trip": "English words {words} do not survive a round trip through the text {text!r}.",
+        "error.demo_row_fields": "A corpus row needs {count} tab-separated fields ({columns}); got {got} in {row!r}.",
+        "error.demo_row_mismatch": "Row {row!r}: the text columns do not match the word columns.",
+        "error.demo_not_corpus": "{path} is not a demo corpus file: its header must be {header}.",
+        "error.demo_unknown_language": "Unknown language {lang!r}; the demo models speak 'zh' and 'en'.",
+        "error.demo_unknown_direction": "Unknown direction {direction!r}; use one of {directions}.",
+        "error.demo_ids_pieces_disagree": "Tokenizer ids and pieces disagree for {zh!r} / {en!r}.",
+        "error.demo_no_alignment_heads": "This model's config has no `alignment_heads`; it was not trained with "
+        "guided alignment.",
+        "error.demo_pieces_attention_disagree": "Pieces and attention disagree for {source!r} -> {target!r}: "
+        "{shape}.",
+    },
+    "zh": {
+        "error_SettingError": "设置有误",
+        # attnviz.settings
+        "error.setting_in_environment": "环境变量 {variable}={value!r} 无效：{accepts}。",
+        "error.setting_in_secrets": "{file} 中的设置 {key} = {value!r} 无效：{accepts}。",
+        "error.secrets_unreadable": "{file} 不是可读的 TOML 文件：{detail}",
+        "error.secrets_not_a_table": "{file} 中的 [{table}] 必须是一张设置表（例如 server_mode = true）。",
+        "error.secrets_unknown_key": "{file} 的 [attnviz] 中有未知设置 {key!r}；可用的设置有 {known}。",
+        # attnviz.devices
+        "error.device_unknown": "未知设备 {device!r}；请使用 auto、npu、npu:N、cuda、cuda:N、mps 或 cpu。",
+        "error.device_unavailable": "设备 {device!r} 不可用：{reason}请改选 auto 或 cpu。",
+        "error.device_missing": "设备 {device!r} 不存在：本机有 {count} 个 {kind} 设备，编号为 0 到 {last}。",
+        # attnviz.models
+        "error.model_not_given": "没有指定模型；请从模型列表中选择，或给出 Hugging Face 模型名或本地文件夹。",
+        "error.model_is_file": "{name!r} 是一个文件；请给出存放 config.json 和权重的文件夹。",
+        "error.model_folder_missing": "{name!r} 处没有模型文件夹；请检查路径，或从模型列表中选择一个模型。",
+        "error.model_no_config": "{folder!r} 中没有 config.json，不是 Hugging Face 模型文件夹。",
+        "error.model_pickle_only": "{folder!r} 只有 pickle 格式的权重（.bin/.pt），加载时可能执行其中的代码；"
+        "请先转换为 safetensors，如果信任这个文件夹，也可以设置 {variable}=1。",
+        "error.model_no_weights": "{folder!r} 中没有权重文件（*.safetensors）。",
+        "error.model_folder_unloadable": "无法加载模型文件夹 {name!r}（文件是否完整、有没有损坏？）：{detail}",
+        "error.model_hub_unloadable": "无法从 Hugging Face Hub 或本地缓存（{cache}）加载 {name!r}：Hub 无法访问，"
+        "或者模型名有误。请在能联网的地方下载，或者给出本地文件夹。（{detail}）",
+        # attnviz.policy
+        "error.server_refuses_hub_id": "此服务器不允许加载 {model!r}；请联系管理员把它加入 {variable}。",
+        "error.server_refuses_folder": "此服务器不允许从 {folder!r} 加载模型；只能加载模型列表中的模型，"
+        "以及 {variable} 所列目录下的文件夹。",
+        "error.model_over_size_limit": "{folder!r} 的权重有 {size:.0f} MB，超过了此服务器 {limit:.0f} MB 的上限。",
+        # attnviz.memory
+        "error.text_too_long": "{what}有 {length:,} 个字符，超过了 {limit:,} 的上限；请缩短，"
+        "或用环境变量 {variable} 提高上限。",
+        "error.capture_mode_unknown": "未知的捕获模式 {mode!r}；请使用 'full' 或 'lazy'。",
+        "error.over_memory_budget": "{what}大约需要 {needed} 内存，超出了 {budget} 的预算；{advice}，"
+        "或用环境变量 {variable}（单位 MB）提高预算。",
+        "memory.input_text": "文本",
+        "memory.input_target": "目标文本",
+        "memory.capturing": "用 {model}（{mode} 模式）捕获 {tokens:,} 个词元",
+        "memory.capturing_pair": "用 {model}（{mode} 模式）捕获 {tokens:,} 个词元和 {target:,} 个词元的目标文本",
+        "memory.capturing_batch": "用 {model}（{mode} 模式）捕获 {batch} 段文本，每段至多 {tokens:,} 个词元，",
+        "memory.capturing_batch_pair": "用 {model}（{mode} 模式）捕获 {batch} 段文本，每段至多 {tokens:,} 个词元，"
+        "目标文本 {target:,} 个词元，",
+        "memory.advice_full": "请减少词元，或改用 lazy 模式（这里约需 {lazy}：只保留查询和键，打开某个头时才计算它）",
+        "memory.advice_lazy": "请减少词元",
+        # attnviz.demo
+        "error.demo_piece_outside_words": "{pieces} 中的片段 {piece!r} 没有完整落在 {words} 的某一个词里。",
+        "error.demo_pieces_do_not_spell": "片段 {pieces} 拼不出词 {words}。",
+        "error.demo_two_translations": "{text!r} 有两种译法：{first!r} 和 {second!r}；请修改词表或短语手册，"
+        "让每个句子只有一种译法。",
+        "error.demo_not_pharaoh": "对齐项 {item!r} 不是 Pharaoh 格式；请把链接写成 'i-j'，用空格分隔。",
+        "error.demo_link_outside": "链接 {zh}-{en} 超出了 {zh_words} / {en_words} 的范围。",
+        "error.demo_words_round_trip": "英文词 {words} 与文本 {text!r} 来回转换后不一致。",
+        "error.demo_row_fields": "语料的每一行需要 {count} 个以制表符分隔的字段（{columns}）；{row!r} 中有 {got} 个。",
+        "error.demo_row_mismatch": "这一行的文本列与分词列不一致：{row!r}。",
+        "error.demo_not_corpus": "{path} 不是演示语料文件：表头必须是 {header}。",
+        "error.demo_unknown_language": "未知语言 {lang!r}；演示模型只会 'zh' 和 'en'。",
+        "error.demo_unknown_direction": "未知的翻译方向 {direction!r}；请使用 {directions} 之一。",
+        "error.demo_ids_pieces_disagree": "{zh!r} / {en!r} 的分词器编号与片段对不上。",
+        "error.demo_no_alignment_heads": "这个模型的配置里没有 `alignment_heads`；它没有用引导对齐训练过。",
+        "error.demo_pieces_attention_disagree": "{source!r} -> {target!r} 的片段与注意力对不上：{shape}。",
+    },
 }

@@ -1,0 +1,44 @@
+"""How a demo model is trained: the settings of one run, and the record that run leaves next to the weights.
+
+attnviz.demo.train trains from a TrainConfig; attnviz.demo.card and attnviz.demo.evaluate read the record back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from attnviz.demo.corpus import DEFAULT_SEED
+
+TRAINING_RECORD = "training.json"  # written by attnviz.demo.train next to the weights
+
+
+@dataclass
+class TrainConfig:
+    direction: str = "zh-en"
+    seed: int = DEFAULT_SEED
+    d_model: int = 128
+    layers: int = 3  # encoder layers = decoder layers
+    heads: int = 4
+    ffn_dim: int = 512
+    dropout: float = 0.1
+    steps: int = 2000
+    batch_size: int = 64
+    learning_rate: float = 1e-3
+    warmup_steps: int = 200
+    label_smoothing: float = 0.1
+    alignment_weight: float = 0.5
+    alignment_layer: int = -1  # decoder layer of the supervised head; -1 = the last
+    alignment_head: int = 0
+    phrasebook_repeat: int = 20  # the phrasebook is small; repeating it makes its phrases exact
+    max_pairs: int | None = None  # train on the first N corpus pairs only (the smoke test)
+    max_heldout: int | None = None  # score the first N held-out pairs only (the smoke test)
+    threads: int = 1  # on a shared 2-core machine a second thread waits on the first more than it helps
+
+    @property
+    def languages(self) -> tuple[str, str]:
+        source, _, target = self.direction.partition("-")
+        return source, target
+
+    @property
+    def supervised_layer(self) -> int:
+        return self.alignment_layer % self.layers
