@@ -8,10 +8,10 @@ must have the same keys with the same {placeholders}; tests/test_app_i18n.py che
 from __future__ import annotations
 
 from attnviz.errors import AttnvizError, DeviceUnavailableError, InputError, ModelLoadError, ResourceLimitError
-from attnviz.i18n import app, errors, selection
+from attnviz.i18n import app, errors, formulas, selection
 
 LANGUAGES = {"en": "English", "zh": "中文"}
-PARTS = (app, errors, selection)  # one module per area; add a new area's module here
+PARTS = (app, errors, selection, formulas)  # one module per area; add a new area's module here
 
 
 def _joined(parts) -> dict[str, dict[str, str]]:
