@@ -165,14 +165,17 @@ def test_alignment_opens_on_the_trained_alignment_head():
 
     handle = load_model("demo-zh-en", "cpu")
     (layer, head), = handle.alignment_heads
-    cross = capture(handle, "早上好！", "Good morning!")["cross"]
+    result = capture(handle, "早上好！", "Good morning!")
+    cross = result["cross"]
+    pieces = ["--no-words", "--no-hide-special"]  # every token, as the weights have them
     args = cli.build_parser().parse_args(
-        ["export", "--model", "demo-zh-en", "--text", "早上好！", "--view", "heatmap", "-o", "x.png"])
-    figure = cli._figure(cross, args, handle.name, handle.alignment_heads)
+        ["export", "--model", "demo-zh-en", "--text", "早上好！", "--view", "heatmap", *pieces, "-o", "x.png"])
+    figure = cli.figure(result, args, handle)
     np.testing.assert_allclose(np.nan_to_num(np.asarray(figure.data[0].z, dtype=float)),
                                cross.weights[layer, head], atol=1e-6)
     args = cli.build_parser().parse_args(
-        ["export", "--model", "demo-zh-en", "--text", "早上好！", "--view", "heatmap", "--head", "mean", "-o", "x.png"])
-    figure = cli._figure(cross, args, handle.name, handle.alignment_heads)
+        ["export", "--model", "demo-zh-en", "--text", "早上好！", "--view", "heatmap", "--head", "mean", *pieces,
+         "-o", "x.png"])
+    figure = cli.figure(result, args, handle)
     np.testing.assert_allclose(np.nan_to_num(np.asarray(figure.data[0].z, dtype=float)),
                                cross.weights.mean(axis=(0, 1)), atol=1e-6)
