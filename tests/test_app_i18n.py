@@ -98,3 +98,13 @@ def test_t_formats_falls_back_and_reads_figure_labels():
 def test_error_sentences_name_the_kind_of_problem_and_keep_the_detail(error, english, chinese):
     assert i18n.error_sentence(error, "en") == f"**{english}.** {error}"
     assert i18n.error_sentence(error, "zh") == f"**{chinese}。** {error}"
+
+
+def test_formulas_are_latex_once_the_page_fills_them_in():
+    values = {"d": 2, "scale": "1.414"}
+    assert i18n.t("formula_scaled", "zh", **values) == (
+        r"\tilde S = \frac{QK^\top}{\sqrt{d_k}} = \frac{S}{\sqrt{2}} = \frac{S}{1.414}"
+    )
+    assert i18n.t("formula_softmax", "en", **values) == (
+        r"A_{ij} = \operatorname{softmax}(\tilde S_i)_j = \frac{e^{\tilde S_{ij}}}{\sum_{m} e^{\tilde S_{im}}}"
+    )

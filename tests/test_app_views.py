@@ -27,7 +27,8 @@ def explainer_texts(name: str):
     cells = st.lists(
         st.floats(allow_nan=False, allow_infinity=False), min_size=shape[0] * shape[1], max_size=shape[0] * shape[1]
     )
-    return st.one_of(st.just(""), cells.map(lambda values: explainer_steps.explainer_field(np.reshape(values, shape), name)))
+    edited = cells.map(lambda values: explainer_steps.explainer_field(np.reshape(values, shape), name))
+    return st.one_of(st.just(""), edited)
 
 
 view_states = st.builds(
@@ -74,7 +75,8 @@ def test_explainer_matrices_travel_in_the_link_exactly():
     text = explainer_steps.explainer_field(edited, "q")
     assert text == "0.1,-2.5;1e-07,3;0.3333333333333333,12345678.9"
     np.testing.assert_array_equal(explainer_steps.matrix_from_text(text, "q"), edited)  # bit for bit, not rounded
-    assert explainer_steps.explainer_field(explainer_steps.EXPLAINER_SEEDS["k"].copy(), "k") == ""  # the seed's numbers need no link
+    seed_k = explainer_steps.EXPLAINER_SEEDS["k"].copy()
+    assert explainer_steps.explainer_field(seed_k, "k") == ""  # the seed's numbers need no link
 
     state, unreadable = app_state.from_query_params({"q": " 1,2 ; 3,4 ; 5,6 ", "k": "1,0;0,1;1,1;2,0", "v": "1,2;3,4"})
     assert state.q == "1,2;3,4;5,6" and state.k == ""  # tidied; K equals the seed's numbers
@@ -317,9 +319,10 @@ def test_long_texts_are_analysed_lazily_and_give_the_same_weights(tiny_folder, m
     text, target = "早上好！Good morning, my friend!", "Good morning!"
     n = len(handle.tokenizer(text)["input_ids"])
     assert model_runs.analysis_mode(handle, text, target, "pair", environ={}) == "full"
-    assert model_runs.analysis_mode(handle, text, target, "pair", environ={model_runs.LAZY_FROM_TOKENS_ENV: str(n)}) == "lazy"
-    assert model_runs.analysis_mode(handle, text, target, "pair", environ={model_runs.LAZY_FROM_TOKENS_ENV: str(n + 1)}) == "full"
-    assert model_runs.analysis_mode(handle, text, "", "generate", environ={model_runs.LAZY_FROM_TOKENS_ENV: "1"}) == "full"
+    lazy_from = model_runs.LAZY_FROM_TOKENS_ENV
+    assert model_runs.analysis_mode(handle, text, target, "pair", environ={lazy_from: str(n)}) == "lazy"
+    assert model_runs.analysis_mode(handle, text, target, "pair", environ={lazy_from: str(n + 1)}) == "full"
+    assert model_runs.analysis_mode(handle, text, "", "generate", environ={lazy_from: "1"}) == "full"
 
     m = len(handle.tokenizer(text_target=target)["input_ids"]) + 1
     full = memory.estimate_bytes(handle, n, m, "full")
@@ -400,7 +403,8 @@ def test_multi_head_walkthrough_follows_the_seed_shapes():
 
 
 def test_every_view_state_field_has_a_default_that_reads_back():
-    state, unreadable = app_state.from_query_params({k: app_state._format(v) for k, v in asdict(app_state.ViewState()).items()})
+    defaults = {k: app_state._format(v) for k, v in asdict(app_state.ViewState()).items()}
+    state, unreadable = app_state.from_query_params(defaults)
     assert unreadable == [] and state == app_state.ViewState()
 
 
@@ -436,3 +440,41 @@ def test_decoder_self_attention_rows_are_named_by_the_decoder_input():
     assert [t.text for t in shown.query_tokens] == [t.text for t in shown.key_tokens] == ["Good", "morning"]
     assert shown.causal
     np.testing.assert_allclose(shown.weights[0, 0], weights[1:, 1:])
+
+
+def test_the_librarys_view_defaults_are_the_apps():
+    options, view = selection.ViewOptions(), app_state.ViewState()
+    assert (options.layer, options.head) == (view.layer, view.head)
+    assert (options.words, options.hide_special) == (view.words, view.hide)
+    assert (options.threshold, options.step, options.lang) == (view.threshold, view.step, view.lang)
+    assert selection.default_aggregation("cross") == view.view
+    assert all(selection.default_aggregation(kind) == view.self_view for kind in ("self", "encoder", "decoder"))
+
+
+def test_custom_selections_take_any_heads_and_check_them():
+    amap = random_map()
+    chosen = selection.custom_selection(amap, (0, 2), None, head_reduce="max")
+    assert chosen.pairs == tuple((layer, head) for layer in (0, 2) for head in range(4))
+    np.testing.assert_allclose(
+        analysis.aggregate(chosen.amap, chosen.figure_kwargs["layers"], None, "max"),
+        amap.weights[[0, 2]].max(axis=1).mean(axis=0),
+        atol=1e-6,
+    )
+    assert selection.head_lines_options(chosen, selection.CUSTOM)["combine"] == "max"  # every head, combined
+    assert selection.head_lines_options(selection.custom_selection(amap, None, (1, 3)), "custom")["combine"] is None
+    with pytest.raises(InputError, match="Head 9 does not exist"):
+        selection.custom_selection(amap, None, (9,))
+
+
+def test_show_draws_the_named_figures_of_the_chosen_map():
+    result = seq2seq_capture()
+    shown = selection.show(result, selection.ViewOptions(step=2), (), ("alignment", "heatmap", "grid"))
+    assert list(shown.figures) == ["alignment", "heatmap", "grid"]
+    assert [t.text for t in shown.amap.query_tokens] == ["Good", "morning"]  # words merged, replayed to step 2
+    assert shown.figures["alignment"].layout.height == shown.figures["heatmap"].layout.height
+    assert shown.selection.pairs == ((0, 0), (0, 1))  # no trained alignment heads: the second-to-last layer
+    with pytest.raises(InputError, match="Unknown figure"):
+        selection.show(result, selection.ViewOptions(), (), ("pie",))
+    with pytest.raises(InputError, match="cross-attention heads"):
+        selection.show(result, selection.ViewOptions(kind="encoder", aggregation="alignment"))
+    assert selection.default_kind(result) == "cross"

@@ -6,7 +6,8 @@ Braces that LaTeX needs are doubled ({{ }}), as in every template of the catalog
 
 _FORMULAS = {
     "formula_scores": r"S = QK^\top,\quad S_{{ij}} = q_i \cdot k_j",
-    "formula_scaled": r"\tilde S = \frac{{QK^\top}}{{\sqrt{{d_k}}}} = \frac{{S}}{{\sqrt{{{d}}}}} = \frac{{S}}{{{scale}}}",
+    "formula_scaled": r"\tilde S = \frac{{QK^\top}}{{\sqrt{{d_k}}}} = "
+    r"\frac{{S}}{{\sqrt{{{d}}}}} = \frac{{S}}{{{scale}}}",
     "formula_softmax": r"A_{{ij}} = \operatorname{{softmax}}(\tilde S_i)_j = "
     r"\frac{{e^{{\tilde S_{{ij}}}}}}{{\sum_{{m}} e^{{\tilde S_{{im}}}}}}",
     "formula_output": r"O = AV,\quad o_i = \sum_j A_{{ij}}\, v_j",
