@@ -2,29 +2,31 @@
 
 import streamlit as st
 
-from app_pages import common
-from attnviz import analysis, figures, views
+from app_pages import caches, figure_export, navigation, session
+from app_pages.heads_choices import defined_statistics, page_for_head
+from app_pages.page_errors import shown_errors
+from attnviz import analysis, figures, selection
 
-view = common.state()
-t = common.tr(view)
+view = session.state()
+t = session.tr(view)
 st.title(t("heads_title"))
 st.caption(t("heads_intro"))
-common.link_warnings(view)
+session.link_warnings(view)
 
-with common.shown_errors(view):
-    handle, result = common.analysis(view)
+with shown_errors(view):
+    handle, result = caches.analysis(view)
     controls = st.columns([2, 2, 3])
-    kinds = views.kinds_of(result)
-    common.bound(controls[0].selectbox, "kind", t("heads_map"), options=kinds, format_func=lambda k: t(f"kind_{k}"))
-    if views.is_lazy(result):  # a long text: statistics streamed tile by tile, no map held
-        amap, values = None, common.lazy_statistics(view, view.kind)
+    kinds = selection.kinds_of(result)
+    session.bound(controls[0].selectbox, "kind", t("heads_map"), options=kinds, format_func=lambda k: t(f"kind_{k}"))
+    if selection.is_lazy(result):  # a long text: statistics streamed tile by tile, no map held
+        amap, values = None, caches.lazy_statistics(view, view.kind)
         layer_names = result.stack(view.kind).layer_names
     else:
         amap = result[view.kind]
         values, layer_names = analysis.head_statistics(amap), amap.layer_names
     num_layers, num_heads = next(iter(values.values())).shape
-    statistics = views.defined_statistics(values)
-    common.bound(
+    statistics = defined_statistics(values)
+    session.bound(
         controls[1].selectbox, "stat", t("statistic"), options=statistics, format_func=lambda s: t(f"stat_{s}")
     )
     controls[2].caption(t(f"stat_help_{view.stat}"))
@@ -34,7 +36,7 @@ with common.shown_errors(view):
         st.dataframe(
             analysis.statistics_table(values, layer_names),
             key="w_head_table",
-            on_select=lambda: common.table_selects_head(num_heads),
+            on_select=lambda: navigation.table_selects_head(num_heads),
             selection_mode="single-row",
             hide_index=True,
             column_order=["layer", "head", *statistics],
@@ -51,26 +53,18 @@ with common.shown_errors(view):
         )
         st.caption(t("table_hint"))
     with heatmap:
-        common.figure(
-            figures.statistic_grid(
-                values=values, statistic=view.stat, kind=view.kind, style=figures.FigureStyle(lang=view.lang)
-            ),
-            "head-statistics",
-            "heads_statistic",
-            view,
-            data=amap,
-            model=view.model,
-        )
+        grid = figures.statistic_grid(values=values, statistic=view.stat, kind=view.kind, style=figures.FigureStyle(lang=view.lang))
+        figure_export.figure(grid, "head-statistics", "heads_statistic", view, data=amap, model=view.model)
 
     st.subheader(t("open_head_title"))
     chooser = st.columns([1, 1, 3], vertical_alignment="bottom")
-    common.bound(chooser[0].selectbox, "layer", t("layer"), options=range(num_layers))
-    common.bound(chooser[1].selectbox, "head", t("head"), options=range(num_heads))
-    page, changes = views.page_for_head(view.kind)
+    session.bound(chooser[0].selectbox, "layer", t("layer"), options=range(num_layers))
+    session.bound(chooser[1].selectbox, "head", t("head"), options=range(num_heads))
+    page, changes = page_for_head(view.kind)
     chooser[2].button(
         t(f"open_on_{page}", layer=view.layer, head=view.head),
         key="open_head",
-        on_click=common.open_head,
+        on_click=navigation.open_head,
         args=(page, view.layer, view.head),
         kwargs=changes,
         type="primary",

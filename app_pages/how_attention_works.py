@@ -2,93 +2,88 @@
 
 import streamlit as st
 
-from app_pages import common
-from attnviz import analysis, figures, views
+from app_pages import caches, explainer_editor, figure_export, multi_head, session
+from app_pages.explainer_steps import EXPLAINER_SEEDS, edited_matrix, explainer_field, explainer_walk, names, table
+from app_pages.page_errors import shown_errors
+from attnviz import analysis, figures
 
-view = common.state()
-t = common.tr(view)
+view = session.state()
+t = session.tr(view)
 st.title(t("explainer_title"))
 st.caption(t("explainer_intro"))
 
 # 1. What attention is: 早上好！ → Good Morning！
 st.header(t("explainer_what"))
 st.markdown(t("explainer_what_text"))
-common.figure(
-    figures.alignment(
-        figures.seed_alignment_map(),
-        threshold=0.05,
-        top_k=None,
-        style=figures.FigureStyle(lang=view.lang, title=t("explainer_seed_alignment")),
-    ),
-    "seed-alignment",
-    "explainer_seed",
-    view,
+seed_alignment = figures.alignment(
+    figures.seed_alignment_map(), threshold=0.05, top_k=None,
+    style=figures.FigureStyle(lang=view.lang, title=t("explainer_seed_alignment")),
 )
+figure_export.figure(seed_alignment, "seed-alignment", "explainer_seed", view)
 
 # 2. Q, K, V step by step
 st.header(t("explainer_qkv"))
 st.markdown(t("explainer_qkv_text"))
-st.button(t("explainer_reset"), key="w_explainer_reset", on_click=common.reset_explainer, icon=":material/restart_alt:")
+st.button(
+    t("explainer_reset"),
+    key="w_explainer_reset",
+    on_click=explainer_editor.reset_explainer,
+    icon=":material/restart_alt:",
+)
 editors = st.columns(3)
 edited = {}
-for column, name in zip(editors, views.EXPLAINER_SEEDS):
+for column, name in zip(editors, EXPLAINER_SEEDS):
     with column:
         st.markdown(t(f"matrix_{name}_caption"))
-        start = common.explainer_start(view, name)
+        start = explainer_editor.explainer_start(view, name)
         edited[name] = st.data_editor(
-            views.table(start, views.names(name, start.shape[0]), views.names("d", start.shape[1])),
+            table(start, names(name, start.shape[0]), names("d", start.shape[1])),
             key=f"w_matrix_{name}",
             width="stretch",
         )
 
-with common.shown_errors(view):
-    q, k, v = (views.edited_matrix(edited[name].values.tolist(), name) for name in "qkv")
-    view.q, view.k, view.v = (views.explainer_field(matrix, name) for matrix, name in zip((q, k, v), "qkv"))
+with shown_errors(view):
+    q, k, v = (edited_matrix(edited[name].values.tolist(), name) for name in "qkv")
+    view.q, view.k, view.v = (explainer_field(matrix, name) for matrix, name in zip((q, k, v), "qkv"))
     steps = analysis.attention_steps(q, k, v, scaled=True)
-    query_names, key_names = views.names("q", q.shape[0]), views.names("k", k.shape[0])
-    for number, (name, matrix, rows, columns) in enumerate(views.explainer_walk(steps, query_names, key_names), 1):
+    query_names, key_names = names("q", q.shape[0]), names("k", k.shape[0])
+    for number, (name, matrix, rows, columns) in enumerate(explainer_walk(steps, query_names, key_names), 1):
         st.subheader(t(f"step_{name}_title", number=number))
         text, shown = st.columns([3, 2])
         with text:
-            st.latex(views.EXPLAINER_FORMULAS[name] % {"d": q.shape[1], "scale": f"{steps.scale:.3f}"})
+            st.latex(t(f"formula_{name}", d=q.shape[1], scale=f"{steps.scale:.3f}"))
             st.markdown(t(f"step_{name}_text"))
         with shown:
-            st.dataframe(views.table(matrix, rows, columns, decimals=3), width="stretch")
+            st.dataframe(table(matrix, rows, columns, decimals=3), width="stretch")
     st.markdown(t("explainer_expectation"))
-    steps_figure = figures.explainer(q, k, v, style=figures.FigureStyle(lang=view.lang))
-    common.figure(steps_figure, "attention-steps", "explainer_steps", view)
+    figure_export.figure(figures.explainer(q, k, v, style=figures.FigureStyle(lang=view.lang)), "attention-steps", "explainer_steps", view)
 
 # 3. 四不像: the answer is a weighted mixture
 st.header(t("explainer_mixture"))
 st.markdown(t("explainer_mixture_text"))
-common.figure(figures.mixture(style=figures.FigureStyle(lang=view.lang)), "mixture", "explainer_mixture", view)
+figure_export.figure(figures.mixture(style=figures.FigureStyle(lang=view.lang)), "mixture", "explainer_mixture", view)
 
 # 4. Multi-head: split, attend per head, merge
 st.header(t("explainer_multihead"))
 st.markdown(t("explainer_multihead_text"))
-st.code(views.SEED_MULTI_HEAD_CODE, language="python")
+st.code(multi_head.SEED_MULTI_HEAD_CODE, language="python")
 sizes = st.columns(4)
 batch = sizes[0].number_input(t("mh_batch"), min_value=1, max_value=4, value=1, key="w_mh_batch")
 length = sizes[1].number_input(t("mh_length"), min_value=2, max_value=12, value=4, key="w_mh_length")
 hidden = sizes[2].number_input(t("mh_hidden"), min_value=2, max_value=64, value=8, step=2, key="w_mh_hidden")
-heads = sizes[3].selectbox(
-    t("mh_heads"), views.divisors(int(hidden)), index=min(2, len(views.divisors(int(hidden))) - 1), key="w_mh_heads"
-)
-with common.shown_errors(view):
+head_counts = multi_head.divisors(int(hidden))
+heads = sizes[3].selectbox(t("mh_heads"), head_counts, index=min(2, len(head_counts) - 1), key="w_mh_heads")
+with shown_errors(view):
     with st.spinner(t("mh_running", device=view.device)):
-        walk = common.multi_head(int(batch), int(length), int(hidden), int(heads), view.device)
-    st.markdown(t("mh_ran_on", device=walk.device, head_dim=views.head_dim(int(hidden), int(heads))))
+        walk = caches.cached_multi_head(int(batch), int(length), int(hidden), int(heads), view.device)
+    st.markdown(t("mh_ran_on", device=walk.device, head_dim=multi_head.head_dim(int(hidden), int(heads))))
     st.dataframe(
-        views.shape_rows(walk.shapes, {name: t(f"mh_shape_{name}") for name, _ in walk.shapes}),
+        multi_head.shape_rows(walk.shapes, {name: t(f"mh_shape_{name}") for name, _ in walk.shapes}),
         hide_index=True,
         width="stretch",
         column_config={"step": t("mh_step"), "axes": t("mh_axes"), "shape": t("mh_shape"), "meaning": t("mh_meaning")},
     )
-    common.figure(
-        figures.grid(
-            walk.weights, style=figures.FigureStyle(lang=view.lang, title=t("mh_grid_title", heads=int(heads)))
-        ),
-        "multi-head-weights",
-        "explainer_multihead",
-        view,
+    weights_grid = figures.grid(
+        walk.weights, style=figures.FigureStyle(lang=view.lang, title=t("mh_grid_title", heads=int(heads)))
     )
+    figure_export.figure(weights_grid, "multi-head-weights", "explainer_multihead", view)

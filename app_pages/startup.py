@@ -19,10 +19,10 @@ def warm_up() -> None:
     """
     gc.disable()  # imports make millions of objects and no cycles worth collecting: a third faster without the GC
     try:
-        from app_pages import common
-        from attnviz import views
+        from app_pages import caches
+        from app_pages.state import DEFAULT_MODEL
 
-        common.cached_model(views.DEFAULT_MODEL, "auto")
+        caches.cached_model(DEFAULT_MODEL, "auto")
     except Exception:  # shown on the page when a session asks for the model
         log.warning("could not load the default model at start-up", exc_info=True)
     finally:

@@ -12,6 +12,11 @@ an --output that is an existing folder receives one file named after the text (`
 path separators or control characters; png or json unless --format says otherwise).
 Bad arguments and attnviz errors print one line on stderr and exit with 2; existing files are kept unless --force;
 every file is written atomically (temporary file, then rename).
+
+A figure is the one the app draws for the same options (`attnviz.selection`, which both call), written as the app's
+download buttons write it: --aggregation, --layer, --head, --words, --hide-special, --threshold, --step and --lang
+mean what the app's controls of those names mean, with the app's defaults. --layer and --head also take lists
+("0,2", "all") and --head "mean" or "max", which the app does not offer.
 """
 
 from __future__ import annotations
@@ -21,10 +26,11 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from attnviz import analysis, selection
 from attnviz.errors import AttnvizError, InputError
+from attnviz.selection import ViewOptions
 
 PROG = "attnviz"
-VIEWS = ("heatmap", "alignment", "grid", "lines")
 KINDS = ("self", "encoder", "decoder", "cross")
 
 
@@ -72,6 +78,43 @@ def _add_model_arguments(parser: argparse.ArgumentParser) -> None:
     out.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
 
 
+def _add_view_arguments(parser: argparse.ArgumentParser) -> None:
+    """The export's view options: the app's controls, with the app's defaults (ViewOptions), then the CLI's own."""
+    view = parser.add_argument_group("view")
+    view.add_argument("--view", choices=selection.FIGURES, default="heatmap", help="the figure (default heatmap)")
+    view.add_argument("--kind", choices=KINDS, help="which map (default: cross for translation pairs, else self)")
+    view.add_argument("--aggregation", choices=selection.AGGREGATIONS,
+                      help="which heads, as the app's View menu: the model's alignment heads (cross-attention), one "
+                           "head (--layer, --head), the mean of --layer's heads, or of all (default: alignment for "
+                           "cross-attention, else head 0 of layer 0)")  # fmt: skip
+    view.add_argument("--layer", default=None,
+                      help="layer index; without --aggregation also a list (0,2) or 'all' (default: the app's view; "
+                           "all when only --head is given)")  # fmt: skip
+    view.add_argument("--head", default=None,
+                      help="head index; without --aggregation also a list (0,2), 'mean' or 'max' (default: the app's "
+                           "view; mean when only --layer is given)")  # fmt: skip
+    view.add_argument("--aggregate", choices=("mean", "max"), default=None,
+                      help="how listed heads are combined (default mean)")  # fmt: skip
+    view.add_argument("--layer-aggregate", choices=("mean", "max"), default="mean", help="how layers are combined")
+    view.add_argument("--words", action=argparse.BooleanOptionalAction, default=ViewOptions.words,
+                      help="merge subword pieces into words (default on, as in the app)")  # fmt: skip
+    view.add_argument("--hide-special", action=argparse.BooleanOptionalAction, default=ViewOptions.hide_special,
+                      help="hide special tokens (</s>, [CLS], ...) (default on, as in the app)")  # fmt: skip
+    view.add_argument("--hide-first", action="store_true", help="hide the first token (attention sink)")
+    view.add_argument("--renormalize", action="store_true", help="renormalise rows after hiding tokens")
+    view.add_argument("--log-scale", action="store_true", help="heatmap: logarithmic colour scale")
+    view.add_argument("--threshold", type=float, default=ViewOptions.threshold,
+                      help="alignment/lines: smallest weight drawn (default 0.1)")  # fmt: skip
+    view.add_argument("--top-k", type=int, default=ViewOptions.top_k, help="alignment: links per target token (3)")
+    view.add_argument("--step", type=int, default=ViewOptions.step,
+                      help="replay: the map after N target tokens were written (default 0: all)")  # fmt: skip
+    view.add_argument("--lang", choices=("en", "zh"), default=ViewOptions.lang, help="language of titles and labels")
+    view.add_argument("--format", choices=("png", "svg", "pdf", "html"), help="default: from the output suffix")
+    view.add_argument("--engine", choices=("auto", "kaleido", "static"), default="auto",
+                      help="png/svg/pdf renderer: kaleido (Chromium) or static (matplotlib, no browser)")  # fmt: skip
+    view.add_argument("--scale", type=float, default=1.0, help="PNG resolution multiplier")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog=f"python -m {PROG}", description="Capture and export Transformer attention.")
     commands = parser.add_subparsers(
@@ -80,30 +123,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     export = commands.add_parser("export", help="draw a figure (png, svg, pdf, html)", description="Draw a figure.")
     _add_model_arguments(export)
-    view = export.add_argument_group("view")
-    view.add_argument("--view", choices=VIEWS, default="heatmap")
-    view.add_argument("--kind", choices=KINDS, help="which map (default: cross for translation pairs, else self)")
-    view.add_argument("--layer", default=None,
-                      help="layer index, list (0,2) or 'all' (default: all; for cross-attention of a model with a "
-                           "trained alignment head, that head's layer)")
-    view.add_argument("--head", default=None,
-                      help="head index, list (0,2), 'mean' or 'max' (default: mean; for cross-attention of a model with "
-                           "a trained alignment head, that head)")
-    view.add_argument("--aggregate", choices=("mean", "max"), default=None,
-                      help="how listed heads are combined (default mean)")  # fmt: skip
-    view.add_argument("--layer-aggregate", choices=("mean", "max"), default="mean", help="how layers are combined")
-    view.add_argument("--words", action="store_true", help="merge subword pieces into words")
-    view.add_argument("--hide-special", action="store_true", help="hide special tokens (</s>, [CLS], ...)")
-    view.add_argument("--hide-first", action="store_true", help="hide the first token (attention sink)")
-    view.add_argument("--renormalize", action="store_true", help="renormalise rows after hiding tokens")
-    view.add_argument("--log-scale", action="store_true", help="heatmap: logarithmic colour scale")
-    view.add_argument("--threshold", type=float, help="alignment/lines: smallest weight drawn")
-    view.add_argument("--top-k", type=int, help="alignment: links per target token (default 3)")
-    view.add_argument("--lang", choices=("en", "zh"), default="en", help="language of titles and labels")
-    view.add_argument("--format", choices=("png", "svg", "pdf", "html"), help="default: from the output suffix")
-    view.add_argument("--engine", choices=("auto", "kaleido", "static"), default="auto",
-                      help="png/svg/pdf renderer: kaleido (Chromium) or static (matplotlib, no browser)")  # fmt: skip
-    view.add_argument("--scale", type=float, default=1.0, help="PNG resolution multiplier")
+    _add_view_arguments(export)
 
     capture = commands.add_parser("capture", help="write attention data (json, npz, csv)",
                                   description="Write the captured attention.")  # fmt: skip
@@ -138,10 +158,12 @@ def _check(args: argparse.Namespace) -> None:
     if args.command == "export":
         if args.scale <= 0:
             raise InputError("--scale must be positive.")
-        if args.threshold is not None and not 0 <= args.threshold < 1:
+        if not 0 <= args.threshold < 1:
             raise InputError("--threshold must lie in [0, 1).")
-        if args.top_k is not None and args.top_k < 1:
+        if args.top_k < 1:
             raise InputError("--top-k must be at least 1.")
+        if args.step < 0:
+            raise InputError("--step takes a number of target tokens, 0 for all.")
 
 
 def _examples(args: argparse.Namespace) -> list[Example]:
@@ -209,56 +231,65 @@ def _capture(handle, example: Example, args: argparse.Namespace):
     return capture.capture(handle, example.text, example.target, truncate=args.truncate)
 
 
-def _chosen_map(result, args: argparse.Namespace):
-    from attnviz import analysis
-
-    # Default: the translation alignment when there is one, else the model's own (self) attention.
-    kind = args.kind or ("cross" if "cross" in result.maps else "self" if "self" in result.maps else "encoder")
-    amap = result[kind]
-    if args.hide_special or args.hide_first:
-        amap = analysis.hide_tokens(
-            amap, special=args.hide_special, first=args.hide_first, renormalize=args.renormalize
-        )
-    if args.words:
-        query_text = result.target_text if kind in ("decoder", "cross") else result.source_text
-        key_text = result.target_text if kind == "decoder" else result.source_text
-        amap = analysis.merge_words(amap, query_text, key_text)
-    return amap
+def _one_index(value: str | None, what: str, size: int) -> int:
+    """--layer/--head beside --aggregation: one index (default 0), checked against the map, negatives from the end."""
+    chosen = _selection(value or "0", what)
+    if chosen is None or len(chosen) != 1:
+        raise InputError(f"With --aggregation, --{what} takes one index; got {value!r}.")
+    return analysis.indices(chosen, size, what)[0]
 
 
-def _default_view(amap, args: argparse.Namespace, alignment_heads) -> tuple[str, str]:
-    """--layer/--head as given; unset, cross-attention opens on the model's trained alignment head (the sharp view)."""
-    if args.layer is None and args.head is None and amap.kind == "cross" and alignment_heads:
-        layer, head = alignment_heads[0]
-        return str(layer), str(head)
-    return args.layer or "all", args.head or "mean"
+def _as_aggregation(layers: tuple | None, heads: tuple | None, head_reduce: str, layer_reduce: str) -> dict:
+    """A listed selection as the app's aggregation it equals (so it draws the app's figure), else a custom one."""
+    one_layer = layers is not None and len(layers) == 1
+    if one_layer and heads is not None and len(heads) == 1:
+        return {"aggregation": "head", "layer": layers[0], "head": heads[0]}
+    if heads is None and head_reduce == "mean" and one_layer:
+        return {"aggregation": "layer", "layer": layers[0]}
+    if heads is None and head_reduce == "mean" and layers is None and layer_reduce == "mean":
+        return {"aggregation": "all"}
+    return {"aggregation": selection.CUSTOM, "head_reduce": head_reduce, "layer_reduce": layer_reduce}
 
 
-def _figure(amap, args: argparse.Namespace, model: str, alignment_heads=()):
-    from attnviz import figures
+def _head_fields(args: argparse.Namespace, amap) -> dict:
+    """The ViewOptions fields of the heads chosen: by --aggregation as in the app, else by --layer/--head lists.
 
-    layer_choice, head_choice = _default_view(amap, args, alignment_heads)
-    layers = _selection(layer_choice, "layer")
-    head = head_choice.strip().lower()
-    reduce = args.aggregate or "mean"
-    heads = None if head in ("mean", "max", "all") else _selection(head, "head")
-    if head in ("mean", "max"):
-        reduce = head
-    common = dict(style=figures.FigureStyle(model=model, lang=args.lang))
-    if args.view == "grid":
-        return figures.grid(amap, layers=layers, heads=heads, **common)
-    if args.view == "lines":
-        combine = head if head in ("mean", "max") else None
-        extra = {} if args.threshold is None else {"threshold": args.threshold}
-        return figures.head_lines(amap, layers=layers, heads=heads, combine=combine,
-                                  layer_reduce=args.layer_aggregate, **extra, **common)  # fmt: skip
-    selection = dict(layers=layers, heads=heads, head_reduce=reduce, layer_reduce=args.layer_aggregate)
-    if args.view == "alignment":
-        extra = {"threshold": args.threshold} if args.threshold is not None else {}
-        if args.top_k is not None:
-            extra["top_k"] = args.top_k
-        return figures.alignment(amap, **selection, **extra, **common)
-    return figures.heatmap(amap, **selection, log_scale=args.log_scale, **common)
+    With neither, the map opens as in the app. Listed indices are checked against the map (an index it lacks is an
+    error, not clamped as a link's is) and also limit the grid to them.
+    """
+    if args.aggregation is not None:
+        layer, head = _one_index(args.layer, "layer", amap.num_layers), _one_index(args.head, "head", amap.num_heads)
+        return {"aggregation": args.aggregation, "layer": layer, "head": head}
+    if args.layer is None and args.head is None and args.aggregate is None and args.layer_aggregate == "mean":
+        return {}
+    head_word = (args.head or "mean").strip().lower()
+    layers = _selection(args.layer or "all", "layer")
+    heads = None if head_word in ("mean", "max", "all") else _selection(head_word, "head")
+    head_reduce = head_word if head_word in ("mean", "max") else args.aggregate or "mean"
+    layer_idx, head_idx = analysis.select_indices(amap, layers, heads)
+    listed = {"layers": None if layers is None else tuple(layer_idx)}
+    listed["heads"] = None if heads is None else tuple(head_idx)
+    return {**listed, **_as_aggregation(listed["layers"], listed["heads"], head_reduce, args.layer_aggregate)}
+
+
+# Export arguments named as the ViewOptions fields they set, which mean there what the app's controls mean.
+SAME_AS_OPTIONS = (
+    "words", "hide_special", "threshold", "step", "lang", "hide_first", "renormalize", "top_k", "log_scale"
+)  # fmt: skip
+
+
+def view_options(args: argparse.Namespace, result) -> ViewOptions:
+    """The options an export's arguments give for `result` (the same fields the app's controls set)."""
+    kind = args.kind or selection.default_kind(result)
+    same = {name: getattr(args, name) for name in SAME_AS_OPTIONS}
+    return ViewOptions(kind=kind, **same, **_head_fields(args, result[kind]))
+
+
+def figure(result, args: argparse.Namespace, handle):
+    """The figure of one example: the app's figure for these options, as its download buttons write it (the model
+    named in the title)."""
+    shown = selection.show(result, view_options(args, result), handle.alignment_heads, (args.view,))
+    return selection.as_file(shown.figures[args.view], handle.name)
 
 
 def _progress(items, args: argparse.Namespace):
@@ -328,8 +359,8 @@ def _run(args: argparse.Namespace) -> int:
             if args.command == "capture":
                 export.save_capture(result, path, fmt, overwrite=args.force)
             else:
-                figure = _figure(_chosen_map(result, args), args, handle.name, handle.alignment_heads)
-                export.export_figure(figure, path, fmt, engine=args.engine, overwrite=args.force, scale=args.scale)
+                drawn = figure(result, args, handle)
+                export.export_figure(drawn, path, fmt, engine=args.engine, overwrite=args.force, scale=args.scale)
         except AttnvizError as error:
             if args.input is None:
                 raise

@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from attnviz import analysis, figures, views
+from app_pages import explainer_steps
+from attnviz import analysis, figures, selection
 from attnviz.capture import capture
 from attnviz.models import catalogue, load_model
 
@@ -242,12 +243,12 @@ def test_custom_models_can_be_switched_off(tiny, monkeypatch):
 
 
 def test_unexpected_failures_are_a_generic_sentence(tiny, monkeypatch):
-    from attnviz import views
+    from app_pages import model_runs
 
     def broken(*args, **kwargs):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(views, "analyse", broken)
+    monkeypatch.setattr(model_runs, "analyse", broken)
     at = open_app(model=tiny, **{**PAIR, "text": "这句话只在这个测试里出现"})  # not in the result cache
     assert not at.exception
     assert any("Something went wrong" in e.value for e in at.error)
@@ -322,7 +323,7 @@ def test_explainer_edits_live_in_the_link_and_survive_a_page_switch():
     at.run()
     k = figures.SEED_K.copy()
     k[3, 1] = 5
-    assert at.query_params["k"] == views.matrix_text(k) and at.query_params["q"] == "2,0;0,2;1,1"
+    assert at.query_params["k"] == explainer_steps.matrix_text(k) and at.query_params["q"] == "2,0;0,2;1,1"
     np.testing.assert_allclose(at.dataframe[3].value.to_numpy(), q @ k.T, atol=1e-3)
 
     at.switch_page(PAGES["translate"]).run()
@@ -391,11 +392,9 @@ def keyed_chart(at: AppTest, key: str) -> dict:
 
 
 def test_a_long_text_shows_one_head_pooled_and_an_exact_block(tiny, tiny_handle, monkeypatch):
-    from attnviz import views
-
     monkeypatch.setenv("ATTNVIZ_LAZY_FROM_TOKENS", "8")
-    monkeypatch.setattr(views, "LONG_WINDOW", 8)
-    monkeypatch.setattr(views, "LONG_BINS", 16)
+    monkeypatch.setattr(selection, "LONG_WINDOW", 8)
+    monkeypatch.setattr(selection, "LONG_BINS", 16)
     at = open_app("self", model=tiny, **{**PAIR, "text": LONG_TEXT}, layer=1, head=2)
     assert_page_ok(at)
     assert any("long text" in info.value for info in at.info)
@@ -518,10 +517,10 @@ def test_streamlit_run_finds_the_app_and_its_script():
 def test_the_start_up_warm_up_fills_the_model_cache_or_logs_why_not(monkeypatch, caplog):
     import gc
 
-    from app_pages import common, startup
+    from app_pages import caches, startup
 
     loaded = []
-    monkeypatch.setattr(common, "cached_model", lambda name, device: loaded.append((name, device, gc.isenabled())))
+    monkeypatch.setattr(caches, "cached_model", lambda name, device: loaded.append((name, device, gc.isenabled())))
     startup.warm_up()
     assert loaded == [("demo-zh-en", "auto", False)]  # the collector waits while start-up imports and loads
     assert gc.isenabled()
@@ -529,7 +528,7 @@ def test_the_start_up_warm_up_fills_the_model_cache_or_logs_why_not(monkeypatch,
     def broken(name, device):
         raise RuntimeError("no weights")
 
-    monkeypatch.setattr(common, "cached_model", broken)
+    monkeypatch.setattr(caches, "cached_model", broken)
     with caplog.at_level("WARNING", logger="attnviz.app"):
         startup.warm_up()  # never raises: the page says what went wrong when it needs the model
     assert "could not load the default model" in caplog.text

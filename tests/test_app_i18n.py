@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from attnviz import analysis, i18n, views
+from app_pages import explainer_steps, model_runs, multi_head, state
+from attnviz import analysis, i18n, selection
 from attnviz.errors import AttnvizError, DeviceUnavailableError, InputError, ModelLoadError, ResourceLimitError
 
 REPO = Path(__file__).resolve().parent.parent
@@ -30,7 +31,7 @@ def test_both_languages_have_the_same_keys_and_placeholders():
 
 def test_chinese_strings_are_chinese():
     for key, text in i18n.STRINGS["zh"].items():
-        if key in SAME_IN_BOTH or key.startswith(("pair", "mh_shape_", "model_demo", "model_minilm")):
+        if key in SAME_IN_BOTH or key.startswith(("pair", "mh_shape_", "model_demo", "model_minilm", "formula_")):
             continue
         assert CJK.search(text) or text != i18n.STRINGS["en"][key], key
 
@@ -41,23 +42,24 @@ def used_keys() -> set[str]:
     for path in APP_SOURCES:
         keys |= set(re.findall(r'\bt\("([a-z_.\-]+)"', path.read_text(encoding="utf-8")))
     families = {
-        "aggregation_{}": views.AGGREGATIONS,
-        "device_{}": views.DEVICES,
-        "mode_{}": views.MODES,
-        "stack_{}": views.STACKS,
+        "aggregation_{}": selection.AGGREGATIONS,
+        "device_{}": state.DEVICES,
+        "mode_{}": model_runs.MODES,
+        "stack_{}": selection.STACKS,
         "stat_{}": analysis.STATISTICS,
         "stat_help_{}": analysis.STATISTICS,
         "kind_{}": ("self", "encoder", "decoder", "cross", "encoder-decoder"),
-        "step_{}_title": views.EXPLAINER_FORMULAS,
-        "step_{}_text": views.EXPLAINER_FORMULAS,
-        "mh_shape_{}": views.SHAPE_SYMBOLS,
+        "step_{}_title": explainer_steps.EXPLAINER_STEPS,
+        "step_{}_text": explainer_steps.EXPLAINER_STEPS,
+        "formula_{}": explainer_steps.EXPLAINER_STEPS,
+        "mh_shape_{}": multi_head.SHAPE_SYMBOLS,
         "open_on_{}": ("translate", "self"),
         "matrix_{}_caption": ("q", "k", "v"),
         "error_{}": ("ModelLoadError", "DeviceUnavailableError", "InputError", "ResourceLimitError", "AttnvizError"),
     }
     for pattern, values in families.items():
         keys |= {pattern.format(value) for value in values}
-    keys |= set(views.ALIGNMENT_WORDS)
+    keys |= set(selection.ALIGNMENT_WORD_KEYS)
     return keys
 
 
@@ -96,3 +98,13 @@ def test_t_formats_falls_back_and_reads_figure_labels():
 def test_error_sentences_name_the_kind_of_problem_and_keep_the_detail(error, english, chinese):
     assert i18n.error_sentence(error, "en") == f"**{english}.** {error}"
     assert i18n.error_sentence(error, "zh") == f"**{chinese}。** {error}"
+
+
+def test_formulas_are_latex_once_the_page_fills_them_in():
+    values = {"d": 2, "scale": "1.414"}
+    assert i18n.t("formula_scaled", "zh", **values) == (
+        r"\tilde S = \frac{QK^\top}{\sqrt{d_k}} = \frac{S}{\sqrt{2}} = \frac{S}{1.414}"
+    )
+    assert i18n.t("formula_softmax", "en", **values) == (
+        r"A_{ij} = \operatorname{softmax}(\tilde S_i)_j = \frac{e^{\tilde S_{ij}}}{\sum_{m} e^{\tilde S_{im}}}"
+    )

@@ -49,6 +49,8 @@ def test_help_needs_no_model(capsys):
         (["export", "--model", "x", "--text", "hi", "-o", "a.gif"], "Cannot tell the format"),
         (["capture", "--model", "x", "--text", "hi", "--target", "t", "--generate", "3", "-o", "a.json"], "either"),
         (["export", "--model", "x", "--input", "missing.txt", "-o", "out"], "does not exist"),
+        (["export", "--model", "x", "--text", "hi", "-o", "a.png", "--step", "-1"], "--step takes"),
+        (["export", "--model", "x", "--text", "hi", "-o", "a.png", "--aggregation", "sideways"], "invalid choice"),
         (["bogus"], "invalid choice"),
     ],
 )
@@ -165,14 +167,53 @@ def test_alignment_opens_on_the_trained_alignment_head():
 
     handle = load_model("demo-zh-en", "cpu")
     (layer, head), = handle.alignment_heads
-    cross = capture(handle, "早上好！", "Good morning!")["cross"]
+    result = capture(handle, "早上好！", "Good morning!")
+    cross = result["cross"]
+    pieces = ["--no-words", "--no-hide-special"]  # every token, as the weights have them
     args = cli.build_parser().parse_args(
-        ["export", "--model", "demo-zh-en", "--text", "早上好！", "--view", "heatmap", "-o", "x.png"])
-    figure = cli._figure(cross, args, handle.name, handle.alignment_heads)
+        ["export", "--model", "demo-zh-en", "--text", "早上好！", "--view", "heatmap", *pieces, "-o", "x.png"])
+    figure = cli.figure(result, args, handle)
     np.testing.assert_allclose(np.nan_to_num(np.asarray(figure.data[0].z, dtype=float)),
                                cross.weights[layer, head], atol=1e-6)
     args = cli.build_parser().parse_args(
-        ["export", "--model", "demo-zh-en", "--text", "早上好！", "--view", "heatmap", "--head", "mean", "-o", "x.png"])
-    figure = cli._figure(cross, args, handle.name, handle.alignment_heads)
+        ["export", "--model", "demo-zh-en", "--text", "早上好！", "--view", "heatmap", "--head", "mean", *pieces,
+         "-o", "x.png"])
+    figure = cli.figure(result, args, handle)
     np.testing.assert_allclose(np.nan_to_num(np.asarray(figure.data[0].z, dtype=float)),
                                cross.weights.mean(axis=(0, 1)), atol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "view, fields",
+    [
+        ([], {}),  # the app's default view of the map
+        (["--layer", "1", "--head", "2"], {"aggregation": "head", "layer": 1, "head": 2}),
+        (["--layer", "-1"], {"aggregation": "layer", "layer": 1}),
+        (["--head", "mean"], {"aggregation": "all"}),
+        (["--aggregation", "head", "--layer", "-1", "--head", "3"], {"aggregation": "head", "layer": 1, "head": 3}),
+        (["--head", "max"], {"aggregation": "custom", "head_reduce": "max", "layers": None, "heads": None}),
+        (["--layer", "0,1", "--head", "0,2"], {"aggregation": "custom", "layers": (0, 1), "heads": (0, 2)}),
+    ],
+)
+def test_head_arguments_mean_the_apps_aggregations_where_they_can(tiny_folder, view, fields):
+    from attnviz import cli, selection
+    from attnviz.capture import capture
+    from attnviz.models import load_model
+
+    handle = load_model(tiny_folder("bert"), "cpu")
+    result = capture(handle, "Good morning")
+    args = cli.build_parser().parse_args(["export", "--model", "m", "--text", "t", *view, "-o", "x.png"])
+    options = cli.view_options(args, result)
+    default = selection.ViewOptions(kind="self")
+    assert {name: getattr(options, name) for name in fields} == fields
+    unset = set(vars(default)) - set(fields) - {"layers", "heads"}
+    assert all(getattr(options, name) == getattr(default, name) for name in unset)
+
+
+def test_an_index_beside_aggregation_is_checked_not_clamped(capsys, tmp_path, tiny_folder):
+    code, _, err = _run(capsys, "export", "--model", tiny_folder("bert"), "--text", "hi", "--aggregation", "head",
+                        "--layer", "7", "--engine", "static", "-o", str(tmp_path / "a.png"))  # fmt: skip
+    assert code == 2 and "Layer 7 does not exist" in _one_line_error(err)
+    code, _, err = _run(capsys, "export", "--model", tiny_folder("bert"), "--text", "hi", "--aggregation", "layer",
+                        "--head", "0,1", "--engine", "static", "-o", str(tmp_path / "a.png"))  # fmt: skip
+    assert code == 2 and "takes one index" in _one_line_error(err)

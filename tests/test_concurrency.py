@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from browser_support import CHROMIUM_ARGS, chromium_path, playwright_missing, streamlit_server
 
-from attnviz import fonts, views
+from attnviz import fonts, selection
 from attnviz.capture import capture
 from attnviz.figures._common import token_label
 from attnviz.models import load_model
@@ -52,7 +52,7 @@ def _expected_labels(model: str) -> list[list[str]]:
     return [
         [
             token_label(t)
-            for t in views.prepare_map(capture(handle, _text(i)), "self", hide=True, words=True).query_tokens
+            for t in selection.prepare_map(capture(handle, _text(i)), "self", hide=True, words=True).query_tokens
         ]
         for i in range(len(MARKERS))
     ]

@@ -1,0 +1,109 @@
+"""Models and results, cached: each model loads once per process, each input runs once, and a long text's
+statistics and pooled heads are computed once."""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from app_pages import model_runs, multi_head
+from app_pages.state import ViewState
+from attnviz import i18n, selection
+from attnviz.errors import ModelLoadError
+from attnviz.models import catalogue, load_model
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def cached_model(name: str, device: str):
+    model_runs.use_interactive_threads()
+    return load_model(name, device)
+
+
+@st.cache_data(show_spinner=False, max_entries=128)
+def cached_analysis(name: str, device: str, text: str, target: str, mode: str):
+    return model_runs.analyse(cached_model(name, device), text, target, mode)
+
+
+@st.cache_resource(show_spinner=False, max_entries=2)  # shared, not copied: it holds every layer's queries and keys
+def cached_lazy_analysis(name: str, device: str, text: str, target: str, mode: str):
+    return model_runs.analyse(cached_model(name, device), text, target, mode, lazy=True)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def cached_lazy_statistics(name: str, device: str, text: str, target: str, mode: str, kind: str):
+    return cached_lazy_analysis(name, device, text, target, mode).head_statistics(kind)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def cached_pooled(name: str, device: str, text: str, target: str, mode: str, kind: str, layer: int, head: int):
+    lazy = cached_lazy_analysis(name, device, text, target, mode)
+    return lazy.downsampled(kind, layer, head, max_tokens=selection.LONG_BINS)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def cached_multi_head(batch: int, length: int, hidden: int, heads: int, device: str):
+    return multi_head.multi_head_walkthrough(batch, length, hidden, heads, device)
+
+
+@st.cache_data(show_spinner=False, max_entries=1)
+def catalogue_entries():
+    return catalogue()
+
+
+_loaded: set[tuple[str, str]] = set()  # (model, device) pairs this process has loaded
+
+
+def model(view: ViewState):
+    """The view's model, loaded once per process; raises AttnvizError with a sentence when it cannot be."""
+    refusal = model_runs.model_refusal(view.model, [entry.name for entry in catalogue_entries()])
+    if refusal:
+        raise ModelLoadError(i18n.t(refusal, view.lang, model=view.model))
+    key = (view.model, view.device)
+    waiting = st.empty()
+    try:
+        with waiting.container(), st.spinner(i18n.t("loading_model", view.lang, model=view.model), show_time=True):
+            if key not in _loaded:  # an empty chart: the browser fetches its chart library while the model loads
+                st.plotly_chart(_loading_figure(), key="chart_loading", config={"staticPlot": True})
+            handle = cached_model(*key)
+    finally:
+        waiting.empty()
+    _loaded.add(key)
+    return handle
+
+
+def _loading_figure() -> go.Figure:
+    hidden = {"visible": False}
+    return go.Figure(
+        layout={"height": 40, "margin": {"l": 0, "r": 0, "t": 0, "b": 0}, "xaxis": hidden, "yaxis": hidden}
+    )
+
+
+def forced_target(view: ViewState) -> str:
+    """The target the model reads: the one typed, in pair mode; none when the model writes its own."""
+    return view.target if view.mode == "pair" else ""
+
+
+def analysis(view: ViewState):
+    """(model handle, capture) of the view's text, computed once per input: an AttentionCapture, or for a long text a
+    LazyCapture (`model_runs.analysis_mode`) that computes the heads a page shows."""
+    handle = model(view)
+    target = forced_target(view)
+    lazy = model_runs.analysis_mode(handle, view.text, target, view.mode) == "lazy"
+    with st.spinner(i18n.t("analysing_long" if lazy else "analysing", view.lang), show_time=True):
+        cached = cached_lazy_analysis if lazy else cached_analysis
+        result = cached(view.model, view.device, view.text, target, view.mode)
+    return handle, result
+
+
+def lazy_statistics(view: ViewState, kind: str) -> dict:
+    """The head statistics of a long text's map, streamed tile by tile once per input."""
+    target = forced_target(view)
+    with st.spinner(i18n.t("computing_statistics", view.lang), show_time=True):
+        return cached_lazy_statistics(view.model, view.device, view.text, target, view.mode, kind)
+
+
+def pooled(view: ViewState, kind: str, layer: int, head: int):
+    """One head of a long text's map, pooled whole (every cell computed, tile by tile, none kept), once per input."""
+    target = forced_target(view)
+    with st.spinner(i18n.t("pooling", view.lang), show_time=True):
+        return cached_pooled(view.model, view.device, view.text, target, view.mode, kind, layer, head)

@@ -1,0 +1,84 @@
+"""This session's view, bound to the widgets and the URL: restored from the link once, then driven by the widgets,
+and written back to the address bar so that it is always a shareable link."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import fields
+
+import streamlit as st
+
+from app_pages.state import ViewState, from_query_params, to_query_params
+from attnviz import i18n
+
+VIEW = "attnviz_view"  # session key of this session's ViewState
+UNREADABLE = "attnviz_unreadable_link"  # names of link parameters that could not be read
+CUSTOM = "__custom__"  # the model picker's "any Hugging Face id or local folder" entry
+MODEL_PICK, MODEL_CUSTOM = "w_model_pick", "w_model_custom"  # the model picker's two widgets (app_pages/sidebar.py)
+# Fields whose widget value the view takes at the start of a run (the model has two widgets, the step its own slider).
+VIEW_FIELDS = tuple(f.name for f in fields(ViewState) if f.name not in ("model", "step"))
+
+
+def widget_key(field: str) -> str:
+    return f"w_{field}"
+
+
+def state() -> ViewState:
+    """This session's view. The first run reads the URL; later runs take the values the widgets hold now."""
+    if VIEW not in st.session_state:
+        view, unreadable = from_query_params(st.query_params.to_dict())
+        st.session_state[VIEW] = view
+        st.session_state[UNREADABLE] = unreadable
+    view = st.session_state[VIEW]
+    for name in VIEW_FIELDS:
+        key = widget_key(name)
+        if key in st.session_state:
+            setattr(view, name, st.session_state[key])
+    if MODEL_PICK in st.session_state:
+        pick = st.session_state[MODEL_PICK]
+        view.model = st.session_state.get(MODEL_CUSTOM, "").strip() if pick == CUSTOM else pick
+    return view
+
+
+def tr(view: ViewState) -> Callable[..., str]:
+    """The page's translator: tr("key", **values) in the view's language."""
+    return lambda key, **values: i18n.t(key, view.lang, **values)
+
+
+def bound(widget: Callable, field: str, label: str, options: Sequence | None = None, **kwargs):
+    """Render `widget` for one ViewState field: it starts from the view's value and writes its value back.
+
+    Streamlit drops a widget's state when a page does not draw it; the view keeps it, so the widget starts where the
+    person left it, on any page. A value the options no longer hold (another model) is reset to the first option.
+    """
+    view = st.session_state[VIEW]
+    key = widget_key(field)
+    value = getattr(view, field)
+    if options is not None:
+        options = list(options)
+        if value not in options:
+            value = options[0]
+    # Set every run: a widget with the same key on another page is another widget (Streamlit's ids include the page).
+    st.session_state[key] = value
+    value = widget(label, options, key=key, **kwargs) if options is not None else widget(label, key=key, **kwargs)
+    setattr(view, field, value)
+    return value
+
+
+def reset_widgets(*names: str) -> None:
+    """Forget widget values so the widgets start again from the view (after a callback changed the view)."""
+    for name in names:
+        st.session_state.pop(widget_key(name), None)
+
+
+def sync_url(view: ViewState) -> None:
+    """Keep the page's state in the URL, so the address bar is always a shareable link to this view."""
+    wanted = to_query_params(view)
+    if st.query_params.to_dict() != wanted:
+        st.query_params.from_dict(wanted)
+
+
+def link_warnings(view: ViewState) -> None:
+    unreadable = st.session_state.get(UNREADABLE)
+    if unreadable:
+        st.warning(i18n.t("warning_link", view.lang, names=", ".join(unreadable)), icon=":material/link_off:")

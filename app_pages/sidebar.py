@@ -1,0 +1,77 @@
+"""The sidebar: language, model (a catalogue entry or, where allowed, any Hugging Face id or folder) and device."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from app_pages import model_runs
+from app_pages.caches import catalogue_entries
+from app_pages.session import CUSTOM, MODEL_CUSTOM, MODEL_PICK, bound, tr
+from app_pages.state import DEVICES, LANGUAGES, ViewState
+from attnviz import i18n
+from attnviz.devices import device_report
+
+
+def sidebar(view: ViewState) -> None:
+    t = tr(view)
+    with st.sidebar:
+        bound(
+            st.segmented_control,
+            "lang",
+            t("language"),
+            options=LANGUAGES,
+            format_func=lambda code: i18n.LANGUAGES[code],
+            selection_mode="single",
+            required=True,
+        )
+        _model_picker(view)
+        bound(
+            st.selectbox,
+            "device",
+            t("device"),
+            options=DEVICES,
+            format_func=lambda d: t(f"device_{d}"),
+            help=t("device_help"),
+        )
+        report = device_report(view.device)
+        with st.expander(t("device_report", chosen=report.chosen)):
+            st.markdown(
+                "\n".join(
+                    f"- {'✅' if entry.available else '❌'} **{entry.name}** — {entry.reason}"
+                    for entry in report.entries
+                )
+            )
+        st.caption(t("sidebar_footer"))
+
+
+def _model_picker(view: ViewState) -> None:
+    t = tr(view)
+    entries = {entry.name: entry for entry in catalogue_entries()}
+    options = list(entries)
+    allow_custom = model_runs.custom_models_allowed()
+    if allow_custom:
+        options.append(CUSTOM)
+    pick = view.model if view.model in entries or not allow_custom else CUSTOM
+    if pick not in options:  # a model from a link that this deployment does not list: shown, and refused by name
+        options.insert(0, pick)
+    # Set every run, like `bound`: the picker then redraws its labels when the language changes.
+    st.session_state[MODEL_PICK] = pick
+    st.session_state[MODEL_CUSTOM] = view.model if pick == CUSTOM else ""
+
+    def label(name: str) -> str:
+        if name == CUSTOM:
+            return t("model_custom")
+        return t(f"model_{name}") if i18n.has(f"model_{name}") else name
+
+    pick = st.selectbox(
+        t("model"),
+        options,
+        key=MODEL_PICK,
+        format_func=label,
+        help=entries[view.model].description if view.model in entries else None,
+    )
+    if pick == CUSTOM:
+        view.model = st.text_input(t("model_custom_input"), key=MODEL_CUSTOM, placeholder=t("model_custom_hint"))
+        view.model = view.model.strip()
+    else:
+        view.model = pick

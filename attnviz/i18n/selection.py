@@ -1,0 +1,20 @@
+"""The words attnviz.selection adds to a figure's title when it names the heads it shows, in English and 中文.
+
+An alignment selection may gather heads from several layers ("alignment heads · mean of L2·H3, L3·H1"): these are the
+templates of those phrases, each filled with its {layer}, {head} or {pairs}.
+"""
+
+STRINGS: dict[str, dict[str, str]] = {
+    "en": {
+        "alignment_view": "alignment heads",
+        "pairs_mean": "mean of {pairs}",
+        "pair": "L{layer}·H{head}",
+        "pair_layer": "L{layer} (all heads)",
+    },
+    "zh": {
+        "alignment_view": "对齐头",
+        "pairs_mean": "{pairs} 的平均",
+        "pair": "第{layer}层·第{head}头",
+        "pair_layer": "第{layer}层全部头",
+    },
+}

@@ -1,0 +1,458 @@
+"""What a figure of a capture shows: the one way from (result, options) to a figure, for the app and the CLI alike.
+
+- `ViewOptions`: how a view shows a map (which map, which heads, words or pieces, special tokens, threshold, replay
+  step, language); its defaults are the app's.
+- `show(result, options, alignment_heads, names)` -> `Shown`: the map as drawn, the heads chosen and the figures
+  (`attnviz.figures`). It is `show_map(prepare(result, options), ...)`; a page that needs the prepared map first
+  (the replay slider counts its rows) calls the two halves itself.
+- `prepare_map` (decoder rows relabelled, special tokens hidden, pieces merged into words), `replay` (the rows
+  written so far), `head_selection` (which layers and heads a view means, with `alignment_pairs`).
+- `as_file`: a figure as a file shows it (the model named in its title, wide enough for that title).
+- Full or on-demand results (`attnviz.ondemand.LazyCapture`): `is_lazy`, `kinds_of`, `map_shape`, `whole_capture`;
+  a long map's exact block: `token_window`.
+
+Functions take what they need and return new values: the app caches on their inputs, and the same options give the
+same figure wherever they are set.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from attnviz import analysis, i18n
+from attnviz.errors import InputError
+from attnviz.i18n import selection as selection_words
+from attnviz.types import AttentionCapture, AttentionMap, Token
+
+if TYPE_CHECKING:
+    import plotly.graph_objects as go
+
+    from attnviz.ondemand import LazyCapture
+
+# alignment: the model's alignment heads; head: one layer and head; layer: mean of one layer's heads; all: mean of all
+AGGREGATIONS = ("alignment", "head", "layer", "all")
+SELF_AGGREGATIONS = ("head", "layer", "all")  # self-attention has no alignment heads
+CUSTOM = "custom"  # any layers and heads, combined by mean or max: the command line's --layer 0,2 --head max
+FIGURES = ("heatmap", "alignment", "grid", "lines")
+STACKS = ("encoder", "decoder")  # which self-attention of an encoder-decoder model the Self-attention page shows
+LONG_WINDOW = 128  # tokens of a long map shown exactly at once (rows and columns of one block)
+LONG_BINS = 256  # bins per side of a long map's pooled overview
+ALIGNMENT_WORD_KEYS = tuple(selection_words.STRINGS["en"])  # the phrases that name an alignment selection
+Pairs = Sequence[tuple[int, int]]  # (layer, head) pairs, such as a model's trained alignment heads
+Names = Sequence[str]  # figure names, from FIGURES
+FIRST = FIGURES[:1]  # the figure drawn when none is named: the heatmap
+
+
+@dataclass(frozen=True)
+class ViewOptions:
+    """How a view shows a map. The defaults are the app's; the app's pages set what their widgets hold, the command
+    line what its arguments say (and the fields below the line, which only it has)."""
+
+    kind: str | None = None  # which map; None: `default_kind` (cross when there is one, else self, else encoder)
+    aggregation: str | None = None  # AGGREGATIONS or CUSTOM; None: alignment for cross-attention, else head
+    layer: int = 0  # the layer of the "head" and "layer" aggregations (kept inside the map: links outlive models)
+    head: int = 0  # the head of the "head" aggregation
+    words: bool = True  # merge subword pieces into words
+    hide_special: bool = True  # hide special tokens (</s>, <pad>, [CLS] …)
+    threshold: float = 0.1  # weakest link drawn in the alignment and head-line figures
+    step: int = 0  # replay: the map as it stood after this many rows were written; 0 = all
+    lang: str = "en"  # titles and labels: "en" or "zh"
+    # Only the command line sets these; the app's pages leave them as they are.
+    layers: tuple[int, ...] | None = None  # the grid draws these layers (None = all); CUSTOM combines them
+    heads: tuple[int, ...] | None = None  # the same for heads
+    head_reduce: str = "mean"  # CUSTOM: how the chosen heads combine, "mean" or "max"
+    layer_reduce: str = "mean"  # CUSTOM: how the chosen layers combine
+    hide_first: bool = False  # hide the first token too (the usual attention sink)
+    renormalize: bool = False  # rows renormalised after hiding tokens
+    top_k: int | None = 3  # alignment: links drawn per query token (None = all)
+    log_scale: bool = False  # heatmap: logarithmic colours
+
+
+@dataclass(frozen=True)
+class HeadSelection:
+    """Which heads a view shows: the map to draw and the keyword arguments `attnviz.figures` take for it."""
+
+    amap: AttentionMap
+    figure_kwargs: dict  # layers, heads
+    pairs: tuple[tuple[int, int], ...]  # every (layer, head) that contributes
+    head_reduce: str = "mean"
+    layer_reduce: str = "mean"
+    labels: Mapping[str, str] | None = None  # the figure words naming an alignment selection (FigureStyle.labels)
+
+
+@dataclass(frozen=True)
+class Shown:
+    """What one set of options shows of a result."""
+
+    amap: AttentionMap  # the map as drawn (prepared, replayed): what a page offers as the figures' data
+    selection: HeadSelection
+    figures: dict[str, go.Figure] = field(default_factory=dict)  # by name (FIGURES)
+
+
+# ----------------------------------------------------------------------------------------------------------------------
+# Full or on-demand results
+
+
+def is_lazy(result) -> bool:
+    from attnviz.ondemand import LazyCapture  # torch and the model code, only once a page has a result
+
+    return isinstance(result, LazyCapture)
+
+
+def kinds_of(result: AttentionCapture | LazyCapture) -> list[str]:
+    """The map kinds a result has ("self", or "encoder", "decoder", "cross")."""
+    return result.kinds if is_lazy(result) else list(result.maps)
+
+
+def map_shape(result: AttentionCapture | LazyCapture, kind: str) -> tuple[int, int, int, int]:
+    """(layers, heads, queries, keys) of a result's map, without computing a lazy one."""
+    return result.shape(kind) if is_lazy(result) else result[kind].weights.shape
+
+
+def whole_capture(result: AttentionCapture | LazyCapture, kinds: Sequence[str]) -> AttentionCapture:
+    """A full capture of `kinds` (a lazy result computes them now, within the memory budget): for a page that draws
+    a map whole, such as the cross-attention of a long source, whose rows are the few target tokens."""
+    if not is_lazy(result):
+        return result
+    maps = {kind: result.map(kind) for kind in kinds if kind in result.kinds}
+    return AttentionCapture(result.model, result.device, maps, result.source_text, result.target_text)
+
+
+def token_window(size: int, start: int, length: int | None = None) -> tuple[int, int]:
+    """(start, stop) of `length` tokens (default LONG_WINDOW) from `start`, kept inside a sequence of `size`."""
+    length = max(1, min(LONG_WINDOW if length is None else length, size))
+    start = min(max(start, 0), size - length)
+    return start, start + length
+
+
+# ----------------------------------------------------------------------------------------------------------------------
+# Which map, and the map as drawn
+
+
+def default_kind(result: AttentionCapture | LazyCapture) -> str:
+    """The map a view opens on: the translation alignment when there is one, else the model's own attention."""
+    kinds = kinds_of(result)
+    return "cross" if "cross" in kinds else "self" if "self" in kinds else "encoder"
+
+
+def self_attention_kind(result: AttentionCapture | LazyCapture, stack: str) -> str:
+    """The map the Self-attention page shows: "self" for one-stack models, else the chosen stack."""
+    if "self" in kinds_of(result):
+        return "self"
+    if stack not in STACKS:
+        raise InputError(f"Unknown stack {stack!r}; use encoder or decoder.")
+    return stack
+
+
+def map_texts(result: AttentionCapture, kind: str) -> tuple[str | None, str | None]:
+    """(query text, key text) the tokens of a map point into, for the word view."""
+    source, target = result.source_text, result.target_text
+    return {
+        "self": (source, source),
+        "encoder": (source, source),
+        "decoder": (target, target),
+        "cross": (target, source),
+    }[kind]
+
+
+def prepare_map(
+    result: AttentionCapture,
+    kind: str,
+    *,
+    hide: bool = False,
+    words: bool = False,
+    hide_first: bool = False,
+    renormalize: bool = False,
+) -> AttentionMap:
+    """The map a view draws: special tokens (and the first token) hidden, then subword pieces merged into words.
+
+    Decoder self-attention is drawn as self-attention is: each row named by the token at its position, the decoder's
+    input (start token, then the target but its last token), so rows and columns name the same tokens. capture names
+    decoder rows by the token each step produces, which is what cross-attention wants.
+    """
+    amap = result[kind]
+    if kind == "decoder" and len(amap.query_tokens) == len(amap.key_tokens):
+        amap = replace(amap, query_tokens=list(amap.key_tokens))
+    amap = _hidden(amap, special=hide, first=hide_first, renormalize=renormalize)
+    if words:
+        query_text, key_text = map_texts(result, kind)
+        amap = analysis.merge_words(amap, query_text=query_text, key_text=key_text)
+    return amap
+
+
+def _hidden(amap: AttentionMap, special: bool, first: bool, renormalize: bool) -> AttentionMap:
+    """Hide special tokens (and the first); a map with nothing but special tokens keeps them rather than emptying."""
+    if all(t.special for t in amap.key_tokens) or all(t.special for t in amap.query_tokens):
+        special = False
+    if not (special or first):
+        return amap
+    return analysis.hide_tokens(amap, special=special, first=first, renormalize=renormalize)
+
+
+def prepare(result: AttentionCapture, options: ViewOptions) -> AttentionMap:
+    """The map `options` draw, before replay: `prepare_map` of the options' kind."""
+    return prepare_map(
+        result,
+        options.kind or default_kind(result),
+        hide=options.hide_special,
+        words=options.words,
+        hide_first=options.hide_first,
+        renormalize=options.renormalize,
+    )
+
+
+def step_count(amap: AttentionMap) -> int:
+    """How many steps the replay slider has: one per query row shown (per target token, or word in the word view)."""
+    return len(amap.query_tokens)
+
+
+def replay(amap: AttentionMap, step: int) -> AttentionMap:
+    """The map as it stood after `step` target rows were written (0 = all): generation replayed row by row.
+
+    Row i of a cross map is what the model looked at while writing target token i, whether it generated the target
+    or read a given one, so the replay works for both.
+    """
+    if not step or step >= step_count(amap):
+        return amap
+    keys = (0, step) if amap.causal else None  # a causal map keeps its triangle
+    return analysis.crop(amap, queries=(0, step), keys=keys)
+
+
+# ----------------------------------------------------------------------------------------------------------------------
+# Which heads
+
+
+def clamp_index(value: int, size: int) -> int:
+    """An index from a link or an earlier model, kept inside 0..size-1."""
+    return min(max(int(value), 0), max(size - 1, 0))
+
+
+def alignment_pairs(
+    alignment_heads: Sequence[tuple[int, int]], num_layers: int, num_heads: int
+) -> list[tuple[int, int]]:
+    """The (layer, head) pairs of the alignment view.
+
+    The model's trained alignment heads (config `alignment_heads`) when it has them; otherwise every head of the
+    second-to-last layer, where cross-attention aligns best in Transformer translation models (Garg et al., 2019).
+    """
+    pairs = [
+        (int(layer), int(head)) for layer, head in alignment_heads if 0 <= layer < num_layers and 0 <= head < num_heads
+    ]
+    if pairs:
+        return pairs
+    layer = max(num_layers - 2, 0)
+    return [(layer, head) for head in range(num_heads)]
+
+
+def alignment_words(lang: str = "en") -> dict[str, str]:
+    """The phrases that name an alignment selection in `lang` (templates with {layer}, {head}, {pairs})."""
+    return {key: i18n.t(key, lang) for key in ALIGNMENT_WORD_KEYS}
+
+
+def describe_pairs(pairs: Sequence[tuple[int, int]], num_heads: int, words: Mapping[str, str] | None = None) -> str:
+    """ "L2·H3, L3·H1", or "L4 (all heads)" for a whole layer: short enough for a figure title."""
+    words = alignment_words() if words is None else words
+    parts = []
+    for layer in dict.fromkeys(lay for lay, _ in pairs):
+        heads = [h for lay, h in pairs if lay == layer]
+        if len(set(heads)) == num_heads and num_heads > 1:
+            parts.append(words["pair_layer"].format(layer=layer))
+        else:
+            parts.extend(words["pair"].format(layer=layer, head=h) for h in heads)
+    return ", ".join(parts)
+
+
+def head_selection(
+    amap: AttentionMap,
+    view: str,
+    layer: int,
+    head: int,
+    alignment_heads: Sequence[tuple[int, int]] = (),
+    words: Mapping[str, str] | None = None,
+) -> HeadSelection:
+    """The map and figure options of one aggregation (see AGGREGATIONS); out-of-range layer/head are clamped.
+
+    The alignment heads may sit in different layers, which a layers × heads selection cannot express: their rows are
+    stacked into a one-layer map whose heads are those pairs, and the figure's `labels` name that selection
+    ("alignment heads · mean of L2·H3, L3·H1"); `words` gives those phrases in the page's language.
+    """
+    layer = clamp_index(layer, amap.num_layers)
+    head = clamp_index(head, amap.num_heads)
+    if view == "head":
+        return HeadSelection(amap, {"layers": layer, "heads": head}, ((layer, head),))
+    if view == "layer":
+        return HeadSelection(amap, {"layers": layer, "heads": None}, tuple((layer, h) for h in range(amap.num_heads)))
+    if view == "all":
+        every = tuple((lay, h) for lay in range(amap.num_layers) for h in range(amap.num_heads))
+        return HeadSelection(amap, {"layers": None, "heads": None}, every)
+    if view != "alignment":
+        raise InputError(f"Unknown view {view!r}; use one of {', '.join(AGGREGATIONS)}.")
+    words = alignment_words() if words is None else words
+    pairs = tuple(alignment_pairs(alignment_heads, amap.num_layers, amap.num_heads))
+    stacked = amap.weights[[p[0] for p in pairs], [p[1] for p in pairs]][None]  # (1, pairs, queries, keys)
+    listed = describe_pairs(pairs, amap.num_heads, words)
+    sub = replace(amap, weights=stacked, layer_names=[f"{words['alignment_view']}: {listed}"])
+    labels = {
+        "layer_one": words["alignment_view"],
+        "heads_all": words["pairs_mean"].format(pairs=listed),  # several pairs: their mean
+        "head_one": listed,  # a single pair
+    }
+    return HeadSelection(sub, {"layers": 0, "heads": None}, pairs, labels=labels)
+
+
+def custom_selection(
+    amap: AttentionMap,
+    layers: Sequence[int] | None,
+    heads: Sequence[int] | None,
+    head_reduce: str = "mean",
+    layer_reduce: str = "mean",
+) -> HeadSelection:
+    """Any layers and heads (None = all), combined by mean or max; an index the map lacks is an InputError."""
+    layer_idx, head_idx = analysis.select_indices(amap, _listed(layers), _listed(heads))
+    kwargs = {"layers": _listed(layers), "heads": _listed(heads)}
+    pairs = tuple((lay, h) for lay in layer_idx for h in head_idx)
+    return HeadSelection(amap, kwargs, pairs, head_reduce=head_reduce, layer_reduce=layer_reduce)
+
+
+def _listed(indices: Sequence[int] | None) -> list[int] | None:
+    return None if indices is None else list(indices)
+
+
+def default_aggregation(kind: str) -> str:
+    """What a map opens on: the alignment heads of cross-attention, the first head of any other."""
+    return "alignment" if kind == "cross" else "head"
+
+
+def aggregation_of(options: ViewOptions, kind: str) -> str:
+    """The aggregation `options` mean for a map of `kind`: theirs, else the one that map opens on."""
+    return options.aggregation or default_aggregation(kind)
+
+
+def choose_heads(amap: AttentionMap, options: ViewOptions, alignment_heads: Pairs = ()) -> HeadSelection:
+    """The head selection `options` mean for `amap`."""
+    aggregation = aggregation_of(options, amap.kind)
+    if aggregation == CUSTOM:
+        return custom_selection(amap, options.layers, options.heads, options.head_reduce, options.layer_reduce)
+    if aggregation == "alignment" and amap.kind != "cross":
+        raise InputError(
+            f"Alignment heads are cross-attention heads; show a {amap.kind} map by head, layer or all instead."
+        )
+    words = alignment_words(options.lang)
+    return head_selection(amap, aggregation, options.layer, options.head, alignment_heads, words)
+
+
+def head_lines_options(selection: HeadSelection, view: str) -> dict:
+    """Keyword arguments of `figures.head_lines` for a view: one head, a layer's heads overlaid, or one combined set
+    (every head of the map, or in a custom selection every head combined by its reduction)."""
+    if view == CUSTOM:
+        combine = selection.head_reduce if selection.figure_kwargs["heads"] is None else None
+    else:
+        combine = "mean" if view == "all" else None
+    return {**selection.figure_kwargs, "layer_reduce": selection.layer_reduce, "combine": combine}
+
+
+def newest_focus(
+    selection: HeadSelection, top: int = 3, floor: float = 0.01
+) -> tuple[Token, list[tuple[Token, float]]]:
+    """The last query token of the selection's map (the newest one in a replay) and the keys it looked at most:
+    at most `top`, strongest first, those below `floor` left out (but always the strongest one)."""
+    matrix = analysis.aggregate(
+        selection.amap,
+        selection.figure_kwargs.get("layers"),
+        selection.figure_kwargs.get("heads"),
+        selection.head_reduce,
+        selection.layer_reduce,
+    )  # (queries, keys)
+    row = matrix[-1]
+    order = [int(k) for k in np.argsort(-row, kind="stable")[:top]]
+    kept = [k for k in order if row[k] >= floor] or order[:1]
+    return selection.amap.query_tokens[-1], [(selection.amap.key_tokens[k], float(row[k])) for k in kept]
+
+
+# ----------------------------------------------------------------------------------------------------------------------
+# From options to figures
+
+
+def show(result: AttentionCapture, options: ViewOptions, alignment_heads: Pairs = (), names: Names = FIRST) -> Shown:
+    """The figures `names` (FIGURES) of `result` as `options` show them; `alignment_heads`: the model's trained
+    alignment heads (`ModelHandle.alignment_heads`), for the alignment aggregation of cross-attention."""
+    return show_map(prepare(result, options), options, alignment_heads, names)
+
+
+def show_map(written: AttentionMap, options: ViewOptions, alignment_heads: Pairs = (), names: Names = FIRST) -> Shown:
+    """`show` from a prepared map (`prepare`): replayed to `options.step`, its heads chosen, its figures drawn."""
+    unknown = [name for name in names if name not in FIGURES]
+    if unknown:
+        raise InputError(f"Unknown figure {unknown[0]!r}; use one of {', '.join(FIGURES)}.")
+    amap = replay(written, options.step)
+    chosen = choose_heads(amap, options, alignment_heads)
+    return Shown(amap, chosen, _figures(amap, chosen, options, names))
+
+
+def _figures(amap: AttentionMap, chosen: HeadSelection, options: ViewOptions, names: Names) -> dict[str, go.Figure]:
+    """The figures `names` of a chosen selection. The alignment takes the heatmap's height, so that the two stand
+    side by side with their buttons in line; the grid draws every head of the map (or the ones the options list)."""
+    from attnviz import figures
+
+    selected = {**chosen.figure_kwargs, "head_reduce": chosen.head_reduce, "layer_reduce": chosen.layer_reduce}
+    style = figures.FigureStyle(lang=options.lang, labels=chosen.labels)
+    drawn: dict[str, go.Figure] = {}
+    if "heatmap" in names or "alignment" in names:
+        drawn["heatmap"] = figures.heatmap(chosen.amap, **selected, log_scale=options.log_scale, style=style)
+    if "alignment" in names:
+        beside = replace(style, height=drawn["heatmap"].layout.height)
+        drawn["alignment"] = figures.alignment(
+            chosen.amap, **selected, threshold=options.threshold, top_k=options.top_k, style=beside
+        )
+    if "lines" in names:
+        lines = head_lines_options(chosen, aggregation_of(options, amap.kind))
+        threshold = max(options.threshold, 0.01)  # a line needs some weight; a link may ask for every one
+        drawn["lines"] = figures.head_lines(chosen.amap, **lines, threshold=threshold, style=style)
+    if "grid" in names:
+        layers, heads = _listed(options.layers), _listed(options.heads)
+        drawn["grid"] = figures.grid(amap, layers=layers, heads=heads, style=figures.FigureStyle(lang=options.lang))
+    return {name: drawn[name] for name in names}
+
+
+# ----------------------------------------------------------------------------------------------------------------------
+# A figure as a file shows it
+
+
+def exported_title(title: str, model: str | None) -> str:
+    """A figure title for a file: the page's title with the model named on its small second line.
+
+    On the page the sidebar names the model; a file that leaves the app must name it itself.
+    """
+    if not model:
+        return title
+    if "<br><sup>" in title:
+        return title.replace("<br><sup>", f"<br><sup>{model} · ", 1)
+    return f"{title}<br><sup>{model}</sup>"
+
+
+def title_width(title: str, font_px: int = 16) -> int:
+    """About how many px the first line of a title takes (CJK glyphs are about twice as wide as Latin ones)."""
+    first = re.sub(r"<[^<>]+>", "", title.split("<br>")[0])
+    return int(sum(font_px if unicodedata.east_asian_width(char) in "WF" else 0.55 * font_px for char in first))
+
+
+def export_size(title: str, width: int | None, height: int | None, margin: int = 80) -> tuple[int | None, int | None]:
+    """The figure's size for a file, widened when its title would not fit (files have no column to stretch into)."""
+    if width is None:
+        return width, height
+    return max(width, title_width(title) + margin), height
+
+
+def as_file(fig: go.Figure, model: str | None) -> go.Figure:
+    """The figure a file holds: as on the page, with the model named in its title and room for that title."""
+    import plotly.graph_objects as go
+
+    title = exported_title(fig.layout.title.text or "", model)
+    width, height = export_size(title, fig.layout.width, fig.layout.height)
+    return go.Figure(fig).update_layout(title_text=title, width=width, height=height)
