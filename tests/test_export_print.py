@@ -86,6 +86,16 @@ def test_pdf_text_is_the_labels_and_every_font_is_an_embedded_truetype_cid_font(
     assert b"/Type3" not in data and b"/Type /Type3" not in data
 
 
+def test_pdf_without_a_cjk_font_still_has_truetype_text_only(monkeypatch):
+    from attnviz import fonts
+
+    monkeypatch.setattr(fonts, "cjk_font_path", lambda: None)
+    fig = figures.heatmap(random_map(tokens_from(["Good", "morning"])))
+    data = export.figure_bytes(fig, "pdf")
+    assert "morning" in _pdf_text(data)
+    assert all(font["subtype"] == "/Type0" and "DejaVu" in font["name"] for font in _pdf_fonts(data))
+
+
 def test_pdf_subset_font_holds_only_what_the_figure_shows():
     fig = _labelled_figures()["alignment"]
     text = fontsubset.figure_text(fig)
@@ -162,7 +172,7 @@ def test_png_scale_dpi_width_and_height_through_each_engine(engine, options, siz
 
 def test_a_preset_keeps_a_given_height_and_dpi():
     fig = _labelled_figures()["heatmap"]
-    size = export.export_size(fig, preset="single-column", height=250, dpi=150)
+    size = export.resolve_size(fig, preset="single-column", height=250, dpi=150)
     assert (size.width, size.height, size.png_dpi) == (336, 250, 150)
 
 

@@ -92,6 +92,25 @@ def test_safe_filename_keeps_letters_of_every_script(words):
     assert export.safe_filename(text) in (expected, f"_{expected}")  # "_" before a Windows device name (CON, COM1)
 
 
+@property_settings(100)
+@given(
+    view=st.sampled_from(["alignment", "heatmap", "", "CON", "a/b"]),
+    model=st.none() | st.text(max_size=60),
+    text=st.none() | st.text(st.characters(exclude_categories=()), max_size=400),
+    layer=st.none() | st.integers(0, 99) | st.lists(st.integers(0, 99), max_size=4),
+    head=st.none() | st.integers(0, 99) | st.sampled_from(["mean", "max"]),
+)
+def test_figure_filename_is_one_harmless_path_component(view, model, text, layer, head):
+    name = export.figure_filename(view, "png", model=model, layer=layer, head=head, text=text)
+    stem = name.removesuffix(".png")
+    assert name.endswith(".png") and stem and _printable_name(name)
+    assert PurePosixPath(name).name == name and PureWindowsPath(name).name == name
+    assert not set('/\\:*?"<>|') & set(name) and not name.startswith((".", "-", " "))
+    assert len(stem.encode("utf-8")) <= export.MAX_NAME_BYTES
+    assert stem.split(".")[0].upper() not in {"CON", "PRN", "AUX", "NUL"}
+    assert export.safe_filename(stem) == stem
+
+
 # ---------------------------------------------------------------------------------------------------------------------
 # uploads: hostile bytes
 

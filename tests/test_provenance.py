@@ -105,3 +105,9 @@ def test_an_old_file_without_provenance_loads_with_an_empty_one(tmp_path):
     data["provenance"] = ["not", "an", "object"]
     with pytest.raises(InputError, match='"provenance" must be an object'):
         export.capture_from_dict(data)
+
+
+def test_a_single_map_saves_with_the_provenance_it_is_given(tmp_path):
+    record = provenance.view_provenance({"model": {"name": "demo-zh-en"}}, "heatmap", {"hide_special": True})
+    capture = export.as_capture(seed_pair_map(), "demo-zh-en", "早上好！", provenance=record)
+    assert export.load_capture(export.save_capture(capture, tmp_path / "m.json")).provenance == record

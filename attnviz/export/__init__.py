@@ -64,7 +64,7 @@ from attnviz.export.schema import (
     load_capture,
     save_capture,
 )
-from attnviz.export.sizing import PRESETS, ExportSize, PrintPreset, export_size
+from attnviz.export.sizing import PRESETS, ExportSize, PrintPreset, resolve_size
 from attnviz.export.stamp import read_stamp, stamp
 from attnviz.export.upload import UploadLimits, read_capture_upload
 
@@ -121,14 +121,14 @@ def figure_bytes(
 ) -> bytes:
     """The figure as PNG, SVG, PDF or HTML bytes.
 
-    Size (`attnviz.export.sizing.export_size`): `width`/`height` in plotly px default to the figure's; `scale` (1–4)
+    Size (`attnviz.export.sizing.resolve_size`): `width`/`height` in plotly px default to the figure's; `scale` (1–4)
     or `dpi` (96–384) sets PNG resolution; `preset` ("single-column", "double-column", "slide") sets a printed width
     and dpi. `provenance` (a dict) is written into the file's metadata. See the module docstring for the engines.
     """
     fmt = fmt.lower()
     if fmt not in FIGURE_FORMATS:
         raise InputError(f"Cannot export a figure as {fmt!r}; use one of {', '.join(FIGURE_FORMATS)}.")
-    size = export_size(fig, preset=preset, width=width, height=height, scale=scale, dpi=dpi)
+    size = resolve_size(fig, preset=preset, width=width, height=height, scale=scale, dpi=dpi)
     if fmt == "html":
         return figure_html(fig, provenance).encode("utf-8")
     data = _render(fig, fmt, engine, size)
@@ -156,15 +156,15 @@ __all__ = [
     "DATA_FORMATS",
     "ENGINES",
     "ENGINE_ENV",
+    "ExportSize",
     "FIGURE_FORMATS",
     "MAX_NAME_BYTES",
     "PRESETS",
     "PRINT_FORMATS",
+    "PrintPreset",
     "RENDERERS",
     "SCHEMA",
     "SCHEMA_VERSION",
-    "ExportSize",
-    "PrintPreset",
     "UploadLimits",
     "as_capture",
     "capture_bytes",
@@ -176,7 +176,6 @@ __all__ = [
     "capture_to_json",
     "capture_to_npz",
     "export_figure",
-    "export_size",
     "figure_bytes",
     "figure_filename",
     "figure_html",
@@ -186,6 +185,7 @@ __all__ = [
     "read_capture_upload",
     "read_stamp",
     "resolve_engine",
+    "resolve_size",
     "safe_filename",
     "save_capture",
     "stamp",

@@ -73,4 +73,3 @@ def render(fig, fmt: str = "png", *, width: int | None = None, height: int | Non
             # so the browser stops before tempfile's finalizers try to delete the folder it is still writing.
             atexit.register(_stop)
         return image
-

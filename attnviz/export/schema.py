@@ -54,12 +54,15 @@ SCHEMA = "attnviz.capture"
 SCHEMA_VERSION = 1
 
 
-def as_capture(data: AttentionCapture | AttentionMap, model: str = "", text: str = "") -> AttentionCapture:
-    """A capture as it is, or a single map wrapped in one (keyed by its kind)."""
+def as_capture(
+    data: AttentionCapture | AttentionMap, model: str = "", text: str = "", provenance: dict | None = None
+) -> AttentionCapture:
+    """A capture as it is, or a single map wrapped in one (keyed by its kind), carrying `provenance` (e.g. that of
+    the capture the map was drawn from, through `attnviz.provenance.view_provenance`)."""
     if isinstance(data, AttentionCapture):
         return data
     if isinstance(data, AttentionMap):
-        return AttentionCapture(model=model, device="", maps={data.kind: data}, source_text=text)
+        return AttentionCapture(model, "", {data.kind: data}, source_text=text, provenance=dict(provenance or {}))
     raise InputError(f"Expected an AttentionCapture or AttentionMap to export; got {type(data).__name__}.")
 
 

@@ -85,7 +85,7 @@ def _is_number(value) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def export_size(
+def resolve_size(
     fig,
     *,
     preset: str | None = None,
