@@ -47,20 +47,35 @@ def require_cjk_font() -> Path:
     return path
 
 
-@functools.lru_cache(maxsize=None)
+_REGISTERED: dict[str, str] = {}  # font file -> its family name, for the files matplotlib was given
+
+
 def _register_with_matplotlib(path: str) -> str:
     from matplotlib import font_manager
 
-    font_manager.fontManager.addfont(path)
-    return font_manager.FontProperties(fname=path).get_name()
+    if path not in _REGISTERED:
+        font_manager.fontManager.addfont(path)
+        _REGISTERED[path] = font_manager.FontProperties(fname=path).get_name()
+    return _REGISTERED[path]
 
 
-def matplotlib_families() -> list[str]:
-    """Font families for matplotlib: the CJK font (registered on first call) first, DejaVu Sans as fallback."""
-    path = cjk_font_path()
+def forget_matplotlib_font(path: str | os.PathLike) -> None:
+    """Take a font file registered by `matplotlib_families` out of matplotlib's list (before the file is deleted)."""
+    from matplotlib import font_manager
+
+    path = os.fspath(path)
+    if _REGISTERED.pop(path, None) is not None:
+        manager = font_manager.fontManager
+        manager.ttflist = [entry for entry in manager.ttflist if entry.fname != path]
+
+
+def matplotlib_families(font: str | os.PathLike | None = None) -> list[str]:
+    """Font families for matplotlib: the CJK font (or `font`, e.g. a subset of it; registered on first use) first,
+    DejaVu Sans as fallback; DejaVu Sans alone when there is no CJK font."""
+    path = font or cjk_font_path()
     if path is None:
         return [FALLBACK_FAMILY]
-    return [_register_with_matplotlib(str(path)), FALLBACK_FAMILY]
+    return [_register_with_matplotlib(os.fspath(path)), FALLBACK_FAMILY]
 
 
 @functools.lru_cache(maxsize=None)

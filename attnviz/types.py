@@ -94,6 +94,7 @@ class AttentionCapture:
     target_text: str | None = None
     steps: list[GenerationStep] | None = None  # per generated token, when generated rather than given
     meta: dict = field(default_factory=dict)
+    provenance: dict = field(default_factory=dict)  # model, weights, device, versions, options: attnviz.provenance
 
     def __getitem__(self, kind: str) -> AttentionMap:
         try:

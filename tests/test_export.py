@@ -357,3 +357,45 @@ def test_tokens_with_specials_survive_every_format(tmp_path):
 
     rows = list(csv.reader(io.StringIO(export.capture_to_csv(amap))))
     assert rows[2][7] == 'a,"b"' and rows[3][7] == "\n"
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# file names that say what a file holds
+
+
+@pytest.mark.parametrize(
+    "options, expected",
+    [
+        (dict(view="alignment", model="demo-zh-en", layer=2, head=0, text="早上好！"), "alignment_demo-zh-en_L2H0_早上好.png"),
+        (dict(view="heatmap", model="Helsinki-NLP/opus-mt-zh-en", layer=[0, 1], head="mean",
+              text="Good morning, everyone! How are you?"), "heatmap_opus-mt-zh-en_L0+1Hmean_Good-morning-everyone.png"),
+        (dict(view="grid", model="C:\\models\\tiny", text="早上好，今天天气很好。"), "grid_tiny_早上好-今天天气很好.png"),
+        (dict(view="lines", model="../../etc", text="a/b\\c:d*e?f"), "lines_etc_a-b-c-d.png"),
+        (dict(view="heatmap", model="CON", head=1), "heatmap_CON_H1.png"),
+        (dict(view="CON"), "_CON.png"),
+        (dict(view="heatmap", text="👩\u200d👩\u200d👧 family 🙂"), "heatmap_👩👩👧-family-🙂.png"),
+        (dict(view="heatmap", text="\u202eexe.gnp \x00\n"), "heatmap_exe-gnp.png"),
+        (dict(view="", model="", text=""), "attnviz.png"),
+        (dict(view="heatmap", text="！？。"), "heatmap.png"),
+    ],
+)  # fmt: skip
+def test_figure_filename_names_what_the_file_holds(options, expected):
+    assert export.figure_filename(suffix="png", **options) == expected
+
+
+def test_a_long_chinese_text_is_cut_to_its_first_characters_and_the_name_stays_short():
+    text = "注意力机制" * 400
+    name = export.figure_filename("alignment", "pdf", model="demo-zh-en", layer=5, head=7, text=text)
+    assert name.startswith("alignment_demo-zh-en_L5H7_注意力机制注意力") and name.endswith(".pdf")
+    assert len(name.removesuffix(".pdf")) <= len("alignment_demo-zh-en_L5H7_") + 24
+    assert len(name.encode("utf-8")) <= export.MAX_NAME_BYTES + 4
+    long_model = export.figure_filename("heatmap", "png", model="m" * 500, text="早上好")
+    assert len(long_model.removesuffix(".png").encode("utf-8")) <= export.MAX_NAME_BYTES
+
+
+def test_capture_filename_uses_the_model_and_the_source_text():
+    capture = _capture_with_steps()
+    assert export.capture_filename(capture) == "capture_demo-zh-en_早上好.json"
+    assert export.capture_filename(capture, "npz") == "capture_demo-zh-en_早上好.npz"
+    unnamed = AttentionCapture("", "", capture.maps, "Good morning", provenance={"model": {"name": "org/minilm"}})
+    assert export.capture_filename(unnamed) == "capture_minilm_Good-morning.json"

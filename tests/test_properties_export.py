@@ -1,7 +1,8 @@
-"""Property-based: any capture survives JSON and NPZ unchanged, CSV has one row per weight, and any text becomes a
-file name every file system accepts."""
+"""Property-based: any capture survives JSON and NPZ unchanged, CSV has one row per weight, any text becomes a
+file name every file system accepts, and an upload of any bytes is a capture or a refusal with a sentence."""
 
 import csv
+import dataclasses
 import io
 import json
 import os
@@ -9,11 +10,13 @@ import unicodedata
 from pathlib import PurePosixPath, PureWindowsPath
 
 import numpy as np
-from attention_strategies import captures, property_settings
+from attention_strategies import captures, json_values, property_settings
 from hypothesis import given
 from hypothesis import strategies as st
 
 from attnviz import export
+from attnviz.errors import AttnvizError
+from attnviz.types import GenerationStep
 
 
 def _assert_same_capture(loaded, original) -> None:
@@ -87,3 +90,95 @@ def test_safe_filename_keeps_letters_of_every_script(words):
     text = unicodedata.normalize("NFC", " ".join(words))  # at most 27 characters: never shortened
     expected = text.replace(" ", "_")
     assert export.safe_filename(text) in (expected, f"_{expected}")  # "_" before a Windows device name (CON, COM1)
+
+
+@property_settings(100)
+@given(
+    view=st.sampled_from(["alignment", "heatmap", "", "CON", "a/b"]),
+    model=st.none() | st.text(max_size=60),
+    text=st.none() | st.text(st.characters(exclude_categories=()), max_size=400),
+    layer=st.none() | st.integers(0, 99) | st.lists(st.integers(0, 99), max_size=4),
+    head=st.none() | st.integers(0, 99) | st.sampled_from(["mean", "max"]),
+)
+def test_figure_filename_is_one_harmless_path_component(view, model, text, layer, head):
+    name = export.figure_filename(view, "png", model=model, layer=layer, head=head, text=text)
+    stem = name.removesuffix(".png")
+    assert name.endswith(".png") and stem and _printable_name(name)
+    assert PurePosixPath(name).name == name and PureWindowsPath(name).name == name
+    assert not set('/\\:*?"<>|') & set(name) and not name.startswith((".", "-", " "))
+    assert len(stem.encode("utf-8")) <= export.MAX_NAME_BYTES
+    assert stem.split(".")[0].upper() not in {"CON", "PRN", "AUX", "NUL"}
+    assert export.safe_filename(stem) == stem
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# uploads: hostile bytes
+
+
+def _normalised(capture):
+    """The capture with its generation steps' rows summing to 1, as real steps do (the strategy draws raw ones)."""
+
+    def rows(weights):
+        return None if weights is None else (weights + 1e-3) / (weights + 1e-3).sum(-1, keepdims=True)
+
+    steps = None if capture.steps is None else [
+        GenerationStep(step.token, rows(step.self_weights), rows(step.cross_weights)) for step in capture.steps
+    ]  # fmt: skip
+    return dataclasses.replace(capture, steps=steps)
+
+
+uploadable = st.builds(
+    lambda capture, record: dataclasses.replace(_normalised(capture), provenance=record),
+    captures(),
+    st.dictionaries(st.text(max_size=8), json_values, max_size=5),
+)
+
+
+@property_settings(50)
+@given(capture=uploadable, fmt=st.sampled_from(["json", "npz"]))
+def test_an_upload_of_any_saved_capture_reads_back_unchanged(capture, fmt):
+    loaded = export.read_capture_upload(export.capture_bytes(capture, fmt))
+    _assert_same_capture(loaded, capture)
+    assert loaded.provenance == capture.provenance
+
+
+def _accepted_or_refused(data: bytes) -> None:
+    """An upload either gives a capture whose rows sum to 1 and are finite, or raises one of attnviz's errors."""
+    try:
+        capture = export.read_capture_upload(data)
+    except AttnvizError as error:
+        assert error.message("en") and error.message("zh")
+        return
+    for amap in capture.maps.values():
+        assert np.isfinite(amap.weights).all()
+        np.testing.assert_allclose(amap.weights.sum(-1), 1.0, atol=1e-2)
+
+
+@property_settings(120)
+@given(
+    capture=uploadable,
+    fmt=st.sampled_from(["json", "npz"]),
+    cut=st.none() | st.floats(0, 1),
+    flips=st.lists(st.tuples(st.floats(0, 1, exclude_max=True), st.integers(0, 255)), max_size=6),
+)
+def test_a_damaged_upload_is_refused_with_a_sentence_or_still_a_capture(capture, fmt, cut, flips):
+    data = bytearray(export.capture_bytes(capture, fmt))
+    for where, value in flips:
+        data[int(where * len(data))] = value
+    if cut is not None:
+        data = data[: int(cut * len(data))]
+    _accepted_or_refused(bytes(data))
+
+
+@property_settings(100)
+@given(data=st.binary(max_size=2000) | st.builds(lambda b: b"PK\x03\x04" + b, st.binary(max_size=2000)))
+def test_arbitrary_bytes_are_refused_with_a_sentence(data):
+    _accepted_or_refused(data)
+
+
+@property_settings(100)
+@given(header=st.dictionaries(st.sampled_from(["model", "maps", "steps", "meta", "provenance", "shape", "x"]),
+                              json_values, max_size=5))  # fmt: skip
+def test_capture_shaped_json_of_any_content_is_refused_with_a_sentence(header):
+    data = {"schema": "attnviz.capture", "version": 1, **header}
+    _accepted_or_refused(json.dumps(data).encode("utf-8"))

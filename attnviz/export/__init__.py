@@ -2,21 +2,31 @@
 
 Figures
 -------
-`figure_bytes(fig, "png" | "svg" | "pdf" | "html")`, `export_figure(fig, path)`. Two engines draw PNG/SVG/PDF, each
-a `render(fig, fmt, *, width, height, scale) -> bytes` chosen by name (`RENDERERS`):
+`figure_bytes(fig, "png" | "svg" | "pdf" | "html", ...)`, `export_figure(fig, path, ...)`. Two engines draw
+PNG/SVG/PDF, each a `render(fig, fmt, *, width, height, scale) -> bytes` chosen by name (`RENDERERS`):
 - "kaleido" (`attnviz.export.kaleido`): plotly's own renderer in headless Chrome/Chromium — pixel for pixel what
   the app shows. Needs a browser (Debian: `apt install chromium`; or `plotly_get_chrome`; or BROWSER_PATH).
 - "static" (`attnviz.export.static`): matplotlib drawing the same figure (same tokens, values, colour scale and
-  title) with the packaged Noto Sans SC. Needs nothing but pip packages; SVG text becomes outlines, PDF embeds glyphs.
-"auto" (default, or $ATTNVIZ_EXPORT_ENGINE) uses kaleido for PNG and PDF where a browser is found, and static
-when there is none or it fails — and always static for SVG: Chromium's SVG names its fonts instead of carrying them,
-so Chinese would turn to boxes in a viewer without a CJK font, while static SVG holds the glyph outlines.
-HTML is always plotly's page with plotly.js inlined: it opens offline, no CDN.
+  title) with the packaged Noto Sans SC. Needs nothing but pip packages.
+"auto" (default, or $ATTNVIZ_EXPORT_ENGINE) uses kaleido for PNG where a browser is found, static when there is
+none or it fails, and always static for PDF and SVG, the formats for print:
+- PDF: Chromium (Skia) writes every font as Type 3, which paper-submission checkers flag, and its ToUnicode maps some
+  CJK glyphs to look-alike Kangxi radicals (目 → ⽬, 力 → ⼒), so copied or searched Chinese is wrong; a ToUnicode
+  repair would still leave Type 3. The static engine embeds a TrueType subset as a CID font: real text, no Type 3.
+- SVG: Chromium's SVG names its fonts instead of carrying them (boxes without a CJK font); static SVG holds outlines.
+`engine="kaleido"` still draws PDF/SVG in Chromium for whoever wants the screen's exact rendering.
+Size: `width`/`height` (plotly px = CSS px, 1/96 in), `scale` (1–4) or `dpi` (96–384) for PNG, or a print `preset`
+("single-column": 3.5 in at 300 dpi, "double-column", "slide"): `attnviz.export.sizing`.
+Provenance: `provenance=` (a dict, `attnviz.provenance.view_provenance`) is written into the file's metadata
+(PNG iTXt, PDF info, SVG <metadata>, HTML <meta>): `attnviz.export.stamp`, read back by `read_stamp`.
+HTML is plotly's page with plotly.js and the figure's CJK glyphs inlined: it opens offline (`attnviz.export.page`).
+File names that say what a file holds: `figure_filename`, `capture_filename` (`attnviz.export.files`).
 
 Captures
 --------
-`save_capture(capture, "c.json")` / `load_capture(path)` (json/npz; csv out): the schema is `attnviz.export.schema`.
-File names and atomic writes: `attnviz.export.files`.
+`save_capture(capture, "c.json")` / `load_capture(path)` (json/npz; csv out): the schema is `attnviz.export.schema`;
+a capture's provenance travels with it. Capture bytes from a stranger (an upload): `read_capture_upload` checks them
+against `UploadLimits` first (`attnviz.export.upload`). Atomic writes: `attnviz.export.files`.
 """
 
 from __future__ import annotations
@@ -31,12 +41,14 @@ from attnviz.export.files import (
     DATA_FORMATS,
     FIGURE_FORMATS,
     MAX_NAME_BYTES,
+    capture_filename,
+    figure_filename,
     format_of,
     refuse_existing,
     safe_filename,
     write_atomic,
 )
-from attnviz.export.kaleido import figure_html
+from attnviz.export.page import figure_html
 from attnviz.export.schema import (
     CSV_COLUMNS,
     SCHEMA,
@@ -52,10 +64,14 @@ from attnviz.export.schema import (
     load_capture,
     save_capture,
 )
+from attnviz.export.sizing import PRESETS, ExportSize, PrintPreset, resolve_size
+from attnviz.export.stamp import read_stamp, stamp
+from attnviz.export.upload import UploadLimits, read_capture_upload
 
 RENDERERS = {"kaleido": kaleido.render, "static": static.render}  # engine name -> render(fig, fmt, ...) -> bytes
 ENGINES = ("auto", *RENDERERS)
 ENGINE_ENV = "ATTNVIZ_EXPORT_ENGINE"
+PRINT_FORMATS = ("pdf", "svg")  # drawn by the static engine under "auto" (see the module docstring)
 
 
 def resolve_engine(engine: str = "auto", fmt: str = "png") -> str:
@@ -67,13 +83,28 @@ def resolve_engine(engine: str = "auto", fmt: str = "png") -> str:
         if engine not in ENGINES:
             raise InputError(f"{ENGINE_ENV}={engine!r} is not an engine; use one of {', '.join(ENGINES)}.")
     if engine == "auto":
-        return "kaleido" if fmt != "svg" and kaleido.browser_path() else "static"
+        return "kaleido" if fmt not in PRINT_FORMATS and kaleido.browser_path() else "static"
     if engine == "kaleido" and not kaleido.browser_path():
         raise AttnvizError(
             "The kaleido engine needs Chrome or Chromium (e.g. apt install chromium, or set BROWSER_PATH); "
             "engine='static' exports without a browser."
         )
     return engine
+
+
+def _render(fig, fmt: str, engine: str, size: ExportSize) -> bytes:
+    """The figure drawn by the engine asked for; under "auto", by the static engine when Chromium fails."""
+    requested = engine
+    engine = resolve_engine(engine, fmt)
+    width, height = size.of(fig)
+    if engine == "kaleido":
+        try:
+            return RENDERERS["kaleido"](fig, fmt, width=width, height=height, scale=size.scale)
+        except Exception as error:  # noqa: BLE001 - any browser failure: say so, and draw without it when allowed
+            if requested == "kaleido" or os.environ.get(ENGINE_ENV) == "kaleido":
+                raise AttnvizError(f"Chromium could not render the figure ({error}); try engine='static'.") from error
+            warnings.warn(f"kaleido failed ({error}); exporting with the static engine instead.", stacklevel=3)
+    return RENDERERS["static"](fig, fmt, width=width, height=height, scale=size.scale)
 
 
 def figure_bytes(
@@ -83,28 +114,26 @@ def figure_bytes(
     engine: str = "auto",
     width: int | None = None,
     height: int | None = None,
-    scale: float = 1.0,
+    scale: float | None = None,
+    dpi: float | None = None,
+    preset: str | None = None,
+    provenance: dict | None = None,
 ) -> bytes:
-    """The figure as PNG, SVG, PDF or HTML bytes. `width`/`height` in px default to the figure's; `scale` multiplies
-    PNG resolution. See the module docstring for the engines."""
+    """The figure as PNG, SVG, PDF or HTML bytes.
+
+    Size (`attnviz.export.sizing.resolve_size`): `width`/`height` in plotly px default to the figure's; `scale` (1–4)
+    or `dpi` (96–384) sets PNG resolution; `preset` ("single-column", "double-column", "slide") sets a printed width
+    and dpi. `provenance` (a dict) is written into the file's metadata. See the module docstring for the engines.
+    """
     fmt = fmt.lower()
     if fmt not in FIGURE_FORMATS:
         raise InputError(f"Cannot export a figure as {fmt!r}; use one of {', '.join(FIGURE_FORMATS)}.")
+    size = resolve_size(fig, preset=preset, width=width, height=height, scale=scale, dpi=dpi)
     if fmt == "html":
-        return figure_html(fig).encode("utf-8")
-    if scale <= 0:
-        raise InputError(f"scale must be positive; got {scale}.")
-    requested = engine
-    engine = resolve_engine(engine, fmt)
-    size = dict(width=width, height=height, scale=scale)
-    if engine == "kaleido":
-        try:
-            return RENDERERS["kaleido"](fig, fmt, **size)
-        except Exception as error:  # noqa: BLE001 - any browser failure: say so, and draw without it when allowed
-            if requested == "kaleido" or os.environ.get(ENGINE_ENV) == "kaleido":
-                raise AttnvizError(f"Chromium could not render the figure ({error}); try engine='static'.") from error
-            warnings.warn(f"kaleido failed ({error}); exporting with the static engine instead.", stacklevel=2)
-    return RENDERERS["static"](fig, fmt, **size)
+        return figure_html(fig, provenance).encode("utf-8")
+    data = _render(fig, fmt, engine, size)
+    title = static.plain_text(fig.layout.title.text if fig.layout.title else "").split("\n")[0]
+    return stamp(data, fmt, provenance, dpi=size.png_dpi, title=title)
 
 
 def export_figure(
@@ -112,17 +141,14 @@ def export_figure(
     path: str | os.PathLike,
     fmt: str | None = None,
     *,
-    engine: str = "auto",
     overwrite: bool = False,
-    width: int | None = None,
-    height: int | None = None,
-    scale: float = 1.0,
+    **options,
 ) -> Path:
-    """Write the figure to `path` (format from `fmt` or the suffix: png, svg, pdf, html), atomically."""
+    """Write the figure to `path` (format from `fmt` or the suffix: png, svg, pdf, html), atomically. `options`:
+    those of `figure_bytes` (engine, width, height, scale, dpi, preset, provenance)."""
     fmt = format_of(path, fmt, FIGURE_FORMATS)
     refuse_existing(path, overwrite)  # fail before spending time rendering
-    data = figure_bytes(fig, fmt, engine=engine, width=width, height=height, scale=scale)
-    return write_atomic(path, data, overwrite=overwrite)
+    return write_atomic(path, figure_bytes(fig, fmt, **options), overwrite=overwrite)
 
 
 __all__ = [
@@ -130,13 +156,19 @@ __all__ = [
     "DATA_FORMATS",
     "ENGINES",
     "ENGINE_ENV",
+    "ExportSize",
     "FIGURE_FORMATS",
     "MAX_NAME_BYTES",
+    "PRESETS",
+    "PRINT_FORMATS",
+    "PrintPreset",
     "RENDERERS",
     "SCHEMA",
     "SCHEMA_VERSION",
+    "UploadLimits",
     "as_capture",
     "capture_bytes",
+    "capture_filename",
     "capture_from_dict",
     "capture_from_npz",
     "capture_to_csv",
@@ -145,13 +177,18 @@ __all__ = [
     "capture_to_npz",
     "export_figure",
     "figure_bytes",
+    "figure_filename",
     "figure_html",
     "format_of",
     "kaleido",
     "load_capture",
+    "read_capture_upload",
+    "read_stamp",
     "resolve_engine",
+    "resolve_size",
     "safe_filename",
     "save_capture",
+    "stamp",
     "static",
     "write_atomic",
 ]

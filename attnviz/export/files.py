@@ -53,6 +53,68 @@ def safe_filename(text: str, suffix: str = "", *, default: str = "attnviz", max_
     return f"{name}.{ending}" if ending else name
 
 
+def _name_words(text: str, max_words: int, max_chars: int) -> str:
+    """The first words of a text for a file name: letters, digits, marks and emoji, words joined by "-" (punctuation
+    and spaces separate words; a Chinese sentence without spaces is one word until its punctuation). Whole words
+    while they fit in `max_chars` characters; a first word longer than that is cut."""
+    kept = "".join(c if unicodedata.category(c)[0] in "LMN" or unicodedata.category(c) == "So" or c == "\u200d"
+                   else " " for c in text)  # fmt: skip
+    words = kept.split()[:max_words]
+    name = words[0][:max_chars] if words else ""
+    for word in words[1:]:
+        if len(name) + 1 + len(word) > max_chars:
+            break
+        name = f"{name}-{word}"
+    return name
+
+
+def _model_part(model: str) -> str:
+    """A model named by its last path component: "Helsinki-NLP/opus-mt-zh-en" -> "opus-mt-zh-en", and a local
+    folder by its own name, not the path to it (which would say whose machine it was on)."""
+    pieces = [piece for piece in re.split(r"[\\/]", model) if piece.strip()]
+    return pieces[-1] if pieces else ""
+
+
+def _selection_part(letter: str, value) -> str:
+    """ "L2" for layer 2, "L0+1" for layers 0 and 1, "Hmean" for a named choice, "" for None (all of them)."""
+    if value is None:
+        return ""
+    if isinstance(value, (list, tuple, range)):
+        return f"{letter}{'+'.join(str(v) for v in value)}" if len(value) else ""
+    return f"{letter}{value}"
+
+
+def figure_filename(
+    view: str,
+    suffix: str = "png",
+    *,
+    model: str | None = None,
+    layer=None,
+    head=None,
+    text: str | None = None,
+    max_words: int = 4,
+    max_chars: int = 24,
+) -> str:
+    """A file name that says what the file holds — view, model, layer/head, the first words of the text — safe on
+    every OS (`safe_filename`): `figure_filename("alignment", "png", model="demo-zh-en", layer=2, head=0,
+    text="早上好！")` -> "alignment_demo-zh-en_L2H0_早上好.png". Parts that are None or empty are left out; the text
+    is shortened first when the name would be too long."""
+    parts = [
+        _name_words(str(view), 8, 40),
+        safe_filename(_model_part(str(model or "")), default="").lstrip("_"),  # "_CON": only a whole name needs it
+        _selection_part("L", layer) + _selection_part("H", head),
+        _name_words(str(text or ""), max_words, max_chars),
+    ]
+    return safe_filename("_".join(part for part in parts if part), suffix)
+
+
+def capture_filename(capture, suffix: str = "json", **options) -> str:
+    """`figure_filename` for a capture file: "capture", its model and the first words of its source text."""
+    provenance_model = (capture.provenance or {}).get("model") or {}
+    model = capture.model or (provenance_model.get("name") if isinstance(provenance_model, dict) else "")
+    return figure_filename("capture", suffix, model=model, text=capture.source_text, **options)
+
+
 def refuse_existing(path: str | os.PathLike, overwrite: bool) -> None:
     """An error when `path` exists and may not be replaced (checked before spending time making its content)."""
     if Path(path).exists() and not overwrite:

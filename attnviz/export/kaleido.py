@@ -1,5 +1,4 @@
-"""The kaleido engine: plotly's own renderer in headless Chrome/Chromium, pixel for pixel what the app shows; and
-the standalone HTML page of a figure.
+"""The kaleido engine: plotly's own renderer in headless Chrome/Chromium, pixel for pixel what the app shows.
 
 Needs a browser (Debian: `apt install chromium`; or `plotly_get_chrome`; or BROWSER_PATH). One kaleido server is
 started on the first render and kept warm for the process (the first call starts Chromium: ~2 s). Chinese glyphs come
@@ -9,9 +8,7 @@ from the packaged Noto Sans SC through a fonts.conf that `attnviz.fonts` hands t
 from __future__ import annotations
 
 import atexit
-import html
 import os
-import re
 import shutil
 import threading
 
@@ -76,11 +73,3 @@ def render(fig, fmt: str = "png", *, width: int | None = None, height: int | Non
             # so the browser stops before tempfile's finalizers try to delete the folder it is still writing.
             atexit.register(_stop)
         return image
-
-
-def figure_html(fig) -> str:
-    """A standalone page for the figure with plotly.js inlined (~5 MB): opens offline, loads nothing."""
-    page = fig.to_html(include_plotlyjs=True, full_html=True, config={"displaylogo": False, "responsive": True})
-    title = fig.layout.title.text if fig.layout.title and fig.layout.title.text else "attnviz"
-    heading = html.escape(html.unescape(re.sub(r"<[^<>]+>", " ", title)).strip())  # plain text for the tab
-    return page.replace("<head>", f"<head>\n    <title>{heading}</title>", 1)

@@ -8,6 +8,8 @@ JSON schema "attnviz.capture", version 1
       "schema": "attnviz.capture", "version": 1,
       "model": str, "device": str, "source_text": str, "target_text": str | null,
       "meta": {...},                                  # JSON-safe copy of AttentionCapture.meta
+      "provenance": {...},                            # what made it (attnviz.provenance): model, revision or weights
+                                                      # hash, device, dtype, versions, texts, options, time; optional
       "maps": {
         "<kind>": {                                   # "self" | "encoder" | "decoder" | "cross"
           "kind": str, "causal": bool,
@@ -52,12 +54,15 @@ SCHEMA = "attnviz.capture"
 SCHEMA_VERSION = 1
 
 
-def as_capture(data: AttentionCapture | AttentionMap, model: str = "", text: str = "") -> AttentionCapture:
-    """A capture as it is, or a single map wrapped in one (keyed by its kind)."""
+def as_capture(
+    data: AttentionCapture | AttentionMap, model: str = "", text: str = "", provenance: dict | None = None
+) -> AttentionCapture:
+    """A capture as it is, or a single map wrapped in one (keyed by its kind), carrying `provenance` (e.g. that of
+    the capture the map was drawn from, through `attnviz.provenance.view_provenance`)."""
     if isinstance(data, AttentionCapture):
         return data
     if isinstance(data, AttentionMap):
-        return AttentionCapture(model=model, device="", maps={data.kind: data}, source_text=text)
+        return AttentionCapture(model, "", {data.kind: data}, source_text=text, provenance=dict(provenance or {}))
     raise InputError(f"Expected an AttentionCapture or AttentionMap to export; got {type(data).__name__}.")
 
 
@@ -67,23 +72,23 @@ def _token_dict(token: Token) -> dict:
 
 def _token_from(data: dict) -> Token:
     text, start, end, special = data["text"], data["start"], data["end"], data.get("special", False)
-    if not isinstance(text, str) or not all(_is_int(v) for v in (start, end)) or not isinstance(special, bool):
+    if not isinstance(text, str) or not all(is_int(v) for v in (start, end)) or not isinstance(special, bool):
         raise InputError(
             f"A token must be {{'text': str, 'start': int, 'end': int, 'special': bool}}; got {str(data)[:80]}."
         )
     return Token(text, start, end, special)
 
 
-def _is_int(value) -> bool:
+def is_int(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _json_safe(value):
+def json_safe(value):
     """Meta values as JSON: numpy arrays/scalars to lists/numbers, tuples to lists, anything else to its str."""
     if isinstance(value, dict):
-        return {str(k): _json_safe(v) for k, v in value.items()}
+        return {str(k): json_safe(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_json_safe(v) for v in value]
+        return [json_safe(v) for v in value]
     if isinstance(value, np.ndarray):
         return value.tolist()
     if isinstance(value, np.generic):
@@ -102,7 +107,8 @@ def _header(capture: AttentionCapture) -> dict:
         "device": capture.device,
         "source_text": capture.source_text,
         "target_text": capture.target_text,
-        "meta": _json_safe(capture.meta),
+        "meta": json_safe(capture.meta),
+        "provenance": json_safe(capture.provenance),
         "maps": {
             kind: {
                 "kind": amap.kind,
@@ -145,11 +151,12 @@ def capture_to_dict(capture: AttentionCapture | AttentionMap) -> dict:
 _DAMAGED = (
     KeyError, IndexError, TypeError, ValueError, AttributeError, OverflowError, RecursionError, EOFError, OSError,
     zipfile.BadZipFile, zlib.error,
+    NotImplementedError, RuntimeError,  # zipfile: a compression method it lacks, an encrypted member
 )  # fmt: skip
 
 
 @contextlib.contextmanager
-def _reading(what: str):
+def reading(what: str):
     """Whatever is malformed inside a file being read becomes one InputError naming it, never a raw KeyError."""
     try:
         yield
@@ -160,20 +167,21 @@ def _reading(what: str):
         raise InputError(f"{what} is incomplete or damaged ({detail}); export it again with attnviz.") from None
 
 
-def _check_header(data) -> None:
+def check_header(data) -> None:
     """The parts every capture file has, checked before any array is read."""
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
-        raise InputError(f'This is not an attnviz capture (no "schema": "{SCHEMA}"); export it with attnviz first.')
+        raise InputError("capture_not_attnviz", schema=SCHEMA)
     version = data.get("version")
-    if not _is_int(version) or version != SCHEMA_VERSION:
-        raise InputError(f"This capture uses schema version {version!r}; this attnviz reads version {SCHEMA_VERSION}.")
+    if not is_int(version) or version != SCHEMA_VERSION:
+        raise InputError("capture_schema_version", version=repr(version), supported=SCHEMA_VERSION)
     maps = data.get("maps")
     if not isinstance(maps, dict) or not maps or not all(isinstance(entry, dict) for entry in maps.values()):
-        raise InputError('The capture has no "maps" (an object of attention maps by kind); export it again.')
+        raise InputError("capture_no_maps")
     if data.get("steps") is not None and not isinstance(data["steps"], list):
         raise InputError('The capture\'s "steps" must be a list (one entry per generated token) or null.')
-    if data.get("meta") is not None and not isinstance(data["meta"], dict):
-        raise InputError('The capture\'s "meta" must be an object.')
+    for name in ("meta", "provenance"):
+        if data.get(name) is not None and not isinstance(data[name], dict):
+            raise InputError(f'The capture\'s "{name}" must be an object.')
     if data.get("target_text") is not None and not isinstance(data["target_text"], str):
         raise InputError('The capture\'s "target_text" must be a string or null.')
 
@@ -229,14 +237,15 @@ def _build(data: dict, map_weights, step_weights) -> AttentionCapture:
         target_text=data.get("target_text"),
         steps=generation,
         meta=dict(data.get("meta") or {}),
+        provenance=dict(data.get("provenance") or {}),
     )
 
 
 def capture_from_dict(data: dict) -> AttentionCapture:
     """The capture a `capture_to_dict` dict (or a loaded JSON file) describes; structure, shapes and values are
     checked, and anything malformed is an InputError."""
-    with _reading("The capture"):
-        _check_header(data)
+    with reading("The capture"):
+        check_header(data)
         return _build(
             data,
             lambda kind, entry: entry["weights"],
@@ -265,7 +274,7 @@ def capture_to_npz(capture: AttentionCapture | AttentionMap) -> bytes:
 def capture_from_npz(source: bytes | str | os.PathLike) -> AttentionCapture:
     """The capture in an NPZ written by `capture_to_npz` (bytes or a path); malformed archives are InputErrors."""
     stream = io.BytesIO(source) if isinstance(source, bytes) else source
-    with _reading("The NPZ capture"):
+    with reading("The NPZ capture"):
         try:
             archive = np.load(stream, allow_pickle=False)
         except (ValueError, OSError, EOFError, zipfile.BadZipFile) as error:
@@ -274,7 +283,7 @@ def capture_from_npz(source: bytes | str | os.PathLike) -> AttentionCapture:
             raise InputError("This is a single .npy array, not an attnviz NPZ capture; export the capture as .npz.")
         with archive:
             data = json.loads(str(archive["header"]))
-            _check_header(data)
+            check_header(data)
             return _build(
                 data,
                 lambda kind, entry: archive[f"maps/{kind}/weights"],

@@ -7,9 +7,17 @@ bar or a shared colour axis, cell text and gaps), scatter lines/markers/text (No
 horizontal, stacked), paper- and axis-anchored annotations, subplot domains, tick values/text and reversed axes.
 Anything else raises an error that names the kaleido engine instead.
 
-Sizes: a plotly pixel is a pixel of the PNG at scale 1 (figures are drawn at 100 dpi × scale; fonts convert px→pt).
-SVG keeps text as glyph outlines (readable without the font; each label is also in an XML comment) and PDF embeds
-the glyphs it uses.
+Sizes: a plotly pixel is a CSS pixel, 1/96 inch, as in a browser: a PNG has `scale` pixels per plotly pixel (its
+pHYs says 96 × scale dpi), and a PDF or SVG page is width/96 inches wide (fonts convert px → pt by 72/96).
+
+Text in files for print:
+- PDF keeps text as text: each font is embedded as a TrueType subset in a CID-keyed Type 0 font with a ToUnicode map
+  (`pdf.fonttype` 42; the CJK font's subset is made by `attnviz.export.fontsubset`), so Chinese copies and searches
+  as the labels read and no Type 3 font is left for a submission checker to flag.
+- SVG turns text into glyph outlines (each label is also kept in an XML comment beside its glyphs). An SVG goes into
+  Inkscape, Illustrator, Word, LaTeX converters and browsers, and many of them ignore a font embedded in an SVG
+  (@font-face data) and substitute a system font — boxes where no CJK font is installed. Outlines look the same
+  everywhere; the text itself, for searching and copying, is what the PDF is for.
 """
 
 from __future__ import annotations
@@ -20,23 +28,23 @@ import re
 import threading
 import warnings
 from collections.abc import Sequence
-
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from attnviz import fonts
 from attnviz.errors import AttnvizError
+from attnviz.export import fontsubset
 
 if TYPE_CHECKING:  # plotly is only read here, never imported: loading captures needs no plotly
     import plotly.graph_objects as go
 
-DPI = 100.0
+DPI = 96.0  # CSS pixels per inch: plotly's px, Chromium's PDF pages and this engine's agree
 PX_TO_PT = 72.0 / DPI
 DEFAULT_MARGIN = dict(l=80, r=80, t=100, b=80)
 COLORBAR_PX = 90  # room plotly's colour bar takes right of the plot area (automargin)
 LEGEND_PX = 110
-_LOCK = threading.Lock()  # matplotlib's font cache and rcParams are process-global
+_LOCK = threading.Lock()  # matplotlib's font list, font cache and rcParams are process-global
 _TAG = re.compile(r"<[^<>]+>")
 _SUPPORTED = {"heatmap", "scatter", "bar"}
 
@@ -93,13 +101,23 @@ class _Canvas:
             right += COLORBAR_PX
         if _legend_entries(fig):
             right += LEGEND_PX
-        self.x0 = self.margin["l"] / width
-        self.x1 = 1.0 - right / width
-        self.y0 = self.margin["b"] / height
-        self.y1 = 1.0 - self.margin["t"] / height
+        left, right = _fit_margins(self.margin["l"], right, width)
+        bottom, top = _fit_margins(self.margin["b"], self.margin["t"], height)
+        self.x0, self.x1 = left / width, 1.0 - right / width
+        self.y0, self.y1 = bottom / height, 1.0 - top / height
 
     def paper(self, x: float, y: float) -> tuple[float, float]:
         return self.x0 + x * (self.x1 - self.x0), self.y0 + y * (self.y1 - self.y0)
+
+
+def _fit_margins(low: float, high: float, side: float, least: float = 20.0) -> tuple[float, float]:
+    """Margins shrunk in proportion when they would leave less than `least` px to plot in (a small export size),
+    as plotly shrinks its own."""
+    spare = max(side - least, 0.0)
+    if low + high <= spare:
+        return low, high
+    shrink = spare / (low + high)
+    return low * shrink, high * shrink
 
 
 def _has_colorbar(fig: go.Figure) -> bool:
@@ -510,23 +528,26 @@ def render(
 
     if fmt not in ("png", "svg", "pdf"):
         raise AttnvizError(f"Static export writes png, svg or pdf, not {fmt!r}.")
-    families = fonts.matplotlib_families()
-    settings = {
-        "font.family": families,
-        "svg.fonttype": "path",  # outlines: the SVG shows Chinese on machines without the font
-        "pdf.fonttype": 3,  # CFF-flavoured Noto Sans SC embeds as Type 3 subsets
-        "text.parse_math": False,  # a token like "$5" is text, not mathtext
-        "svg.hashsalt": "attnviz",  # stable ids: the same figure gives the same SVG
-    }
-    with _LOCK, matplotlib.rc_context(settings), warnings.catch_warnings():
-        if len(families) == 1:  # no CJK font: any Chinese is caught below, not warned about glyph by glyph
-            warnings.filterwarnings("ignore", message="Glyph .* missing from font")
-        mfig = StaticRenderer(fig, width, height).draw()
-        if len(families) == 1 and _draws_cjk(mfig):
-            fonts.require_cjk_font()  # raise with the install hint rather than draw boxes
-        buffer = io.BytesIO()
-        metadata = {"Creator": "attnviz"} if fmt != "png" else {"Software": "attnviz"}
-        if fmt == "svg":
-            metadata["Date"] = None
-        mfig.savefig(buffer, format=fmt, dpi=DPI * scale, facecolor=mfig.get_facecolor(), metadata=metadata)
+    with _LOCK:  # matplotlib's font list and rcParams are process-global
+        # PDF text needs TrueType outlines (see the module docstring): a subset of the CJK font made for this figure.
+        subset = fontsubset.truetype_subset(fontsubset.figure_text(fig)) if fmt == "pdf" else None
+        families = fonts.matplotlib_families(subset)
+        settings = {
+            "font.family": families,
+            "svg.fonttype": "path",  # outlines: the SVG shows Chinese on machines without the font
+            "pdf.fonttype": 42,  # TrueType in a CID font: real text, no Type 3
+            "text.parse_math": False,  # a token like "$5" is text, not mathtext
+            "svg.hashsalt": "attnviz",  # stable ids: the same figure gives the same SVG
+        }
+        with matplotlib.rc_context(settings), warnings.catch_warnings():
+            if len(families) == 1:  # no CJK font: any Chinese is caught below, not warned about glyph by glyph
+                warnings.filterwarnings("ignore", message="Glyph .* missing from font")
+            mfig = StaticRenderer(fig, width, height).draw()
+            if len(families) == 1 and _draws_cjk(mfig):
+                fonts.require_cjk_font()  # raise with the install hint rather than draw boxes
+            buffer = io.BytesIO()
+            metadata = {"Creator": "attnviz"} if fmt != "png" else {"Software": "attnviz"}
+            if fmt == "svg":
+                metadata["Date"] = None
+            mfig.savefig(buffer, format=fmt, dpi=DPI * scale, facecolor=mfig.get_facecolor(), metadata=metadata)
     return buffer.getvalue()

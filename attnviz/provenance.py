@@ -1,0 +1,149 @@
+"""Where a capture, and every file made from it, came from: one JSON-safe dict.
+
+`build_provenance(handle, source_text, target_text, options)` is called where a capture is made (it reads the loaded
+model once); the capture keeps it (`AttentionCapture.provenance`), its JSON/NPZ file stores it, and
+`view_provenance(capture.provenance, view, options)` adds what a figure shows, for the figure's file metadata
+(`attnviz.export.figure_bytes(..., provenance=...)`). Fields::
+
+    {"provenance_version": 1,
+     "model": {"name": "demo-zh-en" | hub id | folder, "source": "catalogue" | "hub" | "folder", "path": str | None,
+               "revision": hub commit | None, "weights_sha256": hex | None, "weights_bytes": int,
+               "class": "MarianMTModel", "kind": "encoder-decoder", "layers": int, "heads": int},
+     "device": "cpu" | "cuda:0" | "npu:0" …, "dtype": "float32" …,
+     "versions": {"attnviz", "transformers", "torch", "numpy", "python"},
+     "source_text": str, "target_text": str | None, "options": {...}, "captured_at": ISO 8601 UTC,
+     # added by view_provenance:
+     "view": {"name": "alignment", "options": {...}}, "exported_at": ISO 8601 UTC}
+
+The weights hash is SHA-256 over every tensor of the model's state dict (name, dtype, shape, bytes, in name order)
+as it sits in memory, so it names what the capture computed with, whatever folder or hub cache it came from (the
+same weights in another dtype hash differently; "dtype" says which). It is computed once per loaded model; models
+above `MAX_HASH_BYTES` are not hashed (hashing runs at about 1 GB/s) and their "weights_sha256" is None.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import platform
+import weakref
+from datetime import datetime, timezone
+from importlib import metadata
+
+from attnviz.export.schema import json_safe
+
+PROVENANCE_VERSION = 1
+MAX_HASH_BYTES = 4 * 2**30
+_HASHES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # model -> (sha256 | None, bytes)
+
+
+def timestamp(now: datetime | None = None) -> str:
+    """The time as ISO 8601 in UTC, to the second: "2025-05-01T09:30:00Z"."""
+    moment = (now or datetime.now(timezone.utc)).astimezone(timezone.utc)
+    return moment.isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def _version(package: str) -> str | None:
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def versions() -> dict:
+    """The versions of what computed and drew the attention."""
+    from attnviz import __version__
+
+    return {
+        "attnviz": __version__,
+        "transformers": _version("transformers"),
+        "torch": _version("torch"),
+        "numpy": _version("numpy"),
+        "python": platform.python_version(),
+    }
+
+
+def weights_sha256(model, max_bytes: int = MAX_HASH_BYTES) -> tuple[str | None, int]:
+    """(SHA-256 hex of the model's weights, their size in bytes); None for the hash when they are larger than
+    `max_bytes` or cannot be read (weights offloaded to the meta device). Cached per loaded model."""
+    try:
+        return _HASHES[model]
+    except (KeyError, TypeError):
+        pass
+    import torch
+
+    state = model.state_dict()
+    size = sum(tensor.numel() * tensor.element_size() for tensor in state.values())
+    digest = None
+    if size <= max_bytes and not any(tensor.is_meta for tensor in state.values()):
+        hasher = hashlib.sha256()
+        for name in sorted(state):
+            tensor = state[name].detach().to("cpu").contiguous()
+            hasher.update(f"{name}|{tensor.dtype}|{tuple(tensor.shape)}|".encode())
+            hasher.update(tensor.reshape(-1).view(torch.uint8).numpy().tobytes())  # the raw bytes, any dtype
+        digest = hasher.hexdigest()
+    try:
+        _HASHES[model] = (digest, size)
+    except TypeError:  # not weak-referenceable: hashed again next time
+        pass
+    return digest, size
+
+
+def _model_source(handle) -> str:
+    from attnviz.models import catalogue
+
+    if handle.name in {entry.name for entry in catalogue()}:
+        return "catalogue"
+    return "folder" if handle.path else "hub"
+
+
+def model_record(handle, *, hash_weights: bool = True) -> dict:
+    """What identifies the loaded model: its name and where it came from, its hub revision, its weights' hash."""
+    model = handle.model
+    digest, size = weights_sha256(model) if hash_weights else (None, None)
+    return {
+        "name": handle.name,
+        "source": _model_source(handle),
+        "path": handle.path,
+        "revision": getattr(getattr(model, "config", None), "_commit_hash", None),
+        "weights_sha256": digest,
+        "weights_bytes": size,
+        "class": type(model).__name__,
+        "kind": handle.kind,
+        "layers": handle.num_layers,
+        "heads": handle.num_heads,
+    }
+
+
+def build_provenance(
+    handle,
+    source_text: str,
+    target_text: str | None = None,
+    options: dict | None = None,
+    *,
+    hash_weights: bool = True,
+    now: datetime | None = None,
+) -> dict:
+    """The provenance of a capture made with `handle` (a ModelHandle) from these texts and capture `options`
+    (max tokens, truncation, generation settings …), as the module docstring lays out."""
+    dtype = getattr(handle.model, "dtype", None)
+    return {
+        "provenance_version": PROVENANCE_VERSION,
+        "model": model_record(handle, hash_weights=hash_weights),
+        "device": str(handle.device),
+        "dtype": None if dtype is None else str(dtype).removeprefix("torch."),
+        "versions": versions(),
+        "source_text": source_text,
+        "target_text": target_text,
+        "options": json_safe(options or {}),
+        "captured_at": timestamp(now),
+    }
+
+
+def view_provenance(provenance: dict | None, view: str, options: dict | None = None, *,
+                    now: datetime | None = None) -> dict:  # fmt: skip
+    """A capture's provenance with what a figure of it shows: the view's name and options (layers, heads, threshold
+    …) and the export time. Without a capture's provenance (a figure of hand-made data), the versions stand alone."""
+    base = dict(provenance or {"provenance_version": PROVENANCE_VERSION, "versions": versions()})
+    base["view"] = {"name": view, "options": json_safe(options or {})}
+    base["exported_at"] = timestamp(now)
+    return base

@@ -1,0 +1,307 @@
+"""Figures for papers: PDF with real Chinese text and no Type 3 fonts, SVG as outlines, print sizes and resolution,
+HTML that carries its Chinese font, and provenance in every figure file's metadata."""
+
+import base64
+import io
+import re
+import shutil
+import unicodedata
+
+import numpy as np
+import pytest
+from fontTools.ttLib import TTFont
+from PIL import Image
+from pypdf import PdfReader
+from test_analysis_maps import random_map, tokens_from
+from test_export import HAS_BROWSER, NO_BROWSER, engine  # noqa: F401 - the engine fixture, shared
+
+from attnviz import export, figures, i18n
+from attnviz.errors import InputError
+from attnviz.export import fontsubset, sizing
+from attnviz.types import AttentionMap
+
+KANGXI_AND_RADICALS = re.compile("[\u2e80-\u2fdf]")  # what Skia's ToUnicode turns 目, 力, 齐 into
+LABEL_WORDS = ["对齐", "目标", "注意力", "早上", "好", "Good", "morning"]
+
+
+def _labelled_map() -> AttentionMap:
+    queries = tokens_from(["对齐", "目标", "Good"], "对齐目标 Good")
+    keys = tokens_from(["注意力", "早上", "好", "morning"], "注意力早上好 morning")
+    rng = np.random.default_rng(3)
+    weights = rng.random((1, 2, 3, 4)).astype(np.float32)
+    weights /= weights.sum(-1, keepdims=True)
+    return AttentionMap("cross", weights, queries, keys, ["model.decoder.layers.0.encoder_attn"])
+
+
+def _labelled_figures() -> dict:
+    amap = _labelled_map()
+    style = figures.FigureStyle(lang="zh", model="demo-zh-en")
+    return {
+        "heatmap": figures.heatmap(amap, layers=0, heads=1, style=style),
+        "alignment": figures.alignment(amap, layers=0, heads=0, style=style),
+    }
+
+
+def _pdf_text(data: bytes) -> str:
+    return "\n".join(page.extract_text() for page in PdfReader(io.BytesIO(data)).pages)
+
+
+def _pdf_fonts(data: bytes) -> list[dict]:
+    """Every font dictionary of every page, with its descendant (for Type 0 fonts) resolved."""
+    found = []
+    for page in PdfReader(io.BytesIO(data)).pages:
+        for font in page["/Resources"]["/Font"].values():
+            font = font.get_object()
+            entry = {"subtype": font["/Subtype"], "name": font["/BaseFont"], "unicode": "/ToUnicode" in font}
+            if font["/Subtype"] == "/Type0":
+                descendant = font["/DescendantFonts"][0].get_object()
+                entry["descendant"] = descendant["/Subtype"]
+                entry["embedded"] = "/FontFile2" in descendant["/FontDescriptor"].get_object()
+            found.append(entry)
+    return found
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# PDF and SVG for print
+
+
+@pytest.mark.parametrize("kind", ["heatmap", "alignment"])
+@pytest.mark.parametrize("requested", ["auto", "static"])
+def test_pdf_text_is_the_labels_and_every_font_is_an_embedded_truetype_cid_font(kind, requested):
+    fig = _labelled_figures()[kind]
+    data = export.figure_bytes(fig, "pdf", engine=requested)
+    text = _pdf_text(data)
+    labels = [*LABEL_WORDS, "目标", "交叉注意力", "demo-zh-en"]
+    labels += [t for t in (fig.layout.xaxis.title.text, fig.layout.yaxis.title.text) if t and kind == "heatmap"]
+    for label in labels:
+        assert label in text, (label, text)
+    assert not KANGXI_AND_RADICALS.search(text)
+    for line in export.static.plain_text(fig.layout.title.text).split("\n"):  # the whole title, as written
+        assert line in text, (line, text)
+    fonts = _pdf_fonts(data)
+    assert fonts and all(font["subtype"] == "/Type0" for font in fonts), fonts  # no /Type3, no /Type1
+    assert all(font["descendant"] == "/CIDFontType2" and font["embedded"] and font["unicode"] for font in fonts)
+    assert all(re.fullmatch(r"/[A-Z]{6}\+.+", font["name"]) for font in fonts)  # subsets, tagged as such
+    assert any("NotoSansSC" in font["name"] for font in fonts)
+    assert b"/Type3" not in data and b"/Type /Type3" not in data
+
+
+def test_pdf_without_a_cjk_font_still_has_truetype_text_only(monkeypatch):
+    from attnviz import fonts
+
+    monkeypatch.setattr(fonts, "cjk_font_path", lambda: None)
+    fig = figures.heatmap(random_map(tokens_from(["Good", "morning"])))
+    data = export.figure_bytes(fig, "pdf")
+    assert "morning" in _pdf_text(data)
+    assert all(font["subtype"] == "/Type0" and "DejaVu" in font["name"] for font in _pdf_fonts(data))
+
+
+def test_pdf_subset_font_holds_only_what_the_figure_shows():
+    fig = _labelled_figures()["alignment"]
+    text = fontsubset.figure_text(fig)
+    assert set("对齐目标注意力早上好") <= set(text)
+    path = fontsubset.truetype_subset(text)
+    font = TTFont(str(path))
+    assert "glyf" in font and "CFF " not in font  # TrueType outlines, what pdf.fonttype 42 embeds
+    covered = {chr(code) for code in font.getBestCmap()}
+    assert set(text) - set(fontsubset.ALWAYS) <= covered | {"→", "≥"}  # what Noto Sans SC lacks falls back
+    assert len(font.getGlyphOrder()) < 300
+    assert fontsubset.truetype_subset(text) == path  # made once per text
+
+
+def test_svg_keeps_text_as_outlines_with_each_label_beside_them():
+    fig = _labelled_figures()["heatmap"]
+    svg = export.figure_bytes(fig, "svg").decode("utf-8")  # auto: the static engine
+    assert "<text" not in svg and "@font-face" not in svg  # nothing for a viewer's font to replace
+    assert svg.count("<path") > 20  # the glyphs
+    for word in LABEL_WORDS:
+        assert f"<!-- {word} -->" in svg, word
+
+
+def test_auto_draws_print_formats_with_the_static_engine(monkeypatch):
+    monkeypatch.delenv(export.ENGINE_ENV, raising=False)
+    assert export.resolve_engine("auto", "pdf") == "static"
+    assert export.resolve_engine("auto", "svg") == "static"
+
+
+@pytest.mark.skipif(not HAS_BROWSER, reason=NO_BROWSER)
+def test_the_png_engine_under_auto_is_still_chromium(monkeypatch):
+    monkeypatch.delenv(export.ENGINE_ENV, raising=False)
+    assert export.resolve_engine("auto", "png") == "kaleido"
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# resolution and size
+
+
+def _png(data: bytes) -> Image.Image:
+    image = Image.open(io.BytesIO(data))
+    image.load()
+    return image
+
+
+@pytest.mark.parametrize("preset, width_px", [("single-column", 1050), ("double-column", 2100)])
+def test_print_presets_give_the_printed_width_at_300_dpi(engine, preset, width_px):
+    fig = _labelled_figures()["heatmap"]
+    image = _png(export.figure_bytes(fig, "png", engine=engine, preset=preset))
+    expected_height = round(sizing.PRESETS[preset].width_px * fig.layout.height / fig.layout.width) * 300 / 96
+    assert image.size[0] == width_px and abs(image.size[1] - expected_height) <= 1
+    assert image.info["dpi"] == pytest.approx((300, 300), abs=0.1)  # a word processor places it 3.5 in wide
+
+
+def test_a_preset_pdf_page_is_the_printed_width():
+    fig = _labelled_figures()["alignment"]
+    page = PdfReader(io.BytesIO(export.figure_bytes(fig, "pdf", preset="single-column"))).pages[0]
+    assert float(page.mediabox.width) == pytest.approx(3.5 * 72, abs=0.5)
+    ratio = float(page.mediabox.width) / float(page.mediabox.height)
+    assert ratio == pytest.approx(fig.layout.width / fig.layout.height, rel=0.02)
+
+
+@pytest.mark.parametrize("options, size", [
+    (dict(scale=3), (1200, 900)), (dict(dpi=192), (800, 600)), (dict(scale=1.5), (600, 450)),
+    (dict(width=200, height=100, scale=4), (800, 400)),
+])  # fmt: skip
+def test_png_scale_dpi_width_and_height_through_each_engine(engine, options, size):
+    fig = _labelled_figures()["heatmap"]
+    options = {"width": 400, "height": 300, **options}
+    image = _png(export.figure_bytes(fig, "png", engine=engine, **options))
+    assert image.size == size
+    dpi = 96 * size[0] / options["width"]
+    assert image.info["dpi"] == pytest.approx((dpi, dpi), abs=0.1)
+
+
+def test_a_preset_keeps_a_given_height_and_dpi():
+    fig = _labelled_figures()["heatmap"]
+    size = export.resolve_size(fig, preset="single-column", height=250, dpi=150)
+    assert (size.width, size.height, size.png_dpi) == (336, 250, 150)
+
+
+BAD_SIZES = [
+    (dict(scale=0.5), "export_scale", "from 1× to 4×"),
+    (dict(scale=5), "export_scale", "from 1× to 4×"),
+    (dict(scale=float("nan")), "export_scale", "from 1× to 4×"),
+    (dict(scale="2"), "export_scale", "from 1× to 4×"),
+    (dict(scale=True), "export_scale", "from 1× to 4×"),
+    (dict(dpi=72), "export_dpi", "from 96 to 384 dpi"),
+    (dict(dpi=600), "export_dpi", "from 96 to 384 dpi"),
+    (dict(scale=2, dpi=192), "export_scale_and_dpi", "not both"),
+    (dict(width=50), "export_width", "from 100 to 5000"),
+    (dict(height=6000), "export_height", "from 100 to 5000"),
+    (dict(width=300.5), "export_width", "whole number"),
+    (dict(width=5000, height=5000, scale=4), "export_pixels", "more than 60000000 pixels"),
+    (dict(preset="a4"), "export_preset", "single-column, double-column, slide"),
+    (dict(preset="single-column", width=500), "export_preset_width", "sets the width (336 px)"),
+]
+
+
+@pytest.mark.parametrize("options, key, sentence", BAD_SIZES)
+def test_bad_sizes_are_input_errors_that_say_what_is_accepted(options, key, sentence):
+    fig = _labelled_figures()["heatmap"]
+    for fmt in ("png", "pdf", "html"):
+        with pytest.raises(InputError) as caught:
+            export.figure_bytes(fig, fmt, engine="static", **options)
+        assert caught.value.key == key and sentence in str(caught.value)
+        assert i18n.has(f"error.{key}", "zh") and caught.value.message("zh") != str(caught.value)
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# HTML that works anywhere
+
+
+def _embedded_font(page: str) -> TTFont:
+    match = re.search(r'@font-face \{ font-family: "attnviz CJK"; src: url\(data:font/woff;base64,([A-Za-z0-9+/=]+)\)',
+                      page)  # fmt: skip
+    assert match, "no embedded @font-face"
+    return TTFont(io.BytesIO(base64.b64decode(match.group(1))))
+
+
+def test_html_embeds_a_font_subset_covering_every_cjk_character_and_uses_it():
+    fig = _labelled_figures()["alignment"]
+    page = export.figure_bytes(fig, "html").decode("utf-8")
+    font = _embedded_font(page)
+    assert font.flavor == "woff"
+    covered = {chr(code) for code in font.getBestCmap()}
+    shown = fontsubset.figure_text(fig)
+    cjk = {c for c in shown if unicodedata.name(c, "").startswith(("CJK", "FULLWIDTH"))}
+    assert set("对齐目标注意力早上好") <= cjk <= covered
+    assert len(font.getGlyphOrder()) < 300  # a subset, not the 31,000 glyphs
+    assert '"family":"\\"attnviz CJK\\", \\"Noto Sans SC\\"' in page  # the figure's text asks for it first
+
+
+def test_html_fetches_nothing():
+    """Outside plotly.js (whose source mentions URLs it never loads here) the page names no address; the browser
+    test below checks that nothing is requested."""
+    page = export.figure_bytes(_labelled_figures()["heatmap"], "html").decode("utf-8")
+    scripts = re.findall(r"<script[^>]*>(.*?)</script>", page, flags=re.DOTALL)
+    markup = re.sub(r"(<script[^>]*>).*?(</script>)", r"\1\2", page, flags=re.DOTALL)
+    markup = re.sub(r"data:[^)\"']*", "data:", markup)  # the inlined font's base64
+    assert "<script src=" not in markup and "<link" not in markup and "@import" not in markup
+    assert not re.search(r"https?:|//[a-z]", markup.replace("<!doctype html>", ""))
+    figure_call = next(script for script in scripts if "Plotly.newPlot" in script and len(script) < 500_000)
+    assert "http" not in figure_call
+    assert all(url.startswith("data:") for url in re.findall(r"url\(([^)]*)\)", markup))
+
+
+@pytest.mark.skipif(shutil.which("chromium") is None, reason="needs Debian's chromium for playwright")
+def test_html_shows_chinese_in_the_embedded_font_offline(tmp_path):
+    playwright = pytest.importorskip("playwright.sync_api")
+    path = export.export_figure(_labelled_figures()["heatmap"], tmp_path / "heatmap.html")
+    outside = []
+    with playwright.sync_playwright() as driver:
+        browser = driver.chromium.launch(executable_path=shutil.which("chromium"), args=["--no-sandbox"])
+        try:
+            page = browser.new_page()
+            page.route("**/*", lambda route: route.continue_() if route.request.url.startswith(("file:", "data:"))
+                       else (outside.append(route.request.url), route.abort()))  # fmt: skip
+            page.goto(path.as_uri())
+            page.wait_for_selector("g.xtick text", timeout=20_000)
+            ticks = page.locator("g.xtick text").all_text_contents()
+            faces = page.evaluate("document.fonts.ready.then(() => [...document.fonts].map(f => [f.family, f.status]))")
+        finally:
+            browser.close()
+    assert ['"attnviz CJK"', "loaded"] in faces or ["attnviz CJK", "loaded"] in faces, faces
+    assert ticks == ["注意力", "早上", "好", "morning"] and outside == []
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# provenance in every figure file
+
+PROVENANCE = {
+    "model": {"name": "demo-zh-en", "revision": None, "weights_sha256": "ab" * 32},
+    "device": "npu:0", "dtype": "bfloat16", "versions": {"attnviz": "0.1.0", "transformers": "5.0.0"},
+    "source_text": "早上好！<b>&amp;</b> \ud800 \ufffe", "target_text": "Good morning!",
+    "view": {"name": "alignment", "options": {"layer": 2, "head": 0, "threshold": 0.1}},
+    "exported_at": "2025-05-01T09:30:00Z",
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("fmt", ["png", "pdf", "svg", "html"])
+def test_every_figure_format_carries_the_provenance(engine, fmt):
+    fig = _labelled_figures()["alignment"]
+    data = export.figure_bytes(fig, fmt, engine=engine, provenance=PROVENANCE)
+    assert export.read_stamp(data, fmt) == PROVENANCE
+    assert export.read_stamp(export.figure_bytes(fig, fmt, engine=engine), fmt) is None
+
+
+def test_provenance_sits_where_other_readers_look_for_it():
+    fig = _labelled_figures()["alignment"]
+    png = _png(export.figure_bytes(fig, "png", engine="static", provenance=PROVENANCE))
+    assert "早上好" in png.text["attnviz:provenance"] and png.text["Software"].startswith("attnviz")
+    metadata = PdfReader(io.BytesIO(export.figure_bytes(fig, "pdf", provenance=PROVENANCE))).metadata
+    assert metadata.title.startswith("demo-zh-en · 交叉注意力") and metadata.creator.startswith("attnviz")
+    svg = export.figure_bytes(fig, "svg", provenance=PROVENANCE).decode("utf-8")
+    assert '<metadata id="attnviz-provenance">' in svg and "早上好！&lt;b&gt;&amp;amp;" in svg
+    page = export.figure_bytes(fig, "html", provenance=PROVENANCE).decode("utf-8")
+    assert '<meta name="attnviz-provenance" content="' in page.split("</head>")[0]
+
+
+def test_the_stamped_svg_still_parses():
+    import xml.etree.ElementTree as ElementTree
+
+    svg = export.figure_bytes(random_map_figure(), "svg", provenance=PROVENANCE)
+    root = ElementTree.fromstring(svg)
+    assert root.find("{http://www.w3.org/2000/svg}metadata[@id='attnviz-provenance']") is not None
+
+
+def random_map_figure():
+    return figures.heatmap(random_map(tokens_from(["a", "b"])))

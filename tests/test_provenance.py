@@ -1,0 +1,113 @@
+"""Provenance: what made a capture (model, revision or weights hash, device, dtype, versions, texts, options, time),
+built from a loaded model, kept by the capture and its JSON/NPZ files, and added to for each figure."""
+
+import json
+import re
+from datetime import datetime, timedelta, timezone
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+import torch
+import transformers
+from test_analysis_maps import seed_pair_map
+
+from attnviz import __version__, export, provenance
+from attnviz.errors import InputError
+from attnviz.models import load_model
+from attnviz.types import AttentionCapture
+
+MOMENT = datetime(2025, 5, 1, 9, 30, 5, 123, tzinfo=timezone.utc)
+
+
+@pytest.fixture(scope="module")
+def bert(tiny_folder):
+    return load_model(tiny_folder("bert"), "cpu")
+
+
+def test_build_provenance_records_model_weights_device_versions_texts_options_and_time(bert):
+    record = provenance.build_provenance(bert, "早上好", "Good morning", {"max_tokens": 64, "layers": (0, 1)},
+                                         now=MOMENT)  # fmt: skip
+    model = record["model"]
+    assert model["name"] == bert.name and model["source"] == "folder" and model["path"] == bert.path
+    assert re.fullmatch(r"[0-9a-f]{64}", model["weights_sha256"])
+    assert model["weights_bytes"] == sum(p.numel() * p.element_size() for p in bert.model.state_dict().values())
+    assert (model["class"], model["kind"], model["layers"], model["heads"]) == (
+        type(bert.model).__name__, bert.kind, bert.num_layers, bert.num_heads)  # fmt: skip
+    assert (record["device"], record["dtype"]) == ("cpu", "float32")
+    assert record["versions"]["attnviz"] == __version__
+    assert record["versions"]["transformers"] == transformers.__version__
+    assert record["versions"]["torch"].split("+")[0] == torch.__version__.split("+")[0]
+    assert (record["source_text"], record["target_text"]) == ("早上好", "Good morning")
+    assert record["options"] == {"max_tokens": 64, "layers": [0, 1]}  # JSON-safe
+    assert record["captured_at"] == "2025-05-01T09:30:05Z"
+    json.dumps(record)  # every value is JSON
+
+
+def test_the_weights_hash_names_the_weights_not_the_object(tiny_folder, bert):
+    again = load_model(tiny_folder("bert"), "cpu")
+    assert provenance.weights_sha256(again.model) == provenance.weights_sha256(bert.model)
+    other = load_model(tiny_folder("marian"), "cpu")
+    assert provenance.weights_sha256(other.model)[0] != provenance.weights_sha256(bert.model)[0]
+    layer = torch.nn.Linear(3, 2)
+    changed = torch.nn.Linear(3, 2)
+    changed.load_state_dict(layer.state_dict())
+    assert provenance.weights_sha256(changed) == provenance.weights_sha256(layer)
+    with torch.no_grad():
+        changed.weight[0, 0] += 1e-6
+    fresh = torch.nn.Linear(3, 2)
+    fresh.load_state_dict(changed.state_dict())
+    assert provenance.weights_sha256(fresh)[0] != provenance.weights_sha256(layer)[0]
+    assert provenance.weights_sha256(torch.nn.Linear(3, 2), max_bytes=8) == (None, 32)  # too large: not hashed
+
+
+def test_catalogue_and_hub_models_say_where_they_came_from():
+    from attnviz.models import catalogue
+
+    entries = catalogue()
+    layer = torch.nn.Linear(2, 2)
+    handle = SimpleNamespace(name="org/some-model", path=None, model=layer, kind="encoder", num_layers=1,
+                             num_heads=1, device="cuda:0")  # fmt: skip
+    layer.config = SimpleNamespace(_commit_hash="0123abcd")
+    record = provenance.build_provenance(handle, "text", hash_weights=False)
+    assert record["model"]["source"] == "hub" and record["model"]["revision"] == "0123abcd"
+    assert record["model"]["weights_sha256"] is None and record["device"] == "cuda:0" and record["dtype"] is None
+    if entries:  # the demo models and MiniLM, where they are installed
+        named = SimpleNamespace(**{**vars(handle), "name": entries[0].name, "path": entries[0].path})
+        assert provenance.build_provenance(named, "", hash_weights=False)["model"]["source"] == "catalogue"
+
+
+def test_view_provenance_adds_the_view_and_the_export_time():
+    base = {"model": {"name": "demo-zh-en"}, "captured_at": "2025-05-01T09:30:05Z"}
+    view = provenance.view_provenance(base, "alignment", {"layer": 2, "head": np.int64(0), "threshold": 0.1},
+                                      now=MOMENT + timedelta(hours=1))  # fmt: skip
+    assert view["view"] == {"name": "alignment", "options": {"layer": 2, "head": 0, "threshold": 0.1}}
+    assert view["exported_at"] == "2025-05-01T10:30:05Z" and view["model"] == base["model"]
+    assert "view" not in base  # the capture's own record is left as it was
+    alone = provenance.view_provenance(None, "explainer")
+    assert alone["versions"]["attnviz"] == __version__ and alone["view"]["name"] == "explainer"
+
+
+@pytest.mark.parametrize("suffix", ["json", "npz"])
+def test_load_capture_round_trips_the_provenance(tmp_path, bert, suffix):
+    record = provenance.build_provenance(bert, "早上好！", "Good Morning!", {"truncate": False}, now=MOMENT)
+    capture = AttentionCapture("demo-zh-en", "cpu", {"cross": seed_pair_map()}, "早上好！", "Good Morning!",
+                               provenance=record)  # fmt: skip
+    loaded = export.load_capture(export.save_capture(capture, tmp_path / f"c.{suffix}"))
+    assert loaded.provenance == record
+    assert export.read_capture_upload((tmp_path / f"c.{suffix}").read_bytes()).provenance == record
+
+
+def test_an_old_file_without_provenance_loads_with_an_empty_one(tmp_path):
+    data = export.capture_to_dict(seed_pair_map())
+    data.pop("provenance")
+    assert export.capture_from_dict(data).provenance == {}
+    data["provenance"] = ["not", "an", "object"]
+    with pytest.raises(InputError, match='"provenance" must be an object'):
+        export.capture_from_dict(data)
+
+
+def test_a_single_map_saves_with_the_provenance_it_is_given(tmp_path):
+    record = provenance.view_provenance({"model": {"name": "demo-zh-en"}}, "heatmap", {"hide_special": True})
+    capture = export.as_capture(seed_pair_map(), "demo-zh-en", "早上好！", provenance=record)
+    assert export.load_capture(export.save_capture(capture, tmp_path / "m.json")).provenance == record
