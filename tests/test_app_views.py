@@ -160,7 +160,7 @@ def test_alignment_view_is_the_mean_of_exactly_the_alignment_heads():
     matrix = analysis.aggregate(chosen.amap, chosen.figure_kwargs["layers"], chosen.figure_kwargs["heads"])
     np.testing.assert_allclose(matrix, expected, atol=1e-6)
     assert chosen.pairs == ((2, 1), (0, 3))
-    labels = chosen.figure_kwargs["labels"]
+    labels = chosen.labels  # the figure words naming the selection (FigureStyle.labels)
     assert labels["layer_one"] == "alignment heads" and labels["heads_all"] == "mean of L2·H1, L0·H3"
 
 
