@@ -26,14 +26,9 @@ from attnviz.types import AttentionMap, Token
 REDUCTIONS = ("mean", "max")
 SQUARE_KINDS = ("self", "encoder", "decoder")
 
-# Head statistics, in table column order; the value is a one-line English description (the app translates).
-STATISTICS = {
-    "entropy": "mean entropy of a query's attention row, in nats (low = focused, high = spread out)",
-    "distance": "mean |query position − key position| weighted by attention (self-attention only)",
-    "sink": "mean attention mass on special tokens and on the first token (attention sinks)",
-    "previous_token": "mean weight a token gives to the token just before it (self-attention only)",
-    "diagonal": "mean weight on the diagonal: a token's own position, or the proportional position for cross-attention",
-}
+# Head statistics, in table column order. What each one means is said in the string catalogue (`stat_<name>`,
+# `stat_help_<name>`), in English and 中文.
+STATISTICS = ("entropy", "distance", "sink", "previous_token", "diagonal")
 
 
 # ----------------------------------------------------------------------------------------------------------------------
