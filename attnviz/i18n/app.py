@@ -165,8 +165,6 @@ STRINGS: dict[str, dict[str, str]] = {
         "warning_link": "Some link parameters could not be read and were left at their defaults: {names}.",
         "error_unexpected": "Something went wrong while drawing this part of the page. The rest still works; try "
         "another input or model, and see the server log for details.",
-        "error_custom_models_off": "This app only offers the models listed in the sidebar; {model!r} is not one "
-        "of them.",
         "error_ModelLoadError": "The model could not be loaded",
         "error_DeviceUnavailableError": "That device is not available",
         "error_InputError": "This input cannot be used",
@@ -309,7 +307,6 @@ STRINGS: dict[str, dict[str, str]] = {
         "open_on_self": "在“自注意力”中打开第 {layer} 层第 {head} 头",
         "warning_link": "链接中有些参数无法读取，已使用默认值：{names}。",
         "error_unexpected": "绘制页面这一部分时出错了。页面其余部分仍可使用；请换一个输入或模型，详情见服务器日志。",
-        "error_custom_models_off": "此应用只提供侧边栏中列出的模型；{model!r} 不在其中。",
         "error_ModelLoadError": "模型无法加载",
         "error_DeviceUnavailableError": "该设备不可用",
         "error_InputError": "此输入无法使用",
