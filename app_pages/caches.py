@@ -9,7 +9,6 @@ import streamlit as st
 from app_pages import model_runs, multi_head
 from app_pages.state import ViewState
 from attnviz import i18n, selection
-from attnviz.errors import ModelLoadError
 from attnviz.models import catalogue, load_model
 
 
@@ -45,9 +44,9 @@ def cached_multi_head(batch: int, length: int, hidden: int, heads: int, device: 
     return multi_head.multi_head_walkthrough(batch, length, hidden, heads, device)
 
 
-@st.cache_data(show_spinner=False, max_entries=1)
-def catalogue_entries():
-    return catalogue()
+@st.cache_data(show_spinner=False, max_entries=2)  # one per language
+def catalogue_entries(lang: str):
+    return catalogue(lang)
 
 
 _loaded: set[tuple[str, str]] = set()  # (model, device) pairs this process has loaded
@@ -55,9 +54,9 @@ _loaded: set[tuple[str, str]] = set()  # (model, device) pairs this process has 
 
 def model(view: ViewState):
     """The view's model, loaded once per process; raises AttnvizError with a sentence when it cannot be."""
-    refusal = model_runs.model_refusal(view.model, [entry.name for entry in catalogue_entries()])
+    refusal = model_runs.model_refusal(view.model, [entry.name for entry in catalogue_entries(view.lang)])
     if refusal:
-        raise ModelLoadError(i18n.t(refusal, view.lang, model=view.model))
+        raise refusal
     key = (view.model, view.device)
     waiting = st.empty()
     try:

@@ -23,11 +23,11 @@ def explainer_matrix(rows: Sequence[Sequence], name: str, shape: tuple[int, int]
     try:
         matrix = np.asarray([[float(v) for v in row] for row in rows], dtype=np.float64)
     except (TypeError, ValueError):
-        raise InputError(f"Every cell of {name} must be a number; clear the cell or type a number.") from None
+        raise InputError("matrix_cell_not_a_number", name=name) from None
     if matrix.shape != shape:
-        raise InputError(f"{name} must have {shape[0]} rows and {shape[1]} columns; it has shape {matrix.shape}.")
+        raise InputError("matrix_wrong_shape", name=name, rows=shape[0], columns=shape[1], shape=matrix.shape)
     if not np.isfinite(matrix).all():
-        raise InputError(f"Every cell of {name} must be a number; an empty cell is not.")
+        raise InputError("matrix_cell_empty", name=name)
     return matrix
 
 

@@ -1,17 +1,17 @@
 """How the app runs a model for a page: which models a deployment offers, with how many torch threads, whether a
 capture keeps every weight or computes heads on demand, and the capture call itself.
 
-The environment is read here, one function per setting: ATTNVIZ_ALLOW_CUSTOM_MODELS (`custom_models_allowed`),
-ATTNVIZ_TORCH_THREADS (`interactive_threads`) and ATTNVIZ_LAZY_FROM_TOKENS (`lazy_from_tokens`).
+Its settings come from `attnviz.settings` (ATTNVIZ_ALLOW_CUSTOM_MODELS, ATTNVIZ_TORCH_THREADS,
+ATTNVIZ_LAZY_FROM_TOKENS); `environ` arguments stand in for the environment in tests.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from attnviz.errors import InputError
+from attnviz import settings
+from attnviz.errors import InputError, ModelLoadError
 
 if TYPE_CHECKING:
     from attnviz.ondemand import LazyCapture
@@ -19,67 +19,34 @@ if TYPE_CHECKING:
 
 MODES = ("generate", "pair")  # let the model write the target, or force-decode a given translation pair
 MAX_NEW_TOKENS = 48
-CUSTOM_MODELS_ENV = "ATTNVIZ_ALLOW_CUSTOM_MODELS"
-LAZY_FROM_TOKENS_ENV = "ATTNVIZ_LAZY_FROM_TOKENS"
-LAZY_FROM_TOKENS = 1024
-THREADS_ENV = "ATTNVIZ_TORCH_THREADS"
-_TRUE = ("1", "true", "yes", "on")
 
 
-def custom_models_allowed(environ: Mapping[str, str] | None = None) -> bool:
-    """Whether the sidebar offers "any Hugging Face id or local folder" (ATTNVIZ_ALLOW_CUSTOM_MODELS, default on).
+def model_refusal(
+    model: str, catalogue_names: Sequence[str], environ: Mapping[str, str] | None = None
+) -> ModelLoadError | None:
+    """None when `model` may be loaded here, else the error that says why not.
 
-    The one place that decides it: a server deployment turns it off here, and attnviz.policy still limits what
-    `load_model` accepts when it is on.
+    The sidebar offers "any Hugging Face id or local folder" unless ATTNVIZ_ALLOW_CUSTOM_MODELS is off: this is the
+    one place that refuses the others, and attnviz.policy still limits what `load_model` accepts when it is on.
     """
-    environ = os.environ if environ is None else environ
-    return environ.get(CUSTOM_MODELS_ENV, "1").strip().lower() in _TRUE
-
-
-def model_refusal(model: str, catalogue_names: Sequence[str], environ: Mapping[str, str] | None = None) -> str | None:
-    """None when `model` may be loaded here, else why not (an i18n key: the app words it)."""
-    if model in catalogue_names or custom_models_allowed(environ):
+    if model in catalogue_names or settings.current(environ).allow_custom_models:
         return None
-    return "error_custom_models_off"
+    return ModelLoadError("custom_models_off", model=model)
 
 
-def interactive_threads(environ: Mapping[str, str] | None = None) -> int:
-    """Torch threads for the app: ATTNVIZ_TORCH_THREADS, default 1.
+def use_interactive_threads(environ: Mapping[str, str] | None = None) -> int:
+    """Set torch's intra-op threads for the app (ATTNVIZ_TORCH_THREADS, default 1); returns the number set.
 
     The app runs small inputs, one script thread per browser session: one intra-op thread each keeps sessions from
     oversubscribing the cores (with two threads per call on a busy 2-core machine a 16-token translation took ten
     times longer). Raise it for a single user with long inputs on a large model.
     """
-    environ = os.environ if environ is None else environ
-    raw = environ.get(THREADS_ENV, "1").strip()
-    try:
-        threads = int(raw)
-    except ValueError:
-        raise InputError(
-            f"{THREADS_ENV}={raw!r} is not a number of threads; use a whole number such as 1 or 4."
-        ) from None
-    if threads < 1:
-        raise InputError(f"{THREADS_ENV} must be at least 1; got {threads}.")
-    return threads
-
-
-def use_interactive_threads(environ: Mapping[str, str] | None = None) -> int:
-    """Set torch's intra-op threads for the app (see `interactive_threads`); returns the number set."""
     import torch
 
-    threads = interactive_threads(environ)
+    threads = settings.current(environ).torch_threads
     if torch.get_num_threads() != threads:
         torch.set_num_threads(threads)
     return threads
-
-
-def lazy_from_tokens(environ: Mapping[str, str] | None = None) -> int:
-    """Texts of this many tokens or more are captured lazily (ATTNVIZ_LAZY_FROM_TOKENS, default 1,024)."""
-    raw = (os.environ if environ is None else environ).get(LAZY_FROM_TOKENS_ENV, "").strip()
-    try:
-        return max(int(raw), 1) if raw else LAZY_FROM_TOKENS
-    except ValueError:
-        raise InputError(f"{LAZY_FROM_TOKENS_ENV} must be a whole number of tokens, not {raw!r}.") from None
 
 
 def analysis_mode(handle, text: str, target: str, mode: str, environ: Mapping[str, str] | None = None) -> str:
@@ -93,7 +60,7 @@ def analysis_mode(handle, text: str, target: str, mode: str, environ: Mapping[st
         return "full"
     n_source = len(handle.tokenizer(text)["input_ids"]) if text.strip() else 0
     n_target = len(handle.tokenizer(text_target=target)["input_ids"]) if handle.is_seq2seq and target.strip() else 0
-    if n_source >= lazy_from_tokens(environ):
+    if n_source >= settings.current(environ).lazy_from_tokens:
         return "lazy"
     full = memory.estimate_bytes(handle, n_source, n_target + bool(n_target), "full")  # + the decoder's start token
     return "lazy" if full > memory.budget_bytes() else "full"
@@ -112,7 +79,7 @@ def analyse(
     from attnviz.ondemand import capture_lazy
 
     if mode not in MODES:
-        raise InputError(f"Unknown mode {mode!r}; use one of {', '.join(MODES)}.")
+        raise InputError("mode_unknown", mode=mode, modes=", ".join(MODES))
     read = capture_lazy if lazy else capture
     if handle.kind == "encoder":
         return read(handle, text)
@@ -121,5 +88,5 @@ def analyse(
     if handle.kind == "decoder":
         return read(handle, text)
     if not target or not target.strip():
-        raise InputError("The target is empty; type the translation to force-decode, or let the model generate it.")
+        raise InputError("target_empty")
     return read(handle, text, target)

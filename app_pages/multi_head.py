@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from app_pages.explainer_steps import names
-from attnviz.errors import InputError
+from attnviz.errors import InputError, Phrase
 from attnviz.types import AttentionMap, Token
 
 SEED_MULTI_HEAD_CODE = """\
@@ -63,11 +63,11 @@ def multi_head_walkthrough(
 
     from attnviz.layers import MultiHeadAttention
 
-    for value, what in ((batch, "batch size"), (length, "length"), (hidden, "hidden size"), (heads, "number of heads")):
+    for value, what in ((batch, "batch"), (length, "length"), (hidden, "hidden"), (heads, "heads")):
         if value < 1:
-            raise InputError(f"The {what} must be at least 1.")
+            raise InputError("walkthrough_size_too_small", what=Phrase(f"walkthrough_size.{what}"))
     if hidden % heads:
-        raise InputError(f"A hidden size of {hidden} cannot be split into {heads} heads; pick a divisor of {hidden}.")
+        raise InputError("walkthrough_heads_do_not_divide", hidden=hidden, heads=heads)
     generator = torch.Generator().manual_seed(seed)
     torch.manual_seed(seed)
     layer = MultiHeadAttention(hidden, heads, device=device)

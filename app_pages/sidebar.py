@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app_pages import model_runs
 from app_pages.caches import catalogue_entries
+from app_pages.page_errors import shown_errors
 from app_pages.session import CUSTOM, MODEL_CUSTOM, MODEL_PICK, bound, tr
 from app_pages.state import DEVICES, LANGUAGES, ViewState
-from attnviz import i18n
+from attnviz import i18n, settings
 from attnviz.devices import device_report
 
 
@@ -24,7 +24,8 @@ def sidebar(view: ViewState) -> None:
             selection_mode="single",
             required=True,
         )
-        _model_picker(view)
+        with shown_errors(view):  # a setting the picker reads may be unusable: said here, and again by the page
+            _model_picker(view)
         bound(
             st.selectbox,
             "device",
@@ -33,11 +34,11 @@ def sidebar(view: ViewState) -> None:
             format_func=lambda d: t(f"device_{d}"),
             help=t("device_help"),
         )
-        report = device_report(view.device)
+        report = device_report(view.device, view.lang)
         with st.expander(t("device_report", chosen=report.chosen)):
             st.markdown(
                 "\n".join(
-                    f"- {'✅' if entry.available else '❌'} **{entry.name}** — {entry.reason}"
+                    f"- {'✅' if entry.available else '❌'} **{entry.name}** — {entry.reason_in(view.lang)}"
                     for entry in report.entries
                 )
             )
@@ -46,9 +47,9 @@ def sidebar(view: ViewState) -> None:
 
 def _model_picker(view: ViewState) -> None:
     t = tr(view)
-    entries = {entry.name: entry for entry in catalogue_entries()}
+    entries = {entry.name: entry for entry in catalogue_entries(view.lang)}
     options = list(entries)
-    allow_custom = model_runs.custom_models_allowed()
+    allow_custom = settings.current().allow_custom_models
     if allow_custom:
         options.append(CUSTOM)
     pick = view.model if view.model in entries or not allow_custom else CUSTOM

@@ -20,20 +20,15 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from attnviz.errors import InputError
+from attnviz.errors import InputError, Phrase
 from attnviz.types import AttentionMap, Token
 
 REDUCTIONS = ("mean", "max")
 SQUARE_KINDS = ("self", "encoder", "decoder")
 
-# Head statistics, in table column order; the value is a one-line English description (the app translates).
-STATISTICS = {
-    "entropy": "mean entropy of a query's attention row, in nats (low = focused, high = spread out)",
-    "distance": "mean |query position − key position| weighted by attention (self-attention only)",
-    "sink": "mean attention mass on special tokens and on the first token (attention sinks)",
-    "previous_token": "mean weight a token gives to the token just before it (self-attention only)",
-    "diagonal": "mean weight on the diagonal: a token's own position, or the proportional position for cross-attention",
-}
+# Head statistics, in table column order. What each one means is said in the string catalogue (`stat_<name>`,
+# `stat_help_<name>`), in English and 中文.
+STATISTICS = ("entropy", "distance", "sink", "previous_token", "diagonal")
 
 
 # ----------------------------------------------------------------------------------------------------------------------
@@ -44,8 +39,19 @@ def _is_index(value) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
 
-def _valid_range(size: int) -> str:
-    return f"0–{size - 1}, or −{size} to −1 counting from the end"
+def _axis(what: str, size: int | None = None, index: int | None = None) -> Phrase:
+    """An axis ("layer", "head", "key", "query", "query row") as a sentence names it: the word, `size` of them
+    ("4 layers"), or one of them by `index` ("Layer 9")."""
+    word = what.replace(" ", "_")
+    if index is not None:
+        return Phrase(f"analysis.axis_item.{word}", index=index)
+    if size is not None:
+        return Phrase(f"analysis.axis_count.{word}", count=size)
+    return Phrase(f"analysis.axis.{word}")
+
+
+def _valid_range(size: int) -> Phrase:
+    return Phrase("analysis.valid_range", last=size - 1, size=size)  # "0–3, or −4 to −1 counting from the end"
 
 
 def indices(selection: int | Sequence[int] | None, size: int, what: str) -> list[int]:
@@ -56,18 +62,18 @@ def indices(selection: int | Sequence[int] | None, size: int, what: str) -> list
     if _is_index(selection):
         items = [selection]
     elif isinstance(selection, (str, bytes)) or not isinstance(selection, (Sequence, np.ndarray, range, set)):
-        raise InputError(f"A {what} index must be an integer (or a list of them, or None for all); got {selection!r}.")
+        raise InputError("index_not_integer_or_list", what=_axis(what), selection=selection)
     else:
         items = list(np.asarray(selection).ravel()) if isinstance(selection, np.ndarray) else list(selection)
     if not items:
-        raise InputError(f"Choose at least one {what}; the map has {size} {what}s ({_valid_range(size)}).")
+        raise InputError("index_none_chosen", what=_axis(what), count=_axis(what, size), valid=_valid_range(size))
     result = []
     for item in items:
         if not _is_index(item):
-            raise InputError(f"A {what} index must be an integer; got {item!r}.")
+            raise InputError("index_not_integer", what=_axis(what), item=item)
         if not -size <= item < size:
             raise InputError(
-                f"{what.capitalize()} {item} does not exist; the map has {size} {what}s ({_valid_range(size)})."
+                "index_missing", item=_axis(what, index=item), count=_axis(what, size), valid=_valid_range(size)
             )
         result.append(int(item) % size)
     return result
@@ -76,15 +82,12 @@ def indices(selection: int | Sequence[int] | None, size: int, what: str) -> list
 def require_content(amap: AttentionMap) -> None:
     """Refuse a map with no layers, heads, queries or keys: nothing can be computed or drawn from it."""
     if 0 in amap.weights.shape:
-        raise InputError(
-            f"This attention map is empty (layers, heads, queries, keys = {amap.weights.shape}); "
-            "capture a text with at least one token first."
-        )
+        raise InputError("map_empty", shape=amap.weights.shape)
 
 
 def _check_reduction(reduce: str, what: str) -> None:
     if reduce not in REDUCTIONS:
-        raise InputError(f"Unknown {what} reduction {reduce!r}; use 'mean' or 'max'.")
+        raise InputError("reduction_unknown", what=_axis(what), reduce=reduce)
 
 
 def select_indices(
@@ -174,12 +177,12 @@ def downsample(matrix: np.ndarray, query_factor: int, key_factor: int, pool: str
     NaN cells (masked) are ignored; a block with nothing but NaN stays NaN. Edge blocks may be smaller.
     """
     if pool not in REDUCTIONS:
-        raise InputError(f"Unknown pooling {pool!r}; use 'max' or 'mean'.")
+        raise InputError("pooling_unknown", pool=pool)
     if not (_is_index(query_factor) and _is_index(key_factor)) or query_factor < 1 or key_factor < 1:
-        raise InputError(f"Downsampling factors must be whole numbers ≥ 1; got {query_factor!r} × {key_factor!r}.")
+        raise InputError("downsample_factors", query_factor=query_factor, key_factor=key_factor)
     matrix = np.asarray(matrix)
     if matrix.ndim != 2 or not np.issubdtype(matrix.dtype, np.number):
-        raise InputError(f"downsample takes one (queries, keys) matrix of numbers; got shape {matrix.shape}.")
+        raise InputError("downsample_not_a_matrix", shape=matrix.shape)
     queries, keys = matrix.shape
     rows, cols = -(-queries // query_factor), -(-keys // key_factor)  # ceil division
     padded = np.full((rows * query_factor, cols * key_factor), np.nan, dtype=np.float64)
@@ -215,12 +218,10 @@ def index_range(span: tuple[int, int] | None, size: int, what: str) -> tuple[int
         or len(span) != 2
         or not all(_is_index(end) for end in span)
     ):
-        raise InputError(f"A {what} range is a pair of integers (start, stop); got {span!r}.")
+        raise InputError("range_not_a_pair", what=_axis(what), span=span)
     start, stop = int(span[0]), int(span[1])
     if not 0 <= start < stop <= size:
-        raise InputError(
-            f"The {what} range {start}–{stop} is not inside 0–{size}; give (start, stop) with start < stop ≤ {size}."
-        )
+        raise InputError("range_outside", what=_axis(what), start=start, stop=stop, size=size)
     return start, stop
 
 
@@ -361,7 +362,7 @@ def hide_tokens(
         hidden.add(0)
     kept_keys = [i for i in range(num_keys) if i not in hidden]
     if not kept_keys:
-        raise InputError("Hiding these tokens would leave no key to show; hide fewer tokens.")
+        raise InputError("hiding_leaves_no_key")
     # The same positions leave both sides only when the queries are the keys; a seq2seq decoder map labels its rows by
     # the token each step writes and its columns by the token it reads, so each side drops its own special tokens.
     square = amap.kind in SQUARE_KINDS and amap.query_tokens == amap.key_tokens
@@ -370,7 +371,7 @@ def hide_tokens(
     else:
         kept_queries = [i for i, t in enumerate(amap.query_tokens) if not (special and t.special)]
     if not kept_queries:
-        raise InputError("Hiding special tokens would leave no query to show; keep special tokens visible.")
+        raise InputError("hiding_leaves_no_query")
     weights = amap.weights[:, :, kept_queries][:, :, :, kept_keys]  # (layers, heads, queries', keys')
     if renormalize:
         totals = weights.sum(axis=-1, keepdims=True)
@@ -403,8 +404,7 @@ def rollout(
     _check_reduction(head_reduce, "head")
     if amap.kind not in SQUARE_KINDS or len(amap.query_tokens) != len(amap.key_tokens):
         raise InputError(
-            f"Rollout needs self-attention (queries are the keys); a {amap.kind!r} map of "
-            f"{len(amap.query_tokens)}×{len(amap.key_tokens)} tokens has none. Use an encoder or decoder map."
+            "rollout_needs_self_attention", kind=amap.kind, queries=len(amap.query_tokens), keys=len(amap.key_tokens)
         )
     _, head_idx = select_indices(amap, None, heads)
     chosen = amap.weights[:, head_idx].astype(np.float64)  # (layers, heads', n, n)

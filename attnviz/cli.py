@@ -10,7 +10,8 @@ With --input FILE every non-empty line is one example ("source" or "source<TAB>t
 stderr, and --output names a folder that receives 0001.<format>, 0002.<format>, ... (numbered by line). With --text,
 an --output that is an existing folder receives one file named after the text (`attnviz.export.safe_filename`: no
 path separators or control characters; png or json unless --format says otherwise).
-Bad arguments and attnviz errors print one line on stderr and exit with 2; existing files are kept unless --force;
+Bad arguments and attnviz errors print one line on stderr and exit with 2 (attnviz's errors in English, or in Chinese
+for `export --lang zh`, whose figures speak Chinese); existing files are kept unless --force;
 every file is written atomically (temporary file, then rename).
 
 A figure is the one the app draws for the same options (`attnviz.selection`, which both call), written as the app's
@@ -26,8 +27,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from attnviz import analysis, selection
-from attnviz.errors import AttnvizError, InputError
+from attnviz import analysis, i18n, selection
+from attnviz.errors import AttnvizError, InputError, Phrase
 from attnviz.selection import ViewOptions
 
 PROG = "attnviz"
@@ -59,7 +60,7 @@ def _selection(value: str, what: str) -> list[int] | None:
     try:
         return [int(part) for part in value.split(",") if part.strip()]
     except ValueError:
-        raise InputError(f"--{what} takes an index, a comma-separated list (0,2) or 'all'; got {value!r}.") from None
+        raise InputError("cli_index_list", option=what, value=value) from None
 
 
 def _add_model_arguments(parser: argparse.ArgumentParser) -> None:
@@ -108,7 +109,8 @@ def _add_view_arguments(parser: argparse.ArgumentParser) -> None:
     view.add_argument("--top-k", type=int, default=ViewOptions.top_k, help="alignment: links per target token (3)")
     view.add_argument("--step", type=int, default=ViewOptions.step,
                       help="replay: the map after N target tokens were written (default 0: all)")  # fmt: skip
-    view.add_argument("--lang", choices=("en", "zh"), default=ViewOptions.lang, help="language of titles and labels")
+    view.add_argument("--lang", choices=("en", "zh"), default=ViewOptions.lang,
+                      help="language of titles, labels and error messages")  # fmt: skip
     view.add_argument("--format", choices=("png", "svg", "pdf", "html"), help="default: from the output suffix")
     view.add_argument("--engine", choices=("auto", "kaleido", "static"), default="auto",
                       help="png/svg/pdf renderer: kaleido (Chromium) or static (matplotlib, no browser)")  # fmt: skip
@@ -150,20 +152,20 @@ def build_parser() -> argparse.ArgumentParser:
 def _check(args: argparse.Namespace) -> None:
     """Argument combinations argparse cannot express; raising InputError gives the one-line exit 2."""
     if args.generate is not None and args.generate < 1:
-        raise InputError("--generate takes a positive number of tokens.")
+        raise InputError("cli_generate_positive")
     if args.generate is not None and args.target is not None:
-        raise InputError("Give either --target (force-decode a given target) or --generate (let the model write).")
+        raise InputError("cli_target_or_generate")
     if args.input is not None and args.target is not None:
-        raise InputError("With --input, put each target after a tab on its line instead of using --target.")
+        raise InputError("cli_input_with_target")
     if args.command == "export":
         if args.scale <= 0:
-            raise InputError("--scale must be positive.")
+            raise InputError("cli_scale_positive")
         if not 0 <= args.threshold < 1:
-            raise InputError("--threshold must lie in [0, 1).")
+            raise InputError("cli_threshold_range")
         if args.top_k < 1:
-            raise InputError("--top-k must be at least 1.")
+            raise InputError("cli_top_k_positive")
         if args.step < 0:
-            raise InputError("--step takes a number of target tokens, 0 for all.")
+            raise InputError("cli_step_negative")
 
 
 def _examples(args: argparse.Namespace) -> list[Example]:
@@ -172,9 +174,9 @@ def _examples(args: argparse.Namespace) -> list[Example]:
     try:
         lines = args.input.read_text(encoding="utf-8").splitlines()
     except FileNotFoundError:
-        raise InputError(f"--input {args.input} does not exist.") from None
+        raise InputError("cli_input_missing", path=str(args.input)) from None
     except (UnicodeDecodeError, IsADirectoryError) as error:
-        raise InputError(f"--input {args.input} is not a UTF-8 text file ({error}).") from None
+        raise InputError("cli_input_not_text", path=str(args.input), detail=str(error)) from None
     examples = []
     for number, line in enumerate(lines, start=1):
         if not line.strip():
@@ -182,7 +184,7 @@ def _examples(args: argparse.Namespace) -> list[Example]:
         text, _, target = line.partition("\t")
         examples.append(Example(number, text, target if target.strip() else None))
     if not examples:
-        raise InputError(f"--input {args.input} has no non-empty lines.")
+        raise InputError("cli_input_empty", path=str(args.input))
     return examples
 
 
@@ -196,12 +198,13 @@ def _output_paths(args: argparse.Namespace, examples: list[Example], fmt: str) -
             paths = [args.output / safe_filename(examples[0].text, fmt)]
     else:
         if args.output.exists() and not args.output.is_dir():
-            raise InputError(f"With --input, --output names a folder; {args.output} is a file.")
+            raise InputError("cli_output_is_a_file", path=str(args.output))
         paths = [args.output / f"{example.number:04d}.{fmt}" for example in examples]
     existing = [p for p in paths if p.exists()]
     if existing and not args.force:
-        more = f" (and {len(existing) - 1} more)" if len(existing) > 1 else ""
-        raise InputError(f"{existing[0]}{more} already exists; pass --force to replace.")
+        if len(existing) == 1:
+            raise InputError("cli_output_exists", path=str(existing[0]))
+        raise InputError("cli_outputs_exist", path=str(existing[0]), more=len(existing) - 1)
     return paths
 
 
@@ -213,9 +216,7 @@ def _format(args: argparse.Namespace, allowed: tuple[str, ...], default: str | N
     if args.input is None and suffix in allowed and not args.output.is_dir():
         return suffix
     if args.input is None and default is None and not args.output.is_dir():
-        raise InputError(
-            f"Cannot tell the format from {args.output}; end it with .{' .'.join(allowed)} or pass --format."
-        )
+        raise InputError("cli_format_unknown", path=str(args.output), suffixes=" ".join(f".{s}" for s in allowed))
     return default or allowed[0]
 
 
@@ -235,7 +236,7 @@ def _one_index(value: str | None, what: str, size: int) -> int:
     """--layer/--head beside --aggregation: one index (default 0), checked against the map, negatives from the end."""
     chosen = _selection(value or "0", what)
     if chosen is None or len(chosen) != 1:
-        raise InputError(f"With --aggregation, --{what} takes one index; got {value!r}.")
+        raise InputError("cli_one_index", option=what, value=value)
     return analysis.indices(chosen, size, what)[0]
 
 
@@ -364,7 +365,8 @@ def _run(args: argparse.Namespace) -> int:
         except AttnvizError as error:
             if args.input is None:
                 raise
-            raise type(error)(f"line {example.number} of {args.input}: {error}") from error
+            said = _said(error)
+            raise type(error)("cli_input_line", line=example.number, path=str(args.input), error=said) from error
     if args.input is None:
         print(paths[0])
     else:
@@ -372,14 +374,23 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _said(error: AttnvizError) -> Phrase | str:
+    """An error as a part of another error's sentence, said in that sentence's language (when it has a key)."""
+    key = f"error.{error.key}"
+    return Phrase(key, **error.values) if i18n.has(key) else str(error)
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Run the command line; returns the exit code (0 ok, 1 file-system failure, 2 bad arguments or input)."""
+    """Run the command line; returns the exit code (0 ok, 1 file-system failure, 2 bad arguments or input).
+
+    Its messages are English; `export --lang zh` (Chinese titles and labels) says its errors in Chinese too.
+    """
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         return _run(args)
     except AttnvizError as error:
-        print(f"{PROG}: error: {error}", file=sys.stderr)
+        print(f"{PROG}: error: {error.message(getattr(args, 'lang', 'en'))}", file=sys.stderr)
         return 2
     except OSError as error:
         print(f"{PROG}: error: {error.strerror or error} ({error.filename or ''})".rstrip(" ()"), file=sys.stderr)

@@ -146,7 +146,7 @@ def self_attention_kind(result: AttentionCapture | LazyCapture, stack: str) -> s
     if "self" in kinds_of(result):
         return "self"
     if stack not in STACKS:
-        raise InputError(f"Unknown stack {stack!r}; use encoder or decoder.")
+        raise InputError("stack_unknown", stack=stack)
     return stack
 
 
@@ -292,7 +292,7 @@ def head_selection(
         every = tuple((lay, h) for lay in range(amap.num_layers) for h in range(amap.num_heads))
         return HeadSelection(amap, {"layers": None, "heads": None}, every)
     if view != "alignment":
-        raise InputError(f"Unknown view {view!r}; use one of {', '.join(AGGREGATIONS)}.")
+        raise InputError("view_unknown", view=view, views=", ".join(AGGREGATIONS))
     words = alignment_words() if words is None else words
     pairs = tuple(alignment_pairs(alignment_heads, amap.num_layers, amap.num_heads))
     stacked = amap.weights[[p[0] for p in pairs], [p[1] for p in pairs]][None]  # (1, pairs, queries, keys)
@@ -340,9 +340,7 @@ def choose_heads(amap: AttentionMap, options: ViewOptions, alignment_heads: Pair
     if aggregation == CUSTOM:
         return custom_selection(amap, options.layers, options.heads, options.head_reduce, options.layer_reduce)
     if aggregation == "alignment" and amap.kind != "cross":
-        raise InputError(
-            f"Alignment heads are cross-attention heads; show a {amap.kind} map by head, layer or all instead."
-        )
+        raise InputError("alignment_needs_cross_attention", kind=amap.kind)
     words = alignment_words(options.lang)
     return head_selection(amap, aggregation, options.layer, options.head, alignment_heads, words)
 
@@ -389,7 +387,7 @@ def show_map(written: AttentionMap, options: ViewOptions, alignment_heads: Pairs
     """`show` from a prepared map (`prepare`): replayed to `options.step`, its heads chosen, its figures drawn."""
     unknown = [name for name in names if name not in FIGURES]
     if unknown:
-        raise InputError(f"Unknown figure {unknown[0]!r}; use one of {', '.join(FIGURES)}.")
+        raise InputError("figure_unknown", figure=unknown[0], figures=", ".join(FIGURES))
     amap = replay(written, options.step)
     chosen = choose_heads(amap, options, alignment_heads)
     return Shown(amap, chosen, _figures(amap, chosen, options, names))

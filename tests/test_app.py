@@ -7,6 +7,7 @@ import base64
 import html
 import json
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -14,7 +15,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from app_pages import explainer_steps
-from attnviz import analysis, figures, selection
+from attnviz import analysis, figures, i18n, selection
+from attnviz.errors import Phrase, SettingError
 from attnviz.capture import capture
 from attnviz.models import catalogue, load_model
 
@@ -240,6 +242,54 @@ def test_custom_models_can_be_switched_off(tiny, monkeypatch):
     at = open_app(model=tiny, **PAIR)
     assert not at.exception
     assert any("only offers the models listed" in e.value for e in at.error)
+
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+EMPTY_TARGET = {**PAIR, "target": " "}  # pair mode with nothing to force-decode: an error of the app's own
+
+
+def test_an_error_in_the_chinese_ui_is_chinese_end_to_end(tiny):
+    at = open_app(model=tiny, **EMPTY_TARGET, lang="zh")
+    assert not at.exception
+    assert [e.value for e in at.error] == ["**此输入无法使用。** 译文是空的；请输入要强制解码的译文，或者让模型自己翻译。"]
+    assert not re.search(r"[A-Za-z]", at.error[0].value)  # heading and body: not a word of English
+    assert at.title[0].value == "翻译与对齐"
+
+
+def test_an_error_in_the_english_ui_is_english_end_to_end(tiny):
+    at = open_app(model=tiny, **EMPTY_TARGET)
+    assert not at.exception
+    assert [e.value for e in at.error] == [
+        "**This input cannot be used.** The target is empty; type the translation to force-decode, or let the model "
+        "generate it."
+    ]
+    assert not CJK.search(at.error[0].value)
+
+
+def test_a_setting_that_cannot_be_read_is_said_in_the_page_language(tiny, monkeypatch):
+    monkeypatch.setenv("ATTNVIZ_ALLOW_CUSTOM_MODELS", "maybe")
+    flag = Phrase("setting_accepts.flag")
+    error = SettingError("setting_in_environment", variable="ATTNVIZ_ALLOW_CUSTOM_MODELS", value="maybe", accepts=flag)
+    for lang, heading in (("en", "**A setting is not valid.** The environment variable"), ("zh", "**设置有误。** 环境变量")):
+        at = open_app(model=tiny, **PAIR, lang=lang)
+        assert not at.exception
+        said = [e.value for e in at.error]
+        assert said and set(said) == {i18n.error_sentence(error, lang)}  # the sidebar's picker and the page
+        assert said[0].startswith(heading) and bool(CJK.search(said[0])) is (lang == "zh")
+        assert at.text_input(key="w_text") is not None  # the page goes on
+
+
+def test_the_sidebar_speaks_the_page_language():
+    at = open_app(lang="zh")
+    assert_page_ok(at)
+    report = at.sidebar.expander[0]
+    assert report.label.startswith("设备：")
+    assert "始终可用" in report.markdown[0].value and "always available" not in report.markdown[0].value
+    description = next(entry.description for entry in catalogue("zh") if entry.name == "demo-zh-en")
+    assert at.selectbox(key="w_model_pick").help == description and CJK.search(description)
+    at.button_group(key="w_lang").set_value("en").run()
+    assert "always available" in at.sidebar.expander[0].markdown[0].value
+    assert at.selectbox(key="w_model_pick").help == catalogue("en")[0].description
 
 
 def test_unexpected_failures_are_a_generic_sentence(tiny, monkeypatch):

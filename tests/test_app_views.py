@@ -12,8 +12,9 @@ from hypothesis import strategies as st
 
 from app_pages import explainer_steps, heads_choices, model_runs, multi_head
 from app_pages import state as app_state
+import attnviz.settings
 from attnviz import analysis, selection
-from attnviz.errors import InputError
+from attnviz.errors import InputError, ModelLoadError, SettingError
 from attnviz.models import load_model
 from attnviz.types import AttentionCapture, AttentionMap, Token
 
@@ -125,13 +126,29 @@ def test_a_repeated_parameter_counts_by_its_last_value_and_long_text_is_cut():
 # Which models a deployment offers
 
 
-@pytest.mark.parametrize("value, allowed", [(None, True), ("1", True), ("yes", True), ("0", False), ("off", False)])
+CUSTOM_MODELS = attnviz.settings.variable("allow_custom_models")
+LAZY_FROM_TOKENS = attnviz.settings.variable("lazy_from_tokens")
+TORCH_THREADS = attnviz.settings.variable("torch_threads")
+
+
+@pytest.mark.parametrize(
+    "value, allowed", [(None, True), ("", True), ("1", True), ("yes", True), ("0", False), ("off", False)]
+)
 def test_custom_models_setting(value, allowed):
-    environ = {} if value is None else {model_runs.CUSTOM_MODELS_ENV: value}
-    assert model_runs.custom_models_allowed(environ) is allowed
+    environ = {} if value is None else {CUSTOM_MODELS: value}  # an empty value counts as unset
+    assert attnviz.settings.current(environ).allow_custom_models is allowed
     catalogue = ["demo-zh-en"]
     assert model_runs.model_refusal("demo-zh-en", catalogue, environ) is None
     assert (model_runs.model_refusal("/some/folder", catalogue, environ) is None) is allowed
+
+
+def test_a_refused_model_is_named_in_both_languages():
+    refusal = model_runs.model_refusal("/some/folder", ["demo-zh-en"], {CUSTOM_MODELS: "off"})
+    assert isinstance(refusal, ModelLoadError) and refusal.key == "custom_models_off"
+    assert "only offers the models listed" in str(refusal) and "'/some/folder'" in str(refusal)
+    assert refusal.message("zh") == "此应用只提供侧边栏中列出的模型；'/some/folder' 不在其中。"
+    with pytest.raises(SettingError, match=CUSTOM_MODELS):  # neither on nor off: said, never read as off
+        model_runs.model_refusal("/some/folder", ["demo-zh-en"], {CUSTOM_MODELS: "maybe"})
 
 
 # ----------------------------------------------------------------------------------------------------------------------
@@ -160,7 +177,7 @@ def test_alignment_view_is_the_mean_of_exactly_the_alignment_heads():
     matrix = analysis.aggregate(chosen.amap, chosen.figure_kwargs["layers"], chosen.figure_kwargs["heads"])
     np.testing.assert_allclose(matrix, expected, atol=1e-6)
     assert chosen.pairs == ((2, 1), (0, 3))
-    labels = chosen.labels
+    labels = chosen.labels  # the figure words naming the selection (FigureStyle.labels)
     assert labels["layer_one"] == "alignment heads" and labels["heads_all"] == "mean of L2·H1, L0·H3"
 
 
@@ -319,7 +336,7 @@ def test_long_texts_are_analysed_lazily_and_give_the_same_weights(tiny_folder, m
     text, target = "早上好！Good morning, my friend!", "Good morning!"
     n = len(handle.tokenizer(text)["input_ids"])
     assert model_runs.analysis_mode(handle, text, target, "pair", environ={}) == "full"
-    lazy_from = model_runs.LAZY_FROM_TOKENS_ENV
+    lazy_from = LAZY_FROM_TOKENS
     assert model_runs.analysis_mode(handle, text, target, "pair", environ={lazy_from: str(n)}) == "lazy"
     assert model_runs.analysis_mode(handle, text, target, "pair", environ={lazy_from: str(n + 1)}) == "full"
     assert model_runs.analysis_mode(handle, text, "", "generate", environ={lazy_from: "1"}) == "full"
@@ -337,13 +354,15 @@ def test_long_texts_are_analysed_lazily_and_give_the_same_weights(tiny_folder, m
     assert set(crossed.maps) == {"cross"} and crossed.target_text == target
     np.testing.assert_allclose(crossed["cross"].weights, whole["cross"].weights, atol=1e-5)
     assert selection.whole_capture(whole, ["cross"]) is whole
-    with pytest.raises(InputError, match="whole number of tokens"):
-        model_runs.lazy_from_tokens({model_runs.LAZY_FROM_TOKENS_ENV: "many"})
+    assert model_runs.analysis_mode(handle, text, target, "pair", environ={lazy_from: " "}) == "full"  # unset
+    for bad in ("many", "0"):  # 0 tokens is refused, not read as "always"
+        with pytest.raises(SettingError, match="whole number of tokens"):
+            model_runs.analysis_mode(handle, text, target, "pair", environ={lazy_from: bad})
 
 
 def test_a_long_prompt_for_a_decoder_is_read_lazily_not_continued(tiny_folder):
     handle = load_model(tiny_folder("gpt2"), "cpu")
-    environ = {model_runs.LAZY_FROM_TOKENS_ENV: "4"}
+    environ = {LAZY_FROM_TOKENS: "4"}
     assert model_runs.analysis_mode(handle, "早上好！Good morning!", "", "generate", environ=environ) == "lazy"
     result = model_runs.analyse(handle, "早上好！Good morning!", "", "generate", lazy=True)
     assert selection.is_lazy(result) and selection.kinds_of(result) == ["self"] and result.target_text is None
@@ -422,11 +441,18 @@ def test_exported_files_name_the_model_and_fit_their_title():
 
 
 def test_interactive_threads_setting():
-    assert model_runs.interactive_threads({}) == 1
-    assert model_runs.interactive_threads({model_runs.THREADS_ENV: " 4 "}) == 4
-    for bad in ("four", "0", "-2"):
-        with pytest.raises(InputError, match=model_runs.THREADS_ENV):
-            model_runs.interactive_threads({model_runs.THREADS_ENV: bad})
+    import torch
+
+    before = torch.get_num_threads()
+    try:
+        assert model_runs.use_interactive_threads({}) == 1 == torch.get_num_threads()
+        assert model_runs.use_interactive_threads({TORCH_THREADS: " 4 "}) == 4 == torch.get_num_threads()
+        assert model_runs.use_interactive_threads({TORCH_THREADS: ""}) == 1  # an empty value counts as unset
+        for bad in ("four", "0", "-2"):
+            with pytest.raises(SettingError, match=TORCH_THREADS):
+                model_runs.use_interactive_threads({TORCH_THREADS: bad})
+    finally:
+        torch.set_num_threads(before)
 
 
 def test_decoder_self_attention_rows_are_named_by_the_decoder_input():

@@ -142,6 +142,29 @@ def test_an_error_on_one_input_line_names_the_line(capsys, tmp_path, tiny_folder
     assert os.listdir(tmp_path / "out") == ["0001.json"]
 
 
+def test_errors_are_english_unless_the_export_is_drawn_in_chinese(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    argv = ["export", "--model", "x", "--text", "hi", "-o", "a.png", "--generate", "0"]
+    code, _, err = _run(capsys, *argv)
+    assert code == 2 and _one_line_error(err) == "attnviz: error: --generate takes a positive number of tokens."
+    code, _, err = _run(capsys, *argv, "--lang", "zh")
+    assert code == 2 and _one_line_error(err) == "attnviz: error: --generate 需要一个正的词元数。"
+    (tmp_path / "a.png").write_bytes(b"")
+    code, _, err = _run(capsys, "export", "--model", "x", "--text", "hi", "-o", "a.png", "--lang", "zh")
+    assert code == 2 and _one_line_error(err) == "attnviz: error: a.png 已存在；如要替换，请加上 --force。"
+
+
+def test_a_failing_input_line_is_named_in_the_language_of_the_export(capsys, tmp_path, tiny_folder):
+    lines = tmp_path / "lines.txt"
+    lines.write_text("Good morning\n", encoding="utf-8")
+    argv = ["export", "--model", tiny_folder("bert"), "--input", str(lines), "--layer", "9", "--engine", "static",
+            "-q", "-o", str(tmp_path / "out")]  # fmt: skip
+    code, _, err = _run(capsys, *argv)
+    assert code == 2 and _one_line_error(err).startswith(f"attnviz: error: line 1 of {lines}: Layer 9 does not exist")
+    code, _, err = _run(capsys, *argv, "--lang", "zh")
+    assert code == 2 and _one_line_error(err).startswith(f"attnviz: error: {lines} 第 1 行：第 9 层不存在；这张图有 2 层")
+
+
 def test_cli_as_a_subprocess(tmp_path, tiny_folder):
     target = tmp_path / "sub.png"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1"}

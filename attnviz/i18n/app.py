@@ -149,10 +149,12 @@ STRINGS: dict[str, dict[str, str]] = {
         "other pages.",
         "heads_map": "Attention",
         "statistic": "Statistic in the heatmap",
-        "stat_help_entropy": "Low: the head focuses on few tokens. High: it spreads its attention.",
-        "stat_help_distance": "How far, in tokens, a head looks on average.",
-        "stat_help_sink": "Attention parked on special tokens or the first token.",
-        "stat_help_previous_token": "How much a token attends to the one just before it.",
+        "stat_help_entropy": "The mean entropy of a query's attention row, in nats. Low: the head focuses on few "
+        "tokens. High: it spreads its attention.",
+        "stat_help_distance": "How far, in tokens, a head looks on average: |query position − key position| weighted "
+        "by attention (self-attention only).",
+        "stat_help_sink": "Attention parked on special tokens or the first token (attention sinks), on average.",
+        "stat_help_previous_token": "How much a token attends to the one just before it (self-attention only).",
         "stat_help_diagonal": "Attention on the diagonal: the token itself, or the proportional position in "
         "cross-attention (a monotone alignment).",
         "table_hint": "Click a column header to sort; select a row to choose that head.",
@@ -163,8 +165,6 @@ STRINGS: dict[str, dict[str, str]] = {
         "warning_link": "Some link parameters could not be read and were left at their defaults: {names}.",
         "error_unexpected": "Something went wrong while drawing this part of the page. The rest still works; try "
         "another input or model, and see the server log for details.",
-        "error_custom_models_off": "This app only offers the models listed in the sidebar; {model!r} is not one "
-        "of them.",
         "error_ModelLoadError": "The model could not be loaded",
         "error_DeviceUnavailableError": "That device is not available",
         "error_InputError": "This input cannot be used",
@@ -296,10 +296,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "heads_intro": "用数字看每个头在做什么：按任意列排序，再在其他页面打开某个头。",
         "heads_map": "注意力",
         "statistic": "热力图中的统计量",
-        "stat_help_entropy": "低：该头集中在少数词元上。高：注意力分散。",
-        "stat_help_distance": "该头平均看向多远（以词元计）。",
-        "stat_help_sink": "停留在特殊词元或第一个词元上的注意力。",
-        "stat_help_previous_token": "一个词元关注其前一个词元的程度。",
+        "stat_help_entropy": "查询的注意力行的平均熵，单位为奈特。低：该头集中在少数词元上。高：注意力分散。",
+        "stat_help_distance": "该头平均看向多远（以词元计）：按注意力加权的 |查询位置 − 键位置|（仅自注意力）。",
+        "stat_help_sink": "平均停留在特殊词元或第一个词元上的注意力（注意力汇点，attention sink）。",
+        "stat_help_previous_token": "一个词元关注其前一个词元的程度（仅自注意力）。",
         "stat_help_diagonal": "对角线上的注意力：词元自身，或交叉注意力中按比例对应的位置（单调对齐）。",
         "table_hint": "点击列标题排序；选中一行即选择该头。",
         "open_head_title": "打开一个头",
@@ -307,7 +307,6 @@ STRINGS: dict[str, dict[str, str]] = {
         "open_on_self": "在“自注意力”中打开第 {layer} 层第 {head} 头",
         "warning_link": "链接中有些参数无法读取，已使用默认值：{names}。",
         "error_unexpected": "绘制页面这一部分时出错了。页面其余部分仍可使用；请换一个输入或模型，详情见服务器日志。",
-        "error_custom_models_off": "此应用只提供侧边栏中列出的模型；{model!r} 不在其中。",
         "error_ModelLoadError": "模型无法加载",
         "error_DeviceUnavailableError": "该设备不可用",
         "error_InputError": "此输入无法使用",
