@@ -3,7 +3,8 @@
 import streamlit as st
 
 from app_pages import common
-from attnviz import analysis, figures, views
+from attnviz import figures, views
+from attnviz.attention.walkthrough import walkthrough
 
 view = common.state()
 t = common.tr(view)
@@ -41,13 +42,13 @@ for column, name in zip(editors, views.EXPLAINER_SEEDS):
 with common.shown_errors(view):
     q, k, v = (views.edited_matrix(edited[name].values.tolist(), name) for name in "qkv")
     view.q, view.k, view.v = (views.explainer_field(matrix, name) for matrix, name in zip((q, k, v), "qkv"))
-    steps = analysis.attention_steps(q, k, v, scaled=True)
+    steps = walkthrough(q, k, v, scaled=True)
     query_names, key_names = views.names("q", q.shape[0]), views.names("k", k.shape[0])
     for number, (name, matrix, rows, columns) in enumerate(views.explainer_walk(steps, query_names, key_names), 1):
         st.subheader(t(f"step_{name}_title", number=number))
         text, shown = st.columns([3, 2])
         with text:
-            st.latex(views.EXPLAINER_FORMULAS[name] % {"d": q.shape[1], "scale": f"{steps.scale:.3f}"})
+            st.latex(views.EXPLAINER_FORMULAS[name] % {"d": q.shape[1], "scale": f"{1 / steps.scale:.3f}"})
             st.markdown(t(f"step_{name}_text"))
         with shown:
             st.dataframe(views.table(matrix, rows, columns, decimals=3), width="stretch")

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from attnviz.devices import resolve_device
-from attnviz.fused_attention import dtype_policy
+from attnviz.attention.precision import dtype_policy
 from attnviz.errors import ModelLoadError
 from attnviz.policy import Policy
 

@@ -31,7 +31,8 @@ from attnviz.figures.explainer import SEED_K, SEED_Q, SEED_V
 from attnviz.types import AttentionCapture, AttentionMap, Token
 
 if TYPE_CHECKING:
-    from attnviz.ondemand import LazyCapture
+    from attnviz.attention.math import AttentionSteps
+    from attnviz.attention.ondemand import LazyCapture
 
 DEFAULT_MODEL = "demo-zh-en"
 DEFAULT_TEXT = "早上好！"
@@ -220,7 +221,7 @@ def use_interactive_threads(environ: Mapping[str, str] | None = None) -> int:
 
 
 def analysis_mode(handle, text: str, target: str, mode: str, environ: Mapping[str, str] | None = None) -> str:
-    """How a page captures this input: "full" keeps every weight; "lazy" (`attnviz.ondemand`) keeps each layer's
+    """How a page captures this input: "full" keeps every weight; "lazy" (`attnviz.attention.ondemand`) keeps each layer's
     queries and keys and computes the heads a page shows, for texts of ATTNVIZ_LAZY_FROM_TOKENS tokens or more, or
     whose whole map would not fit in the memory budget. A translation model's generation records every step in full;
     a long prompt for a decoder-only model is read, not continued."""
@@ -254,8 +255,9 @@ def analyse(
     `analysis_mode`): a LazyCapture, which computes the layers and heads a page asks for (a decoder-only model then
     reads the text without continuing it).
     """
-    from attnviz.capture import capture, generate
-    from attnviz.ondemand import capture_lazy
+    from attnviz.attention.capture import capture
+    from attnviz.attention.generation import generate
+    from attnviz.attention.ondemand import capture_lazy
 
     if mode not in MODES:
         raise InputError(f"Unknown mode {mode!r}; use one of {', '.join(MODES)}.")
@@ -272,7 +274,7 @@ def analyse(
 
 
 def is_lazy(result) -> bool:
-    from attnviz.ondemand import LazyCapture  # torch and the model code, only once a page has a result
+    from attnviz.attention.ondemand import LazyCapture  # torch and the model code, only once a page has a result
 
     return isinstance(result, LazyCapture)
 
@@ -583,15 +585,15 @@ EXPLAINER_FORMULAS = {
 }
 
 
-def explainer_walk(steps: analysis.AttentionSteps, query_names: Sequence[str], key_names: Sequence[str]) -> list:
+def explainer_walk(steps: AttentionSteps, query_names: Sequence[str], key_names: Sequence[str]) -> list:
     """The four steps as (name, matrix, row names, column names); the softmax table ends with each row's sum (1)."""
     with_sums = np.hstack([steps.weights, steps.weights.sum(axis=1, keepdims=True)])  # (queries, keys + 1)
-    value_names = names("d", steps.v.shape[1])
+    value_names = names("d", steps.value.shape[1])
     return [
         ("scores", steps.scores, list(query_names), list(key_names)),
-        ("scaled", steps.scaled, list(query_names), list(key_names)),
+        ("scaled", steps.scaled_scores, list(query_names), list(key_names)),
         ("softmax", with_sums, list(query_names), [*key_names, "Σ"]),
-        ("output", steps.output, list(query_names), value_names),
+        ("output", steps.context, list(query_names), value_names),
     ]
 
 
@@ -618,7 +620,7 @@ def multi_head_walkthrough(
     """
     import torch
 
-    from attnviz.layers import MultiHeadAttention
+    from attnviz.attention.layer import MultiHeadAttention
 
     for value, what in ((batch, "batch size"), (length, "length"), (hidden, "hidden size"), (heads, "number of heads")):
         if value < 1:
@@ -637,7 +639,7 @@ def multi_head_walkthrough(
     ]
     weights = result.weights[0].detach().to("cpu", torch.float32).numpy()[None]  # (1, heads, l, l)
     tokens = [Token(name, -1, -1) for name in names("x", length)]
-    amap = AttentionMap("self", weights, tokens, tokens, ["attnviz.layers.MultiHeadAttention"])
+    amap = AttentionMap("self", weights, tokens, tokens, ["attnviz.attention.layer.MultiHeadAttention"])
     return MultiHeadWalkthrough(shapes, amap, str(layer.q_proj.weight.device))
 
 

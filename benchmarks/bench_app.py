@@ -122,13 +122,13 @@ gc.disable()  # as the server's warm-up does (app_pages/startup.py)
 t0 = time.perf_counter()
 import app_pages.common
 t1 = time.perf_counter()
-import attnviz.capture
+import attnviz.attention.capture
 t2 = time.perf_counter()
 from attnviz.models import load_model
 load_model(%r, "cpu")
 t3 = time.perf_counter()
 print(json.dumps({"streamlit, torch, plotly (app_pages.common)": t1 - t0,
-                  "transformers' modelling code (attnviz.capture)": t2 - t1, "the weights (load_model)": t3 - t2}))
+                  "transformers' modelling code (attnviz.attention.capture)": t2 - t1, "the weights (load_model)": t3 - t2}))
 """
 
 

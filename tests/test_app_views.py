@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from attnviz import analysis, views
+from attnviz.attention.walkthrough import walkthrough
 from attnviz.errors import InputError
 from attnviz.models import load_model
 from attnviz.types import AttentionCapture, AttentionMap, Token
@@ -308,7 +309,7 @@ def test_analyse_reads_text_with_an_encoder(tiny_folder):
 
 def test_long_texts_are_analysed_lazily_and_give_the_same_weights(tiny_folder, monkeypatch):
     from attnviz import memory
-    from attnviz.capture import capture
+    from attnviz.attention.capture import capture
 
     handle = load_model(tiny_folder("marian"), "cpu")
     text, target = "早上好！Good morning, my friend!", "Good morning!"
@@ -368,7 +369,7 @@ def test_explainer_matrices_are_checked():
 
 def test_explainer_walk_shows_each_step_and_rows_that_sum_to_one():
     q, k, v = np.array([[1.0, 2.0], [0.0, 1.0]]), np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]), np.eye(3, 2)
-    steps = analysis.attention_steps(q, k, v)
+    steps = walkthrough(q, k, v)
     walk = views.explainer_walk(steps, views.names("q", 2), views.names("k", 3))
     assert [name for name, *_ in walk] == ["scores", "scaled", "softmax", "output"]
     _, softmax, rows, columns = walk[2]

@@ -160,7 +160,7 @@ def test_alignment_opens_on_the_trained_alignment_head():
     import numpy as np
 
     from attnviz import cli
-    from attnviz.capture import capture
+    from attnviz.attention.capture import capture
     from attnviz.models import load_model
 
     handle = load_model("demo-zh-en", "cpu")

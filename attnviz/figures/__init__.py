@@ -3,7 +3,7 @@
 Every figure takes `lang` ("en" default, or "zh") and `labels` (a mapping overriding any string in
 `LABELS[lang]`, for the app's i18n), `model` (named in the title) and `title` (replaces the built title).
 Selections follow `attnviz.analysis.aggregate`: `layers`/`heads` are an index, a list, or None for all.
-Maps too large to hold (`attnviz.ondemand.LazyCapture`) draw through `pooled_heatmap` (a head pooled block by block)
+Maps too large to hold (`attnviz.attention.ondemand.LazyCapture`) draw through `pooled_heatmap` (a head pooled block by block)
 and `statistic_grid(values=...)` (statistics streamed tile by tile).
 """
 
