@@ -87,3 +87,12 @@ def test_causal_masks_are_built_one_way_whole_or_by_rows():
     assert torch.equal(compact.rows(0, 0, 4)[0, 0] == 0, causal_keep(4, 7, "bottom_right"))
     with pytest.raises(InputError, match="Unknown causal alignment"):
         causal_keep(2, 2, "middle")
+
+
+def test_a_mask_is_read_once_per_pass_but_again_once_changed():
+    q, k, _ = qkv(batch=1, heads=2, kv_heads=2, q_len=3, k_len=3)
+    mask = torch.zeros(1, 1, 3, 3)
+    assert torch.isfinite(attention_probabilities(q, k, mask)).all()
+    mask[..., 1, :] = float("-inf")  # changed in place after a first read: the closed row is seen
+    assert torch.all(attention_probabilities(q, k, mask)[..., 1, :] == 0)
+    assert torch.isfinite(attention_probabilities(q, k, torch.zeros(1, 1, 3, 3))).all()

@@ -23,6 +23,7 @@ weights gets them back exactly from the same scores: `probabilities_from_lse`.
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, fields
 
 import numpy as np
@@ -112,15 +113,32 @@ def additive(attention_mask: torch.Tensor | None, dtype: torch.dtype, keys: int)
     return attention_mask[..., :keys]
 
 
+# One mask serves every layer of a pass: it is read once. id(mask) -> (weak reference, version, keys, closed rows).
+_READ_MASKS: dict[int, tuple] = {}
+
+
 def closed_rows(attention_mask: torch.Tensor | None, keys: int) -> torch.Tensor | None:
     """bool (…, q, 1): the query rows a mask closes (False, or −∞, on every one of the `keys`), or None when it
     closes none."""
     if attention_mask is None or keys == 0:
         return None
-    if attention_mask.dtype == torch.bool:
-        closed = ~attention_mask.any(dim=-1, keepdim=True)
-    else:  # one read of the mask, no (q, k) temporary
-        closed = torch.isneginf(attention_mask[..., :keys].amax(dim=-1, keepdim=True))
+    seen = _READ_MASKS.get(id(attention_mask))
+    if seen is not None and seen[0]() is attention_mask and seen[1:3] == (attention_mask._version, keys):
+        return seen[3]
+    closed = _closed_rows(attention_mask[..., :keys])
+    if len(_READ_MASKS) > 64:  # masks of finished passes
+        _READ_MASKS.clear()
+    _READ_MASKS[id(attention_mask)] = (weakref.ref(attention_mask), attention_mask._version, keys, closed)
+    return closed
+
+
+def _closed_rows(mask: torch.Tensor) -> torch.Tensor | None:
+    if mask.dtype == torch.bool:
+        closed = ~mask.any(dim=-1, keepdim=True)
+    elif mask.numel() == 0 or mask.min().item() > float("-inf"):  # transformers' masks: finfo.min, never −∞
+        return None
+    else:
+        closed = torch.isneginf(mask.amax(dim=-1, keepdim=True))  # no (q, k) temporary
     return closed if bool(closed.any()) else None
 
 
@@ -128,18 +146,22 @@ def closed_rows(attention_mask: torch.Tensor | None, keys: int) -> torch.Tensor 
 # Scores, weights, output
 
 
+def _broadcasts_into(term: torch.Size, scores: torch.Size) -> bool:
+    """Whether a term of shape `term` can be added to `scores` in place (it broadcasts without growing them)."""
+    return len(term) <= len(scores) and all(t in (1, s) for t, s in zip(reversed(term), reversed(scores)))
+
+
 def _add(scores: torch.Tensor, term: torch.Tensor, fresh: bool) -> torch.Tensor:
     """scores + term, in place unless a kept step must survive (`fresh`) or dtypes or shapes need a new tensor."""
+    if not fresh and term.dtype == scores.dtype and _broadcasts_into(term.shape, scores.shape):
+        return scores.add_(term)
     try:
-        shape = torch.broadcast_shapes(scores.shape, term.shape)
+        return scores + term
     except RuntimeError:
         raise InputError(
             f"A mask or bias of shape {tuple(term.shape)} cannot be added to scores of shape {tuple(scores.shape)}; "
             f"it must end in ({scores.shape[-2]}, {scores.shape[-1]}) or (1, {scores.shape[-1]})."
         ) from None
-    if fresh or term.dtype != scores.dtype or shape != scores.shape:
-        return scores + term
-    return scores.add_(term)
 
 
 def attention_scores(query: torch.Tensor, key: torch.Tensor, attention_mask: torch.Tensor | None = None,
