@@ -7,12 +7,15 @@ edited matrix in the view (nothing while it still holds the seed's numbers) and 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from attnviz import analysis
 from attnviz.errors import InputError
 from attnviz.figures.explainer import SEED_K, SEED_Q, SEED_V
+
+if TYPE_CHECKING:
+    from attnviz.attention.math import AttentionSteps
 
 EXPLAINER_SEEDS = {"q": SEED_Q, "k": SEED_K, "v": SEED_V}  # ViewState field -> the numbers the walk-through starts from
 EXPLAINER_STEPS = ("scores", "scaled", "softmax", "output")  # each has a formula (i18n "formula_<step>") and a table
@@ -65,15 +68,15 @@ def table(matrix: np.ndarray, row_names: Sequence[str], column_names: Sequence[s
     return pd.DataFrame(values, index=list(row_names), columns=list(column_names))
 
 
-def explainer_walk(steps: analysis.AttentionSteps, query_names: Sequence[str], key_names: Sequence[str]) -> list:
+def explainer_walk(steps: AttentionSteps, query_names: Sequence[str], key_names: Sequence[str]) -> list:
     """The four steps as (name, matrix, row names, column names); the softmax table ends with each row's sum (1)."""
     with_sums = np.hstack([steps.weights, steps.weights.sum(axis=1, keepdims=True)])  # (queries, keys + 1)
-    value_names = names("d", steps.v.shape[1])
+    value_names = names("d", steps.value.shape[1])
     return [
         ("scores", steps.scores, list(query_names), list(key_names)),
-        ("scaled", steps.scaled, list(query_names), list(key_names)),
+        ("scaled", steps.scaled_scores, list(query_names), list(key_names)),
         ("softmax", with_sums, list(query_names), [*key_names, "Σ"]),
-        ("output", steps.output, list(query_names), value_names),
+        ("output", steps.context, list(query_names), value_names),
     ]
 
 

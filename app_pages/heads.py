@@ -16,11 +16,11 @@ session.link_warnings(view)
 with shown_errors(view):
     handle, result = caches.analysis(view)
     controls = st.columns([2, 2, 3])
-    kinds = selection.kinds_of(result)
+    kinds = result.kinds
     session.bound(controls[0].selectbox, "kind", t("heads_map"), options=kinds, format_func=lambda k: t(f"kind_{k}"))
-    if selection.is_lazy(result):  # a long text: statistics streamed tile by tile, no map held
+    if not result.is_complete:  # a long text: statistics streamed tile by tile, no map held
         amap, values = None, caches.lazy_statistics(view, view.kind)
-        layer_names = result.stack(view.kind).layer_names
+        layer_names = result.layer_names(view.kind)
     else:
         amap = result[view.kind]
         values, layer_names = analysis.head_statistics(amap), amap.layer_names

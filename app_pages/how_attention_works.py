@@ -5,7 +5,8 @@ import streamlit as st
 from app_pages import caches, explainer_editor, figure_export, multi_head, session
 from app_pages.explainer_steps import EXPLAINER_SEEDS, edited_matrix, explainer_field, explainer_walk, names, table
 from app_pages.page_errors import shown_errors
-from attnviz import analysis, figures
+from attnviz import figures
+from attnviz.attention.walkthrough import walkthrough
 
 view = session.state()
 t = session.tr(view)
@@ -45,13 +46,13 @@ for column, name in zip(editors, EXPLAINER_SEEDS):
 with shown_errors(view):
     q, k, v = (edited_matrix(edited[name].values.tolist(), name) for name in "qkv")
     view.q, view.k, view.v = (explainer_field(matrix, name) for matrix, name in zip((q, k, v), "qkv"))
-    steps = analysis.attention_steps(q, k, v, scaled=True)
+    steps = walkthrough(q, k, v, scaled=True)
     query_names, key_names = names("q", q.shape[0]), names("k", k.shape[0])
     for number, (name, matrix, rows, columns) in enumerate(explainer_walk(steps, query_names, key_names), 1):
         st.subheader(t(f"step_{name}_title", number=number))
         text, shown = st.columns([3, 2])
         with text:
-            st.latex(t(f"formula_{name}", d=q.shape[1], scale=f"{steps.scale:.3f}"))
+            st.latex(t(f"formula_{name}", d=q.shape[1], scale=f"{1 / steps.scale:.3f}"))
             st.markdown(t(f"step_{name}_text"))
         with shown:
             st.dataframe(table(matrix, rows, columns, decimals=3), width="stretch")

@@ -14,7 +14,7 @@ from attnviz import settings
 from attnviz.errors import InputError, ModelLoadError
 
 if TYPE_CHECKING:
-    from attnviz.ondemand import LazyCapture
+    from attnviz.attention.ondemand import LazyCapture
     from attnviz.types import AttentionCapture
 
 MODES = ("generate", "pair")  # let the model write the target, or force-decode a given translation pair
@@ -50,7 +50,7 @@ def use_interactive_threads(environ: Mapping[str, str] | None = None) -> int:
 
 
 def analysis_mode(handle, text: str, target: str, mode: str, environ: Mapping[str, str] | None = None) -> str:
-    """How a page captures this input: "full" keeps every weight; "lazy" (`attnviz.ondemand`) keeps each layer's
+    """How a page captures this input: "full" keeps every weight; "lazy" (`attnviz.attention.ondemand`) keeps each layer's
     queries and keys and computes the heads a page shows, for texts of ATTNVIZ_LAZY_FROM_TOKENS tokens or more, or
     whose whole map would not fit in the memory budget. A translation model's generation records every step in full;
     a long prompt for a decoder-only model is read, not continued."""
@@ -75,8 +75,9 @@ def analyse(
     `analysis_mode`): a LazyCapture, which computes the layers and heads a page asks for (a decoder-only model then
     reads the text without continuing it).
     """
-    from attnviz.capture import capture, generate
-    from attnviz.ondemand import capture_lazy
+    from attnviz.attention.capture import capture
+    from attnviz.attention.generation import generate
+    from attnviz.attention.ondemand import capture_lazy
 
     if mode not in MODES:
         raise InputError("mode_unknown", mode=mode, modes=", ".join(MODES))

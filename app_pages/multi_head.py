@@ -61,7 +61,7 @@ def multi_head_walkthrough(
     """
     import torch
 
-    from attnviz.layers import MultiHeadAttention
+    from attnviz.attention.layer import MultiHeadAttention
 
     for value, what in ((batch, "batch"), (length, "length"), (hidden, "hidden"), (heads, "heads")):
         if value < 1:
@@ -80,7 +80,7 @@ def multi_head_walkthrough(
     ]
     weights = result.weights[0].detach().to("cpu", torch.float32).numpy()[None]  # (1, heads, l, l)
     tokens = [Token(name, -1, -1) for name in names("x", length)]
-    amap = AttentionMap("self", weights, tokens, tokens, ["attnviz.layers.MultiHeadAttention"])
+    amap = AttentionMap("self", weights, tokens, tokens, ["attnviz.attention.layer.MultiHeadAttention"])
     return MultiHeadWalkthrough(shapes, amap, str(layer.q_proj.weight.device))
 
 

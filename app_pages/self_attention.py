@@ -54,8 +54,8 @@ with shown_errors(view):
     else:
         columns[0].markdown(t("stack_single", kind=t(f"kind_{handle.kind}")))
     kind = selection.self_attention_kind(result, view.stack)
-    layers, heads, queries, keys = selection.map_shape(result, kind)
-    long = selection.is_lazy(result)  # a long text: one head at a time, pooled, with exact values for a block
+    layers, heads, queries, keys = result.shape(kind)
+    long = not result.is_complete  # a long text: one head at a time, pooled, with exact values for a block
     aggregations = selection.SELF_AGGREGATIONS
     controls.head_choice(view, columns[1:4], "self_view", aggregations, (layers, heads), one_head=long, disabled=long)
     if not long:

@@ -7,7 +7,6 @@
 - `rollout`: attention rollout (Abnar & Zuidema 2020) with the residual term.
 - `head_statistics` / `head_statistics_table`: entropy, distance, sink mass, previous-token and diagonal scores;
   `statistic_sums` / `statistic_means`: the same, tile by tile, for maps too large to hold.
-- `attention_steps`: the seed walk-through QKᵀ -> scaled -> softmax -> A·V on small matrices.
 
 Nothing here imports torch: every input is an `AttentionMap` (float32, [layers, heads, queries, keys]) or plain arrays.
 """
@@ -516,66 +515,3 @@ def statistics_table(stats: dict[str, np.ndarray], layer_names: Sequence[str]) -
         for head in range(heads)
     ]
 
-
-# ----------------------------------------------------------------------------------------------------------------------
-# The seed walk-through on small matrices
-
-
-@dataclass(frozen=True)
-class AttentionSteps:
-    q: np.ndarray  # (queries, d)
-    k: np.ndarray  # (keys, d)
-    v: np.ndarray  # (keys, d_v)
-    scores: np.ndarray  # Q·Kᵀ, (queries, keys)
-    scaled: np.ndarray  # Q·Kᵀ / √d
-    weights: np.ndarray  # softmax of each row of `scaled` (or of `scores` when unscaled)
-    output: np.ndarray  # weights · V, (queries, d_v)
-    scale: float  # the divisor used: √d, or 1.0 when unscaled
-
-
-def softmax_rows(x: np.ndarray) -> np.ndarray:
-    """Row-wise softmax, shifted by the row max so large scores do not overflow."""
-    shifted = np.exp(x - x.max(axis=-1, keepdims=True))
-    return shifted / shifted.sum(axis=-1, keepdims=True)
-
-
-def _walkthrough_matrix(values, name: str) -> np.ndarray:
-    """A Q, K or V of the walk-through as a finite float64 (rows, columns) matrix, or an InputError saying why not."""
-    try:
-        if values is None:  # numpy would read None as one NaN
-            raise TypeError(name)
-        matrix = np.atleast_2d(np.asarray(values, dtype=np.float64))
-    except (TypeError, ValueError):
-        raise InputError(
-            f"{name} must be a matrix of numbers (a list of equally long rows); {str(values)[:60]!r} is not."
-        ) from None
-    if matrix.ndim != 2:
-        raise InputError(
-            f"{name} must be a matrix (rows × columns); got {matrix.ndim} dimensions, shape {matrix.shape}."
-        )
-    if 0 in matrix.shape:
-        raise InputError(f"{name} is empty (shape {matrix.shape}); give at least one row and one column.")
-    bad = np.argwhere(~np.isfinite(matrix))
-    if bad.size:
-        row, col = bad[0]
-        raise InputError(
-            f"{name} has {matrix[row, col]} at row {row}, column {col}; every cell must be a finite number."
-        )
-    return matrix
-
-
-def attention_steps(q, k, v, scaled: bool = True) -> AttentionSteps:
-    """Scaled dot-product attention one step at a time: scores = QKᵀ, ÷√d_k, row softmax, output = A·V."""
-    q, k, v = (_walkthrough_matrix(m, name) for m, name in ((q, "Q"), (k, "K"), (v, "V")))
-    if q.shape[1] != k.shape[1]:
-        raise InputError(f"Q and K need the same width to be multiplied; got Q {q.shape} and K {k.shape}.")
-    if k.shape[0] != v.shape[0]:
-        raise InputError(f"K and V need one row per key; got K {k.shape} and V {v.shape}.")
-    with np.errstate(over="ignore", invalid="ignore"):
-        scores = q @ k.T  # (queries, keys)
-    if not np.isfinite(scores).all():
-        raise InputError("Q·Kᵀ overflows with numbers this large; use values below about 1e150.")
-    scale = float(np.sqrt(q.shape[1])) if scaled else 1.0
-    scaled_scores = scores / scale
-    weights = softmax_rows(scaled_scores)
-    return AttentionSteps(q, k, v, scores, scaled_scores, weights, weights @ v, scale)

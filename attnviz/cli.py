@@ -225,10 +225,10 @@ def _format(args: argparse.Namespace, allowed: tuple[str, ...], default: str | N
 
 
 def _capture(handle, example: Example, args: argparse.Namespace):
-    from attnviz import capture
+    from attnviz.attention import capture, generation
 
     if args.generate is not None:
-        return capture.generate(handle, example.text, max_new_tokens=args.generate)
+        return generation.generate(handle, example.text, max_new_tokens=args.generate)
     return capture.capture(handle, example.text, example.target, truncate=args.truncate)
 
 

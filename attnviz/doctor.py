@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from attnviz.capture import capture
+from attnviz.attention.capture import capture
 from attnviz.devices import device_report, resolve_device
 from attnviz.models import load_model
 

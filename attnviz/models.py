@@ -13,7 +13,7 @@ from pathlib import Path
 
 from attnviz import i18n, settings
 from attnviz.devices import resolve_device
-from attnviz.fused_attention import dtype_policy
+from attnviz.attention.precision import dtype_policy
 from attnviz.errors import ModelLoadError
 from attnviz.policy import Policy
 

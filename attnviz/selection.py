@@ -8,7 +8,7 @@
 - `prepare_map` (decoder rows relabelled, special tokens hidden, pieces merged into words), `replay` (the rows
   written so far), `head_selection` (which layers and heads a view means, with `alignment_pairs`).
 - `as_file`: a figure as a file shows it (the model named in its title, wide enough for that title).
-- Full or on-demand results (`attnviz.ondemand.LazyCapture`): `is_lazy`, `kinds_of`, `map_shape`, `whole_capture`;
+- Full or on-demand results (`attnviz.types.AttentionResult`, answered alike by both): `whole_capture`;
   a long map's exact block: `token_window`.
 
 Functions take what they need and return new values: the app caches on their inputs, and the same options give the
@@ -28,12 +28,10 @@ import numpy as np
 from attnviz import analysis, i18n
 from attnviz.errors import InputError
 from attnviz.i18n import selection as selection_words
-from attnviz.types import AttentionCapture, AttentionMap, Token
+from attnviz.types import AttentionCapture, AttentionMap, AttentionResult, Token
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
-
-    from attnviz.ondemand import LazyCapture
 
 # alignment: the model's alignment heads; head: one layer and head; layer: mean of one layer's heads; all: mean of all
 AGGREGATIONS = ("alignment", "head", "layer", "all")
@@ -99,26 +97,10 @@ class Shown:
 # Full or on-demand results
 
 
-def is_lazy(result) -> bool:
-    from attnviz.ondemand import LazyCapture  # torch and the model code, only once a page has a result
-
-    return isinstance(result, LazyCapture)
-
-
-def kinds_of(result: AttentionCapture | LazyCapture) -> list[str]:
-    """The map kinds a result has ("self", or "encoder", "decoder", "cross")."""
-    return result.kinds if is_lazy(result) else list(result.maps)
-
-
-def map_shape(result: AttentionCapture | LazyCapture, kind: str) -> tuple[int, int, int, int]:
-    """(layers, heads, queries, keys) of a result's map, without computing a lazy one."""
-    return result.shape(kind) if is_lazy(result) else result[kind].weights.shape
-
-
-def whole_capture(result: AttentionCapture | LazyCapture, kinds: Sequence[str]) -> AttentionCapture:
+def whole_capture(result: AttentionResult, kinds: Sequence[str]) -> AttentionCapture:
     """A full capture of `kinds` (a lazy result computes them now, within the memory budget): for a page that draws
     a map whole, such as the cross-attention of a long source, whose rows are the few target tokens."""
-    if not is_lazy(result):
+    if result.is_complete:
         return result
     maps = {kind: result.map(kind) for kind in kinds if kind in result.kinds}
     return AttentionCapture(result.model, result.device, maps, result.source_text, result.target_text)
@@ -135,15 +117,15 @@ def token_window(size: int, start: int, length: int | None = None) -> tuple[int,
 # Which map, and the map as drawn
 
 
-def default_kind(result: AttentionCapture | LazyCapture) -> str:
+def default_kind(result: AttentionResult) -> str:
     """The map a view opens on: the translation alignment when there is one, else the model's own attention."""
-    kinds = kinds_of(result)
+    kinds = result.kinds
     return "cross" if "cross" in kinds else "self" if "self" in kinds else "encoder"
 
 
-def self_attention_kind(result: AttentionCapture | LazyCapture, stack: str) -> str:
+def self_attention_kind(result: AttentionResult, stack: str) -> str:
     """The map the Self-attention page shows: "self" for one-stack models, else the chosen stack."""
-    if "self" in kinds_of(result):
+    if "self" in result.kinds:
         return "self"
     if stack not in STACKS:
         raise InputError("stack_unknown", stack=stack)

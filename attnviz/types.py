@@ -2,15 +2,67 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from typing import ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
 from attnviz.errors import InputError
 
-MAP_KINDS = ("self", "encoder", "decoder", "cross")
+
+@dataclass(frozen=True)
+class MapSpec:
+    """One kind of attention map: its name, which is also the role of the attention modules that make it, and the
+    tokens along each axis.
+
+    Token sequences: "source", the input text's tokens; "target", the target tokens, row i being the step that
+    *produces* target token i (its decoder input is the previous token), so cross-attention reads "while writing
+    `morning` the model looked at 早上"; "decoder_input", what the decoder reads: the start token, then the target
+    tokens but the last (teacher forcing). Source tokens point into the source text, the others into the target.
+    """
+
+    kind: str  # "self" | "encoder" | "decoder" | "cross"
+    queries: str  # the rows: "source" | "target"
+    keys: str  # the columns: "source" | "decoder_input"
+    causal: bool | None  # keys after the query are masked; None: when the model is decoder-only
+
+    def is_causal(self, model_kind: str) -> bool:
+        """Whether this map is causal for a model of `model_kind` ("encoder", "decoder" or "encoder-decoder")."""
+        return model_kind == "decoder" if self.causal is None else self.causal
+
+    @property
+    def query_text(self) -> str:
+        """Which text the query tokens' offsets point into: "source" or "target"."""
+        return "source" if self.queries == "source" else "target"
+
+    @property
+    def key_text(self) -> str:
+        return "source" if self.keys == "source" else "target"
+
+
+# One-stack models give "self"; encoder-decoder models "encoder", and with a target "decoder" and "cross".
+MAP_SPECS = {
+    spec.kind: spec
+    for spec in (
+        MapSpec("self", queries="source", keys="source", causal=None),
+        MapSpec("encoder", queries="source", keys="source", causal=False),
+        MapSpec("decoder", queries="target", keys="decoder_input", causal=True),
+        MapSpec("cross", queries="target", keys="source", causal=False),
+    )
+}
+MAP_KINDS = tuple(MAP_SPECS)
+
+
+def map_specs(seq2seq: bool, with_target: bool) -> list[MapSpec]:
+    """The maps one run gives, in order: "self" for one-stack models; "encoder", then with a target "decoder" and
+    "cross", for encoder-decoder models."""
+    if not seq2seq:
+        return [MAP_SPECS["self"]]
+    return [MAP_SPECS[kind] for kind in (("encoder", "decoder", "cross") if with_target else ("encoder",))]
+
 NOT_FINITE = (
     "Attention weights must be finite and non-negative; these hold NaN, ∞ or negative values (check the model's "
     "dtype, or the file they came from)."
@@ -69,7 +121,7 @@ class AttentionMap:
 
     @property
     def num_layers(self) -> int:
-        return self.weights.shape[0]
+        return len(self.layer_names)  # one name per layer, checked above
 
     @property
     def num_heads(self) -> int:
@@ -85,8 +137,70 @@ class GenerationStep:
     cross_weights: np.ndarray | None  # float32 (layers, heads, source keys); None for decoder-only models
 
 
+def position(index, size: int, what: str) -> int:
+    """One index along an axis of `size` (negative ones count from the end), or an InputError naming the valid ones."""
+    if not isinstance(index, (int, np.integer)) or isinstance(index, (bool, np.bool_)):
+        raise InputError(f"A {what} index must be an integer; got {index!r}.")
+    if not -size <= index < size:
+        raise InputError(
+            f"{what.capitalize()} {index} does not exist; the map has {size} {what}s "
+            f"(0–{size - 1}, or −{size} to −1 counting from the end)."
+        )
+    return int(index) % size
+
+
+def row_span(rows: int | tuple[int, int] | None, size: int) -> tuple[int, int]:
+    """Query rows as (start, stop) from one row index, a (start, stop) pair or None (all of them)."""
+    if rows is None:
+        return 0, size
+    if not isinstance(rows, Sequence) or isinstance(rows, (str, bytes)):
+        first = position(rows, size, "query row")
+        return first, first + 1
+    if len(rows) != 2:
+        raise InputError(f"A query range is a pair of integers (start, stop); got {rows!r}.")
+    start, stop = (position(end, size + 1, "query range end") for end in rows)
+    if start >= stop or rows[0] < 0 or rows[1] < 0:
+        raise InputError(f"The query range {rows!r} is not inside 0–{size}; give (start, stop) with start < stop.")
+    return start, stop
+
+
+@runtime_checkable
+class AttentionResult(Protocol):
+    """What a run's attention answers, whether every weight is held (`AttentionCapture`, from `capture`) or each
+    is computed exactly when asked (`LazyCapture`, from `capture_lazy`), so that callers need not tell them apart.
+    Kinds and token conventions are those of `MAP_SPECS`."""
+
+    model: str
+    device: str
+    source_text: str
+    target_text: str | None
+
+    @property
+    def kinds(self) -> list[str]:
+        """The map kinds of this run, in `map_specs` order."""
+
+    is_complete: bool  # True when every weight is held; False when each is computed when asked
+
+    def shape(self, kind: str) -> tuple[int, int, int, int]:
+        """(layers, heads, queries, keys) of the map, computing nothing."""
+
+    def tokens(self, kind: str) -> tuple[list[Token], list[Token]]:
+        """(query tokens, key tokens) of the map."""
+
+    def layer_names(self, kind: str) -> list[str]:
+        """Module paths of the map's layers."""
+
+    def causal(self, kind: str) -> bool:
+        """Whether keys after each query are masked."""
+
+    def head(self, kind: str, layer: int, head: int, rows: int | tuple[int, int] | None = None) -> np.ndarray:
+        """float32 (queries, keys) of one head: query rows `rows` (one index, (start, stop) or None = all)."""
+
+
 @dataclass(frozen=True)
 class AttentionCapture:
+    """Every weight of a run, held (an `AttentionResult`)."""
+
     model: str
     device: str
     maps: dict[str, AttentionMap]  # "self" for one-stack models; "encoder", "decoder", "cross" for seq2seq
@@ -103,3 +217,27 @@ class AttentionCapture:
             raise InputError(
                 f"This capture has no {kind!r} map; it has {', '.join(self.maps) or 'none'}."
             ) from None
+
+    is_complete: ClassVar[bool] = True  # every weight is held
+
+    @property
+    def kinds(self) -> list[str]:
+        return list(self.maps)
+
+    def shape(self, kind: str) -> tuple[int, int, int, int]:
+        return self[kind].weights.shape
+
+    def tokens(self, kind: str) -> tuple[list[Token], list[Token]]:
+        amap = self[kind]
+        return amap.query_tokens, amap.key_tokens
+
+    def layer_names(self, kind: str) -> list[str]:
+        return self[kind].layer_names
+
+    def causal(self, kind: str) -> bool:
+        return self[kind].causal
+
+    def head(self, kind: str, layer: int, head: int, rows: int | tuple[int, int] | None = None) -> np.ndarray:
+        weights = self[kind].weights  # (layers, heads, queries, keys)
+        start, stop = row_span(rows, weights.shape[2])
+        return weights[position(layer, weights.shape[0], "layer"), position(head, weights.shape[1], "head"), start:stop]

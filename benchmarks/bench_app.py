@@ -128,7 +128,7 @@ from attnviz.models import load_model
 load_model(%r, "cpu")
 t3 = time.perf_counter()
 print(json.dumps({"streamlit, torch, plotly (app_pages.caches)": t1 - t0,
-                  "transformers' modelling code (attnviz.capture)": t2 - t1, "the weights (load_model)": t3 - t2}))
+                  "transformers' modelling code (attnviz.attention.capture)": t2 - t1, "the weights (load_model)": t3 - t2}))
 """
 
 

@@ -125,8 +125,9 @@ def timed_methods(handle, eager_model, text: str, layer: int) -> dict:
     zero-argument callables."""
     import torch
 
-    from attnviz.capture import capture, recording
-    from attnviz.ondemand import capture_lazy
+    from attnviz.attention.capture import capture
+    from attnviz.attention.ondemand import capture_lazy
+    from attnviz.attention.recorder import recording
 
     tokenizer = handle.tokenizer
 
@@ -168,7 +169,7 @@ def short_worker(sizes: list[int], repeats: int, bertviz_max: int, part: str) ->
     from attnviz.figures.heatmap import heatmap
     from attnviz.figures.style import FigureStyle
     from attnviz.models import load_model
-    from attnviz.ondemand import capture_lazy
+    from attnviz.attention.ondemand import capture_lazy
 
     try:
         from bertviz import head_view
@@ -256,7 +257,7 @@ def long_worker(tokens: int) -> dict:
     from attnviz import memory
     from attnviz.errors import ResourceLimitError
     from attnviz.models import load_model
-    from attnviz.ondemand import capture_lazy
+    from attnviz.attention.ondemand import capture_lazy
 
     vocab = 8192
     config = transformers.Qwen2Config(
@@ -294,10 +295,10 @@ def long_worker(tokens: int) -> dict:
         timings["forward_s"] = time.perf_counter() - start
         result["forward_peak"] = _status("VmHWM") - before
         start = time.perf_counter()
-        weights = lazy.weights("self", 11, 5)  # one whole head: tokens × tokens
+        weights = lazy.head("self", 11, 5)  # one whole head: tokens × tokens
         timings["open_head_s"] = time.perf_counter() - start
         start = time.perf_counter()
-        lazy.weights("self", 3, 1, rows=(tokens - 64, tokens))  # the last 64 query rows of another head
+        lazy.head("self", 3, 1, rows=(tokens - 64, tokens))  # the last 64 query rows of another head
         timings["open_rows_s"] = time.perf_counter() - start
         result["kept_bytes"] = lazy.nbytes
         result["head_shape"] = list(weights.shape)
@@ -305,7 +306,7 @@ def long_worker(tokens: int) -> dict:
         result["upper_triangle_max"] = float(np.triu(weights, k=1).max())
         return lazy, weights
 
-    capture_lazy(handle, " ".join(f"w{i}" for i in words[:64])).weights("self", 0, 0)  # first-call costs (lib pages)
+    capture_lazy(handle, " ".join(f"w{i}" for i in words[:64])).head("self", 0, 0)  # first-call costs (lib pages)
     gc.collect()
     with open("/proc/self/clear_refs", "w") as clear:
         clear.write("5")

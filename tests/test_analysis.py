@@ -201,27 +201,10 @@ def test_head_statistics_for_cross_maps_and_table_rows():
     assert sorted(rows, key=lambda r: r["sink"])[0]["sink"] == min(float(v) for v in stats["sink"].ravel())
 
 
-# ---------------------------------------------------------------------------------------------------------------------
-# the walk-through
-
-
-def test_attention_steps_follow_the_formula():
-    q = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
-    k = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [0.0, 0.0]])
-    v = np.arange(8, dtype=float).reshape(4, 2)
-    steps = analysis.attention_steps(q, k, v)
-    np.testing.assert_allclose(steps.scores, q @ k.T)
-    np.testing.assert_allclose(steps.scaled, q @ k.T / np.sqrt(2))
-    np.testing.assert_allclose(steps.weights.sum(-1), 1.0)
-    np.testing.assert_allclose(steps.output, steps.weights @ v)
-    with pytest.raises(InputError, match="same width"):
-        analysis.attention_steps(q, k[:, :1], v)
-
-
 def test_hide_special_tokens_on_a_seq2seq_decoder_map_keeps_the_written_words():
     """Decoder rows are the tokens written (Good, morning, !, </s>), columns the tokens read (<pad>, Good, …)."""
     from attnviz.analysis import hide_tokens
-    from attnviz.capture import capture
+    from attnviz.attention.capture import capture
     from attnviz.models import load_model
 
     decoder = capture(load_model("demo-zh-en", "cpu"), "早上好！", "Good morning!")["decoder"]

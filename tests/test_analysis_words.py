@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from attnviz import analysis
-from attnviz.capture import capture
+from attnviz.attention.capture import capture
 from attnviz.models import load_model
 
 TEXT = "早上好！I like studying attention."

@@ -12,12 +12,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 from streamlit.testing.v1 import AppTest
 
 from app_pages import explainer_steps
 from attnviz import analysis, figures, i18n, selection
 from attnviz.errors import Phrase, SettingError
-from attnviz.capture import capture
+from attnviz.attention.capture import capture
+from attnviz.attention.math import softmax_rows
 from attnviz.models import catalogue, load_model
 
 APP = str(Path(__file__).resolve().parent.parent / "app_pages" / "main.py")
@@ -357,7 +359,7 @@ def test_explainer_walks_through_the_seed_example():
     scores = figures.SEED_Q @ figures.SEED_K.T
     np.testing.assert_allclose(editors_and_tables[3].to_numpy(), scores, atol=1e-3)  # step 1: Q·Kᵀ
     softmax = editors_and_tables[5].to_numpy()
-    np.testing.assert_allclose(softmax[:, :-1], analysis.softmax_rows(scores / np.sqrt(2)), atol=1e-3)
+    np.testing.assert_allclose(softmax[:, :-1], softmax_rows(torch.from_numpy(scores / np.sqrt(2))).numpy(), atol=1e-3)
     np.testing.assert_allclose(softmax[:, -1], 1.0, atol=1e-3)  # each row a probability distribution
     assert charts(at)["mixture"]["layout"]["meta"]["weights"] == pytest.approx([1 / 3, 1 / 6, 1 / 4, 1 / 4, 0])
 

@@ -14,6 +14,7 @@ from app_pages import explainer_steps, heads_choices, model_runs, multi_head
 from app_pages import state as app_state
 import attnviz.settings
 from attnviz import analysis, selection
+from attnviz.attention.walkthrough import walkthrough
 from attnviz.errors import InputError, ModelLoadError, SettingError
 from attnviz.models import load_model
 from attnviz.types import AttentionCapture, AttentionMap, Token
@@ -330,7 +331,7 @@ def test_analyse_reads_text_with_an_encoder(tiny_folder):
 
 def test_long_texts_are_analysed_lazily_and_give_the_same_weights(tiny_folder, monkeypatch):
     from attnviz import memory
-    from attnviz.capture import capture
+    from attnviz.attention.capture import capture
 
     handle = load_model(tiny_folder("marian"), "cpu")
     text, target = "早上好！Good morning, my friend!", "Good morning!"
@@ -348,7 +349,7 @@ def test_long_texts_are_analysed_lazily_and_give_the_same_weights(tiny_folder, m
     monkeypatch.delenv(memory.BUDGET_ENV)
 
     lazy = model_runs.analyse(handle, text, target, "pair", lazy=True)
-    assert selection.is_lazy(lazy) and selection.map_shape(lazy, "encoder") == (2, 4, n, n)
+    assert not lazy.is_complete and lazy.shape("encoder") == (2, 4, n, n)
     whole = capture(handle, text, target)
     crossed = selection.whole_capture(lazy, ["cross"])
     assert set(crossed.maps) == {"cross"} and crossed.target_text == target
@@ -365,7 +366,7 @@ def test_a_long_prompt_for_a_decoder_is_read_lazily_not_continued(tiny_folder):
     environ = {LAZY_FROM_TOKENS: "4"}
     assert model_runs.analysis_mode(handle, "早上好！Good morning!", "", "generate", environ=environ) == "lazy"
     result = model_runs.analyse(handle, "早上好！Good morning!", "", "generate", lazy=True)
-    assert selection.is_lazy(result) and selection.kinds_of(result) == ["self"] and result.target_text is None
+    assert not result.is_complete and result.kinds == ["self"] and result.target_text is None
 
 
 def test_token_windows_stay_inside_the_text():
@@ -393,7 +394,7 @@ def test_explainer_matrices_are_checked():
 
 def test_explainer_walk_shows_each_step_and_rows_that_sum_to_one():
     q, k, v = np.array([[1.0, 2.0], [0.0, 1.0]]), np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]), np.eye(3, 2)
-    steps = analysis.attention_steps(q, k, v)
+    steps = walkthrough(q, k, v)
     walk = explainer_steps.explainer_walk(steps, explainer_steps.names("q", 2), explainer_steps.names("k", 3))
     assert [name for name, *_ in walk] == ["scores", "scaled", "softmax", "output"]
     _, softmax, rows, columns = walk[2]

@@ -14,7 +14,8 @@ import pytest
 from test_analysis_maps import random_map, seed_pair_map, tokens_from
 
 from attnviz import analysis, export, figures
-from attnviz.capture import capture
+from attnviz.attention.capture import capture
+from attnviz.attention.walkthrough import walkthrough
 from attnviz.cli import main
 from attnviz.devices import device_report
 from attnviz.errors import AttnvizError, InputError, ResourceLimitError
@@ -206,14 +207,14 @@ GOOD_Q, GOOD_K, GOOD_V = figures.SEED_Q, figures.SEED_K, figures.SEED_V
     ],
 )
 def test_bad_explainer_matrices(q, k, v, expected):
-    for call in (lambda: analysis.attention_steps(q, k, v), lambda: figures.explainer(q, k, v)):
+    for call in (lambda: walkthrough(q, k, v), lambda: figures.explainer(q, k, v)):
         with pytest.raises(InputError) as caught:
             call()
         assert expected in _sentence(caught.value)
 
 
 def test_a_single_vector_is_a_one_row_matrix():
-    steps = analysis.attention_steps([1.0, 0.0], [[1.0, 0.0], [0.0, 1.0]], [[1.0], [2.0]])
+    steps = walkthrough([1.0, 0.0], [[1.0, 0.0], [0.0, 1.0]], [[1.0], [2.0]])
     assert steps.weights.shape == (1, 2) and np.isclose(steps.weights.sum(), 1.0)
 
 

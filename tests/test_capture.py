@@ -8,7 +8,9 @@ import torch
 import transformers
 from tiny import FAMILIES, SEQ2SEQ
 
-from attnviz.capture import capture, capture_batch, generate, recording
+from attnviz.attention.capture import capture, capture_batch
+from attnviz.attention.generation import generate
+from attnviz.attention.recorder import WeightRecorder, recording
 from attnviz.errors import InputError
 from attnviz.models import load_model
 
@@ -224,20 +226,18 @@ def test_lone_surrogates_are_refused_with_a_sentence(tiny_folder):
 @pytest.mark.parametrize("family", ["bert", "marian"])
 def test_later_captures_write_straight_into_the_stack(tiny_folder, family, monkeypatch):
     """After the first capture learns the layout, weights are written in place: same values, no assembling copy."""
-    import attnviz.capture as capture_module
-
     handle = load_model(tiny_folder(family), "cpu")
     target = "Good morning" if family == "marian" else None
     first = capture(handle, "早上好！Good morning!", target)
     seen = []
-    real_stack = capture_module._stack
+    real_stack = WeightRecorder.stack
 
     def spying_stack(recorder, layers):
         result = real_stack(recorder, layers)
         seen.append(any(result is stack for stack in recorder.stacks.values()))
         return result
 
-    monkeypatch.setattr(capture_module, "_stack", spying_stack)
+    monkeypatch.setattr(WeightRecorder, "stack", spying_stack)
     second = capture(handle, "早上好！Good morning!", target)
     assert seen and all(seen), "the second capture should reuse the stacks it wrote into"
     for kind, amap in first.maps.items():
@@ -314,7 +314,7 @@ def test_layers_that_share_one_module_are_each_a_layer(tmp_path):
     eager attention, in capture, in later captures and in the on-demand mode."""
     from tiny import byte_level_tokenizer
 
-    from attnviz.ondemand import capture_lazy
+    from attnviz.attention.ondemand import capture_lazy
 
     config = transformers.AlbertConfig(vocab_size=300, embedding_size=16, hidden_size=32, num_attention_heads=4,
                                        intermediate_size=64, num_hidden_layers=3, max_position_embeddings=128)

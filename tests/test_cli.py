@@ -185,7 +185,7 @@ def test_alignment_opens_on_the_trained_alignment_head():
     import numpy as np
 
     from attnviz import cli
-    from attnviz.capture import capture
+    from attnviz.attention.capture import capture
     from attnviz.models import load_model
 
     handle = load_model("demo-zh-en", "cpu")
@@ -220,7 +220,7 @@ def test_alignment_opens_on_the_trained_alignment_head():
 )
 def test_head_arguments_mean_the_apps_aggregations_where_they_can(tiny_folder, view, fields):
     from attnviz import cli, selection
-    from attnviz.capture import capture
+    from attnviz.attention.capture import capture
     from attnviz.models import load_model
 
     handle = load_model(tiny_folder("bert"), "cpu")

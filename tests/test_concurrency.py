@@ -19,7 +19,7 @@ import pytest
 from browser_support import CHROMIUM_ARGS, chromium_path, playwright_missing, streamlit_server
 
 from attnviz import fonts, selection
-from attnviz.capture import capture
+from attnviz.attention.capture import capture
 from attnviz.figures._common import token_label
 from attnviz.models import load_model
 

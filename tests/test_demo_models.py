@@ -156,7 +156,7 @@ def test_heldout_scores_meet_the_bar_and_match_the_card(direction, heldout):
 
 def test_capture_sees_the_same_alignment_head():
     """attnviz's own loading and capture give the alignment head that the evaluation reads."""
-    capture = pytest.importorskip("attnviz.capture", reason="attnviz.capture is not there yet")
+    capture = pytest.importorskip("attnviz.attention.capture", reason="attnviz.attention.capture is not there yet")
     models = pytest.importorskip("attnviz.models", reason="attnviz.models is not there yet")
     handle = models.load_model("demo-zh-en", device="cpu")
     assert [tuple(h) for h in handle.alignment_heads] == [alignment_head(handle.model)]

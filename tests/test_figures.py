@@ -3,6 +3,7 @@ import pytest
 from test_analysis_maps import random_map, seed_pair_map, tokens_from
 
 from attnviz import analysis, figures
+from attnviz.attention.walkthrough import walkthrough
 from attnviz.errors import InputError
 from attnviz.figures import FigureStyle
 from attnviz.types import AttentionMap, Token
@@ -283,8 +284,8 @@ def test_statistic_grid_draws_statistics_computed_elsewhere():
 
 def test_explainer_shows_each_step_of_the_walk_through():
     fig = figures.explainer()
-    steps = analysis.attention_steps(figures.SEED_Q, figures.SEED_K, figures.SEED_V)
-    expected = [steps.q, steps.k.T, steps.scores, steps.scaled, steps.weights, steps.v, steps.output]
+    steps = walkthrough(figures.SEED_Q, figures.SEED_K, figures.SEED_V)
+    expected = [steps.query, steps.key.T, steps.scores, steps.scaled_scores, steps.weights, steps.value, steps.context]
     assert len(fig.data) == len(expected)
     for trace, matrix in zip(fig.data, expected):
         np.testing.assert_allclose(trace.z, matrix)

@@ -8,11 +8,11 @@ import torch
 import transformers
 
 from attnviz import memory
-from attnviz.capture import capture
+from attnviz.attention.capture import capture
 from attnviz.errors import InputError, ResourceLimitError, SettingError
 from attnviz.settings import Settings
 from attnviz.models import ModelHandle, load_model
-from attnviz.ondemand import capture_lazy
+from attnviz.attention.ondemand import capture_lazy
 
 
 def _decoder_8k_handle() -> ModelHandle:

@@ -5,7 +5,7 @@ import pytest
 import torch
 import transformers
 
-from attnviz.capture import capture
+from attnviz.attention.capture import capture
 from attnviz.errors import ModelLoadError
 from attnviz.models import catalogue, load_model
 

@@ -63,7 +63,7 @@ def test_plain_import_torch_fails_here_which_is_why_attnviz_guards_it():
 
 
 def test_import_attnviz_works_in_a_fresh_interpreter():
-    result = _python("import attnviz, torch; import attnviz.devices, attnviz.fused_attention; print(torch.__version__)")
+    result = _python("import attnviz, torch; import attnviz.devices, attnviz.attention.npu; print(torch.__version__)")
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip().startswith("2.13.")
 
@@ -99,20 +99,26 @@ def test_asking_for_the_npu_by_name_fails_with_a_sentence(monkeypatch, spec):
 def test_the_npu_attention_backend_fails_with_a_sentence():
     import torch
 
+    from attnviz.attention.npu import kernel_for, npu_attention
     from attnviz.errors import DeviceUnavailableError
-    from attnviz.fused_attention import fused_attention
 
     q = torch.randn(1, 2, 3, 4)
     with pytest.raises(DeviceUnavailableError, match="needs torch_npu and an Ascend NPU"):
-        fused_attention(q, q, q, backend="npu")
-    assert fused_attention(q, q, q).shape == (1, 2, 3, 4)  # auto: SDPA on the CPU
+        npu_attention(q, q, q)
+    assert kernel_for(q.device) is None  # on the CPU, on-demand capture's fused kernel is SDPA
+    from attnviz.attention.recorder import QueryKeyRecorder, state_of
+
+    holder = torch.nn.Module()
+    holder.attn = module = torch.nn.Module().eval()
+    output, _ = QueryKeyRecorder(state_of(holder)).forward(module, q, q, q, None)
+    assert output.shape == (1, 3, 2, 4)  # (batch, queries, heads, head_dim), computed by SDPA
 
 
 def test_capture_runs_on_cpu_with_a_tiny_random_bert(monkeypatch, tiny_folder):
     monkeypatch.delenv("ATTNVIZ_DEVICE", raising=False)
     if _has_npu_hardware():
         pytest.skip("an NPU is usable here, so auto would not choose the CPU")
-    from attnviz.capture import capture
+    from attnviz.attention.capture import capture
     from attnviz.models import load_model
 
     handle = load_model(tiny_folder("bert"), device="auto")

@@ -8,11 +8,15 @@ import pytest
 import torch
 from tiny import FAMILIES, SEQ2SEQ
 
-from attnviz import analysis, figures, ondemand
-from attnviz.capture import Recorder, capture, recording
+from attnviz import analysis, figures
+from attnviz.attention import tiles
+from attnviz.attention.capture import capture
+from attnviz.attention.compact import CompactMask, LayerInputs, RelativeBias
+from attnviz.attention.ondemand import capture_lazy
+from attnviz.attention.recorder import QueryKeyRecorder, WeightRecorder, recording, state_of
 from attnviz.errors import InputError, ResourceLimitError
 from attnviz.models import load_model
-from attnviz.ondemand import CompactMask, LayerInputs, QueryKeyRecorder, RelativeBias, capture_lazy
+from attnviz.types import MAP_SPECS, AttentionResult, map_specs
 
 TEXT = "早上好！Good morning, I like studying 我喜欢学习."
 TARGET = "Good morning! 我喜欢"
@@ -27,7 +31,7 @@ def _pair(tiny_folder, family):
 @pytest.fixture
 def small_tiles(monkeypatch):
     """Tiles of a few rows, so that every tiled path really crosses tile boundaries on tiny inputs."""
-    monkeypatch.setattr(ondemand, "TILE_CELLS", 64)
+    monkeypatch.setattr(tiles, "TILE_CELLS", 64)
 
 
 @pytest.mark.parametrize("family", FAMILIES)
@@ -50,11 +54,11 @@ def test_one_head_and_a_range_of_rows_cost_only_themselves(tiny_folder, family, 
     kind = next(iter(full.maps))
     expected = full[kind].weights  # (layers, heads, q, k)
     layer, head = 1, 3
-    np.testing.assert_allclose(lazy.weights(kind, layer, head), expected[layer, head], atol=1e-5, rtol=0)
+    np.testing.assert_allclose(lazy.head(kind, layer, head), expected[layer, head], atol=1e-5, rtol=0)
     np.testing.assert_allclose(
-        lazy.weights(kind, layer, head, rows=(4, 9), keys=(2, 7)), expected[layer, head, 4:9, 2:7], atol=1e-5, rtol=0
+        lazy.head(kind, layer, head, rows=(4, 9), keys=(2, 7)), expected[layer, head, 4:9, 2:7], atol=1e-5, rtol=0
     )
-    np.testing.assert_allclose(lazy.weights(kind, -1, -1, rows=5), expected[-1, -1, 5:6], atol=1e-5, rtol=0)
+    np.testing.assert_allclose(lazy.head(kind, -1, -1, rows=5), expected[-1, -1, 5:6], atol=1e-5, rtol=0)
     np.testing.assert_allclose(lazy.layer(kind, 0), expected[0], atol=1e-5, rtol=0)
     part = lazy.map(kind, layers=[1], heads=[2, 0], queries=(3, 8))
     np.testing.assert_allclose(part.weights, expected[1:2][:, [2, 0], 3:8], atol=1e-5, rtol=0)
@@ -149,9 +153,9 @@ def test_recorder_forward_matches_eager_on_every_path(case):
         keep = torch.ones(batch, n, dtype=torch.bool)
         keep[0, :3] = False
         mask = torch.where(keep[:, None, None, :].expand(batch, 1, n, n), 0.0, torch.finfo(torch.float32).min)
-    module = _Module().eval()
-    names = {id(module): "attn"}
-    eager, lazy = Recorder(module_names=names), QueryKeyRecorder(module_names=names)
+    holder = torch.nn.Module()
+    holder.attn = module = _Module().eval()
+    eager, lazy = WeightRecorder(state_of(holder)), QueryKeyRecorder(state_of(holder))
     expected, _ = eager.forward(module, query, key, value, mask, 0.3, **kwargs)
     output, weights = lazy.forward(module, query, key, value, mask, 0.3, **kwargs)
     assert weights is None
@@ -234,11 +238,11 @@ def test_inputs_and_limits_are_refused_with_a_sentence(tiny_folder, monkeypatch)
         capture_lazy(handle, "  ")
     lazy = capture_lazy(handle, TEXT)
     with pytest.raises(InputError, match="no 'cross' map"):
-        lazy.weights("cross", 0, 0)
+        lazy.head("cross", 0, 0)
     with pytest.raises(InputError, match="Head 9 does not exist"):
-        lazy.weights("self", 0, 9)
+        lazy.head("self", 0, 9)
     with pytest.raises(InputError, match="range"):
-        lazy.weights("self", 0, 0, rows=(5, 2))
+        lazy.head("self", 0, 0, rows=(5, 2))
     monkeypatch.setenv("ATTNVIZ_MEMORY_BUDGET_MB", "0.0001")
     with pytest.raises(ResourceLimitError, match="ATTNVIZ_MEMORY_BUDGET_MB"):
         lazy.layer("self", 0)
@@ -264,3 +268,29 @@ def test_real_minilm_equals_the_full_capture():
     text = "Attention lets every token look at every other token, and a head is opened only when it is looked at. " * 3
     full, lazy = capture(handle, text)["self"], capture_lazy(handle, text)
     np.testing.assert_allclose(lazy.map("self").weights, full.weights, atol=1e-5, rtol=0)
+
+
+@pytest.mark.parametrize("family", ["bert", "llama", "marian"])
+def test_full_and_lazy_results_answer_the_same_protocol(tiny_folder, family):
+    """`AttentionCapture` and `LazyCapture` are both `AttentionResult`s: the same answers, whichever a caller holds."""
+    _, full, lazy = _pair(tiny_folder, family)
+    assert isinstance(full, AttentionResult) and isinstance(lazy, AttentionResult)
+    assert full.is_complete and not lazy.is_complete
+    assert full.kinds == lazy.kinds == [spec.kind for spec in map_specs(family in SEQ2SEQ, family in SEQ2SEQ)]
+    assert (full.model, full.source_text, full.target_text) == (lazy.model, lazy.source_text, lazy.target_text)
+    for kind in full.kinds:
+        assert full.shape(kind) == lazy.shape(kind)
+        assert full.tokens(kind) == lazy.tokens(kind)
+        assert full.layer_names(kind) == lazy.layer_names(kind)
+        assert full.causal(kind) == lazy.causal(kind) == MAP_SPECS[kind].is_causal(load_model(
+            tiny_folder(family), "cpu").kind)
+        for rows in (None, 2, (1, 3), -1):
+            np.testing.assert_allclose(full.head(kind, 1, 2, rows), lazy.head(kind, 1, 2, rows), atol=1e-5, rtol=0)
+        assert full.head(kind, -1, -1).shape == full.shape(kind)[2:]
+        for bad in (dict(layer=5), dict(head=9), dict(rows=(3, 1))):
+            arguments = dict(kind=kind, layer=0, head=0) | bad
+            with pytest.raises(InputError) as from_full:
+                full.head(**arguments)
+            with pytest.raises(InputError) as from_lazy:
+                lazy.head(**arguments)
+            assert str(from_full.value) == str(from_lazy.value)

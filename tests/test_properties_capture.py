@@ -5,7 +5,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from attnviz.capture import capture
+from attnviz.attention.capture import capture
 from attnviz.errors import AttnvizError
 from attnviz.models import load_model
 

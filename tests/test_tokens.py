@@ -57,7 +57,7 @@ def test_normalised_punctuation_maps_back_to_what_was_typed():
 
 
 def test_unknown_characters_read_as_themselves():
-    from attnviz.capture import capture
+    from attnviz.attention.capture import capture
     from attnviz.models import load_model
 
     handle = load_model("demo-zh-en", "cpu")
@@ -105,7 +105,7 @@ UNUSUAL = [
 def test_capture_tokenizes_exactly_as_calling_the_tokenizer(name, tokenizer):
     """capture reads ids and offsets from the Rust backend directly where that is all a call would do: same ids,
     same tokens as the tokenizer's own call, and the call is still used when the backend has settings it would reset."""
-    from attnviz.capture import _calls_backend_only, encode
+    from attnviz.attention.encoding import _calls_backend_only, encode
     from attnviz.models import load_model
 
     tok = tokenizer if name == "byte-level" else load_model("minilm", "cpu").tokenizer
@@ -124,7 +124,7 @@ def test_capture_tokenizes_exactly_as_calling_the_tokenizer(name, tokenizer):
 
 
 def test_tokenizers_with_their_own_call_are_called():
-    from attnviz.capture import _calls_backend_only
+    from attnviz.attention.encoding import _calls_backend_only
 
     class Custom(type(byte_level_tokenizer())):
         def _encode_plus(self, *args, **kwargs):

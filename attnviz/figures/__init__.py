@@ -4,7 +4,7 @@ Every figure takes `style=FigureStyle(...)`: `lang` ("en" default, or "zh") and 
 string in `LABELS[lang]`, for the app's i18n), `model` (named in the title), `title` (replaces the built title) and
 `width`/`height` (replace the size the figure chooses for its content).
 Selections follow `attnviz.analysis.aggregate`: `layers`/`heads` are an index, a list, or None for all.
-Maps too large to hold (`attnviz.ondemand.LazyCapture`) draw through `pooled_heatmap` (a head pooled block by block)
+Maps too large to hold (`attnviz.attention.ondemand.LazyCapture`) draw through `pooled_heatmap` (a head pooled block by block)
 and `statistic_grid(values=...)` (statistics streamed tile by tile).
 """
 

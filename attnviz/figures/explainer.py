@@ -14,7 +14,6 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from attnviz import analysis
 from attnviz.errors import InputError
 from attnviz.figures._common import HEAD_COLORS, check_count
 from attnviz.figures.style import DEFAULT_STYLE, FigureStyle
@@ -79,18 +78,20 @@ def explainer(
     The matrices are no model's, so `style.model` is not named."""
     text = style.words()
     decimals = check_count(decimals, "decimals", minimum=0)
-    steps = analysis.attention_steps(q, k, v, scaled=scaled)
+    from attnviz.attention.walkthrough import walkthrough  # torch, only once a walk-through is drawn
+
+    steps = walkthrough(q, k, v, scaled=scaled)
     panels = [
-        (text["matrix_q"], steps.q),
-        (text["matrix_kt"], steps.k.T),
+        (text["matrix_q"], steps.query),
+        (text["matrix_kt"], steps.key.T),
         (text["matrix_scores"], steps.scores),
     ]
     if scaled:
-        panels.append((text["matrix_scaled"].format(scale=f"{steps.scale:.{decimals}f}"), steps.scaled))
+        panels.append((text["matrix_scaled"].format(scale=f"{1 / steps.scale:.{decimals}f}"), steps.scaled_scores))
     panels += [
         (text["matrix_weights"], steps.weights),
-        (text["matrix_v"], steps.v),
-        (text["matrix_output"], steps.output),
+        (text["matrix_v"], steps.value),
+        (text["matrix_output"], steps.context),
     ]
     cols = 4
     rows = -(-len(panels) // cols)
@@ -105,7 +106,7 @@ def explainer(
         fig.add_trace(_matrix_trace(matrix, decimals, colorscale), row=index // cols + 1, col=index % cols + 1)
     fig.update_xaxes(showticklabels=False, showgrid=False, zeroline=False, ticks="")
     fig.update_yaxes(showticklabels=False, showgrid=False, zeroline=False, ticks="", autorange="reversed")
-    heading = text["explainer_title"].format(queries=steps.q.shape[0], keys=steps.k.shape[0], d=steps.q.shape[1])
+    heading = text["explainer_title"].format(queries=steps.query.shape[0], keys=steps.key.shape[0], d=steps.query.shape[1])
     fig.update_layout(
         **style.layout(
             heading,

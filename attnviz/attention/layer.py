@@ -4,9 +4,9 @@
     output = attention(q, k, v)                  # softmax(q·kᵀ·scale + mask)·v, per head
     output = multi_head_merge(output)            # (b, heads, l, head_dim) -> (b, l, hdim)
 
-`scaled_dot_product_attention_steps` is the same computation with every intermediate kept, for the explainer page
-(the seed's walk-through: Q with 3 elements, K and V with 4, each of dimension 2). `MultiHeadAttention` wraps it with
-the four projections and returns the output, the weights (float32, every head) and, when asked, the steps.
+The attention is `attention.math.attention_steps`, the one eager definition with every intermediate kept (the
+explainer page shows the same steps). `MultiHeadAttention` wraps it with the four projections and returns the
+output, the weights (float32, every head) and, when asked, the steps.
 
 Its knobs follow Ascend ATB's ``atb::infer::SelfAttentionParam`` where the two mean the same thing:
 
@@ -32,100 +32,16 @@ The same table, with sources, is in docs/ascend.md.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import NamedTuple
 
 import torch
 from torch import nn
 
+from attnviz.attention.math import AttentionSteps, attention_steps, multi_head_merge, multi_head_split
 from attnviz.errors import InputError
-from attnviz.fused_attention import apply_mask, expand_kv_heads, softmax_rows, split_mask
 
 MASK_TYPES = ("none", "causal", "padding")
-
-
-def multi_head_split(x: torch.Tensor, num_heads: int) -> torch.Tensor:
-    """(b, l, hdim) -> (b, num_heads, l, hdim // num_heads), as in the seed's pseudo-code."""
-    if x.dim() != 3:
-        raise InputError(f"multi_head_split takes (batch, length, hidden); got shape {tuple(x.shape)}.")
-    b, l, hdim = x.shape
-    if num_heads <= 0 or hdim % num_heads:
-        raise InputError(f"A hidden size of {hdim} cannot be split into {num_heads} heads; pick a divisor of {hdim}.")
-    return x.reshape(b, l, num_heads, hdim // num_heads).transpose(1, 2)  # (b, num_heads, l, head_dim)
-
-
-def multi_head_merge(x: torch.Tensor) -> torch.Tensor:
-    """(b, num_heads, l, head_dim) -> (b, l, num_heads * head_dim): the inverse of `multi_head_split`."""
-    if x.dim() != 4:
-        raise InputError(f"multi_head_merge takes (batch, heads, length, head_dim); got shape {tuple(x.shape)}.")
-    b, num_heads, l, head_dim = x.shape
-    return x.transpose(1, 2).reshape(b, l, num_heads * head_dim)  # (b, l, hdim)
-
-
-@dataclass(frozen=True)
-class AttentionSteps:
-    """Every intermediate of one attention computation, in the order the explainer shows them.
-
-    Shapes for the layer: query (b, heads, lq, d), key/value (b, kv_heads, lk, d), scores … weights
-    (b, heads, lq, lk), context (b, heads, lq, d), merged and output (b, lq, hdim). For the bare function the leading
-    dimensions are whatever was passed, and merged/output stay None.
-    """
-
-    query: torch.Tensor
-    key: torch.Tensor
-    value: torch.Tensor
-    scores: torch.Tensor  # q·kᵀ, float32
-    scaled_scores: torch.Tensor  # scores · scale
-    masked_scores: torch.Tensor  # scaled + mask: -inf where attention is forbidden
-    weights: torch.Tensor  # row softmax, float32; rows sum to 1, masked cells exactly 0
-    context: torch.Tensor  # weights · v
-    scale: float
-    merged: torch.Tensor | None = None  # multi_head_merge(context)
-    output: torch.Tensor | None = None  # after the output projection
-
-    def shapes(self) -> list[tuple[str, tuple[int, ...]]]:
-        """(step name, shape) in order, skipping steps this computation did not have."""
-        names = ("query", "key", "value", "scores", "scaled_scores", "masked_scores", "weights", "context",
-                 "merged", "output")
-        return [(name, tuple(getattr(self, name).shape)) for name in names if getattr(self, name) is not None]
-
-
-def scaled_dot_product_attention_steps(
-    q: torch.Tensor,
-    k: torch.Tensor,
-    v: torch.Tensor,
-    mask: torch.Tensor | None = None,
-    *,
-    scale: float | None = None,
-    is_causal: bool = False,
-) -> AttentionSteps:
-    """softmax(q·kᵀ·scale + mask)·v with each step kept; works on plain matrices as well as batched heads.
-
-    q (..., lq, d), k (..., lk, d), v (..., lk, dv); for 4-d (b, heads, l, d) inputs k/v may have fewer heads (GQA).
-    mask: bool (True = attend) or additive float, broadcastable to (..., lq, lk). scale None = 1/√d; pass 1.0 for the
-    seed's unscaled first example. The scores and weights are float32 whatever the input dtype.
-    """
-    if q.dim() < 2 or k.dim() != q.dim() or v.dim() != q.dim():
-        raise InputError(
-            f"q, k and v must have the same number of dimensions (at least 2); got shapes {tuple(q.shape)}, "
-            f"{tuple(k.shape)}, {tuple(v.shape)}."
-        )
-    if q.shape[-1] != k.shape[-1] or k.shape[-2] != v.shape[-2]:
-        raise InputError(
-            f"q {tuple(q.shape)} and k {tuple(k.shape)} need the same feature size, and k and v {tuple(v.shape)} "
-            f"the same length."
-        )
-    scale = 1.0 / math.sqrt(q.shape[-1]) if scale is None else float(scale)
-    parts = split_mask(mask, q.shape[-2], k.shape[-2], is_causal=is_causal, device=q.device)
-    keys, values = k, v
-    if q.dim() >= 3 and k.shape[-3] != q.shape[-3]:
-        keys, values = expand_kv_heads(k, q.shape[-3]), expand_kv_heads(v, q.shape[-3])
-    scores = q.float() @ keys.float().transpose(-1, -2)  # (..., lq, lk)
-    scaled = scores * scale
-    masked = apply_mask(scaled, parts)
-    weights = softmax_rows(masked)
-    context = (weights @ values.float()).to(q.dtype)  # (..., lq, dv)
-    return AttentionSteps(q, k, v, scores, scaled, masked, weights, context, scale)
 
 
 class AttentionOutput(NamedTuple):
@@ -208,7 +124,7 @@ class MultiHeadAttention(nn.Module):
         k = multi_head_split(self.k_proj(source), self.num_kv_heads)  # (b, kv_heads, lk, d)
         v = multi_head_split(self.v_proj(source), self.num_kv_heads)  # (b, kv_heads, lk, d)
         causal = self.mask_type == "causal"
-        steps = scaled_dot_product_attention_steps(q, k, v, mask, scale=self.scale, is_causal=causal)
+        steps = attention_steps(q, k, v, mask, scale=self.scale, is_causal=causal)
         merged = multi_head_merge(steps.context)  # (b, lq, hidden)
         output = self.out_proj(merged)
         kept = replace(steps, merged=merged, output=output) if return_steps else None
@@ -233,14 +149,3 @@ def _resolve(device: str | torch.device | None) -> torch.device | None:
     from attnviz.devices import resolve_device
 
     return resolve_device(device)
-
-
-__all__ = [
-    "AttentionOutput",
-    "AttentionSteps",
-    "MASK_TYPES",
-    "MultiHeadAttention",
-    "multi_head_merge",
-    "multi_head_split",
-    "scaled_dot_product_attention_steps",
-]

@@ -1,4 +1,5 @@
-"""attnviz.layers: the seed's multi-head split/merge, the step-by-step attention, and the module against torch's own."""
+"""attnviz.attention.layer and its maths: the seed's multi-head split/merge, the step-by-step attention, and the
+module against torch's own."""
 
 from __future__ import annotations
 
@@ -10,12 +11,8 @@ import torch.nn.functional as F
 from torch import nn
 
 from attnviz.errors import InputError
-from attnviz.layers import (
-    MultiHeadAttention,
-    multi_head_merge,
-    multi_head_split,
-    scaled_dot_product_attention_steps,
-)
+from attnviz.attention.layer import MultiHeadAttention
+from attnviz.attention.math import attention_steps, multi_head_merge, multi_head_split
 
 TOLERANCE = dict(atol=1e-5, rtol=1e-5)
 
@@ -53,7 +50,7 @@ def test_steps_on_the_seeds_three_by_four_walkthrough():
     q = torch.tensor([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
     k = torch.tensor([[1.0, 2.0], [0.0, 1.0], [2.0, 0.0], [1.0, 1.0]])
     v = torch.tensor([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [0.5, 0.5]])
-    steps = scaled_dot_product_attention_steps(q, k, v, scale=1.0)
+    steps = attention_steps(q, k, v, scale=1.0)
     assert [name for name, _ in steps.shapes()] == [
         "query", "key", "value", "scores", "scaled_scores", "masked_scores", "weights", "context"]
     assert dict(steps.shapes())["weights"] == (3, 4) and dict(steps.shapes())["context"] == (3, 2)
@@ -65,7 +62,7 @@ def test_steps_on_the_seeds_three_by_four_walkthrough():
 
 def test_steps_default_to_the_square_root_scale():
     q, k, v = _seeded(3, 2), _seeded(4, 2, seed=1), _seeded(4, 2, seed=2)
-    steps = scaled_dot_product_attention_steps(q, k, v)
+    steps = attention_steps(q, k, v)
     assert steps.scale == pytest.approx(1 / math.sqrt(2))
     torch.testing.assert_close(steps.scaled_scores, steps.scores / math.sqrt(2))
     torch.testing.assert_close(steps.context, F.scaled_dot_product_attention(q[None], k[None], v[None])[0], **TOLERANCE)
@@ -78,7 +75,7 @@ def test_steps_reproduce_the_seeds_si_bu_xiang_weights_with_a_masked_frog():
     k = torch.log(expected.clamp_min(1e-9)).unsqueeze(1)  # q·kᵀ = log weight, so softmax gives the weight back
     v = torch.eye(5)
     keep = torch.tensor([[True, True, True, True, False]])
-    steps = scaled_dot_product_attention_steps(q, k, v, keep, scale=1.0)
+    steps = attention_steps(q, k, v, keep, scale=1.0)
     torch.testing.assert_close(steps.weights[0], expected)
     assert steps.weights[0, 4] == 0 and torch.isneginf(steps.masked_scores[0, 4])
     torch.testing.assert_close(steps.context[0], expected)  # the answer is 1/3 鹿 + 1/6 牛 + 1/4 羊 + 1/4 驴
@@ -86,9 +83,9 @@ def test_steps_reproduce_the_seeds_si_bu_xiang_weights_with_a_masked_frog():
 
 def test_steps_refuse_mismatched_inputs():
     with pytest.raises(InputError, match="same feature size"):
-        scaled_dot_product_attention_steps(torch.zeros(3, 2), torch.zeros(4, 3), torch.zeros(4, 2))
+        attention_steps(torch.zeros(3, 2), torch.zeros(4, 3), torch.zeros(4, 2))
     with pytest.raises(InputError, match="same number of dimensions"):
-        scaled_dot_product_attention_steps(torch.zeros(3, 2), torch.zeros(1, 4, 2), torch.zeros(4, 2))
+        attention_steps(torch.zeros(3, 2), torch.zeros(1, 4, 2), torch.zeros(4, 2))
 
 
 # ------------------------------------------------------------------------- the module against torch's modules

@@ -1,0 +1,121 @@
+"""Record a model writing (greedy decoding): for every generated token, what it attended to when it was produced."""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from attnviz.attention.batching import decoder_start, pad_id_of, sequence_tokens, start_token
+from attnviz.attention.encoding import Encoded, check_text, encode
+from attnviz.attention.recorder import WeightRecorder, recording
+from attnviz.errors import InputError
+from attnviz.memory import check_budget, check_text_length
+from attnviz.models import ModelHandle
+from attnviz.tokens import special_ids, tokens_for_ids
+from attnviz.types import AttentionCapture, AttentionMap, GenerationStep, Token, map_specs
+
+
+def generate(handle: ModelHandle, text: str, max_new_tokens: int = 32) -> AttentionCapture:
+    """Let the model write (greedy decoding) and record, for every generated token, what it attended to.
+
+    Encoder-decoder models: `steps[i]` holds the decoder self-attention and cross-attention of the step that produced
+    token i, and the "encoder", "decoder" and "cross" maps cover the whole generated target (the same rows stacked).
+    Decoder-only models: `steps[i]` holds the self-attention over the prompt and the previous tokens; the "self" map
+    covers the prompt and all generated tokens but the last (the last one was never read back by the model).
+    """
+    text = check_text_length(check_text(text))
+    if handle.kind == "encoder":
+        raise InputError(f"{handle.name} is an encoder-only model and cannot generate text; use capture instead.")
+    if not isinstance(max_new_tokens, int) or max_new_tokens < 1:
+        raise InputError(f"max_new_tokens must be a positive whole number, not {max_new_tokens!r}.")
+    tokenizer, model = handle.tokenizer, handle.model
+    limit = handle.max_positions
+    if limit is not None and not handle.is_seq2seq:
+        limit = max(1, limit - max_new_tokens)  # the prompt and what is written share the positions
+    source = encode(tokenizer, text, limit=limit, model_name=handle.name)
+    written = 0 if handle.is_seq2seq else max_new_tokens  # decoder-only: the prompt and what is written share a stack
+    check_budget(handle, len(source.ids) + written, max_new_tokens if handle.is_seq2seq else 0, mode="full")
+    input_ids = torch.tensor([source.ids], device=model.device)
+    with recording(model) as recorder:
+        output = model.generate(
+            input_ids=input_ids,
+            attention_mask=torch.ones_like(input_ids),
+            max_new_tokens=max_new_tokens,
+            do_sample=False,
+            num_beams=1,
+            pad_token_id=pad_id_of(tokenizer, model),
+        )
+    sequence = output[0].tolist()
+    roles = recorder.modules_by_role(handle.is_seq2seq)
+    if handle.is_seq2seq:
+        return _seq2seq_generation(handle, text, source, sequence[1:], recorder, roles)
+    return _decoder_generation(handle, text, source, sequence[len(source.ids):], recorder, roles)
+
+
+def _generated_tokens(tokenizer, ids: list[int]) -> tuple[str, list[Token]]:
+    specials = special_ids(tokenizer)
+    written = tokenizer.decode([i for i in ids if i not in specials], skip_special_tokens=True,
+                               clean_up_tokenization_spaces=False).strip()
+    return written, tokens_for_ids(tokenizer, ids, written)
+
+
+def _step_rows(recorder: WeightRecorder, names: list[str], calls: range) -> list[np.ndarray]:
+    """Per forward call (decode step), each layer's last query row: [(layers, heads, keys_at_step)]."""
+    return [np.stack([recorder.calls[name][call].numpy()[0, :, -1, :] for name in names]) for call in calls]
+
+
+def _seq2seq_generation(handle, text, source: Encoded, generated, recorder: WeightRecorder,
+                        roles) -> AttentionCapture:
+    tokenizer = handle.tokenizer
+    written, target_tokens = _generated_tokens(tokenizer, generated)
+    steps_count = len(generated)
+    self_rows = _step_rows(recorder, roles["decoder"], range(steps_count))  # step i: (layers, heads, i + 1)
+    cross_rows = _step_rows(recorder, roles["cross"], range(steps_count))  # step i: (layers, heads, source)
+    layers, heads = self_rows[0].shape[:2]
+    decoder = np.zeros((layers, heads, steps_count, steps_count), dtype=np.float32)  # causal cells stay exactly 0
+    for i, row in enumerate(self_rows):
+        decoder[:, :, i, : i + 1] = row
+    weights = {
+        "encoder": recorder.stack([(name, 0) for name in roles["encoder"]])[:, 0],  # (layers, heads, source, source)
+        "decoder": decoder,
+        "cross": np.stack(cross_rows, axis=2),  # (layers, heads, steps, source)
+    }
+    start = start_token(tokenizer, decoder_start(handle.model))
+    maps = {
+        spec.kind: AttentionMap(
+            spec.kind, weights[spec.kind], sequence_tokens(spec.queries, source.tokens, target_tokens, start),
+            sequence_tokens(spec.keys, source.tokens, target_tokens, start), roles[spec.kind],
+            spec.is_causal(handle.kind),
+        )
+        for spec in map_specs(seq2seq=True, with_target=True)
+    }
+    steps = [GenerationStep(token, self_rows[i], cross_rows[i]) for i, token in enumerate(target_tokens)]
+    return AttentionCapture(handle.name, handle.device, maps, source_text=text, target_text=written, steps=steps)
+
+
+def _decoder_generation(handle, text, source: Encoded, generated, recorder: WeightRecorder,
+                        roles) -> AttentionCapture:
+    tokenizer = handle.tokenizer
+    names = roles["self"]
+    prompt_length = len(source.ids)
+    # Offsets of generated tokens refer to the generated text; shift them past the prompt to index text + written.
+    written = tokenizer.decode(generated, skip_special_tokens=True, clean_up_tokenization_spaces=False)
+    full_text = text + written
+    new_tokens = tokens_for_ids(tokenizer, generated, written)
+    shifted = [Token(t.text, t.start + len(text), t.end + len(text), t.special) if not t.special else t
+               for t in new_tokens]
+    prefill = recorder.stack([(name, 0) for name in names])[:, 0]  # (layers, heads, prompt, prompt)
+    rows = [prefill[:, :, -1, :]] + _step_rows(recorder, names, range(1, len(generated)))
+    total = prompt_length + len(generated) - 1
+    layers, heads = prefill.shape[:2]
+    weights = np.zeros((layers, heads, total, total), dtype=np.float32)
+    weights[:, :, :prompt_length, :prompt_length] = prefill
+    for call in range(1, len(generated)):
+        position = prompt_length + call - 1
+        weights[:, :, position, : position + 1] = rows[call]
+    tokens = source.tokens + shifted[:-1]  # the sequence the model read: its "source"
+    (spec,) = map_specs(seq2seq=False, with_target=False)
+    maps = {spec.kind: AttentionMap(spec.kind, weights, tokens, tokens, names, spec.is_causal(handle.kind))}
+    steps = [GenerationStep(token, rows[i], None) for i, token in enumerate(shifted)]
+    return AttentionCapture(handle.name, handle.device, maps, source_text=full_text, target_text=written.strip(),
+                            steps=steps)

@@ -1,0 +1,243 @@
+"""On-demand exact attention: run the model with fused attention, keep queries and keys, compute a head when opened.
+
+Why: `capture` keeps every layer × head × n² weight (what eager `output_attentions` does), which is gigabytes at a few
+thousand tokens and makes the forward pass slower. A person looks at a few heads at a time. So `capture_lazy` runs
+the model once with a fused kernel — `torch.nn.functional.scaled_dot_product_attention`, or on an Ascend NPU
+`torch_npu.npu_fusion_attention` (`attention.npu`), neither of which materialises the weights — and keeps, per
+attention call, exactly what recomputes any head and any query row later (`compact.LayerInputs`). Opening a head
+then costs one head's QKᵀ and softmax, computed in fp32 by `attention.math`, the definition `capture` uses, so the
+values equal eager attention within float rounding (on an NPU, from the kernel's own row log-sum-exp).
+
+Big maps are never held whole: `head`/`layer` compute in row tiles (`attention.tiles`), `head_statistics` streams
+tiles into sums (`analysis.statistic_sums`, the definitions `analysis.head_statistics` uses), and `downsampled` pools
+tile by tile (`analysis.downsample`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from attnviz import analysis
+from attnviz.analysis import Pooled
+from attnviz.attention import tiles
+from attnviz.attention.batching import prepare_batch, run_batch
+from attnviz.attention.compact import LayerInputs
+from attnviz.attention.recorder import QueryKeyRecorder
+from attnviz.errors import InputError
+from attnviz.memory import FLOAT32, check_bytes
+from attnviz.models import ModelHandle
+from attnviz.types import AttentionCapture, AttentionMap, Token, map_specs, position, row_span
+
+
+@dataclass(frozen=True)
+class LazyStack:
+    """One map kind of a lazy capture: a `LayerInputs` per layer and the tokens along each axis."""
+
+    kind: str
+    layers: list[LayerInputs]
+    layer_names: list[str]
+    query_tokens: list[Token]
+    key_tokens: list[Token]
+    causal: bool
+
+
+def _fill(inputs: LayerInputs, heads: list[int], rows: tuple[int, int], keys: tuple[int, int], out: np.ndarray):
+    """Write the weights of `heads` × query rows × key columns into `out` (heads, rows, keys), one tile at a time."""
+    (start, stop), (k0, k1) = rows, keys
+    for first, last in tiles.spans(start, stop, tiles.tile_rows(len(heads) * inputs.keys)):
+        tile = inputs.probabilities(heads, first, last, keys=keys)  # (heads', tile rows, keys')
+        out[:, first - start : last - start] = tile.cpu().numpy()
+
+
+@dataclass(frozen=True)
+class LazyCapture:
+    """Attention of one run, computed exactly when asked (an `AttentionResult`): `head`, `layer`, `map`,
+    `head_statistics`, `downsampled`.
+
+    Kinds are those of `capture` (`types.MAP_SPECS`), with the same token conventions. Every result is float32
+    numpy, computed in fp32 from the kept queries and keys.
+    """
+
+    model: str
+    device: str
+    stacks: dict[str, LazyStack]
+    source_text: str = ""
+    target_text: str | None = None
+
+    is_complete: ClassVar[bool] = False  # each weight is computed when asked
+
+    @property
+    def kinds(self) -> list[str]:
+        return list(self.stacks)
+
+    def stack(self, kind: str) -> LazyStack:
+        try:
+            return self.stacks[kind]
+        except KeyError:
+            raise InputError(f"This capture has no {kind!r} map; it has {', '.join(self.stacks) or 'none'}.") from None
+
+    def shape(self, kind: str) -> tuple[int, int, int, int]:
+        """(layers, heads, queries, keys) of the map `capture` would have returned for `kind`."""
+        stack = self.stack(kind)
+        return len(stack.layers), stack.layers[0].heads, len(stack.query_tokens), len(stack.key_tokens)
+
+    def tokens(self, kind: str) -> tuple[list[Token], list[Token]]:
+        stack = self.stack(kind)
+        return stack.query_tokens, stack.key_tokens
+
+    def layer_names(self, kind: str) -> list[str]:
+        return self.stack(kind).layer_names
+
+    def causal(self, kind: str) -> bool:
+        return self.stack(kind).causal
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes this capture keeps alive (queries, keys, compact masks; each shared tensor counted once)."""
+        storages = {}
+        for stack in self.stacks.values():
+            for inputs in stack.layers:
+                for tensor in inputs.tensors():
+                    storage = tensor.untyped_storage()
+                    storages[(storage.data_ptr(), tensor.device)] = storage.nbytes()
+        return sum(storages.values())
+
+    def _layer(self, kind: str, layer: int) -> tuple[LazyStack, LayerInputs, int]:
+        stack = self.stack(kind)
+        index = position(layer, len(stack.layers), "layer")
+        return stack, stack.layers[index], index
+
+    def head(
+        self, kind: str, layer: int, head: int, rows: int | tuple[int, int] | None = None,
+        keys: tuple[int, int] | None = None,
+    ) -> np.ndarray:  # fmt: skip
+        """One head: float32 (rows, keys) for query rows `rows` (an index, (start, stop) or None = all) and key
+        columns `keys` ((start, stop) or None = all). Costs that head's rows only."""
+        return self.layer(kind, layer, rows, keys, heads=[head])[0]
+
+    def layer(
+        self, kind: str, layer: int, rows: int | tuple[int, int] | None = None, keys: tuple[int, int] | None = None,
+        heads: int | Sequence[int] | None = None,
+    ) -> np.ndarray:  # fmt: skip
+        """Every head (or `heads`) of one layer: float32 (heads, rows, keys), computed in row tiles."""
+        _, inputs, index = self._layer(kind, layer)
+        head_idx = analysis.indices(heads, inputs.heads, "head")
+        start, stop = row_span(rows, inputs.queries)
+        k0, k1 = analysis.index_range(keys, inputs.keys, "key")
+        check_bytes(
+            len(head_idx) * (stop - start) * (k1 - k0) * FLOAT32,
+            f"Opening {len(head_idx)} head(s) of layer {index} over {stop - start:,} × {k1 - k0:,} tokens",
+            "open fewer heads or a range of rows",
+        )
+        if len(head_idx) * (stop - start) * inputs.keys <= tiles.TILE_CELLS:  # one tile: hand its buffer over
+            tile = inputs.probabilities(head_idx, start, stop, keys=(k0, k1))  # (heads', rows, keys')
+            return np.ascontiguousarray(tile.cpu().numpy())
+        result = np.empty((len(head_idx), stop - start, k1 - k0), dtype=np.float32)
+        _fill(inputs, head_idx, (start, stop), (k0, k1), result)
+        return result
+
+    def map(
+        self, kind: str, layers: int | Sequence[int] | None = None, heads: int | Sequence[int] | None = None,
+        queries: tuple[int, int] | None = None, keys: tuple[int, int] | None = None,
+    ) -> AttentionMap:  # fmt: skip
+        """An exact AttentionMap of the chosen layers, heads and query/key ranges (None = all), for figures and
+        analysis. Its head axis holds `heads` in the order given; its layer names are the chosen modules'."""
+        stack = self.stack(kind)
+        layer_idx = analysis.indices(layers, len(stack.layers), "layer")
+        q_span, k_span, causal = analysis.crop_spans(
+            len(stack.query_tokens), len(stack.key_tokens), stack.causal, queries, keys
+        )
+        (q0, q1), (k0, k1) = q_span, k_span
+        head_idx = analysis.indices(heads, stack.layers[0].heads, "head")
+        check_bytes(
+            len(layer_idx) * len(head_idx) * (q1 - q0) * (k1 - k0) * FLOAT32,
+            f"Building a {kind} map of {len(layer_idx)} layer(s) × {len(head_idx)} head(s) over "
+            f"{q1 - q0:,} × {k1 - k0:,} tokens",
+            "choose fewer layers or heads, or a range of tokens",
+        )
+        weights = np.empty((len(layer_idx), len(head_idx), q1 - q0, k1 - k0), dtype=np.float32)
+        for slot, layer in enumerate(layer_idx):  # written in place: never two copies of the map
+            _fill(stack.layers[layer], head_idx, q_span, k_span, weights[slot])
+        return AttentionMap(
+            kind, weights, stack.query_tokens[q0:q1], stack.key_tokens[k0:k1],
+            [stack.layer_names[i] for i in layer_idx], causal,
+        )  # fmt: skip
+
+    def to_capture(self) -> AttentionCapture:
+        """Everything, as `capture` would return it (checked against the memory budget first)."""
+        maps = {kind: self.map(kind) for kind in self.stacks}
+        return AttentionCapture(self.model, self.device, maps, self.source_text, self.target_text, meta={"lazy": True})
+
+    def head_statistics(
+        self, kind: str, layers: int | Sequence[int] | None = None, heads: int | Sequence[int] | None = None
+    ) -> dict[str, np.ndarray]:
+        """`analysis.head_statistics` of the map, float32 (layers', heads') per statistic, streamed in row tiles:
+        no more than one tile of one layer is ever held."""
+        stack = self.stack(kind)
+        layer_idx = analysis.indices(layers, len(stack.layers), "layer")
+        head_idx = analysis.indices(heads, stack.layers[0].heads, "head")
+        queries, keys = len(stack.query_tokens), len(stack.key_tokens)
+        square = kind in analysis.SQUARE_KINDS and queries == keys
+        sinks = analysis.sink_keys(stack.key_tokens)
+        shape = (len(layer_idx), len(head_idx))
+        sums: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # statistic -> (sums, counts), each (layers', heads')
+        for slot, layer in enumerate(layer_idx):
+            inputs = stack.layers[layer]
+            for first, last in tiles.spans(0, queries, tiles.tile_rows(len(head_idx) * keys)):
+                tile = inputs.probabilities(head_idx, first, last).cpu().numpy()  # (heads', rows, keys)
+                for name, (total, count) in analysis.statistic_sums(tile, first, queries, sinks, square).items():
+                    running = sums.setdefault(name, (np.zeros(shape), np.zeros(shape)))
+                    running[0][slot] += total
+                    running[1][slot] += count
+        return analysis.statistic_means(sums, shape)
+
+    def head_statistics_table(self, kind: str) -> list[dict]:
+        """One row per (layer, head), as `analysis.head_statistics_table` gives for a full map."""
+        return analysis.statistics_table(self.head_statistics(kind), self.stack(kind).layer_names)
+
+    def downsampled(self, kind: str, layer: int, head: int, max_tokens: int = 256, pool: str = "max") -> Pooled:
+        """One head pooled to at most `max_tokens` bins per side, tile by tile (`analysis.downsample`: "max" keeps
+        peaks visible, "mean" keeps mass). Cells a causal map masks are NaN before pooling, as the heatmap draws
+        them; the result equals pooling the full map, which is never held."""
+        if max_tokens < 1:
+            raise InputError("max_tokens must be at least 1.")
+        stack, inputs, _ = self._layer(kind, layer)
+        head_idx = analysis.indices(head, inputs.heads, "head")
+        queries, keys = inputs.queries, inputs.keys
+        query_factor, key_factor = max(1, -(-queries // max_tokens)), max(1, -(-keys // max_tokens))
+        masked = analysis.mask_of(queries, keys, stack.causal)  # (queries, keys) bool
+        parts = []
+        for first, last in tiles.spans(0, queries, tiles.tile_rows(keys, multiple=query_factor)):
+            tile = inputs.probabilities(head_idx, first, last)[0].cpu().numpy()  # (rows, keys)
+            tile = np.where(masked[first:last], np.nan, tile)
+            parts.append(analysis.downsample(tile, query_factor, key_factor, pool))
+        return Pooled(np.concatenate(parts), query_factor, key_factor, pool)
+
+
+# ----------------------------------------------------------------------------------------------------------------------
+# Public entry point
+
+
+def capture_lazy(handle: ModelHandle, text: str, target: str | None = None, truncate: bool = False) -> LazyCapture:
+    """Run the model once on `text` (force-decoding `target` for encoder-decoder models) keeping queries and keys,
+    so that any layer, head or row can be computed exactly later. Same maps, tokens and `truncate` as `capture`.
+
+    Checked first: the text length (ATTNVIZ_MAX_CHARS) and the lazy memory estimate (ATTNVIZ_MEMORY_BUDGET_MB).
+    """
+    batch = prepare_batch(handle, [text], None if target is None else [target], truncate, mode="lazy")
+    recorder = run_batch(handle, batch, QueryKeyRecorder)
+    recorder.release()
+    layers = recorder.layers_by_role(handle.is_seq2seq)
+    stacks = {
+        spec.kind: LazyStack(
+            spec.kind, [recorder.calls[name][call] for name, call in layers[spec.kind]],
+            recorder.layer_names(layers[spec.kind]), batch.tokens(0, spec.queries), batch.tokens(0, spec.keys),
+            spec.is_causal(handle.kind),
+        )
+        for spec in map_specs(handle.is_seq2seq, batch.decoded is not None)
+    }  # fmt: skip
+    return LazyCapture(handle.name, handle.device, stacks, source_text=batch.texts[0], target_text=target)

@@ -1,0 +1,47 @@
+"""Which dtype a model may run in on each device. The captured weights are float32 whatever it is: the softmax of
+`attention.math` always runs in float32."""
+
+from __future__ import annotations
+
+import torch
+
+from attnviz.errors import InputError
+
+_DTYPE_NAMES = {
+    "float32": torch.float32, "fp32": torch.float32, "float": torch.float32,
+    "float16": torch.float16, "fp16": torch.float16, "half": torch.float16,
+    "bfloat16": torch.bfloat16, "bf16": torch.bfloat16,
+}
+_ALLOWED_DTYPES = {
+    "cpu": (torch.float32,),
+    "mps": (torch.float32, torch.float16),
+    "cuda": (torch.float32, torch.float16, torch.bfloat16),
+    "npu": (torch.float32, torch.float16, torch.bfloat16),
+}
+
+
+def dtype_policy(device: str | torch.device, requested: str | torch.dtype | None = None) -> torch.dtype:
+    """The dtype a model may run in on `device`: float32 unless a half type is asked for where it is allowed.
+
+    float16 / bfloat16 are allowed on npu and cuda (float16 on mps); the CPU runs float32 only, because half precision
+    there is slow and would make the "exact" weights inexact for no gain.
+    """
+    kind = device.type if isinstance(device, torch.device) else str(device).split(":")[0].strip().lower()
+    allowed = _ALLOWED_DTYPES.get(kind)
+    if allowed is None:
+        raise InputError(f"No dtype policy for device {str(device)!r}; use cpu, cuda, mps or npu.")
+    if requested is None:
+        return torch.float32
+    if isinstance(requested, str):
+        dtype = _DTYPE_NAMES.get(requested.strip().lower())
+        if dtype is None:
+            raise InputError(f"Unknown dtype {requested!r}; use float32, float16 or bfloat16.")
+    else:
+        dtype = requested
+    if dtype not in allowed:
+        names = ", ".join(str(d).removeprefix("torch.") for d in allowed)
+        raise InputError(
+            f"{str(dtype).removeprefix('torch.')} is not allowed on {kind}; use {names} there "
+            f"(half precision is for npu and cuda)."
+        )
+    return dtype
