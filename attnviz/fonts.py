@@ -1,7 +1,7 @@
 """The CJK font static export draws Chinese with, found in a pip package so no system font (apt) is needed.
 
-Noto Sans SC (SIL Open Font License) comes from the PyPI package `pylopdf-fonts-zh-cn`; `ATTNVIZ_CJK_FONT` may point
-at any other .otf/.ttf/.ttc with Chinese glyphs. Two consumers:
+Noto Sans SC (SIL Open Font License) comes from the PyPI package `pylopdf-fonts-zh-cn`; the cjk_font setting
+(ATTNVIZ_CJK_FONT, attnviz.settings) may point at any other .otf/.ttf/.ttc with Chinese glyphs. Two consumers:
 - matplotlib (the browser-free export engine): `matplotlib_families()` registers the file and returns the family
   list to draw with (per-glyph fallback: Noto Sans SC, then DejaVu Sans for anything it lacks);
 - Chromium (the kaleido engine): `chromium_environment()` returns FONTCONFIG_FILE pointing at a fonts.conf that adds
@@ -16,21 +16,19 @@ import tempfile
 from pathlib import Path
 from xml.sax.saxutils import escape
 
-from attnviz.errors import AttnvizError
+from attnviz import settings
+from attnviz.errors import AttnvizError, SettingError
 
-FONT_ENV = "ATTNVIZ_CJK_FONT"
 FALLBACK_FAMILY = "DejaVu Sans"  # ships with matplotlib; covers Latin, arrows, ᵀ
-INSTALL_HINT = "pip install pylopdf-fonts-zh-cn (Noto Sans SC), or set ATTNVIZ_CJK_FONT to a .otf/.ttf with Chinese"
 
 
 def cjk_font_path() -> Path | None:
-    """The CJK font file to use: $ATTNVIZ_CJK_FONT if set, else the packaged Noto Sans SC; None when neither exists."""
-    override = os.environ.get(FONT_ENV)
-    if override:
-        path = Path(override).expanduser()
-        if not path.is_file():
-            raise AttnvizError(f"{FONT_ENV}={override} is not a font file; point it at a .otf/.ttf or unset it.")
-        return path
+    """The CJK font file to use: the cjk_font setting if set, else the packaged Noto Sans SC; None when neither exists."""
+    chosen = settings.current().cjk_font
+    if chosen is not None:
+        if not chosen.is_file():
+            raise SettingError("cjk_font_not_a_file", path=str(chosen), variable=settings.variable("cjk_font"))
+        return chosen
     try:
         import pylopdf_fonts_zh_cn
     except ImportError:
@@ -43,7 +41,7 @@ def require_cjk_font() -> Path:
     """The CJK font file, or an error that says how to install one."""
     path = cjk_font_path()
     if path is None:
-        raise AttnvizError(f"Chinese text needs a CJK font for static export: {INSTALL_HINT}.")
+        raise AttnvizError("cjk_font_missing", variable=settings.variable("cjk_font"))
     return path
 
 

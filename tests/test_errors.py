@@ -27,9 +27,6 @@ NOT_YET_CONVERTED = (
     "attnviz/layers.py",
     "attnviz/ondemand.py",
     "attnviz/types.py",
-    "attnviz/fonts.py",
-    "attnviz/export/",
-    "attnviz/figures/",
     "attnviz/analysis.py::_walkthrough_matrix",
     "attnviz/analysis.py::attention_steps",
 )

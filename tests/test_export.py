@@ -13,8 +13,8 @@ from plotly.colors import sample_colorscale, unlabel_rgb
 from pypdf import PdfReader
 from test_analysis_maps import random_map, seed_pair_map, tokens_from
 
-from attnviz import analysis, export, figures, fonts
-from attnviz.errors import AttnvizError, InputError
+from attnviz import analysis, export, figures, fonts, settings
+from attnviz.errors import AttnvizError, InputError, SettingError
 from attnviz.types import AttentionCapture, AttentionMap, GenerationStep, Token
 
 HAS_BROWSER = export.kaleido.browser_path() is not None
@@ -138,6 +138,25 @@ def test_engine_choice(monkeypatch):
         export.resolve_engine("gpu")
     with pytest.raises(InputError, match="png, svg, pdf, html"):
         export.figure_bytes(go.Figure(), "gif")
+
+
+def test_the_engines_are_the_ones_the_setting_accepts(monkeypatch):
+    assert export.ENGINES is settings.EXPORT_ENGINES and export.ENGINES == ("auto", *export.RENDERERS)
+    assert export.ENGINE_ENV == "ATTNVIZ_EXPORT_ENGINE"
+    monkeypatch.setenv(export.ENGINE_ENV, "gpu")
+    with pytest.raises(SettingError, match="ATTNVIZ_EXPORT_ENGINE='gpu'"):
+        export.resolve_engine("auto")
+
+
+def test_the_cjk_font_comes_from_the_setting(monkeypatch, tmp_path):
+    monkeypatch.setenv("ATTNVIZ_CJK_FONT", str(tmp_path / "none.otf"))
+    with pytest.raises(SettingError, match="is not a font file") as caught:
+        fonts.cjk_font_path()
+    assert "ATTNVIZ_CJK_FONT" in caught.value.message("zh") and "字体文件" in caught.value.message("zh")
+    own = tmp_path / "own.otf"
+    own.write_bytes(b"")
+    monkeypatch.setenv("ATTNVIZ_CJK_FONT", str(own))
+    assert fonts.cjk_font_path() == own
 
 
 def test_static_engine_refuses_trace_types_it_cannot_draw():

@@ -8,7 +8,7 @@ PNG/SVG/PDF, each a `render(fig, fmt, *, width, height, scale) -> bytes` chosen 
   the app shows. Needs a browser (Debian: `apt install chromium`; or `plotly_get_chrome`; or BROWSER_PATH).
 - "static" (`attnviz.export.static`): matplotlib drawing the same figure (same tokens, values, colour scale and
   title) with the packaged Noto Sans SC. Needs nothing but pip packages.
-"auto" (default, or $ATTNVIZ_EXPORT_ENGINE) uses kaleido for PNG where a browser is found, static when there is
+"auto" (default, or the export_engine setting) uses kaleido for PNG where a browser is found, static when there is
 none or it fails, and always static for PDF and SVG, the formats for print:
 - PDF: Chromium (Skia) writes every font as Type 3, which paper-submission checkers flag, and its ToUnicode maps some
   CJK glyphs to look-alike Kangxi radicals (目 → ⽬, 力 → ⼒), so copied or searched Chinese is wrong; a ToUnicode
@@ -35,6 +35,7 @@ import os
 import warnings
 from pathlib import Path
 
+from attnviz import settings
 from attnviz.errors import AttnvizError, InputError
 from attnviz.export import kaleido, static
 from attnviz.export.files import (
@@ -69,26 +70,21 @@ from attnviz.export.stamp import read_stamp, stamp
 from attnviz.export.upload import UploadLimits, read_capture_upload
 
 RENDERERS = {"kaleido": kaleido.render, "static": static.render}  # engine name -> render(fig, fmt, ...) -> bytes
-ENGINES = ("auto", *RENDERERS)
-ENGINE_ENV = "ATTNVIZ_EXPORT_ENGINE"
+ENGINES = settings.EXPORT_ENGINES  # "auto" and the RENDERERS, as the export_engine setting accepts them
+ENGINE_ENV = settings.variable("export_engine")
 PRINT_FORMATS = ("pdf", "svg")  # drawn by the static engine under "auto" (see the module docstring)
 
 
 def resolve_engine(engine: str = "auto", fmt: str = "png") -> str:
     """ "kaleido" or "static" for a requested engine and format (see the module docstring for what "auto" picks)."""
     if engine not in ENGINES:
-        raise InputError(f"Unknown export engine {engine!r}; use one of {', '.join(ENGINES)}.")
+        raise InputError("export_engine_unknown", engine=engine, engines=", ".join(ENGINES))
     if engine == "auto":
-        engine = os.environ.get(ENGINE_ENV, "auto") or "auto"
-        if engine not in ENGINES:
-            raise InputError(f"{ENGINE_ENV}={engine!r} is not an engine; use one of {', '.join(ENGINES)}.")
+        engine = settings.current().export_engine  # a value the setting refuses is a SettingError there
     if engine == "auto":
         return "kaleido" if fmt not in PRINT_FORMATS and kaleido.browser_path() else "static"
     if engine == "kaleido" and not kaleido.browser_path():
-        raise AttnvizError(
-            "The kaleido engine needs Chrome or Chromium (e.g. apt install chromium, or set BROWSER_PATH); "
-            "engine='static' exports without a browser."
-        )
+        raise AttnvizError("export_needs_browser")
     return engine
 
 
@@ -101,8 +97,8 @@ def _render(fig, fmt: str, engine: str, size: ExportSize) -> bytes:
         try:
             return RENDERERS["kaleido"](fig, fmt, width=width, height=height, scale=size.scale)
         except Exception as error:  # noqa: BLE001 - any browser failure: say so, and draw without it when allowed
-            if requested == "kaleido" or os.environ.get(ENGINE_ENV) == "kaleido":
-                raise AttnvizError(f"Chromium could not render the figure ({error}); try engine='static'.") from error
+            if requested == "kaleido" or settings.current().export_engine == "kaleido":
+                raise AttnvizError("export_chromium_failed", detail=str(error)) from error
             warnings.warn(f"kaleido failed ({error}); exporting with the static engine instead.", stacklevel=3)
     return RENDERERS["static"](fig, fmt, width=width, height=height, scale=size.scale)
 
@@ -127,7 +123,7 @@ def figure_bytes(
     """
     fmt = fmt.lower()
     if fmt not in FIGURE_FORMATS:
-        raise InputError(f"Cannot export a figure as {fmt!r}; use one of {', '.join(FIGURE_FORMATS)}.")
+        raise InputError("export_figure_format", fmt=fmt, formats=", ".join(FIGURE_FORMATS))
     size = resolve_size(fig, preset=preset, width=width, height=height, scale=scale, dpi=dpi)
     if fmt == "html":
         return figure_html(fig, provenance).encode("utf-8")

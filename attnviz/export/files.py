@@ -8,7 +8,7 @@ import tempfile
 import unicodedata
 from pathlib import Path
 
-from attnviz.errors import InputError
+from attnviz.errors import InputError, Phrase
 
 FIGURE_FORMATS = ("png", "svg", "pdf", "html")
 DATA_FORMATS = ("json", "npz", "csv")
@@ -20,8 +20,8 @@ def format_of(path: str | os.PathLike, fmt: str | None, allowed: tuple[str, ...]
     suffix = Path(path).suffix.lower()
     chosen = (fmt or _SUFFIXES.get(suffix, suffix.lstrip("."))).lower()
     if chosen not in allowed:
-        where = f"format {fmt!r}" if fmt else f"the suffix of {str(path)!r}"
-        raise InputError(f"Cannot tell what to write from {where}; use one of: {', '.join(allowed)}.")
+        where = Phrase("export_where.format", fmt=fmt) if fmt else Phrase("export_where.suffix", path=str(path))
+        raise InputError("export_format_unknown", where=where, formats=", ".join(allowed))
     return chosen
 
 
@@ -118,7 +118,7 @@ def capture_filename(capture, suffix: str = "json", **options) -> str:
 def refuse_existing(path: str | os.PathLike, overwrite: bool) -> None:
     """An error when `path` exists and may not be replaced (checked before spending time making its content)."""
     if Path(path).exists() and not overwrite:
-        raise InputError(f"{path} already exists; choose another name or allow overwriting (--force).")
+        raise InputError("file_exists", path=str(path))
 
 
 def write_atomic(path: str | os.PathLike, data: bytes | str, *, overwrite: bool = False) -> Path:
@@ -128,7 +128,7 @@ def write_atomic(path: str | os.PathLike, data: bytes | str, *, overwrite: bool 
     """
     target = Path(path)
     if target.is_dir():
-        raise InputError(f"{target} is a folder; give a file name.")
+        raise InputError("file_is_folder", path=str(target))
     refuse_existing(target, overwrite)
     target.parent.mkdir(parents=True, exist_ok=True)
     payload = data.encode("utf-8") if isinstance(data, str) else data

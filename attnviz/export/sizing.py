@@ -55,11 +55,10 @@ class ExportSize:
     scale: float = 1.0
 
     def __post_init__(self) -> None:
-        for side, value in (("width", self.width), ("height", self.height)):
-            if value is not None and (
-                not _is_number(value) or value != int(value) or not MIN_SIDE <= value <= MAX_SIDE
-            ):
-                raise InputError(f"export_{side}", value=value, low=MIN_SIDE, high=MAX_SIDE)
+        if not _is_side(self.width):
+            raise InputError("export_width", value=self.width, low=MIN_SIDE, high=MAX_SIDE)
+        if not _is_side(self.height):
+            raise InputError("export_height", value=self.height, low=MIN_SIDE, high=MAX_SIDE)
         if not _is_number(self.scale) or not MIN_SCALE <= self.scale <= MAX_SCALE:
             raise InputError("export_scale", value=self.scale, low=f"{MIN_SCALE:g}", high=f"{MAX_SCALE:g}")
         object.__setattr__(self, "width", None if self.width is None else int(self.width))
@@ -79,6 +78,11 @@ class ExportSize:
         if pixels > MAX_PIXELS:
             raise InputError("export_pixels", width=width, height=height, scale=self.scale, limit=MAX_PIXELS)
         return width, height
+
+
+def _is_side(value) -> bool:
+    """None (the figure's own) or a whole number of pixels from MIN_SIDE to MAX_SIDE."""
+    return value is None or (_is_number(value) and value == int(value) and MIN_SIDE <= value <= MAX_SIDE)
 
 
 def _is_number(value) -> bool:

@@ -45,13 +45,13 @@ def stamp(data: bytes, fmt: str, provenance: dict | None = None, *, dpi: float |
         return _stamp_pdf(data, provenance, title)
     if fmt == "svg":
         return _stamp_svg(data, provenance)
-    raise InputError(f"Cannot stamp provenance into {fmt!r}; stamp png, pdf or svg (HTML carries its own).")
+    raise InputError("stamp_format", fmt=fmt)
 
 
 def _png_chunks(data: bytes):
     """(type, body) of each chunk of a PNG file, in order."""
     if not data.startswith(_PNG_SIGNATURE):
-        raise InputError("This is not a PNG file.")
+        raise InputError("stamp_not_png")
     offset = len(_PNG_SIGNATURE)
     while offset + 8 <= len(data):
         (length,) = struct.unpack(">I", data[offset : offset + 4])
@@ -105,7 +105,7 @@ def _stamp_svg(data: bytes, provenance: dict | None) -> bytes:
     text = data.decode("utf-8")
     root = re.search(r"<svg\b[^>]*>", text)
     if root is None:
-        raise InputError("This is not an SVG file (it has no <svg> element).")
+        raise InputError("stamp_not_svg")
     element = f'\n<metadata id="{SVG_ID}">{escape(provenance_json(provenance))}</metadata>'
     return (text[: root.end()] + element + text[root.end() :]).encode("utf-8")
 
@@ -131,5 +131,5 @@ def read_stamp(data: bytes, fmt: str) -> dict | None:
         match = re.search(rf'<meta name="{SVG_ID}" content="([^"]*)">', data.decode("utf-8"))
         text = html.unescape(match.group(1)) if match else None
     else:
-        raise InputError(f"Cannot read provenance from {fmt!r}; read png, pdf, svg or html.")
+        raise InputError("stamp_read_format", fmt=fmt)
     return None if text is None else json.loads(str(text))

@@ -150,10 +150,7 @@ class StaticRenderer:
     def __init__(self, fig: go.Figure, width: int | None = None, height: int | None = None):
         for trace in fig.data:
             if trace.type not in _SUPPORTED:
-                raise AttnvizError(
-                    f"Static export draws heatmap, scatter and bar traces, not {trace.type!r}; "
-                    "export this figure with engine='kaleido' (needs Chrome/Chromium)."
-                )
+                raise AttnvizError("static_trace_unsupported", trace=trace.type)
         self.fig = fig
         self.width = float(width or fig.layout.width or 700)
         self.height = float(height or fig.layout.height or 450)
@@ -527,7 +524,7 @@ def render(
     import matplotlib
 
     if fmt not in ("png", "svg", "pdf"):
-        raise AttnvizError(f"Static export writes png, svg or pdf, not {fmt!r}.")
+        raise AttnvizError("static_format", fmt=fmt)
     with _LOCK:  # matplotlib's font list and rcParams are process-global
         # PDF text needs TrueType outlines (see the module docstring): a subset of the CJK font made for this figure.
         subset = fontsubset.truetype_subset(fontsubset.figure_text(fig)) if fmt == "pdf" else None

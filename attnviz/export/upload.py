@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attnviz.errors import InputError, ResourceLimitError
+from attnviz.errors import InputError, Phrase, ResourceLimitError
 from attnviz.export import schema
 from attnviz.types import AttentionCapture
 
@@ -94,7 +94,7 @@ def _read_npz(data: bytes, limits: UploadLimits) -> AttentionCapture:
             )
         if "header.npy" not in archive.namelist():
             raise InputError("capture_npz_no_header")
-        with schema.reading("The NPZ capture"):
+        with schema.reading(Phrase("capture_part.npz_capture")):
             for member in members:
                 if member.filename.endswith(".npy"):
                     _check_npy_member(archive, member)
@@ -134,14 +134,13 @@ def check_header_limits(data, limits: UploadLimits = DEFAULT_LIMITS) -> None:
         if not isinstance(shape, list) or len(shape) != 4 or not all(schema.is_int(n) and n >= 0 for n in shape):
             raise InputError("capture_bad_shape", kind=kind, shape=str(shape)[:60])
         layers, heads, queries, keys = shape
-        for key, count, limit in (
-            ("capture_too_many_layers", layers, limits.max_layers),
-            ("capture_too_many_heads", heads, limits.max_heads),
-            ("capture_too_many_tokens", max(queries, _count(entry.get("query_tokens"))), limits.max_tokens),
-            ("capture_too_many_tokens", max(keys, _count(entry.get("key_tokens"))), limits.max_tokens),
-        ):
-            if count > limit:
-                raise ResourceLimitError(key, kind=kind, count=count, limit=limit)
+        tokens = max(queries, keys, _count(entry.get("query_tokens")), _count(entry.get("key_tokens")))
+        if layers > limits.max_layers:
+            raise ResourceLimitError("capture_too_many_layers", kind=kind, count=layers, limit=limits.max_layers)
+        if heads > limits.max_heads:
+            raise ResourceLimitError("capture_too_many_heads", kind=kind, count=heads, limit=limits.max_heads)
+        if tokens > limits.max_tokens:  # the token lists are read too: a short shape may hide long ones
+            raise ResourceLimitError("capture_too_many_tokens", kind=kind, count=tokens, limit=limits.max_tokens)
         if 4 * math.prod(shape) > limits.max_unpacked_bytes:
             raise ResourceLimitError(
                 "capture_unpacked_too_large", size=_mib(4 * math.prod(shape)), limit=_mib(limits.max_unpacked_bytes)

@@ -137,7 +137,7 @@ LABELS: dict[str, dict[str, str]] = {
 def resolve_labels(lang: str = "en", labels: Mapping[str, str] | None = None) -> dict[str, str]:
     """The built-in strings for `lang` ("en" or "zh"), overridden by any keys in `labels`."""
     if lang not in LABELS:
-        raise InputError(f"Unknown language {lang!r}; use one of {', '.join(LABELS)}.")
+        raise InputError("figure_language_unknown", lang=lang, languages=", ".join(LABELS))
     return {**LABELS[lang], **(labels or {})}
 
 
@@ -206,13 +206,13 @@ def hover_axis(labels: Sequence[str]) -> dict:
 def check_kind(kind: str | None, text: Mapping[str, str]) -> None:
     """A map kind given on its own (no AttentionMap to read it from): one the titles can name, or None."""
     if kind is not None and f"kind_{kind}" not in text:
-        raise InputError(f"Unknown map kind {kind!r}; use self, encoder, decoder or cross.")
+        raise InputError("figure_kind_unknown", kind=kind)
 
 
 def check_count(value, name: str, minimum: int = 1) -> int:
     """A figure option that counts something (labels, tokens, levels): a whole number ≥ `minimum`."""
     if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < minimum:
-        raise InputError(f"{name} must be a whole number ≥ {minimum}; got {value!r}.")
+        raise InputError("figure_count", name=name, minimum=minimum, value=value)
     return int(value)
 
 
@@ -227,7 +227,7 @@ class Pooling:
 
     def __post_init__(self) -> None:
         if self.pool not in analysis.REDUCTIONS:
-            raise InputError(f"Unknown pooling {self.pool!r}; use 'max' or 'mean'.")
+            raise InputError("pooling_unknown", pool=self.pool)
         object.__setattr__(self, "query_factor", check_count(self.query_factor, "query_factor"))
         object.__setattr__(self, "key_factor", check_count(self.key_factor, "key_factor"))
 

@@ -82,9 +82,9 @@ def alignment(
     Links: for each target token, its `top_k` strongest keys (None = all) whose weight is at least `threshold`.
     """
     if not 0 <= threshold <= 1:
-        raise InputError(f"The link threshold must lie between 0 and 1; got {threshold}.")
+        raise InputError("figure_link_threshold", threshold=threshold)
     if top_k is not None and (not isinstance(top_k, (int, np.integer)) or isinstance(top_k, bool) or top_k < 1):
-        raise InputError(f"top_k must be at least 1 (or None for every link); got {top_k}.")
+        raise InputError("figure_top_k", top_k=top_k)
     text = style.words()
     matrix = analysis.aggregate(amap, layers, heads, head_reduce, layer_reduce)  # (queries, keys)
     lines = _Lines.of(amap)

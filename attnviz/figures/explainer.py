@@ -124,12 +124,10 @@ def _mixture_parts(weights) -> tuple[list[str], np.ndarray]:
     try:
         pairs = [(str(name), float(weight)) for name, weight in weights]
     except (TypeError, ValueError):
-        raise InputError("Give the mixture as (key name, weight) pairs, e.g. [('鹿', 0.5), ('牛', 0.5)].") from None
+        raise InputError("mixture_not_pairs") from None
     values = np.array([w for _, w in pairs], dtype=np.float64)
     if values.size == 0 or not np.isfinite(values).all() or (values < 0).any() or abs(values.sum() - 1.0) > 1e-6:
-        raise InputError(
-            f"Mixture weights must be finite, non-negative and sum to 1 like an attention row; got {list(values)}."
-        )
+        raise InputError("mixture_weights", weights=list(values))
     return [name for name, _ in pairs], values
 
 

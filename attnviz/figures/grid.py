@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from attnviz import analysis
-from attnviz.errors import InputError
+from attnviz.errors import InputError, Phrase
 from attnviz.figures._common import MASKED_COLOR, Pooling, check_count, check_kind, clamp, hover_axis, hover_template
 from attnviz.figures.style import DEFAULT_STYLE, FigureStyle
 from attnviz.types import AttentionMap
@@ -142,21 +142,17 @@ def _statistic(amap: AttentionMap | None, statistic: str, values: Mapping[str, n
                kind: str | None) -> np.ndarray:  # fmt: skip
     """The (layers, heads) values of `statistic`: from `values` when given, else computed from `amap`; checked."""
     if statistic not in analysis.STATISTICS:
-        raise InputError(f"Unknown head statistic {statistic!r}; use one of {', '.join(analysis.STATISTICS)}.")
+        raise InputError("statistic_unknown", statistic=statistic, statistics=", ".join(analysis.STATISTICS))
     if values is None:
         if amap is None:
-            raise InputError("statistic_grid needs an attention map, or statistics already computed (values=).")
+            raise InputError("statistic_grid_needs_input")
         values = analysis.head_statistics(amap)
     if statistic not in values:
-        raise InputError(
-            f"values holds no {statistic!r}; pass the dict that head_statistics returns (it has every statistic)."
-        )
+        raise InputError("statistic_not_in_values", statistic=statistic)
     matrix = np.asarray(values[statistic])
     if matrix.ndim != 2 or 0 in matrix.shape or not np.issubdtype(matrix.dtype, np.number):
-        raise InputError(f"values[{statistic!r}] must be a (layers, heads) array of numbers; got shape {matrix.shape}.")
+        raise InputError("statistic_values_shape", statistic=statistic, shape=matrix.shape)
     if not np.isfinite(matrix).any():
-        raise InputError(
-            f"{statistic!r} is not defined for {kind or 'this'} attention (queries and keys are different "
-            "sequences); choose entropy, sink or diagonal."
-        )
+        attention = Phrase("figure.kind_attention", kind=kind) if kind else Phrase("figure.this_attention")
+        raise InputError("statistic_undefined", statistic=statistic, attention=attention)
     return matrix

@@ -137,10 +137,9 @@ def pooled_heatmap(
     bins = (-(-len(query_tokens) // pooling.query_factor), -(-len(key_tokens) // pooling.key_factor))  # ceil division
     if values.shape != bins:
         raise InputError(
-            f"The pooled values have shape {values.shape}, but {len(query_tokens)} × {len(key_tokens)} tokens in "
-            f"blocks of {pooling.query_factor} × {pooling.key_factor} make {bins[0]} × {bins[1]}; pass the tokens "
-            "of the map that was pooled."
-        )
+            "pooled_shape_mismatch", shape=values.shape, queries=len(query_tokens), keys=len(key_tokens),
+            query_factor=pooling.query_factor, key_factor=pooling.key_factor, rows=bins[0], columns=bins[1],
+        )  # fmt: skip
     heading = [text["layer_one"].format(layer=layer) if layer is not None else None,
                text["head_one"].format(head=head) if head is not None else None]  # fmt: skip
     selection = " · ".join(part for part in heading if part) or None
@@ -159,9 +158,9 @@ class _Colours:
 
     def __post_init__(self) -> None:
         if not self.log_floor > 0:
-            raise InputError("The log-scale floor must be a positive weight such as 1e-4.")
+            raise InputError("heatmap_log_floor")
         if self.zmax is not None and not (np.isfinite(self.zmax) and self.zmax > 0):
-            raise InputError(f"zmax must be a positive weight (or None to use the largest); got {self.zmax!r}.")
+            raise InputError("heatmap_zmax", zmax=self.zmax)
 
 
 @dataclass(frozen=True)
@@ -307,7 +306,7 @@ def selected_ranges(
     """
     meta = fig.layout.meta
     if not isinstance(meta, dict) or meta.get("view") != "heatmap":
-        raise InputError("selected_ranges needs a figure made by attnviz.figures.heatmap.")
+        raise InputError("selected_ranges_not_a_heatmap")
 
     def tokens(span, factor, offset, count):
         first_bin = max(0, int(np.floor(min(span) + 0.5)))

@@ -81,15 +81,15 @@ def head_lines(
 def _checked(amap: AttentionMap, threshold: float, levels: int, combine: str | None, query) -> tuple[int, int | None]:
     """The options checked against the map: `levels` as a count, and `query` as a non-negative index (or None)."""
     if not 0 < threshold < 1:
-        raise InputError(f"The line threshold must lie strictly between 0 and 1; got {threshold}.")
+        raise InputError("lines_threshold", threshold=threshold)
     levels = check_count(levels, "levels")
     if combine not in (None, "mean", "max"):
-        raise InputError(f"combine must be None, 'mean' or 'max'; got {combine!r}.")
+        raise InputError("lines_combine", combine=combine)
     analysis.require_content(amap)
     if query is not None and (
         not isinstance(query, (int, np.integer)) or not -len(amap.query_tokens) <= query < len(amap.query_tokens)
     ):
-        raise InputError(f"Query {query} does not exist; the map has {len(amap.query_tokens)} query tokens.")
+        raise InputError("lines_query_missing", query=query, count=len(amap.query_tokens))
     return levels, None if query is None else query % len(amap.query_tokens)
 
 
