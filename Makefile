@@ -13,12 +13,21 @@ $(VENV)/.dev-installed: $(VENV)/.app-installed requirements-dev.txt
 	$(PY) -m pip install -q -r requirements-dev.txt
 	touch $@
 
-.PHONY: app test screenshots
+.PHONY: app test test-fast lint screenshots
 app: $(VENV)/.app-installed
 	$(VENV)/bin/streamlit run app.py
 
-test: $(VENV)/.dev-installed
+# Everything: lint, then every test (browser tests included; they skip without chromium, except in CI).
+test: lint
 	$(PY) -m pytest
 
+# The unit tests only: under a minute, no browser, no model training.
+test-fast: $(VENV)/.dev-installed
+	$(PY) -m pytest tests/unit -q -m "not slow"
+
+lint: $(VENV)/.dev-installed
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
 screenshots: $(VENV)/.dev-installed
-	ATTNVIZ_SCREENSHOTS=docs/screenshots $(PY) -m pytest tests/test_browser.py -q
+	ATTNVIZ_SCREENSHOTS=docs/screenshots $(PY) -m pytest tests/browser/test_browser.py -q

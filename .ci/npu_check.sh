@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The real torch-npu wheel in an environment of its own (CANN and an NPU are not expected here): proves that
 # `import attnviz` works, the device report says why the NPU is unavailable, capture runs on CPU, and asking for
-# the NPU fails with a sentence. See tests/test_npu_env.py.
+# the NPU fails with a sentence. See tests/integration/test_npu_env.py.
 #
 # The environment lives outside the repository (ATTNVIZ_NPU_VENV, default /tmp/attnviz-npu-venv) and is rebuilt
 # only when requirements.txt or requirements-npu.txt change.
@@ -24,4 +24,4 @@ fi
 version="$("$venv/bin/python" -c 'import importlib.metadata as m; print(m.version("torch-npu"))')"
 echo "npu check: torch-npu $version ready in $(( $(date +%s) - started )) s; environment $(du -sh "$venv" | cut -f1)"
 
-"$venv/bin/python" -m pytest tests/test_npu_env.py -q -p no:cacheprovider
+"$venv/bin/python" -m pytest tests/integration/test_npu_env.py -q -p no:cacheprovider

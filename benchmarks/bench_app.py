@@ -28,7 +28,6 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "tests"))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 
@@ -84,7 +83,7 @@ def warm_rerun(model: str, edits: int) -> dict:
 
 
 def first_draw(model: str, starts: int) -> dict:
-    from browser_support import chromium, playwright_missing, streamlit_server
+    from tests.support.browser import chromium, playwright_missing, streamlit_server
 
     missing = playwright_missing()
     if missing:

@@ -549,7 +549,7 @@ def render(short: dict | None, long: dict | None, bertviz: str, meta: dict) -> s
     lines += [
         "## Notes",
         "",
-        "- Correctness of the on-demand path is tested in `tests/test_ondemand.py` (equal to `capture`, itself equal "
+        "- Correctness of the on-demand path is tested in `tests/integration/test_ondemand.py` (equal to `capture`, itself equal "
         "to eager attention, within 1e-5 on BERT, GPT-2, Llama (GQA), BART, Marian and T5), not here.",
         "- *View*: the plotly JSON (`fig.to_json()`) of `attnviz.figures.grid.statistic_grid` (layer × head entropy, "
         "drawn from the streamed statistics) and `attnviz.figures.heatmap.heatmap` for one head at full resolution "

@@ -1,20 +1,19 @@
 import os
-import sys
-from pathlib import Path
 
 os.environ.setdefault("TORCH_DEVICE_BACKEND_AUTOLOAD", "0")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # tests/tiny.py: shared tiny models
 
 import pytest  # noqa: E402
+
+pytest_plugins = ["tests.support.engines"]  # the `engine` fixture: each export engine by name
 
 
 @pytest.fixture(scope="session")
 def tiny_folder(tmp_path_factory):
     """tiny_folder(family) -> path of a saved random tiny model of that family (made once per session)."""
-    import tiny
+    from tests.support import tiny
 
     made = {}
 
@@ -24,3 +23,17 @@ def tiny_folder(tmp_path_factory):
         return made[family]
 
     return make
+
+
+GROUPS = {"unit": "unit", "integration": "integration", "browser": "browser"}
+
+
+def pytest_collection_modifyitems(config, items):
+    """Each test is marked by its folder (unit, integration, browser), so `-m` can pick a group; browser tests are
+    slow as well."""
+    for item in items:
+        group = GROUPS.get(item.path.parent.name)
+        if group:
+            item.add_marker(group)
+        if group == "browser":
+            item.add_marker("slow")

@@ -142,7 +142,7 @@ def _heldout_scores(config: TrainConfig, scores) -> str:
                        for name, g in scores.by_group.items())
     return f"""## Held-out scores
 Computed by `attnviz.demo.evaluate.evaluate` (`python -m attnviz.demo.evaluate --direction {config.direction}`) and
-checked by `tests/test_demo_models.py`, on {scores.pairs} held-out pairs never seen in training.
+checked by `tests/integration/test_demo_models.py`, on {scores.pairs} held-out pairs never seen in training.
 *Exact match*: the greedy translation equals the reference, case and spaces aside.
 *AER*: alignment error rate (Och & Ney) against the gold word alignment, read from the alignment head while
 force-decoding the reference, pieces merged into words: each target word links to every source word that gets at

@@ -2,7 +2,7 @@
 
 Each module of this package holds the words of one area as `STRINGS = {"en": {...}, "zh": {...}}`; this module joins
 them into one catalogue (a key may be defined once only) and looks keys up: `t(key, lang, **values)`. Both languages
-must have the same keys with the same {placeholders}; tests/test_app_i18n.py checks it.
+must have the same keys with the same {placeholders}; tests/unit/test_app_i18n.py checks it.
 """
 
 from __future__ import annotations

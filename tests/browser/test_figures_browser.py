@@ -13,9 +13,9 @@ import os
 import numpy as np
 import plotly.io
 import pytest
-from browser_support import chromium, playwright_missing
-from test_analysis_maps import random_map, tokens_from
-from test_figures import _en_zh_map, hover_label
+from tests.support.browser import chromium, playwright_missing
+from tests.support.maps import random_map, tokens_from
+from tests.support.figure_reading import en_zh_map, hover_label
 
 from attnviz import figures
 
@@ -67,8 +67,8 @@ def test_plotly_shows_the_hover_the_tests_expect(plot_page):
     causal = random_map(tokens_from(["the", "cat", "the", "mat", "</s>"]), layers=2, heads=2, causal=True)
     long = random_map(tokens_from([f"t{i}" for i in range(90)]), layers=1, heads=1, causal=True)
     cases = [
-        (figures.heatmap(_en_zh_map(), layers=0, heads=1), [(0, 1), (1, 0)]),
-        (figures.heatmap(_en_zh_map(), log_scale=True, style=figures.FigureStyle(lang="zh")), [(0, 1)]),
+        (figures.heatmap(en_zh_map(), layers=0, heads=1), [(0, 1), (1, 0)]),
+        (figures.heatmap(en_zh_map(), log_scale=True, style=figures.FigureStyle(lang="zh")), [(0, 1)]),
         (figures.heatmap(causal, layers=1, heads=0), [(2, 0), (4, 2), (0, 3), (1, 4)]),  # repeated "the", masked
         (figures.heatmap(long, max_tokens=30), [(20, 3), (3, 20)]),  # pooled: token ranges, a masked block
         (figures.heatmap(long, query_range=(40, 60), key_range=(30, 70), max_labels=4), [(5, 7), (1, 39)]),

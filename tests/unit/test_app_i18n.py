@@ -12,7 +12,7 @@ from app_pages import explainer_steps, model_runs, multi_head, state
 from attnviz import analysis, i18n, selection
 from attnviz.errors import AttnvizError, DeviceUnavailableError, InputError, ModelLoadError, ResourceLimitError
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 APP_SOURCES = [REPO / "app.py", *sorted((REPO / "app_pages").glob("*.py"))]
 CJK = re.compile(r"[\u4e00-\u9fff]")
 SAME_IN_BOTH = {"language", "translation_line", "device_cpu", "model_custom_hint"}  # names, formulas, examples

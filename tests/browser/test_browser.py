@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 import pytest
-from browser_support import (
+from tests.support.browser import (
     REPO,
     chromium,
     playwright_missing,

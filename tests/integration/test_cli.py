@@ -10,7 +10,7 @@ from PIL import Image
 from attnviz import export
 from attnviz.cli import main
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _run(capsys, *argv) -> tuple[int, str, str]:

@@ -16,7 +16,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from browser_support import CHROMIUM_ARGS, chromium_path, playwright_missing, streamlit_server
+from tests.support.browser import CHROMIUM_ARGS, chromium_path, playwright_missing, streamlit_server
 
 from attnviz import fonts, selection
 from attnviz.attention.capture import capture

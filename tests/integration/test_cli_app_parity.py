@@ -24,7 +24,7 @@ from app_pages.model_runs import MAX_NEW_TOKENS
 from attnviz import cli, selection
 from attnviz.models import load_model
 
-APP = str(Path(__file__).resolve().parent.parent / "app_pages" / "main.py")
+APP = str(Path(__file__).resolve().parents[2] / "app_pages" / "main.py")
 PAGE_FIGURES = {"translate": ("alignment", "heatmap"), "self": ("heatmap", "lines", "grid")}
 
 

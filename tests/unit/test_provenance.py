@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 import transformers
-from test_analysis_maps import seed_pair_map
+from tests.support.maps import seed_pair_map
 
 from attnviz import __version__, export, provenance
 from attnviz.errors import InputError

@@ -12,11 +12,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-from attention_cases import MASK_CASES, TOLERANCE, case, lengths, padding_keep, qkv, sdpa_truth
+from tests.support.attention_cases import MASK_CASES, TOLERANCE, case, lengths, padding_keep, qkv, sdpa_truth
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from npu_reference import npu_fusion_attention_reference
-from tiny import FAMILIES, SEQ2SEQ
+from tests.support.npu_reference import npu_fusion_attention_reference
+from tests.support.tiny import FAMILIES, SEQ2SEQ
 
 from attnviz.attention import npu
 from attnviz.attention.capture import capture

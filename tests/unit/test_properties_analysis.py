@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 import pytest
-from attention_strategies import drawn_maps, property_settings
+from tests.support.strategies import drawn_maps, property_settings
 from hypothesis import assume, given
 from hypothesis import strategies as st
 

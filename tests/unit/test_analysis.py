@@ -1,6 +1,6 @@
 import numpy as np
 import pytest
-from test_analysis_maps import random_map, seed_pair_map, tokens_from
+from tests.support.maps import random_map, seed_pair_map, tokens_from
 
 from attnviz import analysis
 from attnviz.errors import InputError

@@ -1,6 +1,6 @@
 import numpy as np
 import pytest
-from test_analysis_maps import random_map, seed_pair_map, tokens_from
+from tests.support.maps import random_map, seed_pair_map, tokens_from
 
 from attnviz import analysis, figures
 from attnviz.attention.walkthrough import walkthrough
@@ -9,55 +9,7 @@ from attnviz.figures import FigureStyle
 from attnviz.types import AttentionMap, Token
 
 
-def _en_zh_map() -> AttentionMap:
-    """Target 早上 好 (queries) over source Good morning (keys); 早上 → morning is 0.62 in every head."""
-    queries = tokens_from(["早上", "好"], "早上好")
-    keys = tokens_from(["Good", "morning"], "Good morning")
-    weights = np.array([[0.38, 0.62], [0.9, 0.1]], dtype=np.float32)
-    return AttentionMap("cross", np.broadcast_to(weights, (1, 2, 2, 2)).copy(), queries, keys, ["decoder.0.cross"])
-
-
-# ---------------------------------------------------------------------------------------------------------------------
-# heatmap
-
-
-def _axis(fig, trace, letter: str):
-    name = getattr(trace, f"{letter}axis") or letter
-    return fig.layout[f"{letter}axis{name[1:]}"]
-
-
-def _axis_text(axis, position: int) -> str:
-    """What plotly writes for a hovered position of a numeric axis: the tick text at a tick, else the position
-    formatted with `hoverformat` and looked up in `labelalias`."""
-    ticks = list(axis.tickvals) if axis.tickvals is not None else []
-    if position in ticks:
-        return axis.ticktext[ticks.index(position)]
-    assert axis.hoverformat == "d"
-    return axis.labelalias.get(str(position), str(position))
-
-
-def hover_label(fig, row: int, col: int, trace: int = 0) -> str:
-    """The hover label a person sees on cell (row, col) of heatmap `fig.data[trace]`, worked out as plotly.js does
-    (tests/test_figures_browser.py checks it against plotly.js in chromium): the template's %{y}/%{x} through the
-    axes, its d3 ".3~g" weight as Python's ".3g" (the same text for weights ≥ 1e-4), a masked (NaN) cell through
-    the filled outline that covers it, or "" when nothing covers it."""
-    from matplotlib.path import Path as Polygon
-
-    heat = fig.data[trace]
-    if not np.isfinite(np.asarray(heat.z, dtype=float)[row, col]):
-        for outline in fig.data:
-            if outline.type == "scatter" and outline.hoveron == "fills":
-                if Polygon(np.column_stack([outline.x, outline.y])).contains_point((col, row)):
-                    return outline.text
-        return ""
-    template = heat.hovertemplate.removesuffix("<extra></extra>")
-    template = template.replace("%{y}", _axis_text(_axis(fig, heat, "y"), row))
-    template = template.replace("%{x}", _axis_text(_axis(fig, heat, "x"), col))
-    for source in ("z", "customdata"):
-        values = getattr(heat, source)
-        if values is not None:
-            template = template.replace("%{" + source + ":.3~g}", format(float(np.asarray(values)[row, col]), ".3g"))
-    return template
+from tests.support.figure_reading import _axis, _axis_text, en_zh_map, hover_label  # noqa: F401
 
 
 def test_heatmap_ticks_are_tokens_and_z_is_the_aggregation():
@@ -72,16 +24,16 @@ def test_heatmap_ticks_are_tokens_and_z_is_the_aggregation():
 
 
 def test_heatmap_hover_and_title_name_tokens_model_layer_and_head():
-    fig = figures.heatmap(_en_zh_map(), layers=0, heads=1, style=FigureStyle(model="demo-en-zh"))
+    fig = figures.heatmap(en_zh_map(), layers=0, heads=1, style=FigureStyle(model="demo-en-zh"))
     assert hover_label(fig, 0, 1) == "早上 → morning: 0.62"
     assert fig.data[0].text is None and fig.data[0].customdata is None  # no string or number per cell besides z
     assert fig.layout.title.text == "demo-en-zh · cross-attention · layer 0 · head 1"
-    zh = figures.heatmap(_en_zh_map(), layers=0, heads=1, style=FigureStyle(lang="zh", labels={"key": "源词元"}))
+    zh = figures.heatmap(en_zh_map(), layers=0, heads=1, style=FigureStyle(lang="zh", labels={"key": "源词元"}))
     assert "第 0 层" in zh.layout.title.text and "第 1 头" in zh.layout.title.text
     assert zh.layout.xaxis.title.text == "源词元" and zh.layout.yaxis.title.text == "查询 (Query)"
-    assert figures.heatmap(_en_zh_map(), style=FigureStyle(title="我的标题")).layout.title.text == "我的标题"
+    assert figures.heatmap(en_zh_map(), style=FigureStyle(title="我的标题")).layout.title.text == "我的标题"
     with pytest.raises(InputError, match="language"):
-        figures.heatmap(_en_zh_map(), style=FigureStyle(lang="fr"))
+        figures.heatmap(en_zh_map(), style=FigureStyle(lang="fr"))
 
 
 def test_heatmap_masked_cells_are_nan_on_a_distinct_background():
@@ -99,7 +51,7 @@ def test_heatmap_masked_cells_are_nan_on_a_distinct_background():
 
 
 def test_heatmap_log_scale_colours_log_weights_but_hovers_weights():
-    amap = _en_zh_map()
+    amap = en_zh_map()
     fig = figures.heatmap(amap, log_scale=True, log_floor=1e-3)
     np.testing.assert_allclose(fig.data[0].z, np.log10(analysis.aggregate(amap)), rtol=1e-6)
     assert list(fig.data[0].colorbar.ticktext) == ["1.0e-03", "0.01", "0.10"]

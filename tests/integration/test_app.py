@@ -22,7 +22,7 @@ from attnviz.attention.capture import capture
 from attnviz.attention.math import softmax_rows
 from attnviz.models import catalogue, load_model
 
-APP = str(Path(__file__).resolve().parent.parent / "app_pages" / "main.py")
+APP = str(Path(__file__).resolve().parents[2] / "app_pages" / "main.py")
 PAGES = {
     "translate": "translate.py",
     "self": "self_attention.py",

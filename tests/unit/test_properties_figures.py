@@ -1,14 +1,14 @@
 """Property-based: every figure builds on any valid map, draws exactly the aggregation it names, and labels its axes
-with the map's tokens. No rendering here (plotly objects only); tests/test_export.py renders fixed figures."""
+with the map's tokens. No rendering here (plotly objects only); tests/integration/test_export.py renders fixed figures."""
 
 import math
 
 import numpy as np
 import pytest
-from attention_strategies import drawn_maps, property_settings
+from tests.support.strategies import drawn_maps, property_settings
 from hypothesis import given
 from hypothesis import strategies as st
-from test_figures import hover_label
+from tests.support.figure_reading import hover_label
 
 from attnviz import analysis, figures
 from attnviz.errors import InputError

@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-DEMO = Path(__file__).resolve().parent.parent / "attnviz" / "demo"
+DEMO = Path(__file__).resolve().parents[2] / "attnviz" / "demo"
 
 
 def demo_imports() -> dict[str, set[str]]:

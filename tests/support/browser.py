@@ -1,6 +1,6 @@
 """Run the real app (`streamlit run app.py`) on 127.0.0.1 and drive Debian's chromium through Playwright.
 
-Used by tests/test_browser.py and benchmarks/bench_app.py. Every wait is bounded.
+Used by tests/browser/test_browser.py and benchmarks/bench_app.py. Every wait is bounded.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 if str(REPO) not in sys.path:  # attnviz, when run from benchmarks/ or a script
     sys.path.insert(0, str(REPO))
 CHROMIUM_ARGS = [

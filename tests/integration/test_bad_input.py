@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_analysis_maps import random_map, seed_pair_map, tokens_from
+from tests.support.maps import random_map, seed_pair_map, tokens_from
 
 from attnviz import analysis, export, figures
 from attnviz.attention.capture import capture
@@ -22,7 +22,7 @@ from attnviz.errors import AttnvizError, InputError, ResourceLimitError
 from attnviz.models import load_model
 from attnviz.types import AttentionMap, Token
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _sentence(error: BaseException) -> str:
@@ -553,7 +553,7 @@ def _one_line(err: str) -> str:
 
 @pytest.fixture(scope="module")
 def bert(tmp_path_factory):
-    import tiny
+    from tests.support import tiny
 
     return tiny.save_tiny("bert", tmp_path_factory.mktemp("bert"))
 

@@ -12,8 +12,8 @@ import pytest
 from fontTools.ttLib import TTFont
 from PIL import Image
 from pypdf import PdfReader
-from test_analysis_maps import random_map, tokens_from
-from test_export import HAS_BROWSER, NO_BROWSER, engine  # noqa: F401 - the engine fixture, shared
+from tests.support.maps import random_map, tokens_from
+from tests.support.engines import HAS_BROWSER, NO_BROWSER
 
 from attnviz import export, figures, i18n
 from attnviz.errors import InputError

@@ -1,7 +1,7 @@
 """Tokens read as text: no ▁/Ġ/## markers, Chinese intact, offsets into the original text."""
 
 import pytest
-from tiny import byte_level_tokenizer
+from tests.support.tiny import byte_level_tokenizer
 
 from attnviz.tokens import tokens_for_ids, tokens_from_offsets
 

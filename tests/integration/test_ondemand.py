@@ -6,7 +6,7 @@ import importlib.util
 import numpy as np
 import pytest
 import torch
-from tiny import FAMILIES, SEQ2SEQ
+from tests.support.tiny import FAMILIES, SEQ2SEQ
 
 from attnviz import analysis, figures
 from attnviz.attention import tiles

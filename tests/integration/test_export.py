@@ -11,25 +11,13 @@ import pytest
 from PIL import Image
 from plotly.colors import sample_colorscale, unlabel_rgb
 from pypdf import PdfReader
-from test_analysis_maps import random_map, seed_pair_map, tokens_from
+from tests.support.maps import random_map, seed_pair_map, tokens_from
 
 from attnviz import analysis, export, figures, fonts, settings
 from attnviz.errors import AttnvizError, InputError, SettingError
 from attnviz.types import AttentionCapture, AttentionMap, GenerationStep, Token
 
-HAS_BROWSER = export.kaleido.browser_path() is not None
-NO_BROWSER = "the kaleido engine needs Chrome/Chromium (apt-get install chromium, or set BROWSER_PATH)"
-
-
-@pytest.fixture(params=["static", "kaleido"])
-def engine(request) -> str:
-    """Each export engine by name. Without a browser the kaleido cases skip, except in CI (CI=true), where a
-    missing browser is a failure."""
-    if request.param == "kaleido" and not HAS_BROWSER:
-        if os.environ.get("CI", "").strip().lower() == "true":
-            pytest.fail(f"The kaleido export tests must run in CI: {NO_BROWSER}.")
-        pytest.skip(NO_BROWSER)
-    return request.param
+from tests.support.engines import HAS_BROWSER, NO_BROWSER
 
 
 def _png(data: bytes) -> Image.Image:

@@ -10,7 +10,7 @@ import unicodedata
 from pathlib import PurePosixPath, PureWindowsPath
 
 import numpy as np
-from attention_strategies import captures, json_values, property_settings
+from tests.support.strategies import captures, json_values, property_settings
 from hypothesis import given
 from hypothesis import strategies as st
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 import transformers
-from tiny import FAMILIES, SEQ2SEQ
+from tests.support.tiny import FAMILIES, SEQ2SEQ
 
 from attnviz.attention.capture import capture, capture_batch
 from attnviz.attention.generation import generate
@@ -312,7 +312,7 @@ def test_a_model_that_wraps_the_end_of_pass_in_its_own_error_still_captures(tiny
 def test_layers_that_share_one_module_are_each_a_layer(tmp_path):
     """ALBERT runs one attention module for every layer: each run is a layer of the map (named path#i), equal to
     eager attention, in capture, in later captures and in the on-demand mode."""
-    from tiny import byte_level_tokenizer
+    from tests.support.tiny import byte_level_tokenizer
 
     from attnviz.attention.ondemand import capture_lazy
 

@@ -16,7 +16,7 @@ import pytest
 from attnviz import errors, i18n
 from attnviz.errors import AttnvizError, InputError, Phrase, ResourceLimitError, SettingError
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 SCANNED = [REPO / "app.py", *sorted((REPO / "attnviz").rglob("*.py")), *sorted((REPO / "app_pages").rglob("*.py"))]
 # What still raises with English sentences instead of message keys: a folder ("…/"), a module, or one function of a
 # module ("module.py::function"). Each entry leaves this list when its raises are converted; the list only shrinks.

@@ -7,7 +7,7 @@ import zipfile
 
 import numpy as np
 import pytest
-from test_analysis_maps import random_map, seed_pair_map
+from tests.support.maps import random_map, seed_pair_map
 
 from attnviz import export, i18n
 from attnviz.errors import AttnvizError, InputError, ResourceLimitError

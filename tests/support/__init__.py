@@ -1,0 +1,1 @@
+"""Helpers the tests share: tiny random models, hypothesis strategies, hand-built maps, the browser harness."""
