@@ -130,7 +130,8 @@ Marian (MarianMTModel), {config.layers} encoder and {config.layers} decoder laye
 vocabulary of {vocabulary_size(folder)} pieces; {record['parameters']:,} parameters, `model.safetensors`
 {_megabytes(folder / "model.safetensors")} (float32).
 Tokenizers: SentencePiece `source.spm` / `target.spm` trained on the corpus. Chinese: one piece per character —
-every character of the corpus, of the HSK word lists and the 5,000 most common of CC-CEDICT, so `<unk>` is rare —
+every character of the corpus: the HSK sentences and the dictionary headwords (HSK words, common characters), so
+`<unk>` is rare —
 plus the grammar's and phrasebook's words as whole pieces (so 早上好！ splits into 早上 / 好 / ！), no dummy
 prefix, ASCII punctuation read as full-width and spaces dropped (早上好! = 早上 好 ！ = 早上好！). English: BPE with
 NFKC normalisation (Good morning！ = Good morning!) and punctuation as pieces of their own. There is no byte

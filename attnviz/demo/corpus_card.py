@@ -118,7 +118,8 @@ alignment in Pharaoh format, `i-j` = Chinese word i ↔ English word j (0-based)
 - **Dictionary pairs** (`attnviz/demo/dictionary.py`): a CC-CEDICT headword and its first plain, short sense
   (at most four words, notes dropped, "to " taken off: 走 → walk), every English word linked to the headword — for
   every word of the HSK 2.0 / 3.0 lists, then the 5,000 characters found in the most CEDICT headwords (a stand-in
-  for frequency). These characters and those of the HSK lists are also in the Chinese tokenizer's alphabet.
+  for frequency). The Chinese tokenizer's characters are those of the corpus, so every character of these pairs
+  and of the HSK training sentences is a piece; common characters without a plain gloss are not (yet).
 - **Grammar** (`attnviz/demo/grammar.py`, `lexicon.py`): a sample of the template sentences, whose alignments are
   exact by construction and include the reorderings of the two languages (我 明天 在 北京 学习 → I will study in
   Beijing tomorrow); they keep the alignment head sharp. English function words link to the Chinese word they

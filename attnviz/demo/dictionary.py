@@ -16,7 +16,7 @@ from attnviz.demo.pairs import Pair, english_text, english_words
 from attnviz.demo.sources import cedict, hsk_word_levels
 
 ORIGIN = "dictionary"
-COMMON_CHARACTERS = 5000  # the tokenizer's alphabet covers these, and dictionary pairs teach the known ones
+COMMON_CHARACTERS = 5000  # those with a plain gloss become pairs, and so pieces of the Chinese tokenizer
 MAX_GLOSS_WORDS = 4
 _SKIPPED = re.compile(r"^(see |used in |variant of |old variant |abbr\. |CL:|surname |classifier |measure word|"
                       r"\(|[A-Z][a-z]+ [A-Z]|.*\b(Tw|Cantonese|dialect|archaic|literary|old)\b)")
@@ -66,9 +66,3 @@ def dictionary_pairs() -> list[Pair]:
             pairs.append(Pair((word,), en_words, tuple((0, j) for j in range(len(en_words))), ORIGIN))
     return pairs
 
-
-def tokenizer_alphabet() -> str:
-    """The Chinese characters the tokenizer must know whether or not the corpus uses them: every character of the
-    HSK word lists and the common characters."""
-    chars = {c for word in hsk_word_levels() for c in word if is_chinese(c)} | set(common_characters(cedict()))
-    return "".join(sorted(chars))

@@ -24,28 +24,21 @@ from attnviz.demo.pairs import english_words
 
 # English words a gloss cannot explain well: an article matches any "a" sense, "to" is the gloss's verb mark.
 UNGLOSSED = {"a", "an", "the", "to", "of", "sb", "sth", "one's", "oneself", "etc", "or", "and", "as", "s"}
-IRREGULAR = {
-    "am": "be", "is": "be", "are": "be", "was": "be", "were": "be", "been": "be", "being": "be", "i'm": "be",
-    "has": "have", "had": "have", "did": "do", "does": "do", "done": "do", "went": "go", "gone": "go",
-    "ate": "eat", "eaten": "eat", "saw": "see", "seen": "see", "bought": "buy", "came": "come", "got": "get",
-    "gave": "give", "given": "give", "took": "take", "taken": "take", "made": "make", "said": "say", "told": "tell",
-    "thought": "think", "knew": "know", "known": "know", "found": "find", "left": "leave", "felt": "feel",
-    "kept": "keep", "met": "meet", "ran": "run", "sat": "sit", "stood": "stand", "slept": "sleep", "wrote": "write",
-    "written": "write", "read": "read", "heard": "hear", "spoke": "speak", "spoken": "speak", "taught": "teach",
-    "brought": "bring", "bought's": "buy", "drank": "drink", "drunk": "drink", "sang": "sing", "swam": "swim",
-    "began": "begin", "begun": "begin", "forgot": "forget", "forgotten": "forget", "lost": "lose", "paid": "pay",
-    "sent": "send", "spent": "spend", "won": "win", "wore": "wear", "worn": "wear", "broke": "break",
-    "broken": "break", "chose": "choose", "drove": "drive", "driven": "drive", "flew": "fly", "grew": "grow",
-    "held": "hold", "hung": "hang", "led": "lead", "lent": "lend", "put": "put", "rode": "ride", "rose": "rise",
-    "sold": "sell", "shot": "shoot", "threw": "throw", "understood": "understand", "woke": "wake", "fell": "fall",
-    "built": "build", "caught": "catch", "fought": "fight", "hid": "hide", "meant": "mean", "became": "become",
-    "children": "child", "men": "man", "women": "woman", "people": "person", "feet": "foot", "teeth": "tooth",
-    "mice": "mouse", "better": "good", "best": "good", "worse": "bad", "worst": "bad", "more": "many",
-    "most": "many", "me": "i", "my": "i", "mine": "i", "us": "we", "our": "we", "him": "he", "his": "he",
-    "her": "she", "them": "they", "their": "they", "your": "you", "n't": "not", "can't": "can", "won't": "will",
-    "don't": "do", "doesn't": "do", "didn't": "do", "isn't": "be", "aren't": "be", "wasn't": "be", "it's": "it",
-    "let's": "let", "i'll": "will", "we're": "be", "you're": "be", "they're": "be", "he's": "he", "she's": "she",
-}
+IRREGULAR = dict(item.split("=") for item in """
+    am=be is=be are=be was=be were=be been=be being=be i'm=be has=have had=have did=do does=do done=do went=go
+    gone=go ate=eat eaten=eat saw=see seen=see bought=buy came=come got=get gave=give given=give took=take
+    taken=take made=make said=say told=tell thought=think knew=know known=know found=find left=leave felt=feel
+    kept=keep met=meet ran=run sat=sit stood=stand slept=sleep wrote=write written=write read=read heard=hear
+    spoke=speak spoken=speak taught=teach brought=bring bought's=buy drank=drink drunk=drink sang=sing swam=swim
+    began=begin begun=begin forgot=forget forgotten=forget lost=lose paid=pay sent=send spent=spend won=win
+    wore=wear worn=wear broke=break broken=break chose=choose drove=drive driven=drive flew=fly grew=grow held=hold
+    hung=hang led=lead lent=lend put=put rode=ride rose=rise sold=sell shot=shoot threw=throw understood=understand
+    woke=wake fell=fall built=build caught=catch fought=fight hid=hide meant=mean became=become children=child
+    men=man women=woman people=person feet=foot teeth=tooth mice=mouse better=good best=good worse=bad worst=bad
+    more=many most=many me=i my=i mine=i us=we our=we him=he his=he her=she them=they their=they your=you n't=not
+    can't=can won't=will don't=do doesn't=do didn't=do isn't=be aren't=be wasn't=be it's=it let's=let i'll=will
+    we're=be you're=be they're=be he's=he she's=she
+""".split())  # form=lemma
 # Words that link only to a sense that is that word alone.
 FUNCTION_WORDS = {"in", "at", "on", "for", "with", "by", "from", "into", "up", "out", "off", "over", "about", "it",
                   "this", "that", "these", "those", "there", "here", "one", "some", "all", "be", "do", "have", "get",

@@ -38,10 +38,8 @@ def _chinese_rule_tsv(path: Path) -> Path:
     return path
 
 
-def train_sentencepiece(pairs: list[Pair], lang: str, model_path: Path, alphabet: str = "") -> Path:
-    """Train the SentencePiece model of `lang` ("zh" or "en") on the corpus; writes `model_path`, returns it.
-
-    `alphabet`: Chinese characters to cover beyond those of the corpus (attnviz.demo.dictionary's common ones)."""
+def train_sentencepiece(pairs: list[Pair], lang: str, model_path: Path) -> Path:
+    """Train the SentencePiece model of `lang` ("zh" or "en") on the corpus; writes `model_path`, returns it."""
     model_path = Path(model_path)
     texts = [pair.text(lang) for pair in pairs]
     with tempfile.TemporaryDirectory() as tmp:
@@ -51,9 +49,10 @@ def train_sentencepiece(pairs: list[Pair], lang: str, model_path: Path, alphabet
         if lang == "zh":
             # The whole lexicon, not only the words in `pairs`: a slice of the corpus segments like all of it.
             words = sorted(chinese_symbols())
-            chars = sorted({c for text in texts + words + list(alphabet) for c in text})
-            # A line of the characters gives SentencePiece an alphabet besides the symbols, so text outside the
-            # lexicon still splits into known characters.
+            chars = sorted({c for text in texts + words for c in text})
+            # A line of the characters gives SentencePiece an alphabet besides the symbols. With the real corpus
+            # that line is longer than SentencePiece's sentence limit (4192 bytes) and skipped: the alphabet is then
+            # the corpus's own characters — HSK sentences and dictionary headwords, see attnviz.demo.dictionary.
             lines = texts + ["".join(chars)]
             # Pieces beyond the symbols are single characters, so no piece ever straddles two words.
             options = {"model_type": "unigram", "user_defined_symbols": words, "add_dummy_prefix": False,

@@ -35,7 +35,6 @@ from attnviz.demo import CORPUS_DIR, DIRECTIONS, model_dir
 from attnviz.demo.alignment import gold_attention, piece_words
 from attnviz.demo.config import TRAINING_RECORD, TrainConfig
 from attnviz.demo.corpus import load_corpus
-from attnviz.demo.dictionary import tokenizer_alphabet
 from attnviz.demo.hsk import ORIGIN as HSK_ORIGIN
 from attnviz.demo.evaluate import score_and_write_card
 from attnviz.demo.gold import GOLD_FILE, read_gold
@@ -213,12 +212,11 @@ def train(config: TrainConfig, corpus_dir: Path = CORPUS_DIR, out_dir: Path | No
     corpus_dir = Path(corpus_dir)
     corpus = load_corpus(corpus_dir, config.seed)
     pairs = corpus.train[: config.max_pairs] if config.max_pairs else corpus.train
-    # Both directions train the same SentencePiece models: phrasebook repeats and case variants included.
-    spm_pairs = training_pairs(pairs, "en", config.phrasebook_repeat)
-    alphabet = tokenizer_alphabet()
+    # Both directions train the same SentencePiece models: phrasebook repeats and case variants included, on the
+    # whole corpus even when training takes a slice of it, so a small run reads every character a full one reads.
+    spm_pairs = training_pairs(corpus.train, "en", config.phrasebook_repeat)
     with tempfile.TemporaryDirectory() as tmp:
-        spm_models = {lang: train_sentencepiece(spm_pairs, lang, Path(tmp) / f"{lang}.model", alphabet)
-                      for lang in ("zh", "en")}
+        spm_models = {lang: train_sentencepiece(spm_pairs, lang, Path(tmp) / f"{lang}.model") for lang in ("zh", "en")}
         tokenizer = write_tokenizer(out_dir, source_lang, target_lang, spm_models)
 
     examples = encode(tokenizer, training_pairs(pairs, source_lang, config.phrasebook_repeat, config.hsk_repeat),
