@@ -25,9 +25,9 @@ from attnviz.demo.phrasebook import phrasebook_pairs
 MAX_WEIGHT_BYTES = 40_000_000
 MAX_AER = 0.15  # on the unseen grammar sentences, whose gold links are exact
 MAX_UNKNOWN_SHARE = 0.10
-# What the committed models reach on the real held-out sentences (the model cards hold the figures); the goals
-# of the project are chrF 45 (zh→en) and 30 (en→zh) and AER 0.30 — see the cards for where they are met.
-FLOORS = {"zh-en": {"chrf": 0.0, "aer": 1.0}, "en-zh": {"chrf": 0.0, "aer": 1.0}}
+# What the committed models reach on the real held-out sentences (the model cards hold the figures), so a
+# retrained model is no worse. They fall short of the goals (chrF 45 zh→en, 30 en→zh, AER ≤ 0.30 both ways).
+FLOORS = {"zh-en": {"chrf": 25.0, "aer": 0.32}, "en-zh": {"chrf": 12.5, "aer": 0.385}}
 _loaded = {}
 
 
