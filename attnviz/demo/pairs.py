@@ -15,7 +15,8 @@ from attnviz.errors import InputError
 
 # Words keep inner apostrophes ("o'clock"); every other non-space, non-alphanumeric character is a word of its own.
 _ENGLISH_WORD = re.compile(r"[A-Za-z0-9]+(?:'[A-Za-z]+)*|[^\sA-Za-z0-9]")
-_ATTACHED_PUNCTUATION = set(".,!?;:")
+_ATTACHED_PUNCTUATION = set(".,!?;:%)")  # written right after the word before
+_JOINING = {"-"}  # written between two words without spaces: well-known
 
 TSV_COLUMNS = ("zh", "en", "zh_words", "en_words", "alignment", "origin")
 
@@ -27,10 +28,11 @@ def english_words(text: str) -> list[str]:
 
 def english_text(words: tuple[str, ...] | list[str]) -> str:
     """Join English words back into text, with punctuation attached to the word before it."""
-    text = ""
+    text, previous = "", ""
     for word in words:
-        glue = "" if not text or word in _ATTACHED_PUNCTUATION else " "
-        text += glue + word
+        attached = word in _ATTACHED_PUNCTUATION or word in _JOINING or previous in _JOINING or previous == "("
+        text += ("" if not text or attached else " ") + word
+        previous = word
     return text
 
 

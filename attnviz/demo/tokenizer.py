@@ -17,14 +17,14 @@ from pathlib import Path
 
 import sentencepiece as spm
 
-from attnviz.demo.lexicon import chinese_words
+from attnviz.demo.corpus import chinese_symbols
 from attnviz.demo.pairs import Pair
-from attnviz.demo.phrasebook import phrasebook_words
 from attnviz.errors import InputError
 from attnviz.models import without_sacremoses_request
 
 EOS, UNK, PAD = "</s>", "<unk>", "<pad>"
-ENGLISH_PUNCTUATION = [".", ",", "!", "?", ";", ":"]
+ENGLISH_PUNCTUATION = [".", ",", "!", "?", ";", ":", "-", "%", "(", ")", '"']
+ENGLISH_VOCABULARY = 4000  # BPE pieces: the common words whole, the rare ones in pieces
 # Chinese normalisation: ASCII punctuation -> the full-width form the corpus uses; spaces (which Chinese does not
 # write between words) are dropped, so 早上 好 ！ reads as 早上好！ rather than growing lone "▁" pieces.
 CHINESE_NORMALISATION = {"!": "！", "?": "？", ",": "，", ";": "；", ":": "：", ".": "。", "(": "（", ")": "）",
@@ -48,10 +48,11 @@ def train_sentencepiece(pairs: list[Pair], lang: str, model_path: Path) -> Path:
                   "pad_id": -1, "eos_id": 2, "unk_id": 1, "minloglevel": 2, "shuffle_input_sentence": False}
         if lang == "zh":
             # The whole lexicon, not only the words in `pairs`: a slice of the corpus segments like all of it.
-            words = sorted({w for pair in pairs for w in pair.zh_words} | chinese_words() | phrasebook_words())
+            words = sorted(chinese_symbols())
             chars = sorted({c for text in texts + words for c in text})
-            # A line of the characters gives SentencePiece an alphabet besides the symbols, so text outside the
-            # lexicon still splits into known characters.
+            # A line of the characters gives SentencePiece an alphabet besides the symbols. With the real corpus
+            # that line is longer than SentencePiece's sentence limit (4192 bytes) and skipped: the alphabet is then
+            # the corpus's own characters — HSK sentences and dictionary headwords, see attnviz.demo.dictionary.
             lines = texts + ["".join(chars)]
             # Pieces beyond the symbols are single characters, so no piece ever straddles two words.
             options = {"model_type": "unigram", "user_defined_symbols": words, "add_dummy_prefix": False,
@@ -63,7 +64,7 @@ def train_sentencepiece(pairs: list[Pair], lang: str, model_path: Path) -> Path:
             lines = texts
             # BPE merges every frequent word into one piece; a unigram model this small keeps splitting them.
             options = {"model_type": "bpe", "user_defined_symbols": ENGLISH_PUNCTUATION,
-                       "vocab_size": 2 * len(words) + SPM_MARGIN}
+                       "vocab_size": min(ENGLISH_VOCABULARY, 2 * len(words) + SPM_MARGIN)}
         else:
             raise InputError("demo_unknown_language", lang=lang)
         (tmp / "input.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")

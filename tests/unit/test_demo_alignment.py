@@ -3,14 +3,8 @@
 import numpy as np
 import pytest
 
-from attnviz.demo.alignment import (
-    alignment_error_rate,
-    argmax_links,
-    gold_attention,
-    piece_words,
-    strong_links,
-    word_attention,
-)
+from attnviz.demo.alignment import argmax_links, gold_attention, piece_words, strong_links, word_attention
+from attnviz.demo.gold import alignment_error_rate, parse_gold
 from attnviz.errors import InputError
 
 
@@ -34,6 +28,12 @@ def test_gold_rows_are_distributions_and_unaligned_goes_to_end_of_sentence():
     np.testing.assert_allclose(gold.sum(axis=1), 1.0)
     assert gold[2, 2] == gold[3, 2] == 1.0  # both pieces of "studying" look at 学习
     assert gold[4, 3] == 1.0 and gold[5, 3] == 1.0  # the unlinked word and </s> look at </s>
+
+
+def test_silver_gold_leaves_unlinked_words_without_a_target():
+    gold = gold_attention([0, 1, 2], [0, 1, 2], {(0, 0), (2, 2)}, unlinked_to_end=False)
+    assert gold[1].sum() == 0.0  # training skips this row instead of pulling it to </s>
+    assert gold[0, 0] == gold[2, 2] == gold[3, 3] == 1.0
 
 
 def test_gold_spreads_over_every_piece_of_the_linked_words():
@@ -63,6 +63,17 @@ def test_alignment_error_rate_bounds():
     assert alignment_error_rate(gold, gold) == 0.0
     assert alignment_error_rate([{(0, 1), (1, 0)}], gold) == 1.0
     assert alignment_error_rate([{(0, 0)}], gold) == pytest.approx(1 - 2 / 3)
+
+
+def test_alignment_error_rate_with_possible_links():
+    sure, possible = parse_gold("0-0 1?1 2-2")
+    assert sure == {(0, 0), (2, 2)} and possible == {(0, 0), (1, 1), (2, 2)}
+    assert alignment_error_rate([{(0, 0), (1, 1), (2, 2)}], [sure], [possible]) == 0.0  # a possible link costs nothing
+    assert alignment_error_rate([{(0, 0), (2, 2)}], [sure], [possible]) == 0.0  # nor does missing it
+    # 1 - (|A∩S| + |A∩P|) / (|A| + |S|) = 1 - (1 + 2) / (2 + 2)
+    assert alignment_error_rate([{(0, 0), (1, 1)}], [sure], [possible]) == pytest.approx(0.25)
+    with pytest.raises(InputError, match="Pharaoh"):
+        parse_gold("0:1")
 
 
 def test_refusals_are_said_in_chinese_too():

@@ -1,0 +1,87 @@
+"""Hand-made word alignments of held-out HSK pairs (assets/corpus/heldout-gold.tsv), for the AER of the alignment view.
+
+Pharaoh format as awesome-align's gold files write it: 0-based word indices, Chinese first, `i-j` a sure link,
+`i?j` a possible one. The words are the held-out pair's words (heldout.tsv's zh_words and en_words columns).
+AER (Och & Ney 2003) = 1 − (|A∩S| + |A∩P|) / (|A| + |S|), with P the possible links plus the sure ones.
+The guidelines the file was made with are in assets/corpus/README.md (attnviz.demo.corpus_card).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from attnviz.demo.pairs import Pair
+from attnviz.errors import InputError
+
+GOLD_FILE = "heldout-gold.tsv"
+GOLD_COLUMNS = ("id", "zh_words", "en_words", "alignment")
+_LINK = re.compile(r"^(\d+)([-?])(\d+)$")
+
+
+@dataclass(frozen=True)
+class GoldAlignment:
+    id: str
+    zh_words: tuple[str, ...]
+    en_words: tuple[str, ...]
+    sure: frozenset  # (Chinese word, English word)
+    possible: frozenset  # the possible links, sure ones included
+
+    def links_from(self, source_lang: str) -> tuple[frozenset, frozenset]:
+        """(sure, possible) as (source word, target word) for a model translating from `source_lang`."""
+        if source_lang == "zh":
+            return self.sure, self.possible
+        return frozenset((j, i) for i, j in self.sure), frozenset((j, i) for i, j in self.possible)
+
+
+def parse_gold(alignment: str) -> tuple[frozenset, frozenset]:
+    """"0-0 1?2" → sure {(0, 0)}, possible {(0, 0), (1, 2)}."""
+    sure, possible = set(), set()
+    for item in alignment.split():
+        found = _LINK.match(item)
+        if not found:
+            raise InputError("demo_not_pharaoh", item=item)
+        link = (int(found[1]), int(found[3]))
+        possible.add(link)
+        if found[2] == "-":
+            sure.add(link)
+    return frozenset(sure), frozenset(possible)
+
+
+def read_gold(path: Path) -> list[GoldAlignment]:
+    lines = Path(path).read_text(encoding="utf-8").splitlines()
+    if not lines or tuple(lines[0].split("\t")) != GOLD_COLUMNS:
+        raise InputError("demo_not_corpus", path=path, header=" ".join(GOLD_COLUMNS))
+    out = []
+    for line in lines[1:]:
+        if not line:
+            continue
+        sentence_id, zh_words, en_words, alignment = line.split("\t")
+        sure, possible = parse_gold(alignment)
+        gold = GoldAlignment(sentence_id, tuple(zh_words.split(" ")), tuple(en_words.split(" ")), sure, possible)
+        for i, j in possible:
+            if not (0 <= i < len(gold.zh_words) and 0 <= j < len(gold.en_words)):
+                raise InputError("demo_link_outside", zh=i, en=j, zh_words=gold.zh_words, en_words=gold.en_words)
+        out.append(gold)
+    return out
+
+
+def gold_pairs(gold: list[GoldAlignment], heldout: list[Pair]) -> list[Pair]:
+    """The held-out pair of each hand alignment, in the gold file's order; the words must be the same."""
+    by_id = {pair.origin.split(":", 1)[1]: pair for pair in heldout if pair.origin.startswith("hsk:")}
+    pairs = []
+    for entry in gold:
+        pair = by_id.get(entry.id)
+        if pair is None or (pair.zh_words, pair.en_words) != (entry.zh_words, entry.en_words):
+            raise InputError("demo_row_mismatch", row=f"{entry.id}\t{' '.join(entry.zh_words)}")
+        pairs.append(pair)
+    return pairs
+
+
+def alignment_error_rate(predicted: list[set], sure: list[set], possible: list[set] | None = None) -> float:
+    """AER over a corpus; without `possible`, every gold link counts as sure: 1 − 2|A∩S| / (|A| + |S|)."""
+    possible = sure if possible is None else possible
+    hits = sum(len(a & s) + len(a & (p | s)) for a, s, p in zip(predicted, sure, possible, strict=True))
+    total = sum(len(a) + len(s) for a, s in zip(predicted, sure, strict=True))
+    return 1.0 - hits / total if total else 0.0
