@@ -15,7 +15,7 @@ from attnviz.attention.batching import Batch, crop, prepare_batch, run_batch
 from attnviz.attention.recorder import WeightRecorder
 from attnviz.errors import InputError
 from attnviz.models import ModelHandle
-from attnviz.types import NOT_FINITE, AttentionCapture, AttentionMap, map_specs, values_checked
+from attnviz.types import AttentionCapture, AttentionMap, map_specs, values_checked
 
 
 def capture(handle: ModelHandle, text: str, target: str | None = None, truncate: bool = False) -> AttentionCapture:
@@ -34,7 +34,7 @@ def capture_batch(handle: ModelHandle, texts: list[str], targets: list[str] | No
     batch = prepare_batch(handle, texts, targets, truncate)
     recorder = run_batch(handle, batch, WeightRecorder)
     if not recorder.all_finite():
-        raise InputError(NOT_FINITE)
+        raise InputError("weights_not_finite")
     layers = recorder.layers_by_role(handle.is_seq2seq)
     names = {role: recorder.layer_names(role_layers) for role, role_layers in layers.items()}
     recorder.state.layout = {  # where later captures write each layer; only for roles whose modules run once

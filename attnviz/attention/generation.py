@@ -25,9 +25,9 @@ def generate(handle: ModelHandle, text: str, max_new_tokens: int = 32) -> Attent
     """
     text = check_text_length(check_text(text))
     if handle.kind == "encoder":
-        raise InputError(f"{handle.name} is an encoder-only model and cannot generate text; use capture instead.")
+        raise InputError("generate_needs_decoder", model=handle.name)
     if not isinstance(max_new_tokens, int) or max_new_tokens < 1:
-        raise InputError(f"max_new_tokens must be a positive whole number, not {max_new_tokens!r}.")
+        raise InputError("max_new_tokens_invalid", value=max_new_tokens)
     tokenizer, model = handle.tokenizer, handle.model
     limit = handle.max_positions
     if limit is not None and not handle.is_seq2seq:

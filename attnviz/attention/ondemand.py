@@ -30,7 +30,7 @@ from attnviz.attention.recorder import QueryKeyRecorder
 from attnviz.errors import InputError
 from attnviz.memory import FLOAT32, check_bytes
 from attnviz.models import ModelHandle
-from attnviz.types import AttentionCapture, AttentionMap, Token, map_specs, position, row_span
+from attnviz.types import AttentionCapture, AttentionMap, Token, map_specs, missing_map, position, row_span
 
 
 @dataclass(frozen=True)
@@ -78,7 +78,7 @@ class LazyCapture:
         try:
             return self.stacks[kind]
         except KeyError:
-            raise InputError(f"This capture has no {kind!r} map; it has {', '.join(self.stacks) or 'none'}.") from None
+            raise missing_map(kind, self.stacks) from None
 
     def shape(self, kind: str) -> tuple[int, int, int, int]:
         """(layers, heads, queries, keys) of the map `capture` would have returned for `kind`."""
@@ -204,7 +204,7 @@ class LazyCapture:
         peaks visible, "mean" keeps mass). Cells a causal map masks are NaN before pooling, as the heatmap draws
         them; the result equals pooling the full map, which is never held."""
         if max_tokens < 1:
-            raise InputError("max_tokens must be at least 1.")
+            raise InputError("max_tokens_too_small")
         stack, inputs, _ = self._layer(kind, layer)
         head_idx = analysis.indices(head, inputs.heads, "head")
         queries, keys = inputs.queries, inputs.keys
