@@ -23,6 +23,7 @@ above `MAX_HASH_BYTES` are not hashed (hashing runs at about 1 GB/s) and their "
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import platform
 import weakref
@@ -51,15 +52,20 @@ def _version(package: str) -> str | None:
 
 def versions() -> dict:
     """The versions of what computed and drew the attention."""
+    return dict(_installed_versions())
+
+
+@functools.cache  # read once: every capture records them, and looking up installed packages takes milliseconds
+def _installed_versions() -> tuple[tuple[str, str | None], ...]:
     from attnviz import __version__
 
-    return {
-        "attnviz": __version__,
-        "transformers": _version("transformers"),
-        "torch": _version("torch"),
-        "numpy": _version("numpy"),
-        "python": platform.python_version(),
-    }
+    return (
+        ("attnviz", __version__),
+        ("transformers", _version("transformers")),
+        ("torch", _version("torch")),
+        ("numpy", _version("numpy")),
+        ("python", platform.python_version()),
+    )
 
 
 def weights_sha256(model, max_bytes: int = MAX_HASH_BYTES) -> tuple[str | None, int]:

@@ -10,7 +10,7 @@ from typing import ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
-from attnviz.errors import InputError
+from attnviz.errors import InputError, Phrase
 
 
 @dataclass(frozen=True)
@@ -63,10 +63,7 @@ def map_specs(seq2seq: bool, with_target: bool) -> list[MapSpec]:
         return [MAP_SPECS["self"]]
     return [MAP_SPECS[kind] for kind in (("encoder", "decoder", "cross") if with_target else ("encoder",))]
 
-NOT_FINITE = (
-    "Attention weights must be finite and non-negative; these hold NaN, ∞ or negative values (check the model's "
-    "dtype, or the file they came from)."
-)
+
 _VALUES_CHECKED: ContextVar[bool] = ContextVar("attnviz_values_checked", default=False)
 
 
@@ -100,23 +97,20 @@ class AttentionMap:
 
     def __post_init__(self):
         if self.kind not in MAP_KINDS:
-            raise InputError(f"Unknown attention map kind {self.kind!r}; use one of {', '.join(MAP_KINDS)}.")
+            raise InputError("map_kind_unknown", kind=self.kind, kinds=", ".join(MAP_KINDS))
         weights = np.asarray(self.weights, dtype=np.float32)
         if weights.ndim != 4:
-            raise InputError(
-                f"Attention weights must have 4 dimensions (layers, heads, queries, keys); got shape {weights.shape}."
-            )
+            raise InputError("map_dimensions", shape=weights.shape)
         # min/max reduce without allocating (maps can be views of huge or zero-stride arrays); NaN propagates.
         if weights.size and not _VALUES_CHECKED.get() and not (weights.min() >= 0 and np.isfinite(weights.max())):
-            raise InputError(NOT_FINITE)
+            raise InputError("weights_not_finite")
         layers, _heads, queries, keys = weights.shape
         if queries != len(self.query_tokens) or keys != len(self.key_tokens):
             raise InputError(
-                f"Weights of shape {weights.shape} do not match {len(self.query_tokens)} query tokens and "
-                f"{len(self.key_tokens)} key tokens; pass one token per query row and per key column."
+                "map_tokens_mismatch", shape=weights.shape, queries=len(self.query_tokens), keys=len(self.key_tokens)
             )
         if layers != len(self.layer_names):
-            raise InputError(f"Weights have {layers} layers but {len(self.layer_names)} layer names were given.")
+            raise InputError("map_layer_names", layers=layers, names=len(self.layer_names))
         object.__setattr__(self, "weights", weights)
 
     @property
@@ -139,14 +133,14 @@ class GenerationStep:
 
 def position(index, size: int, what: str) -> int:
     """One index along an axis of `size` (negative ones count from the end), or an InputError naming the valid ones."""
-    if not isinstance(index, (int, np.integer)) or isinstance(index, (bool, np.bool_)):
-        raise InputError(f"A {what} index must be an integer; got {index!r}.")
-    if not -size <= index < size:
-        raise InputError(
-            f"{what.capitalize()} {index} does not exist; the map has {size} {what}s "
-            f"(0–{size - 1}, or −{size} to −1 counting from the end)."
-        )
-    return int(index) % size
+    from attnviz.analysis import indices  # analysis builds on these types; its check of a selection serves one index
+
+    return indices([index], size, what)[0]
+
+
+def missing_map(kind: str, kinds: Sequence[str]) -> InputError:
+    """The error for a map of a kind the run did not make, naming the kinds it did."""
+    return InputError("capture_no_map", kind=kind, kinds=", ".join(kinds) if kinds else Phrase("capture_maps.none"))
 
 
 def row_span(rows: int | tuple[int, int] | None, size: int) -> tuple[int, int]:
@@ -157,10 +151,10 @@ def row_span(rows: int | tuple[int, int] | None, size: int) -> tuple[int, int]:
         first = position(rows, size, "query row")
         return first, first + 1
     if len(rows) != 2:
-        raise InputError(f"A query range is a pair of integers (start, stop); got {rows!r}.")
+        raise InputError("range_not_a_pair", what=Phrase("analysis.axis.query"), span=rows)
     start, stop = (position(end, size + 1, "query range end") for end in rows)
     if start >= stop or rows[0] < 0 or rows[1] < 0:
-        raise InputError(f"The query range {rows!r} is not inside 0–{size}; give (start, stop) with start < stop.")
+        raise InputError("range_outside", what=Phrase("analysis.axis.query"), start=rows[0], stop=rows[1], size=size)
     return start, stop
 
 
@@ -214,9 +208,7 @@ class AttentionCapture:
         try:
             return self.maps[kind]
         except KeyError:
-            raise InputError(
-                f"This capture has no {kind!r} map; it has {', '.join(self.maps) or 'none'}."
-            ) from None
+            raise missing_map(kind, self.maps) from None
 
     is_complete: ClassVar[bool] = True  # every weight is held
 

@@ -66,16 +66,13 @@ def prepare_batch(handle: ModelHandle, texts: list[str], targets: list[str] | No
     """Check and tokenize the examples, refuse what would not fit (positions, ATTNVIZ_MAX_CHARS, the memory budget
     for `mode` "full" or "lazy"), and build the padded model inputs."""
     if not texts:
-        raise InputError("No texts given; pass at least one.")
+        raise InputError("texts_none")
     texts = [check_text_length(check_text(text)) for text in texts]
     if targets is not None:
         if not handle.is_seq2seq:
-            raise InputError(
-                f"{handle.name} is an {handle.kind} model: it has no target side. Give only the text, or choose a "
-                "translation (encoder-decoder) model for a pair."
-            )
+            raise InputError("target_side_missing", model=handle.name, kind=handle.kind)
         if len(targets) != len(texts):
-            raise InputError(f"Got {len(texts)} texts but {len(targets)} targets; give one target per text.")
+            raise InputError("targets_count", texts=len(texts), targets=len(targets))
         targets = [check_text_length(check_text(target, "target"), "target") for target in targets]
     tokenizer, model = handle.tokenizer, handle.model
     limit = handle.max_positions
@@ -158,7 +155,7 @@ def decoder_start(model) -> int:
     if start is None:
         start = model.config.decoder_start_token_id
     if start is None:
-        raise InputError("This encoder-decoder model has no decoder_start_token_id in its config.")
+        raise InputError("decoder_start_missing")
     return int(start)
 
 

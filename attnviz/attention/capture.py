@@ -15,7 +15,8 @@ from attnviz.attention.batching import Batch, crop, prepare_batch, run_batch
 from attnviz.attention.recorder import WeightRecorder
 from attnviz.errors import InputError
 from attnviz.models import ModelHandle
-from attnviz.types import NOT_FINITE, AttentionCapture, AttentionMap, map_specs, values_checked
+from attnviz.provenance import build_provenance
+from attnviz.types import AttentionCapture, AttentionMap, map_specs, values_checked
 
 
 def capture(handle: ModelHandle, text: str, target: str | None = None, truncate: bool = False) -> AttentionCapture:
@@ -30,11 +31,12 @@ def capture(handle: ModelHandle, text: str, target: str | None = None, truncate:
 
 def capture_batch(handle: ModelHandle, texts: list[str], targets: list[str] | None = None,
                   truncate: bool = False) -> list[AttentionCapture]:
-    """`capture` for several examples in one padded batch; each result holds only its own (unpadded) tokens."""
+    """`capture` for several examples in one padded batch; each result holds only its own (unpadded) tokens, and
+    its provenance (`attnviz.provenance`: the model, device, versions, its texts and these options)."""
     batch = prepare_batch(handle, texts, targets, truncate)
     recorder = run_batch(handle, batch, WeightRecorder)
     if not recorder.all_finite():
-        raise InputError(NOT_FINITE)
+        raise InputError("weights_not_finite")
     layers = recorder.layers_by_role(handle.is_seq2seq)
     names = {role: recorder.layer_names(role_layers) for role, role_layers in layers.items()}
     recorder.state.layout = {  # where later captures write each layer; only for roles whose modules run once
@@ -45,17 +47,20 @@ def capture_batch(handle: ModelHandle, texts: list[str], targets: list[str] | No
     }
     stacked = {role: recorder.stack(role_layers) for role, role_layers in layers.items()}  # (layers, batch, …)
     recorder.calls.clear()  # the stacks hold the values now; drop the per-layer tensors
+    shared = build_provenance(handle, "", options={"mode": "full", "truncate": truncate})  # the model is read once
     with values_checked():  # every weight was checked above, as the model computed it
-        return [_example(handle, batch, stacked, names, row) for row in range(len(batch.texts))]
+        return [_example(handle, batch, stacked, names, row, shared) for row in range(len(batch.texts))]
 
 
 def _example(handle: ModelHandle, batch: Batch, stacked: dict[str, np.ndarray], names: dict[str, list[str]],
-             row: int) -> AttentionCapture:
-    """Example `row` of a captured batch, with its own tokens only (no padding)."""
+             row: int, provenance: dict) -> AttentionCapture:
+    """Example `row` of a captured batch, with its own tokens only (no padding) and its own texts in `provenance`."""
     maps: dict[str, AttentionMap] = {}
     for spec in map_specs(handle.is_seq2seq, batch.decoded is not None):
         weights = crop(stacked[spec.kind], row, batch.span(row, spec.queries), batch.span(row, spec.keys))
         maps[spec.kind] = AttentionMap(spec.kind, weights, batch.tokens(row, spec.queries),
                                        batch.tokens(row, spec.keys), names[spec.kind], spec.is_causal(handle.kind))
-    target_text = None if batch.targets is None else batch.targets[row]
-    return AttentionCapture(handle.name, handle.device, maps, source_text=batch.texts[row], target_text=target_text)
+    source_text, target_text = batch.texts[row], None if batch.targets is None else batch.targets[row]
+    provenance = {**provenance, "source_text": source_text, "target_text": target_text}
+    return AttentionCapture(handle.name, handle.device, maps, source_text=source_text, target_text=target_text,
+                            provenance=provenance)

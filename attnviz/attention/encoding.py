@@ -6,7 +6,7 @@ import functools
 import re
 from dataclasses import dataclass
 
-from attnviz.errors import InputError
+from attnviz.errors import InputError, Phrase
 from attnviz.tokens import tokens_for_ids, tokens_from_offsets
 from attnviz.types import Token
 
@@ -19,13 +19,18 @@ class Encoded:
     tokens: list[Token]
 
 
+def _input(what: str) -> Phrase:
+    """The input a sentence names: "text" or "target", worded in the sentence's language."""
+    return Phrase(f"memory.input_{what}")
+
+
 def check_text(text, what: str = "text") -> str:
     if not isinstance(text, str):
-        raise InputError(f"The {what} must be a string, not {type(text).__name__}.")
+        raise InputError("text_not_a_string", what=_input(what), kind=type(text).__name__)
     if not text.strip():
-        raise InputError(f"The {what} is empty; type a sentence to see its attention.")
+        raise InputError("text_empty", what=_input(what))
     if _SURROGATE.search(text):
-        raise InputError(f"The {what} holds broken characters (unpaired UTF-16 surrogates); paste it again as text.")
+        raise InputError("text_broken_characters", what=_input(what))
     return text
 
 
@@ -73,12 +78,9 @@ def encode(tokenizer, text: str, *, target: bool = False, limit: int | None = No
         # a target may be tokenized in its own mode (Marian): its tokens are read by decoding instead
         offsets = encoding.get("offset_mapping") if fast and not target else None
     if not ids:
-        raise InputError(f"The {what} gives no tokens for {model_name}; type words the model's tokenizer knows.")
+        raise InputError("text_no_tokens", what=_input(what), model=model_name)
     if limit is not None and len(ids) > limit:
-        raise InputError(
-            f"The {what} has {len(ids)} tokens but {model_name} accepts at most {limit}; shorten it, or truncate it "
-            f"to the first {limit} tokens (truncate=True)."
-        )
+        raise InputError("text_too_many_tokens", what=_input(what), count=len(ids), model=model_name, limit=limit)
     if offsets is not None:
         tokens = tokens_from_offsets(tokenizer, ids, offsets, text)
     else:

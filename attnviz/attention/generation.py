@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import torch
 
@@ -11,6 +13,7 @@ from attnviz.attention.recorder import WeightRecorder, recording
 from attnviz.errors import InputError
 from attnviz.memory import check_budget, check_text_length
 from attnviz.models import ModelHandle
+from attnviz.provenance import build_provenance
 from attnviz.tokens import special_ids, tokens_for_ids
 from attnviz.types import AttentionCapture, AttentionMap, GenerationStep, Token, map_specs
 
@@ -22,12 +25,13 @@ def generate(handle: ModelHandle, text: str, max_new_tokens: int = 32) -> Attent
     token i, and the "encoder", "decoder" and "cross" maps cover the whole generated target (the same rows stacked).
     Decoder-only models: `steps[i]` holds the self-attention over the prompt and the previous tokens; the "self" map
     covers the prompt and all generated tokens but the last (the last one was never read back by the model).
+    The capture's provenance has the text given and the text written as its source and target texts.
     """
     text = check_text_length(check_text(text))
     if handle.kind == "encoder":
-        raise InputError(f"{handle.name} is an encoder-only model and cannot generate text; use capture instead.")
+        raise InputError("generate_needs_decoder", model=handle.name)
     if not isinstance(max_new_tokens, int) or max_new_tokens < 1:
-        raise InputError(f"max_new_tokens must be a positive whole number, not {max_new_tokens!r}.")
+        raise InputError("max_new_tokens_invalid", value=max_new_tokens)
     tokenizer, model = handle.tokenizer, handle.model
     limit = handle.max_positions
     if limit is not None and not handle.is_seq2seq:
@@ -48,8 +52,11 @@ def generate(handle: ModelHandle, text: str, max_new_tokens: int = 32) -> Attent
     sequence = output[0].tolist()
     roles = recorder.modules_by_role(handle.is_seq2seq)
     if handle.is_seq2seq:
-        return _seq2seq_generation(handle, text, source, sequence[1:], recorder, roles)
-    return _decoder_generation(handle, text, source, sequence[len(source.ids):], recorder, roles)
+        written = _seq2seq_generation(handle, text, source, sequence[1:], recorder, roles)
+    else:
+        written = _decoder_generation(handle, text, source, sequence[len(source.ids):], recorder, roles)
+    options = {"mode": "generate", "max_new_tokens": max_new_tokens}
+    return replace(written, provenance=build_provenance(handle, text, written.target_text, options))
 
 
 def _generated_tokens(tokenizer, ids: list[int]) -> tuple[str, list[Token]]:

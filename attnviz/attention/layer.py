@@ -74,16 +74,12 @@ class MultiHeadAttention(nn.Module):
     ):
         super().__init__()
         if num_heads <= 0 or hidden_size % num_heads:
-            raise InputError(
-                f"hidden_size {hidden_size} must be a positive multiple of num_heads {num_heads}."
-            )
+            raise InputError("layer_heads_do_not_divide", hidden=hidden_size, heads=num_heads)
         num_kv_heads = num_heads if num_kv_heads in (None, 0) else num_kv_heads  # ATB: kvHeadNum 0 = headNum
         if num_kv_heads < 0 or num_heads % num_kv_heads:
-            raise InputError(
-                f"num_heads {num_heads} must be a multiple of num_kv_heads {num_kv_heads} (grouped-query attention)."
-            )
+            raise InputError("layer_kv_heads_do_not_divide", heads=num_heads, kv_heads=num_kv_heads)
         if mask_type not in MASK_TYPES:
-            raise InputError(f"Unknown mask_type {mask_type!r}; use one of {', '.join(MASK_TYPES)}.")
+            raise InputError("mask_type_unknown", mask_type=mask_type, choices=", ".join(MASK_TYPES))
         self.hidden_size = hidden_size
         self.num_heads = num_heads
         self.num_kv_heads = num_kv_heads
@@ -114,11 +110,10 @@ class MultiHeadAttention(nn.Module):
         source = hidden_states if key_value is None else key_value
         if hidden_states.dim() != 3 or source.dim() != 3 or source.shape[0] != hidden_states.shape[0]:
             raise InputError(
-                f"Inputs must be (batch, length, hidden) with one batch size; got {tuple(hidden_states.shape)} and "
-                f"{tuple(source.shape)}."
+                "layer_inputs_shape", hidden_shape=tuple(hidden_states.shape), source_shape=tuple(source.shape)
             )
         if self.mask_type == "causal" and key_value is not None:
-            raise InputError("A causal mask applies to self-attention; use mask_type='none' or 'padding' for cross.")
+            raise InputError("causal_mask_on_cross")
         mask = self._key_mask(padding_mask, source)
         q = multi_head_split(self.q_proj(hidden_states), self.num_heads)  # (b, heads, lq, d)
         k = multi_head_split(self.k_proj(source), self.num_kv_heads)  # (b, kv_heads, lk, d)
@@ -133,13 +128,11 @@ class MultiHeadAttention(nn.Module):
     def _key_mask(self, padding_mask: torch.Tensor | None, source: torch.Tensor) -> torch.Tensor | None:
         if padding_mask is None:
             if self.mask_type == "padding":
-                raise InputError("mask_type='padding' needs padding_mask (batch, keys), True for real tokens.")
+                raise InputError("padding_mask_missing")
             return None
         batch, k_len = source.shape[:2]
         if tuple(padding_mask.shape) != (batch, k_len):
-            raise InputError(
-                f"padding_mask has shape {tuple(padding_mask.shape)}; it must be (batch, keys) = ({batch}, {k_len})."
-            )
+            raise InputError("padding_mask_shape", shape=tuple(padding_mask.shape), batch=batch, keys=k_len)
         return padding_mask.to(device=source.device, dtype=torch.bool)[:, None, None, :]  # (b, 1, 1, lk)
 
 

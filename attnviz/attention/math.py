@@ -44,27 +44,24 @@ def expand_kv_heads(tensor: torch.Tensor, num_heads: int) -> torch.Tensor:
     if kv_heads == num_heads:
         return tensor
     if kv_heads == 0 or num_heads % kv_heads:
-        raise InputError(
-            f"The query has {num_heads} heads and key/value {kv_heads}; the query's head count must be a multiple "
-            f"of the key/value head count (grouped-query attention)."
-        )
+        raise InputError("kv_heads_do_not_divide", heads=num_heads, kv_heads=kv_heads)
     return tensor.repeat_interleave(num_heads // kv_heads, dim=-3)  # (..., heads, l, d)
 
 
 def multi_head_split(x: torch.Tensor, num_heads: int) -> torch.Tensor:
     """(b, l, hdim) -> (b, num_heads, l, hdim // num_heads), as in the seed's pseudo-code."""
     if x.dim() != 3:
-        raise InputError(f"multi_head_split takes (batch, length, hidden); got shape {tuple(x.shape)}.")
+        raise InputError("split_heads_input_shape", shape=tuple(x.shape))
     b, l, hdim = x.shape
     if num_heads <= 0 or hdim % num_heads:
-        raise InputError(f"A hidden size of {hdim} cannot be split into {num_heads} heads; pick a divisor of {hdim}.")
+        raise InputError("walkthrough_heads_do_not_divide", hidden=hdim, heads=num_heads)
     return x.reshape(b, l, num_heads, hdim // num_heads).transpose(1, 2)  # (b, num_heads, l, head_dim)
 
 
 def multi_head_merge(x: torch.Tensor) -> torch.Tensor:
     """(b, num_heads, l, head_dim) -> (b, l, num_heads * head_dim): the inverse of `multi_head_split`."""
     if x.dim() != 4:
-        raise InputError(f"multi_head_merge takes (batch, heads, length, head_dim); got shape {tuple(x.shape)}.")
+        raise InputError("merge_heads_input_shape", shape=tuple(x.shape))
     b, num_heads, l, head_dim = x.shape
     return x.transpose(1, 2).reshape(b, l, num_heads * head_dim)  # (b, l, hdim)
 
@@ -79,7 +76,7 @@ def causal_keep(queries: int, keys: int, alignment: str = "top_left", *, rows: t
     top-left corner or ends at the bottom-right one (the last query on the last key, as transformers aligns a
     causal mask over cached keys). `rows` (start, stop) builds only those query rows."""
     if alignment not in CAUSAL_ALIGNMENTS:
-        raise InputError(f"Unknown causal alignment {alignment!r}; use 'top_left' or 'bottom_right'.")
+        raise InputError("causal_alignment_unknown", alignment=alignment)
     start, stop = (0, queries) if rows is None else rows
     offset = 0 if alignment == "top_left" else keys - queries
     return torch.ones(stop - start, keys, dtype=torch.bool, device=device).tril(diagonal=start + offset)
@@ -106,10 +103,7 @@ def additive(attention_mask: torch.Tensor | None, dtype: torch.dtype, keys: int)
             ~attention_mask, float("-inf")
         )
     if not attention_mask.is_floating_point():
-        raise InputError(
-            f"The attention mask has dtype {attention_mask.dtype}; pass a bool mask (True = attend) or a float "
-            f"mask added to the scores."
-        )
+        raise InputError("mask_dtype", dtype=str(attention_mask.dtype))
     return attention_mask[..., :keys]
 
 
@@ -159,8 +153,8 @@ def _add(scores: torch.Tensor, term: torch.Tensor, fresh: bool) -> torch.Tensor:
         return scores + term
     except RuntimeError:
         raise InputError(
-            f"A mask or bias of shape {tuple(term.shape)} cannot be added to scores of shape {tuple(scores.shape)}; "
-            f"it must end in ({scores.shape[-2]}, {scores.shape[-1]}) or (1, {scores.shape[-1]})."
+            "mask_not_addable", shape=tuple(term.shape), scores=tuple(scores.shape), queries=scores.shape[-2],
+            keys=scores.shape[-1],
         ) from None
 
 
@@ -289,15 +283,9 @@ def attention_steps(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor,
     float32 whatever the input dtype (float64 inputs stay float64); the context has the query's dtype.
     """
     if query.dim() < 2 or key.dim() != query.dim() or value.dim() != query.dim():
-        raise InputError(
-            f"q, k and v must have the same number of dimensions (at least 2); got shapes {tuple(query.shape)}, "
-            f"{tuple(key.shape)}, {tuple(value.shape)}."
-        )
+        raise InputError("qkv_dimensions", query=tuple(query.shape), key=tuple(key.shape), value=tuple(value.shape))
     if query.shape[-1] != key.shape[-1] or key.shape[-2] != value.shape[-2]:
-        raise InputError(
-            f"q {tuple(query.shape)} and k {tuple(key.shape)} need the same feature size, and k and v "
-            f"{tuple(value.shape)} the same length."
-        )
+        raise InputError("qkv_sizes", query=tuple(query.shape), key=tuple(key.shape), value=tuple(value.shape))
     scale = query.shape[-1] ** -0.5 if scale is None else float(scale)
     if is_causal:
         attention_mask = with_causal(attention_mask, query.shape[-2], key.shape[-2], device=query.device)

@@ -76,10 +76,7 @@ def npu_kernel() -> NpuKernel:
 
     status = next(entry for entry in device_statuses() if entry.name == "npu")
     if not status.available:
-        raise DeviceUnavailableError(
-            f"The npu attention backend needs torch_npu and an Ascend NPU: {status.reason} "
-            f"Use backend='sdpa' or 'reference' instead."
-        )
+        raise DeviceUnavailableError("npu_kernel_unavailable", reason=status.reason)
     import torch_npu  # attnviz.devices has already imported it safely
 
     return torch_npu.npu_fusion_attention
@@ -111,10 +108,7 @@ def split_mask(attention_mask: torch.Tensor | None, q_len: int, k_len: int, *, i
     keep = bias = None
     if attention_mask is not None:
         if attention_mask.shape[-2:] not in ((q_len, k_len), (1, k_len)) or attention_mask.dim() > 4:
-            raise InputError(
-                f"The attention mask has shape {tuple(attention_mask.shape)}; it must end in ({q_len}, {k_len}) or "
-                f"(1, {k_len}) and broadcast to (batch, heads, {q_len}, {k_len})."
-            )
+            raise InputError("npu_mask_shape", shape=tuple(attention_mask.shape), queries=q_len, keys=k_len)
         if attention_mask.dtype == torch.bool:
             keep = attention_mask
         elif attention_mask.is_floating_point():
@@ -123,10 +117,7 @@ def split_mask(attention_mask: torch.Tensor | None, q_len: int, k_len: int, *, i
             finite = attention_mask.masked_fill(masked, 0.0)
             bias = finite if bool(finite.ne(0).any()) else None
         else:
-            raise InputError(
-                f"The attention mask has dtype {attention_mask.dtype}; pass a bool mask (True = attend) or a float "
-                f"mask added to the scores."
-            )
+            raise InputError("mask_dtype", dtype=str(attention_mask.dtype))
     if not is_causal:
         return KernelMask(keep=keep, bias=bias)
     triangle = causal_keep(q_len, k_len, causal_alignment, device=device)
@@ -141,13 +132,11 @@ def split_mask(attention_mask: torch.Tensor | None, q_len: int, k_len: int, *, i
 def _check_bnsd(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor) -> None:
     for name, tensor in {"query": query, "key": key, "value": value}.items():
         if tensor.dim() != 4:
-            raise InputError(
-                f"{name} has shape {tuple(tensor.shape)}; pass 4-d tensors laid out (batch, heads, seq, head_dim)."
-            )
+            raise InputError("npu_not_bnsd", name=name, shape=tuple(tensor.shape))
     if query.shape[0] != key.shape[0] or query.shape[-1] != key.shape[-1]:
-        raise InputError(f"query {tuple(query.shape)} and key {tuple(key.shape)} must share batch size and head_dim.")
+        raise InputError("npu_query_key_mismatch", query=tuple(query.shape), key=tuple(key.shape))
     if value.shape[:3] != key.shape[:3]:
-        raise InputError(f"key {tuple(key.shape)} and value {tuple(value.shape)} must share batch, heads and length.")
+        raise InputError("npu_key_value_mismatch", key=tuple(key.shape), value=tuple(value.shape))
     expand_kv_heads(key[..., :0, :], query.shape[1])  # validates the head ratio, costs nothing
 
 
@@ -184,7 +173,7 @@ def kernel_arguments(parts: KernelMask, query: torch.Tensor, k_len: int, scaling
         arguments["atten_mask"] = _mask_layout(masked_out, batch, heads, q_len, k_len).contiguous()
     if parts.bias is not None:
         if scaling == 0:
-            raise InputError("A float attention bias cannot be passed to the npu kernel with scale 0; use scale > 0.")
+            raise InputError("npu_bias_with_zero_scale")
         # The kernel adds pse before scaling: scale·(QKᵀ + pse) = scale·QKᵀ + bias when pse = bias / scale.
         pse = (parts.bias.float() / scaling).to(query.dtype)
         pse = pse.reshape((1,) * (4 - pse.dim()) + tuple(pse.shape))

@@ -16,7 +16,7 @@ tile by tile (`analysis.downsample`).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
@@ -30,7 +30,8 @@ from attnviz.attention.recorder import QueryKeyRecorder
 from attnviz.errors import InputError
 from attnviz.memory import FLOAT32, check_bytes
 from attnviz.models import ModelHandle
-from attnviz.types import AttentionCapture, AttentionMap, Token, map_specs, position, row_span
+from attnviz.provenance import build_provenance
+from attnviz.types import AttentionCapture, AttentionMap, Token, map_specs, missing_map, position, row_span
 
 
 @dataclass(frozen=True)
@@ -67,6 +68,7 @@ class LazyCapture:
     stacks: dict[str, LazyStack]
     source_text: str = ""
     target_text: str | None = None
+    provenance: dict = field(default_factory=dict)  # as AttentionCapture.provenance (attnviz.provenance)
 
     is_complete: ClassVar[bool] = False  # each weight is computed when asked
 
@@ -78,7 +80,7 @@ class LazyCapture:
         try:
             return self.stacks[kind]
         except KeyError:
-            raise InputError(f"This capture has no {kind!r} map; it has {', '.join(self.stacks) or 'none'}.") from None
+            raise missing_map(kind, self.stacks) from None
 
     def shape(self, kind: str) -> tuple[int, int, int, int]:
         """(layers, heads, queries, keys) of the map `capture` would have returned for `kind`."""
@@ -170,7 +172,8 @@ class LazyCapture:
     def to_capture(self) -> AttentionCapture:
         """Everything, as `capture` would return it (checked against the memory budget first)."""
         maps = {kind: self.map(kind) for kind in self.stacks}
-        return AttentionCapture(self.model, self.device, maps, self.source_text, self.target_text, meta={"lazy": True})
+        return AttentionCapture(self.model, self.device, maps, self.source_text, self.target_text, meta={"lazy": True},
+                                provenance=dict(self.provenance))
 
     def head_statistics(
         self, kind: str, layers: int | Sequence[int] | None = None, heads: int | Sequence[int] | None = None
@@ -204,7 +207,7 @@ class LazyCapture:
         peaks visible, "mean" keeps mass). Cells a causal map masks are NaN before pooling, as the heatmap draws
         them; the result equals pooling the full map, which is never held."""
         if max_tokens < 1:
-            raise InputError("max_tokens must be at least 1.")
+            raise InputError("max_tokens_too_small")
         stack, inputs, _ = self._layer(kind, layer)
         head_idx = analysis.indices(head, inputs.heads, "head")
         queries, keys = inputs.queries, inputs.keys
@@ -240,4 +243,6 @@ def capture_lazy(handle: ModelHandle, text: str, target: str | None = None, trun
         )
         for spec in map_specs(handle.is_seq2seq, batch.decoded is not None)
     }  # fmt: skip
-    return LazyCapture(handle.name, handle.device, stacks, source_text=batch.texts[0], target_text=target)
+    record = build_provenance(handle, batch.texts[0], target, {"mode": "lazy", "truncate": truncate})
+    return LazyCapture(handle.name, handle.device, stacks, source_text=batch.texts[0], target_text=target,
+                       provenance=record)

@@ -29,19 +29,16 @@ def dtype_policy(device: str | torch.device, requested: str | torch.dtype | None
     kind = device.type if isinstance(device, torch.device) else str(device).split(":")[0].strip().lower()
     allowed = _ALLOWED_DTYPES.get(kind)
     if allowed is None:
-        raise InputError(f"No dtype policy for device {str(device)!r}; use cpu, cuda, mps or npu.")
+        raise InputError("dtype_no_policy", device=str(device))
     if requested is None:
         return torch.float32
     if isinstance(requested, str):
         dtype = _DTYPE_NAMES.get(requested.strip().lower())
         if dtype is None:
-            raise InputError(f"Unknown dtype {requested!r}; use float32, float16 or bfloat16.")
+            raise InputError("dtype_unknown", dtype=requested)
     else:
         dtype = requested
     if dtype not in allowed:
         names = ", ".join(str(d).removeprefix("torch.") for d in allowed)
-        raise InputError(
-            f"{str(dtype).removeprefix('torch.')} is not allowed on {kind}; use {names} there "
-            f"(half precision is for npu and cuda)."
-        )
+        raise InputError("dtype_not_allowed", dtype=str(dtype).removeprefix("torch."), device=kind, allowed=names)
     return dtype

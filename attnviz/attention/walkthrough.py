@@ -17,21 +17,15 @@ def _walkthrough_matrix(values, name: str) -> np.ndarray:
             raise TypeError(name)
         matrix = np.atleast_2d(np.asarray(values, dtype=np.float64))
     except (TypeError, ValueError):
-        raise InputError(
-            f"{name} must be a matrix of numbers (a list of equally long rows); {str(values)[:60]!r} is not."
-        ) from None
+        raise InputError("walkthrough_not_numbers", name=name, value=str(values)[:60]) from None
     if matrix.ndim != 2:
-        raise InputError(
-            f"{name} must be a matrix (rows × columns); got {matrix.ndim} dimensions, shape {matrix.shape}."
-        )
+        raise InputError("walkthrough_not_a_matrix", name=name, ndim=matrix.ndim, shape=matrix.shape)
     if 0 in matrix.shape:
-        raise InputError(f"{name} is empty (shape {matrix.shape}); give at least one row and one column.")
+        raise InputError("walkthrough_empty", name=name, shape=matrix.shape)
     bad = np.argwhere(~np.isfinite(matrix))
     if bad.size:
         row, col = bad[0]
-        raise InputError(
-            f"{name} has {matrix[row, col]} at row {row}, column {col}; every cell must be a finite number."
-        )
+        raise InputError("walkthrough_not_finite", name=name, value=matrix[row, col], row=row, column=col)
     return matrix
 
 
@@ -40,10 +34,10 @@ def walkthrough(q, k, v, scaled: bool = True) -> AttentionSteps:
     row softmax, context = A·V. Every step is a float64 numpy array (`AttentionSteps`, whose `scale` multiplies)."""
     q, k, v = (_walkthrough_matrix(m, name) for m, name in ((q, "Q"), (k, "K"), (v, "V")))
     if q.shape[1] != k.shape[1]:
-        raise InputError(f"Q and K need the same width to be multiplied; got Q {q.shape} and K {k.shape}.")
+        raise InputError("walkthrough_q_k_width", q=q.shape, k=k.shape)
     if k.shape[0] != v.shape[0]:
-        raise InputError(f"K and V need one row per key; got K {k.shape} and V {v.shape}.")
+        raise InputError("walkthrough_k_v_rows", k=k.shape, v=v.shape)
     steps = attention_steps(*(torch.from_numpy(m) for m in (q, k, v)), scale=None if scaled else 1.0)
     if not bool(torch.isfinite(steps.scores).all()):
-        raise InputError("Q·Kᵀ overflows with numbers this large; use values below about 1e150.")
+        raise InputError("walkthrough_overflow")
     return steps.numpy()

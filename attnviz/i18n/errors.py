@@ -279,6 +279,81 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.lines_threshold": "The line threshold must lie strictly between 0 and 1; got {threshold}.",
         "error.lines_combine": "combine must be None, 'mean' or 'max'; got {combine!r}.",
         "error.lines_query_missing": "Query {query} does not exist; the map has {count} query tokens.",
+        # attention capture and maths, the data types (attnviz.attention, attnviz.types)
+        "error.texts_none": "No texts given; pass at least one.",
+        "error.target_side_missing": "{model} has no target side (it is a {kind} model); give only the text, or "
+        "choose a translation (encoder-decoder) model for a pair.",
+        "error.targets_count": "Got {texts} texts but {targets} targets; give one target per text.",
+        "error.decoder_start_missing": "This encoder-decoder model has no decoder_start_token_id in its config.",
+        "error.weights_not_finite": "Attention weights must be finite and non-negative; these hold NaN, ∞ or "
+        "negative values (check the model's dtype, or the file they came from).",
+        "error.text_not_a_string": "The {what} must be a string, not {kind}.",
+        "error.text_empty": "The {what} is empty; type a sentence to see its attention.",
+        "error.text_broken_characters": "The {what} holds broken characters (unpaired UTF-16 surrogates); paste it "
+        "again as text.",
+        "error.text_no_tokens": "The {what} gives no tokens for {model}; type words the model's tokenizer knows.",
+        "error.text_too_many_tokens": "The {what} has {count} tokens but {model} accepts at most {limit}; shorten "
+        "it, or truncate it to the first {limit} tokens (truncate=True).",
+        "error.generate_needs_decoder": "{model} is an encoder-only model and cannot generate text; use capture "
+        "instead.",
+        "error.max_new_tokens_invalid": "max_new_tokens must be a positive whole number, not {value!r}.",
+        "error.layer_heads_do_not_divide": "hidden_size {hidden} must be a positive multiple of num_heads {heads}.",
+        "error.layer_kv_heads_do_not_divide": "num_heads {heads} must be a multiple of num_kv_heads {kv_heads} "
+        "(grouped-query attention).",
+        "error.mask_type_unknown": "Unknown mask_type {mask_type!r}; use one of {choices}.",
+        "error.layer_inputs_shape": "Inputs must be (batch, length, hidden) with one batch size; got {hidden_shape} "
+        "and {source_shape}.",
+        "error.causal_mask_on_cross": "A causal mask applies to self-attention; use mask_type='none' or 'padding' "
+        "for cross.",
+        "error.padding_mask_missing": "mask_type='padding' needs padding_mask (batch, keys), True for real tokens.",
+        "error.padding_mask_shape": "padding_mask has shape {shape}; it must be (batch, keys) = ({batch}, {keys}).",
+        "error.kv_heads_do_not_divide": "The query has {heads} heads and key/value {kv_heads}; the query's head "
+        "count must be a multiple of the key/value head count (grouped-query attention).",
+        "error.split_heads_input_shape": "multi_head_split takes (batch, length, hidden); got shape {shape}.",
+        "error.merge_heads_input_shape": "multi_head_merge takes (batch, heads, length, head_dim); got shape {shape}.",
+        "error.causal_alignment_unknown": "Unknown causal alignment {alignment!r}; use 'top_left' or 'bottom_right'.",
+        "error.mask_dtype": "The attention mask has dtype {dtype}; pass a bool mask (True = attend) or a float mask "
+        "added to the scores.",
+        "error.mask_not_addable": "A mask or bias of shape {shape} cannot be added to scores of shape {scores}; it "
+        "must end in ({queries}, {keys}) or (1, {keys}).",
+        "error.qkv_dimensions": "q, k and v must have the same number of dimensions (at least 2); got shapes "
+        "{query}, {key}, {value}.",
+        "error.qkv_sizes": "q {query} and k {key} need the same feature size, and k and v {value} the same length.",
+        "error.npu_kernel_unavailable": "The npu attention kernel needs torch_npu and an Ascend NPU: {reason} Run on "
+        "CPU or CUDA instead, or install torch_npu with CANN on an Ascend machine.",
+        "error.npu_mask_shape": "The attention mask has shape {shape}; it must end in ({queries}, {keys}) or (1, "
+        "{keys}) and broadcast to (batch, heads, {queries}, {keys}).",
+        "error.npu_not_bnsd": "{name} has shape {shape}; pass 4-d tensors laid out (batch, heads, seq, head_dim).",
+        "error.npu_query_key_mismatch": "query {query} and key {key} must share batch size and head_dim.",
+        "error.npu_key_value_mismatch": "key {key} and value {value} must share batch, heads and length.",
+        "error.npu_bias_with_zero_scale": "A float attention bias cannot be passed to the npu kernel with scale 0; "
+        "use scale > 0.",
+        "error.max_tokens_too_small": "max_tokens must be at least 1.",
+        "error.dtype_no_policy": "No dtype policy for device {device!r}; use cpu, cuda, mps or npu.",
+        "error.dtype_unknown": "Unknown dtype {dtype!r}; use float32, float16 or bfloat16.",
+        "error.dtype_not_allowed": "{dtype} is not allowed on {device}; use {allowed} there (half precision is for "
+        "npu and cuda).",
+        "error.walkthrough_not_numbers": "{name} must be a matrix of numbers (a list of equally long rows); {value!r} "
+        "is not.",
+        "error.walkthrough_not_a_matrix": "{name} must be a matrix (rows × columns); got {ndim} dimensions, shape "
+        "{shape}.",
+        "error.walkthrough_empty": "{name} is empty (shape {shape}); give at least one row and one column.",
+        "error.walkthrough_not_finite": "{name} has {value} at row {row}, column {column}; every cell must be a "
+        "finite number.",
+        "error.walkthrough_q_k_width": "Q and K need the same width to be multiplied; got Q {q} and K {k}.",
+        "error.walkthrough_k_v_rows": "K and V need one row per key; got K {k} and V {v}.",
+        "error.walkthrough_overflow": "Q·Kᵀ overflows with numbers this large; use values below about 1e150.",
+        "error.map_kind_unknown": "Unknown attention map kind {kind!r}; use one of {kinds}.",
+        "error.map_dimensions": "Attention weights must have 4 dimensions (layers, heads, queries, keys); got shape "
+        "{shape}.",
+        "error.map_tokens_mismatch": "Weights of shape {shape} do not match {queries} query tokens and {keys} key "
+        "tokens; pass one token per query row and per key column.",
+        "error.map_layer_names": "Weights have {layers} layers but {names} layer names were given.",
+        "error.capture_no_map": "This capture has no {kind!r} map; it has {kinds}.",
+        "capture_maps.none": "none",
+        "analysis.axis.query_range_end": "query range end",
+        "analysis.axis_count.query_range_end": "{count} query range ends",
+        "analysis.axis_item.query_range_end": "Query range end {index}",
     },
     "zh": {
         "error_SettingError": "设置有误",
@@ -521,5 +596,68 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.lines_threshold": "连线阈值必须严格介于 0 和 1 之间；收到的是 {threshold}。",
         "error.lines_combine": "combine 必须是 None、'mean' 或 'max'；收到的是 {combine!r}。",
         "error.lines_query_missing": "查询 {query} 不存在；这张图有 {count} 个查询词元。",
+        # attention capture and maths, the data types (attnviz.attention, attnviz.types)
+        "error.texts_none": "没有给出文本；请至少给出一段。",
+        "error.target_side_missing": "{model} 没有目标端（它是 {kind} 模型）；请只给出文本，或者选择翻译（编码器-解码器）"
+        "模型来处理文本对。",
+        "error.targets_count": "给了 {texts} 段文本，却有 {targets} 段目标文本；请为每段文本给出一段目标文本。",
+        "error.decoder_start_missing": "这个编码器-解码器模型的配置里没有 decoder_start_token_id。",
+        "error.weights_not_finite": "注意力权重必须是有限且非负的数；这里有 NaN、∞ 或负数（请检查模型的数据类型，"
+        "或权重所来自的文件）。",
+        "error.text_not_a_string": "{what}必须是字符串，而不是 {kind}。",
+        "error.text_empty": "{what}是空的；请输入一个句子来查看它的注意力。",
+        "error.text_broken_characters": "{what}中有损坏的字符（未配对的 UTF-16 代理项）；请以文本形式重新粘贴。",
+        "error.text_no_tokens": "{what}在 {model} 中得不到任何词元；请输入该模型分词器认识的词。",
+        "error.text_too_many_tokens": "{what}有 {count} 个词元，而 {model} 最多接受 {limit} 个；请缩短它，或截取前 "
+        "{limit} 个词元（truncate=True）。",
+        "error.generate_needs_decoder": "{model} 是仅编码器模型，不能生成文本；请改用 capture。",
+        "error.max_new_tokens_invalid": "max_new_tokens 必须是正整数，而不是 {value!r}。",
+        "error.layer_heads_do_not_divide": "hidden_size {hidden} 必须是 num_heads {heads} 的正整数倍。",
+        "error.layer_kv_heads_do_not_divide": "num_heads {heads} 必须是 num_kv_heads {kv_heads} 的整数倍（分组查询注意力）。",
+        "error.mask_type_unknown": "未知的 mask_type {mask_type!r}；请使用 {choices} 之一。",
+        "error.layer_inputs_shape": "输入必须是 (batch, length, hidden)，且批大小相同；收到的是 {hidden_shape} 和 "
+        "{source_shape}。",
+        "error.causal_mask_on_cross": "因果掩码只用于自注意力；交叉注意力请使用 mask_type='none' 或 'padding'。",
+        "error.padding_mask_missing": "mask_type='padding' 需要 padding_mask (batch, keys)，真实词元处为 True。",
+        "error.padding_mask_shape": "padding_mask 的形状是 {shape}；它必须是 (batch, keys) = ({batch}, {keys})。",
+        "error.kv_heads_do_not_divide": "查询有 {heads} 个头，键/值有 {kv_heads} 个；查询的头数必须是键/值头数的整数倍"
+        "（分组查询注意力）。",
+        "error.split_heads_input_shape": "multi_head_split 需要 (batch, length, hidden)；收到的形状是 {shape}。",
+        "error.merge_heads_input_shape": "multi_head_merge 需要 (batch, heads, length, head_dim)；收到的形状是 {shape}。",
+        "error.causal_alignment_unknown": "未知的因果对齐方式 {alignment!r}；请使用 'top_left' 或 'bottom_right'。",
+        "error.mask_dtype": "注意力掩码的数据类型是 {dtype}；请传入布尔掩码（True 表示可关注）或加到分数上的浮点掩码。",
+        "error.mask_not_addable": "形状为 {shape} 的掩码或偏置无法加到形状为 {scores} 的分数上；它的末两维必须是 "
+        "({queries}, {keys}) 或 (1, {keys})。",
+        "error.qkv_dimensions": "q、k 和 v 的维数必须相同（至少 2 维）；收到的形状是 {query}、{key}、{value}。",
+        "error.qkv_sizes": "q {query} 和 k {key} 的特征维度必须相同，k 和 v {value} 的长度必须相同。",
+        "error.npu_kernel_unavailable": "npu 注意力算子需要 torch_npu 和昇腾 NPU：{reason} 请改在 CPU 或 CUDA 上运行，"
+        "或在昇腾机器上安装 torch_npu 和 CANN。",
+        "error.npu_mask_shape": "注意力掩码的形状是 {shape}；它的末两维必须是 ({queries}, {keys}) 或 (1, {keys})，"
+        "并能广播到 (batch, heads, {queries}, {keys})。",
+        "error.npu_not_bnsd": "{name} 的形状是 {shape}；请传入按 (batch, heads, seq, head_dim) 排列的 4 维张量。",
+        "error.npu_query_key_mismatch": "query {query} 和 key {key} 的批大小和 head_dim 必须相同。",
+        "error.npu_key_value_mismatch": "key {key} 和 value {value} 的批大小、头数和长度必须相同。",
+        "error.npu_bias_with_zero_scale": "缩放系数为 0 时，浮点注意力偏置无法传给 npu 算子；请使用大于 0 的缩放系数。",
+        "error.max_tokens_too_small": "max_tokens 至少为 1。",
+        "error.dtype_no_policy": "设备 {device!r} 没有数据类型策略；请使用 cpu、cuda、mps 或 npu。",
+        "error.dtype_unknown": "未知的数据类型 {dtype!r}；请使用 float32、float16 或 bfloat16。",
+        "error.dtype_not_allowed": "{device} 上不能使用 {dtype}；请在那里使用 {allowed}（半精度用于 npu 和 cuda）。",
+        "error.walkthrough_not_numbers": "{name} 必须是由数字组成的矩阵（由等长的行组成的列表）；{value!r} 不是。",
+        "error.walkthrough_not_a_matrix": "{name} 必须是矩阵（行 × 列）；收到的是 {ndim} 维，形状为 {shape}。",
+        "error.walkthrough_empty": "{name} 是空的（形状 {shape}）；请至少给出一行一列。",
+        "error.walkthrough_not_finite": "{name} 在第 {row} 行第 {column} 列是 {value}；每个格子都必须是有限的数。",
+        "error.walkthrough_q_k_width": "Q 和 K 的宽度必须相同才能相乘；收到的是 Q {q} 和 K {k}。",
+        "error.walkthrough_k_v_rows": "K 和 V 必须每个键一行；收到的是 K {k} 和 V {v}。",
+        "error.walkthrough_overflow": "数值这么大时 Q·Kᵀ 会溢出；请使用小于约 1e150 的值。",
+        "error.map_kind_unknown": "未知的注意力图类型 {kind!r}；请使用 {kinds} 之一。",
+        "error.map_dimensions": "注意力权重必须是 4 维的（层、头、查询、键）；收到的形状是 {shape}。",
+        "error.map_tokens_mismatch": "形状为 {shape} 的权重与 {queries} 个查询词元和 {keys} 个键词元不匹配；请为每个"
+        "查询行和每个键列各给一个词元。",
+        "error.map_layer_names": "权重有 {layers} 层，却给了 {names} 个层名。",
+        "error.capture_no_map": "这个捕获没有 {kind!r} 图；它有的是：{kinds}。",
+        "capture_maps.none": "无",
+        "analysis.axis.query_range_end": "查询范围端点",
+        "analysis.axis_count.query_range_end": "{count} 个查询范围端点",
+        "analysis.axis_item.query_range_end": "查询范围端点 {index}",
     },
 }

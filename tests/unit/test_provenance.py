@@ -111,3 +111,49 @@ def test_a_single_map_saves_with_the_provenance_it_is_given(tmp_path):
     record = provenance.view_provenance({"model": {"name": "demo-zh-en"}}, "heatmap", {"hide_special": True})
     capture = export.as_capture(seed_pair_map(), "demo-zh-en", "早上好！", provenance=record)
     assert export.load_capture(export.save_capture(capture, tmp_path / "m.json")).provenance == record
+
+
+@pytest.fixture(scope="module")
+def marian(tiny_folder):
+    return load_model(tiny_folder("marian"), "cpu")
+
+
+def _made_by(record: dict, handle, source_text: str, target_text: str | None, options: dict) -> None:
+    """`record` is the provenance of a capture made with `handle` from these texts with these options."""
+    assert record["model"]["name"] == handle.name and record["model"]["path"] == handle.path
+    assert record["model"]["weights_sha256"] == provenance.weights_sha256(handle.model)[0]
+    assert (record["device"], record["dtype"]) == ("cpu", "float32")
+    assert record["versions"] == provenance.versions()
+    assert (record["source_text"], record["target_text"], record["options"]) == (source_text, target_text, options)
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", record["captured_at"])
+
+
+def test_a_capture_says_what_made_it(bert, marian):
+    from attnviz.attention.capture import capture, capture_batch
+
+    _made_by(capture(bert, "早上好").provenance, bert, "早上好", None, {"mode": "full", "truncate": False})
+    pair = capture(marian, "早上好！", "Good morning!", truncate=True)
+    _made_by(pair.provenance, marian, "早上好！", "Good morning!", {"mode": "full", "truncate": True})
+    first, second = capture_batch(marian, ["早上好！", "晚安"], ["Good morning!", "Good night"])
+    _made_by(first.provenance, marian, "早上好！", "Good morning!", {"mode": "full", "truncate": False})
+    _made_by(second.provenance, marian, "晚安", "Good night", {"mode": "full", "truncate": False})
+
+
+def test_a_generation_and_a_lazy_capture_say_what_made_them(marian):
+    from attnviz.attention.generation import generate
+    from attnviz.attention.ondemand import capture_lazy
+
+    written = generate(marian, "早上好！", max_new_tokens=3)
+    _made_by(written.provenance, marian, "早上好！", written.target_text, {"mode": "generate", "max_new_tokens": 3})
+    lazy = capture_lazy(marian, "早上好！", "Good morning!")
+    _made_by(lazy.provenance, marian, "早上好！", "Good morning!", {"mode": "lazy", "truncate": False})
+    assert lazy.to_capture().provenance == lazy.provenance
+
+
+@pytest.mark.parametrize("suffix", ["json", "npz"])
+def test_a_captures_own_provenance_survives_its_file(tmp_path, marian, suffix):
+    from attnviz.attention.capture import capture
+
+    made = capture(marian, "早上好！", "Good morning!")
+    loaded = export.load_capture(export.save_capture(made, tmp_path / f"c.{suffix}"))
+    assert loaded.provenance == made.provenance and loaded.provenance["model"]["name"] == marian.name
