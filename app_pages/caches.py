@@ -8,7 +8,7 @@ import streamlit as st
 
 from app_pages import model_runs, multi_head
 from app_pages.state import ViewState
-from attnviz import i18n, selection
+from attnviz import i18n, provenance, selection
 from attnviz.errors import ModelLoadError
 from attnviz.models import catalogue, load_model
 
@@ -21,7 +21,11 @@ def cached_model(name: str, device: str):
 
 @st.cache_data(show_spinner=False, max_entries=128)
 def cached_analysis(name: str, device: str, text: str, target: str, mode: str):
-    return model_runs.analyse(cached_model(name, device), text, target, mode)
+    """The capture of one input, with its provenance (what the app's JSON/NPZ downloads save)."""
+    handle = cached_model(name, device)
+    result = model_runs.analyse(handle, text, target, mode)
+    options = {"mode": mode, "max_new_tokens": model_runs.MAX_NEW_TOKENS if result.steps is not None else None}
+    return provenance.with_provenance(result, handle, options)
 
 
 @st.cache_resource(show_spinner=False, max_entries=2)  # shared, not copied: it holds every layer's queries and keys

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app_pages import model_runs
+from app_pages import figure_export, model_runs
 from app_pages.caches import catalogue_entries
 from app_pages.session import CUSTOM, MODEL_CUSTOM, MODEL_PICK, bound, tr
 from app_pages.state import DEVICES, LANGUAGES, ViewState
@@ -41,6 +41,7 @@ def sidebar(view: ViewState) -> None:
                     for entry in report.entries
                 )
             )
+        figure_export.download_size_control(view)
         st.caption(t("sidebar_footer"))
 
 

@@ -19,12 +19,13 @@ import plotly.io as pio
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app_pages.figure_export import _exporter
+from app_pages import figure_export
 from app_pages.model_runs import MAX_NEW_TOKENS
 from attnviz import cli, selection
 from attnviz.models import load_model
 
 APP = str(Path(__file__).resolve().parent.parent / "app_pages" / "main.py")
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 PAGE_FIGURES = {"translate": ("alignment", "heatmap"), "self": ("heatmap", "lines", "grid")}
 
 
@@ -170,18 +171,6 @@ class CliSide:
         return plotly_json(cli.figure(self.result, self.parse(view), self.handle))
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_torch_thread():
-    """The app runs torch with one thread (app_pages/model_runs.py); the CLI's captures here do too, so that both
-    sides compute bit-equal weights."""
-    import torch
-
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
-
 def mismatches(case: Case, combos: list[Combination]) -> list[str]:
     """Each combination and figure where the CLI's file differs from the app's download. Replays open from a link
     (the slider keeps its step while the input stays); the rest are widget changes on one page per map."""
@@ -307,5 +296,7 @@ def test_the_clis_html_file_is_the_apps_html_download(capsys, tmp_path, case, co
     argv = ["export", *cli_side.input, *combination.cli_view(figure), "-o", str(target)]
     assert cli.main(argv) == 0, capsys.readouterr().err
     spec = page_charts(case, combination)[figure]
-    downloaded = _exporter(go.Figure(spec), "html", None, case.model)().decode("utf-8")
+    drawn = selection.as_file(go.Figure(spec), case.model)  # the page's download path, at the default size
+    make = figure_export.figure_maker(drawn, "html", figure, figure_export.Source(), {})
+    downloaded = make().decode("utf-8")
     assert html_figure(target.read_text(encoding="utf-8")) == html_figure(downloaded)
