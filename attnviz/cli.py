@@ -8,8 +8,12 @@
 
 With --input FILE every non-empty line is one example ("source" or "source<TAB>target"), a progress bar runs on
 stderr, and --output names a folder that receives 0001.<format>, 0002.<format>, ... (numbered by line). With --text,
-an --output that is an existing folder receives one file named after the text (`attnviz.export.safe_filename`: no
-path separators or control characters; png or json unless --format says otherwise).
+an --output that is an existing folder receives one file named after what it holds: view, model, layer/head and the
+first words of the text (`attnviz.export.figure_filename`, e.g. alignment_demo-zh-en_Halign_早上好.png), or for
+`capture` its model and text (`capture_filename`); safe on every OS; png or json unless --format says otherwise.
+Figure size (`attnviz.export.sizing`): --width/--height in px (1/96 in), --scale (1–4) or --dpi (96–384) for PNG, or
+a print --preset (single-column: 3.5 in at 300 dpi; double-column; slide). Every capture and figure written records
+its provenance (`attnviz.provenance`): model and weights hash, device, dtype, versions, texts, options and time.
 Bad arguments and attnviz errors print one line on stderr and exit with 2; existing files are kept unless --force;
 every file is written atomically (temporary file, then rename).
 
@@ -28,6 +32,7 @@ from pathlib import Path
 
 from attnviz import analysis, selection
 from attnviz.errors import AttnvizError, InputError
+from attnviz.export.sizing import PRESETS
 from attnviz.selection import ViewOptions
 
 PROG = "attnviz"
@@ -112,7 +117,20 @@ def _add_view_arguments(parser: argparse.ArgumentParser) -> None:
     view.add_argument("--format", choices=("png", "svg", "pdf", "html"), help="default: from the output suffix")
     view.add_argument("--engine", choices=("auto", "kaleido", "static"), default="auto",
                       help="png/svg/pdf renderer: kaleido (Chromium) or static (matplotlib, no browser)")  # fmt: skip
-    view.add_argument("--scale", type=float, default=1.0, help="PNG resolution multiplier")
+    _add_size_arguments(parser)
+
+
+def _add_size_arguments(parser: argparse.ArgumentParser) -> None:
+    """The figure's size and resolution: `attnviz.export.resolve_size`'s options, checked before any model loads."""
+    size = parser.add_argument_group("size")
+    size.add_argument("--width", type=int, help="figure width in px, 1/96 in (100–5000; default: the figure's own)")
+    size.add_argument("--height", type=int, help="figure height in px (100–5000; default: the figure's own)")
+    resolution = size.add_mutually_exclusive_group()
+    resolution.add_argument("--scale", type=float, help="PNG pixels per figure pixel, 1–4 (default 1)")
+    resolution.add_argument("--dpi", type=float, help="PNG resolution in dots per inch, 96–384 (instead of --scale)")
+    presets = "; ".join(f"{p.name}: {p.width_in:g} in at {p.dpi:g} dpi" for p in PRESETS.values())
+    size.add_argument("--preset", choices=tuple(PRESETS), help=f"a print size ({presets}); keeps the figure's "
+                      "proportions unless --height is given")  # fmt: skip
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -156,14 +174,28 @@ def _check(args: argparse.Namespace) -> None:
     if args.input is not None and args.target is not None:
         raise InputError("With --input, put each target after a tab on its line instead of using --target.")
     if args.command == "export":
-        if args.scale <= 0:
-            raise InputError("--scale must be positive.")
+        _check_size(args)
         if not 0 <= args.threshold < 1:
             raise InputError("--threshold must lie in [0, 1).")
         if args.top_k < 1:
             raise InputError("--top-k must be at least 1.")
         if args.step < 0:
             raise InputError("--step takes a number of target tokens, 0 for all.")
+
+
+def size_options(args: argparse.Namespace) -> dict:
+    """The size keyword arguments of `attnviz.export.figure_bytes` the export's arguments give."""
+    return {name: getattr(args, name) for name in ("width", "height", "scale", "dpi", "preset")}
+
+
+def _check_size(args: argparse.Namespace) -> None:
+    """Sizes out of range, or a preset with a width, fail before any model loads (`resolve_size` checks them again,
+    with the pixel budget, against each figure's own size)."""
+    import plotly.graph_objects as go
+
+    from attnviz.export.sizing import resolve_size
+
+    resolve_size(go.Figure(), **size_options(args))
 
 
 def _examples(args: argparse.Namespace) -> list[Example]:
@@ -186,19 +218,16 @@ def _examples(args: argparse.Namespace) -> list[Example]:
     return examples
 
 
-def _output_paths(args: argparse.Namespace, examples: list[Example], fmt: str) -> list[Path]:
-    """Where each example goes; refuses (before any work) to replace files without --force."""
+def _output_paths(args: argparse.Namespace, examples: list[Example], fmt: str) -> list[Path | None]:
+    """Where each example goes (None: in the --output folder, named after what it holds once that is known);
+    refuses (before any work) to replace files without --force."""
     if args.input is None:
-        paths = [args.output]
-        if args.output.is_dir():  # a folder: the file inside it is named after the text, made safe as a name
-            from attnviz.export import safe_filename
-
-            paths = [args.output / safe_filename(examples[0].text, fmt)]
+        paths = [None if args.output.is_dir() else args.output]
     else:
         if args.output.exists() and not args.output.is_dir():
             raise InputError(f"With --input, --output names a folder; {args.output} is a file.")
         paths = [args.output / f"{example.number:04d}.{fmt}" for example in examples]
-    existing = [p for p in paths if p.exists()]
+    existing = [p for p in paths if p is not None and p.exists()]
     if existing and not args.force:
         more = f" (and {len(existing) - 1} more)" if len(existing) > 1 else ""
         raise InputError(f"{existing[0]}{more} already exists; pass --force to replace.")
@@ -224,11 +253,17 @@ def _format(args: argparse.Namespace, allowed: tuple[str, ...], default: str | N
 
 
 def _capture(handle, example: Example, args: argparse.Namespace):
+    """The example's capture, with its provenance (the options it was captured with)."""
     from attnviz import capture
+    from attnviz.provenance import with_provenance
 
     if args.generate is not None:
-        return capture.generate(handle, example.text, max_new_tokens=args.generate)
-    return capture.capture(handle, example.text, example.target, truncate=args.truncate)
+        result = capture.generate(handle, example.text, max_new_tokens=args.generate)
+    else:
+        result = capture.capture(handle, example.text, example.target, truncate=args.truncate)
+    options = {"mode": "generate" if args.generate is not None else "pair", "max_new_tokens": args.generate,
+               "truncate": args.truncate}  # fmt: skip
+    return with_provenance(result, handle, options)
 
 
 def _one_index(value: str | None, what: str, size: int) -> int:
@@ -288,8 +323,35 @@ def view_options(args: argparse.Namespace, result) -> ViewOptions:
 def figure(result, args: argparse.Namespace, handle):
     """The figure of one example: the app's figure for these options, as its download buttons write it (the model
     named in the title)."""
-    shown = selection.show(result, view_options(args, result), handle.alignment_heads, (args.view,))
-    return selection.as_file(shown.figures[args.view], handle.name)
+    return _drawn(result, args, handle)[0]
+
+
+def _drawn(result, args: argparse.Namespace, handle) -> tuple:
+    """(the figure as `figure` gives it, the options it shows, its file name's layer and head parts)."""
+    options = view_options(args, result)
+    shown = selection.show(result, options, handle.alignment_heads, (args.view,))
+    heads = selection.file_heads(shown.selection, selection.aggregation_of(options, options.kind))
+    return selection.as_file(shown.figures[args.view], handle.name), options, heads
+
+
+def _write(result, args: argparse.Namespace, handle, example: Example, path: Path | None, fmt: str) -> Path:
+    """Write one example's capture or figure, with its provenance, to `path` (None: a file in the --output folder
+    named after what it holds); returns where it went."""
+    from dataclasses import asdict
+
+    from attnviz import export
+    from attnviz.provenance import view_provenance
+
+    if args.command == "capture":
+        path = path or args.output / export.capture_filename(result, fmt)
+        return export.save_capture(result, path, fmt, overwrite=args.force)
+    drawn, options, heads = _drawn(result, args, handle)
+    if path is None:
+        path = args.output / export.figure_filename(args.view, fmt, model=handle.name, text=example.text, **heads)
+    size = size_options(args)
+    provenance = view_provenance(result.provenance, args.view, {**asdict(options), "export": size})
+    return export.export_figure(drawn, path, fmt, engine=args.engine, overwrite=args.force, provenance=provenance,
+                                **size)  # fmt: skip
 
 
 def _progress(items, args: argparse.Namespace):
@@ -349,24 +411,20 @@ def _run(args: argparse.Namespace) -> int:
         fmt = _format(args, ("json", "npz", "csv"), "json")
     paths = _output_paths(args, examples, fmt)
 
-    from attnviz import export, models
+    from attnviz import models
 
     _quiet_libraries()
     handle = models.load_model(args.model, device=args.device)
+    written = []
     for example, path in _progress(list(zip(examples, paths)), args):
         try:
-            result = _capture(handle, example, args)
-            if args.command == "capture":
-                export.save_capture(result, path, fmt, overwrite=args.force)
-            else:
-                drawn = figure(result, args, handle)
-                export.export_figure(drawn, path, fmt, engine=args.engine, overwrite=args.force, scale=args.scale)
+            written.append(_write(_capture(handle, example, args), args, handle, example, path, fmt))
         except AttnvizError as error:
             if args.input is None:
                 raise
             raise type(error)(f"line {example.number} of {args.input}: {error}") from error
     if args.input is None:
-        print(paths[0])
+        print(written[0])
     else:
         print(f"{len(paths)} files in {args.output}")
     return 0
