@@ -6,7 +6,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import streamlit as st
 
-from app_pages import model_runs, multi_head
+from app_pages import model_runs, multi_head, opened
 from app_pages.state import ViewState
 from attnviz import i18n, provenance, selection
 from attnviz.errors import ModelLoadError
@@ -89,7 +89,11 @@ def forced_target(view: ViewState) -> str:
 
 def analysis(view: ViewState):
     """(model handle, capture) of the view's text, computed once per input: an AttentionCapture, or for a long text a
-    LazyCapture (`model_runs.analysis_mode`) that computes the heads a page shows."""
+    LazyCapture (`model_runs.analysis_mode`) that computes the heads a page shows. While a saved capture is open
+    (`opened`), that capture, and what it tells of its model, without loading the model."""
+    shown = opened.current(view)
+    if shown is not None:
+        return shown.model, shown.capture
     handle = model(view)
     target = forced_target(view)
     lazy = model_runs.analysis_mode(handle, view.text, target, view.mode) == "lazy"
