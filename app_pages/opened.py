@@ -32,7 +32,6 @@ class CapturedModel:
 
     name: str
     kind: str  # "encoder" | "decoder" | "encoder-decoder", as ModelHandle.kind
-    device: str
     alignment_heads: tuple[tuple[int, int], ...] = ()
 
     @property
@@ -60,7 +59,7 @@ def captured_model(capture: AttentionCapture, file_name: str = "") -> CapturedMo
         kind = "decoder" if capture["self"].causal else "encoder"
     recorded = (capture.provenance or {}).get("model")
     name = capture.model or (recorded.get("name") if isinstance(recorded, dict) else None) or file_name or "capture"
-    return CapturedModel(str(name), kind, capture.device, tuple(alignment_heads_of(capture)))
+    return CapturedModel(str(name), kind, tuple(alignment_heads_of(capture)))
 
 
 def view_input(view: ViewState) -> tuple:
