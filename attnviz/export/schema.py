@@ -46,7 +46,7 @@ from pathlib import Path
 
 import numpy as np
 
-from attnviz.errors import InputError, Phrase
+from attnviz.errors import InputError
 from attnviz.export.files import DATA_FORMATS, format_of, write_atomic
 from attnviz.types import AttentionCapture, AttentionMap, GenerationStep, Token
 
@@ -73,7 +73,9 @@ def _token_dict(token: Token) -> dict:
 def _token_from(data: dict) -> Token:
     text, start, end, special = data["text"], data["start"], data["end"], data.get("special", False)
     if not isinstance(text, str) or not all(is_int(v) for v in (start, end)) or not isinstance(special, bool):
-        raise InputError("capture_bad_token", token=str(data)[:80])
+        raise InputError(
+            f"A token must be {{'text': str, 'start': int, 'end': int, 'special': bool}}; got {str(data)[:80]}."
+        )
     return Token(text, start, end, special)
 
 
@@ -154,16 +156,15 @@ _DAMAGED = (
 
 
 @contextlib.contextmanager
-def reading(fmt: str):
-    """Whatever is malformed inside a `fmt` ("JSON", "NPZ") file being read becomes one InputError naming it, never a
-    raw KeyError."""
+def reading(what: str):
+    """Whatever is malformed inside a file being read becomes one InputError naming it, never a raw KeyError."""
     try:
         yield
     except InputError:
         raise
     except _DAMAGED as error:
         detail = f"{type(error).__name__}: {error}"[:160]
-        raise InputError("capture_damaged", format=fmt, detail=detail) from None
+        raise InputError(f"{what} is incomplete or damaged ({detail}); export it again with attnviz.") from None
 
 
 def check_header(data) -> None:
@@ -177,23 +178,22 @@ def check_header(data) -> None:
     if not isinstance(maps, dict) or not maps or not all(isinstance(entry, dict) for entry in maps.values()):
         raise InputError("capture_no_maps")
     if data.get("steps") is not None and not isinstance(data["steps"], list):
-        raise InputError("capture_bad_steps")
+        raise InputError('The capture\'s "steps" must be a list (one entry per generated token) or null.')
     for name in ("meta", "provenance"):
         if data.get(name) is not None and not isinstance(data[name], dict):
-            raise InputError("capture_not_an_object", name=name)
+            raise InputError(f'The capture\'s "{name}" must be an object.')
     if data.get("target_text") is not None and not isinstance(data["target_text"], str):
-        raise InputError("capture_bad_target_text")
+        raise InputError('The capture\'s "target_text" must be a string or null.')
 
 
-def _weights(values, where: Phrase, ndim: int) -> np.ndarray:
-    """Stored weights as float32, refused when they are not `ndim`-dimensional, finite and non-negative; `where`
-    names them in the refusal."""
+def _weights(values, where: str, ndim: int) -> np.ndarray:
+    """Stored weights as float32, refused when they are not `ndim`-dimensional, finite and non-negative."""
     with np.errstate(over="ignore"):  # a value beyond float32 becomes inf, refused just below
         array = np.asarray(values, dtype=np.float32)
     if array.ndim != ndim:
-        raise InputError("capture_weights_dimensions", where=where, ndim=ndim, shape=str(array.shape))
+        raise InputError(f"{where} must have {ndim} dimensions; it has shape {array.shape}.")
     if not np.isfinite(array).all() or (array < 0).any():
-        raise InputError("capture_weights_not_finite", where=where)
+        raise InputError(f"{where} hold NaN, infinite or negative values; attention weights are finite and ≥ 0.")
     return array
 
 
@@ -202,12 +202,12 @@ def _build(data: dict, map_weights, step_weights) -> AttentionCapture:
     `step_weights(index, entry) -> (self, cross | None)` (nested lists from JSON, arrays from NPZ)."""
     maps = {}
     for kind, entry in data["maps"].items():
-        array = _weights(map_weights(kind, entry), Phrase("capture.map_weights", kind=kind), 4)
+        array = _weights(map_weights(kind, entry), f"The {kind!r} weights", 4)
         if list(array.shape) != list(entry["shape"]):
-            raise InputError("capture_shape_mismatch", kind=kind, shape=str(array.shape), header=str(entry["shape"]))
+            raise InputError(f"The {kind!r} weights have shape {array.shape}, but the header says {entry['shape']}.")
         names = entry["layer_names"]
         if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
-            raise InputError("capture_bad_layer_names", kind=kind)
+            raise InputError(f"The {kind!r} map's layer_names must be a list of strings.")
         maps[kind] = AttentionMap(
             kind=entry["kind"],
             weights=array,
@@ -221,11 +221,12 @@ def _build(data: dict, map_weights, step_weights) -> AttentionCapture:
         generation = []
         for index, entry in enumerate(data["steps"]):
             self_w, cross_w = step_weights(index, entry)
+            where = f"Step {index}'s"
             generation.append(
                 GenerationStep(
                     _token_from(entry["token"]),
-                    _weights(self_w, Phrase("capture.step_self_weights", step=index), 3),
-                    None if cross_w is None else _weights(cross_w, Phrase("capture.step_cross_weights", step=index), 3),
+                    _weights(self_w, f"{where} self-attention weights", 3),
+                    None if cross_w is None else _weights(cross_w, f"{where} cross-attention weights", 3),
                 )
             )
     return AttentionCapture(
@@ -243,7 +244,7 @@ def _build(data: dict, map_weights, step_weights) -> AttentionCapture:
 def capture_from_dict(data: dict) -> AttentionCapture:
     """The capture a `capture_to_dict` dict (or a loaded JSON file) describes; structure, shapes and values are
     checked, and anything malformed is an InputError."""
-    with reading("JSON"):
+    with reading("The capture"):
         check_header(data)
         return _build(
             data,
@@ -273,7 +274,7 @@ def capture_to_npz(capture: AttentionCapture | AttentionMap) -> bytes:
 def capture_from_npz(source: bytes | str | os.PathLike) -> AttentionCapture:
     """The capture in an NPZ written by `capture_to_npz` (bytes or a path); malformed archives are InputErrors."""
     stream = io.BytesIO(source) if isinstance(source, bytes) else source
-    with reading("NPZ"):
+    with reading("The NPZ capture"):
         try:
             archive = np.load(stream, allow_pickle=False)
         except (ValueError, OSError, EOFError, zipfile.BadZipFile) as error:

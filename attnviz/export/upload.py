@@ -95,7 +95,7 @@ def _read_npz(data: bytes, limits: UploadLimits) -> AttentionCapture:
             )
         if "header.npy" not in archive.namelist():
             raise InputError("capture_npz_no_header")
-        with schema.reading("NPZ"):
+        with schema.reading("The NPZ capture"):
             for member in members:
                 if member.filename.endswith(".npy"):
                     _check_npy_member(archive, member)

@@ -1,6 +1,6 @@
 """The words of files going out of and coming into the app, in English and 中文: the download size chosen once for
 every download, the Open a capture page and what it says of a capture's provenance, and the sentences of a capture
-file whose contents are wrong (`error.capture_*`, raised by attnviz.export.schema and attnviz.export.upload)."""
+file whose header disagrees with itself (`error.capture_*`, raised by attnviz.export.upload)."""
 
 STRINGS: dict[str, dict[str, str]] = {
     "en": {
@@ -55,26 +55,11 @@ STRINGS: dict[str, dict[str, str]] = {
         "open_field_options": "Capture options",
         "open_field_time": "Captured at (UTC)",
         "open_field_maps": "Maps (layers × heads × queries × keys)",
-        # Capture files whose contents are wrong
-        "error.capture_bad_token": "A token must be {{'text': str, 'start': int, 'end': int, 'special': bool}}; got "
-        "{token}.",
-        "error.capture_damaged": "This {format} capture is incomplete or damaged ({detail}); export it again with "
-        "attnviz.",
-        "error.capture_bad_steps": 'The capture\'s "steps" must be a list (one entry per generated token) or null.',
-        "error.capture_not_an_object": 'The capture\'s "{name}" must be an object.',
-        "error.capture_bad_target_text": 'The capture\'s "target_text" must be a string or null.',
-        "error.capture_weights_dimensions": "{where} must have {ndim} dimensions; they have shape {shape}.",
-        "error.capture_weights_not_finite": "{where} hold NaN, infinite or negative values; attention weights are "
-        "finite and ≥ 0.",
-        "error.capture_shape_mismatch": "The {kind!r} weights have shape {shape}, but the header says {header}.",
-        "error.capture_bad_layer_names": "The {kind!r} map's layer_names must be a list of strings.",
+        # Capture files whose header disagrees with itself
         "error.capture_unknown_kind": "The {kind!r} map says it is {value!r}; a map is one of {choices}.",
         "error.capture_tokens_mismatch": "The {kind!r} map has shape {shape} but {queries} query tokens and {keys} "
         "key tokens; a capture has one token per query row and per key column.",
         "error.capture_layer_names_mismatch": "The {kind!r} map has {layers} layers but {names} layer names.",
-        "capture.map_weights": "The {kind!r} weights",
-        "capture.step_self_weights": "Step {step}'s self-attention weights",
-        "capture.step_cross_weights": "Step {step}'s cross-attention weights",
     },
     "zh": {
         "download_size": "下载尺寸",
@@ -123,22 +108,9 @@ STRINGS: dict[str, dict[str, str]] = {
         "open_field_options": "捕获选项",
         "open_field_time": "捕获时间（UTC）",
         "open_field_maps": "注意力图（层 × 头 × 查询 × 键）",
-        "error.capture_bad_token": "词元必须是 {{'text': str, 'start': int, 'end': int, 'special': bool}}；收到的是 "
-        "{token}。",
-        "error.capture_damaged": "这个 {format} 捕获文件不完整或已损坏（{detail}）；请用 attnviz 重新导出。",
-        "error.capture_bad_steps": '捕获文件中的 "steps" 必须是列表（每个生成的词元一项）或 null。',
-        "error.capture_not_an_object": '捕获文件中的 "{name}" 必须是一个对象。',
-        "error.capture_bad_target_text": '捕获文件中的 "target_text" 必须是字符串或 null。',
-        "error.capture_weights_dimensions": "{where}必须是 {ndim} 维的；这里的形状是 {shape}。",
-        "error.capture_weights_not_finite": "{where}含有 NaN、无穷大或负数；注意力权重必须是有限的非负数。",
-        "error.capture_shape_mismatch": "{kind!r} 图的权重形状是 {shape}，但文件头写的是 {header}。",
-        "error.capture_bad_layer_names": "{kind!r} 图的 layer_names 必须是字符串列表。",
         "error.capture_unknown_kind": "{kind!r} 图自称是 {value!r}；注意力图只能是 {choices} 之一。",
         "error.capture_tokens_mismatch": "{kind!r} 图的形状是 {shape}，却有 {queries} 个查询词元和 {keys} 个键词元；"
         "捕获文件里每个查询行、每个键列各对应一个词元。",
         "error.capture_layer_names_mismatch": "{kind!r} 图有 {layers} 层，却有 {names} 个层名。",
-        "capture.map_weights": "{kind!r} 图的权重",
-        "capture.step_self_weights": "第 {step} 步的自注意力权重",
-        "capture.step_cross_weights": "第 {step} 步的交叉注意力权重",
     },
 }
