@@ -8,12 +8,8 @@
 
 With --input FILE every non-empty line is one example ("source" or "source<TAB>target"), a progress bar runs on
 stderr, and --output names a folder that receives 0001.<format>, 0002.<format>, ... (numbered by line). With --text,
-an --output that is an existing folder receives one file named after what it holds: view, model, layer/head and the
-first words of the text (`attnviz.export.figure_filename`, e.g. alignment_demo-zh-en_Halign_早上好.png), or for
-`capture` its model and text (`capture_filename`); safe on every OS; png or json unless --format says otherwise.
-Figure size (`attnviz.export.sizing`): --width/--height in px (1/96 in), --scale (1–4) or --dpi (96–384) for PNG, or
-a print --preset (single-column: 3.5 in at 300 dpi; double-column; slide). Every capture and figure written records
-its provenance (`attnviz.provenance`): model and weights hash, device, dtype, versions, texts, options and time.
+an --output that is an existing folder receives one file named after what it holds (`attnviz.export.figure_filename`: no
+path separators or control characters; png or json unless --format says otherwise).
 Bad arguments and attnviz errors print one line on stderr and exit with 2; existing files are kept unless --force;
 every file is written atomically (temporary file, then rename).
 
@@ -21,6 +17,12 @@ A figure is the one the app draws for the same options (`attnviz.selection`, whi
 download buttons write it: --aggregation, --layer, --head, --words, --hide-special, --threshold, --step and --lang
 mean what the app's controls of those names mean, with the app's defaults. --layer and --head also take lists
 ("0,2", "all") and --head "mean" or "max", which the app does not offer.
+
+A file in an --output folder is named as the app's downloads are: view, model, layer/head and the first words of the
+text (e.g. alignment_demo-zh-en_Halign_早上好.png), a capture by its model and text (`capture_filename`). Figure
+size (`attnviz.export.sizing`): --width/--height in px (1/96 in), --scale (1–4) or --dpi (96–384) for PNG, or a print
+--preset (single-column: 3.5 in at 300 dpi; double-column; slide). Every capture and figure written records its
+provenance (`attnviz.provenance`): model and weights hash, device, dtype, versions, texts, options and time.
 """
 
 from __future__ import annotations
@@ -32,7 +34,6 @@ from pathlib import Path
 
 from attnviz import analysis, selection
 from attnviz.errors import AttnvizError, InputError
-from attnviz.export.sizing import PRESETS
 from attnviz.selection import ViewOptions
 
 PROG = "attnviz"
@@ -122,6 +123,8 @@ def _add_view_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _add_size_arguments(parser: argparse.ArgumentParser) -> None:
     """The figure's size and resolution: `attnviz.export.resolve_size`'s options, checked before any model loads."""
+    from attnviz.export.sizing import PRESETS
+
     size = parser.add_argument_group("size")
     size.add_argument("--width", type=int, help="figure width in px, 1/96 in (100–5000; default: the figure's own)")
     size.add_argument("--height", type=int, help="figure height in px (100–5000; default: the figure's own)")
@@ -222,12 +225,14 @@ def _output_paths(args: argparse.Namespace, examples: list[Example], fmt: str) -
     """Where each example goes (None: in the --output folder, named after what it holds once that is known);
     refuses (before any work) to replace files without --force."""
     if args.input is None:
-        paths = [None if args.output.is_dir() else args.output]
+        if args.output.is_dir():  # the file's name says what it holds, known once it is drawn; checked as written
+            return [None]
+        paths = [args.output]
     else:
         if args.output.exists() and not args.output.is_dir():
             raise InputError(f"With --input, --output names a folder; {args.output} is a file.")
         paths = [args.output / f"{example.number:04d}.{fmt}" for example in examples]
-    existing = [p for p in paths if p is not None and p.exists()]
+    existing = [p for p in paths if p.exists()]
     if existing and not args.force:
         more = f" (and {len(existing) - 1} more)" if len(existing) > 1 else ""
         raise InputError(f"{existing[0]}{more} already exists; pass --force to replace.")
@@ -253,17 +258,11 @@ def _format(args: argparse.Namespace, allowed: tuple[str, ...], default: str | N
 
 
 def _capture(handle, example: Example, args: argparse.Namespace):
-    """The example's capture, with its provenance (the options it was captured with)."""
     from attnviz import capture
-    from attnviz.provenance import with_provenance
 
     if args.generate is not None:
-        result = capture.generate(handle, example.text, max_new_tokens=args.generate)
-    else:
-        result = capture.capture(handle, example.text, example.target, truncate=args.truncate)
-    options = {"mode": "generate" if args.generate is not None else "pair", "max_new_tokens": args.generate,
-               "truncate": args.truncate}  # fmt: skip
-    return with_provenance(result, handle, options)
+        return capture.generate(handle, example.text, max_new_tokens=args.generate)
+    return capture.capture(handle, example.text, example.target, truncate=args.truncate)
 
 
 def _one_index(value: str | None, what: str, size: int) -> int:
@@ -334,14 +333,21 @@ def _drawn(result, args: argparse.Namespace, handle) -> tuple:
     return selection.as_file(shown.figures[args.view], handle.name), options, heads
 
 
+def capture_options(args: argparse.Namespace) -> dict:
+    """The options an example is captured with, as its provenance records them."""
+    mode = "generate" if args.generate is not None else "pair"
+    return {"mode": mode, "max_new_tokens": args.generate, "truncate": args.truncate}
+
+
 def _write(result, args: argparse.Namespace, handle, example: Example, path: Path | None, fmt: str) -> Path:
     """Write one example's capture or figure, with its provenance, to `path` (None: a file in the --output folder
     named after what it holds); returns where it went."""
     from dataclasses import asdict
 
     from attnviz import export
-    from attnviz.provenance import view_provenance
+    from attnviz.provenance import view_provenance, with_provenance
 
+    result = with_provenance(result, handle, capture_options(args))
     if args.command == "capture":
         path = path or args.output / export.capture_filename(result, fmt)
         return export.save_capture(result, path, fmt, overwrite=args.force)
