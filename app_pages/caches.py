@@ -8,9 +8,10 @@ import streamlit as st
 
 from app_pages import model_runs, multi_head, opened
 from app_pages.state import ViewState
-from attnviz import i18n, provenance, selection
+from attnviz import i18n, selection
 from attnviz.errors import ModelLoadError
 from attnviz.models import catalogue, load_model
+from attnviz.provenance import with_provenance
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
@@ -25,7 +26,7 @@ def cached_analysis(name: str, device: str, text: str, target: str, mode: str):
     handle = cached_model(name, device)
     result = model_runs.analyse(handle, text, target, mode)
     options = {"mode": mode, "max_new_tokens": model_runs.MAX_NEW_TOKENS if result.steps is not None else None}
-    return provenance.with_provenance(result, handle, options)
+    return with_provenance(result, handle, options)
 
 
 @st.cache_resource(show_spinner=False, max_entries=2)  # shared, not copied: it holds every layer's queries and keys

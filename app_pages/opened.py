@@ -102,6 +102,14 @@ def upload_key() -> str:
     return f"w_capture_upload_{st.session_state.get(UPLOADS, 0)}"
 
 
+def sidebar_notice(view: ViewState) -> None:
+    """While a saved capture is open, every page says so (in the sidebar), and it closes from any page."""
+    shown = current(view)
+    if shown is not None:
+        st.info(i18n.t("opened_notice", view.lang, file=shown.file_name), icon=":material/file_open:")
+        st.button(i18n.t("open_close", view.lang), key="opened_close", on_click=close, icon=":material/close:")
+
+
 def upload_limit_bytes() -> int:
     """The largest file the uploader takes: Streamlit's server.maxUploadSize (MB), set in .streamlit/config.toml."""
     return int(st.get_option("server.maxUploadSize")) * MIB

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app_pages import figure_export, model_runs, opened
+from app_pages import model_runs
 from app_pages.caches import catalogue_entries
 from app_pages.session import CUSTOM, MODEL_CUSTOM, MODEL_PICK, bound, tr
 from app_pages.state import DEVICES, LANGUAGES, ViewState
@@ -15,7 +15,6 @@ from attnviz.devices import device_report
 def sidebar(view: ViewState) -> None:
     t = tr(view)
     with st.sidebar:
-        _opened_notice(view)
         bound(
             st.segmented_control,
             "lang",
@@ -42,17 +41,7 @@ def sidebar(view: ViewState) -> None:
                     for entry in report.entries
                 )
             )
-        figure_export.download_size_control(view)
         st.caption(t("sidebar_footer"))
-
-
-def _opened_notice(view: ViewState) -> None:
-    """While a saved capture is open, every page says so, and it closes from any page."""
-    shown = opened.current(view)
-    if shown is not None:
-        t = tr(view)
-        st.info(t("opened_notice", file=shown.file_name), icon=":material/file_open:")
-        st.button(t("open_close"), key="opened_close", on_click=opened.close, icon=":material/close:")
 
 
 def _model_picker(view: ViewState) -> None:

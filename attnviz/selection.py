@@ -6,9 +6,9 @@
   (`attnviz.figures`). It is `show_map(prepare(result, options), ...)`; a page that needs the prepared map first
   (the replay slider counts its rows) calls the two halves itself.
 - `prepare_map` (decoder rows relabelled, special tokens hidden, pieces merged into words), `replay` (the rows
-  written so far), `head_selection` (which layers and heads a view means, with `alignment_pairs`).
-- `as_file`: a figure as a file shows it (the model named in its title, wide enough for that title); `file_heads`:
-  the layer and head parts of its file name (`attnviz.export.figure_filename`).
+  written so far), `head_selection` (which layers and heads a view means, with `alignment_pairs`; `file_heads` names
+  them in a file name, as `attnviz.export.figure_filename` takes them).
+- `as_file`: a figure as a file shows it (the model named in its title, wide enough for that title).
 - Full or on-demand results (`attnviz.ondemand.LazyCapture`): `is_lazy`, `kinds_of`, `map_shape`, `whole_capture`;
   a long map's exact block: `token_window`.
 
