@@ -24,31 +24,3 @@ def tiny_folder(tmp_path_factory):
         return made[family]
 
     return make
-
-
-@pytest.fixture(scope="module")
-def one_torch_thread():
-    """The app runs torch with one thread (app_pages/model_runs.py); captures a test makes beside it do too, so that
-    both sides compute bit-equal weights."""
-    import torch
-
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
-
-@pytest.fixture
-def downloads(monkeypatch):
-    """The app's download buttons by file name: {file name: the callable that makes the file when it is clicked}."""
-    from streamlit.runtime.media_file_manager import MediaFileManager
-
-    made = {}
-    register = MediaFileManager.add_deferred
-
-    def recorded(self, data_callable, mimetype, coordinates, file_name=None, **options):
-        made[file_name] = data_callable
-        return register(self, data_callable, mimetype, coordinates, file_name, **options)
-
-    monkeypatch.setattr(MediaFileManager, "add_deferred", recorded)
-    return made

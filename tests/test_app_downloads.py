@@ -18,6 +18,22 @@ from attnviz.export.sizing import PRESETS, ExportSize
 MODEL = "demo-zh-en"
 
 
+@pytest.fixture
+def downloads(monkeypatch):
+    """The app's download buttons by file name: {file name: the callable that makes the file when it is clicked}."""
+    from streamlit.runtime.media_file_manager import MediaFileManager
+
+    made = {}
+    register = MediaFileManager.add_deferred
+
+    def recorded(self, data_callable, mimetype, coordinates, file_name=None, **options):
+        made[file_name] = data_callable
+        return register(self, data_callable, mimetype, coordinates, file_name, **options)
+
+    monkeypatch.setattr(MediaFileManager, "add_deferred", recorded)
+    return made
+
+
 @pytest.fixture(autouse=True)
 def static_engine(monkeypatch):
     """PNGs drawn without a browser, so that these tests run anywhere (the browser test draws them in Chromium)."""

@@ -25,7 +25,6 @@ from attnviz import cli, selection
 from attnviz.models import load_model
 
 APP = str(Path(__file__).resolve().parent.parent / "app_pages" / "main.py")
-pytestmark = pytest.mark.usefixtures("one_torch_thread")
 PAGE_FIGURES = {"translate": ("alignment", "heatmap"), "self": ("heatmap", "lines", "grid")}
 
 
@@ -169,6 +168,18 @@ class CliSide:
 
     def figure(self, view: list[str]) -> dict:
         return plotly_json(cli.figure(self.result, self.parse(view), self.handle))
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_torch_thread():
+    """The app runs torch with one thread (app_pages/model_runs.py); the CLI's captures here do too, so that both
+    sides compute bit-equal weights."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
 
 
 def mismatches(case: Case, combos: list[Combination]) -> list[str]:
