@@ -6,10 +6,11 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import streamlit as st
 
-from app_pages import model_runs, multi_head
+from app_pages import model_runs, multi_head, opened
 from app_pages.state import ViewState
 from attnviz import i18n, selection
 from attnviz.models import catalogue, load_model
+from attnviz.provenance import with_provenance
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
@@ -20,7 +21,11 @@ def cached_model(name: str, device: str):
 
 @st.cache_data(show_spinner=False, max_entries=128)
 def cached_analysis(name: str, device: str, text: str, target: str, mode: str):
-    return model_runs.analyse(cached_model(name, device), text, target, mode)
+    """The capture of one input, with its provenance (what the app's JSON/NPZ downloads save)."""
+    handle = cached_model(name, device)
+    result = model_runs.analyse(handle, text, target, mode)
+    options = {"mode": mode, "max_new_tokens": model_runs.MAX_NEW_TOKENS if result.steps is not None else None}
+    return with_provenance(result, handle, options)
 
 
 @st.cache_resource(show_spinner=False, max_entries=2)  # shared, not copied: it holds every layer's queries and keys
@@ -84,7 +89,11 @@ def forced_target(view: ViewState) -> str:
 
 def analysis(view: ViewState):
     """(model handle, capture) of the view's text, computed once per input: an AttentionCapture, or for a long text a
-    LazyCapture (`model_runs.analysis_mode`) that computes the heads a page shows."""
+    LazyCapture (`model_runs.analysis_mode`) that computes the heads a page shows. While a saved capture is open
+    (`opened`), that capture, and what it tells of its model, without loading the model."""
+    shown = opened.current(view)
+    if shown is not None:
+        return shown.model, shown.capture
     handle = model(view)
     target = forced_target(view)
     lazy = model_runs.analysis_mode(handle, view.text, target, view.mode) == "lazy"

@@ -1,64 +1,210 @@
-"""Figures on a page: a plotly chart with a download button per format, each file made when its button is clicked,
-named after the model (`attnviz.selection.as_file`, as the command line writes it)."""
+"""Figures on a page and their files: a plotly chart with a download button per format, each file made when its
+button is clicked, at the size chosen once for every download (`download_size_control`, in the sidebar), named
+after what it holds (`attnviz.export.figure_filename`) and carrying its provenance. JSON and NPZ save the capture
+the figure was drawn from, with its provenance, so that the app's own file opens again on the Open a capture page."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 
 import streamlit as st
 
+from app_pages.session import bound, tr, widget_key
 from app_pages.state import ViewState
 from attnviz import i18n, selection
+from attnviz.errors import AttnvizError
+from attnviz.export.sizing import MAX_SCALE, MAX_SIDE, MIN_SIDE, PRESETS
+from attnviz.types import AttentionCapture, AttentionMap
 
-EXPORT_FORMATS = ("png", "svg", "pdf", "html", "json")
+FIGURE_FORMATS = ("png", "svg", "pdf", "html")
+CAPTURE_FORMATS = ("json", "npz")  # the capture itself, as `python -m attnviz capture` writes it
 MIME_TYPES = {
     "png": "image/png",
     "svg": "image/svg+xml",
     "pdf": "application/pdf",
     "html": "text/html",
     "json": "application/json",
+    "npz": "application/octet-stream",
 }
+SIZE = "attnviz_download_size"  # session key of this session's DownloadSize
+SCALES = tuple(range(1, int(MAX_SCALE) + 1))  # PNG pixels per figure pixel offered: 1× … 4×
 
 
-def figure(fig, name: str, key: str, view: ViewState, data=None, model: str | None = None) -> None:
+@dataclass
+class DownloadSize:
+    """The size every figure download is made at (`attnviz.export.resolve_size`): the figure's own size or a width
+    and height in plotly px (1/96 in) at a PNG scale, or a print preset (its printed width and dpi)."""
+
+    download_preset: str | None = None
+    download_scale: int = 1
+    download_width: int | None = None
+    download_height: int | None = None
+
+    def options(self) -> dict:
+        """The size keyword arguments of `attnviz.export.figure_bytes`."""
+        if self.download_preset:
+            return {"preset": self.download_preset, "height": self.download_height}
+        return {"scale": self.download_scale, "width": self.download_width, "height": self.download_height}
+
+
+@dataclass(frozen=True)
+class Source:
+    """What a figure was drawn from, for its files: the capture (or one map) its JSON/NPZ downloads save and whose
+    provenance its files carry, the view's options (recorded with them), and the heads it shows (`selection.file_heads`,
+    named in its file name)."""
+
+    capture: AttentionCapture | AttentionMap | None = None
+    options: selection.ViewOptions | None = None
+    heads: Mapping = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Download:
+    """One download button: its format, file name, the bytes it makes when clicked and what its tooltip says."""
+
+    fmt: str
+    file_name: str
+    make: Callable[[], bytes]
+    help_key: str = "export_help"
+    disabled: bool = False
+
+
+def download_size() -> DownloadSize:
+    """This session's download size, holding what its widgets hold now (as `session.state` does for the view)."""
+    size = st.session_state.setdefault(SIZE, DownloadSize())
+    for name in (entry.name for entry in dataclasses.fields(DownloadSize)):
+        if widget_key(name) in st.session_state:
+            setattr(size, name, st.session_state[widget_key(name)])
+    return size
+
+
+def download_size_control(view: ViewState) -> None:
+    """The size of every download, chosen once (in the sidebar): a print preset, or a PNG scale and a width and
+    height (empty: the figure's own)."""
+    t = tr(view)
+    size = download_size()
+    with st.popover(t("download_size"), icon=":material/photo_size_select_large:", width="stretch"):
+        presets = [None, *PRESETS]
+        bound(st.selectbox, "download_preset", t("download_preset"), options=presets, holder=size,
+              format_func=lambda name: t(f"preset_{name}") if name else t("preset_screen"))  # fmt: skip
+        preset = PRESETS.get(size.download_preset)
+        bound(st.segmented_control, "download_scale", t("download_scale"), options=SCALES, holder=size,
+              format_func=lambda scale: f"{scale}×", selection_mode="single", required=True,
+              disabled=preset is not None)  # fmt: skip
+        sides = {"min_value": MIN_SIDE, "max_value": MAX_SIDE, "step": 10, "placeholder": t("download_own_size")}
+        bound(st.number_input, "download_width", t("download_width"), holder=size, disabled=preset is not None,
+              **sides)  # fmt: skip
+        bound(st.number_input, "download_height", t("download_height"), holder=size, **sides)
+        if preset is not None:
+            st.caption(t("download_preset_note", inches=f"{preset.width_in:g}", dpi=f"{preset.dpi:g}",
+                         pixels=round(preset.width_in * preset.dpi)))  # fmt: skip
+        else:
+            st.caption(t("download_scale_note", scale=size.download_scale, dpi=round(96 * size.download_scale)))
+
+
+def figure(fig, name: str, key: str, view: ViewState, source: Source | None = None, model: str | None = None) -> None:
     """A plotly figure (its modebar saves PNG) with a download button per format; files are made on click.
 
-    JSON is the attention data the figure draws (`data`: an AttentionMap, in attnviz's capture schema) when given,
-    else the plotly figure itself. On the page the sidebar names the model; an exported file names it in its title.
+    `source`: what the figure was drawn from (its JSON/NPZ downloads save that capture; without one, JSON is the
+    plotly figure). `model`: named in the files' titles and names (on the page the sidebar names it).
     """
-    st.plotly_chart(
-        fig,
-        key=f"chart_{key}",
-        width="stretch",
-        config={"displaylogo": False, "toImageButtonOptions": {"format": "png", "filename": name, "scale": 2}},
-    )
+    size = download_size()
+    downloads, refusal = figure_downloads(fig, name, view, source or Source(), model, size)
+    camera = {"format": "png", "filename": downloads[0].file_name.removesuffix(".png"), "scale": size.download_scale}
+    st.plotly_chart(fig, key=f"chart_{key}", width="stretch",
+                    config={"displaylogo": False, "toImageButtonOptions": camera})  # fmt: skip
+    if refusal is not None:
+        st.caption(i18n.error_sentence(refusal, view.lang))
     with st.container(horizontal=True, gap="small"):
-        for fmt in EXPORT_FORMATS:
+        for download in downloads:
             st.download_button(
-                fmt.upper(),
-                data=_exporter(fig, fmt, data, model),
-                file_name=f"{name}.{fmt}",
-                mime=MIME_TYPES[fmt],
-                key=f"export_{key}_{fmt}",
+                download.fmt.upper(),
+                data=download.make,
+                file_name=download.file_name,
+                mime=MIME_TYPES[download.fmt],
+                key=f"export_{key}_{download.fmt}",
                 on_click="ignore",
-                help=i18n.t("export_help", view.lang, format=fmt.upper()),
+                disabled=download.disabled,
+                help=i18n.t(download.help_key, view.lang, format=download.fmt.upper()),
                 icon=":material/download:",
                 type="tertiary",
             )
 
 
-def shown_figures(view: ViewState, shown: selection.Shown, charts: Sequence[tuple[str, str, str]]) -> None:
-    """Figures of one view side by side, one column each: (figure name, file name, key) per chart; their data is the
-    map they draw."""
+def shown_figures(
+    view: ViewState,
+    shown: selection.Shown,
+    charts: Sequence[tuple[str, str, str]],
+    capture: AttentionCapture | None = None,
+    options: selection.ViewOptions | None = None,
+) -> None:
+    """Figures of one view side by side, one column each: (figure name, file name, key) per chart, drawn from
+    `capture` with `options`."""
+    aggregation = selection.aggregation_of(options, shown.amap.kind) if options else None
+    heads = selection.file_heads(shown.selection, aggregation) if aggregation else {}
     for column, (name, file_name, key) in zip(st.columns(len(charts)), charts):
         with column:
-            figure(shown.figures[name], file_name, key, view, data=shown.amap, model=view.model)
+            figure(shown.figures[name], file_name, key, view, Source(capture, options, heads), model=view.model)
 
 
-def _exporter(fig, fmt: str, data, model: str | None) -> Callable[[], bytes]:
-    """The bytes of one export, made only when its button is clicked (a static image takes a browser render)."""
+def figure_downloads(
+    fig, name: str, view: ViewState, source: Source, model: str | None, size: DownloadSize
+) -> tuple[list[Download], AttnvizError | None]:
+    """The downloads of one figure, and why its figure formats cannot be made at the chosen size (they are then
+    disabled, and the page says why), or None."""
     from attnviz import export
 
-    if fmt == "json":
-        return lambda: (export.capture_to_json(data) if data is not None else fig.to_json()).encode("utf-8")
-    return lambda: export.figure_bytes(selection.as_file(fig, model), fmt)
+    drawn = selection.as_file(fig, model)
+    text = view.text if model else None  # a figure of the page's input names it; the explainer's figures do not
+    refusal = None
+    try:
+        export.resolve_size(drawn, **size.options())
+    except AttnvizError as error:
+        refusal = error
+    downloads = [
+        Download(fmt, export.figure_filename(name, fmt, model=model, text=text, **source.heads),
+                 figure_maker(drawn, fmt, name, source, size.options()), disabled=refusal is not None)
+        for fmt in FIGURE_FORMATS
+    ]  # fmt: skip
+    if source.capture is None:
+        downloads.append(Download("json", export.figure_filename(name, "json"), lambda: fig.to_json().encode()))
+        return downloads, refusal
+    saved = _saved_capture(source.capture, model, view.text)
+    for fmt in CAPTURE_FORMATS:
+        downloads.append(Download(fmt, export.capture_filename(saved, fmt), _capture_maker(saved, fmt),
+                                  "export_capture_help"))  # fmt: skip
+    return downloads, refusal
+
+
+def figure_maker(drawn, fmt: str, name: str, source: Source, size: dict) -> Callable[[], bytes]:
+    """The bytes of one figure file at `size` (`DownloadSize.options`), made only when its button is clicked (a
+    static image takes a render), with the provenance of the capture it shows, the view's options and the time."""
+    from attnviz import export
+    from attnviz.provenance import view_provenance
+
+    def make() -> bytes:
+        options = dataclasses.asdict(source.options) if source.options else {}
+        provenance = view_provenance(_provenance(source.capture), name, {**options, "export": size})
+        return export.figure_bytes(drawn, fmt, provenance=provenance, **size)
+
+    return make
+
+
+def _provenance(capture) -> dict | None:
+    """A capture's provenance; None for a map or none (the figure's file then records the versions alone)."""
+    return (capture.provenance or None) if isinstance(capture, AttentionCapture) else None
+
+
+def _saved_capture(capture: AttentionCapture | AttentionMap, model: str | None, text: str) -> AttentionCapture:
+    """The capture a JSON/NPZ download saves: the capture itself, or one map (a long text's exact block) wrapped."""
+    from attnviz import export
+
+    return export.as_capture(capture, model=model or "", text=text)
+
+
+def _capture_maker(capture: AttentionCapture, fmt: str) -> Callable[[], bytes]:
+    from attnviz import export
+
+    return lambda: export.capture_bytes(capture, fmt)

@@ -54,7 +54,8 @@ with shown_errors(view):
         st.caption(t("table_hint"))
     with heatmap:
         grid = figures.statistic_grid(values=values, statistic=view.stat, kind=view.kind, style=figures.FigureStyle(lang=view.lang))
-        figure_export.figure(grid, "head-statistics", "heads_statistic", view, data=amap, model=view.model)
+        source = figure_export.Source(None if amap is None else result)
+        figure_export.figure(grid, "head-statistics", "heads_statistic", view, source, model=view.model)
 
     st.subheader(t("open_head_title"))
     chooser = st.columns([1, 1, 3], vertical_alignment="bottom")

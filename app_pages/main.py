@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from app_pages import navigation, session
+from app_pages import figure_export, navigation, opened, session
 from app_pages.sidebar import sidebar
 
 st.set_page_config(page_title="attnviz", page_icon=":material/hub:", layout="wide")
@@ -23,9 +23,14 @@ navigation_menu = st.navigation(
             url_path="how-attention-works",
         ),
         st.Page(pages["heads"], title=t("page_heads"), icon=":material/grid_view:", url_path="heads"),
+        st.Page(pages["open"], title=t("page_open"), icon=":material/file_open:", url_path="open-capture"),
     ]
 )
+with st.sidebar:  # a saved capture shown instead of the model's: said first, on every page
+    opened.sidebar_notice(view)
 sidebar(view)
+with st.sidebar:  # the size of every download, chosen once
+    figure_export.download_size_control(view)
 navigation.follow_goto()
 navigation_menu.run()
 session.sync_url(view)

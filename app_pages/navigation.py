@@ -14,6 +14,7 @@ PAGES = {  # page scripts, relative to main.py
     "self": "self_attention.py",
     "explainer": "how_attention_works.py",
     "heads": "heads.py",
+    "open": "open_capture.py",
 }
 
 

@@ -34,7 +34,8 @@ def long_map(view: ViewState, lazy, kind: str) -> None:
     spans = {"rows": f"{rows[0]}–{rows[1] - 1}", "keys": f"{columns[0]}–{columns[1] - 1}"}
     title = t("long_block_figure", layer=layer, head=head, **spans)
     block_figure = figures.heatmap(block, style=figures.FigureStyle(lang=view.lang, title=title))
-    figure_export.figure(block_figure, "long-heatmap-block", "long_block", view, data=block, model=view.model)
+    figure_export.figure(block_figure, "long-heatmap-block", "long_block", view, figure_export.Source(block),
+                         model=view.model)
 
 
 view = session.state()
@@ -71,8 +72,9 @@ with shown_errors(view):
         if shown.amap.causal:
             st.caption(t("causal_note"))
         charts = [("heatmap", "self-heatmap", "self_heatmap"), ("lines", "head-lines", "self_lines")]
-        figure_export.shown_figures(view, shown, charts)
+        figure_export.shown_figures(view, shown, charts, result, options)
         st.subheader(t("grid_title"))
         st.caption(t("grid_intro"))
         grid = shown.figures["grid"]
-        figure_export.figure(grid, "layer-head-grid", "self_grid", view, data=shown.amap, model=view.model)
+        source = figure_export.Source(result, options)
+        figure_export.figure(grid, "layer-head-grid", "self_grid", view, source, model=view.model)

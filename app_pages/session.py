@@ -45,13 +45,14 @@ def tr(view: ViewState) -> Callable[..., str]:
     return lambda key, **values: i18n.t(key, view.lang, **values)
 
 
-def bound(widget: Callable, field: str, label: str, options: Sequence | None = None, **kwargs):
-    """Render `widget` for one ViewState field: it starts from the view's value and writes its value back.
+def bound(widget: Callable, field: str, label: str, options: Sequence | None = None, *, holder=None, **kwargs):
+    """Render `widget` for one ViewState field (or a field of `holder`, another settings object kept in the
+    session): it starts from the view's value and writes its value back.
 
     Streamlit drops a widget's state when a page does not draw it; the view keeps it, so the widget starts where the
     person left it, on any page. A value the options no longer hold (another model) is reset to the first option.
     """
-    view = st.session_state[VIEW]
+    view = st.session_state[VIEW] if holder is None else holder
     key = widget_key(field)
     value = getattr(view, field)
     if options is not None:

@@ -46,4 +46,4 @@ with shown_errors(view):
         shown = selection.show_map(written, replace(options, step=step), handle.alignment_heads, names)
         controls.step_focus(view, shown.selection, step or steps, steps)
         charts = [("alignment", "alignment", "translate_alignment"), ("heatmap", "heatmap", "translate_heatmap")]
-        figure_export.shown_figures(view, shown, charts)
+        figure_export.shown_figures(view, shown, charts, result, replace(options, step=step))

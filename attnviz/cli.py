@@ -8,7 +8,7 @@
 
 With --input FILE every non-empty line is one example ("source" or "source<TAB>target"), a progress bar runs on
 stderr, and --output names a folder that receives 0001.<format>, 0002.<format>, ... (numbered by line). With --text,
-an --output that is an existing folder receives one file named after the text (`attnviz.export.safe_filename`: no
+an --output that is an existing folder receives one file named after what it holds (`attnviz.export.figure_filename`: no
 path separators or control characters; png or json unless --format says otherwise).
 Bad arguments and attnviz errors print one line on stderr and exit with 2 (attnviz's errors in English, or in Chinese
 for `export --lang zh`, whose figures speak Chinese); existing files are kept unless --force;
@@ -18,6 +18,12 @@ A figure is the one the app draws for the same options (`attnviz.selection`, whi
 download buttons write it: --aggregation, --layer, --head, --words, --hide-special, --threshold, --step and --lang
 mean what the app's controls of those names mean, with the app's defaults. --layer and --head also take lists
 ("0,2", "all") and --head "mean" or "max", which the app does not offer.
+
+A file in an --output folder is named as the app's downloads are: view, model, layer/head and the first words of the
+text (e.g. alignment_demo-zh-en_Halign_早上好.png), a capture by its model and text (`capture_filename`). Figure
+size (`attnviz.export.sizing`): --width/--height in px (1/96 in), --scale (1–4) or --dpi (96–384) for PNG, or a print
+--preset (single-column: 3.5 in at 300 dpi; double-column; slide). Every capture and figure written records its
+provenance (`attnviz.provenance`): model and weights hash, device, dtype, versions, texts, options and time.
 """
 
 from __future__ import annotations
@@ -114,7 +120,22 @@ def _add_view_arguments(parser: argparse.ArgumentParser) -> None:
     view.add_argument("--format", choices=("png", "svg", "pdf", "html"), help="default: from the output suffix")
     view.add_argument("--engine", choices=("auto", "kaleido", "static"), default="auto",
                       help="png/svg/pdf renderer: kaleido (Chromium) or static (matplotlib, no browser)")  # fmt: skip
-    view.add_argument("--scale", type=float, default=1.0, help="PNG resolution multiplier")
+    _add_size_arguments(parser)
+
+
+def _add_size_arguments(parser: argparse.ArgumentParser) -> None:
+    """The figure's size and resolution: `attnviz.export.resolve_size`'s options, checked before any model loads."""
+    from attnviz.export.sizing import PRESETS
+
+    size = parser.add_argument_group("size")
+    size.add_argument("--width", type=int, help="figure width in px, 1/96 in (100–5000; default: the figure's own)")
+    size.add_argument("--height", type=int, help="figure height in px (100–5000; default: the figure's own)")
+    resolution = size.add_mutually_exclusive_group()
+    resolution.add_argument("--scale", type=float, help="PNG pixels per figure pixel, 1–4 (default 1)")
+    resolution.add_argument("--dpi", type=float, help="PNG resolution in dots per inch, 96–384 (instead of --scale)")
+    presets = "; ".join(f"{p.name}: {p.width_in:g} in at {p.dpi:g} dpi" for p in PRESETS.values())
+    size.add_argument("--preset", choices=tuple(PRESETS), help=f"a print size ({presets}); keeps the figure's "
+                      "proportions unless --height is given")  # fmt: skip
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -158,14 +179,28 @@ def _check(args: argparse.Namespace) -> None:
     if args.input is not None and args.target is not None:
         raise InputError("cli_input_with_target")
     if args.command == "export":
-        if args.scale <= 0:
-            raise InputError("cli_scale_positive")
+        _check_size(args)
         if not 0 <= args.threshold < 1:
             raise InputError("cli_threshold_range")
         if args.top_k < 1:
             raise InputError("cli_top_k_positive")
         if args.step < 0:
             raise InputError("cli_step_negative")
+
+
+def size_options(args: argparse.Namespace) -> dict:
+    """The size keyword arguments of `attnviz.export.figure_bytes` the export's arguments give."""
+    return {name: getattr(args, name) for name in ("width", "height", "scale", "dpi", "preset")}
+
+
+def _check_size(args: argparse.Namespace) -> None:
+    """Sizes out of range, or a preset with a width, fail before any model loads (`resolve_size` checks them again,
+    with the pixel budget, against each figure's own size)."""
+    import plotly.graph_objects as go
+
+    from attnviz.export.sizing import resolve_size
+
+    resolve_size(go.Figure(), **size_options(args))
 
 
 def _examples(args: argparse.Namespace) -> list[Example]:
@@ -188,14 +223,13 @@ def _examples(args: argparse.Namespace) -> list[Example]:
     return examples
 
 
-def _output_paths(args: argparse.Namespace, examples: list[Example], fmt: str) -> list[Path]:
-    """Where each example goes; refuses (before any work) to replace files without --force."""
+def _output_paths(args: argparse.Namespace, examples: list[Example], fmt: str) -> list[Path | None]:
+    """Where each example goes (None: in the --output folder, named after what it holds once that is known);
+    refuses (before any work) to replace files without --force."""
     if args.input is None:
+        if args.output.is_dir():  # the file's name says what it holds, known once it is drawn; checked as written
+            return [None]
         paths = [args.output]
-        if args.output.is_dir():  # a folder: the file inside it is named after the text, made safe as a name
-            from attnviz.export import safe_filename
-
-            paths = [args.output / safe_filename(examples[0].text, fmt)]
     else:
         if args.output.exists() and not args.output.is_dir():
             raise InputError("cli_output_is_a_file", path=str(args.output))
@@ -289,8 +323,42 @@ def view_options(args: argparse.Namespace, result) -> ViewOptions:
 def figure(result, args: argparse.Namespace, handle):
     """The figure of one example: the app's figure for these options, as its download buttons write it (the model
     named in the title)."""
-    shown = selection.show(result, view_options(args, result), handle.alignment_heads, (args.view,))
-    return selection.as_file(shown.figures[args.view], handle.name)
+    return _drawn(result, args, handle)[0]
+
+
+def _drawn(result, args: argparse.Namespace, handle) -> tuple:
+    """(the figure as `figure` gives it, the options it shows, its file name's layer and head parts)."""
+    options = view_options(args, result)
+    shown = selection.show(result, options, handle.alignment_heads, (args.view,))
+    heads = selection.file_heads(shown.selection, selection.aggregation_of(options, options.kind))
+    return selection.as_file(shown.figures[args.view], handle.name), options, heads
+
+
+def capture_options(args: argparse.Namespace) -> dict:
+    """The options an example is captured with, as its provenance records them."""
+    mode = "generate" if args.generate is not None else "pair"
+    return {"mode": mode, "max_new_tokens": args.generate, "truncate": args.truncate}
+
+
+def _write(result, args: argparse.Namespace, handle, example: Example, path: Path | None, fmt: str) -> Path:
+    """Write one example's capture or figure, with its provenance, to `path` (None: a file in the --output folder
+    named after what it holds); returns where it went."""
+    from dataclasses import asdict
+
+    from attnviz import export
+    from attnviz.provenance import view_provenance, with_provenance
+
+    result = with_provenance(result, handle, capture_options(args))
+    if args.command == "capture":
+        path = path or args.output / export.capture_filename(result, fmt)
+        return export.save_capture(result, path, fmt, overwrite=args.force)
+    drawn, options, heads = _drawn(result, args, handle)
+    if path is None:
+        path = args.output / export.figure_filename(args.view, fmt, model=handle.name, text=example.text, **heads)
+    size = size_options(args)
+    provenance = view_provenance(result.provenance, args.view, {**asdict(options), "export": size})
+    return export.export_figure(drawn, path, fmt, engine=args.engine, overwrite=args.force, provenance=provenance,
+                                **size)  # fmt: skip
 
 
 def _progress(items, args: argparse.Namespace):
@@ -350,25 +418,21 @@ def _run(args: argparse.Namespace) -> int:
         fmt = _format(args, ("json", "npz", "csv"), "json")
     paths = _output_paths(args, examples, fmt)
 
-    from attnviz import export, models
+    from attnviz import models
 
     _quiet_libraries()
     handle = models.load_model(args.model, device=args.device)
+    written = []
     for example, path in _progress(list(zip(examples, paths)), args):
         try:
-            result = _capture(handle, example, args)
-            if args.command == "capture":
-                export.save_capture(result, path, fmt, overwrite=args.force)
-            else:
-                drawn = figure(result, args, handle)
-                export.export_figure(drawn, path, fmt, engine=args.engine, overwrite=args.force, scale=args.scale)
+            written.append(_write(_capture(handle, example, args), args, handle, example, path, fmt))
         except AttnvizError as error:
             if args.input is None:
                 raise
             said = _said(error)
             raise type(error)("cli_input_line", line=example.number, path=str(args.input), error=said) from error
     if args.input is None:
-        print(paths[0])
+        print(written[0])
     else:
         print(f"{len(paths)} files in {args.output}")
     return 0

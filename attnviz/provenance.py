@@ -3,7 +3,10 @@
 `build_provenance(handle, source_text, target_text, options)` is called where a capture is made (it reads the loaded
 model once); the capture keeps it (`AttentionCapture.provenance`), its JSON/NPZ file stores it, and
 `view_provenance(capture.provenance, view, options)` adds what a figure shows, for the figure's file metadata
-(`attnviz.export.figure_bytes(..., provenance=...)`). Fields::
+(`attnviz.export.figure_bytes(..., provenance=...)`). `with_provenance(capture, handle, options)` is the one call the
+app and the command line make on every capture they compute: its provenance, and in its `meta` the model's trained
+alignment heads (`alignment_heads_of` reads them back), which a figure of the file needs once the model is not there.
+Fields::
 
     {"provenance_version": 1,
      "model": {"name": "demo-zh-en" | hub id | folder, "source": "catalogue" | "hub" | "folder", "path": str | None,
@@ -27,6 +30,7 @@ import functools
 import hashlib
 import platform
 import weakref
+from dataclasses import replace
 from datetime import datetime, timezone
 from importlib import metadata
 
@@ -34,6 +38,7 @@ from attnviz.export.schema import json_safe
 
 PROVENANCE_VERSION = 1
 MAX_HASH_BYTES = 4 * 2**30
+ALIGNMENT_HEADS = "alignment_heads"  # AttentionCapture.meta key: the model's [[layer, head], ...] trained to align
 _HASHES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # model -> (sha256 | None, bytes)
 
 
@@ -153,3 +158,30 @@ def view_provenance(provenance: dict | None, view: str, options: dict | None = N
     base["view"] = {"name": view, "options": json_safe(options or {})}
     base["exported_at"] = timestamp(now)
     return base
+
+
+def with_provenance(capture, handle, options: dict | None = None, **build_options):
+    """`capture` (an AttentionCapture made with `handle`) as a file keeps it: with its provenance (`build_provenance`
+    of its own texts and these capture `options`) and, in its meta, the model's alignment heads, so that the file,
+    opened where the model is not, draws what the live capture draws."""
+    provenance = build_provenance(handle, capture.source_text, capture.target_text, options, **build_options)
+    meta = {**capture.meta, ALIGNMENT_HEADS: [[int(layer), int(head)] for layer, head in handle.alignment_heads]}
+    return replace(capture, provenance=provenance, meta=meta)
+
+
+def alignment_heads_of(capture) -> list[tuple[int, int]]:
+    """The alignment heads a capture recorded (`with_provenance`): (layer, head) pairs; none when it recorded none,
+    or something that is not a list of index pairs (a file edited by hand)."""
+    recorded = (capture.meta or {}).get(ALIGNMENT_HEADS)
+    if not isinstance(recorded, list):
+        return []
+    pairs = []
+    for pair in recorded:
+        if not (isinstance(pair, (list, tuple)) and len(pair) == 2 and all(_is_index(value) for value in pair)):
+            return []
+        pairs.append((pair[0], pair[1]))
+    return pairs
+
+
+def _is_index(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0

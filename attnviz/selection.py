@@ -6,7 +6,8 @@
   (`attnviz.figures`). It is `show_map(prepare(result, options), ...)`; a page that needs the prepared map first
   (the replay slider counts its rows) calls the two halves itself.
 - `prepare_map` (decoder rows relabelled, special tokens hidden, pieces merged into words), `replay` (the rows
-  written so far), `head_selection` (which layers and heads a view means, with `alignment_pairs`).
+  written so far), `head_selection` (which layers and heads a view means, with `alignment_pairs`; `file_heads` names
+  them in a file name, as `attnviz.export.figure_filename` takes them).
 - `as_file`: a figure as a file shows it (the model named in its title, wide enough for that title).
 - Full or on-demand results (`attnviz.types.AttentionResult`, answered alike by both): `whole_capture`;
   a long map's exact block: `token_window`.
@@ -436,3 +437,20 @@ def as_file(fig: go.Figure, model: str | None) -> go.Figure:
     title = exported_title(fig.layout.title.text or "", model)
     width, height = export_size(title, fig.layout.width, fig.layout.height)
     return go.Figure(fig).update_layout(title_text=title, width=width, height=height)
+
+
+def file_heads(chosen: HeadSelection, aggregation: str) -> dict:
+    """The `layer` and `head` of a figure's file name (`attnviz.export.figure_filename`) for the heads it shows under
+    `aggregation` (`aggregation_of`): one head "L2H0", a layer's mean "L2Hmean", the mean of all "Hmean", the
+    alignment heads "Halign", a custom selection its listed indices and reduction ("L0+1Hmax")."""
+    if aggregation == "head":
+        layer, head = chosen.pairs[0]
+        return {"layer": layer, "head": head}
+    if aggregation == "layer":
+        return {"layer": chosen.pairs[0][0], "head": "mean"}
+    if aggregation == "all":
+        return {"head": "mean"}
+    if aggregation == "alignment":
+        return {"head": "align"}
+    heads = chosen.figure_kwargs.get("heads")
+    return {"layer": chosen.figure_kwargs.get("layers"), "head": heads if heads is not None else chosen.head_reduce}

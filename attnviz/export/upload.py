@@ -2,7 +2,8 @@
 
 `read_capture_upload(data)` gives an AttentionCapture, or raises an error whose message says what is wrong:
 the file is too large (ResourceLimitError, before it is parsed), is neither JSON nor NPZ, is cut short or damaged,
-is another schema or version, declares more tokens, layers, heads or steps than `UploadLimits` allow or arrays that
+is another schema or version, has a header that disagrees with itself (tokens or layer names that do not match a
+map's shape), declares more tokens, layers, heads or steps than `UploadLimits` allow or arrays that
 would unpack to more than they allow (checked from the headers, before any array is read), holds pickled objects
 (NPZ is read with `allow_pickle=False`, and an object array is refused by its header), has shapes that disagree
 with its tokens, NaN or negative weights, or attention rows that do not sum to 1. A file `save_capture` wrote within
@@ -21,7 +22,7 @@ import numpy as np
 
 from attnviz.errors import InputError, Phrase, ResourceLimitError
 from attnviz.export import schema
-from attnviz.types import AttentionCapture
+from attnviz.types import MAP_KINDS, AttentionCapture
 
 MIB = 2**20
 
@@ -145,9 +146,27 @@ def check_header_limits(data, limits: UploadLimits = DEFAULT_LIMITS) -> None:
             raise ResourceLimitError(
                 "capture_unpacked_too_large", size=_mib(4 * math.prod(shape)), limit=_mib(limits.max_unpacked_bytes)
             )
+        check_map_entry(kind, entry)
     steps = _count(data.get("steps"))
     if steps > limits.max_steps:
         raise ResourceLimitError("capture_too_many_steps", count=steps, limit=limits.max_steps)
+
+
+def check_map_entry(kind: str, entry: dict) -> None:
+    """A map's header agrees with itself: a known kind, one token per query row and per key column, one name per
+    layer (what AttentionMap refuses too, said here in each language, before the weights are read)."""
+    if entry.get("kind") not in MAP_KINDS:
+        raise InputError("capture_unknown_kind", kind=kind, value=str(entry.get("kind"))[:40],
+                         choices=", ".join(MAP_KINDS))  # fmt: skip
+    layers, _heads, queries, keys = entry["shape"]
+    query_tokens, key_tokens = entry.get("query_tokens"), entry.get("key_tokens")
+    if not isinstance(query_tokens, list) or not isinstance(key_tokens, list) or \
+            (len(query_tokens), len(key_tokens)) != (queries, keys):  # fmt: skip
+        raise InputError("capture_tokens_mismatch", kind=kind, shape=str(entry["shape"]),
+                         queries=_count(query_tokens), keys=_count(key_tokens))  # fmt: skip
+    names = entry.get("layer_names")
+    if isinstance(names, list) and len(names) != layers:
+        raise InputError("capture_layer_names_mismatch", kind=kind, layers=layers, names=len(names))
 
 
 def _first_bad_row(sums: np.ndarray, tolerance: float):

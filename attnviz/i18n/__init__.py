@@ -15,10 +15,11 @@ from attnviz.errors import (
     ResourceLimitError,
     SettingError,
 )
-from attnviz.i18n import app, devices, errors, formulas, models, selection, settings
+from attnviz.i18n import app, devices, errors, files, formulas, models, selection, settings
 
 LANGUAGES = {"en": "English", "zh": "中文"}
-PARTS = (app, errors, devices, models, settings, selection, formulas)  # one module per area; add a new area's module here
+# One module per area; add a new area's module here.
+PARTS = (app, errors, devices, models, settings, selection, formulas, files)
 
 
 def _joined(parts) -> dict[str, dict[str, str]]:

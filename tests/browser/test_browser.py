@@ -141,7 +141,7 @@ def test_png_export_downloads_a_valid_png(page, app_url):
     with page.expect_download(timeout=120_000) as download_info:
         page.get_by_role("button", name="PNG", exact=True).first.click()
     download = download_info.value
-    assert download.suggested_filename == "alignment.png"
+    assert download.suggested_filename == "alignment_demo-zh-en_Halign_早上好.png"  # what it holds, not "alignment"
     data = Path(download.path()).read_bytes()
     assert data.startswith(PNG_SIGNATURE)
     with Image.open(io.BytesIO(data)) as image:

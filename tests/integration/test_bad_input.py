@@ -624,7 +624,8 @@ def test_cli_names_a_file_in_an_output_folder_after_the_text_safely(capsys, tmp_
     folder.mkdir()
     code, err = _cli(capsys, "capture", "--model", bert, "--text", "../../x/早上好\x00!", "-o", folder)
     assert code == 0, err
-    assert os.listdir(tmp_path) == ["out"] and os.listdir(folder) == ["x_早上好!.json"]
+    named = f"capture_{Path(bert).name}_x-早上好.json"  # what it holds: the model and the first words of the text
+    assert os.listdir(tmp_path) == ["out"] and os.listdir(folder) == [named]
     code, err = _cli(capsys, "capture", "--model", bert, "--text", "../../x/早上好\x00!", "-o", folder)
     assert code == 2 and "--force" in _one_line(err)
 

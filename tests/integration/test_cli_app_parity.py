@@ -19,7 +19,7 @@ import plotly.io as pio
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app_pages.figure_export import _exporter
+from app_pages import figure_export
 from app_pages.model_runs import MAX_NEW_TOKENS
 from attnviz import cli, selection
 from attnviz.models import load_model
@@ -307,5 +307,7 @@ def test_the_clis_html_file_is_the_apps_html_download(capsys, tmp_path, case, co
     argv = ["export", *cli_side.input, *combination.cli_view(figure), "-o", str(target)]
     assert cli.main(argv) == 0, capsys.readouterr().err
     spec = page_charts(case, combination)[figure]
-    downloaded = _exporter(go.Figure(spec), "html", None, case.model)().decode("utf-8")
+    drawn = selection.as_file(go.Figure(spec), case.model)  # the page's download path, at the default size
+    make = figure_export.figure_maker(drawn, "html", figure, figure_export.Source(), {})
+    downloaded = make().decode("utf-8")
     assert html_figure(target.read_text(encoding="utf-8")) == html_figure(downloaded)

@@ -11,6 +11,7 @@ import pytest
 from app_pages import explainer_steps, model_runs, multi_head, state
 from attnviz import analysis, i18n, selection
 from attnviz.errors import AttnvizError, DeviceUnavailableError, InputError, ModelLoadError, ResourceLimitError
+from attnviz.export.sizing import PRESETS
 
 REPO = Path(__file__).resolve().parents[2]
 APP_SOURCES = [REPO / "app.py", *sorted((REPO / "app_pages").glob("*.py"))]
@@ -54,6 +55,7 @@ def used_keys() -> set[str]:
         "formula_{}": explainer_steps.EXPLAINER_STEPS,
         "mh_shape_{}": multi_head.SHAPE_SYMBOLS,
         "open_on_{}": ("translate", "self"),
+        "preset_{}": tuple(PRESETS),
         "matrix_{}_caption": ("q", "k", "v"),
         "error_{}": ("ModelLoadError", "DeviceUnavailableError", "InputError", "ResourceLimitError", "AttnvizError"),
     }

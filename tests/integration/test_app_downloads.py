@@ -1,0 +1,144 @@
+"""The app's downloads (AppTest): the size chosen once in the sidebar applies to every figure on every page, files
+are named after what they hold, and each figure file carries the provenance of the capture it shows."""
+
+from __future__ import annotations
+
+import io
+import math
+
+import plotly.graph_objects as go
+import pytest
+from PIL import Image
+from tests.integration.test_app import assert_page_ok, charts, open_app
+
+from app_pages import figure_export
+from attnviz import export, i18n, selection
+from attnviz.export.sizing import PRESETS, ExportSize
+
+MODEL = "demo-zh-en"
+
+
+@pytest.fixture
+def downloads(monkeypatch):
+    """The app's download buttons by file name: {file name: the callable that makes the file when it is clicked}."""
+    from streamlit.runtime.media_file_manager import MediaFileManager
+
+    made = {}
+    register = MediaFileManager.add_deferred
+
+    def recorded(self, data_callable, mimetype, coordinates, file_name=None, **options):
+        made[file_name] = data_callable
+        return register(self, data_callable, mimetype, coordinates, file_name, **options)
+
+    monkeypatch.setattr(MediaFileManager, "add_deferred", recorded)
+    return made
+
+
+@pytest.fixture(autouse=True)
+def static_engine(monkeypatch):
+    """PNGs drawn without a browser, so that these tests run anywhere (the browser test draws them in Chromium)."""
+    monkeypatch.setenv("ATTNVIZ_EXPORT_ENGINE", "static")
+
+
+def sized(at, **size):
+    """Choose the download size in the sidebar (the widgets' values) and run the page again."""
+    for name, value in size.items():
+        at.session_state[f"w_download_{name}"] = value
+    at.run()
+    assert_page_ok(at)
+    return at
+
+
+def own_size(spec: dict) -> tuple[int, int]:
+    """The width and height (plotly px) a page's chart is exported at by default: its size as a file."""
+    return ExportSize().of(selection.as_file(go.Figure(spec), MODEL))
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    with Image.open(io.BytesIO(data)) as image:
+        return image.size
+
+
+def test_every_download_is_named_after_what_it_holds(downloads):
+    at = open_app()
+    assert_page_ok(at)
+    names = set(downloads)
+    for fmt in figure_export.FIGURE_FORMATS:
+        assert f"alignment_demo-zh-en_Halign_早上好.{fmt}" in names and f"heatmap_demo-zh-en_Halign_早上好.{fmt}" in names
+    assert {"capture_demo-zh-en_早上好.json", "capture_demo-zh-en_早上好.npz"} <= names
+    at.session_state["w_view"] = "head"
+    at.session_state["w_layer"], at.session_state["w_head"] = 1, 3
+    at.run()
+    assert "heatmap_demo-zh-en_L1H3_早上好.pdf" in downloads
+    at.session_state["w_view"] = "layer"
+    at.run()
+    assert "alignment_demo-zh-en_L1Hmean_早上好.svg" in downloads
+    at.switch_page("how_attention_works.py").run()
+    assert "seed-alignment.png" in downloads and "seed-alignment.json" in downloads  # no model, no text
+
+
+def test_the_png_scale_chosen_once_applies_to_every_figure_on_every_page(downloads):
+    at = sized(open_app(), scale=3)
+    shown = charts(at)
+    for name in ("alignment", "heatmap"):
+        width, height = own_size(shown[name])
+        data = downloads[f"{name}_demo-zh-en_Halign_早上好.png"]()
+        assert png_size(data) == (math.ceil(3 * width), math.ceil(3 * height))
+        with Image.open(io.BytesIO(data)) as image:
+            assert round(image.info["dpi"][0]) == 288
+        assert export.read_stamp(data, "png")["view"]["options"]["export"] == {"scale": 3, "width": None,
+                                                                                "height": None}  # fmt: skip
+    at.switch_page("self_attention.py").run()
+    assert_page_ok(at)
+    grid = charts(at)["grid"]
+    (name,) = [name for name in downloads if name.startswith("layer-head-grid_") and name.endswith(".png")]
+    width, height = own_size(grid)
+    assert png_size(downloads[name]()) == (3 * width, 3 * height)
+
+
+def test_a_width_and_height_set_the_figure_size(downloads):
+    at = sized(open_app(), scale=2, width=640, height=400)
+    assert png_size(downloads["heatmap_demo-zh-en_Halign_早上好.png"]()) == (1280, 800)
+    pdf = downloads["heatmap_demo-zh-en_Halign_早上好.pdf"]()
+    from pypdf import PdfReader
+
+    box = PdfReader(io.BytesIO(pdf)).pages[0].mediabox
+    assert (round(float(box.width)), round(float(box.height))) == (480, 300)  # 1 px = 0.75 pt, vector at any scale
+    assert at.sidebar.number_input(key="w_download_width").value == 640
+
+
+def test_a_print_preset_sets_the_printed_width_and_dpi(downloads):
+    at = sized(open_app(), preset="single-column")
+    preset = PRESETS["single-column"]
+    data = downloads["alignment_demo-zh-en_Halign_早上好.png"]()
+    assert png_size(data)[0] == round(preset.width_in * preset.dpi) == 1050
+    from pypdf import PdfReader
+
+    box = PdfReader(io.BytesIO(downloads["alignment_demo-zh-en_Halign_早上好.pdf"]())).pages[0].mediabox
+    assert float(box.width) == pytest.approx(preset.width_in * 72, abs=1)
+    assert at.sidebar.number_input(key="w_download_width").disabled  # the preset sets it
+    note = [caption.value for caption in at.sidebar.caption]
+    assert i18n.t("download_preset_note", inches="3.5", dpi="300", pixels=1050) in note
+
+
+def test_a_size_too_large_to_draw_is_said_and_leaves_the_data_downloads(downloads):
+    at = sized(open_app(), scale=4, width=5000, height=5000)
+    said = [caption.value for caption in at.caption]
+    assert any("60000000 pixels" in text for text in said), said
+    buttons = {button.proto.id.rsplit("-", 1)[-1]: button for button in at.get("download_button")}
+    assert buttons["export_translate_heatmap_png"].proto.disabled
+    assert not buttons["export_translate_heatmap_json"].proto.disabled
+    sized(at, width=None, height=None, scale=1)
+    assert not any("60000000 pixels" in caption.value for caption in at.caption)
+
+
+@pytest.mark.parametrize("fmt", ["pdf", "svg", "html"])
+def test_each_figure_file_carries_the_captures_provenance_and_the_view(downloads, fmt):
+    at = sized(open_app(lang="zh"), scale=2)
+    stamped = export.read_stamp(downloads[f"heatmap_demo-zh-en_Halign_早上好.{fmt}"](), fmt)
+    assert stamped["model"]["name"] == MODEL and stamped["model"]["weights_sha256"]
+    assert stamped["source_text"] == "早上好！" and stamped["options"]["mode"] == "generate"
+    assert stamped["view"]["name"] == "heatmap"
+    assert stamped["view"]["options"]["lang"] == "zh" and stamped["view"]["options"]["kind"] == "cross"
+    assert stamped["exported_at"] >= stamped["captured_at"]
+    assert at.sidebar.get("popover")  # the size control lives in the sidebar, on every page
