@@ -5,7 +5,7 @@ import streamlit as st
 from app_pages import caches, figure_export, navigation, session
 from app_pages.heads_choices import defined_statistics, page_for_head
 from app_pages.page_errors import shown_errors
-from attnviz import analysis, figures, selection
+from attnviz import analysis, figures
 
 view = session.state()
 t = session.tr(view)
@@ -53,7 +53,9 @@ with shown_errors(view):
         )
         st.caption(t("table_hint"))
     with heatmap:
-        grid = figures.statistic_grid(values=values, statistic=view.stat, kind=view.kind, style=figures.FigureStyle(lang=view.lang))
+        grid = figures.statistic_grid(
+            values=values, statistic=view.stat, kind=view.kind, style=figures.FigureStyle(lang=view.lang)
+        )
         source = figure_export.Source(None if amap is None else result)
         figure_export.figure(grid, "head-statistics", "heads_statistic", view, source, model=view.model)
 

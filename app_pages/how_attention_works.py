@@ -17,7 +17,9 @@ st.caption(t("explainer_intro"))
 st.header(t("explainer_what"))
 st.markdown(t("explainer_what_text"))
 seed_alignment = figures.alignment(
-    figures.seed_alignment_map(), threshold=0.05, top_k=None,
+    figures.seed_alignment_map(),
+    threshold=0.05,
+    top_k=None,
     style=figures.FigureStyle(lang=view.lang, title=t("explainer_seed_alignment")),
 )
 figure_export.figure(seed_alignment, "seed-alignment", "explainer_seed", view)
@@ -57,7 +59,12 @@ with shown_errors(view):
         with shown:
             st.dataframe(table(matrix, rows, columns, decimals=3), width="stretch")
     st.markdown(t("explainer_expectation"))
-    figure_export.figure(figures.explainer(q, k, v, style=figures.FigureStyle(lang=view.lang)), "attention-steps", "explainer_steps", view)
+    figure_export.figure(
+        figures.explainer(q, k, v, style=figures.FigureStyle(lang=view.lang)),
+        "attention-steps",
+        "explainer_steps",
+        view,
+    )
 
 # 3. 四不像: the answer is a weighted mixture
 st.header(t("explainer_mixture"))

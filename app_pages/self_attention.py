@@ -21,7 +21,12 @@ def long_map(view: ViewState, lazy, kind: str) -> None:
         st.caption(t("long_not_continued"))
     pooled = caches.pooled(view, kind, layer, head)
     pooled_figure = figures.pooled_heatmap(
-        pooled, stack.query_tokens, stack.key_tokens, kind=kind, layer=layer, head=head,
+        pooled,
+        stack.query_tokens,
+        stack.key_tokens,
+        kind=kind,
+        layer=layer,
+        head=head,
         style=figures.FigureStyle(lang=view.lang),
     )
     figure_export.figure(pooled_figure, "long-heatmap-pooled", "long_pooled", view, model=view.model)
@@ -34,8 +39,9 @@ def long_map(view: ViewState, lazy, kind: str) -> None:
     spans = {"rows": f"{rows[0]}–{rows[1] - 1}", "keys": f"{columns[0]}–{columns[1] - 1}"}
     title = t("long_block_figure", layer=layer, head=head, **spans)
     block_figure = figures.heatmap(block, style=figures.FigureStyle(lang=view.lang, title=title))
-    figure_export.figure(block_figure, "long-heatmap-block", "long_block", view, figure_export.Source(block),
-                         model=view.model)
+    figure_export.figure(
+        block_figure, "long-heatmap-block", "long_block", view, figure_export.Source(block), model=view.model
+    )
 
 
 view = session.state()

@@ -514,4 +514,3 @@ def statistics_table(stats: dict[str, np.ndarray], layer_names: Sequence[str]) -
         for layer in range(layers)
         for head in range(heads)
     ]
-

@@ -57,8 +57,12 @@ def _versions() -> dict[str, str]:
     return versions
 
 
-def parity(model: str = "demo-zh-en", device: str | None = "auto", text: str = DEFAULT_PAIR[0],
-           target: str | None = DEFAULT_PAIR[1]) -> ParityReport:
+def parity(
+    model: str = "demo-zh-en",
+    device: str | None = "auto",
+    text: str = DEFAULT_PAIR[0],
+    target: str | None = DEFAULT_PAIR[1],
+) -> ParityReport:
     """Capture `text` (→ `target` for translation models) on `device` and on the CPU; compare every map."""
     chosen = resolve_device(device)
     on_device = load_model(model, str(chosen))

@@ -76,7 +76,7 @@ def matplotlib_families(font: str | os.PathLike | None = None) -> list[str]:
     return [_register_with_matplotlib(os.fspath(path)), FALLBACK_FAMILY]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _fonts_conf(font_dir: str, base: str | None) -> str:
     folder = Path(tempfile.mkdtemp(prefix="attnviz-fonts-"))
     includes = [base] if base else []

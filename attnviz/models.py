@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from attnviz import i18n, settings
-from attnviz.devices import resolve_device
 from attnviz.attention.precision import dtype_policy
+from attnviz.devices import resolve_device
 from attnviz.errors import ModelLoadError
 from attnviz.policy import Policy
 
@@ -106,15 +106,20 @@ def _check_weights(folder: Path) -> None:
 
 def _model_class(config):
     import transformers
-    from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES, MODEL_FOR_MASKED_LM_MAPPING_NAMES
+    from transformers.models.auto.modeling_auto import (
+        MODEL_FOR_CAUSAL_LM_MAPPING_NAMES,
+        MODEL_FOR_MASKED_LM_MAPPING_NAMES,
+    )
 
     if getattr(config, "is_encoder_decoder", False):
         return transformers.AutoModelForSeq2SeqLM
     architectures = getattr(config, "architectures", None) or []
     if any(arch.endswith(("ForCausalLM", "LMHeadModel")) for arch in architectures):
         return transformers.AutoModelForCausalLM
-    if not architectures and config.model_type in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES and (
-        config.model_type not in MODEL_FOR_MASKED_LM_MAPPING_NAMES
+    if (
+        not architectures
+        and config.model_type in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
+        and (config.model_type not in MODEL_FOR_MASKED_LM_MAPPING_NAMES)
     ):
         return transformers.AutoModelForCausalLM
     return transformers.AutoModel
@@ -152,8 +157,9 @@ def without_sacremoses_request():
         yield
 
 
-def load_model(name_or_path: str, device: str | None = "auto", policy: Policy | None = None,
-               dtype: str | None = None) -> ModelHandle:
+def load_model(
+    name_or_path: str, device: str | None = "auto", policy: Policy | None = None, dtype: str | None = None
+) -> ModelHandle:
     """Load a model and its tokenizer for attention capture.
 
     `name_or_path`: a catalogue name ("demo-zh-en", "minilm"), a local Hugging Face folder, or a hub id (needs the
@@ -192,7 +198,9 @@ def load_model(name_or_path: str, device: str | None = "auto", policy: Policy | 
         model.to(device=torch_device, dtype=torch_dtype)
         model.eval()
     decoder_config = getattr(config, "decoder", None) or config
-    layers = _count(decoder_config, "decoder_layers", "num_decoder_layers", "num_hidden_layers", "n_layer", "num_layers")
+    layers = _count(
+        decoder_config, "decoder_layers", "num_decoder_layers", "num_hidden_layers", "n_layer", "num_layers"
+    )
     heads = _count(decoder_config, "decoder_attention_heads", "num_attention_heads", "num_heads", "n_head")
     return ModelHandle(
         name=name_or_path,

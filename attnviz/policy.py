@@ -38,9 +38,7 @@ class Policy:
 
     def check_hub_id(self, model_id: str) -> None:
         if self.server_mode and model_id not in self.allowed_models:
-            raise ModelLoadError(
-                "server_refuses_hub_id", model=model_id, variable=settings.variable("allowed_models")
-            )
+            raise ModelLoadError("server_refuses_hub_id", model=model_id, variable=settings.variable("allowed_models"))
 
     def check_folder(self, folder: str, catalogued: bool = False) -> None:
         """Refuse a user-given folder outside the allowlist (resolved for `..` and symlinks) or over the size limit."""
@@ -48,9 +46,7 @@ class Policy:
         if self.server_mode and not catalogued:
             inside = any(os.path.commonpath([real, allowed]) == allowed for allowed in self.allowed_dirs)
             if not inside:
-                raise ModelLoadError(
-                    "server_refuses_folder", folder=folder, variable=settings.variable("allowed_dirs")
-                )
+                raise ModelLoadError("server_refuses_folder", folder=folder, variable=settings.variable("allowed_dirs"))
         if self.max_model_mb > 0:
             size_mb = sum(f.stat().st_size for f in Path(real).glob("*") if f.suffix in WEIGHT_SUFFIXES) / 1e6
             if size_mb > self.max_model_mb:

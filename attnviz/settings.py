@@ -32,11 +32,12 @@ from __future__ import annotations
 import math
 import os
 import re
-import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from functools import lru_cache, partial
 from pathlib import Path
+
+import tomllib
 
 from attnviz.errors import Phrase, SettingError
 

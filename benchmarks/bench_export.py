@@ -63,7 +63,7 @@ def run(repeats: int = 5, formats: tuple[str, ...] = ("png", "svg", "pdf")) -> d
     for engine in engines:
         per_format = {}
         for fmt in formats:
-            render = lambda: export.figure_bytes(fig, fmt, engine=engine)  # noqa: E731
+            render = lambda fmt=fmt, engine=engine: export.figure_bytes(fig, fmt, engine=engine)  # noqa: E731
             cold = _time(render, 1)[0]
             warm = _time(render, repeats)
             per_format[fmt] = {"cold_s": cold, "warm_median_s": statistics.median(warm), "warm_min_s": min(warm)}

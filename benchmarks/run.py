@@ -165,11 +165,11 @@ def short_worker(sizes: list[int], repeats: int, bertviz_max: int, part: str) ->
     import transformers
 
     from attnviz import analysis
+    from attnviz.attention.ondemand import capture_lazy
     from attnviz.figures.grid import statistic_grid
     from attnviz.figures.heatmap import heatmap
     from attnviz.figures.style import FigureStyle
     from attnviz.models import load_model
-    from attnviz.attention.ondemand import capture_lazy
 
     try:
         from bertviz import head_view
@@ -255,9 +255,9 @@ def long_worker(tokens: int) -> dict:
     import transformers
 
     from attnviz import memory
+    from attnviz.attention.ondemand import capture_lazy
     from attnviz.errors import ResourceLimitError
     from attnviz.models import load_model
-    from attnviz.attention.ondemand import capture_lazy
 
     vocab = 8192
     config = transformers.Qwen2Config(
@@ -425,8 +425,13 @@ def render(short: dict | None, long: dict | None, bertviz: str, meta: dict) -> s
             "cancels): "
             + "; ".join(
                 f"{label}: {', '.join(_ratio(r['paired'][method], 1.0) for r in rows)}"
-                for method, label in (("lazy_layer", "lazy/SDPA"), ("eager", "eager/SDPA"), ("full", "capture/eager"),
-                                      ("lazy_all", "lazy→all/eager"), ("record", "whole forward recorded/eager"))
+                for method, label in (
+                    ("lazy_layer", "lazy/SDPA"),
+                    ("eager", "eager/SDPA"),
+                    ("full", "capture/eager"),
+                    ("lazy_all", "lazy→all/eager"),
+                    ("record", "whole forward recorded/eager"),
+                )
             )
             + ".",
             "",

@@ -44,8 +44,7 @@ class Batch:
         return len(self.decoded[row].ids), self.inputs["decoder_input_ids"].shape[1], False
 
 
-def sequence_tokens(sequence: str, source: list[Token], target: list[Token] | None,
-                    start: Token | None) -> list[Token]:
+def sequence_tokens(sequence: str, source: list[Token], target: list[Token] | None, start: Token | None) -> list[Token]:
     """The tokens of a `MapSpec` token sequence: "source", "target", or "decoder_input" — the decoder's start token,
     then the target tokens but the last (teacher forcing)."""
     if sequence == "source":
@@ -61,8 +60,9 @@ def crop(weights: np.ndarray, row: int, queries: Span, keys: Span) -> np.ndarray
     return np.ascontiguousarray(weights[:, row, :, q0 : q0 + q_len, k0 : k0 + k_len])
 
 
-def prepare_batch(handle: ModelHandle, texts: list[str], targets: list[str] | None = None, truncate: bool = False,
-                  mode: str = "full") -> Batch:
+def prepare_batch(
+    handle: ModelHandle, texts: list[str], targets: list[str] | None = None, truncate: bool = False, mode: str = "full"
+) -> Batch:
     """Check and tokenize the examples, refuse what would not fit (positions, ATTNVIZ_MAX_CHARS, the memory budget
     for `mode` "full" or "lazy"), and build the padded model inputs."""
     if not texts:
@@ -83,8 +83,12 @@ def prepare_batch(handle: ModelHandle, texts: list[str], targets: list[str] | No
     inputs = {"input_ids": input_ids.to(model.device), "attention_mask": attention_mask.to(model.device)}
     batch = Batch(texts, targets, sources, None, inputs, left)
     if targets is not None:
-        batch.decoded = [encode(tokenizer, target, target=True, limit=limit, truncate=truncate, what="target",
-                                model_name=handle.name) for target in targets]
+        batch.decoded = [
+            encode(
+                tokenizer, target, target=True, limit=limit, truncate=truncate, what="target", model_name=handle.name
+            )
+            for target in targets
+        ]
         start = decoder_start(model)
         batch.decoder_start = start_token(tokenizer, start)
         # Teacher forcing: the decoder reads the start token then the target; row i produces target token i.

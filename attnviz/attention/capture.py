@@ -29,8 +29,9 @@ def capture(handle: ModelHandle, text: str, target: str | None = None, truncate:
     return capture_batch(handle, [text], None if target is None else [target], truncate=truncate)[0]
 
 
-def capture_batch(handle: ModelHandle, texts: list[str], targets: list[str] | None = None,
-                  truncate: bool = False) -> list[AttentionCapture]:
+def capture_batch(
+    handle: ModelHandle, texts: list[str], targets: list[str] | None = None, truncate: bool = False
+) -> list[AttentionCapture]:
     """`capture` for several examples in one padded batch; each result holds only its own (unpadded) tokens, and
     its provenance (`attnviz.provenance`: the model, device, versions, its texts and these options)."""
     batch = prepare_batch(handle, texts, targets, truncate)
@@ -52,15 +53,28 @@ def capture_batch(handle: ModelHandle, texts: list[str], targets: list[str] | No
         return [_example(handle, batch, stacked, names, row, shared) for row in range(len(batch.texts))]
 
 
-def _example(handle: ModelHandle, batch: Batch, stacked: dict[str, np.ndarray], names: dict[str, list[str]],
-             row: int, provenance: dict) -> AttentionCapture:
+def _example(
+    handle: ModelHandle,
+    batch: Batch,
+    stacked: dict[str, np.ndarray],
+    names: dict[str, list[str]],
+    row: int,
+    provenance: dict,
+) -> AttentionCapture:
     """Example `row` of a captured batch, with its own tokens only (no padding) and its own texts in `provenance`."""
     maps: dict[str, AttentionMap] = {}
     for spec in map_specs(handle.is_seq2seq, batch.decoded is not None):
         weights = crop(stacked[spec.kind], row, batch.span(row, spec.queries), batch.span(row, spec.keys))
-        maps[spec.kind] = AttentionMap(spec.kind, weights, batch.tokens(row, spec.queries),
-                                       batch.tokens(row, spec.keys), names[spec.kind], spec.is_causal(handle.kind))
+        maps[spec.kind] = AttentionMap(
+            spec.kind,
+            weights,
+            batch.tokens(row, spec.queries),
+            batch.tokens(row, spec.keys),
+            names[spec.kind],
+            spec.is_causal(handle.kind),
+        )
     source_text, target_text = batch.texts[row], None if batch.targets is None else batch.targets[row]
     provenance = {**provenance, "source_text": source_text, "target_text": target_text}
-    return AttentionCapture(handle.name, handle.device, maps, source_text=source_text, target_text=target_text,
-                            provenance=provenance)
+    return AttentionCapture(
+        handle.name, handle.device, maps, source_text=source_text, target_text=target_text, provenance=provenance
+    )

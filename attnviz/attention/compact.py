@@ -134,8 +134,9 @@ class LayerInputs:
         """Key columns, as many as the map has."""
         return self.key.shape[2]
 
-    def probabilities(self, heads: Sequence[int], start: int, stop: int, batch: int = 0,
-                      keys: tuple[int, int] | None = None) -> torch.Tensor:
+    def probabilities(
+        self, heads: Sequence[int], start: int, stop: int, batch: int = 0, keys: tuple[int, int] | None = None
+    ) -> torch.Tensor:
         """fp32 (len(heads), stop − start, keys): the weights of query rows [start, stop) of the given heads, over
         key columns `keys` ((first, last), None = all). With a kept LSE only those columns are computed; without,
         the softmax needs whole rows, and they are cut afterwards."""

@@ -61,8 +61,16 @@ def _backend_encoding(tokenizer, text: str):
     return backend.encode(text, add_special_tokens=True)
 
 
-def encode(tokenizer, text: str, *, target: bool = False, limit: int | None = None, truncate: bool = False,
-           what: str = "text", model_name: str = "the model") -> Encoded:
+def encode(
+    tokenizer,
+    text: str,
+    *,
+    target: bool = False,
+    limit: int | None = None,
+    truncate: bool = False,
+    what: str = "text",
+    model_name: str = "the model",
+) -> Encoded:
     """Tokenize; over `limit` tokens either truncate (when asked) or refuse with a sentence offering truncation."""
     truncating = truncate and limit is not None
     direct = None if target or truncating else _backend_encoding(tokenizer, text)

@@ -54,15 +54,16 @@ def generate(handle: ModelHandle, text: str, max_new_tokens: int = 32) -> Attent
     if handle.is_seq2seq:
         written = _seq2seq_generation(handle, text, source, sequence[1:], recorder, roles)
     else:
-        written = _decoder_generation(handle, text, source, sequence[len(source.ids):], recorder, roles)
+        written = _decoder_generation(handle, text, source, sequence[len(source.ids) :], recorder, roles)
     options = {"mode": "generate", "max_new_tokens": max_new_tokens}
     return replace(written, provenance=build_provenance(handle, text, written.target_text, options))
 
 
 def _generated_tokens(tokenizer, ids: list[int]) -> tuple[str, list[Token]]:
     specials = special_ids(tokenizer)
-    written = tokenizer.decode([i for i in ids if i not in specials], skip_special_tokens=True,
-                               clean_up_tokenization_spaces=False).strip()
+    written = tokenizer.decode(
+        [i for i in ids if i not in specials], skip_special_tokens=True, clean_up_tokenization_spaces=False
+    ).strip()
     return written, tokens_for_ids(tokenizer, ids, written)
 
 
@@ -71,8 +72,7 @@ def _step_rows(recorder: WeightRecorder, names: list[str], calls: range) -> list
     return [np.stack([recorder.calls[name][call].numpy()[0, :, -1, :] for name in names]) for call in calls]
 
 
-def _seq2seq_generation(handle, text, source: Encoded, generated, recorder: WeightRecorder,
-                        roles) -> AttentionCapture:
+def _seq2seq_generation(handle, text, source: Encoded, generated, recorder: WeightRecorder, roles) -> AttentionCapture:
     tokenizer = handle.tokenizer
     written, target_tokens = _generated_tokens(tokenizer, generated)
     steps_count = len(generated)
@@ -90,8 +90,11 @@ def _seq2seq_generation(handle, text, source: Encoded, generated, recorder: Weig
     start = start_token(tokenizer, decoder_start(handle.model))
     maps = {
         spec.kind: AttentionMap(
-            spec.kind, weights[spec.kind], sequence_tokens(spec.queries, source.tokens, target_tokens, start),
-            sequence_tokens(spec.keys, source.tokens, target_tokens, start), roles[spec.kind],
+            spec.kind,
+            weights[spec.kind],
+            sequence_tokens(spec.queries, source.tokens, target_tokens, start),
+            sequence_tokens(spec.keys, source.tokens, target_tokens, start),
+            roles[spec.kind],
             spec.is_causal(handle.kind),
         )
         for spec in map_specs(seq2seq=True, with_target=True)
@@ -100,8 +103,7 @@ def _seq2seq_generation(handle, text, source: Encoded, generated, recorder: Weig
     return AttentionCapture(handle.name, handle.device, maps, source_text=text, target_text=written, steps=steps)
 
 
-def _decoder_generation(handle, text, source: Encoded, generated, recorder: WeightRecorder,
-                        roles) -> AttentionCapture:
+def _decoder_generation(handle, text, source: Encoded, generated, recorder: WeightRecorder, roles) -> AttentionCapture:
     tokenizer = handle.tokenizer
     names = roles["self"]
     prompt_length = len(source.ids)
@@ -109,8 +111,9 @@ def _decoder_generation(handle, text, source: Encoded, generated, recorder: Weig
     written = tokenizer.decode(generated, skip_special_tokens=True, clean_up_tokenization_spaces=False)
     full_text = text + written
     new_tokens = tokens_for_ids(tokenizer, generated, written)
-    shifted = [Token(t.text, t.start + len(text), t.end + len(text), t.special) if not t.special else t
-               for t in new_tokens]
+    shifted = [
+        Token(t.text, t.start + len(text), t.end + len(text), t.special) if not t.special else t for t in new_tokens
+    ]
     prefill = recorder.stack([(name, 0) for name in names])[:, 0]  # (layers, heads, prompt, prompt)
     rows = [prefill[:, :, -1, :]] + _step_rows(recorder, names, range(1, len(generated)))
     total = prompt_length + len(generated) - 1
@@ -124,5 +127,6 @@ def _decoder_generation(handle, text, source: Encoded, generated, recorder: Weig
     (spec,) = map_specs(seq2seq=False, with_target=False)
     maps = {spec.kind: AttentionMap(spec.kind, weights, tokens, tokens, names, spec.is_causal(handle.kind))}
     steps = [GenerationStep(token, rows[i], None) for i, token in enumerate(shifted)]
-    return AttentionCapture(handle.name, handle.device, maps, source_text=full_text, target_text=written.strip(),
-                            steps=steps)
+    return AttentionCapture(
+        handle.name, handle.device, maps, source_text=full_text, target_text=written.strip(), steps=steps
+    )

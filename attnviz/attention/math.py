@@ -52,26 +52,27 @@ def multi_head_split(x: torch.Tensor, num_heads: int) -> torch.Tensor:
     """(b, l, hdim) -> (b, num_heads, l, hdim // num_heads), as in the seed's pseudo-code."""
     if x.dim() != 3:
         raise InputError("split_heads_input_shape", shape=tuple(x.shape))
-    b, l, hdim = x.shape
+    b, length, hdim = x.shape
     if num_heads <= 0 or hdim % num_heads:
         raise InputError("walkthrough_heads_do_not_divide", hidden=hdim, heads=num_heads)
-    return x.reshape(b, l, num_heads, hdim // num_heads).transpose(1, 2)  # (b, num_heads, l, head_dim)
+    return x.reshape(b, length, num_heads, hdim // num_heads).transpose(1, 2)  # (b, num_heads, l, head_dim)
 
 
 def multi_head_merge(x: torch.Tensor) -> torch.Tensor:
     """(b, num_heads, l, head_dim) -> (b, l, num_heads * head_dim): the inverse of `multi_head_split`."""
     if x.dim() != 4:
         raise InputError("merge_heads_input_shape", shape=tuple(x.shape))
-    b, num_heads, l, head_dim = x.shape
-    return x.transpose(1, 2).reshape(b, l, num_heads * head_dim)  # (b, l, hdim)
+    b, num_heads, length, head_dim = x.shape
+    return x.transpose(1, 2).reshape(b, length, num_heads * head_dim)  # (b, l, hdim)
 
 
 # ----------------------------------------------------------------------------------------------------------------------
 # Masks
 
 
-def causal_keep(queries: int, keys: int, alignment: str = "top_left", *, rows: tuple[int, int] | None = None,
-                device=None) -> torch.Tensor:
+def causal_keep(
+    queries: int, keys: int, alignment: str = "top_left", *, rows: tuple[int, int] | None = None, device=None
+) -> torch.Tensor:
     """bool (rows, keys), True where query i may attend to key j: on and below the diagonal, which starts at the
     top-left corner or ends at the bottom-right one (the last query on the last key, as transformers aligns a
     causal mask over cached keys). `rows` (start, stop) builds only those query rows."""
@@ -82,8 +83,9 @@ def causal_keep(queries: int, keys: int, alignment: str = "top_left", *, rows: t
     return torch.ones(stop - start, keys, dtype=torch.bool, device=device).tril(diagonal=start + offset)
 
 
-def with_causal(attention_mask: torch.Tensor | None, queries: int, keys: int, alignment: str = "top_left",
-                device=None) -> torch.Tensor:
+def with_causal(
+    attention_mask: torch.Tensor | None, queries: int, keys: int, alignment: str = "top_left", device=None
+) -> torch.Tensor:
     """`attention_mask` (boolean or additive) that also hides the keys after each query."""
     triangle = causal_keep(queries, keys, alignment, device=device)  # (queries, keys)
     if attention_mask is None:
@@ -153,14 +155,24 @@ def _add(scores: torch.Tensor, term: torch.Tensor, fresh: bool) -> torch.Tensor:
         return scores + term
     except RuntimeError:
         raise InputError(
-            "mask_not_addable", shape=tuple(term.shape), scores=tuple(scores.shape), queries=scores.shape[-2],
+            "mask_not_addable",
+            shape=tuple(term.shape),
+            scores=tuple(scores.shape),
+            queries=scores.shape[-2],
             keys=scores.shape[-1],
         ) from None
 
 
-def attention_scores(query: torch.Tensor, key: torch.Tensor, attention_mask: torch.Tensor | None = None,
-                     scaling: float | None = None, position_bias: torch.Tensor | None = None,
-                     softcap: float | None = None, *, keep_steps: bool = False):
+def attention_scores(
+    query: torch.Tensor,
+    key: torch.Tensor,
+    attention_mask: torch.Tensor | None = None,
+    scaling: float | None = None,
+    position_bias: torch.Tensor | None = None,
+    softcap: float | None = None,
+    *,
+    keep_steps: bool = False,
+):
     """Eager attention's scores before the softmax: q·kᵀ·scaling, soft-capped, + position bias, + mask.
 
     query (…, heads, q, d), key (…, heads or kv_heads, k, d). The scores are one new tensor, scaled and added to in
@@ -183,8 +195,9 @@ def attention_scores(query: torch.Tensor, key: torch.Tensor, attention_mask: tor
     return (products, scaled, masked) if keep_steps else masked
 
 
-def softmax_rows(scores: torch.Tensor, attention_mask: torch.Tensor | None = None,
-                 out: torch.Tensor | None = None) -> torch.Tensor:
+def softmax_rows(
+    scores: torch.Tensor, attention_mask: torch.Tensor | None = None, out: torch.Tensor | None = None
+) -> torch.Tensor:
     """Row softmax in float32 (float64 stays float64), with the NaN policy of this module: the rows `attention_mask`
     closes are 0. `out`: a float32 tensor of the result's shape to write into (the same values, no later copy)."""
     dtype = torch.float64 if scores.dtype == torch.float64 else torch.float32
@@ -196,10 +209,18 @@ def softmax_rows(scores: torch.Tensor, attention_mask: torch.Tensor | None = Non
     return probabilities if closed is None else probabilities.masked_fill_(closed, 0.0)
 
 
-def attention_probabilities(query: torch.Tensor, key: torch.Tensor, attention_mask: torch.Tensor | None = None,
-                            scaling: float | None = None, position_bias: torch.Tensor | None = None,
-                            softcap: float | None = None, *, is_causal: bool = False,
-                            causal_alignment: str = "top_left", out: torch.Tensor | None = None) -> torch.Tensor:
+def attention_probabilities(
+    query: torch.Tensor,
+    key: torch.Tensor,
+    attention_mask: torch.Tensor | None = None,
+    scaling: float | None = None,
+    position_bias: torch.Tensor | None = None,
+    softcap: float | None = None,
+    *,
+    is_causal: bool = False,
+    causal_alignment: str = "top_left",
+    out: torch.Tensor | None = None,
+) -> torch.Tensor:
     """softmax(q·kᵀ·scaling + bias + mask) in float32: the weights of eager attention. query (…, heads, q, d),
     key (…, heads or kv_heads, k, d); `is_causal` also hides the keys after each query (`causal_keep`)."""
     if is_causal:
@@ -218,10 +239,16 @@ def attention_output(probabilities: torch.Tensor, value: torch.Tensor, dropout: 
     return torch.matmul(probabilities, value).transpose(1, 2).contiguous()  # (b, q, heads, d)
 
 
-def eager_attention(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor,
-                    attention_mask: torch.Tensor | None = None, scaling: float | None = None, dropout: float = 0.0,
-                    position_bias: torch.Tensor | None = None,
-                    softcap: float | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+def eager_attention(
+    query: torch.Tensor,
+    key: torch.Tensor,
+    value: torch.Tensor,
+    attention_mask: torch.Tensor | None = None,
+    scaling: float | None = None,
+    dropout: float = 0.0,
+    position_bias: torch.Tensor | None = None,
+    softcap: float | None = None,
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Eager attention in one call: (output (b, q, heads, d), weights float32 (b, heads, q, k))."""
     probabilities = attention_probabilities(query, key, attention_mask, scaling, position_bias, softcap)
     return attention_output(probabilities, expand_kv_heads(value, query.shape[-3]), dropout), probabilities
@@ -273,9 +300,15 @@ class AttentionSteps:
         return AttentionSteps(**converted, scale=self.scale)
 
 
-def attention_steps(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor,
-                    attention_mask: torch.Tensor | None = None, *, scale: float | None = None,
-                    is_causal: bool = False) -> AttentionSteps:
+def attention_steps(
+    query: torch.Tensor,
+    key: torch.Tensor,
+    value: torch.Tensor,
+    attention_mask: torch.Tensor | None = None,
+    *,
+    scale: float | None = None,
+    is_causal: bool = False,
+) -> AttentionSteps:
     """softmax(q·kᵀ·scale + mask)·v with each step kept; on plain matrices as well as batched heads.
 
     q (…, lq, d), k (…, lk, d), v (…, lk, dv); 4-d (b, heads, l, d) k/v may have fewer heads (GQA). mask: bool
@@ -290,8 +323,9 @@ def attention_steps(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor,
     if is_causal:
         attention_mask = with_causal(attention_mask, query.shape[-2], key.shape[-2], device=query.device)
     precise = torch.float64 if query.dtype == torch.float64 else torch.float32
-    scores, scaled, masked = attention_scores(query.to(precise), key.to(precise), attention_mask, scale,
-                                              keep_steps=True)
+    scores, scaled, masked = attention_scores(
+        query.to(precise), key.to(precise), attention_mask, scale, keep_steps=True
+    )
     weights = softmax_rows(masked, attention_mask)
     values = value if query.dim() < 3 else expand_kv_heads(value, query.shape[-3])  # (…, heads, lk, dv)
     context = (weights @ values.to(precise)).to(query.dtype)  # (…, lq, dv)

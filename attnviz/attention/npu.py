@@ -102,8 +102,15 @@ class KernelMask:
     causal_only: bool = False
 
 
-def split_mask(attention_mask: torch.Tensor | None, q_len: int, k_len: int, *, is_causal: bool = False,
-               causal_alignment: str = "top_left", device=None) -> KernelMask:
+def split_mask(
+    attention_mask: torch.Tensor | None,
+    q_len: int,
+    k_len: int,
+    *,
+    is_causal: bool = False,
+    causal_alignment: str = "top_left",
+    device=None,
+) -> KernelMask:
     """Normalise a boolean-keep or additive-float mask (plus an optional causal triangle) into a `KernelMask`."""
     keep = bias = None
     if attention_mask is not None:
@@ -192,10 +199,17 @@ def lse_from_softmax_stats(softmax_max: torch.Tensor, softmax_sum: torch.Tensor)
     return row_max + torch.log(row_sum)
 
 
-def npu_attention(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor,
-                  attention_mask: torch.Tensor | None = None, *, scaling: float | None = None, is_causal: bool = False,
-                  causal_alignment: str = "top_left",
-                  kernel: NpuKernel | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+def npu_attention(
+    query: torch.Tensor,
+    key: torch.Tensor,
+    value: torch.Tensor,
+    attention_mask: torch.Tensor | None = None,
+    *,
+    scaling: float | None = None,
+    is_causal: bool = False,
+    causal_alignment: str = "top_left",
+    kernel: NpuKernel | None = None,
+) -> tuple[torch.Tensor, torch.Tensor]:
     """softmax(Q·Kᵀ·scaling + mask)·V through npu_fusion_attention: (output BNSD in the query's dtype, float32 LSE
     (B, N, Sq)) — the LSE for `math.probabilities_from_lse`.
 
@@ -205,8 +219,14 @@ def npu_attention(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor,
     """
     _check_bnsd(query, key, value)
     scaling = query.shape[-1] ** -0.5 if scaling is None else float(scaling)
-    parts = split_mask(attention_mask, query.shape[-2], key.shape[-2], is_causal=is_causal,
-                       causal_alignment=causal_alignment, device=query.device)
+    parts = split_mask(
+        attention_mask,
+        query.shape[-2],
+        key.shape[-2],
+        is_causal=is_causal,
+        causal_alignment=causal_alignment,
+        device=query.device,
+    )
     arguments = kernel_arguments(parts, query, key.shape[-2], scaling)
     output, softmax_max, softmax_sum, *_ = (kernel or npu_kernel())(query, key, value, **arguments)
     lse = lse_from_softmax_stats(softmax_max, softmax_sum)

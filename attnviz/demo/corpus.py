@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import random
-from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -97,7 +96,7 @@ def grammar_split(rng: random.Random) -> tuple[list[Pair], list[Pair]]:
                 if pair.zh not in taken:
                     fresh.append(pair)
         train += fresh[: template.quota]
-        new_sentences += [_mark(pair, "new-sentence") for pair in fresh[template.quota:]]
+        new_sentences += [_mark(pair, "new-sentence") for pair in fresh[template.quota :]]
         taken.update(pair.zh for pair in fresh)
     train = rng.sample(train, GRAMMAR_TRAIN)
     train_words = {w for pair in train + phrasebook_pairs() for w in pair.zh_words + pair.en_words}
@@ -127,8 +126,11 @@ def build_corpus(seed: int = DEFAULT_SEED) -> Corpus:
     near = NearDuplicates(heldout)
     # Grammar sentences are near duplicates of one another by design; held-out grammar only needs unseen text.
     grammar_texts = {p.zh for p in heldout_grammar} | {p.en for p in heldout_grammar}
-    train = phrasebook + [p for p in grammar + hsk_train + dictionary
-                          if p not in near and p.zh not in grammar_texts and p.en not in grammar_texts]
+    train = phrasebook + [
+        p
+        for p in grammar + hsk_train + dictionary
+        if p not in near and p.zh not in grammar_texts and p.en not in grammar_texts
+    ]
     rng.shuffle(train)
     if {p.zh for p in train} & {p.zh for p in heldout + heldout_grammar}:
         raise AssertionError("a held-out sentence is also in training; the split is broken")
@@ -150,18 +152,26 @@ def load_corpus(corpus_dir: Path = CORPUS_DIR, seed: int = DEFAULT_SEED) -> Corp
     names = (TRAIN_FILE, HELD_OUT_FILE, GRAMMAR_HELD_OUT_FILE)
     if not all((corpus_dir / name).exists() for name in names):
         write_corpus(build_corpus(seed), corpus_dir)
-    return Corpus(read_tsv(corpus_dir / TRAIN_FILE), read_tsv(corpus_dir / HELD_OUT_FILE), seed,
-                  read_tsv(corpus_dir / GRAMMAR_HELD_OUT_FILE))
+    return Corpus(
+        read_tsv(corpus_dir / TRAIN_FILE),
+        read_tsv(corpus_dir / HELD_OUT_FILE),
+        seed,
+        read_tsv(corpus_dir / GRAMMAR_HELD_OUT_FILE),
+    )
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description="Write the demo corpus (train.tsv, heldout.tsv, heldout-grammar.tsv, README.md).")
+    parser = argparse.ArgumentParser(
+        description="Write the demo corpus (train.tsv, heldout.tsv, heldout-grammar.tsv, README.md)."
+    )
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
     parser.add_argument("--out", type=Path, default=CORPUS_DIR)
     args = parser.parse_args(argv)
     corpus = build_corpus(args.seed)
     write_corpus(corpus, args.out)
-    print(f"wrote {len(corpus.train)} training, {len(corpus.heldout)} held-out HSK and {len(corpus.heldout_grammar)} held-out grammar pairs to {args.out}")
+    print(
+        f"wrote {len(corpus.train)} training, {len(corpus.heldout)} held-out HSK and {len(corpus.heldout_grammar)} held-out grammar pairs to {args.out}"
+    )
 
 
 if __name__ == "__main__":

@@ -38,23 +38,28 @@ def _silver_figures(corpus, out_dir: Path) -> str:
     linked = sum(len({j for _, j in p.links}) for p in hsk)
     check = read_silver_check(out_dir / SILVER_CHECK_FILE) if (out_dir / SILVER_CHECK_FILE).exists() else []
     wrong = [row for row in check if row["verdict"] != "right"]
-    lines = [f"The rule links {linked} of the {words} English words of the HSK training pairs "
-             f"({linked / max(1, words):.0%}); the others are left free in training."]
+    lines = [
+        f"The rule links {linked} of the {words} English words of the HSK training pairs "
+        f"({linked / max(1, words):.0%}); the others are left free in training."
+    ]
     if check:
         lines.append(
             f"**Precision, checked by hand: {silver_precision(check):.1%}** — {len(check) - len(wrong)} of "
             f"{len(check)} links right. `{SILVER_CHECK_FILE}` holds the sample (`corpus_card.silver_sample`: links "
             f"drawn at random over all silver links of the HSK training pairs, punctuation included) with the verdict on each and a note on "
-            f"each wrong one: " + "; ".join(f"{r['zh_word']} ↔ {r['en_word']} ({r['note']})" for r in wrong) + ".")
+            f"each wrong one: " + "; ".join(f"{r['zh_word']} ↔ {r['en_word']} ({r['note']})" for r in wrong) + "."
+        )
     if (out_dir / GOLD_FILE).exists():
         gold = read_gold(out_dir / GOLD_FILE)
         pairs = gold_pairs(gold, corpus.heldout)
         predicted = [set(p.links) for p in pairs]
         right = sum(len(a & g.possible) for a, g in zip(predicted, gold, strict=True))
         aer = alignment_error_rate(predicted, [set(g.sure) for g in gold], [set(g.possible) for g in gold])
-        lines.append(f"Against the hand alignments of `{GOLD_FILE}` (held-out pairs, aligned without the rule) the "
-                     f"rule's links are {right / max(1, sum(map(len, predicted))):.1%} right (sure or possible), "
-                     f"AER {aer:.3f}.")
+        lines.append(
+            f"Against the hand alignments of `{GOLD_FILE}` (held-out pairs, aligned without the rule) the "
+            f"rule's links are {right / max(1, sum(map(len, predicted))):.1%} right (sure or possible), "
+            f"AER {aer:.3f}."
+        )
     return " ".join(lines)
 
 

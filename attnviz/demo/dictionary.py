@@ -18,8 +18,10 @@ from attnviz.demo.sources import cedict, hsk_word_levels
 ORIGIN = "dictionary"
 COMMON_CHARACTERS = 5000  # those with a plain gloss become pairs, and so pieces of the Chinese tokenizer
 MAX_GLOSS_WORDS = 4
-_SKIPPED = re.compile(r"^(see |used in |variant of |old variant |abbr\. |CL:|surname |classifier |measure word|"
-                      r"\(|[A-Z][a-z]+ [A-Z]|.*\b(Tw|Cantonese|dialect|archaic|literary|old)\b)")
+_SKIPPED = re.compile(
+    r"^(see |used in |variant of |old variant |abbr\. |CL:|surname |classifier |measure word|"
+    r"\(|[A-Z][a-z]+ [A-Z]|.*\b(Tw|Cantonese|dialect|archaic|literary|old)\b)"
+)
 _NOTE = re.compile(r"\([^)]*\)|\[[^\]]*\]")
 
 
@@ -65,4 +67,3 @@ def dictionary_pairs() -> list[Pair]:
             en_words = tuple(english_words(gloss))
             pairs.append(Pair((word,), en_words, tuple((0, j) for j in range(len(en_words))), ORIGIN))
     return pairs
-

@@ -73,7 +73,7 @@ def translate(model, tokenizer, texts: list[str], batch_size: int = BATCH_SIZE) 
     """Greedy translations, batched."""
     out = []
     for start in range(0, len(texts), batch_size):
-        batch = tokenizer(texts[start:start + batch_size], return_tensors="pt", padding=True)
+        batch = tokenizer(texts[start : start + batch_size], return_tensors="pt", padding=True)
         generated = model.generate(**batch)  # greedy, at most 64 tokens: the generation_config.json settings
         out += tokenizer.batch_decode(generated, skip_special_tokens=True)
     return out
@@ -88,15 +88,16 @@ def target_pieces(tokenizer, text: str) -> list[str]:
 
 
 @torch.no_grad()
-def alignment_attention(model, tokenizer, sources: list[str], targets: list[str], layer: int, head: int,
-                        batch_size: int = BATCH_SIZE) -> list[np.ndarray]:
+def alignment_attention(
+    model, tokenizer, sources: list[str], targets: list[str], layer: int, head: int, batch_size: int = BATCH_SIZE
+) -> list[np.ndarray]:
     """Cross-attention of one head while force-decoding each target: (target pieces + </s>, source pieces + </s>).
 
     Row i is the decoder step that produces target piece i (it reads the start token and the pieces before i)."""
     matrices = []
     start_id = model.config.decoder_start_token_id
     for begin in range(0, len(sources), batch_size):
-        src, tgt = sources[begin:begin + batch_size], targets[begin:begin + batch_size]
+        src, tgt = sources[begin : begin + batch_size], targets[begin : begin + batch_size]
         batch = tokenizer(src, text_target=tgt, return_tensors="pt", padding=True)
         labels = batch.pop("labels")
         pad = tokenizer.pad_token_id
@@ -126,8 +127,9 @@ def word_matrices(model, tokenizer, pairs: list[Pair]) -> list[tuple[np.ndarray,
     sources = [pair.text(source_lang) for pair in pairs]
     targets = [pair.text(target_lang) for pair in pairs]
     out = []
-    for pair, matrix, src, tgt in zip(pairs, alignment_attention(model, tokenizer, sources, targets, layer, head),
-                                      sources, targets, strict=True):
+    for pair, matrix, src, tgt in zip(
+        pairs, alignment_attention(model, tokenizer, sources, targets, layer, head), sources, targets, strict=True
+    ):
         source_owner = piece_words(source_pieces(tokenizer, src), pair.words(source_lang))
         target_owner = piece_words(target_pieces(tokenizer, tgt), pair.words(target_lang))
         if matrix.shape != (len(target_owner) + 1, len(source_owner) + 1):
@@ -160,12 +162,15 @@ def grammar_scores(model, tokenizer, pairs: list[Pair]) -> dict[str, float]:
     exact = [same_text(h, pair.text(target_lang)) for h, pair in zip(hypotheses, pairs, strict=True)]
     strong, strongest = view_links(model, tokenizer, pairs)
     gold = [set(pair.links_from(source_lang)) for pair in pairs]
-    return {"pairs": len(pairs), "exact_match": float(np.mean(exact)) if exact else 0.0,
-            "aer": alignment_error_rate(strong, gold), "aer_argmax": alignment_error_rate(strongest, gold)}
+    return {
+        "pairs": len(pairs),
+        "exact_match": float(np.mean(exact)) if exact else 0.0,
+        "aer": alignment_error_rate(strong, gold),
+        "aer_argmax": alignment_error_rate(strongest, gold),
+    }
 
 
-def evaluate(model, tokenizer, pairs: list[Pair], gold: list[GoldAlignment],
-             grammar: list[Pair] = ()) -> Scores:
+def evaluate(model, tokenizer, pairs: list[Pair], gold: list[GoldAlignment], grammar: list[Pair] = ()) -> Scores:
     """Scores on the HSK held-out `pairs`, the hand alignments `gold` (of some of them) and the grammar pairs."""
     source_lang, target_lang = languages(tokenizer)
     sources, references = [p.text(source_lang) for p in pairs], [p.text(target_lang) for p in pairs]
@@ -175,15 +180,22 @@ def evaluate(model, tokenizer, pairs: list[Pair], gold: list[GoldAlignment],
     aligned = gold_pairs(gold, pairs)
     strong, strongest = view_links(model, tokenizer, aligned)
     sure, possible = zip(*(entry.links_from(source_lang) for entry in gold)) if gold else ((), ())
-    return Scores(len(pairs), bleu, chrf, unknown, len(gold),
-                  alignment_error_rate(strong, list(sure), list(possible)),
-                  alignment_error_rate(strongest, list(sure), list(possible)),
-                  grammar_scores(model, tokenizer, list(grammar)) if grammar else {},
-                  list(zip(sources, references, hypotheses, strict=True)))
+    return Scores(
+        len(pairs),
+        bleu,
+        chrf,
+        unknown,
+        len(gold),
+        alignment_error_rate(strong, list(sure), list(possible)),
+        alignment_error_rate(strongest, list(sure), list(possible)),
+        grammar_scores(model, tokenizer, list(grammar)) if grammar else {},
+        list(zip(sources, references, hypotheses, strict=True)),
+    )
 
 
-def score_and_write_card(folder: Path, heldout: list[Pair], gold: list[GoldAlignment],
-                         grammar: list[Pair] = ()) -> Scores:
+def score_and_write_card(
+    folder: Path, heldout: list[Pair], gold: list[GoldAlignment], grammar: list[Pair] = ()
+) -> Scores:
     """Score the saved model in `folder` and write its README.md; returns the scores."""
     folder = Path(folder)
     record = json.loads((folder / TRAINING_RECORD).read_text(encoding="utf-8"))
@@ -192,8 +204,9 @@ def score_and_write_card(folder: Path, heldout: list[Pair], gold: list[GoldAlign
     model, tokenizer = load(folder)
     pairs = heldout[: config.max_heldout]
     ids = {p.origin for p in pairs}
-    scores = evaluate(model, tokenizer, pairs, [g for g in gold if f"hsk:{g.id}" in ids],
-                      list(grammar)[: config.max_heldout])
+    scores = evaluate(
+        model, tokenizer, pairs, [g for g in gold if f"hsk:{g.id}" in ids], list(grammar)[: config.max_heldout]
+    )
     inputs = EXAMPLES[config.direction]
     examples = list(zip(inputs, translate(model, tokenizer, inputs), strict=True))
     write_card(folder, config, record, scores, examples, time.monotonic() - began)
@@ -203,8 +216,11 @@ def score_and_write_card(folder: Path, heldout: list[Pair], gold: list[GoldAlign
 def read_heldout(corpus_dir: Path) -> tuple[list[Pair], list[GoldAlignment], list[Pair]]:
     """The HSK held-out pairs, their hand alignments and the grammar held-out pairs."""
     corpus_dir = Path(corpus_dir)
-    return (read_tsv(corpus_dir / HELD_OUT_FILE), read_gold(corpus_dir / GOLD_FILE),
-            read_tsv(corpus_dir / GRAMMAR_HELD_OUT_FILE))
+    return (
+        read_tsv(corpus_dir / HELD_OUT_FILE),
+        read_gold(corpus_dir / GOLD_FILE),
+        read_tsv(corpus_dir / GRAMMAR_HELD_OUT_FILE),
+    )
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -221,13 +237,17 @@ def main(argv: list[str] | None = None) -> None:
         scores = score_and_write_card(folder, heldout, gold, grammar)
     else:
         scores = evaluate(*load(folder), heldout, gold, grammar)
-    print(f"{scores.pairs} held-out HSK pairs: BLEU {scores.bleu:.1f}, chrF {scores.chrf:.1f}, unknown piece in "
-          f"{scores.unknown_share:.1%} of inputs; {scores.gold_pairs} hand-aligned: AER {scores.aer:.3f} "
-          f"(argmax {scores.aer_argmax:.3f})")
+    print(
+        f"{scores.pairs} held-out HSK pairs: BLEU {scores.bleu:.1f}, chrF {scores.chrf:.1f}, unknown piece in "
+        f"{scores.unknown_share:.1%} of inputs; {scores.gold_pairs} hand-aligned: AER {scores.aer:.3f} "
+        f"(argmax {scores.aer_argmax:.3f})"
+    )
     if scores.grammar:
         g = scores.grammar
-        print(f"{g['pairs']} held-out grammar pairs: exact match {g['exact_match']:.3f}, AER {g['aer']:.3f} "
-              f"(argmax {g['aer_argmax']:.3f})")
+        print(
+            f"{g['pairs']} held-out grammar pairs: exact match {g['exact_match']:.3f}, AER {g['aer']:.3f} "
+            f"(argmax {g['aer_argmax']:.3f})"
+        )
 
 
 if __name__ == "__main__":

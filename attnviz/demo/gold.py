@@ -36,7 +36,7 @@ class GoldAlignment:
 
 
 def parse_gold(alignment: str) -> tuple[frozenset, frozenset]:
-    """"0-0 1?2" → sure {(0, 0)}, possible {(0, 0), (1, 2)}."""
+    """ "0-0 1?2" → sure {(0, 0)}, possible {(0, 0), (1, 2)}."""
     sure, possible = set(), set()
     for item in alignment.split():
         found = _LINK.match(item)

@@ -184,8 +184,12 @@ def have(subject, time, number, counted, period) -> Pair:
 def location(thing, container, period) -> Pair:
     """书 在 桌子 上 -> The book is on the table."""
     name, postposition, preposition = lx.CONTAINERS[container]
-    phrases = [Phrase.word(thing, "the " + lx.NOUNS[thing].one), Phrase.word("在", "is"),
-               Phrase.word(container, "the " + name), Phrase.word(postposition, preposition)]
+    phrases = [
+        Phrase.word(thing, "the " + lx.NOUNS[thing].one),
+        Phrase.word("在", "is"),
+        Phrase.word(container, "the " + name),
+        Phrase.word(postposition, preposition),
+    ]
     english = [0, 1, 3, 2]
     if period:
         english.append(len(phrases))
@@ -196,9 +200,14 @@ def location(thing, container, period) -> Pair:
 def location_question(thing, container) -> Pair:
     """书 在 桌子 上 吗 ？ -> Is the book on the table?  (吗 stays unaligned: "is" comes from 在.)"""
     name, postposition, preposition = lx.CONTAINERS[container]
-    phrases = [Phrase.word(thing, "the " + lx.NOUNS[thing].one), Phrase.word("在", "is"),
-               Phrase.word(container, "the " + name), Phrase.word(postposition, preposition),
-               Phrase(("吗",), (), ()), QUESTION_MARK]
+    phrases = [
+        Phrase.word(thing, "the " + lx.NOUNS[thing].one),
+        Phrase.word("在", "is"),
+        Phrase.word(container, "the " + name),
+        Phrase.word(postposition, preposition),
+        Phrase(("吗",), (), ()),
+        QUESTION_MARK,
+    ]
     return assemble(phrases, [1, 0, 3, 2, 5], "grammar:location-question")
 
 
@@ -222,9 +231,9 @@ def _activity_choices(question: bool) -> Iterator[tuple]:
             yield (s, t, p, a, *period)
 
 
-LIKED_THINGS = [Action(verb) for verb in lx.ACTIVITIES] + ACTIONS[len(lx.ACTIVITIES):] + [
-    lx.NOUNS[zh] for zh in lx.LIKED
-]
+LIKED_THINGS = (
+    [Action(verb) for verb in lx.ACTIVITIES] + ACTIONS[len(lx.ACTIVITIES) :] + [lx.NOUNS[zh] for zh in lx.LIKED]
+)
 
 
 def _liked_key(liked) -> str:
@@ -232,27 +241,67 @@ def _liked_key(liked) -> str:
 
 
 TEMPLATES = [
-    Template("activity", activity, lambda: _activity_choices(False),
-             lambda s, t, p, a, *_: ("action-place", a.key, p.zh if p else ""), 9000),
-    Template("activity-question", activity_question, lambda: _activity_choices(True),
-             lambda s, t, p, a: ("action-place", a.key, p.zh if p else ""), 4000),
-    Template("like", like, lambda: itertools.product(lx.SUBJECTS, (False, True), LIKED_THINGS, (False, True)),
-             lambda s, n, x, _: ("subject-liked", s.phrase.zh, _liked_key(x)), 3000),
-    Template("like-question", like_question, lambda: itertools.product(lx.SUBJECTS, LIKED_THINGS),
-             lambda s, x: ("subject-liked", s.phrase.zh, _liked_key(x)), 800),
-    Template("be", be_adjective,
-             lambda: itertools.product(lx.SUBJECTS, _with_optional(lx.TIMES), (False, True), lx.ADJECTIVES,
-                                       (False, True)),
-             lambda s, t, n, a, _: ("subject-adjective", s.phrase.zh, a), 2500),
-    Template("be-question", be_question,
-             lambda: itertools.product(lx.SUBJECTS, _with_optional(lx.TIMES), lx.ADJECTIVES),
-             lambda s, t, a: ("subject-adjective", s.phrase.zh, a), 800),
-    Template("have", have,
-             lambda: itertools.product(lx.SUBJECTS, _with_optional(lx.TIMES), lx.NUMBERS, lx.COUNTED,
-                                       (False, True)),
-             lambda s, t, n, noun, _: ("number-noun", n, noun), 4000),
-    Template("location", location, lambda: itertools.product(lx.THINGS, lx.CONTAINERS, (False, True)),
-             lambda thing, container, _: ("thing-container", thing, container), len(lx.THINGS) * len(lx.CONTAINERS) * 2),
-    Template("location-question", location_question, lambda: itertools.product(lx.THINGS, lx.CONTAINERS),
-             lambda thing, container: ("thing-container", thing, container), len(lx.THINGS) * len(lx.CONTAINERS)),
+    Template(
+        "activity",
+        activity,
+        lambda: _activity_choices(False),
+        lambda s, t, p, a, *_: ("action-place", a.key, p.zh if p else ""),
+        9000,
+    ),
+    Template(
+        "activity-question",
+        activity_question,
+        lambda: _activity_choices(True),
+        lambda s, t, p, a: ("action-place", a.key, p.zh if p else ""),
+        4000,
+    ),
+    Template(
+        "like",
+        like,
+        lambda: itertools.product(lx.SUBJECTS, (False, True), LIKED_THINGS, (False, True)),
+        lambda s, n, x, _: ("subject-liked", s.phrase.zh, _liked_key(x)),
+        3000,
+    ),
+    Template(
+        "like-question",
+        like_question,
+        lambda: itertools.product(lx.SUBJECTS, LIKED_THINGS),
+        lambda s, x: ("subject-liked", s.phrase.zh, _liked_key(x)),
+        800,
+    ),
+    Template(
+        "be",
+        be_adjective,
+        lambda: itertools.product(lx.SUBJECTS, _with_optional(lx.TIMES), (False, True), lx.ADJECTIVES, (False, True)),
+        lambda s, t, n, a, _: ("subject-adjective", s.phrase.zh, a),
+        2500,
+    ),
+    Template(
+        "be-question",
+        be_question,
+        lambda: itertools.product(lx.SUBJECTS, _with_optional(lx.TIMES), lx.ADJECTIVES),
+        lambda s, t, a: ("subject-adjective", s.phrase.zh, a),
+        800,
+    ),
+    Template(
+        "have",
+        have,
+        lambda: itertools.product(lx.SUBJECTS, _with_optional(lx.TIMES), lx.NUMBERS, lx.COUNTED, (False, True)),
+        lambda s, t, n, noun, _: ("number-noun", n, noun),
+        4000,
+    ),
+    Template(
+        "location",
+        location,
+        lambda: itertools.product(lx.THINGS, lx.CONTAINERS, (False, True)),
+        lambda thing, container, _: ("thing-container", thing, container),
+        len(lx.THINGS) * len(lx.CONTAINERS) * 2,
+    ),
+    Template(
+        "location-question",
+        location_question,
+        lambda: itertools.product(lx.THINGS, lx.CONTAINERS),
+        lambda thing, container: ("thing-container", thing, container),
+        len(lx.THINGS) * len(lx.CONTAINERS),
+    ),
 ]

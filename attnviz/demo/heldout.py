@@ -32,7 +32,7 @@ def bare(text: str) -> str:
 
 
 def bigrams(text: str) -> set[str]:
-    return {text[k:k + 2] for k in range(len(text) - 1)}
+    return {text[k : k + 2] for k in range(len(text) - 1)}
 
 
 def dice(a: set, b: set) -> float:

@@ -40,7 +40,7 @@ def symbol_spans(text: str, symbols: set[str]) -> list[tuple[int, int]]:
     spans, position = [], 0
     while position < len(text):
         for size in range(min(longest, len(text) - position), 1, -1):
-            if text[position:position + size] in symbols:
+            if text[position : position + size] in symbols:
                 spans.append((position, position + size))
                 position += size
                 break
@@ -82,8 +82,10 @@ def hsk_pair(sentence: Sentence, symbols: set[str]) -> Pair | None:
         return None  # a lone quote could share a piece with its word; "1.4" would not survive the word split
     words, owners = source_words(sentence)
     dictionary = cedict()
-    senses = [gloss_senses(w, sentence.glosses[o] if o >= 0 else "", dictionary) if o >= 0 else ([], 0)
-              for w, o in zip(words, owners, strict=True)]
+    senses = [
+        gloss_senses(w, sentence.glosses[o] if o >= 0 else "", dictionary) if o >= 0 else ([], 0)
+        for w, o in zip(words, owners, strict=True)
+    ]
     links = silver_links(words, [s for s, _ in senses], [n for _, n in senses], en_words)
     groups = merged_groups(words, symbols)
     new_index = {k: g for g, members in enumerate(groups) for k in members}

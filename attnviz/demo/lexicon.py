@@ -152,15 +152,60 @@ TRANSITIVE = [
 ]
 
 # What people like as such: 我喜欢苹果 -> I like apples.
-LIKED = ["苹果", "香蕉", "面条", "饺子", "茶", "咖啡", "果汁", "书", "花", "电影", "音乐", "足球", "篮球",
-         "中文", "英语", "数学", "历史", "猫", "狗"]
+LIKED = [
+    "苹果",
+    "香蕉",
+    "面条",
+    "饺子",
+    "茶",
+    "咖啡",
+    "果汁",
+    "书",
+    "花",
+    "电影",
+    "音乐",
+    "足球",
+    "篮球",
+    "中文",
+    "英语",
+    "数学",
+    "历史",
+    "猫",
+    "狗",
+]
 
 # What people have, counted: 我有三本书 -> I have three books.
-COUNTED = ["苹果", "香蕉", "鸡蛋", "蛋糕", "书", "报纸", "花", "笔", "猫", "狗", "朋友", "手机", "钥匙", "茶",
-           "咖啡", "水"]
+COUNTED = [
+    "苹果",
+    "香蕉",
+    "鸡蛋",
+    "蛋糕",
+    "书",
+    "报纸",
+    "花",
+    "笔",
+    "猫",
+    "狗",
+    "朋友",
+    "手机",
+    "钥匙",
+    "茶",
+    "咖啡",
+    "水",
+]
 
-NUMBERS = {"一": "a", "两": "two", "三": "three", "四": "four", "五": "five", "六": "six", "七": "seven",
-           "八": "eight", "九": "nine", "十": "ten"}
+NUMBERS = {
+    "一": "a",
+    "两": "two",
+    "三": "three",
+    "四": "four",
+    "五": "five",
+    "六": "six",
+    "七": "seven",
+    "八": "eight",
+    "九": "nine",
+    "十": "ten",
+}
 
 PLACES = [
     Place("北京", "in Beijing"),
@@ -186,17 +231,35 @@ TIMES = [
     Time("晚上", "in the evening", "present"),
 ]
 
-ADJECTIVES = {"高兴": "happy", "累": "tired", "忙": "busy", "饿": "hungry", "渴": "thirsty", "冷": "cold",
-              "热": "hot", "难过": "sad", "紧张": "nervous"}
+ADJECTIVES = {
+    "高兴": "happy",
+    "累": "tired",
+    "忙": "busy",
+    "饿": "hungry",
+    "渴": "thirsty",
+    "冷": "cold",
+    "热": "hot",
+    "难过": "sad",
+    "紧张": "nervous",
+}
 
 # Things that sit somewhere: 书在桌子上 -> The book is on the table.
 THINGS = ["书", "笔", "猫", "狗", "手机", "苹果", "杯子", "钥匙", "面包"]
-CONTAINERS = {"桌子": ("table", "上", "on"), "椅子": ("chair", "上", "on"), "床": ("bed", "上", "on"),
-              "盒子": ("box", "里", "in"), "包": ("bag", "里", "in"), "房间": ("room", "里", "in"),
-              "车": ("car", "里", "in"), "冰箱": ("fridge", "里", "in")}
+CONTAINERS = {
+    "桌子": ("table", "上", "on"),
+    "椅子": ("chair", "上", "on"),
+    "床": ("bed", "上", "on"),
+    "盒子": ("box", "里", "in"),
+    "包": ("bag", "里", "in"),
+    "房间": ("room", "里", "in"),
+    "车": ("car", "里", "in"),
+    "冰箱": ("fridge", "里", "in"),
+}
 
-BE = {"present": {"1s": "am", "2": "are", "3s": "is", "pl": "are"},
-      "past": {"1s": "was", "2": "were", "3s": "was", "pl": "were"}}
+BE = {
+    "present": {"1s": "am", "2": "are", "3s": "is", "pl": "are"},
+    "past": {"1s": "was", "2": "were", "3s": "was", "pl": "were"},
+}
 HAVE = {"1s": "have", "2": "have", "3s": "has", "pl": "have"}
 DO = {"1s": "do", "2": "do", "3s": "does", "pl": "do"}
 

@@ -37,7 +37,7 @@ def english_text(words: tuple[str, ...] | list[str]) -> str:
 
 
 def parse_pharaoh(alignment: str) -> tuple[tuple[int, int], ...]:
-    """"0-1 1-0" -> ((0, 1), (1, 0))."""
+    """ "0-1 1-0" -> ((0, 1), (1, 0))."""
     links = []
     for item in alignment.split():
         left, sep, right = item.partition("-")
@@ -84,16 +84,23 @@ class Pair:
         return self.links if source_lang == "zh" else tuple(sorted((j, i) for i, j in self.links))
 
     def to_row(self) -> str:
-        fields = (self.zh, self.en, " ".join(self.zh_words), " ".join(self.en_words), format_pharaoh(self.links),
-                  self.origin)
+        fields = (
+            self.zh,
+            self.en,
+            " ".join(self.zh_words),
+            " ".join(self.en_words),
+            format_pharaoh(self.links),
+            self.origin,
+        )
         return "\t".join(fields)
 
     @classmethod
     def from_row(cls, row: str) -> Pair:
         fields = row.rstrip("\n").split("\t")
         if len(fields) != len(TSV_COLUMNS):
-            raise InputError("demo_row_fields", count=len(TSV_COLUMNS), columns=", ".join(TSV_COLUMNS), got=len(fields),
-                             row=row)
+            raise InputError(
+                "demo_row_fields", count=len(TSV_COLUMNS), columns=", ".join(TSV_COLUMNS), got=len(fields), row=row
+            )
         zh, en, zh_words, en_words, alignment, origin = fields
         pair = cls(tuple(zh_words.split(" ")), tuple(en_words.split(" ")), parse_pharaoh(alignment), origin)
         if pair.zh != zh or pair.en != en:

@@ -99,8 +99,10 @@ ENTRIES = [
 
 
 def phrasebook_pairs() -> list[Pair]:
-    return [Pair(tuple(zh.split()), tuple(english_words(en)), parse_pharaoh(links), "phrasebook")
-            for zh, en, links in ENTRIES]
+    return [
+        Pair(tuple(zh.split()), tuple(english_words(en)), parse_pharaoh(links), "phrasebook")
+        for zh, en, links in ENTRIES
+    ]
 
 
 def phrasebook_words() -> set[str]:

@@ -24,7 +24,9 @@ from attnviz.demo.pairs import english_words
 
 # English words a gloss cannot explain well: an article matches any "a" sense, "to" is the gloss's verb mark.
 UNGLOSSED = {"a", "an", "the", "to", "of", "sb", "sth", "one's", "oneself", "etc", "or", "and", "as", "s"}
-IRREGULAR = dict(item.split("=") for item in """
+IRREGULAR = dict(
+    item.split("=")
+    for item in """
     am=be is=be are=be was=be were=be been=be being=be i'm=be has=have had=have did=do does=do done=do went=go
     gone=go ate=eat eaten=eat saw=see seen=see bought=buy came=come got=get gave=give given=give took=take
     taken=take made=make said=say told=tell thought=think knew=know known=know found=find left=leave felt=feel
@@ -38,15 +40,58 @@ IRREGULAR = dict(item.split("=") for item in """
     more=many most=many me=i my=i mine=i us=we our=we him=he his=he her=she them=they their=they your=you n't=not
     can't=can won't=will don't=do doesn't=do didn't=do isn't=be aren't=be wasn't=be it's=it let's=let i'll=will
     we're=be you're=be they're=be he's=he she's=she
-""".split())  # form=lemma
+""".split()
+)  # form=lemma
 # Words that link only to a sense that is that word alone.
-FUNCTION_WORDS = {"in", "at", "on", "for", "with", "by", "from", "into", "up", "out", "off", "over", "about", "it",
-                  "this", "that", "these", "those", "there", "here", "one", "some", "all", "be", "do", "have", "get",
-                  "make", "go", "come", "i", "you", "he", "she", "we", "they", "not", "no", "very", "so", "too"}
+FUNCTION_WORDS = {
+    "in",
+    "at",
+    "on",
+    "for",
+    "with",
+    "by",
+    "from",
+    "into",
+    "up",
+    "out",
+    "off",
+    "over",
+    "about",
+    "it",
+    "this",
+    "that",
+    "these",
+    "those",
+    "there",
+    "here",
+    "one",
+    "some",
+    "all",
+    "be",
+    "do",
+    "have",
+    "get",
+    "make",
+    "go",
+    "come",
+    "i",
+    "you",
+    "he",
+    "she",
+    "we",
+    "they",
+    "not",
+    "no",
+    "very",
+    "so",
+    "too",
+}
 PUNCTUATION = {"。": ".", "，": ",", "？": "?", "！": "!", "、": ",", "；": ";", "：": ":"}
 _PARENTHESES = re.compile(r"\([^)]*\)|\[[^\]]*\]|\S*[\u3400-\u9fff]\S*")  # notes, pinyin, Chinese cross-references
-_SKIPPED_SENSE = re.compile(r"^(see |used in |variant of |old variant |abbr\. |CL:|surname |classifier |"
-                            r"measure word|\(bound form\)$)")
+_SKIPPED_SENSE = re.compile(
+    r"^(see |used in |variant of |old variant |abbr\. |CL:|surname |classifier |"
+    r"measure word|\(bound form\)$)"
+)
 
 
 def lemmas(word: str) -> set[str]:
@@ -55,9 +100,18 @@ def lemmas(word: str) -> set[str]:
     if word in IRREGULAR:
         return {word, IRREGULAR[word]}
     found = {word}
-    for suffix, replacements in (("ies", ("y",)), ("ied", ("y",)), ("es", ("", "e")), ("s", ("",)),
-                                 ("ing", ("", "e")), ("ed", ("", "e")), ("er", ("", "e")), ("est", ("", "e")),
-                                 ("ly", ("",)), ("'s", ("",))):
+    for suffix, replacements in (
+        ("ies", ("y",)),
+        ("ied", ("y",)),
+        ("es", ("", "e")),
+        ("s", ("",)),
+        ("ing", ("", "e")),
+        ("ed", ("", "e")),
+        ("er", ("", "e")),
+        ("est", ("", "e")),
+        ("ly", ("",)),
+        ("'s", ("",)),
+    ):
         if word.endswith(suffix) and len(word) - len(suffix) >= 2:
             stem = word[: -len(suffix)]
             found |= {stem + r for r in replacements}
@@ -74,8 +128,11 @@ def gloss_words(senses) -> set[str]:
         sense = sense.strip()
         if not sense or _SKIPPED_SENSE.match(sense):
             continue
-        words = [w.lower() for w in english_words(_PARENTHESES.sub(" ", sense))
-                 if w[0].isalnum() and w.lower() not in UNGLOSSED and w.lower() != "be"]
+        words = [
+            w.lower()
+            for w in english_words(_PARENTHESES.sub(" ", sense))
+            if w[0].isalnum() and w.lower() not in UNGLOSSED and w.lower() != "be"
+        ]
         for word in words:
             forms = lemmas(word)
             if len(words) == 1 or not forms & FUNCTION_WORDS:
@@ -84,7 +141,7 @@ def gloss_words(senses) -> set[str]:
 
 
 def _senses(gloss: str) -> list[str]:
-    """"to walk; to go" → ["to walk", " to go"]; a comma inside parentheses ("(ribbon, river, road)") splits nothing."""
+    """ "to walk; to go" → ["to walk", " to go"]; a comma inside parentheses ("(ribbon, river, road)") splits nothing."""
     return [s for s in re.split(r"[;/]|,(?![^()]*\))", gloss) if s.strip()]
 
 
@@ -94,13 +151,18 @@ def silver_links(zh_words: list[str], glosses: list[list[str]], own: list[int], 
     `glosses[i]`: the senses of Chinese word i, of which the first `own[i]` are the source's own gloss."""
     own_sets = [gloss_words(g[:n]) for g, n in zip(glosses, own, strict=True)]
     all_sets = [gloss_words(g) for g in glosses]
-    candidates = {j: [i for i, found in enumerate(all_sets) if lemmas(word) & found]
-                  for j, word in enumerate(en_words) if word[0].isalnum() and word.lower() not in UNGLOSSED}
+    candidates = {
+        j: [i for i, found in enumerate(all_sets) if lemmas(word) & found]
+        for j, word in enumerate(en_words)
+        if word[0].isalnum() and word.lower() not in UNGLOSSED
+    }
     links, used = set(), set()
     for j in sorted((j for j in candidates if candidates[j]), key=lambda j: (len(candidates[j]), j)):
         forms, position = lemmas(en_words[j]), j / max(1, len(en_words) - 1)
-        best = min(candidates[j], key=lambda i: (not forms & own_sets[i], i in used,
-                                                 abs(i / max(1, len(zh_words) - 1) - position)))
+        best = min(
+            candidates[j],
+            key=lambda i: (not forms & own_sets[i], i in used, abs(i / max(1, len(zh_words) - 1) - position)),
+        )
         links.add((best, j))
         used.add(best)
     return links | punctuation_links(zh_words, en_words)

@@ -47,9 +47,17 @@ def plain_english(text: str) -> str:
 def hsk_sentences() -> tuple[Sentence, ...]:
     from hsk_sentences_audio import load_sentences
 
-    return tuple(Sentence(s["id"], int(s["hsk_level"]), s["chinese"].strip(), plain_english(s["translation"]["en"]),
-                          tuple(t["word"] for t in s["tokens"]), tuple(t.get("gloss_en", "") for t in s["tokens"]))
-                 for s in load_sentences())
+    return tuple(
+        Sentence(
+            s["id"],
+            int(s["hsk_level"]),
+            s["chinese"].strip(),
+            plain_english(s["translation"]["en"]),
+            tuple(t["word"] for t in s["tokens"]),
+            tuple(t.get("gloss_en", "") for t in s["tokens"]),
+        )
+        for s in load_sentences()
+    )
 
 
 def _lookup_file(*parts: str):

@@ -27,8 +27,18 @@ ENGLISH_PUNCTUATION = [".", ",", "!", "?", ";", ":", "-", "%", "(", ")", '"']
 ENGLISH_VOCABULARY = 4000  # BPE pieces: the common words whole, the rare ones in pieces
 # Chinese normalisation: ASCII punctuation -> the full-width form the corpus uses; spaces (which Chinese does not
 # write between words) are dropped, so 早上 好 ！ reads as 早上好！ rather than growing lone "▁" pieces.
-CHINESE_NORMALISATION = {"!": "！", "?": "？", ",": "，", ";": "；", ":": "：", ".": "。", "(": "（", ")": "）",
-                         " ": "", "\u3000": ""}
+CHINESE_NORMALISATION = {
+    "!": "！",
+    "?": "？",
+    ",": "，",
+    ";": "；",
+    ":": "：",
+    ".": "。",
+    "(": "（",
+    ")": "）",
+    " ": "",
+    "\u3000": "",
+}
 SPM_MARGIN = 64  # room above the symbols and characters for pieces SentencePiece learns
 
 
@@ -44,8 +54,17 @@ def train_sentencepiece(pairs: list[Pair], lang: str, model_path: Path) -> Path:
     texts = [pair.text(lang) for pair in pairs]
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
-        common = {"character_coverage": 1.0, "num_threads": 1, "hard_vocab_limit": False, "bos_id": -1,
-                  "pad_id": -1, "eos_id": 2, "unk_id": 1, "minloglevel": 2, "shuffle_input_sentence": False}
+        common = {
+            "character_coverage": 1.0,
+            "num_threads": 1,
+            "hard_vocab_limit": False,
+            "bos_id": -1,
+            "pad_id": -1,
+            "eos_id": 2,
+            "unk_id": 1,
+            "minloglevel": 2,
+            "shuffle_input_sentence": False,
+        }
         if lang == "zh":
             # The whole lexicon, not only the words in `pairs`: a slice of the corpus segments like all of it.
             words = sorted(chinese_symbols())
@@ -55,16 +74,23 @@ def train_sentencepiece(pairs: list[Pair], lang: str, model_path: Path) -> Path:
             # the corpus's own characters — HSK sentences and dictionary headwords, see attnviz.demo.dictionary.
             lines = texts + ["".join(chars)]
             # Pieces beyond the symbols are single characters, so no piece ever straddles two words.
-            options = {"model_type": "unigram", "user_defined_symbols": words, "add_dummy_prefix": False,
-                       "max_sentencepiece_length": 1,
-                       "normalization_rule_tsv": str(_chinese_rule_tsv(tmp / "zh_rules.tsv")),
-                       "vocab_size": len(words) + len(chars) + SPM_MARGIN}
+            options = {
+                "model_type": "unigram",
+                "user_defined_symbols": words,
+                "add_dummy_prefix": False,
+                "max_sentencepiece_length": 1,
+                "normalization_rule_tsv": str(_chinese_rule_tsv(tmp / "zh_rules.tsv")),
+                "vocab_size": len(words) + len(chars) + SPM_MARGIN,
+            }
         elif lang == "en":
             words = {w for pair in pairs for w in pair.en_words}
             lines = texts
             # BPE merges every frequent word into one piece; a unigram model this small keeps splitting them.
-            options = {"model_type": "bpe", "user_defined_symbols": ENGLISH_PUNCTUATION,
-                       "vocab_size": min(ENGLISH_VOCABULARY, 2 * len(words) + SPM_MARGIN)}
+            options = {
+                "model_type": "bpe",
+                "user_defined_symbols": ENGLISH_PUNCTUATION,
+                "vocab_size": min(ENGLISH_VOCABULARY, 2 * len(words) + SPM_MARGIN),
+            }
         else:
             raise InputError("demo_unknown_language", lang=lang)
         (tmp / "input.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -109,7 +135,13 @@ def write_tokenizer(folder: Path, source_lang: str, target_lang: str, spm_models
     vocab_path = folder / "vocab.json"
     vocab_path.write_text(json.dumps(build_vocab([source, target]), ensure_ascii=False, indent=1), encoding="utf-8")
     with without_sacremoses_request():
-        tokenizer = MarianTokenizer(source_spm=str(source), target_spm=str(target), vocab=str(vocab_path),
-                                    source_lang=source_lang, target_lang=target_lang, model_max_length=128)
+        tokenizer = MarianTokenizer(
+            source_spm=str(source),
+            target_spm=str(target),
+            vocab=str(vocab_path),
+            source_lang=source_lang,
+            target_lang=target_lang,
+            model_max_length=128,
+        )
         tokenizer.save_pretrained(str(folder))
         return MarianTokenizer.from_pretrained(str(folder))

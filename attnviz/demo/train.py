@@ -35,9 +35,9 @@ from attnviz.demo import CORPUS_DIR, DIRECTIONS, model_dir
 from attnviz.demo.alignment import gold_attention, piece_words
 from attnviz.demo.config import TRAINING_RECORD, TrainConfig
 from attnviz.demo.corpus import load_corpus
-from attnviz.demo.hsk import ORIGIN as HSK_ORIGIN
 from attnviz.demo.evaluate import score_and_write_card
 from attnviz.demo.gold import GOLD_FILE, read_gold
+from attnviz.demo.hsk import ORIGIN as HSK_ORIGIN
 from attnviz.demo.pairs import Pair
 from attnviz.demo.tokenizer import train_sentencepiece, write_tokenizer
 from attnviz.errors import InputError
@@ -51,7 +51,7 @@ class Example:
 
 
 def case_variants(pair: Pair) -> list[Pair]:
-    """"Good Morning!" and "good morning!" for "Good morning!": English typed as people type it."""
+    """ "Good Morning!" and "good morning!" for "Good morning!": English typed as people type it."""
     variants = []
     for change in (str.capitalize, str.lower):
         words = tuple(w if w == "I" else change(w) for w in pair.en_words)
@@ -86,14 +86,17 @@ def encode(tokenizer, pairs: list[Pair], source_lang: str, target_lang: str) -> 
     by_pair = {}
     for k, pair in enumerate(distinct):
         source_ids, target_ids = encoded["input_ids"][k], encoded["labels"][k]
-        source_owner = piece_words(tokenizer.spm_source.encode(pair.text(source_lang), out_type=str),
-                                   pair.words(source_lang))
-        target_owner = piece_words(tokenizer.spm_target.encode(pair.text(target_lang), out_type=str),
-                                   pair.words(target_lang))
+        source_owner = piece_words(
+            tokenizer.spm_source.encode(pair.text(source_lang), out_type=str), pair.words(source_lang)
+        )
+        target_owner = piece_words(
+            tokenizer.spm_target.encode(pair.text(target_lang), out_type=str), pair.words(target_lang)
+        )
         if len(source_owner) + 1 != len(source_ids) or len(target_owner) + 1 != len(target_ids):
             raise InputError("demo_ids_pieces_disagree", zh=pair.zh, en=pair.en)
-        gold = gold_attention(source_owner, target_owner, pair.links_from(source_lang),
-                              unlinked_to_end=not is_silver(pair))
+        gold = gold_attention(
+            source_owner, target_owner, pair.links_from(source_lang), unlinked_to_end=not is_silver(pair)
+        )
         by_pair[pair] = Example(source_ids, target_ids, gold)
     return [by_pair[pair] for pair in pairs]
 
@@ -113,8 +116,13 @@ def collate(examples: list[Example], pad_id: int, start_id: int) -> dict[str, to
         labels[k, :t] = torch.tensor(e.target_ids)
         decoder_input_ids[k, :t] = torch.tensor([start_id] + e.target_ids[:-1])  # row i produces target i
         gold[k, :t, :s] = torch.from_numpy(e.gold)
-    return {"input_ids": input_ids, "attention_mask": attention_mask, "labels": labels,
-                "decoder_input_ids": decoder_input_ids, "gold": gold}
+    return {
+        "input_ids": input_ids,
+        "attention_mask": attention_mask,
+        "labels": labels,
+        "decoder_input_ids": decoder_input_ids,
+        "gold": gold,
+    }
 
 
 def length_batches(examples: list[Example], config: TrainConfig, rng: random.Random) -> list[list[int]]:
@@ -124,8 +132,9 @@ def length_batches(examples: list[Example], config: TrainConfig, rng: random.Ran
     order = sorted(range(len(examples)), key=lambda k: (size[k], rng.random()))
     batches, current, longest = [], [], 0
     for k in order:
-        if current and (len(current) == config.batch_size or max(longest, size[k]) * (len(current) + 1)
-                        > config.batch_tokens):
+        if current and (
+            len(current) == config.batch_size or max(longest, size[k]) * (len(current) + 1) > config.batch_tokens
+        ):
             batches.append(current)
             current, longest = [], 0
         current.append(k)
@@ -140,21 +149,40 @@ def build_model(config: TrainConfig, tokenizer):
 
     pad, eos = tokenizer.pad_token_id, tokenizer.eos_token_id
     model_config = MarianConfig(
-        vocab_size=len(tokenizer), decoder_vocab_size=len(tokenizer), d_model=config.d_model,
-        encoder_layers=config.layers, decoder_layers=config.layers,
-        encoder_attention_heads=config.heads, decoder_attention_heads=config.heads,
-        encoder_ffn_dim=config.ffn_dim, decoder_ffn_dim=config.ffn_dim, max_position_embeddings=128,
-        activation_function="swish", scale_embedding=True, dropout=config.dropout, attention_dropout=0.0,
-        pad_token_id=pad, eos_token_id=eos, decoder_start_token_id=pad, forced_eos_token_id=eos,
-        share_encoder_decoder_embeddings=True, tie_word_embeddings=True,
+        vocab_size=len(tokenizer),
+        decoder_vocab_size=len(tokenizer),
+        d_model=config.d_model,
+        encoder_layers=config.layers,
+        decoder_layers=config.layers,
+        encoder_attention_heads=config.heads,
+        decoder_attention_heads=config.heads,
+        encoder_ffn_dim=config.ffn_dim,
+        decoder_ffn_dim=config.ffn_dim,
+        max_position_embeddings=128,
+        activation_function="swish",
+        scale_embedding=True,
+        dropout=config.dropout,
+        attention_dropout=0.0,
+        pad_token_id=pad,
+        eos_token_id=eos,
+        decoder_start_token_id=pad,
+        forced_eos_token_id=eos,
+        share_encoder_decoder_embeddings=True,
+        tie_word_embeddings=True,
     )
     # The head trained to align; attnviz.models reads it as ModelHandle.alignment_heads.
     model_config.alignment_heads = [[config.supervised_layer, config.alignment_head]]
     model = MarianMTModel(model_config)
     model.set_attn_implementation("eager")  # only eager attention returns the weights the alignment loss needs
     model.generation_config = GenerationConfig(
-        decoder_start_token_id=pad, eos_token_id=eos, pad_token_id=pad, forced_eos_token_id=eos,
-        bad_words_ids=[[pad]], max_new_tokens=64, num_beams=1, do_sample=False,
+        decoder_start_token_id=pad,
+        eos_token_id=eos,
+        pad_token_id=pad,
+        forced_eos_token_id=eos,
+        bad_words_ids=[[pad]],
+        max_new_tokens=64,
+        num_beams=1,
+        do_sample=False,
     )
     return model
 
@@ -183,11 +211,16 @@ def learning_rate(config: TrainConfig, step: int) -> float:
 
 def losses(model, batch: dict[str, torch.Tensor], config: TrainConfig) -> tuple[torch.Tensor, torch.Tensor]:
     """Label-smoothed cross-entropy of the translation, and the guided-alignment cross-entropy of one head."""
-    output = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"],
-                   decoder_input_ids=batch["decoder_input_ids"], output_attentions=True)
+    output = model(
+        input_ids=batch["input_ids"],
+        attention_mask=batch["attention_mask"],
+        decoder_input_ids=batch["decoder_input_ids"],
+        output_attentions=True,
+    )
     logits = output.logits  # (batch, target, vocab)
-    translation = F.cross_entropy(logits.flatten(0, 1), batch["labels"].flatten(),
-                                  ignore_index=-100, label_smoothing=config.label_smoothing)
+    translation = F.cross_entropy(
+        logits.flatten(0, 1), batch["labels"].flatten(), ignore_index=-100, label_smoothing=config.label_smoothing
+    )
     attention = output.cross_attentions[config.supervised_layer][:, config.alignment_head]  # (batch, target, source)
     rows = batch["gold"].sum(-1) > 0  # (batch, target): a silver pair's unlinked words are not supervised
     per_row = -(batch["gold"] * torch.log(attention.clamp_min(1e-9))).sum(-1)  # (batch, target)
@@ -195,8 +228,13 @@ def losses(model, batch: dict[str, torch.Tensor], config: TrainConfig) -> tuple[
     return translation, alignment
 
 
-def train(config: TrainConfig, corpus_dir: Path = CORPUS_DIR, out_dir: Path | None = None,
-          progress: bool = True, evaluate_heldout: bool = True) -> dict:
+def train(
+    config: TrainConfig,
+    corpus_dir: Path = CORPUS_DIR,
+    out_dir: Path | None = None,
+    progress: bool = True,
+    evaluate_heldout: bool = True,
+) -> dict:
     """Train, save to `out_dir` (default assets/models/<direction>), then score and write the card.
 
     Returns the training record, also saved as training.json: config, seconds to saved weights, sizes, losses."""
@@ -219,8 +257,12 @@ def train(config: TrainConfig, corpus_dir: Path = CORPUS_DIR, out_dir: Path | No
         spm_models = {lang: train_sentencepiece(spm_pairs, lang, Path(tmp) / f"{lang}.model") for lang in ("zh", "en")}
         tokenizer = write_tokenizer(out_dir, source_lang, target_lang, spm_models)
 
-    examples = encode(tokenizer, training_pairs(pairs, source_lang, config.phrasebook_repeat, config.hsk_repeat),
-                      source_lang, target_lang)
+    examples = encode(
+        tokenizer,
+        training_pairs(pairs, source_lang, config.phrasebook_repeat, config.hsk_repeat),
+        source_lang,
+        target_lang,
+    )
     model = build_model(config, tokenizer)
     earlier = continue_from(model, config.init_from) if config.init_from else None
     model.train()
@@ -245,14 +287,22 @@ def train(config: TrainConfig, corpus_dir: Path = CORPUS_DIR, out_dir: Path | No
         if step % 20 == 0:
             bar.set_postfix(loss=f"{translation.item():.3f}", align=f"{alignment.item():.3f}")
         if config.log_every and step % config.log_every == 0:
-            print(f"step {step} loss {translation.item():.3f} align {alignment.item():.3f} "
-                  f"{time.monotonic() - began:.0f}s", flush=True)
+            print(
+                f"step {step} loss {translation.item():.3f} align {alignment.item():.3f} "
+                f"{time.monotonic() - began:.0f}s",
+                flush=True,
+            )
 
     model.eval()
     model.save_pretrained(str(out_dir))
-    record = {"config": asdict(config), "seconds": round(time.monotonic() - began, 1),
-              "parameters": sum(p.numel() for p in model.parameters()), "final_loss": round(translation.item(), 4),
-              "final_alignment_loss": round(alignment.item(), 4), "train_pairs": len(pairs)}
+    record = {
+        "config": asdict(config),
+        "seconds": round(time.monotonic() - began, 1),
+        "parameters": sum(p.numel() for p in model.parameters()),
+        "final_loss": round(translation.item(), 4),
+        "final_alignment_loss": round(alignment.item(), 4),
+        "train_pairs": len(pairs),
+    }
     if earlier:
         record["earlier_stage"] = earlier
     (out_dir / TRAINING_RECORD).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
@@ -268,8 +318,20 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", type=Path, default=None, help="model folder (default: assets/models/<direction>)")
     parser.add_argument("--corpus", type=Path, default=CORPUS_DIR)
     defaults = TrainConfig()
-    sizes = ("steps", "d_model", "layers", "heads", "ffn_dim", "batch_size", "batch_tokens", "seed", "threads",
-             "hsk_repeat", "log_every", "warmup_steps")
+    sizes = (
+        "steps",
+        "d_model",
+        "layers",
+        "heads",
+        "ffn_dim",
+        "batch_size",
+        "batch_tokens",
+        "seed",
+        "threads",
+        "hsk_repeat",
+        "log_every",
+        "warmup_steps",
+    )
     for name in sizes:
         parser.add_argument("--" + name.replace("_", "-"), type=int, default=getattr(defaults, name))
     parser.add_argument("--max-pairs", type=int, default=None, help="train on the first N corpus pairs only")
@@ -279,13 +341,20 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--learning-rate", type=float, default=defaults.learning_rate)
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
-    config = TrainConfig(direction=args.direction, max_pairs=args.max_pairs, max_heldout=args.max_heldout,
-                         init_from=args.init_from, learning_rate=args.learning_rate,
-                         **{name: getattr(args, name) for name in sizes})
+    config = TrainConfig(
+        direction=args.direction,
+        max_pairs=args.max_pairs,
+        max_heldout=args.max_heldout,
+        init_from=args.init_from,
+        learning_rate=args.learning_rate,
+        **{name: getattr(args, name) for name in sizes},
+    )
     began = time.monotonic()
     record = train(config, args.corpus, args.out, progress=not args.quiet, evaluate_heldout=not args.no_eval)
-    print(f"saved {args.out or model_dir(config.direction)} ({record['parameters']:,} parameters): weights after "
-          f"{record['seconds'] / 60:.1f} min, done after {(time.monotonic() - began) / 60:.1f} min")
+    print(
+        f"saved {args.out or model_dir(config.direction)} ({record['parameters']:,} parameters): weights after "
+        f"{record['seconds'] / 60:.1f} min, done after {(time.monotonic() - began) / 60:.1f} min"
+    )
 
 
 if __name__ == "__main__":

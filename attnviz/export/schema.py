@@ -223,7 +223,9 @@ def _build(data: dict, map_weights, step_weights) -> AttentionCapture:
                 GenerationStep(
                     _token_from(entry["token"]),
                     _weights(self_w, Phrase("capture_part.step_self_weights", index=index), 3),
-                    None if cross_w is None else _weights(cross_w, Phrase("capture_part.step_cross_weights", index=index), 3),
+                    None
+                    if cross_w is None
+                    else _weights(cross_w, Phrase("capture_part.step_cross_weights", index=index), 3),
                 )
             )
     return AttentionCapture(

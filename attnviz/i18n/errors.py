@@ -48,8 +48,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "memory.input_text": "text",
         "memory.input_target": "target",
         "memory.capturing": "Capturing {tokens:,} tokens with {model} ({mode} mode)",
-        "memory.capturing_pair": "Capturing {tokens:,} tokens and a {target:,}-token target with {model} "
-        "({mode} mode)",
+        "memory.capturing_pair": "Capturing {tokens:,} tokens and a {target:,}-token target with {model} ({mode} mode)",
         "memory.capturing_batch": "Capturing {batch} texts of up to {tokens:,} tokens with {model} ({mode} mode)",
         "memory.capturing_batch_pair": "Capturing {batch} texts of up to {tokens:,} tokens and a {target:,}-token "
         "target with {model} ({mode} mode)",
@@ -57,8 +56,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "head is computed when it is opened)",
         "memory.advice_lazy": "use fewer tokens",
         # attnviz.demo
-        "error.demo_piece_outside_words": "Piece {piece!r} in {pieces} does not fall inside one of the words "
-        "{words}.",
+        "error.demo_piece_outside_words": "Piece {piece!r} in {pieces} does not fall inside one of the words {words}.",
         "error.demo_pieces_do_not_spell": "Pieces {pieces} do not spell the words {words}.",
         "error.demo_two_translations": "{text!r} has two translations, {first!r} and {second!r}; change the lexicon "
         "or phrasebook so that each sentence has one.",
@@ -74,8 +72,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.demo_ids_pieces_disagree": "Tokenizer ids and pieces disagree for {zh!r} / {en!r}.",
         "error.demo_no_alignment_heads": "This model's config has no `alignment_heads`; it was not trained with "
         "guided alignment.",
-        "error.demo_pieces_attention_disagree": "Pieces and attention disagree for {source!r} -> {target!r}: "
-        "{shape}.",
+        "error.demo_pieces_attention_disagree": "Pieces and attention disagree for {source!r} -> {target!r}: {shape}.",
         # figure export: size and resolution (attnviz.export.sizing)
         "error.export_width": "The figure width must be a whole number of pixels from {low} to {high}; got {value}.",
         "error.export_height": "The figure height must be a whole number of pixels from {low} to {high}; got {value}.",

@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 
 import pytest
+
 from tests.support.browser import (
     REPO,
     chromium,

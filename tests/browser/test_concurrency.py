@@ -16,12 +16,12 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from tests.support.browser import CHROMIUM_ARGS, chromium_path, playwright_missing, streamlit_server
 
 from attnviz import fonts, selection
 from attnviz.attention.capture import capture
 from attnviz.figures._common import token_label
 from attnviz.models import load_model
+from tests.support.browser import CHROMIUM_ARGS, chromium_path, playwright_missing, streamlit_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

@@ -12,8 +12,9 @@ import re
 from pathlib import Path
 
 import pytest
-from tests.support.browser import wait_for_app
+
 from tests.browser.test_browser import app_url, page  # noqa: F401 - the served app and its browser page, as the other browser tests
+from tests.support.browser import wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -30,7 +31,7 @@ def files():
 
     from app_pages.model_runs import MAX_NEW_TOKENS
     from attnviz import selection
-    from attnviz.capture import generate
+    from attnviz.attention.generation import generate
     from attnviz.models import load_model
 
     threads = torch.get_num_threads()

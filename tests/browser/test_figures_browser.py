@@ -13,11 +13,11 @@ import os
 import numpy as np
 import plotly.io
 import pytest
-from tests.support.browser import chromium, playwright_missing
-from tests.support.maps import random_map, tokens_from
-from tests.support.figure_reading import en_zh_map, hover_label
 
 from attnviz import figures
+from tests.support.browser import chromium, playwright_missing
+from tests.support.figure_reading import en_zh_map, hover_label
+from tests.support.maps import random_map, tokens_from
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

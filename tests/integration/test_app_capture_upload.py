@@ -9,23 +9,23 @@ import copy
 import io
 import json
 import re
-import tomllib
 from pathlib import Path
 
 import numpy as np
 import plotly.graph_objects as go
 import pytest
+import tomllib
 from streamlit.testing.v1 import AppTest
-from tests.integration.test_app import APP, assert_page_ok, charts
-from tests.integration.test_app_downloads import downloads  # noqa: F401 - a fixture: the download buttons by file name
-from tests.integration.test_cli_app_parity import html_figure, one_torch_thread  # noqa: F401 - a fixture
 
 from app_pages import figure_export, opened
 from attnviz import analysis, cli, export, i18n, selection
-from attnviz.capture import capture
+from attnviz.attention.capture import capture
 from attnviz.errors import AttnvizError
 from attnviz.models import load_model
 from attnviz.provenance import alignment_heads_of, with_provenance
+from tests.integration.test_app import APP, assert_page_ok, charts
+from tests.integration.test_app_downloads import downloads  # noqa: F401 - a fixture: the download buttons by file name
+from tests.integration.test_cli_app_parity import html_figure, one_torch_thread  # noqa: F401 - a fixture
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
@@ -252,16 +252,24 @@ def bad_files(saved: dict[str, bytes]) -> dict[str, tuple[bytes, str]]:
         "nonsense shape": (_edited(saved, _set([*cross, "shape"], [3, -4, "4", 4])), "capture_bad_shape"),
         "layer names": (_edited(saved, _set([*cross, "layer_names"], ["a"])), "capture_layer_names_mismatch"),
         "unknown map kind": (_edited(saved, _set([*cross, "kind"], "sideways")), "capture_unknown_kind"),
-        "NaN weights": (_edited(saved, _set([*cross, "weights", 0, 0, 0, 0], float("nan"))),
-                        "capture_weights_not_finite"),  # fmt: skip
-        "rows not summing to 1": (_edited(saved, _set([*cross, "weights", 1, 0, 2], [0.1, 0.1, 0.1, 0.1])),
-                                  "capture_rows_not_normalised"),  # fmt: skip
-        "huge token list": (_edited(saved, _set([*cross, "key_tokens"], [{"text": "x", "start": 0, "end": 1}] * 50_000)),
-                            "capture_too_many_tokens"),  # fmt: skip
+        "NaN weights": (
+            _edited(saved, _set([*cross, "weights", 0, 0, 0, 0], float("nan"))),
+            "capture_weights_not_finite",
+        ),  # fmt: skip
+        "rows not summing to 1": (
+            _edited(saved, _set([*cross, "weights", 1, 0, 2], [0.1, 0.1, 0.1, 0.1])),
+            "capture_rows_not_normalised",
+        ),  # fmt: skip
+        "huge token list": (
+            _edited(saved, _set([*cross, "key_tokens"], [{"text": "x", "start": 0, "end": 1}] * 50_000)),
+            "capture_too_many_tokens",
+        ),  # fmt: skip
         "declared huge": (_edited(saved, _set([*cross, "shape"], [64, 64, 4000, 4000])), "capture_unpacked_too_large"),
         "pickled NPZ": (_pickled(saved), "capture_npz_pickle"),
-        "a token of the wrong type": (_edited(saved, _set([*cross, "key_tokens", 0, "start"], "0")),
-                                      "capture_bad_token"),  # fmt: skip
+        "a token of the wrong type": (
+            _edited(saved, _set([*cross, "key_tokens", 0, "start"], "0")),
+            "capture_bad_token",
+        ),  # fmt: skip
     }
 
 

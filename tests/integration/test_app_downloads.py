@@ -9,11 +9,11 @@ import math
 import plotly.graph_objects as go
 import pytest
 from PIL import Image
-from tests.integration.test_app import assert_page_ok, charts, open_app
 
 from app_pages import figure_export
 from attnviz import export, i18n, selection
 from attnviz.export.sizing import PRESETS, ExportSize
+from tests.integration.test_app import assert_page_ok, charts, open_app
 
 MODEL = "demo-zh-en"
 
@@ -64,7 +64,9 @@ def test_every_download_is_named_after_what_it_holds(downloads):
     assert_page_ok(at)
     names = set(downloads)
     for fmt in figure_export.FIGURE_FORMATS:
-        assert f"alignment_demo-zh-en_Halign_早上好.{fmt}" in names and f"heatmap_demo-zh-en_Halign_早上好.{fmt}" in names
+        assert (
+            f"alignment_demo-zh-en_Halign_早上好.{fmt}" in names and f"heatmap_demo-zh-en_Halign_早上好.{fmt}" in names
+        )
     assert {"capture_demo-zh-en_早上好.json", "capture_demo-zh-en_早上好.npz"} <= names
     at.session_state["w_view"] = "head"
     at.session_state["w_layer"], at.session_state["w_head"] = 1, 3

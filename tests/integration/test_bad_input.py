@@ -11,7 +11,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from tests.support.maps import random_map, seed_pair_map, tokens_from
 
 from attnviz import analysis, export, figures
 from attnviz.attention.capture import capture
@@ -21,6 +20,7 @@ from attnviz.devices import device_report
 from attnviz.errors import AttnvizError, InputError, ResourceLimitError
 from attnviz.models import load_model
 from attnviz.types import AttentionMap, Token
+from tests.support.maps import random_map, seed_pair_map, tokens_from
 
 ROOT = Path(__file__).resolve().parents[2]
 

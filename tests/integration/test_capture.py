@@ -6,13 +6,13 @@ import numpy as np
 import pytest
 import torch
 import transformers
-from tests.support.tiny import FAMILIES, SEQ2SEQ
 
 from attnviz.attention.capture import capture, capture_batch
 from attnviz.attention.generation import generate
 from attnviz.attention.recorder import WeightRecorder, recording
 from attnviz.errors import InputError
 from attnviz.models import load_model
+from tests.support.tiny import FAMILIES, SEQ2SEQ
 
 TEXTS = ["早上好！Good morning!", "I like studying, 我喜欢学习 very much."]
 TARGETS = ["Good morning!", "我喜欢学习。 I like it"]
@@ -20,8 +20,11 @@ TARGETS = ["Good morning!", "我喜欢学习。 I like it"]
 
 def _eager_reference(folder, family, handle, texts, targets):
     """output_attentions=True under eager attention on the same padded batch that capture_batch builds."""
-    model = transformers.AutoModel.from_pretrained(folder, attn_implementation="eager") if family == "bert" else (
-        type(handle.model).from_pretrained(folder, attn_implementation="eager"))
+    model = (
+        transformers.AutoModel.from_pretrained(folder, attn_implementation="eager")
+        if family == "bert"
+        else (type(handle.model).from_pretrained(folder, attn_implementation="eager"))
+    )
     model.eval()
     tokenizer = handle.tokenizer
     batch = tokenizer(texts, padding=True, return_tensors="pt")
@@ -54,8 +57,11 @@ def test_capture_equals_eager_with_padding(tiny_folder, family, padding_side):
         src = _rows(source_mask[row])
         if family in SEQ2SEQ:
             tgt = _rows(target_mask[row])
-            pairs = [("encoder", eager.encoder_attentions, src, src), ("decoder", eager.decoder_attentions, tgt, tgt),
-                     ("cross", eager.cross_attentions, tgt, src)]
+            pairs = [
+                ("encoder", eager.encoder_attentions, src, src),
+                ("decoder", eager.decoder_attentions, tgt, tgt),
+                ("cross", eager.cross_attentions, tgt, src),
+            ]
         else:
             pairs = [("self", eager.attentions, src, src)]
         for kind, reference, queries, keys in pairs:
@@ -205,8 +211,10 @@ def test_long_text_offers_truncation_and_truncates(tiny_folder):
     assert result["self"].weights.shape[-1] == handle.max_positions
 
 
-@pytest.mark.parametrize("text", ["a\x00b", "\x01\x02 text", "👨‍👩‍👧‍👦 family 🏳️‍🌈", "مرحبا שלום", "\u200b\u200dx",
-                                  "café 早上好 Привет", "\t\n a"])
+@pytest.mark.parametrize(
+    "text",
+    ["a\x00b", "\x01\x02 text", "👨‍👩‍👧‍👦 family 🏳️‍🌈", "مرحبا שלום", "\u200b\u200dx", "café 早上好 Привет", "\t\n a"],
+)
 @pytest.mark.parametrize("family", ["bert", "t5"])
 def test_unusual_text_captures_with_readable_tokens(tiny_folder, family, text):
     handle = load_model(tiny_folder(family), "cpu")
@@ -266,8 +274,11 @@ def test_later_passes_stop_after_the_last_attention_call(tiny_folder, family):
             for _ in range(2):
                 result = capture(handle, TEXTS[0], TARGETS[0])
             _, _, eager = _eager_reference(tiny_folder(family), family, handle, TEXTS[:1], TARGETS[:1])
-            for kind, reference in [("encoder", eager.encoder_attentions), ("decoder", eager.decoder_attentions),
-                                    ("cross", eager.cross_attentions)]:
+            for kind, reference in [
+                ("encoder", eager.encoder_attentions),
+                ("decoder", eager.decoder_attentions),
+                ("cross", eager.cross_attentions),
+            ]:
                 np.testing.assert_array_equal(result[kind].weights, torch.stack(reference)[:, 0].numpy())
     finally:
         for hook in hooks:
@@ -312,20 +323,27 @@ def test_a_model_that_wraps_the_end_of_pass_in_its_own_error_still_captures(tiny
 def test_layers_that_share_one_module_are_each_a_layer(tmp_path):
     """ALBERT runs one attention module for every layer: each run is a layer of the map (named path#i), equal to
     eager attention, in capture, in later captures and in the on-demand mode."""
+    from attnviz.attention.ondemand import capture_lazy
     from tests.support.tiny import byte_level_tokenizer
 
-    from attnviz.attention.ondemand import capture_lazy
-
-    config = transformers.AlbertConfig(vocab_size=300, embedding_size=16, hidden_size=32, num_attention_heads=4,
-                                       intermediate_size=64, num_hidden_layers=3, max_position_embeddings=128)
+    config = transformers.AlbertConfig(
+        vocab_size=300,
+        embedding_size=16,
+        hidden_size=32,
+        num_attention_heads=4,
+        intermediate_size=64,
+        num_hidden_layers=3,
+        max_position_embeddings=128,
+    )
     torch.manual_seed(0)
     transformers.AlbertModel(config).save_pretrained(tmp_path)
     byte_level_tokenizer().save_pretrained(tmp_path)
     handle = load_model(str(tmp_path), "cpu")
     eager_model = transformers.AlbertModel.from_pretrained(tmp_path, attn_implementation="eager").eval()
     with torch.no_grad():
-        expected = torch.stack(eager_model(**handle.tokenizer(TEXTS[0], return_tensors="pt"),
-                                           output_attentions=True).attentions)[:, 0].numpy()
+        expected = torch.stack(
+            eager_model(**handle.tokenizer(TEXTS[0], return_tensors="pt"), output_attentions=True).attentions
+        )[:, 0].numpy()
     assert expected.shape[0] == 3
     for _ in range(2):
         amap = capture(handle, TEXTS[0])["self"]

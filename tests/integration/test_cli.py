@@ -162,7 +162,9 @@ def test_a_failing_input_line_is_named_in_the_language_of_the_export(capsys, tmp
     code, _, err = _run(capsys, *argv)
     assert code == 2 and _one_line_error(err).startswith(f"attnviz: error: line 1 of {lines}: Layer 9 does not exist")
     code, _, err = _run(capsys, *argv, "--lang", "zh")
-    assert code == 2 and _one_line_error(err).startswith(f"attnviz: error: {lines} 第 1 行：第 9 层不存在；这张图有 2 层")
+    assert code == 2 and _one_line_error(err).startswith(
+        f"attnviz: error: {lines} 第 1 行：第 9 层不存在；这张图有 2 层"
+    )
 
 
 def test_cli_as_a_subprocess(tmp_path, tiny_folder):
@@ -189,21 +191,37 @@ def test_alignment_opens_on_the_trained_alignment_head():
     from attnviz.models import load_model
 
     handle = load_model("demo-zh-en", "cpu")
-    (layer, head), = handle.alignment_heads
+    ((layer, head),) = handle.alignment_heads
     result = capture(handle, "早上好！", "Good morning!")
     cross = result["cross"]
     pieces = ["--no-words", "--no-hide-special"]  # every token, as the weights have them
     args = cli.build_parser().parse_args(
-        ["export", "--model", "demo-zh-en", "--text", "早上好！", "--view", "heatmap", *pieces, "-o", "x.png"])
+        ["export", "--model", "demo-zh-en", "--text", "早上好！", "--view", "heatmap", *pieces, "-o", "x.png"]
+    )
     figure = cli.figure(result, args, handle)
-    np.testing.assert_allclose(np.nan_to_num(np.asarray(figure.data[0].z, dtype=float)),
-                               cross.weights[layer, head], atol=1e-6)
+    np.testing.assert_allclose(
+        np.nan_to_num(np.asarray(figure.data[0].z, dtype=float)), cross.weights[layer, head], atol=1e-6
+    )
     args = cli.build_parser().parse_args(
-        ["export", "--model", "demo-zh-en", "--text", "早上好！", "--view", "heatmap", "--head", "mean", *pieces,
-         "-o", "x.png"])
+        [
+            "export",
+            "--model",
+            "demo-zh-en",
+            "--text",
+            "早上好！",
+            "--view",
+            "heatmap",
+            "--head",
+            "mean",
+            *pieces,
+            "-o",
+            "x.png",
+        ]
+    )
     figure = cli.figure(result, args, handle)
-    np.testing.assert_allclose(np.nan_to_num(np.asarray(figure.data[0].z, dtype=float)),
-                               cross.weights.mean(axis=(0, 1)), atol=1e-6)
+    np.testing.assert_allclose(
+        np.nan_to_num(np.asarray(figure.data[0].z, dtype=float)), cross.weights.mean(axis=(0, 1)), atol=1e-6
+    )
 
 
 @pytest.mark.parametrize(

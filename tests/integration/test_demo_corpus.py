@@ -5,9 +5,9 @@ import pytest
 from attnviz.demo import CORPUS_DIR
 from attnviz.demo import lexicon as lx
 from attnviz.demo.corpus import DEFAULT_SEED, GRAMMAR_HELD_OUT_FILE, HELD_OUT_FILE, TRAIN_FILE, build_corpus
+from attnviz.demo.grammar import ACTIONS, activity, be_question, have, location_question
 from attnviz.demo.heldout import NearDuplicates, is_held_out
 from attnviz.demo.hsk import sentence_id
-from attnviz.demo.grammar import ACTIONS, activity, be_question, have, location_question
 from attnviz.demo.pairs import Pair, english_text, english_words, format_pharaoh, parse_pharaoh, read_tsv
 from attnviz.demo.phrasebook import phrasebook_pairs, phrasebook_words
 from attnviz.errors import InputError
@@ -83,16 +83,29 @@ def test_generator_reorders_time_and_place():
     assert (pair.zh, pair.en) == ("我明天在北京学习", "I will study in Beijing tomorrow")
     assert pair.zh_words == ("我", "明天", "在", "北京", "学习")
     words = {(pair.zh_words[i], pair.en_words[j]) for i, j in pair.links}
-    assert words == {("我", "I"), ("学习", "will"), ("学习", "study"), ("在", "in"), ("北京", "Beijing"),
-                     ("明天", "tomorrow")}
+    assert words == {
+        ("我", "I"),
+        ("学习", "will"),
+        ("学习", "study"),
+        ("在", "in"),
+        ("北京", "Beijing"),
+        ("明天", "tomorrow"),
+    }
 
 
-@pytest.mark.parametrize("make, zh, en", [
-    (lambda: be_question(lx.SUBJECTS[1], lx.TIMES[1], "忙"), "你明天很忙吗？", "Will you be busy tomorrow?"),
-    (lambda: have(lx.SUBJECTS[3], lx.TIMES[2], "两", "茶", True), "她昨天有两杯茶。", "She had two cups of tea yesterday."),
-    (lambda: have(lx.SUBJECTS[0], None, "一", "苹果", False), "我有一个苹果", "I have an apple"),
-    (lambda: location_question("书", "桌子"), "书在桌子上吗？", "Is the book on the table?"),
-])
+@pytest.mark.parametrize(
+    "make, zh, en",
+    [
+        (lambda: be_question(lx.SUBJECTS[1], lx.TIMES[1], "忙"), "你明天很忙吗？", "Will you be busy tomorrow?"),
+        (
+            lambda: have(lx.SUBJECTS[3], lx.TIMES[2], "两", "茶", True),
+            "她昨天有两杯茶。",
+            "She had two cups of tea yesterday.",
+        ),
+        (lambda: have(lx.SUBJECTS[0], None, "一", "苹果", False), "我有一个苹果", "I have an apple"),
+        (lambda: location_question("书", "桌子"), "书在桌子上吗？", "Is the book on the table?"),
+    ],
+)
 def test_templates_write_grammatical_english(make, zh, en):
     pair = make()
     assert (pair.zh, pair.en) == (zh, en)

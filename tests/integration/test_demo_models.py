@@ -54,8 +54,16 @@ def phrase(zh):
 @pytest.mark.parametrize("direction", DIRECTIONS)
 def test_folder_is_a_standard_small_marian_model(direction):
     folder = model_dir(direction)
-    for name in ("config.json", "generation_config.json", "model.safetensors", "source.spm", "target.spm",
-                 "vocab.json", "tokenizer_config.json", "README.md"):
+    for name in (
+        "config.json",
+        "generation_config.json",
+        "model.safetensors",
+        "source.spm",
+        "target.spm",
+        "vocab.json",
+        "tokenizer_config.json",
+        "README.md",
+    ):
         assert (folder / name).is_file(), name
     assert not list(folder.glob("*.bin"))
     assert (folder / "model.safetensors").stat().st_size <= MAX_WEIGHT_BYTES
@@ -114,34 +122,45 @@ def test_unknown_pieces_are_rare_in_held_out_inputs(direction, heldout):
     assert share <= MAX_UNKNOWN_SHARE
 
 
-@pytest.mark.parametrize("direction, text", [
-    ("zh-en", "人工智能正在改变世界"), ("zh-en", "谢谢你的帮助"),
-    ("en-zh", "The animal did not cross the street because it was tired."), ("en-zh", "Where is the library?"),
-])
+@pytest.mark.parametrize(
+    "direction, text",
+    [
+        ("zh-en", "人工智能正在改变世界"),
+        ("zh-en", "谢谢你的帮助"),
+        ("en-zh", "The animal did not cross the street because it was tired."),
+        ("en-zh", "Where is the library?"),
+    ],
+)
 def test_everyday_sentences_from_the_issue_have_no_unknown_piece(direction, text):
     _, tokenizer = loaded(direction)
     assert not has_unknown(tokenizer, text)
 
 
-@pytest.mark.parametrize("direction, spellings, pieces", [
-    ("zh-en", ["早上好！", "早上好!", "早上 好 ！"], ["早上", "好", "！"]),
-    ("en-zh", ["Good morning!", "Good morning！", " Good  morning!"], ["▁Good", "▁morning", "!"]),
-])
+@pytest.mark.parametrize(
+    "direction, spellings, pieces",
+    [
+        ("zh-en", ["早上好！", "早上好!", "早上 好 ！"], ["早上", "好", "！"]),
+        ("en-zh", ["Good morning!", "Good morning！", " Good  morning!"], ["▁Good", "▁morning", "!"]),
+    ],
+)
 def test_punctuation_and_spaces_are_normalised(direction, spellings, pieces):
     _, tokenizer = loaded(direction)
     assert all(tokenizer.tokenize(text) == pieces for text in spellings)
 
 
-@pytest.mark.parametrize("direction, source, expected", [
-    ("zh-en", "早上好！", "Good morning!"),
-    ("zh-en", "早上好!", "Good morning!"),  # ASCII punctuation reads as full-width
-    ("zh-en", "我喜欢学习", "I like studying"),
-    ("zh-en", "晚上好！", "Good evening!"),
-    ("zh-en", "我明天在北京学习", "I will study in Beijing tomorrow"),
-    ("en-zh", "Good morning!", "早上好！"),
-    ("en-zh", "Good Morning！", "早上好！"),  # as the seed writes it
-    ("en-zh", "I like studying", "我喜欢学习"),
-])
+@pytest.mark.parametrize(
+    "direction, source, expected",
+    [
+        ("zh-en", "早上好！", "Good morning!"),
+        ("zh-en", "早上好!", "Good morning!"),  # ASCII punctuation reads as full-width
+        ("zh-en", "我喜欢学习", "I like studying"),
+        ("zh-en", "晚上好！", "Good evening!"),
+        ("zh-en", "我明天在北京学习", "I will study in Beijing tomorrow"),
+        ("en-zh", "Good morning!", "早上好！"),
+        ("en-zh", "Good Morning！", "早上好！"),  # as the seed writes it
+        ("en-zh", "I like studying", "我喜欢学习"),
+    ],
+)
 def test_translates_the_seed_examples(direction, source, expected):
     model, tokenizer = loaded(direction)
     assert same_text(translate(model, tokenizer, [source])[0], expected)
@@ -167,10 +186,11 @@ def test_alignment_view_links_the_seed_words(direction, zh):
     """Force-decoding the pair, each target word's strongest source word (pieces merged) is its translation."""
     model, tokenizer = loaded(direction)
     pair = phrase(zh)
-    (matrix, _, _), = word_matrices(model, tokenizer, [pair])
+    ((matrix, _, _),) = word_matrices(model, tokenizer, [pair])
     best = matrix[:, :-1].argmax(axis=1)  # over source words, </s> hidden as the view hides it
-    source_words, target_words = (pair.zh_words, pair.en_words) if direction == "zh-en" else \
-        (pair.en_words, pair.zh_words)
+    source_words, target_words = (
+        (pair.zh_words, pair.en_words) if direction == "zh-en" else (pair.en_words, pair.zh_words)
+    )
     links = {(source_words[s], target_words[t]) for t, s in enumerate(best)}
     if direction == "en-zh":
         links = {(zh_word, en_word) for en_word, zh_word in links}
@@ -179,8 +199,9 @@ def test_alignment_view_links_the_seed_words(direction, zh):
 
 def card_scores(direction):
     card = (model_dir(direction) / "README.md").read_text(encoding="utf-8")
-    hsk = re.search(r"\| all \((\d+)\) \| ([0-9.]+) \| ([0-9.]+) \| ([0-9.]+) \| (\d+) \| ([0-9.]+) \| ([0-9.]+) \|",
-                    card)
+    hsk = re.search(
+        r"\| all \((\d+)\) \| ([0-9.]+) \| ([0-9.]+) \| ([0-9.]+) \| (\d+) \| ([0-9.]+) \| ([0-9.]+) \|", card
+    )
     grammar = re.search(r"\| (\d+) \| ([0-9.]+) \| ([0-9.]+) \| ([0-9.]+) \|\n\nThe first held-out", card)
     assert hsk and grammar, "the model card has no held-out score rows"
     return [float(x) for x in hsk.groups()], [float(x) for x in grammar.groups()]
@@ -202,8 +223,9 @@ def test_heldout_scores_meet_the_bar_and_match_the_card(direction):
     assert unknown == pytest.approx(scores.unknown_share, abs=0.0005)
     assert aer == pytest.approx(scores.aer, abs=0.002) and aer_argmax == pytest.approx(scores.aer_argmax, abs=0.002)
     assert grammar_row[0] == scores.grammar["pairs"]
-    assert grammar_row[1:] == pytest.approx([scores.grammar[k] for k in ("exact_match", "aer", "aer_argmax")],
-                                            abs=0.002)
+    assert grammar_row[1:] == pytest.approx(
+        [scores.grammar[k] for k in ("exact_match", "aer", "aer_argmax")], abs=0.002
+    )
 
 
 def test_capture_sees_the_same_alignment_head():
@@ -217,9 +239,12 @@ def test_capture_sees_the_same_alignment_head():
     cross = result["cross"]
     weights = cross.weights[layer, head]  # (target tokens, source tokens)
     model, tokenizer = loaded("zh-en")
-    expected, = alignment_attention(model, tokenizer, ["早上好！"], ["Good morning!"], layer, head)
+    (expected,) = alignment_attention(model, tokenizer, ["早上好！"], ["Good morning!"], layer, head)
     np.testing.assert_allclose(weights, expected, atol=1e-5)
     keys = [t.text for t in cross.key_tokens]
-    strongest = {q.text.strip(): keys[int(np.argmax(np.where([k.special for k in cross.key_tokens], -1, row)))]
-                 for q, row in zip(cross.query_tokens, weights) if not q.special}
+    strongest = {
+        q.text.strip(): keys[int(np.argmax(np.where([k.special for k in cross.key_tokens], -1, row)))]
+        for q, row in zip(cross.query_tokens, weights)
+        if not q.special
+    }
     assert strongest == {"Good": "好", "morning": "早上", "!": "！"}

@@ -9,8 +9,25 @@ from attnviz.demo import CORPUS_DIR
 from attnviz.demo.phrasebook import phrasebook_pairs
 from attnviz.demo.train import case_variants, main, training_pairs
 
-TINY = ["--steps", "4", "--d-model", "16", "--layers", "1", "--heads", "2", "--ffn-dim", "32", "--batch-size", "8",
-        "--max-pairs", "50", "--quiet", "--corpus", str(CORPUS_DIR)]
+TINY = [
+    "--steps",
+    "4",
+    "--d-model",
+    "16",
+    "--layers",
+    "1",
+    "--heads",
+    "2",
+    "--ffn-dim",
+    "32",
+    "--batch-size",
+    "8",
+    "--max-pairs",
+    "50",
+    "--quiet",
+    "--corpus",
+    str(CORPUS_DIR),
+]
 
 
 @pytest.fixture(scope="module")

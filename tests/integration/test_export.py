@@ -11,13 +11,11 @@ import pytest
 from PIL import Image
 from plotly.colors import sample_colorscale, unlabel_rgb
 from pypdf import PdfReader
-from tests.support.maps import random_map, seed_pair_map, tokens_from
 
 from attnviz import analysis, export, figures, fonts, settings
 from attnviz.errors import AttnvizError, InputError, SettingError
 from attnviz.types import AttentionCapture, AttentionMap, GenerationStep, Token
-
-from tests.support.engines import HAS_BROWSER, NO_BROWSER
+from tests.support.maps import random_map, seed_pair_map, tokens_from
 
 
 def _png(data: bytes) -> Image.Image:

@@ -12,13 +12,13 @@ import pytest
 from fontTools.ttLib import TTFont
 from PIL import Image
 from pypdf import PdfReader
-from tests.support.maps import random_map, tokens_from
-from tests.support.engines import HAS_BROWSER, NO_BROWSER
 
 from attnviz import export, figures, i18n
 from attnviz.errors import InputError
 from attnviz.export import fontsubset, sizing
 from attnviz.types import AttentionMap
+from tests.support.engines import HAS_BROWSER, NO_BROWSER
+from tests.support.maps import random_map, tokens_from
 
 KANGXI_AND_RADICALS = re.compile("[\u2e80-\u2fdf]")  # what Skia's ToUnicode turns 目, 力, 齐 into
 LABEL_WORDS = ["对齐", "目标", "注意力", "早上", "好", "Good", "morning"]

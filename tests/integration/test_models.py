@@ -12,8 +12,14 @@ from attnviz.models import catalogue, load_model
 
 @pytest.mark.parametrize(
     "family, kind",
-    [("bert", "encoder"), ("gpt2", "decoder"), ("llama", "decoder"), ("bart", "encoder-decoder"),
-     ("marian", "encoder-decoder"), ("t5", "encoder-decoder")],
+    [
+        ("bert", "encoder"),
+        ("gpt2", "decoder"),
+        ("llama", "decoder"),
+        ("bart", "encoder-decoder"),
+        ("marian", "encoder-decoder"),
+        ("t5", "encoder-decoder"),
+    ],
 )
 def test_kind_and_counts(tiny_folder, family, kind):
     handle = load_model(tiny_folder(family), "cpu")

@@ -6,7 +6,6 @@ import importlib.util
 import numpy as np
 import pytest
 import torch
-from tests.support.tiny import FAMILIES, SEQ2SEQ
 
 from attnviz import analysis, figures
 from attnviz.attention import tiles
@@ -17,6 +16,7 @@ from attnviz.attention.recorder import QueryKeyRecorder, WeightRecorder, recordi
 from attnviz.errors import InputError, ResourceLimitError
 from attnviz.models import load_model
 from attnviz.types import MAP_SPECS, AttentionResult, map_specs
+from tests.support.tiny import FAMILIES, SEQ2SEQ
 
 TEXT = "早上好！Good morning, I like studying 我喜欢学习."
 TARGET = "Good morning! 我喜欢"
@@ -282,8 +282,11 @@ def test_full_and_lazy_results_answer_the_same_protocol(tiny_folder, family):
         assert full.shape(kind) == lazy.shape(kind)
         assert full.tokens(kind) == lazy.tokens(kind)
         assert full.layer_names(kind) == lazy.layer_names(kind)
-        assert full.causal(kind) == lazy.causal(kind) == MAP_SPECS[kind].is_causal(load_model(
-            tiny_folder(family), "cpu").kind)
+        assert (
+            full.causal(kind)
+            == lazy.causal(kind)
+            == MAP_SPECS[kind].is_causal(load_model(tiny_folder(family), "cpu").kind)
+        )
         for rows in (None, 2, (1, 3), -1):
             np.testing.assert_allclose(full.head(kind, 1, 2, rows), lazy.head(kind, 1, 2, rows), atol=1e-5, rtol=0)
         assert full.head(kind, -1, -1).shape == full.shape(kind)[2:]

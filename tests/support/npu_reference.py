@@ -124,8 +124,9 @@ def npu_fusion_attention_reference(
         raise ValueError("keep_prob < 1 (dropout) is not modelled by this reference.")
     supported = (torch.float16, torch.bfloat16, torch.float32)
     if query.dtype not in supported or key.dtype != query.dtype or value.dtype != query.dtype:
-        raise ValueError(f"query, key and value must share one of {supported}; got {query.dtype}, {key.dtype}, "
-                         f"{value.dtype}.")
+        raise ValueError(
+            f"query, key and value must share one of {supported}; got {query.dtype}, {key.dtype}, {value.dtype}."
+        )
     if pse is not None and pse.dtype != query.dtype:
         raise ValueError(f"pse must have the query's dtype {query.dtype}, got {pse.dtype}.")
     if key.shape != value.shape:

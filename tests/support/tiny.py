@@ -25,8 +25,9 @@ def byte_level_tokenizer(vocab_size: int = 300, add_eos: bool = True) -> transfo
     tokenizer = Tokenizer(models.BPE())
     tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tokenizer.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=SPECIALS,
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size, special_tokens=SPECIALS, initial_alphabet=pre_tokenizers.ByteLevel.alphabet()
+    )
     tokenizer.train_from_iterator(CORPUS, trainer)
     if add_eos:
         eos = tokenizer.token_to_id("</s>")
@@ -43,29 +44,70 @@ COMMON = dict(pad_token_id=0, eos_token_id=1, bos_token_id=3)
 
 def config(family: str, vocab_size: int = 300):
     if family == "bert":
-        return transformers.BertConfig(vocab_size=vocab_size, hidden_size=32, num_hidden_layers=2,
-                                       num_attention_heads=4, intermediate_size=64, pad_token_id=0)
+        return transformers.BertConfig(
+            vocab_size=vocab_size,
+            hidden_size=32,
+            num_hidden_layers=2,
+            num_attention_heads=4,
+            intermediate_size=64,
+            pad_token_id=0,
+        )
     if family == "gpt2":
-        return transformers.GPT2Config(vocab_size=vocab_size, n_embd=32, n_layer=2, n_head=4, n_positions=128,
-                                       **COMMON)
+        return transformers.GPT2Config(vocab_size=vocab_size, n_embd=32, n_layer=2, n_head=4, n_positions=128, **COMMON)
     if family == "llama":  # grouped-query attention: 4 query heads share 2 key/value heads
-        return transformers.LlamaConfig(vocab_size=vocab_size, hidden_size=32, num_hidden_layers=2,
-                                        num_attention_heads=4, num_key_value_heads=2, intermediate_size=64,
-                                        max_position_embeddings=128, **COMMON)
+        return transformers.LlamaConfig(
+            vocab_size=vocab_size,
+            hidden_size=32,
+            num_hidden_layers=2,
+            num_attention_heads=4,
+            num_key_value_heads=2,
+            intermediate_size=64,
+            max_position_embeddings=128,
+            **COMMON,
+        )
     if family == "bart":
-        return transformers.BartConfig(vocab_size=vocab_size, d_model=32, encoder_layers=2, decoder_layers=2,
-                                       encoder_attention_heads=4, decoder_attention_heads=4, encoder_ffn_dim=64,
-                                       decoder_ffn_dim=64, max_position_embeddings=128, decoder_start_token_id=1,
-                                       **COMMON)
+        return transformers.BartConfig(
+            vocab_size=vocab_size,
+            d_model=32,
+            encoder_layers=2,
+            decoder_layers=2,
+            encoder_attention_heads=4,
+            decoder_attention_heads=4,
+            encoder_ffn_dim=64,
+            decoder_ffn_dim=64,
+            max_position_embeddings=128,
+            decoder_start_token_id=1,
+            **COMMON,
+        )
     if family == "marian":
-        return transformers.MarianConfig(vocab_size=vocab_size, d_model=32, encoder_layers=2, decoder_layers=2,
-                                         encoder_attention_heads=4, decoder_attention_heads=4, encoder_ffn_dim=64,
-                                         decoder_ffn_dim=64, max_position_embeddings=128, decoder_start_token_id=0,
-                                         pad_token_id=0, eos_token_id=1, forced_eos_token_id=1)
+        return transformers.MarianConfig(
+            vocab_size=vocab_size,
+            d_model=32,
+            encoder_layers=2,
+            decoder_layers=2,
+            encoder_attention_heads=4,
+            decoder_attention_heads=4,
+            encoder_ffn_dim=64,
+            decoder_ffn_dim=64,
+            max_position_embeddings=128,
+            decoder_start_token_id=0,
+            pad_token_id=0,
+            eos_token_id=1,
+            forced_eos_token_id=1,
+        )
     if family == "t5":
-        return transformers.T5Config(vocab_size=vocab_size, d_model=32, d_kv=8, d_ff=64, num_layers=2,
-                                     num_decoder_layers=2, num_heads=4, decoder_start_token_id=0, pad_token_id=0,
-                                     eos_token_id=1)
+        return transformers.T5Config(
+            vocab_size=vocab_size,
+            d_model=32,
+            d_kv=8,
+            d_ff=64,
+            num_layers=2,
+            num_decoder_layers=2,
+            num_heads=4,
+            decoder_start_token_id=0,
+            pad_token_id=0,
+            eos_token_id=1,
+        )
     raise ValueError(family)
 
 

@@ -1,11 +1,10 @@
 import numpy as np
 import pytest
-from tests.support.maps import random_map, seed_pair_map, tokens_from
 
 from attnviz import analysis
 from attnviz.errors import InputError
 from attnviz.types import AttentionMap, Token
-
+from tests.support.maps import random_map, seed_pair_map, tokens_from
 
 # ---------------------------------------------------------------------------------------------------------------------
 # aggregation

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import attnviz.settings
 from app_pages import explainer_steps, heads_choices, model_runs, multi_head
 from app_pages import state as app_state
-import attnviz.settings
 from attnviz import analysis, selection
 from attnviz.attention.walkthrough import walkthrough
 from attnviz.errors import InputError, ModelLoadError, SettingError
@@ -434,7 +434,9 @@ def test_exported_files_name_the_model_and_fit_their_title():
     )
     assert selection.exported_title("Heads", "demo-zh-en") == "Heads<br><sup>demo-zh-en</sup>"
     assert selection.exported_title("Heads", None) == "Heads"
-    assert selection.title_width("交叉注意力") == 5 * 16 and selection.title_width("ab<br>" + "x" * 99) == int(2 * 0.55 * 16)
+    assert selection.title_width("交叉注意力") == 5 * 16 and selection.title_width("ab<br>" + "x" * 99) == int(
+        2 * 0.55 * 16
+    )
     long = "cross-attention · alignment heads · mean of L0·H1, L2·H3, L4·H5"
     width, height = selection.export_size(long, 520, 380)
     assert width >= selection.title_width(long) + 80 and height == 380

@@ -79,7 +79,10 @@ def test_alignment_error_rate_with_possible_links():
 def test_refusals_are_said_in_chinese_too():
     with pytest.raises(InputError) as straddle:
         piece_words(["早上好", "！"], ["早上", "好", "！"])
-    assert str(straddle.value) == "Piece '早上好' in ['早上好', '！'] does not fall inside one of the words ['早上', '好', '！']."
+    assert (
+        str(straddle.value)
+        == "Piece '早上好' in ['早上好', '！'] does not fall inside one of the words ['早上', '好', '！']."
+    )
     assert "没有完整落在" in straddle.value.message("zh")
     with pytest.raises(InputError) as short:
         piece_words(["早上"], ["早上", "好"])

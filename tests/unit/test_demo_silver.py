@@ -37,8 +37,12 @@ def test_gloss_words_skip_notes_cross_references_and_classifier_senses():
 def test_silver_rule_links_glossed_words_punctuation_and_prefers_the_sources_own_gloss():
     zh = ["我", "家", "在", "北京", "。"]
     dictionary = {"家": ("see 傢伙|家伙[jia1 huo5]", "home", "family")}
-    senses = [gloss_senses(w, g, dictionary) for w, g in
-              zip(zh, ["I; me; my", "used in 傢伙|家伙[jia1 huo5]", "to be (located) at", "Beijing", ""], strict=True)]
+    senses = [
+        gloss_senses(w, g, dictionary)
+        for w, g in zip(
+            zh, ["I; me; my", "used in 傢伙|家伙[jia1 huo5]", "to be (located) at", "Beijing", ""], strict=True
+        )
+    ]
     links = silver_links(zh, [s for s, _ in senses], [n for _, n in senses], ["My", "home", "is", "in", "Beijing", "."])
     # 家 "home" comes from CEDICT, not the source's gloss; "is" and "in" stay unlinked (no whole sense says so)
     assert links == {(0, 0), (1, 1), (3, 4), (4, 5)}
@@ -46,8 +50,18 @@ def test_silver_rule_links_glossed_words_punctuation_and_prefers_the_sources_own
 
 def test_silver_rule_lets_the_word_with_fewest_candidates_choose_first():
     zh = ["我", "睡", "得", "很", "好", "，", "身体", "很", "舒服", "。"]
-    glosses = [["I"], ["to sleep"], [], ["very"], ["good", "well"], [], ["body"], ["very"],
-               ["comfortable", "feeling well"], []]
+    glosses = [
+        ["I"],
+        ["to sleep"],
+        [],
+        ["very"],
+        ["good", "well"],
+        [],
+        ["body"],
+        ["very"],
+        ["comfortable", "feeling well"],
+        [],
+    ]
     en = ["I", "slept", "well", "and", "feel", "comfortable", "."]
     links = silver_links(zh, glosses, [len(g) for g in glosses], en)
     assert (8, 5) in links and (4, 2) in links  # comfortable takes 舒服 first, so well goes to 好
@@ -64,7 +78,7 @@ def test_hsk_words_keep_punctuation_and_merge_where_a_tokenizer_symbol_straddles
 def test_missing_translations_and_typography_are_handled():
     assert not has_translation(Sentence("x", 4, "树在风中摆动。", "placeholder-p1", (), ()))
     assert not has_translation(Sentence("x", 6, "这里有很多外国东西。", "PH", (), ()))
-    assert plain_english("It’s a café — “yes”") == "It's a cafe - \"yes\""
+    assert plain_english("It’s a café — “yes”") == 'It\'s a cafe - "yes"'
 
 
 def test_dictionary_gloss_is_the_first_plain_short_sense():

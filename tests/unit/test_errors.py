@@ -79,7 +79,9 @@ def keyed_calls(path: Path) -> list[Keyed]:
 
 def not_yet_converted(found: Keyed) -> bool:
     return any(
-        found.path.startswith(entry) if entry.endswith("/") else entry in (found.path, f"{found.path}::{found.function}")
+        found.path.startswith(entry)
+        if entry.endswith("/")
+        else entry in (found.path, f"{found.path}::{found.function}")
         for entry in NOT_YET_CONVERTED
     )
 
@@ -176,9 +178,13 @@ def test_phrases_are_said_in_the_sentence_language():
         "over_memory_budget", what=Phrase("memory.capturing", tokens=8192, model="m", mode="full"),
         needed="9 GiB", budget="4.0 GiB", advice=Phrase("memory.advice_lazy"), variable="ATTNVIZ_MEMORY_BUDGET_MB",
     )  # fmt: skip
-    assert str(error) == error.message("en") == (
-        "Capturing 8,192 tokens with m (full mode) needs about 9 GiB of memory, above the budget of 4.0 GiB; use "
-        "fewer tokens, or raise the budget with the environment variable ATTNVIZ_MEMORY_BUDGET_MB (megabytes)."
+    assert (
+        str(error)
+        == error.message("en")
+        == (
+            "Capturing 8,192 tokens with m (full mode) needs about 9 GiB of memory, above the budget of 4.0 GiB; use "
+            "fewer tokens, or raise the budget with the environment variable ATTNVIZ_MEMORY_BUDGET_MB (megabytes)."
+        )
     )
     chinese = error.message("zh")
     assert "8,192 个词元" in chinese and "请减少词元" in chinese and "Capturing" not in chinese
@@ -186,8 +192,14 @@ def test_phrases_are_said_in_the_sentence_language():
 
 
 def test_a_plain_string_value_is_said_as_it_is():
-    error = ResourceLimitError("over_memory_budget", what="Opening 2 heads", needed="1 GiB", budget="2 MiB",
-                               advice="open fewer heads", variable="ATTNVIZ_MEMORY_BUDGET_MB")
+    error = ResourceLimitError(
+        "over_memory_budget",
+        what="Opening 2 heads",
+        needed="1 GiB",
+        budget="2 MiB",
+        advice="open fewer heads",
+        variable="ATTNVIZ_MEMORY_BUDGET_MB",
+    )
     assert str(error).startswith("Opening 2 heads needs about 1 GiB") and "open fewer heads" in error.message("zh")
 
 

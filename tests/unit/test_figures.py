@@ -1,15 +1,13 @@
 import numpy as np
 import pytest
-from tests.support.maps import random_map, seed_pair_map, tokens_from
 
 from attnviz import analysis, figures
 from attnviz.attention.walkthrough import walkthrough
 from attnviz.errors import InputError
 from attnviz.figures import FigureStyle
-from attnviz.types import AttentionMap, Token
-
-
+from attnviz.types import Token
 from tests.support.figure_reading import _axis, _axis_text, en_zh_map, hover_label  # noqa: F401
+from tests.support.maps import random_map, seed_pair_map, tokens_from
 
 
 def test_heatmap_ticks_are_tokens_and_z_is_the_aggregation():

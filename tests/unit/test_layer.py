@@ -10,9 +10,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from attnviz.errors import InputError
 from attnviz.attention.layer import MultiHeadAttention
 from attnviz.attention.math import attention_steps, multi_head_merge, multi_head_split
+from attnviz.errors import InputError
 
 TOLERANCE = dict(atol=1e-5, rtol=1e-5)
 
@@ -52,7 +52,15 @@ def test_steps_on_the_seeds_three_by_four_walkthrough():
     v = torch.tensor([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [0.5, 0.5]])
     steps = attention_steps(q, k, v, scale=1.0)
     assert [name for name, _ in steps.shapes()] == [
-        "query", "key", "value", "scores", "scaled_scores", "masked_scores", "weights", "context"]
+        "query",
+        "key",
+        "value",
+        "scores",
+        "scaled_scores",
+        "masked_scores",
+        "weights",
+        "context",
+    ]
     assert dict(steps.shapes())["weights"] == (3, 4) and dict(steps.shapes())["context"] == (3, 2)
     torch.testing.assert_close(steps.scores, q @ k.T, atol=0, rtol=0)
     torch.testing.assert_close(steps.weights, torch.softmax(q @ k.T, dim=-1))
@@ -99,8 +107,11 @@ def _shared_weights(ours: MultiHeadAttention, theirs: nn.MultiheadAttention) -> 
         else:
             q_weight, k_weight, v_weight = theirs.q_proj_weight, theirs.k_proj_weight, theirs.v_proj_weight
         q_bias, k_bias, v_bias = theirs.in_proj_bias.chunk(3)
-        for layer, weight, bias in ((ours.q_proj, q_weight, q_bias), (ours.k_proj, k_weight, k_bias),
-                                    (ours.v_proj, v_weight, v_bias)):
+        for layer, weight, bias in (
+            (ours.q_proj, q_weight, q_bias),
+            (ours.k_proj, k_weight, k_bias),
+            (ours.v_proj, v_weight, v_bias),
+        ):
             layer.weight.copy_(weight)
             layer.bias.copy_(bias)
         ours.out_proj.weight.copy_(theirs.out_proj.weight)
@@ -116,8 +127,9 @@ def test_self_attention_equals_torch_multihead_attention_with_padding_and_causal
     real = torch.ones(2, 6, dtype=torch.bool)
     real[1, 4:] = False  # the second sentence is two tokens shorter
     causal_forbidden = torch.ones(6, 6, dtype=torch.bool).triu(1)  # torch: True = may NOT attend
-    expected, expected_weights = theirs(x, x, x, key_padding_mask=~real, attn_mask=causal_forbidden,
-                                        average_attn_weights=False)
+    expected, expected_weights = theirs(
+        x, x, x, key_padding_mask=~real, attn_mask=causal_forbidden, average_attn_weights=False
+    )
     output, weights, steps = ours(x, padding_mask=real)
     assert steps is None and weights.dtype is torch.float32
     torch.testing.assert_close(output, expected, **TOLERANCE)
@@ -148,8 +160,9 @@ def test_grouped_query_attention_equals_sdpa_with_shared_key_value_heads():
     x = _seeded(1, 5, 16)
     output, weights, steps = ours(x, return_steps=True)
     assert steps.key.shape == (1, 2, 5, 4) and steps.query.shape == (1, 4, 5, 4)
-    expected_context = F.scaled_dot_product_attention(steps.query, steps.key, steps.value, is_causal=True,
-                                                      enable_gqa=True)
+    expected_context = F.scaled_dot_product_attention(
+        steps.query, steps.key, steps.value, is_causal=True, enable_gqa=True
+    )
     torch.testing.assert_close(steps.context, expected_context, **TOLERANCE)
     torch.testing.assert_close(output, ours.out_proj(multi_head_merge(expected_context)), **TOLERANCE)
     # query heads 0 and 1 share key head 0: same keys, different queries
@@ -161,9 +174,16 @@ def test_return_steps_exposes_every_shape_for_the_explainer():
     ours = MultiHeadAttention(8, 2, device="cpu")
     output, weights, steps = ours(_seeded(1, 3, 8), return_steps=True)
     assert steps.shapes() == [
-        ("query", (1, 2, 3, 4)), ("key", (1, 2, 3, 4)), ("value", (1, 2, 3, 4)),
-        ("scores", (1, 2, 3, 3)), ("scaled_scores", (1, 2, 3, 3)), ("masked_scores", (1, 2, 3, 3)),
-        ("weights", (1, 2, 3, 3)), ("context", (1, 2, 3, 4)), ("merged", (1, 3, 8)), ("output", (1, 3, 8)),
+        ("query", (1, 2, 3, 4)),
+        ("key", (1, 2, 3, 4)),
+        ("value", (1, 2, 3, 4)),
+        ("scores", (1, 2, 3, 3)),
+        ("scaled_scores", (1, 2, 3, 3)),
+        ("masked_scores", (1, 2, 3, 3)),
+        ("weights", (1, 2, 3, 3)),
+        ("context", (1, 2, 3, 4)),
+        ("merged", (1, 3, 8)),
+        ("output", (1, 3, 8)),
     ]
     assert steps.output is output and steps.weights is weights
     torch.testing.assert_close(steps.merged, multi_head_merge(steps.context), atol=0, rtol=0)

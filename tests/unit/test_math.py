@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import pytest
 import torch
-from tests.support.attention_cases import TOLERANCE, explicit_probabilities, padding_keep, qkv
 
 from attnviz.attention.compact import CompactMask, LayerInputs
 from attnviz.attention.math import attention_probabilities, attention_steps, causal_keep, softmax_rows
 from attnviz.errors import InputError
-
+from tests.support.attention_cases import TOLERANCE, explicit_probabilities, padding_keep, qkv
 
 # ---------------------------------------------------------------------------------------- exact probabilities
 

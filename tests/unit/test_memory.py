@@ -9,10 +9,10 @@ import transformers
 
 from attnviz import memory
 from attnviz.attention.capture import capture
-from attnviz.errors import InputError, ResourceLimitError, SettingError
-from attnviz.settings import Settings
-from attnviz.models import ModelHandle, load_model
 from attnviz.attention.ondemand import capture_lazy
+from attnviz.errors import InputError, ResourceLimitError, SettingError
+from attnviz.models import ModelHandle, load_model
+from attnviz.settings import Settings
 
 
 def _decoder_8k_handle() -> ModelHandle:

@@ -12,11 +12,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-from tests.support.attention_cases import MASK_CASES, TOLERANCE, case, lengths, padding_keep, qkv, sdpa_truth
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests.support.npu_reference import npu_fusion_attention_reference
-from tests.support.tiny import FAMILIES, SEQ2SEQ
 
 from attnviz.attention import npu
 from attnviz.attention.capture import capture
@@ -33,6 +30,9 @@ from attnviz.attention.ondemand import capture_lazy
 from attnviz.attention.recorder import QueryKeyRecorder, state_of
 from attnviz.errors import DeviceUnavailableError, InputError
 from attnviz.models import load_model
+from tests.support.attention_cases import MASK_CASES, TOLERANCE, case, lengths, padding_keep, qkv, sdpa_truth
+from tests.support.npu_reference import npu_fusion_attention_reference
+from tests.support.tiny import FAMILIES, SEQ2SEQ
 
 
 class SpyKernel:
@@ -63,8 +63,16 @@ def _fused(path, q, k, v, mask=None, causal=False, alignment="top_left", scale=N
     """(output, lse or None) of one fused path: "npu" (the adapter), "sdpa" (on-demand capture off an NPU), or
     "eager" (the one definition, with the LSE of its scores)."""
     if path == "npu":
-        return npu_attention(q, k, v, mask, scaling=scale, is_causal=causal, causal_alignment=alignment,
-                             kernel=kernel or npu_fusion_attention_reference)
+        return npu_attention(
+            q,
+            k,
+            v,
+            mask,
+            scaling=scale,
+            is_causal=causal,
+            causal_alignment=alignment,
+            kernel=kernel or npu_fusion_attention_reference,
+        )
     full = _full_mask(mask, causal, alignment, q.shape[-2], k.shape[-2])
     if path == "sdpa":
         return _sdpa_path(q, k, v, full), None
@@ -106,8 +114,9 @@ def test_lse_from_the_kernels_softmax_max_and_sum():
     _, softmax_max, softmax_sum, *_ = npu_fusion_attention_reference(q, k, v, 4, "BNSD", scale=scale)
     assert softmax_max.shape == softmax_sum.shape == (2, 4, 5, 8)
     assert softmax_max.dtype is softmax_sum.dtype is torch.float32
-    rebuilt = probabilities_from_lse(attention_scores(q, k, scaling=scale), lse_from_softmax_stats(softmax_max,
-                                                                                                   softmax_sum))
+    rebuilt = probabilities_from_lse(
+        attention_scores(q, k, scaling=scale), lse_from_softmax_stats(softmax_max, softmax_sum)
+    )
     torch.testing.assert_close(rebuilt, attention_probabilities(q, k, scaling=scale), **TOLERANCE)
     expected_lse = torch.logsumexp((q @ k.repeat_interleave(2, dim=1).transpose(-1, -2)) * scale, dim=-1)
     torch.testing.assert_close(lse_from_softmax_stats(softmax_max, softmax_sum), expected_lse, **TOLERANCE)
@@ -291,8 +300,9 @@ def test_reference_layouts_agree_with_bnsd(layout):
         return merged if layout == "BSH" else merged.transpose(0, 1)
 
     bnsd, *_ = npu_fusion_attention_reference(q, k, v, 4, "BNSD", scale=0.35)
-    other, softmax_max, *_ = npu_fusion_attention_reference(to_layout(q), to_layout(k), to_layout(v), 4, layout,
-                                                             scale=0.35)
+    other, softmax_max, *_ = npu_fusion_attention_reference(
+        to_layout(q), to_layout(k), to_layout(v), 4, layout, scale=0.35
+    )
     torch.testing.assert_close(other, to_layout(bnsd), **TOLERANCE)
     assert softmax_max.shape == (2, 4, 3, 8)
 
@@ -303,8 +313,9 @@ def test_reference_masks_where_atten_mask_is_true():
     masked_out[:, 3:] = True
     output, *_ = npu_fusion_attention_reference(q, k, v, 4, "BNSD", atten_mask=masked_out, scale=0.5)
     torch.testing.assert_close(output, sdpa_truth(q, k, v, ~masked_out, scale=0.5), **TOLERANCE)
-    uint8_output, *_ = npu_fusion_attention_reference(q, k, v, 4, "BNSD", atten_mask=masked_out.to(torch.uint8),
-                                                      scale=0.5)
+    uint8_output, *_ = npu_fusion_attention_reference(
+        q, k, v, 4, "BNSD", atten_mask=masked_out.to(torch.uint8), scale=0.5
+    )
     torch.testing.assert_close(uint8_output, output, atol=0, rtol=0)
 
 
@@ -315,8 +326,9 @@ def test_reference_rejects_what_the_kernel_rejects():
     with pytest.raises(ValueError, match="BNSS, B1SS, 11SS or SS"):
         npu_fusion_attention_reference(q, k, v, 4, "BNSD", atten_mask=torch.zeros(1, 4, 5, 5, dtype=torch.bool))
     with pytest.raises(ValueError, match="compressed 2048x2048"):
-        npu_fusion_attention_reference(q, k, v, 4, "BNSD", atten_mask=torch.ones(5, 5, dtype=torch.bool).triu(1),
-                                       sparse_mode=2)
+        npu_fusion_attention_reference(
+            q, k, v, 4, "BNSD", atten_mask=torch.ones(5, 5, dtype=torch.bool).triu(1), sparse_mode=2
+        )
     with pytest.raises(ValueError, match="head_num=3"):
         npu_fusion_attention_reference(q, k, v, 3, "BNSD")
     with pytest.raises(ValueError, match="multiple of the key/value head count"):
@@ -332,8 +344,9 @@ def test_reference_rejects_what_the_kernel_rejects():
 def test_reference_default_sparse_mode_applies_the_token_band():
     q, k, v = qkv(batch=1)
     no_mask = torch.zeros(5, 5, dtype=torch.bool)
-    output, *_ = npu_fusion_attention_reference(q, k, v, 4, "BNSD", atten_mask=no_mask, scale=0.5,
-                                                pre_tockens=1, next_tockens=0)
+    output, *_ = npu_fusion_attention_reference(
+        q, k, v, 4, "BNSD", atten_mask=no_mask, scale=0.5, pre_tockens=1, next_tockens=0
+    )
     band = torch.ones(5, 5, dtype=torch.bool).tril() & torch.ones(5, 5, dtype=torch.bool).triu(-1)
     torch.testing.assert_close(output, sdpa_truth(q, k, v, band, scale=0.5), **TOLERANCE)
 

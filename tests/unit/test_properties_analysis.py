@@ -5,12 +5,12 @@ import math
 
 import numpy as np
 import pytest
-from tests.support.strategies import drawn_maps, property_settings
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from attnviz import analysis
 from attnviz.errors import InputError
+from tests.support.strategies import drawn_maps, property_settings
 
 ATOL = 2e-5  # float32 rows of up to 20 keys
 

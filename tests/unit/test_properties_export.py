@@ -10,13 +10,13 @@ import unicodedata
 from pathlib import PurePosixPath, PureWindowsPath
 
 import numpy as np
-from tests.support.strategies import captures, json_values, property_settings
 from hypothesis import given
 from hypothesis import strategies as st
 
 from attnviz import export
 from attnviz.errors import AttnvizError
 from attnviz.types import GenerationStep
+from tests.support.strategies import captures, json_values, property_settings
 
 
 def _assert_same_capture(loaded, original) -> None:

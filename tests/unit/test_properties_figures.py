@@ -5,14 +5,14 @@ import math
 
 import numpy as np
 import pytest
-from tests.support.strategies import drawn_maps, property_settings
 from hypothesis import given
 from hypothesis import strategies as st
-from tests.support.figure_reading import hover_label
 
 from attnviz import analysis, figures
 from attnviz.errors import InputError
 from attnviz.figures._common import token_label
+from tests.support.figure_reading import hover_label
+from tests.support.strategies import drawn_maps, property_settings
 
 
 def _selection(data, amap):

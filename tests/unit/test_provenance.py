@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 import torch
 import transformers
-from tests.support.maps import seed_pair_map
 
 from attnviz import __version__, export, provenance
 from attnviz.errors import InputError
 from attnviz.models import load_model
 from attnviz.types import AttentionCapture
+from tests.support.maps import seed_pair_map
 
 MOMENT = datetime(2025, 5, 1, 9, 30, 5, 123, tzinfo=timezone.utc)
 

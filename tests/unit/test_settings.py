@@ -85,10 +85,16 @@ def test_defaults_when_nothing_is_set(tmp_path):
     assert settings.read({}, secrets_file(tmp_path, "")) == settings.Settings()
     defaults = settings.Settings()
     assert (defaults.device, defaults.memory_budget_mb, defaults.max_chars, defaults.lazy_from_tokens) == (
-        "auto", 4096, 20_000, 1024
+        "auto",
+        4096,
+        20_000,
+        1024,
     )
     assert (defaults.torch_threads, defaults.allow_pickle, defaults.server_mode, defaults.allow_custom_models) == (
-        1, False, False, True
+        1,
+        False,
+        False,
+        True,
     )
     assert (defaults.allowed_models, defaults.allowed_dirs, defaults.max_model_mb) == ((), (), 0)
     assert (defaults.export_engine, defaults.cjk_font) == ("auto", None)
@@ -104,7 +110,8 @@ def test_the_environment_wins_and_an_empty_variable_counts_as_unset(tmp_path):
 
 @pytest.mark.parametrize("name", FLAGS)
 @pytest.mark.parametrize(
-    "word, on", [(w, True) for w in ("1", "true", "True", "YES", "on", " On ")]
+    "word, on",
+    [(w, True) for w in ("1", "true", "True", "YES", "on", " On ")]
     + [(w, False) for w in ("0", "false", "FALSE", "no", "off", "Off")],
 )
 def test_every_flag_reads_the_same_words(tmp_path, name, word, on):

@@ -1,9 +1,9 @@
 """Tokens read as text: no ▁/Ġ/## markers, Chinese intact, offsets into the original text."""
 
 import pytest
-from tests.support.tiny import byte_level_tokenizer
 
 from attnviz.tokens import tokens_for_ids, tokens_from_offsets
+from tests.support.tiny import byte_level_tokenizer
 
 
 @pytest.fixture(scope="module")

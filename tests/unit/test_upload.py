@@ -7,12 +7,12 @@ import zipfile
 
 import numpy as np
 import pytest
-from tests.support.maps import random_map, seed_pair_map
 
 from attnviz import export, i18n
 from attnviz.errors import AttnvizError, InputError, ResourceLimitError
 from attnviz.export.upload import UploadLimits, check_rows
 from attnviz.types import AttentionCapture, GenerationStep
+from tests.support.maps import random_map, seed_pair_map
 
 
 def _capture() -> AttentionCapture:
