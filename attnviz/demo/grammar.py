@@ -181,15 +181,20 @@ def have(subject, time, number, counted, period) -> Pair:
     return assemble(phrases, english, "grammar:have")
 
 
-def location(thing, container, period) -> Pair:
-    """书 在 桌子 上 -> The book is on the table."""
+def _location_phrases(thing, container) -> list[Phrase]:
+    """书 在 桌子 上: the thing, 在 (is), the container, its postposition (the English preposition)."""
     name, postposition, preposition = lx.CONTAINERS[container]
-    phrases = [
+    return [
         Phrase.word(thing, "the " + lx.NOUNS[thing].one),
         Phrase.word("在", "is"),
         Phrase.word(container, "the " + name),
         Phrase.word(postposition, preposition),
     ]
+
+
+def location(thing, container, period) -> Pair:
+    """书 在 桌子 上 -> The book is on the table."""
+    phrases = _location_phrases(thing, container)
     english = [0, 1, 3, 2]
     if period:
         english.append(len(phrases))
@@ -199,15 +204,7 @@ def location(thing, container, period) -> Pair:
 
 def location_question(thing, container) -> Pair:
     """书 在 桌子 上 吗 ？ -> Is the book on the table?  (吗 stays unaligned: "is" comes from 在.)"""
-    name, postposition, preposition = lx.CONTAINERS[container]
-    phrases = [
-        Phrase.word(thing, "the " + lx.NOUNS[thing].one),
-        Phrase.word("在", "is"),
-        Phrase.word(container, "the " + name),
-        Phrase.word(postposition, preposition),
-        Phrase(("吗",), (), ()),
-        QUESTION_MARK,
-    ]
+    phrases = [*_location_phrases(thing, container), Phrase(("吗",), (), ()), QUESTION_MARK]
     return assemble(phrases, [1, 0, 3, 2, 5], "grammar:location-question")
 
 
