@@ -106,7 +106,7 @@ def explainer(
         fig.add_trace(_matrix_trace(matrix, decimals, colorscale), row=index // cols + 1, col=index % cols + 1)
     fig.update_xaxes(showticklabels=False, showgrid=False, zeroline=False, ticks="")
     fig.update_yaxes(showticklabels=False, showgrid=False, zeroline=False, ticks="", autorange="reversed")
-    heading = text["explainer_title"].format(
+    heading = text["explainer_figure_title"].format(
         queries=steps.query.shape[0], keys=steps.key.shape[0], d=steps.query.shape[1]
     )
     fig.update_layout(

@@ -15,11 +15,11 @@ from attnviz.errors import (
     ResourceLimitError,
     SettingError,
 )
-from attnviz.i18n import app, devices, errors, files, formulas, models, selection, settings
+from attnviz.i18n import app, devices, errors, figures, files, formulas, models, selection, settings
 
 LANGUAGES = {"en": "English", "zh": "中文"}
 # One module per area; add a new area's module here.
-PARTS = (app, errors, devices, models, settings, selection, formulas, files)
+PARTS = (app, errors, devices, models, settings, selection, formulas, files, figures)
 
 
 def _joined(parts) -> dict[str, dict[str, str]]:
@@ -38,14 +38,8 @@ STRINGS: dict[str, dict[str, str]] = _joined(PARTS)
 _ERROR_CLASSES = (ModelLoadError, DeviceUnavailableError, InputError, ResourceLimitError, SettingError, AttnvizError)
 
 
-def _figure_labels(lang: str) -> dict[str, str]:
-    from attnviz.figures import LABELS  # the figures' own words (kind_*, stat_*, layer, head …)
-
-    return LABELS.get(lang, {})
-
-
 def has(key: str, lang: str = "en") -> bool:
-    return key in STRINGS.get(lang, {}) or key in _figure_labels(lang)
+    return key in STRINGS.get(lang, {})
 
 
 def t(key: str, lang: str = "en", /, **values) -> str:
@@ -54,9 +48,7 @@ def t(key: str, lang: str = "en", /, **values) -> str:
     A missing key shows as the key itself rather than failing the page (the i18n test keeps that from happening).
     """
     lang = lang if lang in STRINGS else "en"
-    template = STRINGS[lang].get(key)
-    if template is None:
-        template = _figure_labels(lang).get(key, key)
+    template = STRINGS[lang].get(key, key)
     return template.format(**values) if values else template
 
 
