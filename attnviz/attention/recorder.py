@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 import threading
 import weakref
+from abc import ABC, abstractmethod
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -111,7 +112,7 @@ def state_of(model: torch.nn.Module) -> ModelState:
 
 
 @dataclass
-class Recorder:
+class Recorder(ABC):
     """The base of every recorder: which module called (by path), what each call left in call order, and where the
     pass ends. A subclass says what one call computes and keeps (`forward`)."""
 
@@ -149,10 +150,10 @@ class Recorder:
             self.complete = True
             raise PassComplete
 
+    @abstractmethod
     def forward(self, module, query, key, value, attention_mask, scaling=None, dropout=0.0, **kwargs):
-        """transformers' attention signature: query (b, heads, q, d), key/value (b, kv_heads, k, d) ->
+        """Each recorder's own attention, in transformers' attention signature: query (b, heads, q, d), key/value (b, kv_heads, k, d) ->
         (output (b, q, heads, d), weights or None)."""
-        raise NotImplementedError
 
     def layers_by_role(self, seq2seq: bool) -> dict[str, list[Layer]]:
         """One forward pass's layers per role, in call order: a module that runs once in the pass is one layer, one
