@@ -5,7 +5,8 @@
 - `merge_words`: subword pieces -> words (sum over key pieces, mean over query pieces).
 - `hide_tokens`: drop special tokens and sinks, with or without renormalising rows.
 - `rollout`: attention rollout (Abnar & Zuidema 2020) with the residual term.
-- `head_statistics` / `head_statistics_table`: entropy, distance, sink mass, previous-token and diagonal scores;
+- `head_statistics` / `head_statistics_table`: entropy, distance, sink mass, and the head roles: previous-token,
+  induction, diagonal and positional scores;
   `statistic_sums` / `statistic_means`: the same, tile by tile, for maps too large to hold.
 
 Nothing here imports torch: every input is an `AttentionMap` (float32, [layers, heads, queries, keys]) or plain arrays.
@@ -27,7 +28,10 @@ SQUARE_KINDS = ("self", "encoder", "decoder")
 
 # Head statistics, in table column order. What each one means is said in the string catalogue (`stat_<name>`,
 # `stat_help_<name>`), in English and 中文.
-STATISTICS = ("entropy", "distance", "sink", "previous_token", "diagonal")
+STATISTICS = ("entropy", "distance", "sink", "previous_token", "induction", "diagonal", "positional")
+# The relative offsets (query − key) the "positional" score looks at: a head that keeps a fixed offset whatever the
+# content (previous token, two back, itself …) scores high. Offsets further back are rare in real heads.
+POSITIONAL_OFFSETS = 8
 
 
 # ----------------------------------------------------------------------------------------------------------------------
@@ -434,21 +438,44 @@ def sink_keys(key_tokens: Sequence[Token]) -> np.ndarray:
     return sinks
 
 
+def induction_keys(tokens: Sequence[Token]) -> np.ndarray:
+    """Boolean (queries, keys) over one sequence: key k is the token that followed an earlier copy of query q's token
+    (k = j + 1 with tokens[j] the same text as tokens[q], j + 1 < q). An induction head (Olsson et al., 2022) puts
+    its weight there: "last time this came, that came next". Special tokens never count as copies."""
+    n = len(tokens)
+    targets = np.zeros((n, n), dtype=bool)
+    seen: dict[str, list[int]] = {}
+    for q, token in enumerate(tokens):
+        if token.special:
+            continue
+        earlier = [j + 1 for j in seen.get(token.text, []) if j + 1 < q]
+        targets[q, earlier] = True
+        seen.setdefault(token.text, []).append(q)
+    return targets
+
+
 def statistic_sums(
-    weights: np.ndarray, first_row: int, total_queries: int, sinks: np.ndarray, square: bool
+    weights: np.ndarray,
+    first_row: int,
+    total_queries: int,
+    sinks: np.ndarray,
+    square: bool,
+    induction: np.ndarray | None = None,
 ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """The head statistics of some query rows, as sums: per statistic of `STATISTICS` that applies, (sum over the
-    rows that count, number of rows that count), each of the leading shape of `weights`.
+    rows that count, number of rows that count), each of the leading shape of `weights` ("positional" has one more
+    trailing axis, one per offset of `POSITIONAL_OFFSETS`).
 
     `weights` (..., rows, keys) holds query rows first_row … first_row + rows − 1 of maps with `total_queries` rows;
     `sinks` marks the sink keys (`sink_keys`); `square`: self-attention with queries = keys, the only maps with a
-    distance and a previous token. Rows with no attention (hidden to 0) do not count. The statistic of a whole map is
-    sum / count over any split of its rows into tiles (`statistic_means`), so maps too large to hold are streamed.
+    distance, a previous token, an induction target and offsets; `induction`: the rows' part of `induction_keys`
+    (rows, keys), or None to leave that score out. Rows with no attention (hidden to 0) do not count. The statistic
+    of a whole map is sum / count over any split of its rows into tiles (`statistic_means`), so maps too large to
+    hold are streamed.
     """
     w = weights.astype(np.float64)
     rows, keys = w.shape[-2:]
     q_pos = np.arange(first_row, first_row + rows)  # global query positions of these rows
-    local = np.arange(rows)
     live = w.sum(axis=-1) > 0  # (..., rows)
 
     def sums(per_row: np.ndarray, use_rows: np.ndarray | None = None):
@@ -460,27 +487,59 @@ def statistic_sums(
     if square:
         distance = np.abs(q_pos[:, None] - np.arange(keys)[None, :])  # (rows, keys)
         result["distance"] = sums((w * distance).sum(axis=-1))
-        has_previous = q_pos >= 1
-        previous = np.zeros(w.shape[:-1])  # (..., rows); query 0 has no previous token
-        previous[..., has_previous] = w[..., local[has_previous], q_pos[has_previous] - 1]
-        result["previous_token"] = sums(previous, has_previous)
+        result["previous_token"] = tuple(part[..., 1] for part in _offset_sums(w, q_pos, sums, 2))
+        result["positional"] = _offset_sums(w, q_pos, sums, POSITIONAL_OFFSETS)
+        if induction is not None:
+            result["induction"] = sums((w * induction).sum(axis=-1), induction.any(axis=-1))
     # Proportional diagonal: for a square map it is the identity; for cross-attention it is the monotone alignment.
     if total_queries > 1:
         diagonal_keys = np.rint(q_pos * (keys - 1) / (total_queries - 1)).astype(int)
     else:
         diagonal_keys = np.zeros(rows, dtype=int)
-    result["diagonal"] = sums(w[..., local, diagonal_keys])
+    result["diagonal"] = sums(w[..., np.arange(rows), diagonal_keys])
     return result
+
+
+def _offset_sums(w: np.ndarray, q_pos: np.ndarray, sums, offsets: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per offset d < `offsets`: the weight of each row on key q − d, summed over the rows that have that key.
+    Returns (sums, counts), each (..., offsets)."""
+    totals, counts = [], []
+    for d in range(offsets):
+        has_key = q_pos >= d
+        at_offset = np.zeros(w.shape[:-1])  # (..., rows); rows too close to the start have no key d back
+        at_offset[..., has_key] = w[..., np.flatnonzero(has_key), q_pos[has_key] - d]
+        total, count = sums(at_offset, has_key)
+        totals.append(total)
+        counts.append(count)
+    return np.stack(totals, axis=-1), np.stack(counts, axis=-1)
 
 
 def statistic_means(sums: dict[str, tuple[np.ndarray, np.ndarray]], shape: tuple[int, ...]) -> dict[str, np.ndarray]:
     """Each statistic in `STATISTICS` as float32 `shape`: sum / count from `statistic_sums` (added up over tiles),
-    NaN for the statistics `sums` does not hold (they do not apply to the map)."""
+    NaN for the statistics `sums` does not hold (they do not apply to the map). "positional" is the mean weight at
+    the head's strongest offset."""
+    means = {}
+    for name in STATISTICS:
+        if name not in sums:
+            means[name] = np.full(shape, np.nan, dtype=np.float32)
+            continue
+        total, count = sums[name]
+        mean = total / np.maximum(count, 1)
+        if name == "induction":  # no token came twice: the score does not apply, rather than 0
+            mean = np.where(count > 0, mean, np.nan)
+        means[name] = (mean.max(axis=-1) if name == "positional" else mean).astype(np.float32)
+    return means
+
+
+def statistic_inputs(amap_kind: str, query_tokens: Sequence[Token], key_tokens: Sequence[Token]) -> dict:
+    """What `statistic_sums` needs to know about a map besides its weights: {"total_queries", "sinks", "square",
+    "induction"} (induction None when the map is not square self-attention)."""
+    square = amap_kind in SQUARE_KINDS and len(query_tokens) == len(key_tokens)
     return {
-        name: (sums[name][0] / np.maximum(sums[name][1], 1)).astype(np.float32)
-        if name in sums
-        else np.full(shape, np.nan, dtype=np.float32)
-        for name in STATISTICS
+        "total_queries": len(query_tokens),
+        "sinks": sink_keys(key_tokens),
+        "square": square,
+        "induction": induction_keys(query_tokens) if square else None,
     }
 
 
@@ -491,9 +550,7 @@ def head_statistics(amap: AttentionMap) -> dict[str, np.ndarray]:
     the whole map as one tile.
     """
     require_content(amap)
-    queries, keys = len(amap.query_tokens), len(amap.key_tokens)
-    square = amap.kind in SQUARE_KINDS and queries == keys
-    sums = statistic_sums(amap.weights, 0, queries, sink_keys(amap.key_tokens), square)
+    sums = statistic_sums(amap.weights, 0, **statistic_inputs(amap.kind, amap.query_tokens, amap.key_tokens))
     return statistic_means(sums, amap.weights.shape[:2])
 
 

@@ -191,16 +191,20 @@ class LazyCapture:
         layer_idx = analysis.indices(layers, len(stack.layers), "layer")
         head_idx = analysis.indices(heads, stack.layers[0].heads, "head")
         queries, keys = len(stack.query_tokens), len(stack.key_tokens)
-        square = kind in analysis.SQUARE_KINDS and queries == keys
-        sinks = analysis.sink_keys(stack.key_tokens)
+        known = analysis.statistic_inputs(kind, stack.query_tokens, stack.key_tokens)
+        induction = known.pop("induction")
         shape = (len(layer_idx), len(head_idx))
-        sums: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # statistic -> (sums, counts), each (layers', heads')
+        sums: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # statistic -> (sums, counts), each (layers', heads', …)
         for slot, layer in enumerate(layer_idx):
             inputs = stack.layers[layer]
             for first, last in tiles.spans(0, queries, tiles.tile_rows(len(head_idx) * keys)):
                 tile = inputs.probabilities(head_idx, first, last).cpu().numpy()  # (heads', rows, keys)
-                for name, (total, count) in analysis.statistic_sums(tile, first, queries, sinks, square).items():
-                    running = sums.setdefault(name, (np.zeros(shape), np.zeros(shape)))
+                rows_induction = None if induction is None else induction[first:last]
+                parts = analysis.statistic_sums(tile, first, induction=rows_induction, **known)
+                for name, (total, count) in parts.items():
+                    running = sums.setdefault(
+                        name, (np.zeros(shape + total.shape[1:]), np.zeros(shape + count.shape[1:]))
+                    )
                     running[0][slot] += total
                     running[1][slot] += count
         return analysis.statistic_means(sums, shape)

@@ -155,6 +155,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "by attention (self-attention only).",
         "stat_help_sink": "Attention parked on special tokens or the first token (attention sinks), on average.",
         "stat_help_previous_token": "How much a token attends to the one just before it (self-attention only).",
+        "stat_help_induction": "On a repeated token: how much it attends to the token that followed its earlier "
+        "copy (“last time A came, B came next”), the mark of an induction head. Needs a token that occurs twice.",
+        "stat_help_positional": "How much the head keeps to one fixed distance back (itself, the previous token, two "
+        "back …) whatever the words: the mean weight at its strongest offset, up to 7 back (self-attention only).",
         "stat_help_diagonal": "Attention on the diagonal: the token itself, or the proportional position in "
         "cross-attention (a monotone alignment).",
         "table_hint": "Click a column header to sort; select a row to choose that head.",
@@ -300,6 +304,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "stat_help_distance": "该头平均看向多远（以词元计）：按注意力加权的 |查询位置 − 键位置|（仅自注意力）。",
         "stat_help_sink": "平均停留在特殊词元或第一个词元上的注意力（注意力汇点，attention sink）。",
         "stat_help_previous_token": "一个词元关注其前一个词元的程度（仅自注意力）。",
+        "stat_help_induction": "对重复出现的词元：它关注其先前副本之后那个词元的程度（“上次 A 之后是 B”），"
+        "这是归纳头的标志。需要某个词元出现两次。",
+        "stat_help_positional": "无论内容如何，该头固定关注某一距离（自身、前一个、前两个……）的程度："
+        "最强偏移（最多往前 7 个）上的平均权重（仅自注意力）。",
         "stat_help_diagonal": "对角线上的注意力：词元自身，或交叉注意力中按比例对应的位置（单调对齐）。",
         "table_hint": "点击列标题排序；选中一行即选择该头。",
         "open_head_title": "打开一个头",

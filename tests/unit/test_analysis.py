@@ -188,6 +188,35 @@ def test_head_statistics_on_known_patterns():
     assert uniform["sink"][0, 0] == pytest.approx(1 / n, rel=1e-5)
 
 
+def test_induction_keys_point_after_the_earlier_copy():
+    tokens = tokens_from(list("abcab"))
+    targets = analysis.induction_keys(tokens)
+    assert targets.shape == (5, 5)
+    assert np.argwhere(targets).tolist() == [[3, 1], [4, 2]]  # a (3) looks at b (1); b (4) looks at c (2)
+    specials = [Token("</s>", -1, -1, True), *tokens_from(list("xx")), Token("</s>", -1, -1, True)]
+    assert not analysis.induction_keys(specials)[3].any()  # a special token is never a copy
+
+
+def test_induction_and_positional_scores_on_a_repeated_span():
+    text = "abcdabcd"
+    n = len(text)
+    tokens = tokens_from(list(text))
+    induction = np.zeros((n, n))
+    induction[np.arange(n), np.maximum(np.arange(n) - 3, 0)] = 1.0  # second copy: attend to the token after the first
+    amap = AttentionMap("self", induction[None, None].astype(np.float32), tokens, tokens, ["l0"])
+    stats = analysis.head_statistics(amap)
+    assert stats["induction"][0, 0] == pytest.approx(1.0)
+    assert stats["positional"][0, 0] == pytest.approx(1.0)  # offset 3 from query 3 on; queries 0-2 have no key 3 back
+    previous = np.eye(n, k=-1)
+    previous[0, 0] = 1.0
+    shifted = analysis.head_statistics(
+        AttentionMap("self", previous[None, None].astype(np.float32), tokens, tokens, ["l0"])
+    )
+    assert shifted["induction"][0, 0] == 0.0 and shifted["positional"][0, 0] == pytest.approx(1.0)
+    no_repeat = analysis.head_statistics(_map_from(np.eye(5)))
+    assert np.isnan(no_repeat["induction"][0, 0])  # nothing came twice: the score does not apply
+
+
 def test_head_statistics_for_cross_maps_and_table_rows():
     amap = seed_pair_map(layers=2, heads=3)
     stats = analysis.head_statistics(amap)

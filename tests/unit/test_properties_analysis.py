@@ -237,14 +237,16 @@ def test_head_statistics_lie_in_their_ranges(drawn):
 def test_statistics_summed_over_any_row_tiles_equal_the_whole_map(drawn, data):
     """Streaming (statistic_sums per tile, added up) gives what head_statistics gives on the whole map."""
     amap = drawn.amap
-    queries, keys = len(amap.query_tokens), len(amap.key_tokens)
+    queries = len(amap.query_tokens)
     cuts = sorted(data.draw(st.sets(st.integers(1, max(queries - 1, 1)), max_size=4), "cuts") - {queries})
-    square = amap.kind in analysis.SQUARE_KINDS and queries == keys
-    sinks = analysis.sink_keys(amap.key_tokens)
+    known = analysis.statistic_inputs(amap.kind, amap.query_tokens, amap.key_tokens)
+    induction = known.pop("induction")
+    sinks = known["sinks"]
     assert sinks[0] and all(sinks[i] for i, t in enumerate(amap.key_tokens) if t.special)
     totals: dict = {}
     for first, stop in zip([0, *cuts], [*cuts, queries]):
-        part = analysis.statistic_sums(amap.weights[:, :, first:stop], first, queries, sinks, square)
+        rows_induction = None if induction is None else induction[first:stop]
+        part = analysis.statistic_sums(amap.weights[:, :, first:stop], first, induction=rows_induction, **known)
         for name, (total, count) in part.items():
             running = totals.setdefault(name, [0.0, 0])
             running[0], running[1] = running[0] + total, running[1] + count
