@@ -242,33 +242,54 @@ def train(
         raise InputError("demo_unknown_direction", direction=config.direction, directions=", ".join(DIRECTIONS))
     began = time.monotonic()
     out_dir = Path(out_dir or model_dir(config.direction))
-    source_lang, target_lang = config.languages
     torch.set_num_threads(config.threads)
     torch.manual_seed(config.seed)
-    rng = random.Random(config.seed)
-
-    corpus_dir = Path(corpus_dir)
-    corpus = load_corpus(corpus_dir, config.seed)
+    corpus = load_corpus(Path(corpus_dir), config.seed)
     pairs = corpus.train[: config.max_pairs] if config.max_pairs else corpus.train
-    # Both directions train the same SentencePiece models: phrasebook repeats and case variants included, on the
-    # whole corpus even when training takes a slice of it, so a small run reads every character a full one reads.
-    spm_pairs = training_pairs(corpus.train, "en", config.phrasebook_repeat)
+    tokenizer, examples = prepare_examples(config, corpus.train, pairs, out_dir)
+    model = build_model(config, tokenizer)
+    earlier = continue_from(model, config.init_from) if config.init_from else None
+    translation, alignment = optimize(model, tokenizer, examples, config, progress, began)
+    model.eval()
+    model.save_pretrained(str(out_dir))
+    record = {
+        "config": asdict(config),
+        "seconds": round(time.monotonic() - began, 1),
+        "parameters": sum(p.numel() for p in model.parameters()),
+        "final_loss": round(translation, 4),
+        "final_alignment_loss": round(alignment, 4),
+        "train_pairs": len(pairs),
+    }
+    if earlier:
+        record["earlier_stage"] = earlier
+    (out_dir / TRAINING_RECORD).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    if evaluate_heldout:
+        gold = read_gold(Path(corpus_dir) / GOLD_FILE) if (Path(corpus_dir) / GOLD_FILE).exists() else []
+        score_and_write_card(out_dir, corpus.heldout, gold, corpus.heldout_grammar)
+    return record
+
+
+def prepare_examples(config: TrainConfig, whole: list[Pair], pairs: list[Pair], out_dir: Path):
+    """The tokenizer written to `out_dir`, and the encoded training examples of `pairs`.
+
+    Both directions train the same SentencePiece models: phrasebook repeats and case variants included, on the
+    `whole` training corpus even when training takes a slice of it, so a small run reads every character a full one
+    reads."""
+    source_lang, target_lang = config.languages
+    spm_pairs = training_pairs(whole, "en", config.phrasebook_repeat)
     with tempfile.TemporaryDirectory() as tmp:
         spm_models = {lang: train_sentencepiece(spm_pairs, lang, Path(tmp) / f"{lang}.model") for lang in ("zh", "en")}
         tokenizer = write_tokenizer(out_dir, source_lang, target_lang, spm_models)
+    repeated = training_pairs(pairs, source_lang, config.phrasebook_repeat, config.hsk_repeat)
+    return tokenizer, encode(tokenizer, repeated, source_lang, target_lang)
 
-    examples = encode(
-        tokenizer,
-        training_pairs(pairs, source_lang, config.phrasebook_repeat, config.hsk_repeat),
-        source_lang,
-        target_lang,
-    )
-    model = build_model(config, tokenizer)
-    earlier = continue_from(model, config.init_from) if config.init_from else None
+
+def optimize(model, tokenizer, examples: list[Example], config: TrainConfig, progress: bool, began: float):
+    """`config.steps` AdamW steps over shuffled length batches; returns the last (translation, alignment) losses."""
+    rng = random.Random(config.seed)
     model.train()
     optimizer = torch.optim.AdamW(model.parameters(), lr=config.learning_rate, betas=(0.9, 0.98), weight_decay=0.01)
     pad, start = tokenizer.pad_token_id, model.config.decoder_start_token_id
-
     queue: list[list[int]] = []
     bar = tqdm(range(config.steps), desc=f"train {config.direction}", disable=not progress, unit="step")
     translation = alignment = torch.tensor(0.0)
@@ -292,28 +313,13 @@ def train(
                 f"{time.monotonic() - began:.0f}s",
                 flush=True,
             )
-
-    model.eval()
-    model.save_pretrained(str(out_dir))
-    record = {
-        "config": asdict(config),
-        "seconds": round(time.monotonic() - began, 1),
-        "parameters": sum(p.numel() for p in model.parameters()),
-        "final_loss": round(translation.item(), 4),
-        "final_alignment_loss": round(alignment.item(), 4),
-        "train_pairs": len(pairs),
-    }
-    if earlier:
-        record["earlier_stage"] = earlier
-    (out_dir / TRAINING_RECORD).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
-    if evaluate_heldout:
-        gold = read_gold(corpus_dir / GOLD_FILE) if (corpus_dir / GOLD_FILE).exists() else []
-        score_and_write_card(out_dir, corpus.heldout, gold, corpus.heldout_grammar)
-    return record
+    return translation.item(), alignment.item()
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description="Train a demo translation model (7-9 minutes on 2 CPU cores).")
+    parser = argparse.ArgumentParser(
+        description="Train a demo translation model (two stages, about an hour in all on 2 CPU cores; see the model card)."
+    )
     parser.add_argument("--direction", choices=DIRECTIONS, default="zh-en")
     parser.add_argument("--out", type=Path, default=None, help="model folder (default: assets/models/<direction>)")
     parser.add_argument("--corpus", type=Path, default=CORPUS_DIR)
