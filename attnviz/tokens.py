@@ -27,6 +27,12 @@ def readable(text: str) -> str:
     return text.translate(_VISIBLE_CONTROLS)
 
 
+def shown(token: Token) -> str:
+    """A token as plain text says it (sentences, tables, CSV): its text, marked "?" when the model read it as
+    unknown, so no one takes those characters for what the model saw."""
+    return f"{token.text}?" if token.unknown else token.text
+
+
 def special_ids(tokenizer) -> set[int]:
     """Ids of special tokens (</s>, [CLS], <pad>, …); the unknown token is text, not special."""
     ids = set(getattr(tokenizer, "all_special_ids", []) or [])

@@ -10,6 +10,10 @@ JSON schema "attnviz.capture", version 1
       "meta": {...},                                  # JSON-safe copy of AttentionCapture.meta
       "provenance": {...},                            # what made it (attnviz.provenance): model, revision or weights
                                                       # hash, device, dtype, versions, texts, options, time; optional
+      "warnings": [{"key": str, "words": [str], "tokens": [{"text": str, "probability": float}],
+                    "suggestion": str, "threshold": float, "message": str}, ...],
+                                                      # unknown words, unsure steps (attnviz.caveats); written for
+                                                      # readers, recomputed from tokens and steps when loaded
       "maps": {
         "<kind>": {                                   # "self" | "encoder" | "decoder" | "cross"
           "kind": str, "causal": bool,
@@ -49,8 +53,10 @@ from pathlib import Path
 
 import numpy as np
 
+from attnviz import caveats
 from attnviz.errors import InputError, Phrase
 from attnviz.export.files import DATA_FORMATS, format_of, write_atomic
+from attnviz.tokens import shown
 from attnviz.types import AttentionCapture, AttentionMap, GenerationStep, Token
 
 SCHEMA = "attnviz.capture"
@@ -138,6 +144,7 @@ def _header(capture: AttentionCapture) -> dict:
         "target_text": capture.target_text,
         "meta": json_safe(capture.meta),
         "provenance": json_safe(capture.provenance),
+        "warnings": caveats.records(capture),  # what the page said about it (attnviz.caveats); derived, not read
         "maps": {
             kind: {
                 "kind": amap.kind,
@@ -342,8 +349,8 @@ def capture_to_csv(capture: AttentionCapture | AttentionMap) -> str:
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
     for kind, amap in capture.maps.items():
-        queries = [_csv_cell(t.text) for t in amap.query_tokens]
-        keys = [_csv_cell(t.text) for t in amap.key_tokens]
+        queries = [_csv_cell(shown(t)) for t in amap.query_tokens]  # an unknown token marked "?" (tokens.shown)
+        keys = [_csv_cell(shown(t)) for t in amap.key_tokens]
         for layer, name in enumerate(map(_csv_cell, amap.layer_names)):
             for head in range(amap.num_heads):
                 block = amap.weights[layer, head]  # (queries, keys)

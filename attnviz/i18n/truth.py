@@ -11,8 +11,12 @@ STRINGS: dict[str, dict[str, str]] = {
         "truth_unknown_words": "The model does not know {words}: it read them as unknown tokens (drawn as “word?”), "
         "so the attention there says nothing about those words. Give the translation yourself, or load a full model "
         "such as {suggestion}.",
-        "truth_unsure": "The model is unsure of what it wrote at {tokens} (probability below {threshold}): those "
-        "words are guesses. Check them, give the translation yourself, or load a full model such as {suggestion}.",
+        "truth_unknown_words_read": "The model does not know {words}: it read them as unknown tokens (drawn as "
+        "“word?”), so the attention there says nothing about those words. Load a model that knows them, such as "
+        "{suggestion}.",
+        "truth_unsure": "The model is unsure of what it wrote: it gave {tokens} a probability below {threshold}, so "
+        "those words are guesses. Check them, give the translation yourself, or load a full model such as "
+        "{suggestion}.",
         "truth_list_separator": ", ",
         "truth_token_probability": "“{token}” ({probability})",
         # Language (attnviz/language.py)
@@ -53,7 +57,9 @@ STRINGS: dict[str, dict[str, str]] = {
         "truth_figure_unknown": "＝模型不认识：它在这里没有读到任何字符；标签是该词元覆盖的原文",
         "truth_unknown_words": "模型不认识{words}：它把这些读成了未知词元（图中画作“词?”），所以那里的注意力与这些词无关。"
         "请自己给出译文，或加载完整的模型，例如 {suggestion}。",
-        "truth_unsure": "模型对它在{tokens}处写出的内容没有把握（概率低于 {threshold}）：这些词是猜的。"
+        "truth_unknown_words_read": "模型不认识{words}：它把这些读成了未知词元（图中画作“词?”），所以那里的注意力与这些词无关。"
+        "请加载认识它们的模型，例如 {suggestion}。",
+        "truth_unsure": "模型对自己写出的内容没有把握：它给{tokens}的概率低于 {threshold}，所以这些词是猜的。"
         "请核对，自己给出译文，或加载完整的模型，例如 {suggestion}。",
         "truth_list_separator": "、",
         "truth_token_probability": "“{token}”（{probability}）",
