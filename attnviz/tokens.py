@@ -18,6 +18,8 @@ _DECODE_WINDOW = 8
 _REPLACEMENT = "\ufffd"  # what a decoder prints for an incomplete UTF-8 sequence
 
 
+# Chinese punctuation that NFKC leaves alone but tokenizers write for ASCII input (the demo translators do)
+_ASCII_PUNCTUATION = str.maketrans({"。": ".", "、": ",", "「": '"', "」": '"', "『": '"', "』": '"'})
 _VISIBLE_CONTROLS = {code: 0x2400 + code for code in range(0x20)} | {0x7F: "␡"}
 _HAS_CONTROLS = re.compile("[\x00-\x1f\x7f]")
 
@@ -47,11 +49,12 @@ def unknown_flags(tokenizer, ids: list[int]) -> list[bool]:
     """For each id, whether the model reads it as unknown: the <unk> token, or a byte-fallback piece (<0xE6>) that
     stands for one byte of a character the vocabulary lacks."""
     unknown_id = getattr(tokenizer, "unk_token_id", None)
-    pieces = tokenizer.convert_ids_to_tokens(list(ids))
-    return [
-        token_id == unknown_id or (isinstance(piece, str) and _BYTE_PIECE.fullmatch(piece) is not None)
-        for token_id, piece in zip(ids, pieces)
-    ]
+    pieces = {token_id: tokenizer.convert_ids_to_tokens(token_id) for token_id in set(ids)}  # each id once
+    unknown = {
+        token_id: token_id == unknown_id or (isinstance(piece, str) and _BYTE_PIECE.fullmatch(piece) is not None)
+        for token_id, piece in pieces.items()
+    }
+    return [unknown[token_id] for token_id in ids]
 
 
 def _marked(tokens: list[Token], tokenizer, ids: list[int]) -> list[Token]:
@@ -246,6 +249,9 @@ class _TextWalk:
         """A piece with text: where it is in the text, settling the <unk> tokens before it and the partial-byte
         pieces whose character it completes."""
         found = _find(self.normal, self.folded, stripped, self.cursor)
+        if found < 0 and stripped != stripped.translate(_ASCII_PUNCTUATION):  # "." read as "。" (not NFKC's doing)
+            stripped = stripped.translate(_ASCII_PUNCTUATION)
+            found = _find(self.normal, self.folded, stripped, self.cursor)
         if found < 0:  # the tokenizer changed the text beyond NFKC (e.g. <unk>): take the next non-space chars
             found = _skip_spaces(self.normal, self.cursor)
             length = min(len(stripped), len(self.normal) - found)
