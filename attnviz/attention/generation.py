@@ -75,9 +75,7 @@ def scored_steps(
     for step, token_id, step_logits in zip(steps, ids, logits):
         probabilities = torch.softmax(step_logits[0].float(), dim=-1)  # (vocab,)
         values, ids = probabilities.topk(min(top, probabilities.shape[-1]))
-        alternatives = tuple(
-            (_piece_text(tokenizer, int(i)), float(v)) for v, i in zip(values.tolist(), ids.tolist())
-        )
+        alternatives = tuple((_piece_text(tokenizer, int(i)), float(v)) for v, i in zip(values.tolist(), ids.tolist()))
         chosen = float(probabilities[token_id].item())
         scored.append(replace(step, probability=chosen, alternatives=alternatives))
     return scored
@@ -142,9 +140,7 @@ def _decoder_generation(handle, text, source: Encoded, generated, recorder: Weig
     written = tokenizer.decode(generated, skip_special_tokens=True, clean_up_tokenization_spaces=False)
     full_text = text + written
     new_tokens = tokens_for_ids(tokenizer, generated, written)
-    shifted = [
-        replace(t, start=t.start + len(text), end=t.end + len(text)) if not t.special else t for t in new_tokens
-    ]
+    shifted = [replace(t, start=t.start + len(text), end=t.end + len(text)) if not t.special else t for t in new_tokens]
     prefill = recorder.stack([(name, 0) for name in names])[:, 0]  # (layers, heads, prompt, prompt)
     rows = [prefill[:, :, -1, :]] + _step_rows(recorder, names, range(1, len(generated)))
     total = prompt_length + len(generated) - 1

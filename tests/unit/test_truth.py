@@ -31,8 +31,13 @@ def cross_map() -> AttentionMap:
 def written(probabilities=(0.9, 0.3, 0.8)) -> AttentionCapture:
     amap = cross_map()
     steps = [
-        GenerationStep(token, amap.weights[:, :, i, :1], amap.weights[:, :, i], probability,
-                       ((token.text, probability), ("Hello", 0.05)))  # fmt: skip
+        GenerationStep(
+            token,
+            amap.weights[:, :, i, :1],
+            amap.weights[:, :, i],
+            probability,
+            ((token.text, probability), ("Hello", 0.05)),
+        )  # fmt: skip
         for i, (token, probability) in enumerate(zip(TARGET, probabilities))
     ]
     return AttentionCapture("demo", "cpu", {"cross": amap}, "龘龘早上好", "Good morning", steps=steps)
@@ -63,7 +68,9 @@ def test_who_reads_a_text():
 
 def test_language_sentence_in_both_languages():
     english = caveats.language_sentence("I like studying", "demo-zh-en", ("zh",), "en")
-    assert english.startswith("This text is written in Latin letters, which demo-zh-en does not read (it reads Chinese)")
+    assert english.startswith(
+        "This text is written in Latin letters, which demo-zh-en does not read (it reads Chinese)"
+    )
     chinese = caveats.language_sentence("I like studying", "demo-zh-en", ("zh",), "zh")
     assert "拉丁字母" in chinese and "中文" in chinese
     assert caveats.language_sentence("我喜欢学习", "demo-zh-en", ("zh",)) is None
@@ -192,3 +199,22 @@ def test_replayed_scores_follow_the_step_in_tokens_and_words():
     word = Token("Good morning", 0, 12)
     merged = AttentionMap("cross", amap.weights[:, :, :1], [word], SOURCE, ["l0", "l1"])
     assert [s.step for s in selection.replayed_scores(scores, merged, 1)] == [1, 2]  # every piece of the word
+
+
+def test_static_export_keeps_the_unknown_colour():
+    from matplotlib.colors import to_hex
+
+    from attnviz.export import static
+
+    fig = figures.heatmap(cross_map())
+    assert static.label_color(fig.layout.xaxis.ticktext[0]) == figures._common.UNKNOWN_COLOR
+    assert static.label_color(fig.layout.xaxis.ticktext[1]) is None
+    import matplotlib
+    from matplotlib.text import Text
+
+    from attnviz import fonts
+
+    with matplotlib.rc_context({"font.family": fonts.matplotlib_families(None)}):  # as `static.render` draws
+        drawn = static.StaticRenderer(fig, None, None).draw()
+    colours = {t.get_text(): to_hex(t.get_color()) for t in drawn.findobj(Text)}
+    assert colours["龘龘?"] == figures._common.UNKNOWN_COLOR and colours["早上"] != colours["龘龘?"]
