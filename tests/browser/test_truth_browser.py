@@ -4,12 +4,11 @@ model that reads it."""
 
 from __future__ import annotations
 
-import os
 import re
 
 import pytest
 
-from tests.support.browser import chromium, playwright_missing, streamlit_server, wait_for_app
+from tests.support.browser import chromium, require_browser, streamlit_server, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 ENGLISH = "The animal did not cross the street because it was tired."
@@ -17,11 +16,7 @@ ENGLISH = "The animal did not cross the street because it was tired."
 
 @pytest.fixture(scope="module")
 def page_and_url(tmp_path_factory):
-    missing = playwright_missing()
-    if missing:
-        if os.environ.get("CI", "").strip().lower() == "true":
-            pytest.fail(f"The browser tests must run in CI: {missing}.")
-        pytest.skip(missing)
+    require_browser()
     log = tmp_path_factory.mktemp("streamlit") / "server.log"
     with streamlit_server(log_path=log) as (url, _), chromium() as page:
         yield page, url
