@@ -19,9 +19,10 @@ JSON schema "attnviz.capture", version 1
           "kind": str, "causal": bool,
           "shape": [layers, heads, queries, keys],
           "layer_names": [str, ...],                  # module paths, one per layer
-          "query_tokens": [{"text": str, "start": int, "end": int, "special": bool, "unknown": bool}, ...],
+          "query_tokens": [{"text": str, "start": int, "end": int, "special": bool}, ...],
           "key_tokens":   [... same ...],             # start/end: character offsets, -1 for special tokens;
-                                                      # unknown: read as <unk>/byte fallback (absent: false)
+                                                      # "unknown": true on a token read as <unk> or byte fallback
+                                                      # (written only there; absent means false)
           "weights": [[[[float]]]]                    # nested lists, layers × heads × queries × keys
         }, ...
       },
@@ -76,9 +77,8 @@ def as_capture(
 
 
 def _token_dict(token: Token) -> dict:
-    return {
-        "text": token.text, "start": token.start, "end": token.end, "special": token.special, "unknown": token.unknown
-    }  # fmt: skip
+    known = {"text": token.text, "start": token.start, "end": token.end, "special": token.special}
+    return {**known, "unknown": True} if token.unknown else known  # "unknown" only where true: older files match
 
 
 def _token_from(data: dict) -> Token:
