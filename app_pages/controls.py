@@ -10,6 +10,7 @@ import streamlit as st
 from app_pages.session import bound, tr, widget_key
 from app_pages.state import ViewState
 from attnviz import i18n, selection
+from attnviz.tokens import shown
 
 REPLAY_FOR = "attnviz_replay_for"  # the input the replay slider belongs to
 
@@ -74,5 +75,5 @@ def step_focus(view: ViewState, chosen: selection.HeadSelection, step: int, step
     """One sentence under the replay slider: the newest token and the source tokens it looked at most."""
     token, looked = selection.newest_focus(chosen)
     t = tr(view)
-    keys = ", ".join(t("weighted", token=key.text, weight=f"{weight:.2f}") for key, weight in looked)
-    st.markdown(t("step_focus", step=step, steps=steps, token=token.text, keys=keys))
+    keys = ", ".join(t("weighted", token=shown(key), weight=f"{weight:.2f}") for key, weight in looked)
+    st.markdown(t("step_focus", step=step, steps=steps, token=shown(token), keys=keys))

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from app_pages import caches, controls, figure_export, session
+from app_pages import caches, controls, figure_export, session, truth_notes
 from app_pages.page_errors import shown_errors
 from app_pages.state import ViewState, view_options
 from attnviz import figures, selection
@@ -52,8 +52,10 @@ session.link_warnings(view)
 
 session.bound(st.text_input, "text", t("source_text"), placeholder=t("source_placeholder"))
 
+truth_notes.language_check(view)
 with shown_errors(view):
     handle, result = caches.analysis(view)
+    truth_notes.caveat_notes(view, result)
     columns = st.columns([2, 2, 1, 1, 2, 2])
     if handle.is_seq2seq:
         stacks = {"options": selection.STACKS, "format_func": lambda s: t(f"stack_{s}"), "horizontal": True}

@@ -4,7 +4,7 @@ from dataclasses import replace
 
 import streamlit as st
 
-from app_pages import caches, controls, figure_export, session
+from app_pages import caches, controls, figure_export, session, truth_notes
 from app_pages.model_runs import MODES
 from app_pages.page_errors import shown_errors
 from app_pages.state import view_options
@@ -24,8 +24,10 @@ with right:
     if view.mode == "pair":
         session.bound(st.text_input, "target", t("target_text"), placeholder=t("target_placeholder"))
 
+truth_notes.language_check(view)
 with shown_errors(view):
     handle, result = caches.analysis(view)
+    truth_notes.caveat_notes(view, result)
     result = selection.whole_capture(result, ["cross"])  # a long source: its cross map is still small (target rows)
     if "cross" not in result.maps:
         st.info(t("no_cross", model=view.model), icon=":material/info:")
@@ -45,5 +47,8 @@ with shown_errors(view):
         names = ("alignment", "heatmap")
         shown = selection.show_map(written, replace(options, step=step), handle.alignment_heads, names)
         controls.step_focus(view, shown.selection, step or steps, steps)
+        scores = selection.step_scores(result)
+        truth_notes.step_line(view, selection.replayed_scores(scores, written, step))
         charts = [("alignment", "alignment", "translate_alignment"), ("heatmap", "heatmap", "translate_heatmap")]
         figure_export.shown_figures(view, shown, charts, result, replace(options, step=step))
+        truth_notes.step_table(view, scores)

@@ -306,7 +306,7 @@ def _merged_tokens(tokens: Sequence[Token], groups: list[tuple[int, int]], text:
             word = text[start:end]
         else:  # no source text: the cleaned pieces, without the repeats overlapping byte pieces carry
             word = "".join(p.text for i, p in enumerate(pieces) if i == 0 or p.start >= pieces[i - 1].end)
-        merged.append(Token(word, start, end, special=False))
+        merged.append(Token(word, start, end, special=False, unknown=any(p.unknown for p in pieces)))
     return merged
 
 

@@ -33,7 +33,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from attnviz import analysis, i18n, selection
+from attnviz import analysis, caveats, i18n, selection
 from attnviz.errors import AttnvizError, InputError, Phrase
 from attnviz.selection import ViewOptions
 
@@ -261,9 +261,29 @@ def _format(args: argparse.Namespace, allowed: tuple[str, ...], default: str | N
 def _capture(handle, example: Example, args: argparse.Namespace):
     from attnviz.attention import capture, generation
 
+    _warn_language(handle, example, args)
     if args.generate is not None:
-        return generation.generate(handle, example.text, max_new_tokens=args.generate)
-    return capture.capture(handle, example.text, example.target, truncate=args.truncate)
+        result = generation.generate(handle, example.text, max_new_tokens=args.generate)
+    else:
+        result = capture.capture(handle, example.text, example.target, truncate=args.truncate)
+    for caveat in caveats.caveats(result):  # what the app's page says above the figures, as warning lines
+        _warning(caveat.sentence(getattr(args, "lang", "en")), example, args)
+    return result
+
+
+def _warn_language(handle, example: Example, args: argparse.Namespace) -> None:
+    """A warning line when the text is in a script the model does not read (the app says it before capturing)."""
+    from attnviz import models
+
+    languages = next((entry.languages for entry in models.catalogue() if entry.name == handle.name), ())
+    said = caveats.language_sentence(example.text, handle.name, languages, getattr(args, "lang", "en"))
+    if said:
+        _warning(said, example, args)
+
+
+def _warning(sentence: str, example: Example, args: argparse.Namespace) -> None:
+    where = f"line {example.number}: " if args.input is not None else ""
+    print(f"{PROG}: warning: {where}{sentence}", file=sys.stderr)
 
 
 def _one_index(value: str | None, what: str, size: int) -> int:

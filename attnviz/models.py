@@ -27,6 +27,7 @@ class CatalogueEntry:
     path: str  # a local folder
     kind: str
     description: str  # in the language the catalogue was asked for
+    languages: tuple[str, ...] = ()  # ISO 639-1 codes of the text it reads (its source side); () = not declared
 
 
 @dataclass
@@ -55,6 +56,10 @@ def _minilm_folder() -> Path | None:
     return folder if (folder / "config.json").exists() else None
 
 
+# What each named model reads (attnviz.language checks a text against it before a capture).
+READS = {"demo-zh-en": ("zh",), "demo-en-zh": ("en",), "minilm": ("en",)}
+
+
 def catalogue(lang: str = "en") -> list[CatalogueEntry]:
     """Named models available offline: the embedded demo translators, and MiniLM when its package is installed.
 
@@ -67,7 +72,7 @@ def catalogue(lang: str = "en") -> list[CatalogueEntry]:
     if minilm is not None:
         found.append(("minilm", minilm, "encoder"))
     return [
-        CatalogueEntry(name, str(path), kind, i18n.t(f"model_description.{name}", lang))
+        CatalogueEntry(name, str(path), kind, i18n.t(f"model_description.{name}", lang), READS.get(name, ()))
         for name, path, kind in found
         if (path / "config.json").exists()
     ]

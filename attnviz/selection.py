@@ -6,7 +6,7 @@
   (`attnviz.figures`). It is `show_map(prepare(result, options), ...)`; a page that needs the prepared map first
   (the replay slider counts its rows) calls the two halves itself.
 - `prepare_map` (decoder rows relabelled, special tokens hidden, pieces merged into words), `replay` (the rows
-  written so far), `head_selection` (which layers and heads a view means, with `alignment_pairs`; `file_heads` names
+  written so far; `step_scores`/`replayed_scores`: how sure the model was of each token it wrote), `head_selection` (which layers and heads a view means, with `alignment_pairs`; `file_heads` names
   them in a file name, as `attnviz.export.figure_filename` takes them).
 - `as_file`: a figure as a file shows it (the model named in its title, wide enough for that title).
 - Full or on-demand results (`attnviz.types.AttentionResult`, answered alike by both): `whole_capture`;
@@ -205,6 +205,43 @@ def replay(amap: AttentionMap, step: int) -> AttentionMap:
         return amap
     keys = (0, step) if amap.causal else None  # a causal map keeps its triangle
     return analysis.crop(amap, queries=(0, step), keys=keys)
+
+
+@dataclass(frozen=True)
+class StepScore:
+    """How sure the model was of one token it wrote: what a replay shows beside where that token looked."""
+
+    step: int  # 1-based, in generation order
+    token: Token  # the token written
+    probability: float  # what the model gave it at that step
+    alternatives: tuple[tuple[str, float], ...]  # the step's most probable tokens (text, probability), best first
+    unsure: bool  # below caveats.UNSURE_BELOW: a guess
+
+
+def step_scores(result: AttentionResult) -> list[StepScore]:
+    """The score of every generated step that has one (none for a given pair, or a file from before step scores)."""
+    from attnviz.caveats import UNSURE_BELOW
+
+    return [
+        StepScore(index, step.token, step.probability, step.alternatives, step.probability < UNSURE_BELOW)
+        for index, step in enumerate(getattr(result, "steps", None) or [], start=1)
+        if step.probability is not None
+    ]
+
+
+def replayed_scores(scores: Sequence[StepScore], amap: AttentionMap, step: int) -> list[StepScore]:
+    """The scores of the steps that wrote the newest row of `replay(amap, step)` (its token, or each piece of its
+    word in the word view): matched by the characters they cover, specials (</s>) by name."""
+    if not scores or not amap.query_tokens:
+        return []
+    row = amap.query_tokens[(step or step_count(amap)) - 1]
+    if row.special or row.start < 0:
+        return [score for score in scores if score.token.special and score.token.text == row.text]
+    return [
+        score
+        for score in scores
+        if not score.token.special and score.token.start < row.end and row.start < score.token.end
+    ]
 
 
 # ----------------------------------------------------------------------------------------------------------------------

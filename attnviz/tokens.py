@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from dataclasses import replace
 
 from attnviz.types import Token
 
@@ -17,6 +18,8 @@ _DECODE_WINDOW = 8
 _REPLACEMENT = "\ufffd"  # what a decoder prints for an incomplete UTF-8 sequence
 
 
+# Chinese punctuation that NFKC leaves alone but tokenizers write for ASCII input (the demo translators do)
+_ASCII_PUNCTUATION = str.maketrans({"。": ".", "、": ",", "「": '"', "」": '"', "『": '"', "』": '"'})
 _VISIBLE_CONTROLS = {code: 0x2400 + code for code in range(0x20)} | {0x7F: "␡"}
 _HAS_CONTROLS = re.compile("[\x00-\x1f\x7f]")
 
@@ -26,11 +29,40 @@ def readable(text: str) -> str:
     return text.translate(_VISIBLE_CONTROLS)
 
 
+def shown(token: Token) -> str:
+    """A token as plain text says it (sentences, tables, CSV): its text, marked "?" when the model read it as
+    unknown, so no one takes those characters for what the model saw."""
+    return f"{token.text}?" if token.unknown else token.text
+
+
 def special_ids(tokenizer) -> set[int]:
     """Ids of special tokens (</s>, [CLS], <pad>, …); the unknown token is text, not special."""
     ids = set(getattr(tokenizer, "all_special_ids", []) or [])
     ids.discard(getattr(tokenizer, "unk_token_id", None))
     return ids
+
+
+_BYTE_PIECE = re.compile(r"<0x[0-9A-Fa-f]{2}>")  # sentencepiece's byte fallback: one UTF-8 byte of unseen text
+
+
+def unknown_flags(tokenizer, ids: list[int]) -> list[bool]:
+    """For each id, whether the model reads it as unknown: the <unk> token, or a byte-fallback piece (<0xE6>) that
+    stands for one byte of a character the vocabulary lacks."""
+    unknown_id = getattr(tokenizer, "unk_token_id", None)
+    pieces = {token_id: tokenizer.convert_ids_to_tokens(token_id) for token_id in set(ids)}  # each id once
+    unknown = {
+        token_id: token_id == unknown_id or (isinstance(piece, str) and _BYTE_PIECE.fullmatch(piece) is not None)
+        for token_id, piece in pieces.items()
+    }
+    return [unknown[token_id] for token_id in ids]
+
+
+def _marked(tokens: list[Token], tokenizer, ids: list[int]) -> list[Token]:
+    """`tokens` (one per id) with `unknown` set where the model read an unknown id."""
+    return [
+        replace(token, unknown=True) if unknown and not token.special else token
+        for token, unknown in zip(tokens, unknown_flags(tokenizer, ids))
+    ]
 
 
 def _special_token(tokenizer, token_id: int) -> Token:
@@ -73,14 +105,80 @@ def _normalised_with_positions(text: str) -> tuple[str, list[int]]:
     return "".join(chars), positions
 
 
-def tokens_for_ids(tokenizer, ids: list[int], text: str) -> list[Token]:
-    """Tokens for `ids` that tokenize (or decode to) `text`, with offsets into `text`.
+def tokens_for_ids(tokenizer, ids: list[int], text: str, target: bool = False) -> list[Token]:
+    """Tokens for `ids` that tokenize (or decode to) `text`, with offsets into `text`; `unknown` set on the ids the
+    model reads as unknown (`is_unknown`). `target`: the ids are the text tokenized as a target (Marian's target
+    SentencePiece model).
 
-    Works for any tokenizer with `decode`: each id's decoded increment is located in the NFKC-normalised text
-    (tokenizers normalise, e.g. ！ → !), and mapped back to the original characters. Byte-level pieces that only
-    complete a character together all point at that character.
+    A SentencePiece tokenizer whose own pieces give these ids says exactly where each piece is in `text`, whatever
+    its normaliser did (spaces dropped, "." read as "。"). Otherwise, for any tokenizer with `decode`: each id's
+    decoded increment is located in the NFKC-normalised text (tokenizers normalise, e.g. ！ → !), and mapped back to
+    the original characters. Byte-level pieces that only complete a character together all point at that character.
     """
     ids = [int(i) for i in ids]
+    offsets = sentencepiece_offsets(tokenizer, ids, text, target)
+    if offsets is not None:
+        return tokens_from_offsets(tokenizer, ids, offsets, text)
+    return _marked(_walked_tokens(tokenizer, ids, text), tokenizer, ids)
+
+
+def _processors(tokenizer, target: bool) -> list:
+    """The SentencePiece processors a slow tokenizer encodes with, the one for this side first."""
+    names = ("spm_target", "spm_source", "sp_model") if target else ("spm_source", "sp_model")
+    found = [getattr(tokenizer, name, None) for name in names]
+    return [processor for processor in found if hasattr(processor, "encode_as_proto")]
+
+
+def sentencepiece_offsets(tokenizer, ids: list[int], text: str, target: bool = False) -> list[tuple[int, int]] | None:
+    """Character offsets into `text` of each id, from the tokenizer's own SentencePiece model, or None when it has
+    none or its pieces do not give exactly these ids (other text, language codes, truncation).
+
+    SentencePiece records for every piece the span of the original text it covers (before normalisation), so the
+    offsets are right where the text was changed; whitespace the normaliser dropped is trimmed off each span.
+    Special ids get (0, 0), which `tokens_from_offsets` reads by id.
+    """
+    specials = special_ids(tokenizer)
+    wanted = [token_id for token_id in ids if token_id not in specials]
+    starts = _char_starts(text)
+    for processor in _processors(tokenizer, target):
+        pieces = processor.encode_as_proto(text).pieces
+        if len(pieces) != len(wanted):
+            continue
+        spans = []
+        for piece, token_id in zip(pieces, wanted):
+            if tokenizer.convert_tokens_to_ids(piece.piece) != token_id:
+                break
+            spans.append(_trimmed(text, starts.get(piece.begin), starts.get(piece.end)))
+        else:
+            if all(span is not None for span in spans):
+                spans_left = iter(spans)
+                return [(0, 0) if token_id in specials else next(spans_left) for token_id in ids]
+    return None
+
+
+def _char_starts(text: str) -> dict[int, int]:
+    """UTF-8 byte offset → character offset, for every character boundary of `text`."""
+    starts, at = {}, 0
+    for index, char in enumerate(text):
+        starts[at] = index
+        at += len(char.encode("utf-8", "surrogatepass"))
+    starts[at] = len(text)
+    return starts
+
+
+def _trimmed(text: str, start: int | None, end: int | None) -> tuple[int, int] | None:
+    """[start, end) without the whitespace at either end (a piece's span holds the spaces dropped next to it)."""
+    if start is None or end is None:
+        return None
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+def _walked_tokens(tokenizer, ids: list[int], text: str) -> list[Token]:
+    """Tokens found by decoding each id and walking through the normalised text (see `tokens_for_ids`)."""
     specials = special_ids(tokenizer)
     unknown_id = getattr(tokenizer, "unk_token_id", None)
     walk = _TextWalk(tokenizer, ids, text)
@@ -151,6 +249,9 @@ class _TextWalk:
         """A piece with text: where it is in the text, settling the <unk> tokens before it and the partial-byte
         pieces whose character it completes."""
         found = _find(self.normal, self.folded, stripped, self.cursor)
+        if found < 0 and stripped != stripped.translate(_ASCII_PUNCTUATION):  # "." read as "。" (not NFKC's doing)
+            stripped = stripped.translate(_ASCII_PUNCTUATION)
+            found = _find(self.normal, self.folded, stripped, self.cursor)
         if found < 0:  # the tokenizer changed the text beyond NFKC (e.g. <unk>): take the next non-space chars
             found = _skip_spaces(self.normal, self.cursor)
             length = min(len(stripped), len(self.normal) - found)
@@ -202,9 +303,12 @@ def tokens_from_offsets(tokenizer, ids: list[int], offsets: list[tuple[int, int]
     specials = special_ids(tokenizer)
     shown = readable if _HAS_CONTROLS.search(text) else str  # most texts have nothing to make visible
     tokens = []
-    for token_id, (start, end) in zip(ids, offsets):
+    for token_id, (start, end), unknown in zip(ids, offsets, unknown_flags(tokenizer, ids)):
         if token_id in specials:
             tokens.append(_special_token(tokenizer, token_id))
+            continue
+        if unknown:
+            tokens.append(_unknown_token(tokenizer, token_id, text, start, end))
             continue
         piece = text[start:end]
         word = piece.lstrip()  # offsets of "▁word" / "Ġword" may include the space
@@ -218,3 +322,12 @@ def tokens_from_offsets(tokenizer, ids: list[int], offsets: list[tuple[int, int]
             )
             tokens.append(Token(readable(decoded), start, end))
     return tokens
+
+
+def _unknown_token(tokenizer, token_id: int, text: str, start: int, end: int) -> Token:
+    """An id the model reads as unknown: the text it stands for (trimmed of spaces), or the tokenizer's name for it
+    where it covers none (a <unk> the model wrote)."""
+    span = _trimmed(text, start, end)
+    if span is not None and span[0] < span[1]:
+        return Token(readable(text[span[0] : span[1]]), span[0], span[1], unknown=True)
+    return Token(str(tokenizer.convert_ids_to_tokens(token_id)), start, end, unknown=True)

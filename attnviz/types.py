@@ -83,7 +83,8 @@ class Token:
     text: str  # what a person reads: "早上", "morning" — never "▁morning", "Ġ", "##ing"
     start: int  # character offset into the original text; -1 for special tokens
     end: int
-    special: bool = False
+    special: bool = False  # </s>, [CLS], <pad> … — never <unk>
+    unknown: bool = False  # the model read <unk> (or byte-fallback pieces) here: shown as unknown, never as text
 
 
 @dataclass(frozen=True)
@@ -129,6 +130,8 @@ class GenerationStep:
     token: Token  # the token produced at this step
     self_weights: np.ndarray  # float32 (layers, heads, keys): the step's query row over prompt + previous tokens
     cross_weights: np.ndarray | None  # float32 (layers, heads, source keys); None for decoder-only models
+    probability: float | None = None  # the probability the model gave this token when it wrote it (None: unknown)
+    alternatives: tuple[tuple[str, float], ...] = ()  # the step's most probable tokens (text, probability), best first
 
 
 def position(index, size: int, what: str) -> int:

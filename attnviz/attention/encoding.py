@@ -92,5 +92,5 @@ def encode(
     if offsets is not None:
         tokens = tokens_from_offsets(tokenizer, ids, offsets, text)
     else:
-        tokens = tokens_for_ids(tokenizer, ids, text)
+        tokens = tokens_for_ids(tokenizer, ids, text, target=target)
     return Encoded(ids, tokens)

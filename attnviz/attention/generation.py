@@ -48,15 +48,44 @@ def generate(handle: ModelHandle, text: str, max_new_tokens: int = 32) -> Attent
             do_sample=False,
             num_beams=1,
             pad_token_id=pad_id_of(tokenizer, model),
+            return_dict_in_generate=True,
+            output_logits=True,  # the model's own next-token logits, before any generation rule changes them
         )
-    sequence = output[0].tolist()
+    sequence = output.sequences[0].tolist()
     roles = recorder.modules_by_role(handle.is_seq2seq)
+    generated = sequence[1:] if handle.is_seq2seq else sequence[len(source.ids) :]  # seq2seq: after the start token
     if handle.is_seq2seq:
-        written = _seq2seq_generation(handle, text, source, sequence[1:], recorder, roles)
+        written = _seq2seq_generation(handle, text, source, generated, recorder, roles)
     else:
-        written = _decoder_generation(handle, text, source, sequence[len(source.ids) :], recorder, roles)
+        written = _decoder_generation(handle, text, source, generated, recorder, roles)
+    written = replace(written, steps=scored_steps(tokenizer, written.steps, generated, output.logits))
     options = {"mode": "generate", "max_new_tokens": max_new_tokens}
     return replace(written, provenance=build_provenance(handle, text, written.target_text, options))
+
+
+TOP_ALTERNATIVES = 5  # the most probable tokens kept for each step
+
+
+def scored_steps(
+    tokenizer, steps: list[GenerationStep], ids: list[int], logits, top: int = TOP_ALTERNATIVES
+) -> list[GenerationStep]:
+    """`steps` (one per written id in `ids`) with each step's score: the probability the model gave the token it
+    wrote (softmax of its logits at that step, in float32) and its `top` most probable tokens, best first."""
+    scored = []
+    for step, token_id, step_logits in zip(steps, ids, logits):
+        probabilities = torch.softmax(step_logits[0].float(), dim=-1)  # (vocab,)
+        values, ids = probabilities.topk(min(top, probabilities.shape[-1]))
+        alternatives = tuple((_piece_text(tokenizer, int(i)), float(v)) for v, i in zip(values.tolist(), ids.tolist()))
+        chosen = float(probabilities[token_id].item())
+        scored.append(replace(step, probability=chosen, alternatives=alternatives))
+    return scored
+
+
+def _piece_text(tokenizer, token_id: int) -> str:
+    """One vocabulary entry as a person reads it: its decoded text ("morning", not "▁morning"), or its name
+    ("</s>") when it decodes to nothing."""
+    text = tokenizer.decode([token_id], clean_up_tokenization_spaces=False).strip()
+    return text or str(tokenizer.convert_ids_to_tokens(token_id))
 
 
 def _generated_tokens(tokenizer, ids: list[int]) -> tuple[str, list[Token]]:
@@ -64,7 +93,7 @@ def _generated_tokens(tokenizer, ids: list[int]) -> tuple[str, list[Token]]:
     written = tokenizer.decode(
         [i for i in ids if i not in specials], skip_special_tokens=True, clean_up_tokenization_spaces=False
     ).strip()
-    return written, tokens_for_ids(tokenizer, ids, written)
+    return written, tokens_for_ids(tokenizer, ids, written, target=True)
 
 
 def _step_rows(recorder: WeightRecorder, names: list[str], calls: range) -> list[np.ndarray]:
@@ -111,9 +140,7 @@ def _decoder_generation(handle, text, source: Encoded, generated, recorder: Weig
     written = tokenizer.decode(generated, skip_special_tokens=True, clean_up_tokenization_spaces=False)
     full_text = text + written
     new_tokens = tokens_for_ids(tokenizer, generated, written)
-    shifted = [
-        Token(t.text, t.start + len(text), t.end + len(text), t.special) if not t.special else t for t in new_tokens
-    ]
+    shifted = [replace(t, start=t.start + len(text), end=t.end + len(text)) if not t.special else t for t in new_tokens]
     prefill = recorder.stack([(name, 0) for name in names])[:, 0]  # (layers, heads, prompt, prompt)
     rows = [prefill[:, :, -1, :]] + _step_rows(recorder, names, range(1, len(generated)))
     total = prompt_length + len(generated) - 1

@@ -10,19 +10,27 @@ JSON schema "attnviz.capture", version 1
       "meta": {...},                                  # JSON-safe copy of AttentionCapture.meta
       "provenance": {...},                            # what made it (attnviz.provenance): model, revision or weights
                                                       # hash, device, dtype, versions, texts, options, time; optional
+      "warnings": [{"key": str, "words": [str], "tokens": [{"text": str, "probability": float}],
+                    "suggestion": str, "threshold": float, "message": str}, ...],
+                                                      # unknown words, unsure steps (attnviz.caveats); written for
+                                                      # readers, recomputed from tokens and steps when loaded
       "maps": {
         "<kind>": {                                   # "self" | "encoder" | "decoder" | "cross"
           "kind": str, "causal": bool,
           "shape": [layers, heads, queries, keys],
           "layer_names": [str, ...],                  # module paths, one per layer
           "query_tokens": [{"text": str, "start": int, "end": int, "special": bool}, ...],
-          "key_tokens":   [... same ...],             # start/end: character offsets, -1 for special tokens
+          "key_tokens":   [... same ...],             # start/end: character offsets, -1 for special tokens;
+                                                      # "unknown": true on a token read as <unk> or byte fallback
+                                                      # (written only there; absent means false)
           "weights": [[[[float]]]]                    # nested lists, layers × heads × queries × keys
         }, ...
       },
       "steps": null | [                               # generation only: one entry per generated token
         {"token": {...}, "self_weights": [[[float]]] (layers × heads × keys),
-         "cross_weights": [[[float]]] | null (layers × heads × source keys)}, ...
+         "cross_weights": [[[float]]] | null (layers × heads × source keys),
+         "probability": float | null,                 # what the model gave the token it wrote (absent: null)
+         "alternatives": [{"text": str, "probability": float}, ...]}, ...   # the step's top tokens, best first
       ]
     }
 
@@ -46,8 +54,10 @@ from pathlib import Path
 
 import numpy as np
 
+from attnviz import caveats
 from attnviz.errors import InputError, Phrase
 from attnviz.export.files import DATA_FORMATS, format_of, write_atomic
+from attnviz.tokens import shown
 from attnviz.types import AttentionCapture, AttentionMap, GenerationStep, Token
 
 SCHEMA = "attnviz.capture"
@@ -67,14 +77,41 @@ def as_capture(
 
 
 def _token_dict(token: Token) -> dict:
-    return {"text": token.text, "start": token.start, "end": token.end, "special": token.special}
+    known = {"text": token.text, "start": token.start, "end": token.end, "special": token.special}
+    return {**known, "unknown": True} if token.unknown else known  # "unknown" only where true: older files match
 
 
 def _token_from(data: dict) -> Token:
-    text, start, end, special = data["text"], data["start"], data["end"], data.get("special", False)
-    if not isinstance(text, str) or not all(is_int(v) for v in (start, end)) or not isinstance(special, bool):
+    text, start, end = data["text"], data["start"], data["end"]
+    special, unknown = data.get("special", False), data.get("unknown", False)  # files before `unknown` lack it
+    flags_ok = isinstance(special, bool) and isinstance(unknown, bool)
+    if not isinstance(text, str) or not all(is_int(v) for v in (start, end)) or not flags_ok:
         raise InputError("capture_bad_token", token=str(data)[:80])
-    return Token(text, start, end, special)
+    return Token(text, start, end, special, unknown)
+
+
+def _score_dict(step: GenerationStep) -> dict:
+    """A step's score: the probability of the token written and the most probable alternatives."""
+    return {
+        "probability": step.probability,
+        "alternatives": [{"text": text, "probability": probability} for text, probability in step.alternatives],
+    }
+
+
+def _score_from(entry: dict) -> dict:
+    """GenerationStep keywords from a stored step's score (none in files written before step scores)."""
+    probability = entry.get("probability")
+    alternatives = entry.get("alternatives") or []
+    valid = probability is None or (isinstance(probability, (int, float)) and not isinstance(probability, bool))
+    if not valid or not isinstance(alternatives, list):
+        raise InputError("truth_bad_step_score", score=str(entry)[:80])
+    pairs = []
+    for item in alternatives:
+        text, value = item["text"], item["probability"]
+        if not isinstance(text, str) or not isinstance(value, (int, float)) or isinstance(value, bool):
+            raise InputError("truth_bad_step_score", score=str(item)[:80])
+        pairs.append((text, float(value)))
+    return {"probability": None if probability is None else float(probability), "alternatives": tuple(pairs)}
 
 
 def is_int(value) -> bool:
@@ -107,6 +144,7 @@ def _header(capture: AttentionCapture) -> dict:
         "target_text": capture.target_text,
         "meta": json_safe(capture.meta),
         "provenance": json_safe(capture.provenance),
+        "warnings": caveats.records(capture),  # what the page said about it (attnviz.caveats); derived, not read
         "maps": {
             kind: {
                 "kind": amap.kind,
@@ -121,7 +159,8 @@ def _header(capture: AttentionCapture) -> dict:
         "steps": None
         if capture.steps is None
         else [
-            {"token": _token_dict(step.token), "has_cross": step.cross_weights is not None} for step in capture.steps
+            {"token": _token_dict(step.token), "has_cross": step.cross_weights is not None, **_score_dict(step)}
+            for step in capture.steps
         ],
     }
 
@@ -136,6 +175,7 @@ def capture_to_dict(capture: AttentionCapture | AttentionMap) -> dict:
         data["steps"] = [
             {
                 "token": _token_dict(step.token),
+                **_score_dict(step),
                 "self_weights": np.asarray(step.self_weights, dtype=np.float32).tolist(),
                 "cross_weights": None
                 if step.cross_weights is None
@@ -226,6 +266,7 @@ def _build(data: dict, map_weights, step_weights) -> AttentionCapture:
                     None
                     if cross_w is None
                     else _weights(cross_w, Phrase("capture_part.step_cross_weights", index=index), 3),
+                    **_score_from(entry),
                 )
             )
     return AttentionCapture(
@@ -308,8 +349,8 @@ def capture_to_csv(capture: AttentionCapture | AttentionMap) -> str:
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
     for kind, amap in capture.maps.items():
-        queries = [_csv_cell(t.text) for t in amap.query_tokens]
-        keys = [_csv_cell(t.text) for t in amap.key_tokens]
+        queries = [_csv_cell(shown(t)) for t in amap.query_tokens]  # an unknown token marked "?" (tokens.shown)
+        keys = [_csv_cell(shown(t)) for t in amap.key_tokens]
         for layer, name in enumerate(map(_csv_cell, amap.layer_names)):
             for head in range(amap.num_heads):
                 block = amap.weights[layer, head]  # (queries, keys)

@@ -57,6 +57,15 @@ def plain_text(text: str | None) -> str:
     return html.unescape(_TAG.sub("", text))
 
 
+_SPAN_COLOR = re.compile(r"<span style=[\"']color:\s*([^;\"']+)")
+
+
+def label_color(text: str | None) -> str | None:
+    """The colour a label's HTML gives its text (<span style="color:…">, e.g. an unknown token's), or None."""
+    match = _SPAN_COLOR.search(str(text or ""))
+    return match.group(1).strip() if match else None
+
+
 def _color(value, default: str = "#444444"):
     """A plotly colour string ('#abc', 'rgb(1,2,3)', 'rgba(1,2,3,0.5)', a name) as a matplotlib colour."""
     if value is None:
@@ -201,8 +210,9 @@ class StaticRenderer:
             if axis.showticklabels is not False:
                 text = axis.ticktext if axis.ticktext is not None else [str(v) for v in axis.tickvals]
                 pad_pt += self._tick_texts(
-                    ax, letter, list(axis.tickvals), [plain_text(t) for t in text], axis.tickangle
-                )
+                    ax, letter, list(axis.tickvals), [plain_text(t) for t in text], axis.tickangle,
+                    [label_color(t) for t in text],
+                )  # fmt: skip
         elif axis.showticklabels is False:
             ax.tick_params(axis=letter, labelbottom=False, labelleft=False)
         title = axis.title.text if axis.title else None
@@ -215,7 +225,7 @@ class StaticRenderer:
             ax.grid(True, axis=letter, color="#e5e5e5", linewidth=0.8)
             ax.set_axisbelow(True)
 
-    def _tick_texts(self, ax, letter: str, values: list, labels: list[str], angle) -> float:
+    def _tick_texts(self, ax, letter: str, values: list, labels: list[str], angle, colors=None) -> float:
         """Tick labels as plain text artists (matplotlib's Tick objects cost ~1 ms each: 64×64 maps need 128).
 
         Returns how far (points) they reach from the axis, so the axis title can sit beyond them.
@@ -236,7 +246,19 @@ class StaticRenderer:
             where = transforms.offset_copy(base, fig=self.mfig, x=-gap, units="points")
             place = [((0.0, v), label) for v, label in zip(values, labels)]
             style = {"ha": "right", "va": "center"}
-        texts = [ax.text(*xy, label, transform=where, fontsize=size, clip_on=False, **style) for xy, label in place]
+        colors = colors or [None] * len(place)
+        texts = [
+            ax.text(
+                *xy,
+                label,
+                transform=where,
+                fontsize=size,
+                clip_on=False,
+                **style,
+                **({"color": _color(color)} if color else {}),
+            )  # an unknown token's label keeps its colour
+            for (xy, label), color in zip(place, colors)
+        ]
         if not texts:
             return 0.0
         renderer = self.mfig.canvas.get_renderer()
@@ -362,9 +384,10 @@ class StaticRenderer:
         va = {"top": "bottom", "bottom": "top"}.get(vertical, "center")
         size = _font_pt(font, self.fig.layout.font.size or 12)
         for xi, yi, label in zip(x, y, texts):
+            colored = {"color": _color(label_color(label))} if label_color(label) else {}  # an unknown token's
             ax.annotate(
                 plain_text(label), (xi, yi), xytext=(dx * PX_TO_PT, dy * PX_TO_PT), textcoords="offset points",
-                ha=ha, va=va, fontsize=size, annotation_clip=False,
+                ha=ha, va=va, fontsize=size, annotation_clip=False, **colored,
             )  # fmt: skip
 
     def _bar(self, trace):

@@ -14,6 +14,7 @@ import plotly.graph_objects as go
 from attnviz import analysis
 from attnviz.errors import InputError
 from attnviz.i18n.figures import STRINGS as FIGURE_WORDS
+from attnviz.i18n.truth import STRINGS as TRUTH_WORDS
 from attnviz.tokens import readable
 from attnviz.types import AttentionMap, Token
 
@@ -31,7 +32,11 @@ HEAD_COLORS = (
 )  # fmt: skip
 
 # Every string a figure shows. The app passes its own (i18n) strings through `labels=`; `lang` picks a built-in set.
-LABELS = FIGURE_WORDS  # the figures' words, a part of the string catalogue (attnviz/i18n/figures.py)
+# the figures' words, parts of the string catalogue (attnviz/i18n/figures.py, and truth.py's `truth_figure_*`)
+LABELS = {
+    lang: {**words, **{key: value for key, value in TRUTH_WORDS[lang].items() if key.startswith("truth_figure_")}}
+    for lang, words in FIGURE_WORDS.items()
+}
 
 
 def resolve_labels(lang: str = "en", labels: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -59,7 +64,21 @@ def token_label(token: Token, limit: int = 16) -> str:
     text = readable(printable(token.text))  # control characters as their symbols (␀, ␊), as capture shows them
     text = text if text.strip() else "␣"
     text = text if len(text) <= limit else text[: limit - 1] + "…"
+    if token.unknown:  # the model did not read these characters: never drawn as if it had (see `unknown_notes`)
+        return UNKNOWN_LABEL.format(text=html.escape(text, quote=False))
     return html.escape(text, quote=False)
+
+
+# An unknown token's label: the text it stands for, marked "?", in its own colour and italics (plotly's label HTML).
+UNKNOWN_COLOR = "#b2182b"
+UNKNOWN_LABEL = '<i><span style="color:' + UNKNOWN_COLOR + '">{text}?</span></i>'
+
+
+def unknown_notes(tokens: Sequence[Token], text: Mapping[str, str]) -> list[str]:
+    """The legend line for a figure with unknown tokens ("<i>word?</i> = unknown to the model …"), else nothing."""
+    if not any(token.unknown for token in tokens):
+        return []
+    return [UNKNOWN_LABEL.format(text=text["truth_figure_word"]) + " " + text["truth_figure_unknown"]]
 
 
 def axis_labels(tokens: Sequence[Token], factor: int, offset: int, text: Mapping[str, str]) -> list[str]:

@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 
 from attnviz import analysis
 from attnviz.errors import InputError
-from attnviz.figures._common import clamp, format_value, selection_text, token_label, token_markers
+from attnviz.figures._common import clamp, format_value, selection_text, token_label, token_markers, unknown_notes
 from attnviz.figures.style import DEFAULT_STYLE, FigureStyle
 from attnviz.types import AttentionMap
 
@@ -94,7 +94,8 @@ def alignment(
     notes = [
         text["links"].format(threshold=format_value(threshold), top_k=top_k)
         if top_k is not None
-        else text["links_all"].format(threshold=format_value(threshold))
+        else text["links_all"].format(threshold=format_value(threshold)),
+        *unknown_notes([*amap.key_tokens, *amap.query_tokens], text),
     ]
     selection = selection_text(amap, layers, heads, head_reduce, layer_reduce, text)
     widest = max(len(lines.key_labels), len(lines.query_labels))

@@ -4,6 +4,7 @@ the same figure from a head pooled block by block (`pooled_heatmap`, for maps to
 from __future__ import annotations
 
 import html
+import re
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -24,6 +25,7 @@ from attnviz.figures._common import (
     hover_template,
     selection_text,
     tick_positions,
+    unknown_notes,
 )
 from attnviz.figures.style import DEFAULT_STYLE, FigureStyle
 from attnviz.types import AttentionMap, Token
@@ -31,7 +33,8 @@ from attnviz.types import AttentionMap, Token
 
 def _label_px(label: str) -> float:
     """Rough width of a 12 px label: CJK characters are about twice as wide as Latin ones."""
-    return sum(12.0 if unicodedata.east_asian_width(c) in "WF" else 7.0 for c in html.unescape(label))
+    shown = html.unescape(re.sub(r"<[^<>]+>", "", label))  # the text drawn, without the label's style tags
+    return sum(12.0 if unicodedata.east_asian_width(c) in "WF" else 7.0 for c in shown)
 
 
 def masked_outline(values: np.ndarray, text: Mapping[str, str]) -> go.Scatter:
@@ -172,6 +175,7 @@ class _Layout:
     meta: dict  # view, factors, offsets and counts (for `selected_ranges`), pool (None when not pooled), log_scale
     kind: str
     selection: str | None
+    notes: list[str]  # what the labels need said (unknown tokens)
 
 
 def _frame(
@@ -197,6 +201,7 @@ def _frame(
         ),
         kind=kind,
         selection=selection,
+        notes=unknown_notes([*query_tokens, *key_tokens], text),
     )
 
 
@@ -209,6 +214,7 @@ def _draw(
     notes = pooling.notes(text)
     if colours.log_scale:
         notes.append(text["log_scale"])
+    notes += layout.notes
     fig_width = style.width or clamp(260 + 16 * len(layout.key_labels), 520, 1200)
     has_masked = bool(np.isnan(values).any())
     trace = _trace(values, colours, text)

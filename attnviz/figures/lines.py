@@ -9,7 +9,15 @@ import plotly.graph_objects as go
 
 from attnviz import analysis
 from attnviz.errors import InputError
-from attnviz.figures._common import HEAD_COLORS, check_count, clamp, selection_text, token_label, token_markers
+from attnviz.figures._common import (
+    HEAD_COLORS,
+    check_count,
+    clamp,
+    selection_text,
+    token_label,
+    token_markers,
+    unknown_notes,
+)
 from attnviz.figures.style import DEFAULT_STYLE, FigureStyle
 from attnviz.types import AttentionMap
 
@@ -66,7 +74,7 @@ def head_lines(
     selection = selection_text(amap, layers, head_idx, combine or "mean", layer_reduce, text, overlaid=not combine)
     fig.update_layout(
         **style.layout(
-            style.heading(amap.kind, selection),
+            style.heading(amap.kind, selection, unknown_notes([*amap.query_tokens, *amap.key_tokens], text)),
             620,
             clamp(160 + 22 * rows, 360, 2400),
             meta=dict(view="lines", threshold=threshold, levels=levels, combine=combine, query=query),

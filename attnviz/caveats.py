@@ -1,0 +1,121 @@
+"""What a page, the CLI and a capture file say about a run that is not to be trusted as it looks: words the model
+read as unknown, and tokens it wrote without being sure (a low probability at its step). Each caveat is a sentence
+in the UI language (`Caveat.sentence`) and a record a file keeps (`Caveat.record`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from attnviz import i18n
+from attnviz.language import main_script, reads
+from attnviz.types import AttentionResult, GenerationStep
+
+UNSURE_BELOW = 0.5  # a written token whose probability is below this is called a guess
+MOST_NAMED = 8  # words a sentence names before it says "…"
+# Full models to suggest, by the script of the text (the embedded translators know only their corpus).
+TRANSLATORS = {"han": "Helsinki-NLP/opus-mt-zh-en", "latin": "Helsinki-NLP/opus-mt-en-zh"}
+ANY_TRANSLATOR = "facebook/nllb-200-distilled-600M"
+READER = "bert-base-multilingual-cased"  # for models that read rather than translate
+
+
+@dataclass(frozen=True)
+class Caveat:
+    """One warning: its catalogue key (`truth_unknown_words`, `truth_unknown_words_read` or `truth_unsure`) and
+    what it names: `words` (unknown words), `tokens` ((text, probability) of unsure steps), `suggestion`."""
+
+    key: str
+    words: tuple[str, ...] = ()
+    tokens: tuple[tuple[str, float], ...] = ()
+    suggestion: str = ""
+    threshold: float = UNSURE_BELOW
+
+    def sentence(self, lang: str = "en") -> str:
+        """The caveat in `lang` ("en" or "zh"): which words, and what to do."""
+        separator = i18n.t("truth_list_separator", lang)
+        words = separator.join(f"“{word}”" for word in _shortened(self.words))
+        tokens = separator.join(
+            i18n.t("truth_token_probability", lang, token=text, probability=f"{probability:.2f}")
+            for text, probability in _shortened(self.tokens)
+        )
+        return i18n.t(self.key, lang, words=words, tokens=tokens, suggestion=self.suggestion,
+                      threshold=f"{self.threshold:g}")  # fmt: skip
+
+    def record(self) -> dict:
+        """The caveat as a capture file keeps it: its key, what it names, and its English sentence."""
+        return {
+            "key": self.key,
+            "words": list(self.words),
+            "tokens": [{"text": text, "probability": probability} for text, probability in self.tokens],
+            "suggestion": self.suggestion,
+            "threshold": self.threshold,
+            "message": self.sentence("en"),
+        }
+
+
+def _shortened(items: Sequence) -> list:
+    return list(items[:MOST_NAMED]) + (["…"] if len(items) > MOST_NAMED else [])
+
+
+def unknown_words(result: AttentionResult) -> list[str]:
+    """The texts of the tokens the model read (or wrote) as unknown, each once, in order."""
+    words: dict[str, None] = {}
+    for kind in result.kinds:
+        for tokens in result.tokens(kind):
+            words.update((token.text, None) for token in tokens if token.unknown)
+    return list(words)
+
+
+def unsure_steps(steps: Sequence[GenerationStep] | None, below: float = UNSURE_BELOW) -> list[GenerationStep]:
+    """The generated steps whose written token (not an end token) had a probability below `below`."""
+    return [
+        step
+        for step in steps or []
+        if step.probability is not None and step.probability < below and not step.token.special
+    ]
+
+
+def suggestion(result: AttentionResult) -> str:
+    """A full hub model that reads the run's text: a translator for translation runs, else a multilingual reader."""
+    if "self" in result.kinds:
+        return READER
+    return full_translator(result.source_text or "")
+
+
+def caveats(result: AttentionResult, below: float = UNSURE_BELOW) -> list[Caveat]:
+    """What is to be said about `result` before anyone reads its attention: unknown words, then unsure steps."""
+    found = []
+    suggested = suggestion(result)
+    words = unknown_words(result)
+    if words:
+        key = "truth_unknown_words_read" if "self" in result.kinds else "truth_unknown_words"
+        found.append(Caveat(key, words=tuple(words), suggestion=suggested))
+    unsure = unsure_steps(getattr(result, "steps", None), below)
+    if unsure:
+        tokens = tuple((step.token.text, float(step.probability)) for step in unsure)
+        found.append(Caveat("truth_unsure", tokens=tokens, suggestion=suggested, threshold=below))
+    return found
+
+
+def records(result: AttentionResult) -> list[dict]:
+    """`caveats(result)` as a capture file keeps them."""
+    return [caveat.record() for caveat in caveats(result)]
+
+
+def language_sentence(text: str, model: str, languages: Sequence[str], lang: str = "en") -> str | None:
+    """The sentence for a text in a script `model` does not read (it reads `languages`), or None when it reads it
+    (or declares nothing); said before a capture (`attnviz.language`)."""
+    if reads(languages, text):
+        return None
+    separator = i18n.t("truth_list_separator", lang)
+    named = separator.join(
+        i18n.t(f"truth_language_{code}", lang) if i18n.has(f"truth_language_{code}", lang) else code
+        for code in languages
+    )
+    script = i18n.t(f"truth_script_{main_script(text)}", lang)
+    return i18n.t("truth_language_mismatch", lang, script=script, model=model, languages=named)
+
+
+def full_translator(text: str) -> str:
+    """A full hub translator that reads `text` (by its script), for a sentence that has none to offer here."""
+    return TRANSLATORS.get(main_script(text), ANY_TRANSLATOR)

@@ -1,0 +1,93 @@
+"""The words of truth on the screen, in English and 中文: unknown tokens in figures, the sentences that say what the
+model did not read or was unsure of (`attnviz.caveats`), the language a text is written in (`attnviz.language`), and
+the step scores of a generation."""
+
+STRINGS: dict[str, dict[str, str]] = {
+    "en": {
+        # Figures (attnviz/figures/_common.py: `truth_figure_*` join the figures' words)
+        "truth_figure_word": "word",
+        "truth_figure_unknown": "= unknown to the model: it read no characters here; the label is the text it covers",
+        # Caveats (attnviz/caveats.py): the page, the CLI (stderr) and the capture file say them
+        "truth_unknown_words": "The model does not know {words}: it read them as unknown tokens (drawn as “word?”), "
+        "so the attention there says nothing about those words. Give the translation yourself, or load a full model "
+        "such as {suggestion}.",
+        "truth_unknown_words_read": "The model does not know {words}: it read them as unknown tokens (drawn as "
+        "“word?”), so the attention there says nothing about those words. Load a model that knows them, such as "
+        "{suggestion}.",
+        "truth_unsure": "The model is unsure of what it wrote: it gave {tokens} a probability below {threshold}, so "
+        "those words are guesses. Check them, give the translation yourself, or load a full model such as "
+        "{suggestion}.",
+        "truth_list_separator": ", ",
+        "truth_token_probability": "“{token}” ({probability})",
+        # Language (attnviz/language.py)
+        "truth_language_mismatch": "This text is written in {script}, which {model} does not read (it reads "
+        "{languages}): its attention would show nothing real.",
+        "truth_language_offer": "Models that read it:",
+        "truth_language_none": "No model listed here reads it; load a full model such as {suggestion}.",
+        "truth_switch_model": "Use {model}",
+        "truth_script_han": "Chinese characters",
+        "truth_script_latin": "Latin letters",
+        "truth_script_kana": "Japanese kana",
+        "truth_script_hangul": "Korean Hangul",
+        "truth_script_cyrillic": "Cyrillic letters",
+        "truth_script_greek": "Greek letters",
+        "truth_script_arabic": "Arabic script",
+        "truth_script_hebrew": "Hebrew script",
+        "truth_script_devanagari": "Devanagari",
+        "truth_script_thai": "Thai script",
+        "truth_language_zh": "Chinese",
+        "truth_language_en": "English",
+        # Step scores (app_pages/translate.py)
+        "truth_steps_title": "How sure the model was at each step",
+        "truth_steps_intro": "For every token it wrote: the probability the model gave it, and the tokens it "
+        "found most likely there. A low probability means the model was guessing.",
+        "truth_step_line": "Step {step}: the model wrote {token} with probability {probability}; its top choices "
+        "were {alternatives}.",
+        "truth_column_step": "Step",
+        "truth_column_token": "Token written",
+        "truth_column_probability": "Probability",
+        "truth_column_alternatives": "Most likely tokens",
+        "truth_guess": "guess",
+        # Errors
+        "error.truth_bad_step_score": "A generation step's score must be {{'probability': float | null, "
+        "'alternatives': [{{'text': str, 'probability': float}}, …]}}; got {score}.",
+    },
+    "zh": {
+        "truth_figure_word": "词",
+        "truth_figure_unknown": "＝模型不认识：它在这里没有读到任何字符；标签是该词元覆盖的原文",
+        "truth_unknown_words": "模型不认识{words}：它把这些读成了未知词元（图中画作“词?”），所以那里的注意力与这些词无关。"
+        "请自己给出译文，或加载完整的模型，例如 {suggestion}。",
+        "truth_unknown_words_read": "模型不认识{words}：它把这些读成了未知词元（图中画作“词?”），所以那里的注意力与这些词无关。"
+        "请加载认识它们的模型，例如 {suggestion}。",
+        "truth_unsure": "模型对自己写出的内容没有把握：它给{tokens}的概率低于 {threshold}，所以这些词是猜的。"
+        "请核对，自己给出译文，或加载完整的模型，例如 {suggestion}。",
+        "truth_list_separator": "、",
+        "truth_token_probability": "“{token}”（{probability}）",
+        "truth_language_mismatch": "这段文字用的是{script}，{model} 读不了（它读的是{languages}）：它的注意力不会显示任何真实的东西。",
+        "truth_language_offer": "能读它的模型：",
+        "truth_language_none": "这里列出的模型都读不了它；请加载完整的模型，例如 {suggestion}。",
+        "truth_switch_model": "改用 {model}",
+        "truth_script_han": "汉字",
+        "truth_script_latin": "拉丁字母",
+        "truth_script_kana": "日文假名",
+        "truth_script_hangul": "韩文",
+        "truth_script_cyrillic": "西里尔字母",
+        "truth_script_greek": "希腊字母",
+        "truth_script_arabic": "阿拉伯文字",
+        "truth_script_hebrew": "希伯来文字",
+        "truth_script_devanagari": "天城文",
+        "truth_script_thai": "泰文",
+        "truth_language_zh": "中文",
+        "truth_language_en": "英文",
+        "truth_steps_title": "模型在每一步有多确定",
+        "truth_steps_intro": "对它写出的每个词元：模型给它的概率，以及它认为那里最可能的词元。概率低表示模型在猜。",
+        "truth_step_line": "第 {step} 步：模型以概率 {probability} 写出了{token}；它最看好的是{alternatives}。",
+        "truth_column_step": "步",
+        "truth_column_token": "写出的词元",
+        "truth_column_probability": "概率",
+        "truth_column_alternatives": "最可能的词元",
+        "truth_guess": "猜测",
+        "error.truth_bad_step_score": "生成步骤的分数必须是 {{'probability': float | null, "
+        "'alternatives': [{{'text': str, 'probability': float}}, …]}}；收到的是 {score}。",
+    },
+}
