@@ -153,7 +153,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_model_arguments(capture)
     capture.add_argument("--format", choices=("json", "npz", "csv"), help="default: from the output suffix, else json")
 
-    commands.add_parser("models", help="list the models available offline", description="List catalogue models.")
+    commands.add_parser(
+        "models", help="list the catalogue models", description="List the catalogue models, then the hub models."
+    )
     devices = commands.add_parser(
         "devices",
         help="show which device would be used and why",
@@ -380,10 +382,13 @@ def _quiet_libraries() -> None:
 
 
 def _run_models() -> int:
-    from attnviz import models
+    from attnviz import hub, models
 
     for entry in models.catalogue():
         print(f"{entry.name}\t{entry.kind}\t{entry.description}")
+    for entry in hub.hub_catalogue():
+        downloads = i18n.t("hub_downloads", size=hub.size_text(entry.download_mb))
+        print(f"{entry.name}\t{entry.kind}\t{entry.description}; {downloads}")
     return 0
 
 
