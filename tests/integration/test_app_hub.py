@@ -1,0 +1,59 @@
+"""The sidebar's hub models: listed with their sizes and "downloads on first use"; offline, picking one says why it
+cannot load, in the page's language, within seconds."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+from attnviz import hub
+
+APP = str(Path(__file__).resolve().parents[2] / "app_pages" / "main.py")
+PICK = "w_model_pick"
+
+
+def open_app(**params) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=180)
+    for name, value in params.items():
+        at.query_params[name] = str(value)
+    return at.run()
+
+
+def test_the_sidebar_lists_the_hub_models_with_their_sizes(monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    at = open_app()
+    picker = at.selectbox(key=PICK)
+    labels = picker.options
+    for model in hub.HUB_MODELS:
+        (label,) = [label for label in labels if label.startswith(model.id + " — ")]
+        assert hub.size_text(model.download_mb) in label and "downloads on first use" in label
+    assert any("Demo translator" in label for label in labels)  # the embedded models stay first
+    assert labels.index(next(label for label in labels if "Demo translator" in label)) == 0
+    at.button_group(key="w_lang").set_value("zh").run()
+    assert any(
+        label.startswith("gpt2 — 解码器") and "首次使用时下载" in label for label in at.selectbox(key=PICK).options
+    )
+
+
+def test_picking_a_hub_model_offline_says_why_in_the_page_language(monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    at = open_app(lang="zh")
+    started = time.monotonic()
+    at.selectbox(key=PICK).set_value("Qwen/Qwen2.5-0.5B").run()
+    assert time.monotonic() - started < 30  # a sentence, not the hub client's retries
+    assert not at.exception
+    assert at.query_params["model"] == "Qwen/Qwen2.5-0.5B"
+    said = " ".join(error.value for error in at.error)
+    assert "Qwen/Qwen2.5-0.5B 还不在这台电脑上" in said and "约 988 MB" in said and "HF_HUB_OFFLINE 已开启" in said
+    assert any("来自 Hugging Face Hub" in caption.value for caption in at.sidebar.caption)
+    at.button_group(key="w_lang").set_value("en").run()
+    said = " ".join(error.value for error in at.error)
+    assert "Qwen/Qwen2.5-0.5B is not on this computer yet (about 988 MB" in said
+
+
+def test_a_deployment_without_custom_models_lists_no_hub_models(monkeypatch):
+    monkeypatch.setenv("ATTNVIZ_ALLOW_CUSTOM_MODELS", "0")
+    at = open_app()
+    assert not [label for label in at.selectbox(key=PICK).options if "downloads on first use" in label]
