@@ -4,6 +4,11 @@ to build (language codes, task prefix, target-language token, plain text), and w
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 import torch
@@ -183,3 +188,22 @@ def test_gpt2_reads_the_text_without_a_start_token(replica):
     tokens = result["self"].query_tokens
     assert len(tokens) == len(handle.tokenizer("Good morning!")["input_ids"])
     assert [token.text for token in tokens][0] == "Good" and tokens[0].start == 0
+
+
+def test_a_hub_model_already_in_the_local_cache_loads_offline(replica, tmp_path):
+    """The hub client's cache layout (models--org--name/snapshots/<commit>, refs/main) holding a replica: with
+    HF_HUB_OFFLINE on, the hub id loads from it, through the same code as any hub id."""
+    commit = "0123456789abcdef0123456789abcdef01234567"
+    repo = tmp_path / "cache" / "models--attnviz-tests--tiny-gpt2"
+    shutil.copytree(replica("gpt2"), repo / "snapshots" / commit)
+    (repo / "refs").mkdir()
+    (repo / "refs" / "main").write_text(commit)
+    script = (
+        "from attnviz.models import load_model; from attnviz.attention.capture import capture\n"
+        "handle = load_model('attnviz-tests/tiny-gpt2', 'cpu')\n"
+        "print(handle.kind, handle.path, capture(handle, 'Good morning!')['self'].weights.shape[:2])"
+    )
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_HUB_CACHE": str(tmp_path / "cache")}
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[-2] == "decoder None (2, 4)"
