@@ -25,8 +25,8 @@ class HubModel:
 
 
 HUB_MODELS: tuple[HubModel, ...] = (
-    HubModel("Helsinki-NLP/opus-mt-zh-en", "encoder-decoder", ("zh",), 310),  # 77M parameters, fp32
-    HubModel("Helsinki-NLP/opus-mt-en-zh", "encoder-decoder", ("en",), 310),
+    HubModel("Helsinki-NLP/opus-mt-zh-en", "encoder-decoder", ("zh",), 312),  # 78M parameters, fp32
+    HubModel("Helsinki-NLP/opus-mt-en-zh", "encoder-decoder", ("en",), 312),
     HubModel("facebook/nllb-200-distilled-600M", "encoder-decoder", ("zh", "en"), 2460),  # 615M, fp32
     HubModel("google-t5/t5-small", "encoder-decoder", ("en",), 242),  # 60M, fp32
     HubModel("bert-base-chinese", "encoder", ("zh",), 412),  # 102M, fp32
