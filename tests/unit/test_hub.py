@@ -96,3 +96,25 @@ def test_a_stalled_name_lookup_cannot_outlast_the_reachability_timeout(monkeypat
     started = time.monotonic()
     assert models._hub_reachable(timeout=0.3) is False
     assert time.monotonic() - started < 1.2
+
+
+def test_the_cli_says_it_in_one_line_and_exits_2_offline(monkeypatch, capsys, tmp_path):
+    from attnviz.cli import main
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    code = main(["capture", "--model", "google-t5/t5-small", "--text", "Hello", "-o", str(tmp_path / "c.json")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1
+    assert err[0].startswith("attnviz: error: google-t5/t5-small is not on this computer yet (about 242 MB")
+    assert not (tmp_path / "c.json").exists()
+
+
+def test_the_cli_lists_the_hub_models_after_the_embedded_ones(capsys):
+    from attnviz.cli import main
+
+    assert main(["models"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    hub_lines = {line.split("\t")[0]: line for line in lines if "downloads on first use" in line}
+    assert list(hub_lines) == [model.id for model in hub.HUB_MODELS]
+    assert hub_lines["gpt2"].split("\t")[1] == "decoder" and "about 548 MB" in hub_lines["gpt2"]
+    assert lines.index(hub_lines["gpt2"]) >= len(models.catalogue())
