@@ -3,22 +3,44 @@ cannot load, in the page's language, within seconds."""
 
 from __future__ import annotations
 
+import html
+import json
 import time
 from pathlib import Path
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from attnviz import hub
+from tests.support import replicas
 
 APP = str(Path(__file__).resolve().parents[2] / "app_pages" / "main.py")
 PICK = "w_model_pick"
 
 
-def open_app(**params) -> AppTest:
+def open_app(page: str | None = None, **params) -> AppTest:
     at = AppTest.from_file(APP, default_timeout=180)
     for name, value in params.items():
         at.query_params[name] = str(value)
-    return at.run()
+    at.run()
+    return at.switch_page(page).run() if page else at
+
+
+def specs(at: AppTest) -> list[dict]:
+    return [json.loads(element.proto.spec) for element in at.get("plotly_chart")]
+
+
+def figures_text(at: AppTest) -> str:
+    """The page's figures as JSON text, labels unescaped (figures escape them for plotly's HTML labels)."""
+    return html.unescape(json.dumps(specs(at), ensure_ascii=False))
+
+
+@pytest.fixture(scope="module")
+def replica(tmp_path_factory):
+    def make(model_id: str) -> str:
+        return replicas.BUILDERS[model_id](tmp_path_factory.mktemp(model_id.replace("/", "_")))
+
+    return make
 
 
 def test_the_sidebar_lists_the_hub_models_with_their_sizes(monkeypatch):
@@ -57,3 +79,17 @@ def test_a_deployment_without_custom_models_lists_no_hub_models(monkeypatch):
     monkeypatch.setenv("ATTNVIZ_ALLOW_CUSTOM_MODELS", "0")
     at = open_app()
     assert not [label for label in at.selectbox(key=PICK).options if "downloads on first use" in label]
+
+
+def test_a_bert_replica_draws_on_the_self_attention_page(replica):
+    at = open_app("self_attention.py", model=replica("bert-base-chinese"), text="早上好！")
+    assert not at.exception and not at.error
+    (heatmap,) = [spec for spec in specs(at) if spec["layout"]["meta"]["view"] == "heatmap"]
+    assert [html.unescape(label) for label in heatmap["layout"]["xaxis"]["ticktext"]] == ["早", "上", "好", "！"]
+
+
+def test_an_nllb_replica_translates_on_the_translate_page_with_its_language_codes(replica):
+    at = open_app(model=replica("facebook/nllb-200-distilled-600M"), text="早上好！", mode="generate", hide=0)
+    assert not at.exception and not at.error
+    drawn = figures_text(at)
+    assert "zho_Hans" in drawn and "eng_Latn" in drawn  # the source's code, and the target's, forced first
