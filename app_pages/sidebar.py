@@ -65,7 +65,7 @@ def _model_picker(view: ViewState) -> None:
     def label(name: str) -> str:
         if name == CUSTOM:
             return t("model_custom")
-        if name in entries and entries[name].download_mb is not None:
+        if name in entries and name in hub.BY_ID:
             return hub.option_label(entries[name], view.lang)
         return t(f"model_{name}") if i18n.has(f"model_{name}") else name
 
@@ -81,7 +81,6 @@ def _model_picker(view: ViewState) -> None:
         view.model = view.model.strip()
     else:
         view.model = pick
-        shown = entries.get(pick)
-        if shown is not None and shown.download_mb is not None:  # a hub model: what picking it will fetch
-            size = t("hub_size", size=hub.size_text(shown.download_mb))
+        if pick in entries and pick in hub.BY_ID:  # a hub model: what picking it will fetch
+            size = t("hub_size", size=hub.size_text(hub.BY_ID[pick].download_mb))
             st.caption(t("hub_caption", name=pick, size=size, cache=hub_cache()))

@@ -387,7 +387,7 @@ def _run_models() -> int:
     for entry in models.catalogue():
         print(f"{entry.name}\t{entry.kind}\t{entry.description}")
     for entry in hub.hub_catalogue():
-        downloads = i18n.t("hub_downloads", size=hub.size_text(entry.download_mb))
+        downloads = i18n.t("hub_downloads", size=hub.size_text(hub.BY_ID[entry.name].download_mb))
         print(f"{entry.name}\t{entry.kind}\t{entry.description}; {downloads}")
     return 0
 

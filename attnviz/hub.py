@@ -45,7 +45,7 @@ def size_text(megabytes: float) -> str:
 def hub_catalogue(lang: str = "en", policy: Policy | None = None) -> list[CatalogueEntry]:
     """The hub models this deployment may load (server mode: only allowlisted ids), described in `lang`.
 
-    Each entry's `path` is its hub id, `download_mb` what its first use downloads."""
+    Each entry's `path` is its hub id; `BY_ID[entry.name].download_mb` is what its first use downloads."""
     policy = policy or Policy.from_settings()
     offered = [model for model in HUB_MODELS if not policy.server_mode or model.id in policy.allowed_models]
     return [
@@ -55,7 +55,6 @@ def hub_catalogue(lang: str = "en", policy: Policy | None = None) -> list[Catalo
             model.kind,
             i18n.t(f"hub_description.{model.id}", lang),
             languages=model.languages,
-            download_mb=model.download_mb,
         )
         for model in offered
     ]
@@ -70,7 +69,7 @@ def option_label(entry: CatalogueEntry, lang: str = "en") -> str:
         name=entry.name,
         kind=i18n.t(f"hub_kind.{entry.kind}", lang),
         languages=join.join(i18n.t(f"hub_language.{code}", lang) for code in entry.languages),
-        size=i18n.t("hub_size", lang, size=size_text(entry.download_mb)),
+        size=i18n.t("hub_size", lang, size=size_text(BY_ID[entry.name].download_mb)),
     )
 
 

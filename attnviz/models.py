@@ -28,7 +28,6 @@ class CatalogueEntry:
     kind: str
     description: str  # in the language the catalogue was asked for
     languages: tuple[str, ...] = ()  # ISO 639-1 codes of the text it reads (its source side); () = not declared
-    download_mb: int | None = None  # hub models (attnviz.hub): what the first use downloads; None: nothing to fetch
 
 
 @dataclass

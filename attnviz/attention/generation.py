@@ -49,10 +49,10 @@ def generate(handle: ModelHandle, text: str, max_new_tokens: int = 32) -> Attent
             input_ids=input_ids,
             attention_mask=torch.ones_like(input_ids),
             max_new_tokens=max_new_tokens,
+            **read.generate_options(),  # NLLB: the target language's code, forced as the first token written
             do_sample=False,
             num_beams=1,
             pad_token_id=pad_id_of(tokenizer, model),
-            **read.generate_options(),
         )
     sequence = output[0].tolist()
     roles = recorder.modules_by_role(handle.is_seq2seq)
@@ -60,8 +60,8 @@ def generate(handle: ModelHandle, text: str, max_new_tokens: int = 32) -> Attent
         written = _seq2seq_generation(handle, text, source, sequence[1:], recorder, roles)
     else:
         written = _decoder_generation(handle, text, source, sequence[len(source.ids) :], recorder, roles)
-    options = {"mode": "generate", "max_new_tokens": max_new_tokens, **read.options()}
-    return replace(written, provenance=build_provenance(handle, text, written.target_text, options))
+    options = {"mode": "generate", "max_new_tokens": max_new_tokens}
+    return replace(written, provenance=build_provenance(handle, text, written.target_text, options | read.options()))
 
 
 def _generated_tokens(tokenizer, ids: list[int]) -> tuple[str, list[Token]]:
