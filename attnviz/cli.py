@@ -153,9 +153,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_model_arguments(capture)
     capture.add_argument("--format", choices=("json", "npz", "csv"), help="default: from the output suffix, else json")
 
-    commands.add_parser(
-        "models", help="list the catalogue models", description="List the catalogue models, then the hub models."
-    )
+    commands.add_parser("models", help="list the models available offline", description="List catalogue models.")
     devices = commands.add_parser(
         "devices",
         help="show which device would be used and why",
