@@ -8,8 +8,9 @@ from app_pages.caches import catalogue_entries
 from app_pages.page_errors import shown_errors
 from app_pages.session import CUSTOM, MODEL_CUSTOM, MODEL_PICK, bound, tr
 from app_pages.state import DEVICES, LANGUAGES, ViewState
-from attnviz import i18n, settings
+from attnviz import hub, i18n, settings
 from attnviz.devices import device_report
+from attnviz.models import hub_cache
 
 
 def sidebar(view: ViewState) -> None:
@@ -48,8 +49,10 @@ def sidebar(view: ViewState) -> None:
 def _model_picker(view: ViewState) -> None:
     t = tr(view)
     entries = {entry.name: entry for entry in catalogue_entries(view.lang)}
-    options = list(entries)
     allow_custom = settings.current().allow_custom_models
+    if allow_custom:  # hub models are hub ids: offered where any id may be given (server mode: the allowlisted)
+        entries.update({entry.name: entry for entry in hub.hub_catalogue(view.lang)})
+    options = list(entries)
     if allow_custom:
         options.append(CUSTOM)
     pick = view.model if view.model in entries or not allow_custom else CUSTOM
@@ -62,6 +65,8 @@ def _model_picker(view: ViewState) -> None:
     def label(name: str) -> str:
         if name == CUSTOM:
             return t("model_custom")
+        if name in entries and name in hub.BY_ID:
+            return hub.option_label(entries[name], view.lang)
         return t(f"model_{name}") if i18n.has(f"model_{name}") else name
 
     pick = st.selectbox(
@@ -76,3 +81,6 @@ def _model_picker(view: ViewState) -> None:
         view.model = view.model.strip()
     else:
         view.model = pick
+        if pick in entries and pick in hub.BY_ID:  # a hub model: what picking it will fetch
+            size = t("hub_size", size=hub.size_text(hub.BY_ID[pick].download_mb))
+            st.caption(t("hub_caption", name=pick, size=size, cache=hub_cache()))

@@ -400,10 +400,13 @@ def _quiet_libraries() -> None:
 
 
 def _run_models() -> int:
-    from attnviz import models
+    from attnviz import hub, models
 
     for entry in models.catalogue():
         print(f"{entry.name}\t{entry.kind}\t{entry.description}")
+    for entry in hub.hub_catalogue():
+        downloads = i18n.t("hub_downloads", size=hub.size_text(hub.BY_ID[entry.name].download_mb))
+        print(f"{entry.name}\t{entry.kind}\t{entry.description}; {downloads}")
     return 0
 
 

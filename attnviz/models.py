@@ -183,11 +183,15 @@ def load_model(
     if is_local:
         _check_weights(Path(source))
 
+    # A hub id: the local cache first; the network only when the hub answers (else hub clients retry for ~30 s).
+    offline = is_local or _cached(source)
+    if not offline and not _hub_reachable():
+        from attnviz.hub import offline_error
+
+        raise offline_error(name_or_path)
     with LOADING:
         import transformers
 
-        # A hub id: the local cache first; the network only when the hub answers (else hub clients retry for ~30 s).
-        offline = is_local or _cached(source) or not _hub_reachable()
         try:
             config = transformers.AutoConfig.from_pretrained(source, local_files_only=offline)
             with without_sacremoses_request():
@@ -239,21 +243,34 @@ def _hub_reachable(timeout: float = 3.0) -> bool:
 
     endpoint = urlparse(os.environ.get("HF_ENDPOINT", "https://huggingface.co"))
     port = endpoint.port or (443 if endpoint.scheme == "https" else 80)
+    answered = []
+
+    def connect() -> None:
+        try:
+            with socket.create_connection((endpoint.hostname, port), timeout=timeout):
+                answered.append(True)
+        except OSError:
+            pass
+
+    # In a thread: the name lookup before the connection has no timeout of its own, and a dead resolver can stall it.
+    worker = threading.Thread(target=connect, daemon=True)
+    worker.start()
+    worker.join(timeout)
+    return bool(answered)
+
+
+def hub_cache() -> str:
+    """The folder the Hugging Face hub client downloads models into (HF_HUB_CACHE, HF_HOME)."""
     try:
-        with socket.create_connection((endpoint.hostname, port), timeout=timeout):
-            return True
-    except OSError:
-        return False
+        from huggingface_hub import constants
+
+        return constants.HF_HUB_CACHE
+    except ImportError:  # pragma: no cover
+        return "~/.cache/huggingface/hub"
 
 
 def _load_failure(name: str, is_local: bool, error: Exception) -> ModelLoadError:
     first_line = (str(error).strip().splitlines() or [type(error).__name__])[0][:300]
     if is_local:
         return ModelLoadError("model_folder_unloadable", name=name, detail=first_line)
-    try:
-        from huggingface_hub import constants
-
-        cache = constants.HF_HUB_CACHE
-    except ImportError:  # pragma: no cover
-        cache = "~/.cache/huggingface/hub"
-    return ModelLoadError("model_hub_unloadable", name=name, cache=cache, detail=first_line)
+    return ModelLoadError("model_hub_unloadable", name=name, cache=hub_cache(), detail=first_line)

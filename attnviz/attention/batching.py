@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from attnviz import usage
 from attnviz.attention.encoding import Encoded, check_text, encode
 from attnviz.attention.recorder import Recorder, WeightRecorder, recording
 from attnviz.errors import InputError
@@ -76,19 +77,22 @@ def prepare_batch(
         targets = [check_text_length(check_text(target, "target"), "target") for target in targets]
     tokenizer, model = handle.tokenizer, handle.model
     limit = handle.max_positions
-    sources = [encode(tokenizer, text, limit=limit, truncate=truncate, model_name=handle.name) for text in texts]
+    readings = [usage.reading(handle, text) for text in texts]  # language codes, a task prefix: see attnviz.usage
+    texts = [read.text for read in readings]
+    sources, decoded = [], []
+    common = dict(limit=limit, truncate=truncate, model_name=handle.name)
+    for row, read in enumerate(readings):
+        with usage.applied(tokenizer, read):
+            sources.append(encode(tokenizer, read.text, **common))
+            if targets is not None:
+                decoded.append(encode(tokenizer, targets[row], target=True, what="target", **common))
     pad_id = pad_id_of(tokenizer, model)
     left = getattr(tokenizer, "padding_side", "right") == "left"
     input_ids, attention_mask = _pad([s.ids for s in sources], pad_id, left)
     inputs = {"input_ids": input_ids.to(model.device), "attention_mask": attention_mask.to(model.device)}
     batch = Batch(texts, targets, sources, None, inputs, left)
     if targets is not None:
-        batch.decoded = [
-            encode(
-                tokenizer, target, target=True, limit=limit, truncate=truncate, what="target", model_name=handle.name
-            )
-            for target in targets
-        ]
+        batch.decoded = decoded
         start = decoder_start(model)
         batch.decoder_start = start_token(tokenizer, start)
         # Teacher forcing: the decoder reads the start token then the target; row i produces target token i.

@@ -7,6 +7,7 @@ from dataclasses import replace
 import numpy as np
 import torch
 
+from attnviz import usage
 from attnviz.attention.batching import decoder_start, pad_id_of, sequence_tokens, start_token
 from attnviz.attention.encoding import Encoded, check_text, encode
 from attnviz.attention.recorder import WeightRecorder, recording
@@ -36,7 +37,10 @@ def generate(handle: ModelHandle, text: str, max_new_tokens: int = 32) -> Attent
     limit = handle.max_positions
     if limit is not None and not handle.is_seq2seq:
         limit = max(1, limit - max_new_tokens)  # the prompt and what is written share the positions
-    source = encode(tokenizer, text, limit=limit, model_name=handle.name)
+    read = usage.reading(handle, text)  # language codes, a task prefix: what the model is given besides the text
+    text = read.text
+    with usage.applied(tokenizer, read):
+        source = encode(tokenizer, text, limit=limit, model_name=handle.name)
     written = 0 if handle.is_seq2seq else max_new_tokens  # decoder-only: the prompt and what is written share a stack
     check_budget(handle, len(source.ids) + written, max_new_tokens if handle.is_seq2seq else 0, mode="full")
     input_ids = torch.tensor([source.ids], device=model.device)
@@ -45,6 +49,7 @@ def generate(handle: ModelHandle, text: str, max_new_tokens: int = 32) -> Attent
             input_ids=input_ids,
             attention_mask=torch.ones_like(input_ids),
             max_new_tokens=max_new_tokens,
+            **read.generate_options(),  # NLLB: the target language's code, forced as the first token written
             do_sample=False,
             num_beams=1,
             pad_token_id=pad_id_of(tokenizer, model),
@@ -60,7 +65,7 @@ def generate(handle: ModelHandle, text: str, max_new_tokens: int = 32) -> Attent
         written = _decoder_generation(handle, text, source, generated, recorder, roles)
     written = replace(written, steps=scored_steps(tokenizer, written.steps, generated, output.logits))
     options = {"mode": "generate", "max_new_tokens": max_new_tokens}
-    return replace(written, provenance=build_provenance(handle, text, written.target_text, options))
+    return replace(written, provenance=build_provenance(handle, text, written.target_text, options | read.options()))
 
 
 TOP_ALTERNATIVES = 5  # the most probable tokens kept for each step

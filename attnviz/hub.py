@@ -1,0 +1,84 @@
+"""The well-known Hugging Face hub models attnviz offers beside its embedded ones: what each one is, the languages
+it reads, what it downloads on first use; and the sentence said, in seconds, when one cannot be had offline.
+
+Sizes are the weights a first use downloads (model.safetensors or pytorch_model.bin as the hub lists them), rounded:
+parameters × bytes per parameter (fp32, Qwen2.5 bf16), plus buffers saved with them (GPT-2's causal masks).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from attnviz import i18n, settings
+from attnviz.errors import ModelLoadError, Phrase
+from attnviz.models import CatalogueEntry, hub_cache
+from attnviz.policy import Policy
+
+
+@dataclass(frozen=True)
+class HubModel:
+    id: str  # the hub id `load_model` is given
+    kind: str  # attnviz.models.KINDS
+    languages: tuple[str, ...]  # ISO 639-1 codes of the languages it reads
+    download_mb: int  # what the first use downloads
+
+
+HUB_MODELS: tuple[HubModel, ...] = (
+    HubModel("Helsinki-NLP/opus-mt-zh-en", "encoder-decoder", ("zh",), 312),  # 78M parameters, fp32
+    HubModel("Helsinki-NLP/opus-mt-en-zh", "encoder-decoder", ("en",), 312),
+    HubModel("facebook/nllb-200-distilled-600M", "encoder-decoder", ("zh", "en"), 2460),  # 615M, fp32
+    HubModel("google-t5/t5-small", "encoder-decoder", ("en",), 242),  # 60M, fp32
+    HubModel("bert-base-chinese", "encoder", ("zh",), 412),  # 102M, fp32
+    HubModel("bert-base-multilingual-cased", "encoder", ("zh", "en"), 714),  # 178M, fp32
+    HubModel("gpt2", "decoder", ("en",), 548),  # 124M, fp32, with the saved attention masks
+    HubModel("Qwen/Qwen2.5-0.5B", "decoder", ("zh", "en"), 988),  # 494M, bf16
+)
+BY_ID = {model.id: model for model in HUB_MODELS}
+
+
+def size_text(megabytes: float) -> str:
+    """A download size as people write it: "310 MB", "2.5 GB"."""
+    return f"{megabytes / 1000:.1f} GB" if megabytes >= 1000 else f"{megabytes:.0f} MB"
+
+
+def hub_catalogue(lang: str = "en", policy: Policy | None = None) -> list[CatalogueEntry]:
+    """The hub models this deployment may load (server mode: only allowlisted ids), described in `lang`.
+
+    Each entry's `path` is its hub id; `BY_ID[entry.name].download_mb` is what its first use downloads."""
+    policy = policy or Policy.from_settings()
+    offered = [model for model in HUB_MODELS if not policy.server_mode or model.id in policy.allowed_models]
+    return [
+        CatalogueEntry(
+            model.id,
+            model.id,
+            model.kind,
+            i18n.t(f"hub_description.{model.id}", lang),
+            languages=model.languages,
+        )
+        for model in offered
+    ]
+
+
+def option_label(entry: CatalogueEntry, lang: str = "en") -> str:
+    """How the model picker lists a hub model: its id, what it is, what it reads, its size, and that it downloads."""
+    join = i18n.t("hub_language_join", lang)
+    return i18n.t(
+        "hub_option",
+        lang,
+        name=entry.name,
+        kind=i18n.t(f"hub_kind.{entry.kind}", lang),
+        languages=join.join(i18n.t(f"hub_language.{code}", lang) for code in entry.languages),
+        size=i18n.t("hub_size", lang, size=size_text(BY_ID[entry.name].download_mb)),
+    )
+
+
+def offline_error(name: str) -> ModelLoadError:
+    """What `load_model` says for a hub id that is neither in the local cache nor downloadable now."""
+    known = BY_ID.get(name)
+    size = Phrase("hub_size", size=size_text(known.download_mb)) if known else Phrase("hub_size_unknown")
+    if os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in settings.TRUE_WORDS:
+        reason = Phrase("hub_reason_offline_setting")
+    else:
+        reason = Phrase("hub_reason_unreachable", endpoint=os.environ.get("HF_ENDPOINT", "https://huggingface.co"))
+    return ModelLoadError("hub_offline", name=name, size=size, reason=reason, cache=hub_cache())

@@ -1,0 +1,95 @@
+"""The sidebar's hub models: listed with their sizes and "downloads on first use"; offline, picking one says why it
+cannot load, in the page's language, within seconds."""
+
+from __future__ import annotations
+
+import html
+import json
+import time
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from attnviz import hub
+from tests.support import replicas
+
+APP = str(Path(__file__).resolve().parents[2] / "app_pages" / "main.py")
+PICK = "w_model_pick"
+
+
+def open_app(page: str | None = None, **params) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=180)
+    for name, value in params.items():
+        at.query_params[name] = str(value)
+    at.run()
+    return at.switch_page(page).run() if page else at
+
+
+def specs(at: AppTest) -> list[dict]:
+    return [json.loads(element.proto.spec) for element in at.get("plotly_chart")]
+
+
+def figures_text(at: AppTest) -> str:
+    """The page's figures as JSON text, labels unescaped (figures escape them for plotly's HTML labels)."""
+    return html.unescape(json.dumps(specs(at), ensure_ascii=False))
+
+
+@pytest.fixture(scope="module")
+def replica(tmp_path_factory):
+    def make(model_id: str) -> str:
+        return replicas.BUILDERS[model_id](tmp_path_factory.mktemp(model_id.replace("/", "_")))
+
+    return make
+
+
+def test_the_sidebar_lists_the_hub_models_with_their_sizes(monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    at = open_app()
+    picker = at.selectbox(key=PICK)
+    labels = picker.options
+    for model in hub.HUB_MODELS:
+        (label,) = [label for label in labels if label.startswith(model.id + " — ")]
+        assert hub.size_text(model.download_mb) in label and "downloads on first use" in label
+    assert any("Demo translator" in label for label in labels)  # the embedded models stay first
+    assert labels.index(next(label for label in labels if "Demo translator" in label)) == 0
+    at.button_group(key="w_lang").set_value("zh").run()
+    assert any(
+        label.startswith("gpt2 — 解码器") and "首次使用时下载" in label for label in at.selectbox(key=PICK).options
+    )
+
+
+def test_picking_a_hub_model_offline_says_why_in_the_page_language(monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    at = open_app(lang="zh")
+    started = time.monotonic()
+    at.selectbox(key=PICK).set_value("Qwen/Qwen2.5-0.5B").run()
+    assert time.monotonic() - started < 30  # a sentence, not the hub client's retries
+    assert not at.exception
+    assert at.query_params["model"] == "Qwen/Qwen2.5-0.5B"
+    said = " ".join(error.value for error in at.error)
+    assert "Qwen/Qwen2.5-0.5B 还不在这台电脑上" in said and "约 988 MB" in said and "HF_HUB_OFFLINE 已开启" in said
+    assert any("来自 Hugging Face Hub" in caption.value for caption in at.sidebar.caption)
+    at.button_group(key="w_lang").set_value("en").run()
+    said = " ".join(error.value for error in at.error)
+    assert "Qwen/Qwen2.5-0.5B is not on this computer yet (about 988 MB" in said
+
+
+def test_a_deployment_without_custom_models_lists_no_hub_models(monkeypatch):
+    monkeypatch.setenv("ATTNVIZ_ALLOW_CUSTOM_MODELS", "0")
+    at = open_app()
+    assert not [label for label in at.selectbox(key=PICK).options if "downloads on first use" in label]
+
+
+def test_a_bert_replica_draws_on_the_self_attention_page(replica):
+    at = open_app("self_attention.py", model=replica("bert-base-chinese"), text="早上好！")
+    assert not at.exception and not at.error
+    (heatmap,) = [spec for spec in specs(at) if spec["layout"]["meta"]["view"] == "heatmap"]
+    assert [html.unescape(label) for label in heatmap["layout"]["xaxis"]["ticktext"]] == ["早", "上", "好", "！"]
+
+
+def test_an_nllb_replica_translates_on_the_translate_page_with_its_language_codes(replica):
+    at = open_app(model=replica("facebook/nllb-200-distilled-600M"), text="早上好！", mode="generate", hide=0)
+    assert not at.exception and not at.error
+    drawn = figures_text(at)
+    assert "zho_Hans" in drawn and "eng_Latn" in drawn  # the source's code, and the target's, forced first
