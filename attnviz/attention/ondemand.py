@@ -44,6 +44,7 @@ class LazyStack:
     query_tokens: list[Token]
     key_tokens: list[Token]
     causal: bool
+    value_norms: np.ndarray | None = None  # float32 (layers, heads, keys): `AttentionMap.value_norms`
 
 
 def _fill(inputs: LayerInputs, heads: list[int], rows: tuple[int, int], keys: tuple[int, int], out: np.ndarray):
@@ -96,6 +97,9 @@ class LazyCapture:
 
     def causal(self, kind: str) -> bool:
         return self.stack(kind).causal
+
+    def value_norms(self, kind: str) -> np.ndarray | None:
+        return self.stack(kind).value_norms
 
     @property
     def nbytes(self) -> int:
@@ -164,9 +168,12 @@ class LazyCapture:
         weights = np.empty((len(layer_idx), len(head_idx), q1 - q0, k1 - k0), dtype=np.float32)
         for slot, layer in enumerate(layer_idx):  # written in place: never two copies of the map
             _fill(stack.layers[layer], head_idx, q_span, k_span, weights[slot])
+        norms = stack.value_norms
+        if norms is not None:
+            norms = norms[np.ix_(layer_idx, head_idx, range(k0, k1))]  # (layers', heads', keys')
         return AttentionMap(
             kind, weights, stack.query_tokens[q0:q1], stack.key_tokens[k0:k1],
-            [stack.layer_names[i] for i in layer_idx], causal,
+            [stack.layer_names[i] for i in layer_idx], causal, norms,
         )  # fmt: skip
 
     def to_capture(self) -> AttentionCapture:
@@ -242,11 +249,12 @@ def capture_lazy(handle: ModelHandle, text: str, target: str | None = None, trun
     recorder = run_batch(handle, batch, QueryKeyRecorder)
     recorder.release()
     layers = recorder.layers_by_role(handle.is_seq2seq)
+    norms = {role: recorder.value_norms(role_layers) for role, role_layers in layers.items()}  # (layers, 1, h, k)
     stacks = {
         spec.kind: LazyStack(
             spec.kind, [recorder.calls[name][call] for name, call in layers[spec.kind]],
             recorder.layer_names(layers[spec.kind]), batch.tokens(0, spec.queries), batch.tokens(0, spec.keys),
-            spec.is_causal(handle.kind),
+            spec.is_causal(handle.kind), None if norms[spec.kind] is None else norms[spec.kind][:, 0],
         )
         for spec in map_specs(handle.is_seq2seq, batch.decoded is not None)
     }  # fmt: skip

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from attnviz.attention import npu
+from attnviz.attention import npu, values
 from attnviz.attention.compact import CompactMask, LayerInputs, RelativeBias
 from attnviz.attention.math import (
     attention_output,
@@ -125,6 +125,9 @@ class Recorder(ABC):
     stop_after: tuple[int, int] | None = None
     complete: bool = False  # PassComplete was raised: every attention call of the pass is recorded
     refreshed: bool = False  # the module paths were walked again during this capture
+    # path -> per call, the value norms ‖f_h(x_j)‖ (b, heads, k) fp32 (`attention.values`), None where the module's
+    # output projection is unknown; parallel to `calls`
+    norms: dict[str, list[torch.Tensor | None]] = field(default_factory=dict)
 
     def name_of(self, module) -> str | None:
         """The module's path; a module the state lacks (added or replaced since) has the paths walked again, once
@@ -141,6 +144,21 @@ class Recorder(ABC):
         calls = self.calls.setdefault(name, [])
         self.order.append((name, len(calls)))
         calls.append(kept)
+
+    def keep_norms(self, name: str, module, value: torch.Tensor, heads: int) -> None:
+        """Record the value norms of one call of the module at `name` (value (b, kv_heads, k, d)), in call order."""
+        projection = values.output_projection(module, self.state.modules, name)
+        norms = None if projection is None else values.value_norms(value, projection, heads)
+        self.norms.setdefault(name, []).append(norms)
+
+    def value_norms(self, layers: list[Layer]) -> np.ndarray | None:
+        """(layers, batch, heads, k) float32 value norms of the recorded calls, or None when a layer has none."""
+        kept = [
+            self.norms.get(name, [])[call] if call < len(self.norms.get(name, [])) else None for name, call in layers
+        ]
+        if not kept or any(norms is None for norms in kept) or len({norms.shape for norms in kept}) != 1:
+            return None
+        return torch.stack(kept).cpu().numpy()  # (layers, b, heads, k)
 
     def called(self, module) -> None:
         """Count an attention call; raises PassComplete at the known end of the pass."""
@@ -197,6 +215,7 @@ class WeightRecorder(Recorder):
         )  # fmt: skip
         if name is not None:
             self.keep(name, probabilities if probabilities.device.type == "cpu" else probabilities.to("cpu"))  # fp32
+            self.keep_norms(name, module, value, heads)
         output = attention_output(probabilities, value, dropout if module.training else 0.0)  # (b, q, heads, d)
         if name is not None:
             self.sums.append(output.sum(dtype=torch.float32))
@@ -276,6 +295,7 @@ class QueryKeyRecorder(Recorder):
         name = self.name_of(module)
         if name is not None:
             self.keep(name, LayerInputs(query, key, mask, bias, scaling, softcap, lse))
+            self.keep_norms(name, module, value, query.shape[1])
         return output, None
 
     def _compact_mask(self, mask, queries, keys):
