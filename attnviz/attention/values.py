@@ -62,6 +62,7 @@ def _weight(projection) -> torch.Tensor | None:
     return weight.t() if type(projection).__name__ == "Conv1D" else weight
 
 
+@torch.no_grad()  # also when computed after the forward pass (generation)
 def value_norms(value: torch.Tensor, projection, heads: int) -> torch.Tensor | None:
     """‖f_h(x_j)‖: float32 (batch, heads, keys) from the call's value states (batch, kv_heads, keys, d) and the
     module's output projection; None when the projection's input is not heads·d wide (not this layer's output)."""

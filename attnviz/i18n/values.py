@@ -31,7 +31,7 @@ STRINGS = {
         "values_part_map": "{kind} 图的值向量范数",
         "values_title_note": "按值向量范数加权",
         "values_colorbar": "α·‖f(x)‖<br>（每行和为 1）",
-        "values_bar": "‖f(x)‖",
+        "values_bar": "范数 ‖f(x)‖",
         "values_bar_hover": "{key}：‖f(x)‖ = {value}",
         "values_weighting": "加权方式",
         "values_weighting_weights": "权重",

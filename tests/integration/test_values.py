@@ -143,3 +143,24 @@ def test_full_and_on_demand_value_norms_agree(tiny_folder):
     lazy = capture_lazy(handle, TEXTS[0], TARGETS[0])
     for kind in full.kinds:
         np.testing.assert_allclose(full.value_norms(kind), lazy.value_norms(kind), rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("family", ["marian", "gpt2"])
+def test_generated_maps_carry_the_value_norms_of_teacher_forcing(tiny_folder, family):
+    """Generation (with a KV cache) keeps each layer's value norms over every key: those of a forced run."""
+    from attnviz.attention.generation import generate
+    from attnviz.attention.recorder import recording
+
+    handle = load_model(tiny_folder(family), "cpu")
+    result = generate(handle, TEXTS[0], max_new_tokens=6)
+    ids = handle.tokenizer(TEXTS[0], return_tensors="pt")["input_ids"]
+    generated = handle.model.generate(input_ids=ids, max_new_tokens=6, do_sample=False, num_beams=1)
+    forced = {"input_ids": generated[:, :-1]}
+    if family in SEQ2SEQ:
+        forced = {"input_ids": ids, "decoder_input_ids": generated[:, :-1]}
+    with recording(handle.model) as recorder:
+        handle.model(**forced)
+    for kind in result.kinds:
+        layers = [(name, 0) for name in result.layer_names(kind)]
+        expected = recorder.value_norms(layers)[:, 0]  # (layers, heads, keys)
+        np.testing.assert_allclose(result.value_norms(kind), expected, rtol=1e-5, atol=1e-5)
