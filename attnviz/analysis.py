@@ -129,10 +129,15 @@ def value_weighted(amap: AttentionMap) -> AttentionMap:
     require_content(amap)
     if amap.value_norms is None:
         raise InputError("values_missing", kind=amap.kind)
-    weighted = amap.weights * amap.value_norms[:, :, None, :]  # (layers, heads, queries, keys)
+    return replace(amap, weights=weigh_rows(amap.weights, amap.value_norms[:, :, None, :]))
+
+
+def weigh_rows(weights: np.ndarray, norms: np.ndarray) -> np.ndarray:
+    """float32 weights × key norms (broadcast over the key axis, the last), each row scaled to sum 1 (empty rows
+    stay 0): the arithmetic of `value_weighted`, for a whole map or one tile of a head."""
+    weighted = weights * norms  # (..., queries, keys)
     totals = weighted.sum(axis=-1, keepdims=True)
-    weights = np.divide(weighted, totals, out=np.zeros_like(weighted), where=totals > 0)
-    return replace(amap, weights=weights.astype(np.float32))
+    return np.divide(weighted, totals, out=np.zeros_like(weighted), where=totals > 0).astype(np.float32)
 
 
 def key_value_norms(

@@ -216,13 +216,18 @@ class LazyCapture:
         """One row per (layer, head), as `analysis.head_statistics_table` gives for a full map."""
         return analysis.statistics_table(self.head_statistics(kind), self.stack(kind).layer_names)
 
-    def downsampled(self, kind: str, layer: int, head: int, max_tokens: int = 256, pool: str = "max") -> Pooled:
+    def downsampled(
+        self, kind: str, layer: int, head: int, max_tokens: int = 256, pool: str = "max", value_weighted: bool = False
+    ) -> Pooled:
         """One head pooled to at most `max_tokens` bins per side, tile by tile (`analysis.downsample`: "max" keeps
         peaks visible, "mean" keeps mass). Cells a causal map masks are NaN before pooling, as the heatmap draws
-        them; the result equals pooling the full map, which is never held."""
+        them; the result equals pooling the full map, which is never held. `value_weighted`: the head as
+        `analysis.value_weighted` shows it (each tile holds whole rows, so each row is scaled exactly)."""
         if max_tokens < 1:
             raise InputError("max_tokens_too_small")
-        stack, inputs, _ = self._layer(kind, layer)
+        stack, inputs, index = self._layer(kind, layer)
+        if value_weighted and stack.value_norms is None:
+            raise InputError("values_missing", kind=kind)
         head_idx = analysis.indices(head, inputs.heads, "head")
         queries, keys = inputs.queries, inputs.keys
         query_factor, key_factor = max(1, -(-queries // max_tokens)), max(1, -(-keys // max_tokens))
@@ -230,6 +235,8 @@ class LazyCapture:
         parts = []
         for first, last in tiles.spans(0, queries, tiles.tile_rows(keys, multiple=query_factor)):
             tile = inputs.probabilities(head_idx, first, last)[0].cpu().numpy()  # (rows, keys)
+            if value_weighted:
+                tile = analysis.weigh_rows(tile, stack.value_norms[index, head_idx[0]])
             tile = np.where(masked[first:last], np.nan, tile)
             parts.append(analysis.downsample(tile, query_factor, key_factor, pool))
         return Pooled(np.concatenate(parts), query_factor, key_factor, pool)
