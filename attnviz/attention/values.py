@@ -18,7 +18,6 @@ import weakref
 
 import torch
 
-from attnviz.attention import tiles
 from attnviz.attention.math import expand_kv_heads
 
 # The output projection's attribute name on the attention module: Llama/Qwen/Mistral (o_proj), BART/Marian (out_proj),
@@ -65,18 +64,32 @@ def _weight(projection) -> torch.Tensor | None:
 @torch.no_grad()  # also when computed after the forward pass (generation)
 def value_norms(value: torch.Tensor, projection, heads: int) -> torch.Tensor | None:
     """‖f_h(x_j)‖: float32 (batch, heads, keys) from the call's value states (batch, kv_heads, keys, d) and the
-    module's output projection; None when the projection's input is not heads·d wide (not this layer's output)."""
+    module's output projection; None when the projection's input is not heads·d wide (not this layer's output).
+
+    ‖v W_O^h‖² = v · (W_O^hᵀ W_O^h) · vᵀ: one small (d, d) Gram matrix per head, made once per projection, turns the
+    (keys × hidden) push through W_O^h into a (keys × d) product — the cost of one value projection's d, not hidden."""
+    gram = _gram(projection, heads, value.shape[-1], value.device)
+    if gram is None:
+        return None
+    value = expand_kv_heads(value, heads).to(torch.float32)  # (b, heads, k, d)
+    squared = (torch.matmul(value, gram) * value).sum(dim=-1)  # (b, heads, k)
+    return squared.clamp_min_(0.0).sqrt_()
+
+
+_GRAMS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # projection -> (weight version, device, heads, gram)
+
+
+def _gram(projection, heads: int, head_dim: int, device: torch.device) -> torch.Tensor | None:
+    """(heads, d, d) float32 W_O^hᵀ W_O^h of each head's slice of the projection, kept while its weight is unchanged."""
     weight = _weight(projection)
-    head_dim = value.shape[-1]
     if weight is None or weight.shape[1] != heads * head_dim:
         return None
-    per_head = weight.to(torch.float32).reshape(weight.shape[0], heads, head_dim)  # (hidden, heads, d)
-    value = expand_kv_heads(value, heads)  # (b, heads, k, d)
-    batch, _, keys, _ = value.shape
-    norms = torch.empty((batch, heads, keys), dtype=torch.float32, device=value.device)
-    # f is (b, heads, keys, hidden): computed a block of keys at a time, so a long text never holds it whole.
-    step = tiles.tile_rows(batch * heads * weight.shape[0])
-    for first, last in tiles.spans(0, keys, step):
-        pushed = torch.einsum("bhkd,ohd->bhko", value[:, :, first:last].to(torch.float32), per_head)
-        norms[:, :, first:last] = torch.linalg.vector_norm(pushed, dim=-1)  # (b, heads, keys')
-    return norms
+    version = (weight.data_ptr(), weight._version)
+    kept = _GRAMS.get(projection)
+    if kept is not None and kept[:3] == (version, device, heads):
+        return kept[3]
+    per_head = weight.detach().to(device=device, dtype=torch.float32).reshape(weight.shape[0], heads, head_dim)
+    per_head = per_head.permute(1, 0, 2)  # (heads, hidden, d)
+    gram = per_head.transpose(1, 2) @ per_head  # (heads, d, d)
+    _GRAMS[projection] = (version, device, heads, gram)
+    return gram
