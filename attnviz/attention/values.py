@@ -66,30 +66,30 @@ def value_norms(value: torch.Tensor, projection, heads: int) -> torch.Tensor | N
     """‖f_h(x_j)‖: float32 (batch, heads, keys) from the call's value states (batch, kv_heads, keys, d) and the
     module's output projection; None when the projection's input is not heads·d wide (not this layer's output).
 
-    ‖v W_O^h‖² = v · (W_O^hᵀ W_O^h) · vᵀ: one small (d, d) Gram matrix per head, made once per projection, turns the
-    (keys × hidden) push through W_O^h into a (keys × d) product — the cost of one value projection's d, not hidden."""
-    gram = _gram(projection, heads, value.shape[-1], value.device)
-    if gram is None:
+    f = v · W_O^hᵀ with W_O^h (hidden, d) = Q·R (QR, Q's columns orthonormal), so ‖f‖ = ‖v · Rᵀ‖: a (d, d) factor
+    per head, made once per projection, turns the push through (hidden × d) into a (d × d) product — two operations
+    per call, no squaring (the Gram matrix RᵀR would square the rounding error too)."""
+    factor = _factor(projection, heads, value.shape[-1], value.device)
+    if factor is None:
         return None
     value = expand_kv_heads(value, heads).to(torch.float32)  # (b, heads, k, d)
-    squared = (torch.matmul(value, gram) * value).sum(dim=-1)  # (b, heads, k)
-    return squared.clamp_min_(0.0).sqrt_()
+    return torch.linalg.vector_norm(torch.matmul(value, factor), dim=-1)  # (b, heads, k)
 
 
-_GRAMS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # projection -> (weight version, device, heads, gram)
+_FACTORS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # projection -> (weight version, device, heads, Rᵀ)
 
 
-def _gram(projection, heads: int, head_dim: int, device: torch.device) -> torch.Tensor | None:
-    """(heads, d, d) float32 W_O^hᵀ W_O^h of each head's slice of the projection, kept while its weight is unchanged."""
+def _factor(projection, heads: int, head_dim: int, device: torch.device) -> torch.Tensor | None:
+    """(heads, d, d) float32 Rᵀ of each head's slice W_O^h = Q·R, kept while the projection's weight is unchanged."""
     weight = _weight(projection)
     if weight is None or weight.shape[1] != heads * head_dim:
         return None
     version = (weight.data_ptr(), weight._version)
-    kept = _GRAMS.get(projection)
+    kept = _FACTORS.get(projection)
     if kept is not None and kept[:3] == (version, device, heads):
         return kept[3]
-    per_head = weight.detach().to(device=device, dtype=torch.float32).reshape(weight.shape[0], heads, head_dim)
-    per_head = per_head.permute(1, 0, 2)  # (heads, hidden, d)
-    gram = per_head.transpose(1, 2) @ per_head  # (heads, d, d)
-    _GRAMS[projection] = (version, device, heads, gram)
-    return gram
+    per_head = weight.detach().to(device="cpu", dtype=torch.float64).reshape(weight.shape[0], heads, head_dim)
+    upper = torch.linalg.qr(per_head.permute(1, 0, 2), mode="r").R  # (heads, d, d): W_O^h = Q·R, in float64
+    factor = upper.transpose(1, 2).to(device=device, dtype=torch.float32).contiguous()  # (heads, d, d)
+    _FACTORS[projection] = (version, device, heads, factor)
+    return factor

@@ -164,3 +164,21 @@ def test_generated_maps_carry_the_value_norms_of_teacher_forcing(tiny_folder, fa
         layers = [(name, 0) for name in result.layer_names(kind)]
         expected = recorder.value_norms(layers)[:, 0]  # (layers, heads, keys)
         np.testing.assert_allclose(result.value_norms(kind), expected, rtol=1e-5, atol=1e-5)
+
+
+def test_the_demo_evaluation_weighs_its_alignment_view_as_the_app_does():
+    from attnviz import analysis
+    from attnviz.attention.capture import capture
+    from attnviz.demo import evaluate, model_dir
+
+    model, tokenizer = evaluate.load(model_dir("zh-en"))
+    layer, head = evaluate.alignment_head(model)
+    sources, targets = ["我喜欢学习。", "早上好！"], ["I like studying.", "Good morning!"]
+    plain = evaluate.alignment_attention(model, tokenizer, sources, targets, layer, head)
+    weighted = evaluate.alignment_attention(model, tokenizer, sources, targets, layer, head, weighting="value-norm")
+    handle = load_model("demo-zh-en", "cpu")
+    for source, target, matrix, expected_plain in zip(sources, targets, weighted, plain, strict=True):
+        cross = capture(handle, source, target)["cross"]
+        np.testing.assert_allclose(expected_plain, cross.weights[layer, head], atol=1e-6)
+        np.testing.assert_allclose(matrix, analysis.value_weighted(cross).weights[layer, head], atol=1e-6)
+        assert np.abs(matrix - expected_plain).max() > 1e-5  # (the trained alignment head is sharp: it moves little)
