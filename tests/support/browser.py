@@ -175,3 +175,14 @@ def screenshot_whole_page(page, path, width: int = 1440, max_height: int = 6000,
             clip = {"x": 0, "y": 0, "width": width, "height": max(box["y"] - 16, 1)}
     page.screenshot(path=str(path), full_page=False, clip=clip)
     page.set_viewport_size(original)
+
+
+def require_browser() -> None:
+    """Skip a browser test without playwright or chromium, except in CI (CI=true), where that is a failure."""
+    import pytest
+
+    missing = playwright_missing()
+    if missing and os.environ.get("CI", "").strip().lower() == "true":
+        pytest.fail(f"The browser tests must run in CI: {missing}.")
+    if missing:
+        pytest.skip(missing)
