@@ -4,7 +4,6 @@ on the Translate & align and Self-attention pages, and for a long text's pooled 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,8 +12,8 @@ from streamlit.testing.v1 import AppTest
 from attnviz import analysis, selection
 from attnviz.attention.capture import capture
 from attnviz.models import load_model
+from tests.support.apptest import app
 
-APP = str(Path(__file__).resolve().parents[2] / "app_pages" / "main.py")
 PAIR = {"text": "早上好！", "target": "Good morning!", "mode": "pair", "words": 0, "hide": 0}
 LONG_TEXT = "早上好！Good morning, my friend! 晚安。"
 
@@ -26,12 +25,7 @@ def marian(tiny_folder):
 
 
 def _open(page: str | None = None, **params) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=180)
-    for name, value in params.items():
-        at.query_params[name] = str(value)
-    at.run()
-    if page:
-        at.switch_page(page).run()
+    at = app(page, **params)
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]
     return at
