@@ -39,9 +39,11 @@ def cached_lazy_statistics(name: str, device: str, text: str, target: str, mode:
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def cached_pooled(name: str, device: str, text: str, target: str, mode: str, kind: str, layer: int, head: int):
+def cached_pooled(
+    name: str, device: str, text: str, target: str, mode: str, kind: str, layer: int, head: int, weighted: bool = False
+):
     lazy = cached_lazy_analysis(name, device, text, target, mode)
-    return lazy.downsampled(kind, layer, head, max_tokens=selection.LONG_BINS)
+    return lazy.downsampled(kind, layer, head, max_tokens=selection.LONG_BINS, value_weighted=weighted)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -114,4 +116,5 @@ def pooled(view: ViewState, kind: str, layer: int, head: int):
     """One head of a long text's map, pooled whole (every cell computed, tile by tile, none kept), once per input."""
     target = forced_target(view)
     with st.spinner(i18n.t("pooling", view.lang), show_time=True):
-        return cached_pooled(view.model, view.device, view.text, target, view.mode, kind, layer, head)
+        weighted = view.weighting == "value-norm"
+        return cached_pooled(view.model, view.device, view.text, target, view.mode, kind, layer, head, weighted)

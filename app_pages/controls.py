@@ -50,6 +50,14 @@ def link_controls(view: ViewState, threshold_column, toggles_column, lowest: flo
     with toggles_column:
         bound(st.toggle, "words", t("words"), help=t("words_help"))
         bound(st.toggle, "hide", t("hide_special"), help=t("hide_special_help"))
+        weighting_choice(view, st)
+
+
+def weighting_choice(view: ViewState, column) -> None:
+    """Weights, or weights scaled by each key's value norm (`selection.WEIGHTINGS`), for every figure of the page."""
+    t = tr(view)
+    names = {"format_func": lambda w: t(f"values_weighting_{w.replace('-', '_')}"), "help": t("values_weighting_help")}
+    bound(column.radio, "weighting", t("values_weighting"), options=selection.WEIGHTINGS, **names)
 
 
 def replay_slider(view: ViewState, steps: int) -> int:

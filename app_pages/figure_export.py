@@ -144,7 +144,9 @@ def shown_figures(
     `capture` with `options`."""
     aggregation = selection.aggregation_of(options, shown.amap.kind) if options else None
     heads = selection.file_heads(shown.selection, aggregation) if aggregation else {}
+    weighted = options is not None and options.weighting != "weights"
     for column, (name, file_name, key) in zip(st.columns(len(charts)), charts):
+        file_name = f"{file_name}-value-norm" if weighted else file_name  # a file says what its numbers are
         with column:
             figure(shown.figures[name], file_name, key, view, Source(capture, options, heads), model=view.model)
 

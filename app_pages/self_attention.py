@@ -5,7 +5,7 @@ import streamlit as st
 from app_pages import caches, controls, figure_export, session, truth_notes
 from app_pages.page_errors import shown_errors
 from app_pages.state import ViewState, view_options
-from attnviz import figures, selection
+from attnviz import analysis, figures, selection
 
 
 def long_map(view: ViewState, lazy, kind: str) -> None:
@@ -27,7 +27,7 @@ def long_map(view: ViewState, lazy, kind: str) -> None:
         kind=kind,
         layer=layer,
         head=head,
-        style=figures.FigureStyle(lang=view.lang),
+        style=figures.FigureStyle(lang=view.lang, labels=selection.weighting_labels(view.weighting, view.lang)),
     )
     figure_export.figure(pooled_figure, "long-heatmap-pooled", "long_pooled", view, model=view.model)
     st.subheader(t("long_block_title"))
@@ -35,10 +35,16 @@ def long_map(view: ViewState, lazy, kind: str) -> None:
     row = starts[0].number_input(t("long_first_row"), 0, queries - 1, 0, step=window // 2, key="w_long_row")
     key = starts[1].number_input(t("long_first_key"), 0, keys - 1, 0, step=window // 2, key="w_long_key")
     rows, columns = selection.token_window(queries, int(row)), selection.token_window(keys, int(key))
-    block = lazy.map(kind, layers=layer, heads=head, queries=rows, keys=columns)  # (1, 1, rows, columns), exact
+    if view.weighting == "weights":
+        block = lazy.map(kind, layers=layer, heads=head, queries=rows, keys=columns)  # (1, 1, rows, columns), exact
+    else:  # each row is scaled by its total over every key, so the block's rows need all their keys first
+        whole_rows = lazy.map(kind, layers=layer, heads=head, queries=rows)  # (1, 1, rows, keys)
+        block = analysis.crop(selection.weighted(whole_rows, view.weighting), keys=columns)
     spans = {"rows": f"{rows[0]}–{rows[1] - 1}", "keys": f"{columns[0]}–{columns[1] - 1}"}
     title = t("long_block_figure", layer=layer, head=head, **spans)
-    block_figure = figures.heatmap(block, style=figures.FigureStyle(lang=view.lang, title=title))
+    labels = selection.weighting_labels(view.weighting, view.lang)
+    block_style = figures.FigureStyle(lang=view.lang, title=title, labels=labels)
+    block_figure = figures.heatmap(block, value_bar=view.weighting == "value-norm", style=block_style)
     figure_export.figure(
         block_figure, "long-heatmap-block", "long_block", view, figure_export.Source(block), model=view.model
     )
@@ -69,6 +75,8 @@ with shown_errors(view):
     controls.head_choice(view, columns[1:4], "self_view", aggregations, (layers, heads), one_head=long, disabled=long)
     if not long:
         controls.link_controls(view, columns[4], columns[5], lowest=0.05)
+    else:
+        controls.weighting_choice(view, columns[4])
 
     if kind == "decoder":
         st.markdown(t("decoder_text", target=result.target_text))

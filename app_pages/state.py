@@ -40,6 +40,7 @@ class ViewState:
     self_view: str = "head"  # Self-attention page: one of SELF_AGGREGATIONS
     kind: str = "cross"  # Heads page: which map's heads
     stat: str = "entropy"  # Heads page: the statistic of the layer × head heatmap
+    weighting: str = "weights"  # the attention pages: weights, or weighted by value norm (selection.WEIGHTINGS)
     q: str = ""  # How attention works: the edited Q as "1,2;2,1;0,1" (rows split by ";"); empty = the seed's numbers
     k: str = ""
     v: str = ""
@@ -54,6 +55,7 @@ _CHOICES = {
     "self_view": selection.SELF_AGGREGATIONS,
     "kind": ("self", "encoder", "decoder", "cross"),
     "stat": tuple(analysis.STATISTICS),
+    "weighting": selection.WEIGHTINGS,
 }
 ALWAYS_IN_URL = ("model", "text", "target", "layer", "head", "view")  # the shareable core, even at default values
 
@@ -71,6 +73,7 @@ def view_options(view: ViewState, kind: str, aggregation: str, step: int = 0) ->
         threshold=view.threshold,
         step=step,
         lang=view.lang,
+        weighting=view.weighting,
     )
 
 

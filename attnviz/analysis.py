@@ -4,6 +4,7 @@
 - `crop`: a query/key range of a map, for exact values of a part of a large map; `downsample`: block pooling.
 - `merge_words`: subword pieces -> words (sum over key pieces, mean over query pieces).
 - `hide_tokens`: drop special tokens and sinks, with or without renormalising rows.
+- `value_weighted`: weights scaled by each key's value norm (Kobayashi et al. 2020); `key_value_norms` for a bar.
 - `rollout`: attention rollout (Abnar & Zuidema 2020) with the residual term.
 - `head_statistics` / `head_statistics_table`: entropy, distance, sink mass, and the head roles: previous-token,
   induction, diagonal and positional scores;
@@ -123,6 +124,36 @@ def aggregate(
     return matrix.astype(np.float32)
 
 
+def value_weighted(amap: AttentionMap) -> AttentionMap:
+    """The norm view of Kobayashi et al. (2020): each head's α_ij · ‖f_h(x_j)‖ (`AttentionMap.value_norms`), every
+    row divided by its sum so that rows sum to 1 again (rows with nothing, such as closed padding rows, stay 0).
+
+    The scaling keeps a row's argmax and its ratios — what alignment and thresholds read — and lets the views that
+    average heads give each head the same say, as they do for weights. The result keeps its value norms."""
+    require_content(amap)
+    if amap.value_norms is None:
+        raise InputError("values_missing", kind=amap.kind)
+    return replace(amap, weights=weigh_rows(amap.weights, amap.value_norms[:, :, None, :]))
+
+
+def weigh_rows(weights: np.ndarray, norms: np.ndarray) -> np.ndarray:
+    """float32 weights × key norms (broadcast over the key axis, the last), each row scaled to sum 1 (empty rows
+    stay 0): the arithmetic of `value_weighted`, for a whole map or one tile of a head."""
+    weighted = weights * norms  # (..., queries, keys)
+    totals = weighted.sum(axis=-1, keepdims=True)
+    return np.divide(weighted, totals, out=np.zeros_like(weighted), where=totals > 0).astype(np.float32)
+
+
+def key_value_norms(
+    amap: AttentionMap, layers: int | Sequence[int] | None = None, heads: int | Sequence[int] | None = None
+) -> np.ndarray | None:
+    """(keys,) the mean value norm ‖f_h(x_j)‖ of each key over the chosen layers and heads; None without norms."""
+    if amap.value_norms is None:
+        return None
+    layer_idx, head_idx = select_indices(amap, layers, heads)
+    return amap.value_norms[np.ix_(layer_idx, head_idx)].mean(axis=(0, 1)).astype(np.float32)  # (keys,)
+
+
 def causal_mask(amap: AttentionMap) -> np.ndarray:
     """Boolean (queries, keys): True where a causal map cannot attend (keys after the query). All False otherwise.
 
@@ -155,6 +186,7 @@ def crop(
         query_tokens=amap.query_tokens[q0:q1],
         key_tokens=amap.key_tokens[k0:k1],
         causal=causal,
+        value_norms=None if amap.value_norms is None else amap.value_norms[:, :, k0:k1],
     )
 
 
@@ -329,9 +361,14 @@ def merge_words(amap: AttentionMap, query_text: str | None = None, key_text: str
     summed_keys = np.add.reduceat(amap.weights, key_starts, axis=3)  # (layers, heads, queries, words_k)
     summed_queries = np.add.reduceat(summed_keys, query_starts, axis=2)  # (layers, heads, words_q, words_k)
     weights = summed_queries / query_sizes[None, None, :, None]
+    norms = amap.value_norms
+    if norms is not None:  # a word's value norm: the mean of its pieces' (a norm of their sum is not recoverable)
+        key_sizes = np.array([stop - first for first, stop in key_groups], dtype=np.float32)
+        norms = np.add.reduceat(norms, key_starts, axis=2) / key_sizes  # (layers, heads, words_k)
     return replace(
         amap,
         weights=weights.astype(np.float32),
+        value_norms=norms,
         query_tokens=_merged_tokens(amap.query_tokens, query_groups, query_text),
         key_tokens=_merged_tokens(amap.key_tokens, key_groups, key_text),
     )
@@ -382,6 +419,7 @@ def hide_tokens(
     return replace(
         amap,
         weights=weights,
+        value_norms=None if amap.value_norms is None else amap.value_norms[:, :, kept_keys],
         query_tokens=[amap.query_tokens[i] for i in kept_queries],
         key_tokens=[amap.key_tokens[i] for i in kept_keys],
         causal=amap.causal and square,
@@ -423,7 +461,7 @@ def rollout(
         current = per_layer[layer] @ current
         rolled[layer] = current
     names = [f"rollout 0–{i}: {name}" for i, name in enumerate(amap.layer_names)]
-    return replace(amap, weights=rolled[:, None].astype(np.float32), layer_names=names)
+    return replace(amap, weights=rolled[:, None].astype(np.float32), layer_names=names, value_norms=None)
 
 
 # ----------------------------------------------------------------------------------------------------------------------

@@ -29,7 +29,7 @@ import numpy as np
 from attnviz import analysis, i18n
 from attnviz.errors import InputError
 from attnviz.i18n import selection as selection_words
-from attnviz.types import AttentionCapture, AttentionMap, AttentionResult, Token
+from attnviz.types import MAP_KINDS, AttentionCapture, AttentionMap, AttentionResult, Token
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
@@ -39,6 +39,8 @@ AGGREGATIONS = ("alignment", "head", "layer", "all")
 SELF_AGGREGATIONS = ("head", "layer", "all")  # self-attention has no alignment heads
 CUSTOM = "custom"  # any layers and heads, combined by mean or max: the command line's --layer 0,2 --head max
 FIGURES = ("heatmap", "alignment", "grid", "lines")
+# weights: the attention weights α; value-norm: α_ij·‖f_h(x_j)‖, rows scaled to sum 1 (`analysis.value_weighted`)
+WEIGHTINGS = ("weights", "value-norm")
 STACKS = ("encoder", "decoder")  # which self-attention of an encoder-decoder model the Self-attention page shows
 LONG_WINDOW = 128  # tokens of a long map shown exactly at once (rows and columns of one block)
 LONG_BINS = 256  # bins per side of a long map's pooled overview
@@ -62,6 +64,7 @@ class ViewOptions:
     threshold: float = 0.1  # weakest link drawn in the alignment and head-line figures
     step: int = 0  # replay: the map as it stood after this many rows were written; 0 = all
     lang: str = "en"  # titles and labels: "en" or "zh"
+    weighting: str = "weights"  # WEIGHTINGS: the weights, or the weights scaled by each key's value norm
     # Only the command line sets these; the app's pages leave them as they are.
     layers: tuple[int, ...] | None = None  # the grid draws these layers (None = all); CUSTOM combines them
     heads: tuple[int, ...] | None = None  # the same for heads
@@ -152,14 +155,16 @@ def prepare_map(
     words: bool = False,
     hide_first: bool = False,
     renormalize: bool = False,
+    weighting: str = "weights",
 ) -> AttentionMap:
-    """The map a view draws: special tokens (and the first token) hidden, then subword pieces merged into words.
+    """The map a view draws: weighted by value norm when asked (`WEIGHTINGS`, per head and key before anything is
+    hidden or merged), special tokens (and the first token) hidden, then subword pieces merged into words.
 
     Decoder self-attention is drawn as self-attention is: each row named by the token at its position, the decoder's
     input (start token, then the target but its last token), so rows and columns name the same tokens. capture names
     decoder rows by the token each step produces, which is what cross-attention wants.
     """
-    amap = result[kind]
+    amap = weighted(result[kind], weighting)
     if kind == "decoder" and len(amap.query_tokens) == len(amap.key_tokens):
         amap = replace(amap, query_tokens=list(amap.key_tokens))
     amap = _hidden(amap, special=hide, first=hide_first, renormalize=renormalize)
@@ -167,6 +172,23 @@ def prepare_map(
         query_text, key_text = map_texts(result, kind)
         amap = analysis.merge_words(amap, query_text=query_text, key_text=key_text)
     return amap
+
+
+def weighted(amap: AttentionMap, weighting: str) -> AttentionMap:
+    """The map as `weighting` (`WEIGHTINGS`) shows it: its weights, or weighted by value norm."""
+    if weighting not in WEIGHTINGS:
+        raise InputError("values_weighting_unknown", weighting=weighting, weightings=", ".join(WEIGHTINGS))
+    return analysis.value_weighted(amap) if weighting == "value-norm" else amap
+
+
+def weighting_labels(weighting: str, lang: str = "en") -> dict[str, str]:
+    """The figure words (`FigureStyle.labels`) that say a figure shows value-weighted attention: its colour bar
+    and hover name α·‖f(x)‖, its title names the weighting; nothing for plain weights."""
+    if weighting == "weights":
+        return {}
+    note = i18n.t("values_title_note", lang)
+    kinds = {f"kind_{kind}": f"{i18n.t(f'kind_{kind}', lang)} · {note}" for kind in MAP_KINDS}
+    return {**kinds, "weight": i18n.t("values_colorbar", lang)}
 
 
 def _hidden(amap: AttentionMap, special: bool, first: bool, renormalize: bool) -> AttentionMap:
@@ -187,6 +209,7 @@ def prepare(result: AttentionCapture, options: ViewOptions) -> AttentionMap:
         words=options.words,
         hide_first=options.hide_first,
         renormalize=options.renormalize,
+        weighting=options.weighting,
     )
 
 
@@ -315,9 +338,11 @@ def head_selection(
         raise InputError("view_unknown", view=view, views=", ".join(AGGREGATIONS))
     words = alignment_words() if words is None else words
     pairs = tuple(alignment_pairs(alignment_heads, amap.num_layers, amap.num_heads))
-    stacked = amap.weights[[p[0] for p in pairs], [p[1] for p in pairs]][None]  # (1, pairs, queries, keys)
+    chosen = [p[0] for p in pairs], [p[1] for p in pairs]
+    stacked = amap.weights[chosen][None]  # (1, pairs, queries, keys)
+    norms = None if amap.value_norms is None else amap.value_norms[chosen][None]  # (1, pairs, keys)
     listed = describe_pairs(pairs, amap.num_heads, words)
-    sub = replace(amap, weights=stacked, layer_names=[f"{words['alignment_view']}: {listed}"])
+    sub = replace(amap, weights=stacked, layer_names=[f"{words['alignment_view']}: {listed}"], value_norms=norms)
     labels = {
         "layer_one": words["alignment_view"],
         "heads_all": words["pairs_mean"].format(pairs=listed),  # several pairs: their mean
@@ -419,10 +444,14 @@ def _figures(amap: AttentionMap, chosen: HeadSelection, options: ViewOptions, na
     from attnviz import figures
 
     selected = {**chosen.figure_kwargs, "head_reduce": chosen.head_reduce, "layer_reduce": chosen.layer_reduce}
-    style = figures.FigureStyle(lang=options.lang, labels=chosen.labels)
+    weighting = weighting_labels(options.weighting, options.lang)
+    style = figures.FigureStyle(lang=options.lang, labels={**(chosen.labels or {}), **weighting})
     drawn: dict[str, go.Figure] = {}
     if "heatmap" in names or "alignment" in names:
-        drawn["heatmap"] = figures.heatmap(chosen.amap, **selected, log_scale=options.log_scale, style=style)
+        bar = options.weighting == "value-norm"  # the norms that weighted the map, beside its keys
+        drawn["heatmap"] = figures.heatmap(
+            chosen.amap, **selected, log_scale=options.log_scale, value_bar=bar, style=style
+        )
     if "alignment" in names:
         beside = replace(style, height=drawn["heatmap"].layout.height)
         drawn["alignment"] = figures.alignment(
@@ -434,7 +463,8 @@ def _figures(amap: AttentionMap, chosen: HeadSelection, options: ViewOptions, na
         drawn["lines"] = figures.head_lines(chosen.amap, **lines, threshold=threshold, style=style)
     if "grid" in names:
         layers, heads = _listed(options.layers), _listed(options.heads)
-        drawn["grid"] = figures.grid(amap, layers=layers, heads=heads, style=figures.FigureStyle(lang=options.lang))
+        grid_style = figures.FigureStyle(lang=options.lang, labels=weighting or None)
+        drawn["grid"] = figures.grid(amap, layers=layers, heads=heads, style=grid_style)
     return {name: drawn[name] for name in names}
 
 

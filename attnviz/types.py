@@ -95,6 +95,9 @@ class AttentionMap:
     key_tokens: list[Token]
     layer_names: list[str]  # module paths, e.g. "model.decoder.layers.3.encoder_attn"
     causal: bool = False  # True when keys after the query are masked (decoder self-attention)
+    # float32 (layers, heads, keys): ‖f_h(x_j)‖, each key's value vector through the head's slice of the output
+    # projection (`attention.values`); None when not captured (an architecture whose projection attnviz cannot find)
+    value_norms: np.ndarray | None = None
 
     def __post_init__(self):
         if self.kind not in MAP_KINDS:
@@ -113,6 +116,13 @@ class AttentionMap:
         if layers != len(self.layer_names):
             raise InputError("map_layer_names", layers=layers, names=len(self.layer_names))
         object.__setattr__(self, "weights", weights)
+        if self.value_norms is not None:
+            norms = np.asarray(self.value_norms, dtype=np.float32)
+            if norms.shape != (layers, weights.shape[1], keys):
+                raise InputError("values_shape", shape=norms.shape, expected=(layers, weights.shape[1], keys))
+            if norms.size and not _VALUES_CHECKED.get() and not (norms.min() >= 0 and np.isfinite(norms.max())):
+                raise InputError("values_not_finite")
+            object.__setattr__(self, "value_norms", norms)
 
     @property
     def num_layers(self) -> int:
@@ -193,6 +203,9 @@ class AttentionResult(Protocol):
     def head(self, kind: str, layer: int, head: int, rows: int | tuple[int, int] | None = None) -> np.ndarray:
         """float32 (queries, keys) of one head: query rows `rows` (one index, (start, stop) or None = all)."""
 
+    def value_norms(self, kind: str) -> np.ndarray | None:
+        """float32 (layers, heads, keys): each key's value norm ‖f_h(x_j)‖ (`AttentionMap.value_norms`), or None."""
+
 
 @dataclass(frozen=True)
 class AttentionCapture:
@@ -231,6 +244,9 @@ class AttentionCapture:
 
     def causal(self, kind: str) -> bool:
         return self[kind].causal
+
+    def value_norms(self, kind: str) -> np.ndarray | None:
+        return self[kind].value_norms
 
     def head(self, kind: str, layer: int, head: int, rows: int | tuple[int, int] | None = None) -> np.ndarray:
         weights = self[kind].weights  # (layers, heads, queries, keys)

@@ -55,10 +55,19 @@ def sequence_tokens(sequence: str, source: list[Token], target: list[Token] | No
 
 def crop(weights: np.ndarray, row: int, queries: Span, keys: Span) -> np.ndarray:
     """One example's (layers, heads, q, k) out of a padded (layers, batch, heads, Q, K) batch."""
-    (q_len, q_width, q_left), (k_len, k_width, k_left) = queries, keys
-    q0 = q_width - q_len if q_left else 0
-    k0 = k_width - k_len if k_left else 0
-    return np.ascontiguousarray(weights[:, row, :, q0 : q0 + q_len, k0 : k0 + k_len])
+    return np.ascontiguousarray(weights[:, row, :, _cells(queries), _cells(keys)])
+
+
+def crop_keys(norms: np.ndarray, row: int, keys: Span) -> np.ndarray:
+    """One example's (layers, heads, k) value norms out of a padded (layers, batch, heads, K) batch."""
+    return np.ascontiguousarray(norms[:, row, :, _cells(keys)])
+
+
+def _cells(span: Span) -> slice:
+    """Where an example's tokens sit along one padded axis."""
+    length, width, left = span
+    start = width - length if left else 0
+    return slice(start, start + length)
 
 
 def prepare_batch(

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from attnviz.attention.batching import Batch, crop, prepare_batch, run_batch
+from attnviz.attention.batching import Batch, crop, crop_keys, prepare_batch, run_batch
 from attnviz.attention.recorder import WeightRecorder
 from attnviz.errors import InputError
 from attnviz.models import ModelHandle
@@ -47,16 +47,19 @@ def capture_batch(
         for index, (name, _) in enumerate(role_layers)
     }
     stacked = {role: recorder.stack(role_layers) for role, role_layers in layers.items()}  # (layers, batch, …)
+    norms = {role: recorder.value_norms(role_layers) for role, role_layers in layers.items()}  # (layers, batch, h, k)
     recorder.calls.clear()  # the stacks hold the values now; drop the per-layer tensors
+    recorder.norms.clear()
     shared = build_provenance(handle, "", options={"mode": "full", "truncate": truncate})  # the model is read once
     with values_checked():  # every weight was checked above, as the model computed it
-        return [_example(handle, batch, stacked, names, row, shared) for row in range(len(batch.texts))]
+        return [_example(handle, batch, stacked, norms, names, row, shared) for row in range(len(batch.texts))]
 
 
 def _example(
     handle: ModelHandle,
     batch: Batch,
     stacked: dict[str, np.ndarray],
+    norms: dict[str, np.ndarray | None],
     names: dict[str, list[str]],
     row: int,
     provenance: dict,
@@ -65,6 +68,8 @@ def _example(
     maps: dict[str, AttentionMap] = {}
     for spec in map_specs(handle.is_seq2seq, batch.decoded is not None):
         weights = crop(stacked[spec.kind], row, batch.span(row, spec.queries), batch.span(row, spec.keys))
+        values = norms[spec.kind]
+        values = None if values is None else crop_keys(values, row, batch.span(row, spec.keys))
         maps[spec.kind] = AttentionMap(
             spec.kind,
             weights,
@@ -72,6 +77,7 @@ def _example(
             batch.tokens(row, spec.keys),
             names[spec.kind],
             spec.is_causal(handle.kind),
+            values,
         )
     source_text, target_text = batch.texts[row], None if batch.targets is None else batch.targets[row]
     provenance = {**provenance, "source_text": source_text, "target_text": target_text}

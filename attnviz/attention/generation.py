@@ -45,6 +45,7 @@ def generate(handle: ModelHandle, text: str, max_new_tokens: int = 32) -> Attent
     check_budget(handle, len(source.ids) + written, max_new_tokens if handle.is_seq2seq else 0, mode="full")
     input_ids = torch.tensor([source.ids], device=model.device)
     with recording(model) as recorder:
+        recorder.defer_norms = True  # value norms of each module's last call only: the one that sees every key
         output = model.generate(
             input_ids=input_ids,
             attention_mask=torch.ones_like(input_ids),
@@ -106,6 +107,12 @@ def _step_rows(recorder: WeightRecorder, names: list[str], calls: range) -> list
     return [np.stack([recorder.calls[name][call].numpy()[0, :, -1, :] for name in names]) for call in calls]
 
 
+def _latest_norms(recorder: WeightRecorder, names: list[str], shape: tuple[int, ...]) -> np.ndarray | None:
+    """(layers, heads, keys) value norms of each layer's last call, which saw every key of the map of `shape`."""
+    norms = recorder.latest_value_norms(names)  # (layers, 1, heads, keys)
+    return None if norms is None or norms[:, 0].shape != (shape[0], shape[1], shape[3]) else norms[:, 0]
+
+
 def _seq2seq_generation(handle, text, source: Encoded, generated, recorder: WeightRecorder, roles) -> AttentionCapture:
     tokenizer = handle.tokenizer
     written, target_tokens = _generated_tokens(tokenizer, generated)
@@ -130,6 +137,7 @@ def _seq2seq_generation(handle, text, source: Encoded, generated, recorder: Weig
             sequence_tokens(spec.keys, source.tokens, target_tokens, start),
             roles[spec.kind],
             spec.is_causal(handle.kind),
+            _latest_norms(recorder, roles[spec.kind], weights[spec.kind].shape),
         )
         for spec in map_specs(seq2seq=True, with_target=True)
     }
@@ -157,7 +165,8 @@ def _decoder_generation(handle, text, source: Encoded, generated, recorder: Weig
         weights[:, :, position, : position + 1] = rows[call]
     tokens = source.tokens + shifted[:-1]  # the sequence the model read: its "source"
     (spec,) = map_specs(seq2seq=False, with_target=False)
-    maps = {spec.kind: AttentionMap(spec.kind, weights, tokens, tokens, names, spec.is_causal(handle.kind))}
+    norms = _latest_norms(recorder, names, weights.shape)
+    maps = {spec.kind: AttentionMap(spec.kind, weights, tokens, tokens, names, spec.is_causal(handle.kind), norms)}
     steps = [GenerationStep(token, rows[i], None) for i, token in enumerate(shifted)]
     return AttentionCapture(
         handle.name, handle.device, maps, source_text=full_text, target_text=written.strip(), steps=steps

@@ -44,6 +44,7 @@ class LazyStack:
     query_tokens: list[Token]
     key_tokens: list[Token]
     causal: bool
+    value_norms: np.ndarray | None = None  # float32 (layers, heads, keys): `AttentionMap.value_norms`
 
 
 def _fill(inputs: LayerInputs, heads: list[int], rows: tuple[int, int], keys: tuple[int, int], out: np.ndarray):
@@ -96,6 +97,9 @@ class LazyCapture:
 
     def causal(self, kind: str) -> bool:
         return self.stack(kind).causal
+
+    def value_norms(self, kind: str) -> np.ndarray | None:
+        return self.stack(kind).value_norms
 
     @property
     def nbytes(self) -> int:
@@ -164,9 +168,12 @@ class LazyCapture:
         weights = np.empty((len(layer_idx), len(head_idx), q1 - q0, k1 - k0), dtype=np.float32)
         for slot, layer in enumerate(layer_idx):  # written in place: never two copies of the map
             _fill(stack.layers[layer], head_idx, q_span, k_span, weights[slot])
+        norms = stack.value_norms
+        if norms is not None:
+            norms = norms[np.ix_(layer_idx, head_idx, range(k0, k1))]  # (layers', heads', keys')
         return AttentionMap(
             kind, weights, stack.query_tokens[q0:q1], stack.key_tokens[k0:k1],
-            [stack.layer_names[i] for i in layer_idx], causal,
+            [stack.layer_names[i] for i in layer_idx], causal, norms,
         )  # fmt: skip
 
     def to_capture(self) -> AttentionCapture:
@@ -213,13 +220,18 @@ class LazyCapture:
         """One row per (layer, head), as `analysis.head_statistics_table` gives for a full map."""
         return analysis.statistics_table(self.head_statistics(kind), self.stack(kind).layer_names)
 
-    def downsampled(self, kind: str, layer: int, head: int, max_tokens: int = 256, pool: str = "max") -> Pooled:
+    def downsampled(
+        self, kind: str, layer: int, head: int, max_tokens: int = 256, pool: str = "max", value_weighted: bool = False
+    ) -> Pooled:
         """One head pooled to at most `max_tokens` bins per side, tile by tile (`analysis.downsample`: "max" keeps
         peaks visible, "mean" keeps mass). Cells a causal map masks are NaN before pooling, as the heatmap draws
-        them; the result equals pooling the full map, which is never held."""
+        them; the result equals pooling the full map, which is never held. `value_weighted`: the head as
+        `analysis.value_weighted` shows it (each tile holds whole rows, so each row is scaled exactly)."""
         if max_tokens < 1:
             raise InputError("max_tokens_too_small")
-        stack, inputs, _ = self._layer(kind, layer)
+        stack, inputs, index = self._layer(kind, layer)
+        if value_weighted and stack.value_norms is None:
+            raise InputError("values_missing", kind=kind)
         head_idx = analysis.indices(head, inputs.heads, "head")
         queries, keys = inputs.queries, inputs.keys
         query_factor, key_factor = max(1, -(-queries // max_tokens)), max(1, -(-keys // max_tokens))
@@ -227,6 +239,8 @@ class LazyCapture:
         parts = []
         for first, last in tiles.spans(0, queries, tiles.tile_rows(keys, multiple=query_factor)):
             tile = inputs.probabilities(head_idx, first, last)[0].cpu().numpy()  # (rows, keys)
+            if value_weighted:
+                tile = analysis.weigh_rows(tile, stack.value_norms[index, head_idx[0]])
             tile = np.where(masked[first:last], np.nan, tile)
             parts.append(analysis.downsample(tile, query_factor, key_factor, pool))
         return Pooled(np.concatenate(parts), query_factor, key_factor, pool)
@@ -246,11 +260,12 @@ def capture_lazy(handle: ModelHandle, text: str, target: str | None = None, trun
     recorder = run_batch(handle, batch, QueryKeyRecorder)
     recorder.release()
     layers = recorder.layers_by_role(handle.is_seq2seq)
+    norms = {role: recorder.value_norms(role_layers) for role, role_layers in layers.items()}  # (layers, 1, h, k)
     stacks = {
         spec.kind: LazyStack(
             spec.kind, [recorder.calls[name][call] for name, call in layers[spec.kind]],
             recorder.layer_names(layers[spec.kind]), batch.tokens(0, spec.queries), batch.tokens(0, spec.keys),
-            spec.is_causal(handle.kind),
+            spec.is_causal(handle.kind), None if norms[spec.kind] is None else norms[spec.kind][:, 0],
         )
         for spec in map_specs(handle.is_seq2seq, batch.decoded is not None)
     }  # fmt: skip

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from attnviz.attention import npu
+from attnviz.attention import npu, values
 from attnviz.attention.compact import CompactMask, LayerInputs, RelativeBias
 from attnviz.attention.math import (
     attention_output,
@@ -125,6 +125,13 @@ class Recorder(ABC):
     stop_after: tuple[int, int] | None = None
     complete: bool = False  # PassComplete was raised: every attention call of the pass is recorded
     refreshed: bool = False  # the module paths were walked again during this capture
+    # path -> per call, the value norms ‖f_h(x_j)‖ (b, heads, k) fp32 (`attention.values`), None where the module's
+    # output projection is unknown; parallel to `calls`
+    norms: dict[str, list[torch.Tensor | None]] = field(default_factory=dict)
+    # Generation reads only each module's latest call (every key the cache holds): keep that call's value states and
+    # compute its norms once, at the end (`latest_value_norms`), instead of at every decode step.
+    defer_norms: bool = False
+    deferred: dict[str, tuple] = field(default_factory=dict)  # path -> (module, value, heads) of its latest call
 
     def name_of(self, module) -> str | None:
         """The module's path; a module the state lacks (added or replaced since) has the paths walked again, once
@@ -141,6 +148,27 @@ class Recorder(ABC):
         calls = self.calls.setdefault(name, [])
         self.order.append((name, len(calls)))
         calls.append(kept)
+
+    def keep_norms(self, name: str, module, value: torch.Tensor, heads: int) -> None:
+        """Record the value norms of one call of the module at `name` (value (b, kv_heads, k, d)), in call order."""
+        if self.defer_norms:
+            self.deferred[name] = (module, value, heads)
+        else:
+            self.norms.setdefault(name, []).append(self._norms_of(name, module, value, heads))
+
+    def _norms_of(self, name: str, module, value: torch.Tensor, heads: int) -> torch.Tensor | None:
+        projection = values.output_projection(module, self.state.modules, name)
+        return None if projection is None else values.value_norms(value, projection, heads)  # (b, heads, k)
+
+    def value_norms(self, layers: list[Layer]) -> np.ndarray | None:
+        """(layers, batch, heads, k) float32 value norms of the recorded calls, or None when a layer has none."""
+        return _stacked([_nth(self.norms.get(name, []), call) for name, call in layers])
+
+    def latest_value_norms(self, names: list[str]) -> np.ndarray | None:
+        """(layers, batch, heads, k) value norms of each module's latest call, kept with `defer_norms`."""
+        return _stacked(
+            [self._norms_of(name, *self.deferred[name]) if name in self.deferred else None for name in names]
+        )
 
     def called(self, module) -> None:
         """Count an attention call; raises PassComplete at the known end of the pass."""
@@ -197,6 +225,7 @@ class WeightRecorder(Recorder):
         )  # fmt: skip
         if name is not None:
             self.keep(name, probabilities if probabilities.device.type == "cpu" else probabilities.to("cpu"))  # fp32
+            self.keep_norms(name, module, value, heads)
         output = attention_output(probabilities, value, dropout if module.training else 0.0)  # (b, q, heads, d)
         if name is not None:
             self.sums.append(output.sum(dtype=torch.float32))
@@ -276,6 +305,7 @@ class QueryKeyRecorder(Recorder):
         name = self.name_of(module)
         if name is not None:
             self.keep(name, LayerInputs(query, key, mask, bias, scaling, softcap, lse))
+            self.keep_norms(name, module, value, query.shape[1])
         return output, None
 
     def _compact_mask(self, mask, queries, keys):
@@ -299,6 +329,18 @@ class QueryKeyRecorder(Recorder):
     def release(self) -> None:
         """Forget the full masks and biases held while the model ran (the records keep their compact forms)."""
         self._compacted.clear()
+
+
+def _nth(items: list, index: int):
+    return items[index] if index < len(items) else None
+
+
+def _stacked(norms: list[torch.Tensor | None]) -> np.ndarray | None:
+    """(layers, batch, heads, k) from one (batch, heads, k) per layer; None when a layer has none (its output
+    projection is unknown) or the layers' shapes differ."""
+    if not norms or any(layer is None for layer in norms) or len({layer.shape for layer in norms}) != 1:
+        return None
+    return torch.stack(norms).cpu().numpy()
 
 
 def _own_storage(tensor: torch.Tensor) -> torch.Tensor:

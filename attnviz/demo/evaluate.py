@@ -8,7 +8,9 @@ tokenizer for Chinese output), and the share of inputs in which the tokenizer fi
 default alignment view on the hand-aligned held-out pairs (assets/corpus/heldout-gold.tsv, attnviz.demo.gold): the
 alignment head (config `alignment_heads`) while force-decoding the reference, pieces merged into words, each target
 word linked to the source words that get at least half of its strongest weight, or to nothing when the strongest
-is </s>. `aer_argmax` keeps only the strongest source word.
+is </s>. `aer_argmax` keeps only the strongest source word. `--weighting value-norm` scores the alignment view
+weighted by value norm instead (each weight × its source piece's value norm ‖f(x)‖, rows scaled to sum 1, as
+`attnviz.analysis.value_weighted`); `--alignment-only` skips the translation scores.
 Grammar held-out (heldout-grammar.tsv): exact match (case and spaces aside) and AER against the exact gold links.
 """
 
@@ -23,6 +25,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from attnviz import analysis, selection
 from attnviz.demo import CORPUS_DIR, DIRECTIONS, model_dir
 from attnviz.demo.alignment import argmax_links, piece_words, strong_links, word_attention
 from attnviz.demo.card import EXAMPLES, write_card
@@ -89,11 +92,15 @@ def target_pieces(tokenizer, text: str) -> list[str]:
 
 @torch.no_grad()
 def alignment_attention(
-    model, tokenizer, sources: list[str], targets: list[str], layer: int, head: int, batch_size: int = BATCH_SIZE
-) -> list[np.ndarray]:
+    model, tokenizer, sources: list[str], targets: list[str], layer: int, head: int, batch_size: int = BATCH_SIZE,
+    weighting: str = "weights",
+) -> list[np.ndarray]:  # fmt: skip
     """Cross-attention of one head while force-decoding each target: (target pieces + </s>, source pieces + </s>).
 
-    Row i is the decoder step that produces target piece i (it reads the start token and the pieces before i)."""
+    Row i is the decoder step that produces target piece i (it reads the start token and the pieces before i).
+    `weighting` "value-norm": weighted by the source pieces' value norms (`selection.WEIGHTINGS`)."""
+    if weighting not in selection.WEIGHTINGS:
+        raise InputError("values_weighting_unknown", weighting=weighting, weightings=", ".join(selection.WEIGHTINGS))
     matrices = []
     start_id = model.config.decoder_start_token_id
     for begin in range(0, len(sources), batch_size):
@@ -103,13 +110,29 @@ def alignment_attention(
         pad = tokenizer.pad_token_id
         decoder_input_ids = torch.cat([torch.full_like(labels[:, :1], start_id), labels[:, :-1]], dim=1)
         decoder_input_ids = decoder_input_ids.masked_fill(decoder_input_ids == -100, pad)
-        output = model(**batch, decoder_input_ids=decoder_input_ids, output_attentions=True)
-        weights = output.cross_attentions[layer][:, head]  # (batch, target positions, source positions)
+        if weighting == "weights":
+            output = model(**batch, decoder_input_ids=decoder_input_ids, output_attentions=True)
+            weights = output.cross_attentions[layer][:, head]  # (batch, target positions, source positions)
+        else:
+            weights = _value_weighted_cross(model, batch, decoder_input_ids, layer, head)
         for k in range(len(src)):
             rows = int(((labels[k] != pad) & (labels[k] != -100)).sum())
             cols = int(batch["attention_mask"][k].sum())
             matrices.append(weights[k, :rows, :cols].float().numpy())
     return matrices
+
+
+def _value_weighted_cross(model, batch, decoder_input_ids, layer: int, head: int) -> torch.Tensor:
+    """(batch, target positions, source positions) of one cross-attention head weighted by value norm, from the
+    recorder `capture` uses (weights bit-equal to eager attention, value norms beside them)."""
+    from attnviz.attention.recorder import recording
+
+    with recording(model) as recorder:
+        model(**batch, decoder_input_ids=decoder_input_ids)
+    cross = recorder.layers_by_role(seq2seq=True)["cross"][layer]
+    weights = recorder.stack([cross])[0, :, head]  # (batch, target, source)
+    norms = recorder.value_norms([cross])[0, :, head]  # (batch, source)
+    return torch.from_numpy(analysis.weigh_rows(weights, norms[:, None, :]))
 
 
 def alignment_head(model) -> tuple[int, int]:
@@ -120,7 +143,9 @@ def alignment_head(model) -> tuple[int, int]:
     return int(layer), int(head)
 
 
-def word_matrices(model, tokenizer, pairs: list[Pair]) -> list[tuple[np.ndarray, list[int], list[int]]]:
+def word_matrices(
+    model, tokenizer, pairs: list[Pair], weighting: str = "weights"
+) -> list[tuple[np.ndarray, list[int], list[int]]]:
     """Word-level attention of the alignment head for each pair, with the piece → word maps of both sides."""
     source_lang, target_lang = languages(tokenizer)
     layer, head = alignment_head(model)
@@ -128,7 +153,11 @@ def word_matrices(model, tokenizer, pairs: list[Pair]) -> list[tuple[np.ndarray,
     targets = [pair.text(target_lang) for pair in pairs]
     out = []
     for pair, matrix, src, tgt in zip(
-        pairs, alignment_attention(model, tokenizer, sources, targets, layer, head), sources, targets, strict=True
+        pairs,
+        alignment_attention(model, tokenizer, sources, targets, layer, head, weighting=weighting),
+        sources,
+        targets,
+        strict=True,
     ):
         source_owner = piece_words(source_pieces(tokenizer, src), pair.words(source_lang))
         target_owner = piece_words(target_pieces(tokenizer, tgt), pair.words(target_lang))
@@ -150,45 +179,65 @@ def translation_scores(hypotheses: list[str], references: list[str], target_lang
     return bleu.corpus_score(hypotheses, [references]).score, CHRF().corpus_score(hypotheses, [references]).score
 
 
-def view_links(model, tokenizer, pairs: list[Pair]) -> tuple[list[set], list[set]]:
+def view_links(model, tokenizer, pairs: list[Pair], weighting: str = "weights") -> tuple[list[set], list[set]]:
     """The alignment view's links (strong, strongest) of each pair, as (source word, target word)."""
-    matrices = [matrix for matrix, _, _ in word_matrices(model, tokenizer, pairs)]
+    matrices = [matrix for matrix, _, _ in word_matrices(model, tokenizer, pairs, weighting)]
     return [strong_links(m) for m in matrices], [argmax_links(m) for m in matrices]
 
 
-def grammar_scores(model, tokenizer, pairs: list[Pair]) -> dict[str, float]:
+def grammar_aer(model, tokenizer, pairs: list[Pair], weighting: str = "weights") -> tuple[float, float]:
+    """AER (strong links, strongest link) of the alignment view on grammar pairs, against their exact links."""
+    source_lang, _ = languages(tokenizer)
+    strong, strongest = view_links(model, tokenizer, pairs, weighting)
+    gold = [set(pair.links_from(source_lang)) for pair in pairs]
+    return alignment_error_rate(strong, gold), alignment_error_rate(strongest, gold)
+
+
+def gold_aer(
+    model, tokenizer, pairs: list[Pair], gold: list[GoldAlignment], weighting: str = "weights"
+) -> tuple[float, float]:
+    """AER (strong links, strongest link) of the alignment view on the hand-aligned held-out pairs (sure/possible)."""
+    source_lang, _ = languages(tokenizer)
+    strong, strongest = view_links(model, tokenizer, gold_pairs(gold, pairs), weighting)
+    sure, possible = zip(*(entry.links_from(source_lang) for entry in gold)) if gold else ((), ())
+    return alignment_error_rate(strong, list(sure), list(possible)), alignment_error_rate(
+        strongest, list(sure), list(possible)
+    )
+
+
+def grammar_scores(model, tokenizer, pairs: list[Pair], weighting: str = "weights") -> dict[str, float]:
     source_lang, target_lang = languages(tokenizer)
     hypotheses = translate(model, tokenizer, [pair.text(source_lang) for pair in pairs])
     exact = [same_text(h, pair.text(target_lang)) for h, pair in zip(hypotheses, pairs, strict=True)]
-    strong, strongest = view_links(model, tokenizer, pairs)
-    gold = [set(pair.links_from(source_lang)) for pair in pairs]
+    aer, aer_argmax = grammar_aer(model, tokenizer, pairs, weighting)
     return {
         "pairs": len(pairs),
         "exact_match": float(np.mean(exact)) if exact else 0.0,
-        "aer": alignment_error_rate(strong, gold),
-        "aer_argmax": alignment_error_rate(strongest, gold),
+        "aer": aer,
+        "aer_argmax": aer_argmax,
     }
 
 
-def evaluate(model, tokenizer, pairs: list[Pair], gold: list[GoldAlignment], grammar: list[Pair] = ()) -> Scores:
-    """Scores on the HSK held-out `pairs`, the hand alignments `gold` (of some of them) and the grammar pairs."""
+def evaluate(
+    model, tokenizer, pairs: list[Pair], gold: list[GoldAlignment], grammar: list[Pair] = (), weighting: str = "weights"
+) -> Scores:
+    """Scores on the HSK held-out `pairs`, the hand alignments `gold` (of some of them) and the grammar pairs; the
+    alignment view weighted as `weighting` says (`selection.WEIGHTINGS`)."""
     source_lang, target_lang = languages(tokenizer)
     sources, references = [p.text(source_lang) for p in pairs], [p.text(target_lang) for p in pairs]
     hypotheses = translate(model, tokenizer, sources)
     bleu, chrf = translation_scores(hypotheses, references, target_lang)
     unknown = float(np.mean([has_unknown(tokenizer, text) for text in sources])) if sources else 0.0
-    aligned = gold_pairs(gold, pairs)
-    strong, strongest = view_links(model, tokenizer, aligned)
-    sure, possible = zip(*(entry.links_from(source_lang) for entry in gold)) if gold else ((), ())
+    aer, aer_argmax = gold_aer(model, tokenizer, pairs, gold, weighting)
     return Scores(
         len(pairs),
         bleu,
         chrf,
         unknown,
         len(gold),
-        alignment_error_rate(strong, list(sure), list(possible)),
-        alignment_error_rate(strongest, list(sure), list(possible)),
-        grammar_scores(model, tokenizer, list(grammar)) if grammar else {},
+        aer,
+        aer_argmax,
+        grammar_scores(model, tokenizer, list(grammar), weighting) if grammar else {},
         list(zip(sources, references, hypotheses, strict=True)),
     )
 
@@ -229,14 +278,28 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--model", type=Path, default=None, help="model folder (default: the committed one)")
     parser.add_argument("--corpus", type=Path, default=CORPUS_DIR)
     parser.add_argument("--write-card", action="store_true", help="also rewrite the folder's README.md")
+    parser.add_argument("--weighting", choices=selection.WEIGHTINGS, default="weights",
+                        help="the alignment view's weighting: weights, or weighted by value norm")  # fmt: skip
+    parser.add_argument("--alignment-only", action="store_true", help="only the AER of the alignment view")
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
     folder = args.model or model_dir(args.direction)
     heldout, gold, grammar = read_heldout(args.corpus)
+    if args.alignment_only:
+        model, tokenizer = load(folder)
+        aer = gold_aer(model, tokenizer, heldout, gold, args.weighting)
+        grammar_part = grammar_aer(model, tokenizer, grammar, args.weighting)
+        print(
+            f"alignment view ({args.weighting}): {len(gold)} hand-aligned HSK pairs AER {aer[0]:.3f} (argmax "
+            f"{aer[1]:.3f}); {len(grammar)} grammar pairs AER {grammar_part[0]:.3f} (argmax {grammar_part[1]:.3f})"
+        )
+        return
+    if args.write_card and args.weighting != "weights":
+        parser.error("--write-card scores the default view: leave --weighting at weights")
     if args.write_card:
         scores = score_and_write_card(folder, heldout, gold, grammar)
     else:
-        scores = evaluate(*load(folder), heldout, gold, grammar)
+        scores = evaluate(*load(folder), heldout, gold, grammar, args.weighting)
     print(
         f"{scores.pairs} held-out HSK pairs: BLEU {scores.bleu:.1f}, chrF {scores.chrf:.1f}, unknown piece in "
         f"{scores.unknown_share:.1%} of inputs; {scores.gold_pairs} hand-aligned: AER {scores.aer:.3f} "

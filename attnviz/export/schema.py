@@ -23,7 +23,9 @@ JSON schema "attnviz.capture", version 1
           "key_tokens":   [... same ...],             # start/end: character offsets, -1 for special tokens;
                                                       # "unknown": true on a token read as <unk> or byte fallback
                                                       # (written only there; absent means false)
-          "weights": [[[[float]]]]                    # nested lists, layers × heads × queries × keys
+          "weights": [[[[float]]]],                   # nested lists, layers × heads × queries × keys
+          "has_values": bool,                         # optional: value norms are stored (older files: absent)
+          "value_norms": [[[float]]]                  # optional: ‖f_h(x_j)‖, layers × heads × keys
         }, ...
       },
       "steps": null | [                               # generation only: one entry per generated token
@@ -36,7 +38,8 @@ JSON schema "attnviz.capture", version 1
 
 Weights are written as the float64 value of each float32, so loading gives back the identical float32 arrays.
 NPZ holds the same: a "header" entry (this JSON without weights, as a string) plus float32 arrays
-"maps/<kind>/weights", "steps/<i>/self_weights", "steps/<i>/cross_weights"; it loads without pickle.
+"maps/<kind>/weights", "maps/<kind>/value_norms" (when "has_values"), "steps/<i>/self_weights",
+"steps/<i>/cross_weights"; it loads without pickle.
 CSV is long format, one row per weight: kind, layer, layer_name, head, query_index, query_token, key_index,
 key_token, weight (for spreadsheets; it does not load back; a carriage return in a token is written as ␍).
 """
@@ -153,6 +156,7 @@ def _header(capture: AttentionCapture) -> dict:
                 "layer_names": list(amap.layer_names),
                 "query_tokens": [_token_dict(t) for t in amap.query_tokens],
                 "key_tokens": [_token_dict(t) for t in amap.key_tokens],
+                "has_values": amap.value_norms is not None,
             }
             for kind, amap in capture.maps.items()
         },
@@ -171,6 +175,8 @@ def capture_to_dict(capture: AttentionCapture | AttentionMap) -> dict:
     data = _header(capture)
     for kind, amap in capture.maps.items():
         data["maps"][kind]["weights"] = amap.weights.tolist()
+        if amap.value_norms is not None:
+            data["maps"][kind]["value_norms"] = amap.value_norms.tolist()
     if capture.steps is not None:
         data["steps"] = [
             {
@@ -235,9 +241,10 @@ def _weights(values, where: Phrase, ndim: int) -> np.ndarray:
     return array
 
 
-def _build(data: dict, map_weights, step_weights) -> AttentionCapture:
-    """The capture a checked header describes, its arrays read through `map_weights(kind, entry)` and
-    `step_weights(index, entry) -> (self, cross | None)` (nested lists from JSON, arrays from NPZ)."""
+def _build(data: dict, map_weights, step_weights, map_values) -> AttentionCapture:
+    """The capture a checked header describes, its arrays read through `map_weights(kind, entry)`,
+    `step_weights(index, entry) -> (self, cross | None)` and `map_values(kind, entry)` (the value norms, read only
+    when the entry says it has them) — nested lists from JSON, arrays from NPZ."""
     maps = {}
     for kind, entry in data["maps"].items():
         array = _weights(map_weights(kind, entry), Phrase("capture_part.map_weights", kind=kind), 4)
@@ -253,6 +260,9 @@ def _build(data: dict, map_weights, step_weights) -> AttentionCapture:
             key_tokens=[_token_from(t) for t in entry["key_tokens"]],
             layer_names=list(names),
             causal=bool(entry.get("causal", False)),
+            value_norms=_weights(map_values(kind, entry), Phrase("values_part_map", kind=kind), 3)
+            if entry.get("has_values")
+            else None,
         )
     generation = None
     if data.get("steps") is not None:
@@ -290,6 +300,7 @@ def capture_from_dict(data: dict) -> AttentionCapture:
             data,
             lambda kind, entry: entry["weights"],
             lambda index, entry: (entry["self_weights"], entry.get("cross_weights")),
+            lambda kind, entry: entry["value_norms"],
         )
 
 
@@ -302,6 +313,8 @@ def capture_to_npz(capture: AttentionCapture | AttentionMap) -> bytes:
     arrays = {"header": np.array(json.dumps(_header(capture), ensure_ascii=False))}
     for kind, amap in capture.maps.items():
         arrays[f"maps/{kind}/weights"] = amap.weights
+        if amap.value_norms is not None:
+            arrays[f"maps/{kind}/value_norms"] = amap.value_norms
     for index, step in enumerate(capture.steps or []):
         arrays[f"steps/{index}/self_weights"] = np.asarray(step.self_weights, dtype=np.float32)
         if step.cross_weights is not None:
@@ -331,6 +344,7 @@ def capture_from_npz(source: bytes | str | os.PathLike) -> AttentionCapture:
                     archive[f"steps/{index}/self_weights"],
                     archive[f"steps/{index}/cross_weights"] if entry.get("has_cross") else None,
                 ),
+                lambda kind, entry: archive[f"maps/{kind}/value_norms"],
             )
 
 

@@ -30,6 +30,8 @@ from attnviz.figures._common import (
 from attnviz.figures.style import DEFAULT_STYLE, FigureStyle
 from attnviz.types import AttentionMap, Token
 
+VALUE_BAR_COLOR = "#4c4c4c"  # the value-norm bars: dark, apart from the colour scale and the masked grey
+
 
 def _label_px(label: str) -> float:
     """Rough width of a 12 px label: CJK characters are about twice as wide as Latin ones."""
@@ -73,6 +75,7 @@ def heatmap(
     max_tokens: int = 256,
     pool: str = "max",
     max_labels: int = 64,
+    value_bar: bool = False,
     style: FigureStyle = DEFAULT_STYLE,
 ) -> go.Figure:
     """Queries (rows, top to bottom) × keys (columns) for the chosen layers/heads (see `analysis.aggregate`).
@@ -84,6 +87,8 @@ def heatmap(
       mass); the subtitle says so and `fig.layout.meta` holds the factors and offsets to map a selection back.
     - At most `max_labels` tick labels per axis; hover always names the exact tokens (or token ranges of pooled
       cells) and the weight, from one label per token (`hover_axis`), and says "masked" on masked cells.
+    - `value_bar`: each key's value norm ‖f(x)‖ (`AttentionMap.value_norms`, the mean over the chosen layers and
+      heads) as a small bar above its column; a map captured without value norms is an InputError.
     """
     text = style.words()
     colours = _Colours(colorscale, log_scale, log_floor, zmax)
@@ -92,7 +97,42 @@ def heatmap(
     pooling = Pooling.fitting(*values.shape, max_tokens, pool)
     selection = selection_text(amap, layers, heads, head_reduce, layer_reduce, text)
     frame = _frame(amap.query_tokens, amap.key_tokens, pooling, offsets, amap.kind, selection, colours, text)
-    return _draw(pooling.apply(values), frame, pooling, colours, max_labels, style, text)
+    fig = _draw(pooling.apply(values), frame, pooling, colours, max_labels, style, text)
+    if value_bar:
+        norms = analysis.key_value_norms(amap, layers, heads)
+        if norms is None:
+            raise InputError("values_missing", kind=amap.kind)
+        pooled = analysis.downsample(norms[None], 1, pooling.key_factor, "mean")[0]  # (key bins,)
+        _add_value_bar(fig, pooled, frame.key_labels, style)
+    return fig
+
+
+def _add_value_bar(fig: go.Figure, norms: np.ndarray, key_labels: Sequence[str], style: FigureStyle) -> None:
+    """Each key's value norm as a bar above its column, on a strip of its own (x2, y2; x2 follows the keys' axis);
+    the figure grows to make room unless its style sets the height."""
+    from attnviz import i18n  # the value-norm words (attnviz/i18n/values.py)
+
+    title = i18n.t("values_bar", style.lang)
+    hover = i18n.t("values_bar_hover", style.lang, key="%{customdata}", value="%{y:.3g}")
+    fig.add_trace(
+        go.Bar(
+            x=np.arange(len(norms)), y=norms, xaxis="x2", yaxis="y2", marker_color=VALUE_BAR_COLOR, name=title,
+            showlegend=False, customdata=list(key_labels), hovertemplate=hover + "<extra></extra>",
+        )
+    )  # fmt: skip
+    fig.update_layout(
+        yaxis=dict(domain=[0.0, 0.84]),
+        xaxis2=dict(
+            anchor="y2", matches="x", range=list(fig.layout.xaxis.range), showticklabels=False, showgrid=False,
+            zeroline=False,
+        ),
+        yaxis2=dict(
+            domain=[0.87, 1.0], anchor="x2", rangemode="tozero", showgrid=False, zeroline=False, nticks=3,
+            title=dict(text=title, font=dict(size=11)),
+        ),
+        height=style.height or fig.layout.height + 60,
+        meta={**fig.layout.meta, "value_bar": True},
+    )  # fmt: skip
 
 
 def _masked_part(amap: AttentionMap, query_range, key_range, *selection) -> tuple[AttentionMap, np.ndarray, tuple]:

@@ -3,10 +3,8 @@ changes strings, links restore a view, and errors are sentences on the page."""
 
 from __future__ import annotations
 
-import base64
 import html
 import json
-import math
 import re
 from pathlib import Path
 
@@ -21,6 +19,7 @@ from attnviz.attention.capture import capture
 from attnviz.attention.math import softmax_rows
 from attnviz.errors import Phrase, SettingError
 from attnviz.models import catalogue, load_model
+from tests.support.figure_reading import plotly_array as array
 
 APP = str(Path(__file__).resolve().parents[2] / "app_pages" / "main.py")
 PAGES = {
@@ -45,17 +44,6 @@ def charts(at: AppTest) -> dict[str, dict]:
     """The page's plotly figures by view name (heatmap, alignment, lines, grid, …), as plotly JSON."""
     specs = [json.loads(element.proto.spec) for element in at.get("plotly_chart")]
     return {spec["layout"]["meta"]["view"]: spec for spec in specs}
-
-
-def array(value) -> np.ndarray:
-    """A plotly JSON array: a nested list (null = NaN) or a typed array {"dtype", "bdata", "shape"}."""
-    if isinstance(value, dict) and "bdata" in value:
-        flat = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
-        shape = value.get("shape")
-        if isinstance(shape, str):
-            shape = [int(n) for n in shape.split(",")]
-        return flat.reshape(shape).astype(float) if shape else flat.astype(float)
-    return np.array([[math.nan if v is None else v for v in row] for row in value], dtype=float)
 
 
 def z_of(spec: dict) -> np.ndarray:

@@ -23,9 +23,10 @@ from attnviz.attention.capture import capture
 from attnviz.errors import AttnvizError
 from attnviz.models import load_model
 from attnviz.provenance import alignment_heads_of, with_provenance
-from tests.integration.test_app import APP, assert_page_ok, charts
+from tests.integration.test_app import assert_page_ok, charts
 from tests.integration.test_app_downloads import downloads  # noqa: F401 - a fixture: the download buttons by file name
 from tests.integration.test_cli_app_parity import html_figure, one_torch_thread  # noqa: F401 - a fixture
+from tests.support.apptest import app
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
@@ -47,17 +48,6 @@ def saved(demo, tmp_path_factory) -> dict[str, bytes]:
     """The demo capture's files, as `save_capture` writes them: {"json": bytes, "npz": bytes}."""
     folder = tmp_path_factory.mktemp("saved")
     return {fmt: export.save_capture(demo[1], folder / f"capture.{fmt}").read_bytes() for fmt in ("json", "npz")}
-
-
-def app(page: str | None = None, **link) -> AppTest:
-    """The app opened by a link, then switched to `page` (a script of app_pages)."""
-    at = AppTest.from_file(APP, default_timeout=180)
-    for name, value in link.items():
-        at.query_params[name] = str(value)
-    at.run()
-    if page:
-        at.switch_page(page).run()
-    return at
 
 
 def upload(at: AppTest, name: str, data: bytes) -> AppTest:

@@ -1,5 +1,8 @@
 """Reading plotly figures as a person sees them: hover labels, axis texts, and a small zh/en map."""
 
+import base64
+import math
+
 import numpy as np
 
 from attnviz.types import AttentionMap
@@ -55,3 +58,16 @@ def hover_label(fig, row: int, col: int, trace: int = 0) -> str:
         if values is not None:
             template = template.replace("%{" + source + ":.3~g}", format(float(np.asarray(values)[row, col]), ".3g"))
     return template
+
+
+def plotly_array(value) -> np.ndarray:
+    """A plotly JSON array: a nested list (null = NaN) or a typed array {"dtype", "bdata", "shape"}."""
+    if isinstance(value, dict) and "bdata" in value:
+        flat = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
+        shape = value.get("shape")
+        if isinstance(shape, str):
+            shape = [int(n) for n in shape.split(",")]
+        return flat.reshape(shape).astype(float) if shape else flat.astype(float)
+    if value and not isinstance(value[0], list):  # one dimension
+        return np.array([math.nan if v is None else v for v in value], dtype=float)
+    return np.array([[math.nan if v is None else v for v in row] for row in value], dtype=float)

@@ -1,0 +1,95 @@
+"""Value norms (Kobayashi et al., 2020, "Attention is Not Only a Weight"): how much each key can move.
+
+Head h of an attention layer adds Σ_j α_ij · f_h(x_j) to query i's output, where
+
+    f_h(x_j) = (x_j W_V + b_V)^h · W_O^h      token j's value vector (bias included) through the head's slice of
+                                               the output projection: its input columns h·d … (h+1)·d
+
+so a weight on a key whose ‖f_h(x_j)‖ is tiny moves almost nothing. The attention call already holds the value
+vectors (x W_V + b_V, split into heads); what it lacks is the output projection, which lives beside it in the module
+tree under a name that differs per architecture. `output_projection` finds it, in one place; `value_norms` computes
+‖f_h(x_j)‖ per (batch, head, key) in fp32. The output projection's own bias is added once after the heads are summed,
+so it belongs to no key and is left out, as in the paper.
+"""
+
+from __future__ import annotations
+
+import weakref
+
+import torch
+
+from attnviz.attention.math import expand_kv_heads
+
+# The output projection's attribute name on the attention module: Llama/Qwen/Mistral (o_proj), BART/Marian (out_proj),
+# T5 (o), GPT-2 (c_proj, a Conv1D), ALBERT and GPT-NeoX (dense), DistilBERT (out_lin).
+OWN_NAMES = ("o_proj", "out_proj", "o", "c_proj", "dense", "out_lin")
+# BERT, RoBERTa, XLM-R, ELECTRA: the attention call is made by `attention.self`; the projection is `attention.output.dense`.
+PARENT_PATHS = (("output", "dense"),)
+
+_FOUND: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # attention module -> (projection or None,)
+
+
+def output_projection(module: torch.nn.Module, modules: dict[str, torch.nn.Module], path: str | None):
+    """The attention module's output projection (a Linear or GPT-2's Conv1D), or None when attnviz does not know
+    where this architecture keeps it. `modules` maps the model's module paths to modules, `path` is this one's."""
+    found = _FOUND.get(module)
+    if found is None:
+        found = _FOUND[module] = (_find(module, modules, path),)
+    return found[0]
+
+
+def _find(module, modules, path):
+    for name in OWN_NAMES:
+        candidate = getattr(module, name, None)
+        if isinstance(candidate, torch.nn.Module) and _weight(candidate) is not None:
+            return candidate
+    if path is None or "." not in path:
+        return None
+    parent = path.rsplit(".", 1)[0]
+    for steps in PARENT_PATHS:
+        candidate = modules.get(".".join((parent, *steps)))
+        if candidate is not None and _weight(candidate) is not None:
+            return candidate
+    return None
+
+
+def _weight(projection) -> torch.Tensor | None:
+    """The projection's weight as (hidden out, heads·d in): a Linear stores it so, a Conv1D transposed."""
+    weight = getattr(projection, "weight", None)
+    if not isinstance(weight, torch.Tensor) or weight.dim() != 2:
+        return None
+    return weight.t() if type(projection).__name__ == "Conv1D" else weight
+
+
+@torch.no_grad()  # also when computed after the forward pass (generation)
+def value_norms(value: torch.Tensor, projection, heads: int) -> torch.Tensor | None:
+    """‖f_h(x_j)‖: float32 (batch, heads, keys) from the call's value states (batch, kv_heads, keys, d) and the
+    module's output projection; None when the projection's input is not heads·d wide (not this layer's output).
+
+    f = v · W_O^hᵀ with W_O^h (hidden, d) = Q·R (QR, Q's columns orthonormal), so ‖f‖ = ‖v · Rᵀ‖: a (d, d) factor
+    per head, made once per projection, turns the push through (hidden × d) into a (d × d) product — two operations
+    per call, no squaring (the Gram matrix RᵀR would square the rounding error too)."""
+    factor = _factor(projection, heads, value.shape[-1], value.device)
+    if factor is None:
+        return None
+    value = expand_kv_heads(value, heads).to(torch.float32)  # (b, heads, k, d)
+    return torch.linalg.vector_norm(torch.matmul(value, factor), dim=-1)  # (b, heads, k)
+
+
+_FACTORS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # projection -> (weight version, device, heads, Rᵀ)
+
+
+def _factor(projection, heads: int, head_dim: int, device: torch.device) -> torch.Tensor | None:
+    """(heads, d, d) float32 Rᵀ of each head's slice W_O^h = Q·R, kept while the projection's weight is unchanged."""
+    weight = _weight(projection)
+    if weight is None or weight.shape[1] != heads * head_dim:
+        return None
+    version = (weight.data_ptr(), weight._version)
+    kept = _FACTORS.get(projection)
+    if kept is not None and kept[:3] == (version, device, heads):
+        return kept[3]
+    per_head = weight.detach().to(device="cpu", dtype=torch.float64).reshape(weight.shape[0], heads, head_dim)
+    upper = torch.linalg.qr(per_head.permute(1, 0, 2), mode="r").R  # (heads, d, d): W_O^h = Q·R, in float64
+    factor = upper.transpose(1, 2).to(device=device, dtype=torch.float32).contiguous()  # (heads, d, d)
+    _FACTORS[projection] = (version, device, heads, factor)
+    return factor
