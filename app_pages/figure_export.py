@@ -139,14 +139,16 @@ def shown_figures(
     charts: Sequence[tuple[str, str, str]],
     capture: AttentionCapture | None = None,
     options: selection.ViewOptions | None = None,
+    model: str | None = None,
 ) -> None:
     """Figures of one view side by side, one column each: (figure name, file name, key) per chart, drawn from
-    `capture` with `options`."""
+    `capture` with `options` by `model` (default: the view's)."""
     aggregation = selection.aggregation_of(options, shown.amap.kind) if options else None
     heads = selection.file_heads(shown.selection, aggregation) if aggregation else {}
     for column, (name, file_name, key) in zip(st.columns(len(charts)), charts):
         with column:
-            figure(shown.figures[name], file_name, key, view, Source(capture, options, heads), model=view.model)
+            source = Source(capture, options, heads)
+            figure(shown.figures[name], file_name, key, view, source, model=model or view.model)
 
 
 def figure_downloads(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import socket
 import threading
@@ -27,6 +28,8 @@ class CatalogueEntry:
     path: str  # a local folder
     kind: str
     description: str  # in the language the catalogue was asked for
+    max_positions: int | None = None  # longest input it reads (its config), None when unbounded or not said
+    languages: tuple[str, ...] = ()  # what its model card's `language:` lists (a translator: source first); () unsaid
 
 
 @dataclass
@@ -67,10 +70,53 @@ def catalogue(lang: str = "en") -> list[CatalogueEntry]:
     if minilm is not None:
         found.append(("minilm", minilm, "encoder"))
     return [
-        CatalogueEntry(name, str(path), kind, i18n.t(f"model_description.{name}", lang))
+        CatalogueEntry(name, str(path), kind, i18n.t(f"model_description.{name}", lang), *_reach(Path(path)))
         for name, path, kind in found
-        if (path / "config.json").exists()
+        if (Path(path) / "config.json").exists()
     ]
+
+
+POSITION_FIELDS = ("max_position_embeddings", "n_positions", "max_source_positions")  # the longest input, by family
+
+
+def _reach(folder: Path) -> tuple[int | None, tuple[str, ...]]:
+    """(max positions, languages) of a model folder, read from its config.json and its model card's front matter,
+    without loading the model: what choosing a model for a long text needs."""
+    try:
+        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        config = {}
+    positions = next((config[name] for name in POSITION_FIELDS if isinstance(config.get(name), int)), None)
+    return positions, card_languages(folder / "README.md")
+
+
+def card_languages(card: Path) -> tuple[str, ...]:
+    """The `language:` of a Hugging Face model card's YAML front matter ("en", "[zh, en]" or a list of "- en" lines),
+    in order; () when the card or the field is missing."""
+    try:
+        text = card.read_text(encoding="utf-8")
+    except OSError:
+        return ()
+    if not text.startswith("---"):
+        return ()
+    lines = text.split("\n---", 1)[0].splitlines()[1:]
+    for index, line in enumerate(lines):
+        if line.startswith("language:"):
+            value = line.split(":", 1)[1].strip()
+            if value:
+                return tuple(part.strip(" '\"") for part in value.strip("[]").split(",") if part.strip(" '\""))
+            return tuple(item for item in _dash_items(lines[index + 1 :]) if item)
+    return ()
+
+
+def _dash_items(lines: list[str]) -> list[str]:
+    """The "- item" lines that follow a YAML key, up to the next key."""
+    items = []
+    for line in lines:
+        if not line.strip().startswith("- "):
+            break
+        items.append(line.strip()[2:].strip(" '\""))
+    return items
 
 
 def _resolve_source(name_or_path: str, policy: Policy) -> tuple[str, bool]:
@@ -211,7 +257,7 @@ def load_model(
         num_heads=heads or 0,
         device=str(torch_device),
         alignment_heads=[tuple(pair) for pair in (getattr(config, "alignment_heads", None) or [])],
-        max_positions=_count(config, "max_position_embeddings", "n_positions", "max_source_positions"),
+        max_positions=_count(config, *POSITION_FIELDS),
         path=source if is_local else None,
     )
 
