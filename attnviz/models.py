@@ -69,11 +69,14 @@ def catalogue(lang: str = "en") -> list[CatalogueEntry]:
     minilm = _minilm_folder()
     if minilm is not None:
         found.append(("minilm", minilm, "encoder"))
-    return [
-        CatalogueEntry(name, str(path), kind, i18n.t(f"model_description.{name}", lang), *_reach(Path(path)))
-        for name, path, kind in found
-        if (Path(path) / "config.json").exists()
-    ]
+    return [catalogue_entry(name, path, kind, lang) for name, path, kind in found if (path / "config.json").exists()]
+
+
+def catalogue_entry(name: str, path: str | Path, kind: str, lang: str = "en") -> CatalogueEntry:
+    """The catalogue's entry for the model folder `path`: its description in `lang`, and how much and what it reads
+    (its config's positions, its model card's languages), read without loading the model."""
+    description = i18n.t(f"model_description.{name}", lang)
+    return CatalogueEntry(name, str(path), kind, description, *_reach(Path(path)))
 
 
 POSITION_FIELDS = ("max_position_embeddings", "n_positions", "max_source_positions")  # the longest input, by family
