@@ -12,6 +12,7 @@ STRINGS = {
         "most tokens of its language. Off: the chosen model, with truncation.",
         "long_model_note": "This text has {tokens:,} tokens; {chosen} reads at most {limit:,}. It is shown with "
         "{model}, which reads up to {positions:,}.",
+        "long_loading_libraries": "Starting: loading torch, plotly, transformers and the default model…",
         "long_lines_title": "Head lines of a window of tokens",
         "long_lines_from": "Window from token",
         "long_lines_help": "The head lines of {window} tokens at a time: each query of the window with its links to "
@@ -29,6 +30,7 @@ STRINGS = {
         "关闭：仍用所选模型，并截断。",
         "long_model_note": "这段文本有 {tokens:,} 个词元；{chosen} 最多读 {limit:,} 个。这里改用 {model} 显示，"
         "它最多读 {positions:,} 个。",
+        "long_loading_libraries": "正在启动：加载 torch、plotly、transformers 和默认模型…",
         "long_lines_title": "一段词元窗口的头视图连线",
         "long_lines_from": "窗口起始词元",
         "long_lines_help": "一次显示 {window} 个词元的头视图连线：窗口里每个查询与同一窗口里的键之间的连线。",
