@@ -17,16 +17,12 @@ from __future__ import annotations
 
 import os
 import statistics
-import sys
 import tempfile
 import time
 from contextlib import contextmanager
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+from bench_app import REPO  # the repository on the path, offline settings (benchmarks/ is the script's folder)
 
 CHANGE_BUDGET_S = 1.0
 FIRST_FIGURE_BUDGET_S = 10.0

@@ -4,11 +4,9 @@ the axis can show."""
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
-from tests.support.browser import chromium, playwright_missing, streamlit_server, wait_for_app
+from tests.support.browser import chromium, skip_or_fail_without_browser, streamlit_server, wait_for_app
 from tests.support.long_texts import english_text
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -17,11 +15,7 @@ WAIT_MS = 240_000
 
 @pytest.fixture(scope="module")
 def app_url(tmp_path_factory):
-    missing = playwright_missing()
-    if missing:
-        if os.environ.get("CI", "").strip().lower() == "true":
-            pytest.fail(f"The browser tests must run in CI: {missing}.")
-        pytest.skip(missing)
+    skip_or_fail_without_browser()
     with streamlit_server(log_path=tmp_path_factory.mktemp("streamlit") / "server.log") as (url, _):
         yield url
 
