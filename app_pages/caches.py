@@ -20,30 +20,46 @@ def cached_model(name: str, device: str):
 
 
 @st.cache_data(show_spinner=False, max_entries=128)
-def cached_analysis(name: str, device: str, text: str, target: str, mode: str):
+def cached_analysis(name: str, device: str, text: str, target: str, mode: str, truncate: bool = False):
     """The capture of one input, with its provenance (what the app's JSON/NPZ downloads save)."""
     handle = cached_model(name, device)
-    result = model_runs.analyse(handle, text, target, mode)
+    result = model_runs.analyse(handle, text, target, mode, truncate=truncate)
     options = {"mode": mode, "max_new_tokens": model_runs.MAX_NEW_TOKENS if result.steps is not None else None}
+    if truncate:  # recorded when asked: the file says its text may have been cut
+        options["truncate"] = True
     return with_provenance(result, handle, options)
 
 
 @st.cache_resource(show_spinner=False, max_entries=2)  # shared, not copied: it holds every layer's queries and keys
-def cached_lazy_analysis(name: str, device: str, text: str, target: str, mode: str):
-    return model_runs.analyse(cached_model(name, device), text, target, mode, lazy=True)
+def cached_lazy_analysis(name: str, device: str, text: str, target: str, mode: str, truncate: bool = False):
+    return model_runs.analyse(cached_model(name, device), text, target, mode, lazy=True, truncate=truncate)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def cached_lazy_statistics(name: str, device: str, text: str, target: str, mode: str, kind: str):
-    return cached_lazy_analysis(name, device, text, target, mode).head_statistics(kind)
+def cached_lazy_statistics(name: str, device: str, text: str, target: str, mode: str, truncate: bool, kind: str):
+    return cached_lazy_analysis(name, device, text, target, mode, truncate).head_statistics(kind)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def cached_pooled(
-    name: str, device: str, text: str, target: str, mode: str, kind: str, layer: int, head: int, weighted: bool = False
+    name: str,
+    device: str,
+    text: str,
+    target: str,
+    mode: str,
+    truncate: bool,
+    kind: str,
+    layer: int,
+    head: int,
+    weighted: bool = False,
 ):
-    lazy = cached_lazy_analysis(name, device, text, target, mode)
+    lazy = cached_lazy_analysis(name, device, text, target, mode, truncate)
     return lazy.downsampled(kind, layer, head, max_tokens=selection.LONG_BINS, value_weighted=weighted)
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def cached_source_tokens(name: str, device: str, text: str) -> int:
+    return model_runs.source_tokens(cached_model(name, device), text)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -59,15 +75,17 @@ def catalogue_entries(lang: str):
 _loaded: set[tuple[str, str]] = set()  # (model, device) pairs this process has loaded
 
 
-def model(view: ViewState):
-    """The view's model, loaded once per process; raises AttnvizError with a sentence when it cannot be."""
-    refusal = model_runs.model_refusal(view.model, [entry.name for entry in catalogue_entries(view.lang)])
+def model(view: ViewState, name: str | None = None):
+    """The view's model (or the model `name`), loaded once per process; raises AttnvizError with a sentence when it
+    cannot be."""
+    name = name or view.model
+    refusal = model_runs.model_refusal(name, [entry.name for entry in catalogue_entries(view.lang)])
     if refusal:
         raise refusal
-    key = (view.model, view.device)
+    key = (name, view.device)
     waiting = st.empty()
     try:
-        with waiting.container(), st.spinner(i18n.t("loading_model", view.lang, model=view.model), show_time=True):
+        with waiting.container(), st.spinner(i18n.t("loading_model", view.lang, model=name), show_time=True):
             if key not in _loaded:  # an empty chart: the browser fetches its chart library while the model loads
                 st.plotly_chart(_loading_figure(), key="chart_loading", config={"staticPlot": True})
             handle = cached_model(*key)
@@ -89,32 +107,43 @@ def forced_target(view: ViewState) -> str:
     return view.target if view.mode == "pair" else ""
 
 
-def analysis(view: ViewState):
-    """(model handle, capture) of the view's text, computed once per input: an AttentionCapture, or for a long text a
-    LazyCapture (`model_runs.analysis_mode`) that computes the heads a page shows. While a saved capture is open
+def analysis(view: ViewState, name: str | None = None):
+    """(model handle, capture) of the view's text with the view's model (or the model `name`), computed once per
+    input: an AttentionCapture, or for a long text a LazyCapture (`model_runs.analysis_mode`) that computes the heads
+    a page shows; truncated to the model's positions when the view says so. While a saved capture is open
     (`opened`), that capture, and what it tells of its model, without loading the model."""
     shown = opened.current(view)
     if shown is not None:
         return shown.model, shown.capture
-    handle = model(view)
+    name = name or view.model
+    handle = model(view, name)
     target = forced_target(view)
-    lazy = model_runs.analysis_mode(handle, view.text, target, view.mode) == "lazy"
+    lazy = model_runs.analysis_mode(handle, view.text, target, view.mode, truncate=view.truncate) == "lazy"
     with st.spinner(i18n.t("analysing_long" if lazy else "analysing", view.lang), show_time=True):
         cached = cached_lazy_analysis if lazy else cached_analysis
-        result = cached(view.model, view.device, view.text, target, view.mode)
+        result = cached(name, view.device, view.text, target, view.mode, view.truncate)
     return handle, result
 
 
-def lazy_statistics(view: ViewState, kind: str) -> dict:
+def lazy_statistics(view: ViewState, kind: str, name: str | None = None) -> dict:
     """The head statistics of a long text's map, streamed tile by tile once per input."""
     target = forced_target(view)
     with st.spinner(i18n.t("computing_statistics", view.lang), show_time=True):
-        return cached_lazy_statistics(view.model, view.device, view.text, target, view.mode, kind)
+        return cached_lazy_statistics(
+            name or view.model, view.device, view.text, target, view.mode, view.truncate, kind
+        )
 
 
-def pooled(view: ViewState, kind: str, layer: int, head: int):
+def pooled(view: ViewState, kind: str, layer: int, head: int, name: str | None = None):
     """One head of a long text's map, pooled whole (every cell computed, tile by tile, none kept), once per input."""
     target = forced_target(view)
     with st.spinner(i18n.t("pooling", view.lang), show_time=True):
         weighted = view.weighting == "value-norm"
-        return cached_pooled(view.model, view.device, view.text, target, view.mode, kind, layer, head, weighted)
+        return cached_pooled(
+            name or view.model, view.device, view.text, target, view.mode, view.truncate, kind, layer, head, weighted
+        )
+
+
+def source_tokens(view: ViewState, name: str | None = None) -> int:
+    """How many tokens the model (the view's, or `name`) makes of the view's text, before any truncation."""
+    return cached_source_tokens(name or view.model, view.device, view.text)

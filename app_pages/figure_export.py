@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 
 import streamlit as st
 
@@ -139,16 +140,18 @@ def shown_figures(
     charts: Sequence[tuple[str, str, str]],
     capture: AttentionCapture | None = None,
     options: selection.ViewOptions | None = None,
+    model: str | None = None,
 ) -> None:
     """Figures of one view side by side, one column each: (figure name, file name, key) per chart, drawn from
-    `capture` with `options`."""
+    `capture` with `options` by `model` (default: the view's)."""
     aggregation = selection.aggregation_of(options, shown.amap.kind) if options else None
     heads = selection.file_heads(shown.selection, aggregation) if aggregation else {}
     weighted = options is not None and options.weighting != "weights"
     for column, (name, file_name, key) in zip(st.columns(len(charts)), charts):
         file_name = f"{file_name}-value-norm" if weighted else file_name  # a file says what its numbers are
         with column:
-            figure(shown.figures[name], file_name, key, view, Source(capture, options, heads), model=view.model)
+            source = Source(capture, options, heads)
+            figure(shown.figures[name], file_name, key, view, source, model=model or view.model)
 
 
 def figure_downloads(
@@ -158,16 +161,19 @@ def figure_downloads(
     disabled, and the page says why), or None."""
     from attnviz import export
 
-    drawn = selection.as_file(fig, model)
+    title = selection.exported_title(fig.layout.title.text or "", model)
+    width, height = selection.export_size(title, fig.layout.width, fig.layout.height)
+    own_size = SimpleNamespace(layout=SimpleNamespace(width=width, height=height))  # all resolve_size reads
     text = view.text if model else None  # a figure of the page's input names it; the explainer's figures do not
     refusal = None
     try:
-        export.resolve_size(drawn, **size.options())
+        export.resolve_size(own_size, **size.options())
     except AttnvizError as error:
         refusal = error
     downloads = [
         Download(fmt, export.figure_filename(name, fmt, model=model, text=text, **source.heads),
-                 figure_maker(drawn, fmt, name, source, size.options()), disabled=refusal is not None)
+                 figure_maker(lambda: selection.as_file(fig, model), fmt, name, source, size.options()),
+                 disabled=refusal is not None)
         for fmt in FIGURE_FORMATS
     ]  # fmt: skip
     if source.capture is None:
@@ -182,14 +188,16 @@ def figure_downloads(
 
 def figure_maker(drawn, fmt: str, name: str, source: Source, size: dict) -> Callable[[], bytes]:
     """The bytes of one figure file at `size` (`DownloadSize.options`), made only when its button is clicked (a
-    static image takes a render), with the provenance of the capture it shows, the view's options and the time."""
+    static image takes a render), with the provenance of the capture it shows, the view's options and the time.
+    `drawn`: the figure as a file shows it (`selection.as_file`), or a function that makes it then."""
     from attnviz import export
     from attnviz.provenance import view_provenance
 
     def make() -> bytes:
         options = dataclasses.asdict(source.options) if source.options else {}
         provenance = view_provenance(_provenance(source.capture), name, {**options, "export": size})
-        return export.figure_bytes(drawn, fmt, provenance=provenance, **size)
+        figure = drawn() if callable(drawn) else drawn
+        return export.figure_bytes(figure, fmt, provenance=provenance, **size)
 
     return make
 

@@ -2,12 +2,17 @@
 
 import streamlit as st
 
-from app_pages import figure_export, navigation, opened, session
-from app_pages.sidebar import sidebar
+from attnviz import i18n
 
 st.set_page_config(page_title="attnviz", page_icon=":material/hub:", layout="wide")
 st.set_option("client.toolbarMode", "viewer")  # no developer menu or Deploy button for the people using the app
 st.set_option("client.showErrorDetails", "none")  # errors are sentences on the page; a traceback never is
+
+# The page is drawn before the pages' modules import (torch, plotly, transformers: seconds, the first time in a
+# process), with a spinner saying what is loading.
+with st.spinner(i18n.t("long_loading_libraries", st.query_params.get("lang", "en")), show_time=True):
+    from app_pages import figure_export, navigation, opened, session
+    from app_pages.sidebar import sidebar
 
 view = session.state()
 t = session.tr(view)

@@ -49,31 +49,48 @@ def use_interactive_threads(environ: Mapping[str, str] | None = None) -> int:
     return threads
 
 
-def analysis_mode(handle, text: str, target: str, mode: str, environ: Mapping[str, str] | None = None) -> str:
+def source_tokens(handle, text: str) -> int:
+    """How many tokens the model's tokenizer makes of `text`, special tokens included (none for an empty text)."""
+    return len(handle.tokenizer(text)["input_ids"]) if text.strip() else 0
+
+
+def analysis_mode(
+    handle, text: str, target: str, mode: str, environ: Mapping[str, str] | None = None, truncate: bool = False
+) -> str:
     """How a page captures this input: "full" keeps every weight; "lazy" (`attnviz.attention.ondemand`) keeps each layer's
-    queries and keys and computes the heads a page shows, for texts of ATTNVIZ_LAZY_FROM_TOKENS tokens or more, or
-    whose whole map would not fit in the memory budget. A translation model's generation records every step in full;
-    a long prompt for a decoder-only model is read, not continued."""
-    from attnviz import memory
+    queries and keys and computes the heads a page shows, for texts longer than a page draws whole and readably
+    (`selection.long_view`), of ATTNVIZ_LAZY_FROM_TOKENS tokens or more, or whose whole map would not fit in the
+    memory budget. `truncate`: the text is cut to the model's positions first. A translation model's generation
+    records every step in full; a long prompt for a decoder-only model is read, not continued."""
+    from attnviz import memory, selection
 
     if mode == "generate" and handle.is_seq2seq:
         return "full"
-    n_source = len(handle.tokenizer(text)["input_ids"]) if text.strip() else 0
+    n_source = source_tokens(handle, text)
+    if truncate and handle.max_positions:
+        n_source = min(n_source, handle.max_positions)
     n_target = len(handle.tokenizer(text_target=target)["input_ids"]) if handle.is_seq2seq and target.strip() else 0
-    if n_source >= settings.current(environ).lazy_from_tokens:
+    if n_source >= settings.current(environ).lazy_from_tokens or selection.long_view(n_source):
         return "lazy"
     full = memory.estimate_bytes(handle, n_source, n_target + bool(n_target), "full")  # + the decoder's start token
     return "lazy" if full > memory.budget_bytes() else "full"
 
 
 def analyse(
-    handle, text: str, target: str, mode: str, max_new_tokens: int = MAX_NEW_TOKENS, lazy: bool = False
+    handle,
+    text: str,
+    target: str,
+    mode: str,
+    max_new_tokens: int = MAX_NEW_TOKENS,
+    lazy: bool = False,
+    truncate: bool = False,
 ) -> AttentionCapture | LazyCapture:
     """The capture a page shows: the model writes the target (mode "generate") or reads the given pair ("pair").
 
     Encoder-only models read the text; decoder-only models continue it when generating. `lazy` (see
     `analysis_mode`): a LazyCapture, which computes the layers and heads a page asks for (a decoder-only model then
-    reads the text without continuing it).
+    reads the text without continuing it). `truncate`: a text longer than the model's positions keeps its first
+    tokens (recorded in the capture's provenance) instead of being refused.
     """
     from attnviz.attention.capture import capture
     from attnviz.attention.generation import generate
@@ -81,13 +98,17 @@ def analyse(
 
     if mode not in MODES:
         raise InputError("mode_unknown", mode=mode, modes=", ".join(MODES))
-    read = capture_lazy if lazy else capture
+    chosen = capture_lazy if lazy else capture
+
+    def read(*texts):
+        return chosen(handle, *texts, truncate=truncate)
+
     if handle.kind == "encoder":
-        return read(handle, text)
+        return read(text)
     if mode == "generate" and not (lazy and handle.kind == "decoder"):
-        return generate(handle, text, max_new_tokens=max_new_tokens)
+        return generate(handle, text, max_new_tokens=max_new_tokens, truncate=truncate)
     if handle.kind == "decoder":
-        return read(handle, text)
+        return read(text)
     if not target or not target.strip():
         raise InputError("target_empty")
-    return read(handle, text, target)
+    return read(text, target)

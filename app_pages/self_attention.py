@@ -2,53 +2,10 @@
 
 import streamlit as st
 
-from app_pages import caches, controls, figure_export, session, truth_notes
+from app_pages import caches, controls, figure_export, long_text, session, truth_notes
 from app_pages.page_errors import shown_errors
-from app_pages.state import ViewState, view_options
-from attnviz import analysis, figures, selection
-
-
-def long_map(view: ViewState, lazy, kind: str) -> None:
-    """One head of a long text's map: pooled whole (every cell computed, tile by tile, none kept), and one block of
-    it exact, chosen by its first query row and first key; the browser receives only these two."""
-    t = session.tr(view)
-    layers, heads, queries, keys = lazy.shape(kind)
-    layer, head = min(view.layer, layers - 1), min(view.head, heads - 1)
-    window, bins = selection.LONG_WINDOW, selection.LONG_BINS
-    st.info(t("long_note", tokens=max(queries, keys), window=window, bins=bins), icon=":material/info:")
-    stack = lazy.stack(kind)
-    if kind == "self" and view.mode == "generate" and stack.causal:
-        st.caption(t("long_not_continued"))
-    pooled = caches.pooled(view, kind, layer, head)
-    pooled_figure = figures.pooled_heatmap(
-        pooled,
-        stack.query_tokens,
-        stack.key_tokens,
-        kind=kind,
-        layer=layer,
-        head=head,
-        style=figures.FigureStyle(lang=view.lang, labels=selection.weighting_labels(view.weighting, view.lang)),
-    )
-    figure_export.figure(pooled_figure, "long-heatmap-pooled", "long_pooled", view, model=view.model)
-    st.subheader(t("long_block_title"))
-    starts = st.columns(2)
-    row = starts[0].number_input(t("long_first_row"), 0, queries - 1, 0, step=window // 2, key="w_long_row")
-    key = starts[1].number_input(t("long_first_key"), 0, keys - 1, 0, step=window // 2, key="w_long_key")
-    rows, columns = selection.token_window(queries, int(row)), selection.token_window(keys, int(key))
-    if view.weighting == "weights":
-        block = lazy.map(kind, layers=layer, heads=head, queries=rows, keys=columns)  # (1, 1, rows, columns), exact
-    else:  # each row is scaled by its total over every key, so the block's rows need all their keys first
-        whole_rows = lazy.map(kind, layers=layer, heads=head, queries=rows)  # (1, 1, rows, keys)
-        block = analysis.crop(selection.weighted(whole_rows, view.weighting), keys=columns)
-    spans = {"rows": f"{rows[0]}–{rows[1] - 1}", "keys": f"{columns[0]}–{columns[1] - 1}"}
-    title = t("long_block_figure", layer=layer, head=head, **spans)
-    labels = selection.weighting_labels(view.weighting, view.lang)
-    block_style = figures.FigureStyle(lang=view.lang, title=title, labels=labels)
-    block_figure = figures.heatmap(block, value_bar=view.weighting == "value-norm", style=block_style)
-    figure_export.figure(
-        block_figure, "long-heatmap-block", "long_block", view, figure_export.Source(block), model=view.model
-    )
-
+from app_pages.state import view_options
+from attnviz import selection
 
 view = session.state()
 t = session.tr(view)
@@ -60,8 +17,11 @@ session.bound(st.text_input, "text", t("source_text"), placeholder=t("source_pla
 
 truth_notes.language_check(view)
 with shown_errors(view):
-    handle, result = caches.analysis(view)
+    model = long_text.page_model(view)  # a text longer than the chosen model reads: the longest reader of its language
+    tokens = long_text.truncate_choice(view, model)
+    handle, result = caches.analysis(view, model)
     truth_notes.caveat_notes(view, result)
+    long_text.truncation_note(view, result, tokens)
     columns = st.columns([2, 2, 1, 1, 2, 2])
     if handle.is_seq2seq:
         stacks = {"options": selection.STACKS, "format_func": lambda s: t(f"stack_{s}"), "horizontal": True}
@@ -81,16 +41,16 @@ with shown_errors(view):
     if kind == "decoder":
         st.markdown(t("decoder_text", target=result.target_text))
     if long:
-        long_map(view, result, kind)
+        long_text.long_map(view, result, kind, model)
     else:
         options = view_options(view, kind, view.self_view)
         shown = selection.show(result, options, handle.alignment_heads, ("heatmap", "lines", "grid"))
         if shown.amap.causal:
             st.caption(t("causal_note"))
         charts = [("heatmap", "self-heatmap", "self_heatmap"), ("lines", "head-lines", "self_lines")]
-        figure_export.shown_figures(view, shown, charts, result, options)
+        figure_export.shown_figures(view, shown, charts, result, options, model=model)
         st.subheader(t("grid_title"))
         st.caption(t("grid_intro"))
         grid = shown.figures["grid"]
         source = figure_export.Source(result, options)
-        figure_export.figure(grid, "layer-head-grid", "self_grid", view, source, model=view.model)
+        figure_export.figure(grid, "layer-head-grid", "self_grid", view, source, model=model)

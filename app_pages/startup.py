@@ -11,23 +11,41 @@ log = logging.getLogger("attnviz.app")
 
 
 def warm_up() -> None:
-    """Import torch and transformers and load the default model into the app's model cache.
+    """Import torch and transformers, load the default model into the app's model cache, and compute the default
+    view's capture and figures once.
 
     It runs beside the server's start and the first browser's page load; a session that needs the model meanwhile
-    waits for this same load (the cache computes each model once). A failure is only logged: the page that needs the
-    model then says what went wrong.
+    waits for this same load (the cache computes each model once), and the first page then finds the default text's
+    capture in the result cache and figure code already warm (plotly's template and validators load on first use).
+    A failure is only logged: the page that needs the model then says what went wrong.
     """
     gc.disable()  # imports make millions of objects and no cycles worth collecting: a third faster without the GC
     try:
         from app_pages import caches
-        from app_pages.state import DEFAULT_MODEL
+        from app_pages.state import ViewState
 
-        caches.cached_model(DEFAULT_MODEL, "auto")
+        default = ViewState()  # what a first visitor opens
+        handle = caches.cached_model(default.model, default.device)
+        default_figures(caches, handle, default)
     except Exception:  # shown on the page when a session asks for the model
         log.warning("could not load the default model at start-up", exc_info=True)
     finally:
         gc.freeze()  # what start-up made lives as long as the server: later collections need not scan it again
         gc.enable()
+
+
+def default_figures(caches, handle, view) -> None:
+    """The default `view` (Translate & align of the default text), computed as its page computes it: the capture
+    lands in the page's result cache; the figures are made once and dropped."""
+    from app_pages.state import view_options
+    from attnviz import selection
+
+    target = caches.forced_target(view)
+    result = caches.cached_analysis(view.model, view.device, view.text, target, view.mode, view.truncate)
+    options = view_options(view, "cross", view.view)
+    shown = selection.show(result, options, handle.alignment_heads, ("alignment", "heatmap"))
+    for fig in shown.figures.values():
+        fig.to_json()  # what the page sends: plotly's JSON encoder loads on first use
 
 
 @asynccontextmanager

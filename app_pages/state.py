@@ -41,6 +41,11 @@ class ViewState:
     kind: str = "cross"  # Heads page: which map's heads
     stat: str = "entropy"  # Heads page: the statistic of the layer × head heatmap
     weighting: str = "weights"  # the attention pages: weights, or weighted by value norm (selection.WEIGHTINGS)
+    truncate: bool = True  # a text longer than the model reads keeps its first tokens (the page says what was cut)
+    long_model: bool = (
+        True  # Self-attention: a text the model cannot read whole opens on the catalogue's longest reader
+    )
+    lines_from: int = 0  # Self-attention, long text: the first token of the head-lines window
     q: str = ""  # How attention works: the edited Q as "1,2;2,1;0,1" (rows split by ";"); empty = the seed's numbers
     k: str = ""
     v: str = ""

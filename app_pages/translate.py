@@ -4,7 +4,7 @@ from dataclasses import replace
 
 import streamlit as st
 
-from app_pages import caches, controls, figure_export, session, truth_notes
+from app_pages import caches, controls, figure_export, long_text, session, truth_notes
 from app_pages.model_runs import MODES
 from app_pages.page_errors import shown_errors
 from app_pages.state import view_options
@@ -26,8 +26,10 @@ with right:
 
 truth_notes.language_check(view)
 with shown_errors(view):
+    tokens = long_text.truncate_choice(view)
     handle, result = caches.analysis(view)
     truth_notes.caveat_notes(view, result)
+    long_text.truncation_note(view, result, tokens)
     result = selection.whole_capture(result, ["cross"])  # a long source: its cross map is still small (target rows)
     if "cross" not in result.maps:
         st.info(t("no_cross", model=view.model), icon=":material/info:")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import socket
 import threading
@@ -27,6 +28,7 @@ class CatalogueEntry:
     path: str  # a local folder
     kind: str
     description: str  # in the language the catalogue was asked for
+    max_positions: int | None = None  # longest input it reads (its config), None when unbounded or not said
     languages: tuple[str, ...] = ()  # ISO 639-1 codes of the text it reads (its source side); () = not declared
 
 
@@ -56,10 +58,6 @@ def _minilm_folder() -> Path | None:
     return folder if (folder / "config.json").exists() else None
 
 
-# What each named model reads (attnviz.language checks a text against it before a capture).
-READS = {"demo-zh-en": ("zh",), "demo-en-zh": ("en",), "minilm": ("en",)}
-
-
 def catalogue(lang: str = "en") -> list[CatalogueEntry]:
     """Named models available offline: the embedded demo translators, and MiniLM when its package is installed.
 
@@ -71,11 +69,60 @@ def catalogue(lang: str = "en") -> list[CatalogueEntry]:
     minilm = _minilm_folder()
     if minilm is not None:
         found.append(("minilm", minilm, "encoder"))
-    return [
-        CatalogueEntry(name, str(path), kind, i18n.t(f"model_description.{name}", lang), READS.get(name, ()))
-        for name, path, kind in found
-        if (path / "config.json").exists()
-    ]
+    return [catalogue_entry(name, path, kind, lang) for name, path, kind in found if (path / "config.json").exists()]
+
+
+def catalogue_entry(name: str, path: str | Path, kind: str, lang: str = "en") -> CatalogueEntry:
+    """The catalogue's entry for the model folder `path`: its description in `lang`, and how much and what it reads
+    (its config's positions; the languages of its source side: its model card's `language:`, a translator's first
+    only), read without loading the model. attnviz.language checks a text against them before a capture."""
+    description = i18n.t(f"model_description.{name}", lang)
+    positions, card = _reach(Path(path))
+    read = card[:1] if kind == "encoder-decoder" else card
+    return CatalogueEntry(name, str(path), kind, description, positions, read)
+
+
+POSITION_FIELDS = ("max_position_embeddings", "n_positions", "max_source_positions")  # the longest input, by family
+
+
+def _reach(folder: Path) -> tuple[int | None, tuple[str, ...]]:
+    """(max positions, languages) of a model folder, read from its config.json and its model card's front matter,
+    without loading the model: what choosing a model for a long text needs."""
+    try:
+        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        config = {}
+    positions = next((config[name] for name in POSITION_FIELDS if isinstance(config.get(name), int)), None)
+    return positions, card_languages(folder / "README.md")
+
+
+def card_languages(card: Path) -> tuple[str, ...]:
+    """The `language:` of a Hugging Face model card's YAML front matter ("en", "[zh, en]" or a list of "- en" lines),
+    in order; () when the card or the field is missing."""
+    try:
+        text = card.read_text(encoding="utf-8")
+    except OSError:
+        return ()
+    if not text.startswith("---"):
+        return ()
+    lines = text.split("\n---", 1)[0].splitlines()[1:]
+    for index, line in enumerate(lines):
+        if line.startswith("language:"):
+            value = line.split(":", 1)[1].strip()
+            if value:
+                return tuple(part.strip(" '\"") for part in value.strip("[]").split(",") if part.strip(" '\""))
+            return tuple(item for item in _dash_items(lines[index + 1 :]) if item)
+    return ()
+
+
+def _dash_items(lines: list[str]) -> list[str]:
+    """The "- item" lines that follow a YAML key, up to the next key."""
+    items = []
+    for line in lines:
+        if not line.strip().startswith("- "):
+            break
+        items.append(line.strip()[2:].strip(" '\""))
+    return items
 
 
 def _resolve_source(name_or_path: str, policy: Policy) -> tuple[str, bool]:
@@ -220,7 +267,7 @@ def load_model(
         num_heads=heads or 0,
         device=str(torch_device),
         alignment_heads=[tuple(pair) for pair in (getattr(config, "alignment_heads", None) or [])],
-        max_positions=_count(config, "max_position_embeddings", "n_positions", "max_source_positions"),
+        max_positions=_count(config, *POSITION_FIELDS),
         path=source if is_local else None,
     )
 

@@ -44,6 +44,7 @@ WEIGHTINGS = ("weights", "value-norm")
 STACKS = ("encoder", "decoder")  # which self-attention of an encoder-decoder model the Self-attention page shows
 LONG_WINDOW = 128  # tokens of a long map shown exactly at once (rows and columns of one block)
 LONG_BINS = 256  # bins per side of a long map's pooled overview
+LINES_WINDOW = 40  # tokens of a long map's head-lines view at once: one readable row each
 ALIGNMENT_WORD_KEYS = tuple(selection_words.STRINGS["en"])  # the phrases that name an alignment selection
 Pairs = Sequence[tuple[int, int]]  # (layer, head) pairs, such as a model's trained alignment heads
 Names = Sequence[str]  # figure names, from FIGURES
@@ -108,6 +109,14 @@ def whole_capture(result: AttentionResult, kinds: Sequence[str]) -> AttentionCap
         return result
     maps = {kind: result.map(kind) for kind in kinds if kind in result.kinds}
     return AttentionCapture(result.model, result.device, maps, result.source_text, result.target_text)
+
+
+def long_view(tokens: int) -> bool:
+    """Whether a map of `tokens` tokens a side is shown as a long text: one head, pooled whole, with an exact block
+    and a window of head lines. Up to one exact block (LONG_WINDOW tokens) every figure draws each token on its own
+    readable row (the head lines keep 18 px or more a row within their 2,400 px); beyond it labels run into each
+    other, the head lines stop being readable and each control change redraws figures of n² cells."""
+    return tokens > LONG_WINDOW
 
 
 def token_window(size: int, start: int, length: int | None = None) -> tuple[int, int]:

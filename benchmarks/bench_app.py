@@ -8,8 +8,11 @@
    `streamlit run app.py`; the clock runs from the server process start until the default page shows both figures
    with the source words drawn and no script running.
 
-    python benchmarks/bench_app.py                 # both, 7 edits, 3 cold starts
-    python benchmarks/bench_app.py --edits 15 --starts 5
+3. Long texts on Self-attention (benchmarks/bench_long.py): every control change ≤ 1 s warm at 512 tokens on
+   MiniLM and at 4,000 tokens on the long-context decoder; the first figure of a 4,000-token text ≤ 10 s.
+
+    python benchmarks/bench_app.py                 # all three, 7 edits, 3 cold starts
+    python benchmarks/bench_app.py --edits 15 --starts 5 --no-long
 
 Prints the results and writes benchmarks/RESULTS-app.md.
 """
@@ -218,12 +221,17 @@ def main() -> None:
     parser.add_argument("--edits", type=int, default=7, help="16-token edits to time")
     parser.add_argument("--starts", type=int, default=3, help="cold server starts to time")
     parser.add_argument("--no-browser", action="store_true", help="skip the first-draw measurement")
+    parser.add_argument("--no-long", action="store_true", help="skip the long-text measurements")
     args = parser.parse_args()
     before = os.getloadavg()[0]
     rerun = warm_rerun(args.model, args.edits)
     draw = {"skipped": "--no-browser"} if args.no_browser else first_draw(args.model, args.starts)
     costs = cold_costs(args.model)
     text = report(args.model, rerun, draw, (before, os.getloadavg()[0]), costs)
+    if not args.no_long:
+        import bench_long
+
+        text += "\n" + "\n".join(bench_long.report_lines(bench_long.main()))
     print(text)
     RESULTS.write_text(text, encoding="utf-8")
     print(f"written to {RESULTS.relative_to(REPO)}")

@@ -19,7 +19,7 @@ from attnviz.tokens import special_ids, tokens_for_ids
 from attnviz.types import AttentionCapture, AttentionMap, GenerationStep, Token, map_specs
 
 
-def generate(handle: ModelHandle, text: str, max_new_tokens: int = 32) -> AttentionCapture:
+def generate(handle: ModelHandle, text: str, max_new_tokens: int = 32, truncate: bool = False) -> AttentionCapture:
     """Let the model write (greedy decoding) and record, for every generated token, what it attended to.
 
     Encoder-decoder models: `steps[i]` holds the decoder self-attention and cross-attention of the step that produced
@@ -27,6 +27,7 @@ def generate(handle: ModelHandle, text: str, max_new_tokens: int = 32) -> Attent
     Decoder-only models: `steps[i]` holds the self-attention over the prompt and the previous tokens; the "self" map
     covers the prompt and all generated tokens but the last (the last one was never read back by the model).
     The capture's provenance has the text given and the text written as its source and target texts.
+    A text longer than the model reads is refused, unless `truncate=True` keeps its first tokens.
     """
     text = check_text_length(check_text(text))
     if handle.kind == "encoder":
@@ -40,7 +41,7 @@ def generate(handle: ModelHandle, text: str, max_new_tokens: int = 32) -> Attent
     read = usage.reading(handle, text)  # language codes, a task prefix: what the model is given besides the text
     text = read.text
     with usage.applied(tokenizer, read):
-        source = encode(tokenizer, text, limit=limit, model_name=handle.name)
+        source = encode(tokenizer, text, limit=limit, truncate=truncate, model_name=handle.name)
     written = 0 if handle.is_seq2seq else max_new_tokens  # decoder-only: the prompt and what is written share a stack
     check_budget(handle, len(source.ids) + written, max_new_tokens if handle.is_seq2seq else 0, mode="full")
     input_ids = torch.tensor([source.ids], device=model.device)
@@ -66,6 +67,8 @@ def generate(handle: ModelHandle, text: str, max_new_tokens: int = 32) -> Attent
         written = _decoder_generation(handle, text, source, generated, recorder, roles)
     written = replace(written, steps=scored_steps(tokenizer, written.steps, generated, output.logits))
     options = {"mode": "generate", "max_new_tokens": max_new_tokens}
+    if truncate:  # recorded when asked: a file says that its text was cut
+        options["truncate"] = True
     return replace(written, provenance=build_provenance(handle, text, written.target_text, options | read.options()))
 
 
@@ -80,8 +83,10 @@ def scored_steps(
     scored = []
     for step, token_id, step_logits in zip(steps, ids, logits):
         probabilities = torch.softmax(step_logits[0].float(), dim=-1)  # (vocab,)
-        values, ids = probabilities.topk(min(top, probabilities.shape[-1]))
-        alternatives = tuple((_piece_text(tokenizer, int(i)), float(v)) for v, i in zip(values.tolist(), ids.tolist()))
+        values, top_ids = probabilities.topk(min(top, probabilities.shape[-1]))
+        alternatives = tuple(
+            (_piece_text(tokenizer, int(i)), float(v)) for v, i in zip(values.tolist(), top_ids.tolist())
+        )
         chosen = float(probabilities[token_id].item())
         scored.append(replace(step, probability=chosen, alternatives=alternatives))
     return scored

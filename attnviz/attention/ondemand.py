@@ -235,15 +235,42 @@ class LazyCapture:
         head_idx = analysis.indices(head, inputs.heads, "head")
         queries, keys = inputs.queries, inputs.keys
         query_factor, key_factor = max(1, -(-queries // max_tokens)), max(1, -(-keys // max_tokens))
+        factors = (query_factor, key_factor)
+        spans = tiles.spans(0, queries, tiles.tile_rows(keys, multiple=query_factor))
+        if pool == "max":  # pooled where the tile is computed, never copied out whole
+            shape = (queries, keys)
+            parts = [_max_pooled(inputs.probabilities(head_idx, *span)[0], span, factors, shape, stack.causal)
+                     for span in spans]  # fmt: skip
+            return Pooled(np.concatenate(parts), query_factor, key_factor, pool)
         masked = analysis.mask_of(queries, keys, stack.causal)  # (queries, keys) bool
         parts = []
-        for first, last in tiles.spans(0, queries, tiles.tile_rows(keys, multiple=query_factor)):
+        for first, last in spans:
             tile = inputs.probabilities(head_idx, first, last)[0].cpu().numpy()  # (rows, keys)
             if value_weighted:
                 tile = analysis.weigh_rows(tile, stack.value_norms[index, head_idx[0]])
             tile = np.where(masked[first:last], np.nan, tile)
             parts.append(analysis.downsample(tile, query_factor, key_factor, pool))
         return Pooled(np.concatenate(parts), query_factor, key_factor, pool)
+
+
+def _max_pooled(
+    tile, rows: tuple[int, int], factors: tuple[int, int], shape: tuple[int, int], causal: bool
+) -> np.ndarray:
+    """`analysis.downsample(…, "max")` of one tile of probabilities (rows, keys) whose masked cells are NaN, computed
+    on the tile as the model's device holds it: masked cells are exactly 0 and every weight is ≥ 0, so a block's
+    largest cell is its largest unmasked one; a block with no unmasked cell is NaN (a causal map's blocks wholly
+    above its diagonal, `analysis.mask_of`). `rows`: the tile's query rows; `shape`: the whole map's (queries, keys)."""
+    import torch
+
+    query_factor, key_factor = factors
+    pooled = torch.nn.functional.max_pool2d(tile[None, None], factors, ceil_mode=True)[0, 0]  # (row bins, key bins)
+    pooled = pooled.cpu().numpy().astype(np.float32)
+    if causal:
+        (first, last), (queries, keys) = rows, shape
+        block_last = np.minimum(np.arange(first, last, query_factor) + query_factor, last) - 1  # (row bins,)
+        key_first = np.arange(0, keys, key_factor)  # (key bins,)
+        pooled[key_first[None, :] > block_last[:, None] + (keys - queries)] = np.nan  # every key of the block masked
+    return pooled
 
 
 # ----------------------------------------------------------------------------------------------------------------------

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import tempfile
 import unicodedata
+from collections.abc import Iterator
 from pathlib import Path
 
 from attnviz.errors import InputError, Phrase
@@ -56,16 +58,28 @@ def safe_filename(text: str, suffix: str = "", *, default: str = "attnviz", max_
 def _name_words(text: str, max_words: int, max_chars: int) -> str:
     """The first words of a text for a file name: letters, digits, marks and emoji, words joined by "-" (punctuation
     and spaces separate words; a Chinese sentence without spaces is one word until its punctuation). Whole words
-    while they fit in `max_chars` characters; a first word longer than that is cut."""
-    kept = "".join(c if unicodedata.category(c)[0] in "LMN" or unicodedata.category(c) == "So" or c == "\u200d"
-                   else " " for c in text)  # fmt: skip
-    words = kept.split()[:max_words]
+    while they fit in `max_chars` characters; a first word longer than that is cut. Reads only as far as the words
+    it needs (a long text's name costs what a short one's does)."""
+    words = list(itertools.islice(_words(text), max_words))
     name = words[0][:max_chars] if words else ""
     for word in words[1:]:
         if len(name) + 1 + len(word) > max_chars:
             break
         name = f"{name}-{word}"
     return name
+
+
+def _words(text: str) -> Iterator[str]:
+    """The words of `text`, in order, read lazily: runs of letters, digits, marks, emoji and zero-width joiners."""
+    word: list[str] = []
+    for c in text:
+        if unicodedata.category(c)[0] in "LMN" or unicodedata.category(c) == "So" or c == "\u200d":
+            word.append(c)
+        elif word:
+            yield "".join(word)
+            word = []
+    if word:
+        yield "".join(word)
 
 
 def _model_part(model: str) -> str:

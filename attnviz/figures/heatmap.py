@@ -39,6 +39,15 @@ def _label_px(label: str) -> float:
     return sum(12.0 if unicodedata.east_asian_width(c) in "WF" else 7.0 for c in shown)
 
 
+LABEL_ROOM_PX = 20  # along its axis, a 12 px label (its box is ~16 px tall; slanted, ~17 px wide) reads clear
+PLOT_MARGIN_PX = (250, 160)  # figure width and height the margins, colour bar and titles take from the plot
+
+
+def readable_labels(plot_px: float, wanted: int) -> int:
+    """How many tick labels fit `plot_px` px of axis readably: at most `wanted`, at least one."""
+    return max(1, min(wanted, int(plot_px // LABEL_ROOM_PX)))
+
+
 def masked_outline(values: np.ndarray, text: Mapping[str, str]) -> go.Scatter:
     """The masked (NaN) cells of a heatmap as one invisible filled staircase that says "masked" on hover.
 
@@ -85,8 +94,9 @@ def heatmap(
     - `query_range`/`key_range` crop to [start, stop) first: exact values of any part of a large map.
     - Above `max_tokens` per side the map is pooled in blocks (`pool` = "max" keeps peaks visible, "mean" keeps
       mass); the subtitle says so and `fig.layout.meta` holds the factors and offsets to map a selection back.
-    - At most `max_labels` tick labels per axis; hover always names the exact tokens (or token ranges of pooled
-      cells) and the weight, from one label per token (`hover_axis`), and says "masked" on masked cells.
+    - At most `max_labels` tick labels per axis, and never more than its length can show readably
+      (`readable_labels`); hover always names the exact tokens (or token ranges of pooled cells) and the weight, from
+      one label per token (`hover_axis`), and says "masked" on masked cells.
     - `value_bar`: each key's value norm ‖f(x)‖ (`AttentionMap.value_norms`, the mean over the chosen layers and
       heads) as a small bar above its column; a map captured without value norms is an InputError.
     """
@@ -256,6 +266,7 @@ def _draw(
         notes.append(text["log_scale"])
     notes += layout.notes
     fig_width = style.width or clamp(260 + 16 * len(layout.key_labels), 520, 1200)
+    fig_height = style.height or clamp(220 + 16 * len(layout.query_labels), 420, 1200)
     has_masked = bool(np.isnan(values).any())
     trace = _trace(values, colours, text)
     fig = go.Figure([trace, masked_outline(values, text)] if has_masked else trace)
@@ -263,12 +274,12 @@ def _draw(
         **style.layout(
             style.heading(layout.kind, layout.selection, notes),
             fig_width,
-            clamp(220 + 16 * len(layout.query_labels), 420, 1200),
+            fig_height,
             plot_bgcolor=MASKED_COLOR,
             annotations=[_masked_legend(text)] if has_masked else [],
             meta=layout.meta,
         ),
-        **_axes(layout, max_labels, fig_width, text),
+        **_axes(layout, max_labels, (fig_width, fig_height), text),
     )
     return fig
 
@@ -309,11 +320,14 @@ def _masked_legend(text: Mapping[str, str]) -> dict:
     )  # fmt: skip
 
 
-def _axes(layout: _Layout, max_labels: int, fig_width: int, text: Mapping[str, str]) -> dict:
-    """x (keys) and y (queries) axes: at most `max_labels` ticks, key labels slanted when they would overlap."""
+def _axes(layout: _Layout, max_labels: int, size: tuple[int, int], text: Mapping[str, str]) -> dict:
+    """x (keys) and y (queries) axes: at most `max_labels` ticks and no more than the figure's `size` (width, height)
+    shows readably, key labels slanted when they would overlap."""
     query_labels, key_labels = layout.query_labels, layout.key_labels
-    x_ticks = tick_positions(len(key_labels), max_labels)
-    y_ticks = tick_positions(len(query_labels), max_labels)
+    plot_width, plot_height = (max(side - margin, 1) for side, margin in zip(size, PLOT_MARGIN_PX))
+    x_ticks = tick_positions(len(key_labels), readable_labels(plot_width, max_labels))
+    y_ticks = tick_positions(len(query_labels), readable_labels(plot_height, max_labels))
+    fig_width = size[0]
     cell_px = (fig_width - 250) / max(len(key_labels), 1)  # plot width ≈ figure minus margins and colour bar
     spacing_px = cell_px * len(key_labels) / max(len(x_ticks), 1)  # between two drawn labels
     rotate = max((_label_px(key_labels[i]) for i in x_ticks), default=0) > 0.9 * spacing_px

@@ -15,11 +15,25 @@ from attnviz.errors import (
     ResourceLimitError,
     SettingError,
 )
-from attnviz.i18n import app, devices, errors, figures, files, formulas, hub, models, selection, settings, truth, values
+from attnviz.i18n import (
+    app,
+    devices,
+    errors,
+    figures,
+    files,
+    formulas,
+    hub,
+    longtext,
+    models,
+    selection,
+    settings,
+    truth,
+    values,
+)
 
 LANGUAGES = {"en": "English", "zh": "中文"}
 # One module per area; add a new area's module here.
-PARTS = (app, errors, devices, models, settings, selection, formulas, files, figures, truth, hub, values)
+PARTS = (app, errors, devices, models, settings, selection, formulas, files, figures, truth, hub, values, longtext)
 
 
 def _joined(parts) -> dict[str, dict[str, str]]:

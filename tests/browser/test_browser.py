@@ -169,7 +169,7 @@ def test_a_long_text_shows_one_head_pooled_and_an_exact_block_you_move(page, lon
     wait_for_app(page)
     main = page.locator('[data-testid="stMain"]')
     assert "A long text" in main.inner_text()
-    assert page.locator('[data-testid="stPlotlyChart"]').count() == 2  # the pooled head and the exact block
+    assert page.locator('[data-testid="stPlotlyChart"]').count() == 3  # the pooled head, the exact block, head lines
     assert "rows 0–127 × keys 0–127 (exact)" in main.inner_text()
     save(page, screenshot_dir, "long-text")
     row = page.get_by_label("First query row")

@@ -213,7 +213,7 @@ def test_unreadable_link_parameters_are_named_and_ignored(tiny):
         ({"model": "/no/such/model/folder"}, "No model folder"),
         ({"text": "   "}, "empty"),
         ({"device": "cuda"}, "not available"),
-        ({"text": "早上好！" * 200}, "accepts at most"),
+        ({"text": "早上好！" * 200, "truncate": 0}, "accepts at most"),  # truncation, on by default, switched off
     ],
     ids=["unknown model", "empty text", "unavailable device", "text too long"],
 )

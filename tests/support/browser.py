@@ -44,6 +44,17 @@ def playwright_missing() -> str | None:
     return None
 
 
+def skip_or_fail_without_browser() -> None:
+    """Skip a browser test where playwright or chromium is missing; fail it in CI (CI=true), where it must run."""
+    import pytest
+
+    missing = playwright_missing()
+    if missing and os.environ.get("CI", "").strip().lower() == "true":
+        pytest.fail(f"The browser tests must run in CI: {missing}.")
+    if missing:
+        pytest.skip(missing)
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

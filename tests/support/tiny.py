@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import torch
 import transformers
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
@@ -129,4 +131,29 @@ def save_tiny(family: str, folder, seed: int = 0) -> str:
     model = MODEL_CLASSES[family](config(family))
     model.save_pretrained(folder)
     byte_level_tokenizer(add_eos=family != "gpt2" and family != "llama").save_pretrained(folder)
+    return str(folder)
+
+
+CARD = "---\nlanguage: [en, zh]\nlibrary_name: transformers\n---\n\n# A random long-context Llama stand-in\n"
+
+
+def save_long_llama(
+    folder, positions: int = 4096, hidden: int = 32, layers: int = 2, heads: int = 4, seed: int = 0
+) -> str:
+    """A random Llama (rotary positions, grouped-query heads) reading `positions` tokens, with a byte-level tokenizer
+    and a model card saying it reads English and Chinese: a stand-in for a shipped long-context decoder."""
+    torch.manual_seed(seed)
+    settings = transformers.LlamaConfig(
+        vocab_size=300,
+        hidden_size=hidden,
+        num_hidden_layers=layers,
+        num_attention_heads=heads,
+        num_key_value_heads=max(1, heads // 2),
+        intermediate_size=2 * hidden,
+        max_position_embeddings=positions,
+        **COMMON,
+    )
+    transformers.LlamaForCausalLM(settings).save_pretrained(folder)
+    byte_level_tokenizer(add_eos=False).save_pretrained(folder)
+    (Path(folder) / "README.md").write_text(CARD, encoding="utf-8")
     return str(folder)

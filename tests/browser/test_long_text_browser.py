@@ -1,0 +1,59 @@
+"""A long text in a real browser: 1,500 words pasted on Self-attention with the default settings give a readable
+figure — pooled whole, an exact block, head lines of a window — never a refusal, with axis labels thinned to what
+the axis can show."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.support.browser import chromium, skip_or_fail_without_browser, streamlit_server, wait_for_app
+from tests.support.long_texts import english_text
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+WAIT_MS = 240_000
+
+
+@pytest.fixture(scope="module")
+def app_url(tmp_path_factory):
+    skip_or_fail_without_browser()
+    with streamlit_server(log_path=tmp_path_factory.mktemp("streamlit") / "server.log") as (url, _):
+        yield url
+
+
+TICKS = """(chart) => {
+    const boxes = (axis) => [...chart.querySelectorAll(`.${axis}tick text`)].map((t) => t.getBoundingClientRect());
+    return {x: boxes('x').map((b) => [b.left, b.right, b.top, b.bottom]),
+            y: boxes('y').map((b) => [b.left, b.right, b.top, b.bottom])};
+}"""
+
+
+def overlapping(boxes: list[list[float]], along: int) -> int:
+    """How many neighbouring tick labels overlap along one axis (`along` 0: left/right, 2: top/bottom)."""
+    spans = sorted((box[along], box[along + 1]) for box in boxes)
+    return sum(1 for (_, end), (start, _) in zip(spans, spans[1:]) if start < end - 1)
+
+
+def test_1500_pasted_words_give_a_readable_figure_with_thinned_labels(app_url):
+    text = english_text(1500)
+    with chromium() as page:
+        page.goto(f"{app_url}/self-attention")
+        wait_for_app(page, timeout_ms=WAIT_MS)  # a shared 2-core machine: the first page can take a while
+        box = page.get_by_label("Text", exact=True)
+        box.fill(text)
+        box.press("Enter")
+        page.get_by_text("Kept ").first.wait_for(timeout=WAIT_MS)
+        wait_for_app(page, timeout_ms=WAIT_MS)
+        main = page.locator('[data-testid="stMain"]')
+        shown = main.inner_text()
+        assert "accepts at most" not in shown and "Something went wrong" not in shown
+        assert "A long text" in shown  # the long view: one head, pooled whole, an exact block, a window of lines
+        assert "Truncate to the model's limit" in shown  # the choice is visible, and on by default
+        charts = page.locator('[data-testid="stPlotlyChart"]')
+        assert charts.count() == 3
+        pooled = charts.nth(0)
+        assert pooled.locator(".heatmaplayer image, .heatmaplayer").count() > 0  # the pooled map is drawn
+        ticks = pooled.element_handle().evaluate(TICKS)
+        assert 4 <= len(ticks["y"]) <= 64 and 4 <= len(ticks["x"]) <= 64  # thinned: 256 bins, far fewer labels
+        assert overlapping(ticks["y"], 2) == 0  # row labels never run into each other
+        lines = charts.nth(2)
+        assert 0 < lines.locator(".textpoint").count() <= 2 * 40  # the head lines of one window of 40 tokens

