@@ -38,6 +38,9 @@ class ViewState:
     step: int = 0  # generation step shown by the replay slider; 0 = all tokens
     stack: str = "encoder"  # Self-attention page: encoder or decoder self-attention of an encoder-decoder model
     self_view: str = "head"  # Self-attention page: one of SELF_AGGREGATIONS
+    roll_first: int = 0  # Self-attention page, rollout: the first layer rolled through
+    roll_last: int = 99  # … and the last (clamped to the model's last layer)
+    residual: bool = True  # rollout with the skip connection's 0.5·I term
     kind: str = "cross"  # Heads page: which map's heads
     stat: str = "entropy"  # Heads page: the statistic of the layer × head heatmap
     q: str = ""  # How attention works: the edited Q as "1,2;2,1;0,1" (rows split by ";"); empty = the seed's numbers
@@ -71,6 +74,8 @@ def view_options(view: ViewState, kind: str, aggregation: str, step: int = 0) ->
         threshold=view.threshold,
         step=step,
         lang=view.lang,
+        rollout_layers=(view.roll_first, view.roll_last),
+        residual=view.residual,
     )
 
 
