@@ -44,6 +44,13 @@ def cached_pooled(name: str, device: str, text: str, target: str, mode: str, kin
     return lazy.downsampled(kind, layer, head, max_tokens=selection.LONG_BINS)
 
 
+@st.cache_resource(show_spinner=False, max_entries=2)  # shared: it holds every layer's queries, keys and values
+def cached_vectors(name: str, device: str, text: str, target: str | None):
+    from attnviz.attention.vectors import capture_with_values
+
+    return capture_with_values(cached_model(name, device), text, target)
+
+
 @st.cache_data(show_spinner=False, max_entries=32)
 def cached_multi_head(batch: int, length: int, hidden: int, heads: int, device: str):
     return multi_head.multi_head_walkthrough(batch, length, hidden, heads, device)
@@ -115,3 +122,11 @@ def pooled(view: ViewState, kind: str, layer: int, head: int):
     target = forced_target(view)
     with st.spinner(i18n.t("pooling", view.lang), show_time=True):
         return cached_pooled(view.model, view.device, view.text, target, view.mode, kind, layer, head)
+
+
+def vectors(view: ViewState, handle, result):
+    """The queries, keys and values of every head for the input `result` shows (`attention.vectors`), from one more
+    on-demand pass over the same text (and the target the model wrote or read), once per input."""
+    target = result.target_text if handle.is_seq2seq else None
+    with st.spinner(i18n.t("qk_computing_vectors", view.lang), show_time=True):
+        return cached_vectors(view.model, view.device, result.source_text, target or None)

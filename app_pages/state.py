@@ -41,6 +41,10 @@ class ViewState:
     roll_first: int = 0  # Self-attention page, rollout: the first layer rolled through
     roll_last: int = 99  # … and the last (clamped to the model's last layer)
     residual: bool = True  # rollout with the skip connection's 0.5·I term
+    qk_color: str = "position"  # Query–key space: colour points by position or token
+    qk_norm: bool = True  # Query–key space: keys centred on the queries, both of one mean length
+    qk_point: str = ""  # Query–key space: the picked point, "q3" (query 3) or "k5" (key 5); empty = none
+    ex_token: int = 0  # How attention works, on your sentence: the query token walked through
     kind: str = "cross"  # Heads page: which map's heads
     stat: str = "entropy"  # Heads page: the statistic of the layer × head heatmap
     q: str = ""  # How attention works: the edited Q as "1,2;2,1;0,1" (rows split by ";"); empty = the seed's numbers
@@ -57,6 +61,7 @@ _CHOICES = {
     "self_view": selection.SELF_AGGREGATIONS,
     "kind": ("self", "encoder", "decoder", "cross"),
     "stat": tuple(analysis.STATISTICS),
+    "qk_color": ("position", "token"),
 }
 ALWAYS_IN_URL = ("model", "text", "target", "layer", "head", "view")  # the shareable core, even at default values
 

@@ -84,7 +84,7 @@ def qk_space(
     fig.update_layout(
         **style.layout(
             f"{title}<br><sup>{notes}</sup>", 760, 600,
-            legend=dict(orientation="h", x=0.0, y=-0.12), clickmode="event+select", dragmode="lasso",
+            legend=dict(orientation="h", x=0.0, y=-0.12), clickmode="event+select",
             xaxis=dict(title=dict(text="PC 1"), zeroline=False), yaxis=dict(title=dict(text="PC 2"), zeroline=False),
             meta=dict(view="qk_space", kind=kind, layer=layer, head=head, color_by=color_by,
                       queries=len(query_tokens), keys=len(key_tokens), explained=[float(e) for e in

@@ -68,8 +68,7 @@ def sentence_steps(walk, *, style: FigureStyle = DEFAULT_STYLE) -> go.Figure:
     count = 1 + len(columns) + has_values
     d = vectors.head_dim
     widths = [max(d, 6) / 8] + [1.0] * len(columns) + ([max(d, 6) / 8] if has_values else [])
-    titles = [words["qk_fig_query_vector"].format(token=query_name)] + [""] * len(columns)
-    titles += [words["qk_fig_output"]] if has_values else []
+    titles = [words["qk_fig_query_vector"].format(token=query_name)] + ([words["qk_fig_output"]] * has_values)
     titles += [words["qk_fig_keys"]] + [title for title, _, _ in columns] + ([words["qk_fig_values"]] * has_values)
     keys = len(key_names)
     fig = make_subplots(

@@ -31,6 +31,30 @@ STRINGS: dict[str, dict[str, str]] = {
         "qk_fig_col_captured": "captured",
         "qk_fig_steps_title": "How “{token}” looks at the sentence · layer {layer}, head {head} (vectors of {d} values)",
         "qk_fig_steps_equal": "the rebuilt softmax row equals the captured weights: largest difference {difference}",
+        # the Query–key space page
+        "page_qk": "Query–key space",
+        "qk_title": "Query–key space",
+        "qk_intro": "One head's queries (●) and keys (◆) drawn in one plane: a head gives a query much weight on "
+        "the keys whose vectors point its way (a large q·k), so a query tends to lie near the keys it looks at. "
+        "Computed from the vectors the model made for your text; pick a point to find its row or column in the map.",
+        "qk_needs_model": "The query–key space needs the model's own query and key vectors, which a saved capture "
+        "does not hold: close the saved capture to compute them.",
+        "qk_computing_vectors": "Keeping every layer's queries, keys and values…",
+        "qk_color": "Colour by",
+        "qk_color_position": "position",
+        "qk_color_token": "token",
+        "qk_norm": "Centre and balance",
+        "qk_norm_help": "Shift the keys so that their mean is the queries' mean and scale queries and keys to one "
+        "mean length. Neither changes a single attention weight (the softmax ignores a score added to every key, "
+        "and q·k stays the same when q is multiplied and k divided by one number), but without them queries and "
+        "keys often sit in two far-apart clouds.",
+        "qk_pick_hint": "Click a point (or drag a box around some) to outline its row or column in the map below; "
+        "the choice is kept in the link.",
+        "qk_map_title": "The same head's attention map",
+        "qk_picked_query": "Picked: query #{index} “{token}” — its row is outlined: how it spreads its attention "
+        "over the keys.",
+        "qk_picked_key": "Picked: key #{index} “{token}” — its column is outlined: how much each query looks at it.",
+        "qk_map_window": "A long text: rows {rows} and keys {keys} are shown, around the picked token.",
         # rollout
         "aggregation_rollout": "Rollout through layers",
         "qk_rollout_heads": "mean of heads, residual included",
@@ -92,6 +116,23 @@ STRINGS: dict[str, dict[str, str]] = {
         "qk_fig_col_captured": "捕获的权重",
         "qk_fig_steps_title": "“{token}”如何看这句话 · 第 {layer} 层，第 {head} 头（向量有 {d} 个值）",
         "qk_fig_steps_equal": "重算的 softmax 行与捕获的权重相同：最大差 {difference}",
+        "page_qk": "查询–键空间",
+        "qk_title": "查询–键空间",
+        "qk_intro": "把一个头的查询（●）和键（◆）画在同一个平面上：若键向量指向查询的方向（q·k 大），这个头就给它很大的权重，"
+        "所以查询往往落在它关注的键附近。这些向量是模型为你的文本算出来的；点选一个点，就能在下方矩阵中找到它的行或列。",
+        "qk_needs_model": "查询–键空间需要模型自己的查询和键向量，保存的捕获文件里没有：请关闭保存的捕获再计算。",
+        "qk_computing_vectors": "正在保留每一层的查询、键和值……",
+        "qk_color": "着色依据",
+        "qk_color_position": "位置",
+        "qk_color_token": "词元",
+        "qk_norm": "居中并平衡",
+        "qk_norm_help": "把键平移，使其均值等于查询的均值，并把查询和键缩放到相同的平均长度。两者都不改变任何注意力权重"
+        "（给每个键的分数加同一个数，softmax 不变；q 乘以一个数、k 除以同一个数，q·k 不变），但不这样做时，查询和键常常分成相距很远的两团。",
+        "qk_pick_hint": "点击一个点（或拖框选中几个），下方矩阵中就会框出它的行或列；选择会保存在链接里。",
+        "qk_map_title": "同一个头的注意力矩阵",
+        "qk_picked_query": "已选：查询 #{index}“{token}”——框出的是它的行：它怎样把注意力分给各个键。",
+        "qk_picked_key": "已选：键 #{index}“{token}”——框出的是它的列：每个查询有多关注它。",
+        "qk_map_window": "长文本：显示选中词元附近的第 {rows} 行和第 {keys} 个键。",
         "aggregation_rollout": "逐层注意力展开（rollout）",
         "qk_rollout_heads": "各头平均，含残差项",
         "qk_rollout_first": "从第几层展开",
