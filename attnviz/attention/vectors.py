@@ -82,8 +82,11 @@ def head_vectors(
     if values is not None:
         kept_values = values[index][0, key_head].float().cpu().numpy()  # (keys, d)
     scaling = inputs.scaling if inputs.scaling is not None else inputs.query.shape[-1] ** -0.5
+    query_tokens = stack.query_tokens
+    if kind == "decoder" and len(query_tokens) == len(stack.key_tokens):
+        query_tokens = stack.key_tokens  # each query named by the token it reads, as `selection.prepare_map` does
     return HeadVectors(
-        kind, index, head_index, stack.layer_names[index], stack.query_tokens, stack.key_tokens,
+        kind, index, head_index, stack.layer_names[index], query_tokens, stack.key_tokens,
         inputs.query[0, head_index].float().cpu().numpy(),  # (queries, d)
         inputs.key[0, key_head].float().cpu().numpy(),  # (keys, d)
         kept_values, float(scaling), inputs.softcap, key_head,

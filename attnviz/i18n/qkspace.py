@@ -31,6 +31,41 @@ STRINGS: dict[str, dict[str, str]] = {
         "qk_fig_col_captured": "captured",
         "qk_fig_steps_title": "How “{token}” looks at the sentence · layer {layer}, head {head} (vectors of {d} values)",
         "qk_fig_steps_equal": "the rebuilt softmax row equals the captured weights: largest difference {difference}",
+        # How attention works, on your sentence
+        "qk_ex_title": "2 · … and on your sentence, with the real model",
+        "qk_ex_intro": "The same steps, now with the numbers the model itself computed for your text (the text "
+        "below is the one the other pages show). Pick a map, a layer, a head and one token: that token asks the "
+        "question (its **query**), every token offers an answer (its **key**) and a content (its **value**). Each "
+        "of these is a list of numbers, drawn as a strip of coloured cells (blue below zero, red above): hover a "
+        "cell to read its number.",
+        "qk_ex_token": "Query token",
+        "qk_ex_step_vectors": "Step 1 · query and keys.",
+        "qk_ex_step_vectors_text": "The model turned “{token}” into a query vector of {d} numbers (the strip top "
+        "left) and every token into a key vector of {d} numbers (the rows under it).",
+        "qk_ex_step_scores": "Step 2 · one score per key.",
+        "qk_ex_step_scores_text": "Multiply the query and a key number by number and add the {d} products: that "
+        "is q·k. For the key “{other}” it is {score} (column q·k).",
+        "qk_ex_step_scale": "Step 3 · scaling.",
+        "qk_ex_step_scale_text": "Every score is multiplied by {scale} (the model's scaling, usually 1/√{d}) so "
+        "that long vectors do not give huge scores: “{other}” gets {scaled}.",
+        "qk_ex_step_bias_text": "This model then adds a position bias that depends only on how far apart the two "
+        "tokens are: {bias} here, giving {biased}.",
+        "qk_ex_step_hidden_text": "{hidden} key(s) are hidden from this token (a later token in a causal model, or "
+        "padding): they get no score and a weight of exactly 0.",
+        "qk_ex_step_softmax": "Step 4 · softmax.",
+        "qk_ex_step_softmax_text": "Each scaled score x becomes e^x, and each is divided by their sum, so the weights "
+        "are positive and add up to 1: “{other}” gets {weight}, the largest of this row.",
+        "qk_ex_step_output": "Step 5 · the weighted sum of the values.",
+        "qk_ex_step_output_text": "Multiply every key's value vector by its weight and add them up: the {d} numbers "
+        "top right are what this head passes on for “{token}” (its output, before the layer mixes the heads).",
+        "qk_ex_equal": "The softmax row rebuilt here from the model's own vectors equals the weights the capture "
+        "recorded for this token: the largest difference over its {keys} keys is {difference} (float rounding).",
+        "qk_ex_differs": "The rebuilt row differs from the captured weights by up to {difference} over {keys} keys.",
+        "qk_ex_no_compare": "The page's capture holds this map with other tokens (the model wrote the text and read "
+        "it back differently), so the rebuilt row is not compared with it here.",
+        "qk_ex_col_bias": "+ position bias",
+        "qk_ex_col_weight": "softmax weight",
+        "qk_ex_col_captured": "captured weight",
         # the Query–key space page
         "page_qk": "Query–key space",
         "qk_title": "Query–key space",
@@ -116,6 +151,29 @@ STRINGS: dict[str, dict[str, str]] = {
         "qk_fig_col_captured": "捕获的权重",
         "qk_fig_steps_title": "“{token}”如何看这句话 · 第 {layer} 层，第 {head} 头（向量有 {d} 个值）",
         "qk_fig_steps_equal": "重算的 softmax 行与捕获的权重相同：最大差 {difference}",
+        "qk_ex_title": "2 · ……再用真实模型算你的句子",
+        "qk_ex_intro": "同样的步骤，这次用的是模型为你的文本真正算出的数字（下面的文本就是其他页面显示的那段）。选一个矩阵、一层、一个头和一个词元："
+        "这个词元提出问题（它的**查询**），每个词元给出回答（它的**键**）和内容（它的**值**）。它们都是一串数字，画成一条彩色格子"
+        "（蓝色小于零，红色大于零）：把鼠标移到格子上就能读出数字。",
+        "qk_ex_token": "查询词元",
+        "qk_ex_step_vectors": "第 1 步 · 查询和键。",
+        "qk_ex_step_vectors_text": "模型把“{token}”变成一个有 {d} 个数的查询向量（左上方的色条），把每个词元变成一个有 {d} 个数的键向量（下面的各行）。",
+        "qk_ex_step_scores": "第 2 步 · 每个键一个分数。",
+        "qk_ex_step_scores_text": "把查询和一个键逐个数相乘，再把 {d} 个乘积加起来，就是 q·k。键“{other}”的分数是 {score}（q·k 一列）。",
+        "qk_ex_step_scale": "第 3 步 · 缩放。",
+        "qk_ex_step_scale_text": "每个分数都乘以 {scale}（模型的缩放系数，通常是 1/√{d}），免得长向量给出过大的分数：“{other}”得到 {scaled}。",
+        "qk_ex_step_bias_text": "这个模型还会加上一个只取决于两个词元相距多远的位置偏置：这里是 {bias}，结果是 {biased}。",
+        "qk_ex_step_hidden_text": "有 {hidden} 个键对这个词元不可见（因果模型中后面的词元，或填充）：它们没有分数，权重正好是 0。",
+        "qk_ex_step_softmax": "第 4 步 · softmax。",
+        "qk_ex_step_softmax_text": "每个缩放后的分数 x 变成 e^x，再除以它们的总和，于是权重都是正数且加起来等于 1：“{other}”得到 {weight}，是这一行最大的。",
+        "qk_ex_step_output": "第 5 步 · 值的加权和。",
+        "qk_ex_step_output_text": "把每个键的值向量乘以它的权重再相加：右上方的 {d} 个数就是这个头为“{token}”传出去的内容（它的输出，层再把各头合并）。",
+        "qk_ex_equal": "这里用模型自己的向量重算的 softmax 行与捕获记录的这个词元的权重相同：在 {keys} 个键上最大差为 {difference}（浮点舍入）。",
+        "qk_ex_differs": "重算的行与捕获的权重在 {keys} 个键上最多相差 {difference}。",
+        "qk_ex_no_compare": "本页的捕获中这个矩阵的词元不同（模型写出的文本再读回来时切分不同），所以这里不与它比较。",
+        "qk_ex_col_bias": "加位置偏置",
+        "qk_ex_col_weight": "softmax 权重",
+        "qk_ex_col_captured": "捕获的权重",
         "page_qk": "查询–键空间",
         "qk_title": "查询–键空间",
         "qk_intro": "把一个头的查询（●）和键（◆）画在同一个平面上：若键向量指向查询的方向（q·k 大），这个头就给它很大的权重，"
