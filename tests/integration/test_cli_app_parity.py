@@ -91,7 +91,7 @@ def combinations(page: str, kind: str, layers: int, heads: int) -> list[Combinat
     page also each aggregation replayed to its first and second target token, links from 0.3 up."""
     aggregations = selection.AGGREGATIONS if page == "translate" else selection.SELF_AGGREGATIONS
     last = (layers - 1, heads - 1)
-    chosen = {"alignment": [(0, 0)], "head": [(0, 0), last], "layer": [last], "all": [(0, 0)]}
+    chosen = {"alignment": [(0, 0)], "head": [(0, 0), last], "layer": [last], "all": [(0, 0)], "rollout": [(0, 0)]}
     shown = [
         Combination(page, kind, aggregation, layer, head, words, hide, lang)
         for aggregation in aggregations
