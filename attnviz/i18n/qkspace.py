@@ -8,6 +8,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "qk_fig_normalised": "keys shifted to the queries' mean and both rescaled to one mean length (the weights "
         "are unchanged)",
         "qk_fig_queries": "queries (●)",
+        "qk_fig_symbols": "● queries, ◆ keys",
         "qk_fig_keys_legend": "keys (◆)",
         "qk_fig_keys": "keys K",
         "qk_fig_position": "position",
@@ -128,6 +129,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "qk_fig_explained": "查询与键一起做主成分分析：PC 1 占方差的 {first:.0f}%，PC 2 占 {second:.0f}%",
         "qk_fig_normalised": "键平移到查询的均值，二者缩放到相同的平均长度（权重不变）",
         "qk_fig_queries": "查询（●）",
+        "qk_fig_symbols": "● 查询，◆ 键",
         "qk_fig_keys_legend": "键（◆）",
         "qk_fig_keys": "键 K",
         "qk_fig_position": "位置",

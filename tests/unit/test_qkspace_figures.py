@@ -114,3 +114,17 @@ def test_without_values_the_figure_stops_at_the_softmax():
     walk = sentence_walkthrough(vectors(values=False), 0)
     fig = sentence_steps(walk)
     assert len(fig.data) == 2 + 3  # q, K, then q·k, scaled, softmax
+
+
+@pytest.mark.parametrize("color_by", qkspace.COLOR_BY)
+def test_both_figures_export_without_a_browser(color_by):
+    from attnviz import export
+
+    head = vectors()
+    space = qkspace.qk_space(project_queries_keys(head.queries, head.keys), QUERIES, KEYS, color_by=color_by,
+                             selected=("query", 0), style=figures.FigureStyle(lang="zh"))  # fmt: skip
+    steps = sentence_steps(sentence_walkthrough(head, 0, captured=np.full(4, 0.25)))
+    for fig in (space, steps):
+        assert export.figure_bytes(fig, "svg", engine="static").lstrip().startswith((b"<?xml", b"<svg"))
+        assert export.figure_bytes(fig, "pdf", engine="static").startswith(b"%PDF")
+        assert export.figure_bytes(fig, "png", engine="static").startswith(b"\x89PNG")
