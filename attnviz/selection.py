@@ -8,6 +8,8 @@
 - `prepare_map` (decoder rows relabelled, special tokens hidden, pieces merged into words), `replay` (the rows
   written so far), `head_selection` (which layers and heads a view means, with `alignment_pairs`; `file_heads` names
   them in a file name, as `attnviz.export.figure_filename` takes them).
+- `rollout_map` / `rollout_selection`: the ROLLOUT view (self-attention only; cross-attention refused with the
+  reason), through `ViewOptions.rollout_layers` with or without the residual term.
 - `as_file`: a figure as a file shows it (the model named in its title, wide enough for that title).
 - Full or on-demand results (`attnviz.types.AttentionResult`, answered alike by both): `whole_capture`;
   a long map's exact block: `token_window`.

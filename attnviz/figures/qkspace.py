@@ -76,7 +76,11 @@ def qk_space(
     ]  # fmt: skip
     if selected is not None:
         traces.append(_ring(projection, selected, words))
-    notes = words["qk_fig_symbols"] + " · " + words["qk_fig_explained"].format(first=projection.explained[0] * 100, second=projection.explained[1] * 100)
+    notes = (
+        words["qk_fig_symbols"]
+        + " · "
+        + words["qk_fig_explained"].format(first=projection.explained[0] * 100, second=projection.explained[1] * 100)
+    )
     if projection.normalised:
         notes += " · " + words["qk_fig_normalised"]
     title = words["qk_fig_title"].format(kind=words.get(f"kind_{kind}", kind), layer=layer, head=head)
