@@ -12,11 +12,7 @@ from attnviz.projection import project_queries_keys
 
 view = session.state()
 t = session.tr(view)
-st.title(t("qk_title"))
-st.caption(t("qk_intro"))
-session.link_warnings(view)
-
-session.bound(st.text_input, "text", t("source_text"), placeholder=t("source_placeholder"))
+session.text_page_top(view, t("qk_title"), t("qk_intro"))
 
 with shown_errors(view):
     if opened.current(view) is not None:

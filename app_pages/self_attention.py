@@ -56,11 +56,7 @@ def rollout_controls(view: ViewState, columns, layers: int) -> None:
 
 view = session.state()
 t = session.tr(view)
-st.title(t("self_title"))
-st.caption(t("self_intro"))
-session.link_warnings(view)
-
-session.bound(st.text_input, "text", t("source_text"), placeholder=t("source_placeholder"))
+session.text_page_top(view, t("self_title"), t("self_intro"))
 
 with shown_errors(view):
     handle, result = caches.analysis(view)

@@ -6,32 +6,14 @@ Skips without playwright or chromium, except in CI (CI=true), where a missing br
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
 import pytest
 
-from tests.support.browser import chromium, playwright_missing, streamlit_server, wait_for_app
+from tests.support.browser import app_url, page, wait_for_app  # noqa: F401 - the served app and its page
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-
-
-@pytest.fixture(scope="module")
-def app_url(tmp_path_factory):
-    missing = playwright_missing()
-    if missing:
-        if os.environ.get("CI", "").strip().lower() == "true":
-            pytest.fail(f"The browser tests must run in CI: {missing}.")
-        pytest.skip(missing)
-    with streamlit_server(log_path=tmp_path_factory.mktemp("streamlit") / "server.log") as (url, _):
-        yield url
-
-
-@pytest.fixture(scope="module")
-def page(app_url):
-    with chromium() as browser_page:
-        yield browser_page
 
 
 def main_text(page) -> str:

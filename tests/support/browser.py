@@ -175,3 +175,42 @@ def screenshot_whole_page(page, path, width: int = 1440, max_height: int = 6000,
             clip = {"x": 0, "y": 0, "width": width, "height": max(box["y"] - 16, 1)}
     page.screenshot(path=str(path), full_page=False, clip=clip)
     page.set_viewport_size(original)
+
+
+def skip_or_fail(reason: str) -> None:
+    """Skip a browser test for `reason`, except in CI (CI=true), where a missing browser is a failure."""
+    import pytest
+
+    if os.environ.get("CI", "").strip().lower() == "true":
+        pytest.fail(f"The browser tests must run in CI: {reason}.")
+    pytest.skip(reason)
+
+
+def served_app(tmp_path_factory, env: dict[str, str] | None = None):
+    """Yield the URL of `streamlit run app.py` (with `env`), its log in a temporary folder; skips or fails without a
+    browser (`skip_or_fail`). For a module-scoped fixture: `yield from served_app(tmp_path_factory)`."""
+    missing = playwright_missing()
+    if missing:
+        skip_or_fail(missing)
+    log = tmp_path_factory.mktemp("streamlit") / "server.log"
+    with streamlit_server(env=env, log_path=log) as (url, _):
+        yield url
+
+
+def _fixture(function):
+    import pytest
+
+    return pytest.fixture(scope="module")(function)
+
+
+@_fixture
+def app_url(tmp_path_factory):
+    """The served app (`served_app`), once per test module that imports this fixture."""
+    yield from served_app(tmp_path_factory)
+
+
+@_fixture
+def page(app_url):
+    """A chromium page for the served app, once per test module that imports this fixture."""
+    with chromium() as browser_page:
+        yield browser_page
