@@ -19,8 +19,8 @@ with shown_errors(view):
         st.info(t("qk_needs_model"), icon=":material/info:")
     else:
         handle, result = caches.analysis(view)
-        captured = caches.vectors(view, handle, result)
-        lazy = captured.lazy
+        # a long text's capture already keeps every query and key; a short one's keeps weights, so run once more
+        lazy = result if not result.is_complete else caches.vectors(view, handle, result).lazy
         columns = st.columns([2, 1, 1, 2, 2])
         session.bound(columns[0].selectbox, "kind", t("heads_map"), options=lazy.kinds,
                       format_func=lambda k: t(f"kind_{k}"))  # fmt: skip

@@ -121,8 +121,6 @@ STRINGS: dict[str, dict[str, str]] = {
         "decoder self-attention instead.",
         "error.qk_rollout_range": "The rollout layer range {first}–{last} is not inside layers 0–{top}.",
         "error.qk_rollout_layers_text": "--rollout-layers takes FIRST-LAST, such as 0-3 (or one layer); got {value!r}.",
-        "error.qk_rollout_long": "Rollout multiplies every layer's whole map, which this long text does not keep; "
-        "shorten the text to see its rollout.",
     },
     "zh": {
         "qk_fig_title": "查询–键空间 · {kind} · 第 {layer} 层，第 {head} 头",
@@ -212,6 +210,5 @@ STRINGS: dict[str, dict[str, str]] = {
         "而不是解码器的上一层，逐层相乘会把两组不同词元的矩阵相乘：请改为展开编码器或解码器的自注意力。",
         "error.qk_rollout_range": "展开的层范围 {first}–{last} 不在第 0–{top} 层之内。",
         "error.qk_rollout_layers_text": "--rollout-layers 的写法是 起-止，如 0-3（或一个层号）；收到的是 {value!r}。",
-        "error.qk_rollout_long": "注意力展开要把每一层的完整矩阵相乘，而这段长文本没有保留完整矩阵；请缩短文本再看展开。",
     },
 }

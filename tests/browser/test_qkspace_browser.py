@@ -14,6 +14,7 @@ import pytest
 from tests.support.browser import app_url, page, wait_for_app  # noqa: F401 - the served app and its page
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
+SLOW_MS = 300_000  # a page that loads the model and runs it twice, on a busy machine
 
 
 def main_text(page) -> str:
@@ -22,7 +23,7 @@ def main_text(page) -> str:
 
 def test_clicking_a_key_outlines_its_column_and_keeps_it_in_the_link(page, app_url):
     page.goto(f"{app_url}/query-key-space?model=demo-zh-en&kind=encoder&layer=1&head=0")
-    wait_for_app(page)
+    wait_for_app(page, timeout_ms=SLOW_MS)
     assert page.get_by_role("heading", name="Query–key space").first.is_visible()
     assert not page.locator('[data-testid="stException"]').count()
     charts = page.locator('[data-testid="stPlotlyChart"]')
@@ -31,14 +32,14 @@ def test_clicking_a_key_outlines_its_column_and_keeps_it_in_the_link(page, app_u
     assert keys.count() >= 3  # 早上 好 ！ </s>
     keys.nth(1).click(force=True)
     page.get_by_text(re.compile(r"Picked: key #\d")).wait_for(timeout=60_000)
-    wait_for_app(page)
+    wait_for_app(page, timeout_ms=SLOW_MS)
     assert re.search(r"qk_point=k\d", page.url)
     assert charts.nth(1).locator(".shapelayer path, .layer-above path").count() >= 1  # the outlined column
 
 
 def test_the_query_key_space_downloads_as_svg_in_chinese(page, app_url):
     page.goto(f"{app_url}/query-key-space?model=demo-zh-en&kind=encoder&lang=zh")
-    wait_for_app(page)
+    wait_for_app(page, timeout_ms=SLOW_MS)
     assert "查询–键空间" in main_text(page)
     with page.expect_download(timeout=120_000) as download_info:
         page.get_by_role("button", name="SVG", exact=True).first.click()
@@ -50,7 +51,7 @@ def test_the_query_key_space_downloads_as_svg_in_chinese(page, app_url):
 
 def test_rollout_opens_from_its_link(page, app_url):
     page.goto(f"{app_url}/self-attention?model=demo-zh-en&stack=encoder&self_view=rollout&roll_last=1")
-    wait_for_app(page)
+    wait_for_app(page, timeout_ms=SLOW_MS)
     assert not page.locator('[data-testid="stException"]').count()
     assert "rollout L0–L1" in page.locator('[data-testid="stPlotlyChart"]').first.inner_text()
     assert "Residual term" in main_text(page)
@@ -58,7 +59,7 @@ def test_rollout_opens_from_its_link(page, app_url):
 
 def test_the_explainer_walks_your_sentence(page, app_url):
     page.goto(f"{app_url}/how-attention-works?model=demo-zh-en&kind=encoder&layer=0&head=1&ex_token=1")
-    wait_for_app(page)
+    wait_for_app(page, timeout_ms=SLOW_MS)
     text = main_text(page)
     assert "on your sentence" in text and "Step 4 · softmax." in text
     assert re.search(r"largest difference over its \d+ keys is \d\.\de-0[6-9]", text)

@@ -83,3 +83,20 @@ def test_the_cli_exports_a_rollout_and_refuses_one_of_cross_attention(tmp_path, 
                      str(tmp_path / "y.html")]) == 2  # fmt: skip
     assert "FIRST-LAST" in capsys.readouterr().err
     assert not (tmp_path / "x.html").exists() and not (tmp_path / "y.html").exists()
+
+
+def test_a_long_text_uses_its_own_on_demand_capture_and_a_window_of_the_map(monkeypatch):
+    """Above ATTNVIZ_LAZY_FROM_TOKENS the page's capture keeps queries and keys only; the space draws from it (no
+    second pass), and the map shows a window of LONG_WINDOW tokens around the picked token."""
+    from attnviz import selection
+
+    monkeypatch.setenv("ATTNVIZ_LAZY_FROM_TOKENS", "8")
+    monkeypatch.setattr(selection, "LONG_WINDOW", 4)
+    at = open_page("qk_space.py", model="minilm", text="Attention lets every token look at every other token.",
+                   qk_point="q6", layer=3, head=1)  # fmt: skip
+    drawn = charts(at)
+    assert drawn["qk_space"]["layout"]["meta"]["queries"] > 8
+    heatmap = drawn["heatmap"]["layout"]["meta"]
+    assert heatmap["query_count"] == 4 and heatmap["query_offset"] == 4  # rows 4–7 around query 6
+    assert drawn["heatmap"]["layout"]["shapes"][0]["y0"] == 1.5  # query 6 is the window's third row
+    assert any("A long text" in caption.value for caption in at.caption)
