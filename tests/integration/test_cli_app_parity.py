@@ -264,6 +264,12 @@ def test_sampled_one_stack_combinations_are_the_clis_figure(tiny_folder, family,
     assert not mismatches(self_case(tiny_folder, family, mode), combos)
 
 
+@pytest.mark.parametrize("family, mode", SELF_ONLY[:2])
+def test_a_rollout_is_the_clis_figure(tiny_folder, family, mode):
+    combos = [Combination("self", "self", "rollout"), Combination("self", "self", "rollout", words=False, lang="zh")]
+    assert not mismatches(self_case(tiny_folder, family, mode), combos)
+
+
 def test_the_clis_defaults_are_the_apps():
     """No view options at all: the CLI opens each map as the app's pages open it."""
     case = TRANSLATORS[0]
