@@ -32,6 +32,7 @@ PAGES = {  # screenshot name -> URL path
     "self-attention": "self-attention",
     "how-attention-works": "how-attention-works",
     "heads": "heads",
+    "query-key-space": "query-key-space?kind=encoder&qk_point=k1",
 }
 # The walk-through is long: its picture shows sections 1 and 2 and stops above section 3.
 SCREENSHOT_UNTIL = {"how-attention-works": re.compile(r"^3 ·")}

@@ -97,6 +97,6 @@ def test_a_long_text_uses_its_own_on_demand_capture_and_a_window_of_the_map(monk
     drawn = charts(at)
     assert drawn["qk_space"]["layout"]["meta"]["queries"] > 8
     heatmap = drawn["heatmap"]["layout"]["meta"]
-    assert heatmap["query_count"] == 4 and heatmap["query_offset"] == 4  # rows 4–7 around query 6
-    assert drawn["heatmap"]["layout"]["shapes"][0]["y0"] == 1.5  # query 6 is the window's third row
-    assert any("A long text" in caption.value for caption in at.caption)
+    assert heatmap["query_count"] == 4 and heatmap["key_count"] == 4
+    assert drawn["heatmap"]["layout"]["shapes"][0]["y0"] == 1.5  # query 6 is the third row of rows 4–7
+    assert any("rows 4–7" in caption.value for caption in at.caption)
