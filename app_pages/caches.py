@@ -62,6 +62,13 @@ def cached_source_tokens(name: str, device: str, text: str) -> int:
     return model_runs.source_tokens(cached_model(name, device), text)
 
 
+@st.cache_resource(show_spinner=False, max_entries=2)  # shared: it holds every layer's queries, keys and values
+def cached_vectors(name: str, device: str, text: str, target: str | None):
+    from attnviz.attention.vectors import capture_with_values
+
+    return capture_with_values(cached_model(name, device), text, target)
+
+
 @st.cache_data(show_spinner=False, max_entries=32)
 def cached_multi_head(batch: int, length: int, hidden: int, heads: int, device: str):
     return multi_head.multi_head_walkthrough(batch, length, hidden, heads, device)
@@ -147,3 +154,11 @@ def pooled(view: ViewState, kind: str, layer: int, head: int, name: str | None =
 def source_tokens(view: ViewState, name: str | None = None) -> int:
     """How many tokens the model (the view's, or `name`) makes of the view's text, before any truncation."""
     return cached_source_tokens(name or view.model, view.device, view.text)
+
+
+def vectors(view: ViewState, handle, result):
+    """The queries, keys and values of every head for the input `result` shows (`attention.vectors`), from one more
+    on-demand pass over the same text (and the target the model wrote or read), once per input."""
+    target = result.target_text if handle.is_seq2seq else None
+    with st.spinner(i18n.t("qk_computing_vectors", view.lang), show_time=True):
+        return cached_vectors(handle.name, view.device, result.source_text, target or None)

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from app_pages import caches, explainer_editor, figure_export, multi_head, session
+from app_pages import caches, explainer_editor, explainer_sentence, figure_export, multi_head, session
 from app_pages.explainer_steps import EXPLAINER_SEEDS, edited_matrix, explainer_field, explainer_walk, names, table
 from app_pages.page_errors import shown_errors
 from attnviz import figures
@@ -65,6 +65,10 @@ with shown_errors(view):
         "explainer_steps",
         view,
     )
+
+# 2 · on your sentence: the same steps on the real model's vectors for the text on the other pages
+with shown_errors(view):
+    explainer_sentence.sentence_section(view)
 
 # 3. 四不像: the answer is a weighted mixture
 st.header(t("explainer_mixture"))

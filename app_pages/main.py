@@ -28,6 +28,7 @@ navigation_menu = st.navigation(
             url_path="how-attention-works",
         ),
         st.Page(pages["heads"], title=t("page_heads"), icon=":material/grid_view:", url_path="heads"),
+        st.Page(pages["qk"], title=t("page_qk"), icon=":material/scatter_plot:", url_path="query-key-space"),
         st.Page(pages["open"], title=t("page_open"), icon=":material/file_open:", url_path="open-capture"),
     ]
 )

@@ -4,16 +4,23 @@ import streamlit as st
 
 from app_pages import caches, controls, figure_export, long_text, session, truth_notes
 from app_pages.page_errors import shown_errors
-from app_pages.state import view_options
+from app_pages.state import ViewState, view_options
 from attnviz import selection
+
+
+def rollout_controls(view: ViewState, columns, layers: int) -> None:
+    """The rollout's layer range (first, last, both included) and its residual term, for a map of `layers` layers."""
+    view.roll_last = min(view.roll_last, layers - 1)
+    view.roll_first = min(view.roll_first, view.roll_last)
+    session.bound(columns[0].selectbox, "roll_first", t("qk_rollout_first"), options=range(layers))
+    session.bound(columns[1].selectbox, "roll_last", t("qk_rollout_last"), options=range(view.roll_first, layers))
+    with columns[2]:
+        session.bound(st.toggle, "residual", t("qk_rollout_residual"), help=t("qk_rollout_residual_help"))
+
 
 view = session.state()
 t = session.tr(view)
-st.title(t("self_title"))
-st.caption(t("self_intro"))
-session.link_warnings(view)
-
-session.bound(st.text_input, "text", t("source_text"), placeholder=t("source_placeholder"))
+session.text_page_top(view, t("self_title"), t("self_intro"))
 
 truth_notes.language_check(view)
 with shown_errors(view):
@@ -37,6 +44,9 @@ with shown_errors(view):
         controls.link_controls(view, columns[4], columns[5], lowest=0.05)
     else:
         controls.weighting_choice(view, columns[4])
+    if view.self_view == selection.ROLLOUT and not long:
+        rollout_controls(view, st.columns([2, 2, 4]), layers)
+        st.caption(t("qk_rollout_note_decoder" if kind == "decoder" else "qk_rollout_note"))
 
     if kind == "decoder":
         st.markdown(t("decoder_text", target=result.target_text))

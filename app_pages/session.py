@@ -79,6 +79,15 @@ def sync_url(view: ViewState) -> None:
         st.query_params.from_dict(wanted)
 
 
+def text_page_top(view: ViewState, title: str, intro: str) -> None:
+    """The top of a page that reads the view's text: its title and intro (already in the page's language), what a
+    link could not restore, and the text box."""
+    st.title(title)
+    st.caption(intro)
+    link_warnings(view)
+    bound(st.text_input, "text", i18n.t("source_text", view.lang), placeholder=i18n.t("source_placeholder", view.lang))
+
+
 def link_warnings(view: ViewState) -> None:
     unreadable = st.session_state.get(UNREADABLE)
     if unreadable:

@@ -38,6 +38,13 @@ class ViewState:
     step: int = 0  # generation step shown by the replay slider; 0 = all tokens
     stack: str = "encoder"  # Self-attention page: encoder or decoder self-attention of an encoder-decoder model
     self_view: str = "head"  # Self-attention page: one of SELF_AGGREGATIONS
+    roll_first: int = 0  # Self-attention page, rollout: the first layer rolled through
+    roll_last: int = 99  # … and the last (clamped to the model's last layer)
+    residual: bool = True  # rollout with the skip connection's 0.5·I term
+    qk_color: str = "position"  # Query–key space: colour points by position or token
+    qk_norm: bool = True  # Query–key space: keys centred on the queries, both of one mean length
+    qk_point: str = ""  # Query–key space: the picked point, "q3" (query 3) or "k5" (key 5); empty = none
+    ex_token: int = 0  # How attention works, on your sentence: the query token walked through
     kind: str = "cross"  # Heads page: which map's heads
     stat: str = "entropy"  # Heads page: the statistic of the layer × head heatmap
     weighting: str = "weights"  # the attention pages: weights, or weighted by value norm (selection.WEIGHTINGS)
@@ -61,6 +68,7 @@ _CHOICES = {
     "kind": ("self", "encoder", "decoder", "cross"),
     "stat": tuple(analysis.STATISTICS),
     "weighting": selection.WEIGHTINGS,
+    "qk_color": ("position", "token"),
 }
 ALWAYS_IN_URL = ("model", "text", "target", "layer", "head", "view")  # the shareable core, even at default values
 
@@ -79,6 +87,8 @@ def view_options(view: ViewState, kind: str, aggregation: str, step: int = 0) ->
         step=step,
         lang=view.lang,
         weighting=view.weighting,
+        rollout_layers=(view.roll_first, view.roll_last),
+        residual=view.residual,
     )
 
 

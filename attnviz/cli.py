@@ -90,10 +90,16 @@ def _add_view_arguments(parser: argparse.ArgumentParser) -> None:
     view = parser.add_argument_group("view")
     view.add_argument("--view", choices=selection.FIGURES, default="heatmap", help="the figure (default heatmap)")
     view.add_argument("--kind", choices=KINDS, help="which map (default: cross for translation pairs, else self)")
-    view.add_argument("--aggregation", choices=selection.AGGREGATIONS,
+    view.add_argument("--aggregation", choices=(*selection.AGGREGATIONS, selection.ROLLOUT),
                       help="which heads, as the app's View menu: the model's alignment heads (cross-attention), one "
-                           "head (--layer, --head), the mean of --layer's heads, or of all (default: alignment for "
-                           "cross-attention, else head 0 of layer 0)")  # fmt: skip
+                           "head (--layer, --head), the mean of --layer's heads, or of all, or the attention rollout "
+                           "of self-attention through --rollout-layers (default: alignment for cross-attention, else "
+                           "head 0 of layer 0)")  # fmt: skip
+    view.add_argument("--rollout-layers", default=None, metavar="FIRST-LAST",
+                      help="rollout: the layers rolled through, both included, e.g. 0-3 (default: all)")  # fmt: skip
+    view.add_argument("--residual", action=argparse.BooleanOptionalAction, default=ViewOptions.residual,
+                      help="rollout: each layer's map as 0.5·A + 0.5·I, the skip connection (Abnar & Zuidema "
+                           "2020; default on, as in the app)")  # fmt: skip
     view.add_argument("--layer", default=None,
                       help="layer index; without --aggregation also a list (0,2) or 'all' (default: the app's view; "
                            "all when only --head is given)")  # fmt: skip
@@ -332,15 +338,30 @@ def _head_fields(args: argparse.Namespace, amap) -> dict:
 # Export arguments named as the ViewOptions fields they set, which mean there what the app's controls mean.
 SAME_AS_OPTIONS = (
     "words", "hide_special", "threshold", "step", "lang", "hide_first", "renormalize", "top_k", "log_scale",
-    "weighting",
+    "weighting", "residual",
 )  # fmt: skip
+
+
+def _rollout_layers(value: str | None) -> tuple[int, int] | None:
+    """--rollout-layers "1-3" (or one layer, "2") as (first, last); None for all layers."""
+    if value is None:
+        return None
+    parts = value.replace("–", "-").split("-")
+    try:
+        first, last = (int(parts[0]), int(parts[-1])) if len(parts) <= 2 else (None, None)
+    except ValueError:
+        first = last = None
+    if first is None:
+        raise InputError("qk_rollout_layers_text", value=value)
+    return first, last
 
 
 def view_options(args: argparse.Namespace, result) -> ViewOptions:
     """The options an export's arguments give for `result` (the same fields the app's controls set)."""
     kind = args.kind or selection.default_kind(result)
     same = {name: getattr(args, name) for name in SAME_AS_OPTIONS}
-    return ViewOptions(kind=kind, **same, **_head_fields(args, result[kind]))
+    rolled = _rollout_layers(args.rollout_layers)
+    return ViewOptions(kind=kind, **same, **_head_fields(args, result[kind]), rollout_layers=rolled)
 
 
 def figure(result, args: argparse.Namespace, handle):

@@ -8,6 +8,8 @@
 - `prepare_map` (decoder rows relabelled, special tokens hidden, pieces merged into words), `replay` (the rows
   written so far; `step_scores`/`replayed_scores`: how sure the model was of each token it wrote), `head_selection` (which layers and heads a view means, with `alignment_pairs`; `file_heads` names
   them in a file name, as `attnviz.export.figure_filename` takes them).
+- `rollout_map` / `rollout_selection`: the ROLLOUT view (self-attention only; cross-attention refused with the
+  reason), through `ViewOptions.rollout_layers` with or without the residual term.
 - `as_file`: a figure as a file shows it (the model named in its title, wide enough for that title).
 - Full or on-demand results (`attnviz.types.AttentionResult`, answered alike by both): `whole_capture`;
   a long map's exact block: `token_window`.
@@ -36,7 +38,8 @@ if TYPE_CHECKING:
 
 # alignment: the model's alignment heads; head: one layer and head; layer: mean of one layer's heads; all: mean of all
 AGGREGATIONS = ("alignment", "head", "layer", "all")
-SELF_AGGREGATIONS = ("head", "layer", "all")  # self-attention has no alignment heads
+ROLLOUT = "rollout"  # attention rollout through a range of layers (self-attention only): `rollout_map`
+SELF_AGGREGATIONS = ("head", "layer", "all", ROLLOUT)  # self-attention has no alignment heads
 CUSTOM = "custom"  # any layers and heads, combined by mean or max: the command line's --layer 0,2 --head max
 FIGURES = ("heatmap", "alignment", "grid", "lines")
 # weights: the attention weights α; value-norm: α_ij·‖f_h(x_j)‖, rows scaled to sum 1 (`analysis.value_weighted`)
@@ -66,6 +69,8 @@ class ViewOptions:
     step: int = 0  # replay: the map as it stood after this many rows were written; 0 = all
     lang: str = "en"  # titles and labels: "en" or "zh"
     weighting: str = "weights"  # WEIGHTINGS: the weights, or the weights scaled by each key's value norm
+    rollout_layers: tuple[int, int] | None = None  # ROLLOUT: first and last layer rolled through (None = all)
+    residual: bool = True  # ROLLOUT: the skip connection's 0.5·I term of Abnar & Zuidema (see `rollout_map`)
     # Only the command line sets these; the app's pages leave them as they are.
     layers: tuple[int, ...] | None = None  # the grid draws these layers (None = all); CUSTOM combines them
     heads: tuple[int, ...] | None = None  # the same for heads
@@ -210,7 +215,12 @@ def _hidden(amap: AttentionMap, special: bool, first: bool, renormalize: bool) -
 
 
 def prepare(result: AttentionCapture, options: ViewOptions) -> AttentionMap:
-    """The map `options` draw, before replay: `prepare_map` of the options' kind."""
+    """The map `options` draw, before replay: `prepare_map` of the options' kind (rolled out first, for ROLLOUT:
+    rollout multiplies the whole token-level maps, and only then are tokens hidden or merged)."""
+    kind = options.kind or default_kind(result)
+    if aggregation_of(options, kind) == ROLLOUT:
+        rolled = rollout_map(result[kind], options.rollout_layers, options.heads, options.head_reduce, options.residual)
+        result = replace(result, maps={**result.maps, kind: rolled})
     return prepare_map(
         result,
         options.kind or default_kind(result),
@@ -274,6 +284,44 @@ def replayed_scores(scores: Sequence[StepScore], amap: AttentionMap, step: int) 
         for score in scores
         if not score.token.special and score.token.start < row.end and row.start < score.token.end
     ]
+
+
+# ----------------------------------------------------------------------------------------------------------------------
+# Rollout
+
+
+def rollout_range(layers: tuple[int, int] | None, num_layers: int) -> tuple[int, int]:
+    """(first, last) layer of a rollout, both included: all layers for None; an InputError outside the map."""
+    first, last = (0, num_layers - 1) if layers is None else (int(layers[0]), int(layers[1]))
+    if not 0 <= first <= last < num_layers:
+        raise InputError("qk_rollout_range", first=first, last=last, top=num_layers - 1)
+    return first, last
+
+
+def rollout_map(
+    amap: AttentionMap, layers: tuple[int, int] | None = None, heads: Sequence[int] | None = None,
+    head_reduce: str = "mean", residual: bool = True,
+) -> AttentionMap:  # fmt: skip
+    """Attention rollout (Abnar & Zuidema 2020, `analysis.rollout`) through `layers` (first, last) of a
+    self-attention map: one head per layer, layer i holding the rollout from the first layer through layer i.
+
+    Per layer the heads (`heads`, None = all) are combined by `head_reduce`; with `residual` each becomes
+    0.5·A + 0.5·I (the skip connection carries half of every token through unchanged), rows renormalised; then the
+    layers' matrices are multiplied. Cross-attention is refused with the reason (its keys are another token set)."""
+    if amap.kind == "cross":
+        raise InputError("qk_rollout_cross")
+    first, last = rollout_range(layers, amap.num_layers)
+    chosen = replace(amap, weights=amap.weights[first : last + 1], layer_names=amap.layer_names[first : last + 1])
+    rolled = analysis.rollout(chosen, heads, head_reduce, residual)  # (layers', 1, n, n)
+    names = [f"rollout L{first}–L{first + i}" for i in range(rolled.num_layers)]
+    return replace(rolled, layer_names=names)
+
+
+def rollout_selection(amap: AttentionMap, lang: str = "en") -> HeadSelection:
+    """The rolled map's last layer (the rollout through the whole range), named as such in the figure's title."""
+    last = amap.num_layers - 1
+    labels = {"layer_one": amap.layer_names[last], "head_one": i18n.t("qk_rollout_heads", lang)}
+    return HeadSelection(amap, {"layers": last, "heads": 0}, ((last, 0),), labels=labels)
 
 
 # ----------------------------------------------------------------------------------------------------------------------
@@ -391,6 +439,8 @@ def aggregation_of(options: ViewOptions, kind: str) -> str:
 def choose_heads(amap: AttentionMap, options: ViewOptions, alignment_heads: Pairs = ()) -> HeadSelection:
     """The head selection `options` mean for `amap`."""
     aggregation = aggregation_of(options, amap.kind)
+    if aggregation == ROLLOUT:
+        return rollout_selection(amap, options.lang)
     if aggregation == CUSTOM:
         return custom_selection(amap, options.layers, options.heads, options.head_reduce, options.layer_reduce)
     if aggregation == "alignment" and amap.kind != "cross":
@@ -518,7 +568,8 @@ def as_file(fig: go.Figure, model: str | None) -> go.Figure:
 def file_heads(chosen: HeadSelection, aggregation: str) -> dict:
     """The `layer` and `head` of a figure's file name (`attnviz.export.figure_filename`) for the heads it shows under
     `aggregation` (`aggregation_of`): one head "L2H0", a layer's mean "L2Hmean", the mean of all "Hmean", the
-    alignment heads "Halign", a custom selection its listed indices and reduction ("L0+1Hmax")."""
+    alignment heads "Halign", a rollout its layer range ("L0-3Hrollout"), a custom selection its listed indices and
+    reduction ("L0+1Hmax")."""
     if aggregation == "head":
         layer, head = chosen.pairs[0]
         return {"layer": layer, "head": head}
@@ -528,5 +579,8 @@ def file_heads(chosen: HeadSelection, aggregation: str) -> dict:
         return {"head": "mean"}
     if aggregation == "alignment":
         return {"head": "align"}
+    if aggregation == ROLLOUT:
+        first, last = re.findall(r"\d+", chosen.amap.layer_names[-1])[-2:]  # "rollout L0–L3"
+        return {"layer": f"{first}-{last}", "head": ROLLOUT}
     heads = chosen.figure_kwargs.get("heads")
     return {"layer": chosen.figure_kwargs.get("layers"), "head": heads if heads is not None else chosen.head_reduce}

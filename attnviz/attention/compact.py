@@ -155,6 +155,13 @@ class LayerInputs:
         scores = attention_scores(query, key, mask, self.scaling, bias, self.softcap)  # (1, heads', rows, keys')
         return probabilities_from_lse(scores, self.lse[batch, heads, start:stop][None])[0]
 
+    def mask_and_bias(self, head: int, start: int, stop: int, batch: int = 0) -> tuple[torch.Tensor | None, ...]:
+        """(additive mask, position bias) of one head's query rows [start, stop), each (rows, keys) or None: the two
+        terms eager attention adds to q·kᵀ·scaling, for a page that shows every step of one row."""
+        shape = (stop - start, self.keys)
+        parts = (self._mask_rows(batch, [head], start, stop), self._bias_rows(batch, [head], start, stop))
+        return tuple(None if part is None else part[0, 0].expand(shape) for part in parts)  # (rows, keys)
+
     def _mask_rows(self, batch, heads, start, stop):
         if self.mask is None:
             return None

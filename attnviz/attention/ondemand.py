@@ -283,8 +283,17 @@ def capture_lazy(handle: ModelHandle, text: str, target: str | None = None, trun
 
     Checked first: the text length (ATTNVIZ_MAX_CHARS) and the lazy memory estimate (ATTNVIZ_MEMORY_BUDGET_MB).
     """
+    return lazy_run(handle, text, target, truncate)[0]
+
+
+def lazy_run(
+    handle: ModelHandle, text: str, target: str | None = None, truncate: bool = False,
+    recorder_class: type[QueryKeyRecorder] = QueryKeyRecorder,
+) -> tuple[LazyCapture, QueryKeyRecorder]:  # fmt: skip
+    """`capture_lazy`, with the recorder of the pass (of `recorder_class`, a QueryKeyRecorder that may keep more per
+    call) and, per map kind, the (module path, call) of each layer: `recorder.layers_by_role(handle.is_seq2seq)`."""
     batch = prepare_batch(handle, [text], None if target is None else [target], truncate, mode="lazy")
-    recorder = run_batch(handle, batch, QueryKeyRecorder)
+    recorder = run_batch(handle, batch, recorder_class)
     recorder.release()
     layers = recorder.layers_by_role(handle.is_seq2seq)
     norms = {role: recorder.value_norms(role_layers) for role, role_layers in layers.items()}  # (layers, 1, h, k)
@@ -297,6 +306,7 @@ def capture_lazy(handle: ModelHandle, text: str, target: str | None = None, trun
         for spec in map_specs(handle.is_seq2seq, batch.decoded is not None)
     }  # fmt: skip
     record = build_provenance(handle, batch.texts[0], target, {"mode": "lazy", "truncate": truncate})
-    return LazyCapture(
+    lazy = LazyCapture(
         handle.name, handle.device, stacks, source_text=batch.texts[0], target_text=target, provenance=record
     )
+    return lazy, recorder

@@ -1,13 +1,18 @@
 """The explainer's walk-through: small Q, K, V matrices as a person types them, checked, then attention one step at
-a time through the one eager definition (`attention.math.attention_steps`), in float64, returned as numpy."""
+a time through the one eager definition (`attention.math.attention_steps`), in float64, returned as numpy — and the
+same steps for one query token of a real model's head (`sentence_walkthrough`, from `attention.vectors`)."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass, replace
 
 import numpy as np
 import torch
 
 from attnviz.attention.math import AttentionSteps, attention_steps
+from attnviz.attention.vectors import HeadVectors
 from attnviz.errors import InputError
+from attnviz.types import position
 
 
 def _walkthrough_matrix(values, name: str) -> np.ndarray:
@@ -41,3 +46,56 @@ def walkthrough(q, k, v, scaled: bool = True) -> AttentionSteps:
     if not bool(torch.isfinite(steps.scores).all()):
         raise InputError("walkthrough_overflow")
     return steps.numpy()
+
+
+# ----------------------------------------------------------------------------------------------------------------------
+# The same four steps on one query row of a real model's head
+
+
+@dataclass(frozen=True)
+class SentenceSteps:
+    """The walk-through of one query token of a real head, every step float64 numpy over the keys.
+
+    `steps` holds query (1, d), key (keys, d), value (keys, d), scores = q·k, scaled_scores = scores · scaling,
+    masked_scores (+ position bias, −∞ where the model may not look), weights (the softmax) and context (1, d)
+    = weights · v. `allowed` (keys,) bool: the keys the model may look at; `bias` (keys,) or None: the position bias
+    the model adds (T5). `captured` is the row of the capture the page shows and `difference` the largest
+    |rebuilt − captured| over the keys (None when there is no captured row to compare with)."""
+
+    vectors: HeadVectors
+    row: int
+    steps: AttentionSteps
+    allowed: np.ndarray
+    bias: np.ndarray | None
+    captured: np.ndarray | None = None
+    difference: float | None = None
+
+
+def sentence_walkthrough(
+    vectors: HeadVectors, row: int, mask: np.ndarray | None = None, bias: np.ndarray | None = None,
+    captured: np.ndarray | None = None,
+) -> SentenceSteps:  # fmt: skip
+    """The four steps for query token `row` of `vectors`' head, from the vectors the model computed: q·k, ·scaling,
+    + `bias`, masked by `mask` (the additive mask eager attention adds, (keys,): 0 = may look), softmax, · values.
+
+    `captured` (keys,): the weights a capture recorded for that row; the result says how far the rebuilt row is
+    from it. A soft-capped head (Gemma 2) is refused: its tanh step is not one the page shows."""
+    if vectors.softcap:
+        raise InputError("qk_softcap_not_shown", softcap=vectors.softcap)
+    row = position(row, len(vectors.query_tokens), "query token")
+    keys = vectors.keys.shape[0]
+    allowed = np.ones(keys, dtype=bool) if mask is None else np.asarray(mask) == 0
+    additive = np.where(allowed, 0.0, -np.inf)  # (keys,): masked keys get exactly 0 weight
+    if bias is not None:
+        additive = additive + np.asarray(bias, dtype=np.float64)
+    values = vectors.values if vectors.values is not None else np.zeros_like(vectors.keys)
+    query, key, value = (torch.from_numpy(np.asarray(m, dtype=np.float64)) for m in (
+        vectors.queries[row : row + 1], vectors.keys, values))  # fmt: skip
+    steps = attention_steps(query, key, value, torch.from_numpy(additive)[None], scale=vectors.scaling).numpy()
+    if vectors.values is None:  # no values kept: no weighted sum to show
+        steps = replace(steps, value=None, context=None)
+    difference = None
+    if captured is not None:
+        captured = np.asarray(captured, dtype=np.float64)
+        difference = float(np.abs(steps.weights[0] - captured).max()) if captured.shape == (keys,) else None
+    return SentenceSteps(vectors, row, steps, allowed, None if bias is None else np.asarray(bias), captured, difference)

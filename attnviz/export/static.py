@@ -47,6 +47,7 @@ LEGEND_PX = 110
 _LOCK = threading.Lock()  # matplotlib's font list, font cache and rcParams are process-global
 _TAG = re.compile(r"<[^<>]+>")
 _SUPPORTED = {"heatmap", "scatter", "bar"}
+_SYMBOLS = {"circle": "o", "diamond": "D", "square": "s", "triangle-up": "^", "cross": "P", "x": "X"}  # plotly -> mpl
 
 
 def plain_text(text: str | None) -> str:
@@ -131,6 +132,8 @@ def _fit_margins(low: float, high: float, side: float, least: float = 20.0) -> t
 
 def _has_colorbar(fig: go.Figure) -> bool:
     for trace in fig.data:
+        if trace.type == "scatter" and trace.marker is not None and trace.marker.showscale:
+            return True
         if trace.type != "heatmap":
             continue
         if trace.coloraxis:
@@ -369,11 +372,41 @@ class StaticRenderer:
         marker = trace.marker
         marker_opacity = opacity * (1.0 if marker.opacity is None else float(np.min(marker.opacity)))
         if "markers" in mode and marker_opacity > 0:
-            size = float(marker.size or 6) * PX_TO_PT
-            ax.scatter(x, y, s=size**2, color=_color(marker.color), alpha=marker_opacity, linewidths=0, zorder=3)
+            self._markers(ax, x, y, marker, marker_opacity)
         if "text" in mode and trace.text is not None:
             texts = [trace.text] * len(x) if isinstance(trace.text, str) else list(trace.text)
             self._point_texts(ax, x, y, texts, trace.textposition or "middle center", trace.textfont)
+
+    def _markers(self, ax, x, y, marker, opacity: float):
+        """Markers of one colour or one per point (colour strings, or numbers on the marker's colour scale, with
+        its colour bar when shown), round, diamond or open (`_SYMBOLS`)."""
+        from matplotlib import colors as mcolors
+
+        size = float(marker.size or 6) * PX_TO_PT
+        symbol = marker.symbol if isinstance(marker.symbol, str) else "circle"
+        style = {"marker": _SYMBOLS.get(symbol.removesuffix("-open"), "o"), "s": size**2, "alpha": opacity, "zorder": 3}
+        color = marker.color
+        numbers = color is not None and not isinstance(color, str) and not all(isinstance(v, str) for v in color)
+        if numbers:
+            values = np.asarray(color, dtype=np.float64)
+            low = float(values.min()) if marker.cmin is None else float(marker.cmin)
+            high = float(values.max()) if marker.cmax is None else float(marker.cmax)
+            norm = mcolors.Normalize(vmin=low, vmax=high if high > low else low + 1.0)
+            style.update(c=values, cmap=_colormap(marker.colorscale), norm=norm)
+        else:
+            style["color"] = _color(color) if color is None or isinstance(color, str) else [_color(c) for c in color]
+        edge = marker.line.color if marker.line is not None else None
+        if symbol.endswith("-open"):  # the outline only, in the marker's colour
+            style.update(
+                facecolors="none", edgecolors=style.pop("color", None), linewidths=float(marker.line.width or 2)
+            )
+        elif edge is not None and not isinstance(edge, (list, tuple)):
+            style.update(edgecolors=_color(edge), linewidths=float(marker.line.width or 1) * PX_TO_PT)
+        else:
+            style["linewidths"] = 0
+        points = ax.scatter(x, y, **style)
+        if numbers and marker.showscale:
+            self.pending_colorbar = (points, marker.colorbar)
 
     def _point_texts(self, ax, x, y, texts, position, font):
         vertical, horizontal = (position.split() + ["center"])[:2]

@@ -4,6 +4,8 @@ Every figure takes `style=FigureStyle(...)`: `lang` ("en" default, or "zh") and 
 string in `LABELS[lang]`, for the app's i18n), `model` (named in the title), `title` (replaces the built title) and
 `width`/`height` (replace the size the figure chooses for its content).
 Selections follow `attnviz.analysis.aggregate`: `layers`/`heads` are an index, a list, or None for all.
+`qk_space` (a head's queries and keys in one plane, `attnviz.projection`) and `sentence_steps` (the explainer's steps
+for one token of a real head) take what they draw instead of a map.
 Maps too large to hold (`attnviz.attention.ondemand.LazyCapture`) draw through `pooled_heatmap` (a head pooled block by block)
 and `statistic_grid(values=...)` (statistics streamed tile by tile).
 """
@@ -23,6 +25,8 @@ from attnviz.figures.explainer import (
 from attnviz.figures.grid import grid, statistic_grid
 from attnviz.figures.heatmap import heatmap, pooled_heatmap, selected_ranges
 from attnviz.figures.lines import head_lines
+from attnviz.figures.qkspace import qk_space
+from attnviz.figures.sentence_steps import sentence_steps
 from attnviz.figures.style import DEFAULT_STYLE, FigureStyle
 
 VIEWS = {"heatmap": heatmap, "alignment": alignment, "grid": grid, "lines": head_lines}
@@ -48,9 +52,11 @@ __all__ = [
     "link_width",
     "mixture",
     "pooled_heatmap",
+    "qk_space",
     "resolve_labels",
     "seed_alignment_map",
     "selected_ranges",
+    "sentence_steps",
     "statistic_grid",
     "strongest_links",
 ]

@@ -25,6 +25,7 @@ from attnviz.i18n import (
     hub,
     longtext,
     models,
+    qkspace,
     selection,
     settings,
     truth,
@@ -33,7 +34,22 @@ from attnviz.i18n import (
 
 LANGUAGES = {"en": "English", "zh": "中文"}
 # One module per area; add a new area's module here.
-PARTS = (app, errors, devices, models, settings, selection, formulas, files, figures, truth, hub, values, longtext)
+PARTS = (
+    app,
+    errors,
+    devices,
+    models,
+    settings,
+    selection,
+    formulas,
+    files,
+    figures,
+    truth,
+    hub,
+    values,
+    longtext,
+    qkspace,
+)
 
 
 def _joined(parts) -> dict[str, dict[str, str]]:

@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.browser import (
+from tests.support.browser import (  # noqa: F401 - app_url and page: the served app and its browser page
     REPO,
-    chromium,
-    playwright_missing,
+    app_url,
+    page,
     screenshot_whole_page,
-    streamlit_server,
+    served_app,
     wait_for_app,
 )
 
@@ -32,15 +32,10 @@ PAGES = {  # screenshot name -> URL path
     "self-attention": "self-attention",
     "how-attention-works": "how-attention-works",
     "heads": "heads",
+    "query-key-space": "query-key-space?kind=encoder&qk_point=k1",
 }
 # The walk-through is long: its picture shows sections 1 and 2 and stops above section 3.
 SCREENSHOT_UNTIL = {"how-attention-works": re.compile(r"^3 ·")}
-
-
-def _skip_or_fail(reason: str) -> None:
-    if os.environ.get("CI", "").strip().lower() == "true":
-        pytest.fail(f"The browser tests must run in CI: {reason}.")
-    pytest.skip(reason)
 
 
 @pytest.fixture(scope="module")
@@ -49,27 +44,6 @@ def screenshot_dir() -> Path:
     folder = folder if folder.is_absolute() else REPO / folder
     folder.mkdir(parents=True, exist_ok=True)
     return folder
-
-
-def _served_app(tmp_path_factory, env: dict[str, str] | None = None):
-    """The URL of `streamlit run app.py` (with `env`), its log in a temporary folder; skips or fails without a browser."""
-    missing = playwright_missing()
-    if missing:
-        _skip_or_fail(missing)
-    log = tmp_path_factory.mktemp("streamlit") / "server.log"
-    with streamlit_server(env=env, log_path=log) as (url, _):
-        yield url
-
-
-@pytest.fixture(scope="module")
-def app_url(tmp_path_factory):
-    yield from _served_app(tmp_path_factory)
-
-
-@pytest.fixture(scope="module")
-def page(app_url):
-    with chromium() as browser_page:
-        yield browser_page
 
 
 def save(page, folder: Path, name: str) -> Path:
@@ -159,7 +133,7 @@ LONG_TEXT = " ".join(
 
 @pytest.fixture(scope="module")
 def long_text_url(tmp_path_factory):
-    yield from _served_app(tmp_path_factory, env={"ATTNVIZ_LAZY_FROM_TOKENS": "256"})
+    yield from served_app(tmp_path_factory, env={"ATTNVIZ_LAZY_FROM_TOKENS": "256"})
 
 
 def test_a_long_text_shows_one_head_pooled_and_an_exact_block_you_move(page, long_text_url, screenshot_dir):

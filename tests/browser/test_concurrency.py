@@ -21,19 +21,13 @@ from attnviz import fonts, selection
 from attnviz.attention.capture import capture
 from attnviz.figures._common import token_label
 from attnviz.models import load_model
-from tests.support.browser import CHROMIUM_ARGS, chromium_path, playwright_missing, streamlit_server
+from tests.support.browser import CHROMIUM_ARGS, chromium_path, require_browser, streamlit_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 MARKERS = "山水火木金土月星"  # one character per session, in no other session's text
 TEST_BUDGET_S = 90.0  # the whole test, server start included
 PAGE_TIMEOUT_MS = 75_000  # the test budget below is what bounds the whole run
-
-
-def _skip_or_fail(reason: str) -> None:
-    if os.environ.get("CI", "").strip().lower() == "true":
-        pytest.fail(f"The concurrency test must run in CI: {reason}.")
-    pytest.skip(reason)
 
 
 def _text(index: int) -> str:
@@ -116,9 +110,7 @@ def _healthy(base: str) -> bool:
 
 def test_eight_sessions_at_once_each_see_only_their_own_text(tmp_path, tiny_folder):
     started = time.monotonic()
-    missing = playwright_missing()
-    if missing:
-        _skip_or_fail(missing)
+    require_browser()
     model = tiny_folder("bert")  # 2 layers × 4 heads: the pages stay light, so the time goes to concurrency
     # Deployed as a server would be: only folders under the allowlisted one may be loaded.
     server_env = {"ATTNVIZ_SERVER_MODE": "1", "ATTNVIZ_ALLOWED_DIRS": str(Path(model).parent)}

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.browser import chromium, skip_or_fail_without_browser, streamlit_server, wait_for_app
+from tests.support.browser import chromium, require_browser, streamlit_server, wait_for_app
 from tests.support.long_texts import english_text
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -15,7 +15,7 @@ WAIT_MS = 240_000
 
 @pytest.fixture(scope="module")
 def app_url(tmp_path_factory):
-    skip_or_fail_without_browser()
+    require_browser()
     with streamlit_server(log_path=tmp_path_factory.mktemp("streamlit") / "server.log") as (url, _):
         yield url
 

@@ -91,7 +91,7 @@ def combinations(page: str, kind: str, layers: int, heads: int) -> list[Combinat
     page also each aggregation replayed to its first and second target token, links from 0.3 up."""
     aggregations = selection.AGGREGATIONS if page == "translate" else selection.SELF_AGGREGATIONS
     last = (layers - 1, heads - 1)
-    chosen = {"alignment": [(0, 0)], "head": [(0, 0), last], "layer": [last], "all": [(0, 0)]}
+    chosen = {"alignment": [(0, 0)], "head": [(0, 0), last], "layer": [last], "all": [(0, 0)], "rollout": [(0, 0)]}
     shown = [
         Combination(page, kind, aggregation, layer, head, words, hide, lang)
         for aggregation in aggregations
@@ -261,6 +261,12 @@ def test_sampled_combinations_are_the_clis_figure(case, combination):
 @pytest.mark.parametrize("family, mode", SELF_ONLY)
 def test_sampled_one_stack_combinations_are_the_clis_figure(tiny_folder, family, mode):
     combos = [Combination("self", "self", "layer", 1, words=False, lang="zh"), Combination("self", "self", "head")]
+    assert not mismatches(self_case(tiny_folder, family, mode), combos)
+
+
+@pytest.mark.parametrize("family, mode", SELF_ONLY[:2])
+def test_a_rollout_is_the_clis_figure(tiny_folder, family, mode):
+    combos = [Combination("self", "self", "rollout"), Combination("self", "self", "rollout", words=False, lang="zh")]
     assert not mismatches(self_case(tiny_folder, family, mode), combos)
 
 

@@ -44,17 +44,6 @@ def playwright_missing() -> str | None:
     return None
 
 
-def skip_or_fail_without_browser() -> None:
-    """Skip a browser test where playwright or chromium is missing; fail it in CI (CI=true), where it must run."""
-    import pytest
-
-    missing = playwright_missing()
-    if missing and os.environ.get("CI", "").strip().lower() == "true":
-        pytest.fail(f"The browser tests must run in CI: {missing}.")
-    if missing:
-        pytest.skip(missing)
-
-
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -198,3 +187,31 @@ def require_browser() -> None:
     if os.environ.get("CI", "").strip().lower() == "true":
         pytest.fail(f"The browser tests must run in CI: {missing}.")
     pytest.skip(missing)
+
+
+def served_app(tmp_path_factory, env: dict[str, str] | None = None):
+    """Yield the URL of `streamlit run app.py` (with `env`), its log in a temporary folder; skips or fails without a
+    browser (`require_browser`). For a module-scoped fixture: `yield from served_app(tmp_path_factory)`."""
+    require_browser()
+    log = tmp_path_factory.mktemp("streamlit") / "server.log"
+    with streamlit_server(env=env, log_path=log) as (url, _):
+        yield url
+
+
+def _fixture(function):
+    import pytest
+
+    return pytest.fixture(scope="module")(function)
+
+
+@_fixture
+def app_url(tmp_path_factory):
+    """The served app (`served_app`), once per test module that imports this fixture."""
+    yield from served_app(tmp_path_factory)
+
+
+@_fixture
+def page(app_url):
+    """A chromium page for the served app, once per test module that imports this fixture."""
+    with chromium() as browser_page:
+        yield browser_page

@@ -1,0 +1,87 @@
+"""Rollout as a view (attnviz.selection): a layer range, the residual term, cross-attention refused with the reason,
+the figure the app and the CLI draw, its file name."""
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from attnviz import analysis, selection
+from attnviz.errors import InputError
+from attnviz.types import AttentionCapture
+from tests.support.maps import random_map, seed_pair_map, tokens_from
+
+TOKENS = tokens_from(["[CLS]", "the", "cat", "sat", "[SEP]"], specials=("[CLS]", "[SEP]"))
+
+
+def self_map(layers: int = 4, heads: int = 3, seed: int = 5):
+    return random_map(TOKENS, layers=layers, heads=heads, seed=seed)
+
+
+def paper(amap, first: int, last: int, residual: bool = True) -> np.ndarray:
+    """Abnar & Zuidema by hand: Ã_l = norm(0.5·mean_h A_l + 0.5·I), rollout = Ã_last · … · Ã_first."""
+    n = len(amap.query_tokens)
+    total = np.eye(n)
+    for layer in range(first, last + 1):
+        a = amap.weights[layer].astype(np.float64).mean(0)
+        if residual:
+            a = 0.5 * a + 0.5 * np.eye(n)
+        total = (a / a.sum(-1, keepdims=True)) @ total
+    return total
+
+
+@pytest.mark.parametrize(("layers", "first", "last"), [(None, 0, 3), ((1, 2), 1, 2), ((3, 3), 3, 3)])
+@pytest.mark.parametrize("residual", [True, False])
+def test_a_layer_range_rolls_out_only_those_layers(layers, first, last, residual):
+    amap = self_map()
+    rolled = selection.rollout_map(amap, layers, residual=residual)
+    assert rolled.weights.shape == (last - first + 1, 1, 5, 5)
+    np.testing.assert_allclose(rolled.weights[-1, 0], paper(amap, first, last, residual), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(rolled.weights[0, 0], paper(amap, first, first, residual), rtol=1e-5, atol=1e-6)
+    assert rolled.layer_names[-1] == f"rollout L{first}–L{last}"
+    if layers is None:
+        np.testing.assert_allclose(rolled.weights, analysis.rollout(amap, residual=residual).weights, rtol=1e-6)
+
+
+def test_cross_attention_is_refused_with_the_reason():
+    with pytest.raises(InputError, match="encoder's last output") as raised:
+        selection.rollout_map(seed_pair_map())
+    assert "交叉注意力" in raised.value.message("zh")
+
+
+@pytest.mark.parametrize("layers", [(2, 1), (0, 4), (-1, 2)])
+def test_a_range_outside_the_map_is_refused(layers):
+    with pytest.raises(InputError, match="not inside layers 0–3"):
+        selection.rollout_map(self_map(), layers)
+
+
+def test_show_draws_the_rollout_through_the_range_and_the_grid_layer_by_layer():
+    amap = self_map()
+    capture = AttentionCapture("tiny", "cpu", {"self": amap}, "the cat sat", None)
+    options = selection.ViewOptions(aggregation=selection.ROLLOUT, rollout_layers=(1, 3), words=False,
+                                    hide_special=False)  # fmt: skip
+    shown = selection.show(capture, options, names=("heatmap", "grid", "lines"))
+    z = np.array(shown.figures["heatmap"].data[0].z, dtype=float)
+    np.testing.assert_allclose(z, paper(amap, 1, 3), rtol=1e-5, atol=1e-6)
+    assert "rollout L1–L3" in shown.figures["heatmap"].layout.title.text
+    assert shown.amap.num_layers == 3  # the grid: rollout through layer 1, 1–2 and 1–3
+    assert selection.file_heads(shown.selection, selection.ROLLOUT) == {"layer": "1-3", "head": selection.ROLLOUT}
+
+
+def test_tokens_are_hidden_after_the_rollout_not_before():
+    """Rollout multiplies the whole token-level maps: hiding [CLS]/[SEP] first would change every product."""
+    amap = self_map()
+    capture = AttentionCapture("tiny", "cpu", {"self": amap}, "the cat sat", None)
+    options = selection.ViewOptions(aggregation=selection.ROLLOUT, words=False, hide_special=True)
+    prepared = selection.prepare(capture, options)
+    np.testing.assert_allclose(prepared.weights[-1, 0], paper(amap, 0, 3)[1:4, 1:4], rtol=1e-5, atol=1e-6)
+    assert [t.text for t in prepared.key_tokens] == ["the", "cat", "sat"]
+
+
+def test_other_views_are_unchanged_by_the_rollout_fields():
+    amap = self_map()
+    capture = AttentionCapture("tiny", "cpu", {"self": amap}, "the cat sat", None)
+    plain = selection.ViewOptions(aggregation="head", layer=2, head=1, words=False, hide_special=False)
+    odd = replace(plain, rollout_layers=(1, 1), residual=False)
+    np.testing.assert_array_equal(selection.prepare(capture, plain).weights, selection.prepare(capture, odd).weights)
+    assert selection.ROLLOUT in selection.SELF_AGGREGATIONS and selection.ROLLOUT not in selection.AGGREGATIONS
