@@ -371,6 +371,16 @@ def _series(rows: list[dict], key: str) -> str:
     return "; ".join(f"{row['n']}: " + ", ".join(f"{row[key][k]:.1f}" for k in order) for row in rows)
 
 
+def _kept_sections(path: Path) -> str:
+    """The sections other benchmark scripts wrote into the results file (between their own start/end markers, as
+    bench_values.py does), kept when this run rewrites it."""
+    import re
+
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    found = re.finditer(r"<!-- (\w+): start -->.*?<!-- \1: end -->", text, flags=re.S)
+    return "".join(f"\n{match.group(0)}\n" for match in found)
+
+
 def _ratio(value: float, reference: float) -> str:
     return f"{value / reference:.2f}"
 
@@ -627,7 +637,7 @@ def main() -> None:
     }
     report = render(short, long, bertviz, meta)
     report += f"Total benchmark time: {time.time() - started:.0f} s.\n"
-    Path(args.output).write_text(report)
+    Path(args.output).write_text(report + _kept_sections(Path(args.output)))
     print(report)
     print(f"Written to {args.output}", file=sys.stderr)
 
