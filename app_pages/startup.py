@@ -26,9 +26,13 @@ def warm_up() -> None:
 
         default = ViewState()  # what a first visitor opens
         handle = caches.cached_model(default.model, default.device)
-        default_figures(caches, handle, default)
     except Exception:  # shown on the page when a session asks for the model
         log.warning("could not load the default model at start-up", exc_info=True)
+    else:
+        try:
+            default_figures(caches, handle, default)
+        except Exception:  # the page computes it again, and says what went wrong
+            log.warning("could not compute the default view at start-up", exc_info=True)
     finally:
         gc.freeze()  # what start-up made lives as long as the server: later collections need not scan it again
         gc.enable()

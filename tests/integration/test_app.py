@@ -578,3 +578,22 @@ def test_the_start_up_warm_up_fills_the_model_cache_or_logs_why_not(monkeypatch,
         startup.warm_up()  # never raises: the page says what went wrong when it needs the model
     assert "could not load the default model" in caplog.text
     assert gc.isenabled()  # even when the load failed
+
+
+def test_the_warm_up_computes_the_default_view_into_the_pages_cache(monkeypatch):
+    from app_pages import caches, startup
+    from app_pages.state import ViewState
+
+    default = ViewState()
+    handle = load_model(default.model, "cpu")
+    computed = []
+    real = caches.cached_analysis
+
+    def counted(*arguments):
+        computed.append(arguments)
+        return real(*arguments)
+
+    monkeypatch.setattr(caches, "cached_analysis", counted)
+    startup.default_figures(caches, handle, default)
+    page = (default.model, default.device, default.text, caches.forced_target(default), default.mode, default.truncate)
+    assert computed == [page]  # the very call the Translate & align page makes for the default view
