@@ -22,8 +22,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from attnviz.errors import InputError
+from attnviz.language import main_script
 
-HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")  # Chinese characters
 LANGUAGE_CODES = {  # ISO 639-1 -> the code each multilingual tokenizer uses
     "nllb": {"zh": "zho_Hans", "en": "eng_Latn"},
     "m2m100": {"zh": "zh", "en": "en"},
@@ -58,8 +58,9 @@ class Reading:
 
 
 def source_language(text: str) -> str:
-    """ "zh" when the text has Chinese characters, else "en": the direction of a zh ↔ en pair."""
-    return "zh" if HAN.search(text) else "en"
+    """ "zh" when Chinese characters carry the text (`language.main_script`), else "en": the direction of a zh ↔ en
+    pair."""
+    return "zh" if main_script(text) == "han" else "en"
 
 
 def reading(handle, text: str, target_language: str | None = None) -> Reading:
