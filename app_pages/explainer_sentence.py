@@ -13,8 +13,6 @@ from attnviz.attention.vectors import row_terms
 from attnviz.attention.walkthrough import SentenceSteps, sentence_walkthrough
 from attnviz.figures.sentence_steps import sentence_steps
 
-EQUAL_WITHIN = 1e-5  # the rebuilt row "equals" the captured one up to float32 rounding
-
 
 def captured_row(result, kind: str, shape: tuple, layer: int, head: int, row: int) -> np.ndarray | None:
     """The weights the page's capture recorded for that row, when it holds the same map (else None)."""
@@ -65,7 +63,7 @@ def equality(view: ViewState, walk: SentenceSteps) -> None:
     keys = len(walk.vectors.key_tokens)
     if walk.difference is None:
         st.info(t("qk_ex_no_compare"), icon=":material/info:")
-    elif walk.difference <= EQUAL_WITHIN:
+    elif walk.equal:
         st.success(t("qk_ex_equal", difference=f"{walk.difference:.1e}", keys=keys), icon=":material/check_circle:")
     else:
         st.warning(t("qk_ex_differs", difference=f"{walk.difference:.1e}", keys=keys))

@@ -52,6 +52,9 @@ def walkthrough(q, k, v, scaled: bool = True) -> AttentionSteps:
 # The same four steps on one query row of a real model's head
 
 
+EQUAL_WITHIN = 1e-5  # a rebuilt row "equals" the captured weights up to float32 rounding
+
+
 @dataclass(frozen=True)
 class SentenceSteps:
     """The walk-through of one query token of a real head, every step float64 numpy over the keys.
@@ -69,6 +72,11 @@ class SentenceSteps:
     bias: np.ndarray | None
     captured: np.ndarray | None = None
     difference: float | None = None
+
+    @property
+    def equal(self) -> bool | None:
+        """Whether the rebuilt row equals the captured one (within EQUAL_WITHIN); None with nothing to compare."""
+        return None if self.difference is None else self.difference <= EQUAL_WITHIN
 
 
 def sentence_walkthrough(

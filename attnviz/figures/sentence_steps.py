@@ -73,7 +73,7 @@ def sentence_steps(walk, *, style: FigureStyle = DEFAULT_STYLE) -> go.Figure:
     keys = len(key_names)
     fig = make_subplots(
         rows=2, cols=count, column_widths=widths, row_heights=[1, max(keys, 2)], subplot_titles=titles,
-        horizontal_spacing=0.02, vertical_spacing=0.08,
+        horizontal_spacing=0.02, vertical_spacing=0.16 if keys < 8 else 0.08,
         specs=[[{}] + [None] * len(columns) + ([{}] if has_values else []), [{}] * count],
     )  # fmt: skip
     fig.add_trace(_strip(steps.query, [query_name], words["qk_fig_q"], words), row=1, col=1)
@@ -88,11 +88,12 @@ def sentence_steps(walk, *, style: FigureStyle = DEFAULT_STYLE) -> go.Figure:
     fig.update_yaxes(showticklabels=True, tickmode="array", tickvals=list(range(keys)), ticktext=key_names,
                      row=2, col=1)  # fmt: skip
     title = words["qk_fig_steps_title"].format(token=query_name, layer=vectors.layer, head=vectors.head, d=d)
-    if walk.difference is not None:
-        title += "<br><sup>" + words["qk_fig_steps_equal"].format(difference=f"{walk.difference:.1e}") + "</sup>"
+    if walk.difference is not None:  # "equals" only where it does
+        said = words["qk_fig_steps_equal" if walk.equal else "qk_fig_steps_differs"]
+        title += "<br><sup>" + said.format(difference=f"{walk.difference:.1e}") + "</sup>"
     fig.update_layout(
         **style.layout(
-            title, 1100, 260 + 22 * keys, margin=dict(l=120, r=30, t=110, b=30),
+            title, 1100, max(440, 300 + 24 * keys), margin=dict(l=120, r=30, t=120, b=30),
             meta=dict(view="sentence_steps", kind=vectors.kind, layer=vectors.layer, head=vectors.head,
                       row=walk.row, difference=walk.difference, keys=keys, head_dim=d),
         )

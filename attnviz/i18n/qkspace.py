@@ -32,6 +32,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "qk_fig_col_captured": "captured",
         "qk_fig_steps_title": "How “{token}” looks at the sentence · layer {layer}, head {head} (vectors of {d} values)",
         "qk_fig_steps_equal": "the rebuilt softmax row equals the captured weights: largest difference {difference}",
+        "qk_fig_steps_differs": "the rebuilt softmax row differs from the captured weights by up to {difference}",
         # How attention works, on your sentence
         "qk_ex_title": "2 · … and on your sentence, with the real model",
         "qk_ex_intro": "The same steps, now with the numbers the model itself computed for your text (the text "
@@ -151,6 +152,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "qk_fig_col_captured": "捕获的权重",
         "qk_fig_steps_title": "“{token}”如何看这句话 · 第 {layer} 层，第 {head} 头（向量有 {d} 个值）",
         "qk_fig_steps_equal": "重算的 softmax 行与捕获的权重相同：最大差 {difference}",
+        "qk_fig_steps_differs": "重算的 softmax 行与捕获的权重最多相差 {difference}",
         "qk_ex_title": "2 · ……再用真实模型算你的句子",
         "qk_ex_intro": "同样的步骤，这次用的是模型为你的文本真正算出的数字（下面的文本就是其他页面显示的那段）。选一个矩阵、一层、一个头和一个词元："
         "这个词元提出问题（它的**查询**），每个词元给出回答（它的**键**）和内容（它的**值**）。它们都是一串数字，画成一条彩色格子"

@@ -128,3 +128,12 @@ def test_both_figures_export_without_a_browser(color_by):
         assert export.figure_bytes(fig, "svg", engine="static").lstrip().startswith((b"<?xml", b"<svg"))
         assert export.figure_bytes(fig, "pdf", engine="static").startswith(b"%PDF")
         assert export.figure_bytes(fig, "png", engine="static").startswith(b"\x89PNG")
+
+
+def test_the_figure_says_equal_only_when_the_rows_are():
+    head = vectors()
+    rebuilt = sentence_walkthrough(head, 0).steps.weights[0]
+    same = sentence_steps(sentence_walkthrough(head, 0, captured=rebuilt + 1e-7))
+    other = sentence_steps(sentence_walkthrough(head, 0, captured=np.full(4, 0.25)))
+    assert "equals" in same.layout.title.text and "differs" not in same.layout.title.text
+    assert "differs" in other.layout.title.text and "equals" not in other.layout.title.text
