@@ -33,11 +33,11 @@ class Caveat:
     def sentence(self, lang: str = "en") -> str:
         """The caveat in `lang` ("en" or "zh"): which words, and what to do."""
         separator = i18n.t("truth_list_separator", lang)
-        words = separator.join(f"“{word}”" for word in _shortened(self.words))
-        tokens = separator.join(
+        words = separator.join(_shortened([f"“{word}”" for word in self.words]))
+        tokens = separator.join(_shortened([
             i18n.t("truth_token_probability", lang, token=text, probability=f"{probability:.2f}")
-            for text, probability in _shortened(self.tokens)
-        )
+            for text, probability in self.tokens
+        ]))  # fmt: skip
         return i18n.t(self.key, lang, words=words, tokens=tokens, suggestion=self.suggestion,
                       threshold=f"{self.threshold:g}")  # fmt: skip
 
@@ -53,8 +53,9 @@ class Caveat:
         }
 
 
-def _shortened(items: Sequence) -> list:
-    return list(items[:MOST_NAMED]) + (["…"] if len(items) > MOST_NAMED else [])
+def _shortened(items: list[str]) -> list[str]:
+    """At most `MOST_NAMED` of the items a sentence names, then "…" for the rest."""
+    return items[:MOST_NAMED] + (["…"] if len(items) > MOST_NAMED else [])
 
 
 def unknown_words(result: AttentionResult) -> list[str]:

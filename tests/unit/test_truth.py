@@ -219,3 +219,11 @@ def test_static_export_keeps_the_unknown_colour():
         drawn = static.StaticRenderer(fig, None, None).draw()
     colours = {t.get_text(): to_hex(t.get_color()) for t in drawn.findobj(Text)}
     assert colours["龘龘?"] == figures._common.UNKNOWN_COLOR and colours["早上"] != colours["龘龘?"]
+
+
+def test_a_long_list_of_guesses_is_shortened():
+    many = caveats.Caveat("truth_unsure", tokens=tuple((f"w{i}", 0.1) for i in range(12)), suggestion="m")
+    said = many.sentence("en")
+    assert "“w7” (0.10), …" in said and "w8" not in said
+    words = caveats.Caveat("truth_unknown_words", words=tuple(f"u{i}" for i in range(10)), suggestion="m")
+    assert "“u7”, …" in words.sentence("en") and "、…" in words.sentence("zh")
