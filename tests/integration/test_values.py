@@ -182,3 +182,17 @@ def test_the_demo_evaluation_weighs_its_alignment_view_as_the_app_does():
         np.testing.assert_allclose(expected_plain, cross.weights[layer, head], atol=1e-6)
         np.testing.assert_allclose(matrix, analysis.value_weighted(cross).weights[layer, head], atol=1e-6)
         assert np.abs(matrix - expected_plain).max() > 1e-5  # (the trained alignment head is sharp: it moves little)
+
+
+def test_the_command_line_draws_the_value_weighted_heatmap(tiny_folder, tmp_path, capsys):
+    from attnviz.cli import main
+
+    target = tmp_path / "weighted.html"
+    argv = ["export", "--model", tiny_folder("marian"), "--text", "早上好！", "--target", "Good morning!",
+            "--view", "heatmap", "--weighting", "value-norm", "-o", str(target)]  # fmt: skip
+    assert main(argv) == 0, capsys.readouterr().err
+    page = target.read_text(encoding="utf-8")
+    assert "weighted by value norm" in page and '"value_bar":true' in page.replace(" ", "")  # the norm bar
+    with pytest.raises(SystemExit) as refused:  # argparse refuses an unknown choice itself
+        main([*argv[:-2], "--weighting", "norms", "-o", str(tmp_path / "bad.html")])
+    assert refused.value.code == 2 and "--weighting" in capsys.readouterr().err
