@@ -30,7 +30,8 @@ def warm_up() -> None:
         log.warning("could not load the default model at start-up", exc_info=True)
     else:
         try:
-            default_figures(caches, handle, default)
+            if handle is not None:  # a model to compute with (a stand-in cache may give none)
+                default_figures(caches, handle, default)
         except Exception:  # the page computes it again, and says what went wrong
             log.warning("could not compute the default view at start-up", exc_info=True)
     finally:

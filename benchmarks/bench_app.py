@@ -124,7 +124,7 @@ gc.disable()  # as the server's warm-up does (app_pages/startup.py)
 t0 = time.perf_counter()
 import app_pages.caches
 t1 = time.perf_counter()
-import attnviz.capture
+import attnviz.attention.capture
 t2 = time.perf_counter()
 from attnviz.models import load_model
 load_model(%r, "cpu")
