@@ -310,6 +310,13 @@ def _merged_tokens(tokens: Sequence[Token], groups: list[tuple[int, int]], text:
     return merged
 
 
+def word_tokens(tokens: Sequence[Token], text: str | None = None) -> list[tuple[tuple[int, int], Token]]:
+    """The words `merge_words` makes of `tokens`: per word, its (first, stop) piece span and the word as a token
+    (`text`: the original text the offsets point into)."""
+    groups = word_groups(tokens)
+    return list(zip(groups, _merged_tokens(tokens, groups, text)))
+
+
 def merge_words(amap: AttentionMap, query_text: str | None = None, key_text: str | None = None) -> AttentionMap:
     """The same attention over words instead of subword pieces (see `word_groups` for what a word is).
 
