@@ -22,7 +22,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "find_open_help": "Open layer {layer}, head {head} in the figures above",
         "find_ranking": "Every head, ranked ({count})",
         "find_rank": "Rank",
-        "find_weight": "{query} → {key}",
+        "find_weight": "Weight {query} → {key}",
         "find_weight_help": "The weight from the query token to the key token in that head (a word's pieces: the key's "
         "summed, the query's averaged)",
         "find_opened": "In the figures above ({selection}), **{query}** → **{key}** has weight **{weight}**.",
@@ -67,7 +67,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "find_open_help": "在上方的图中打开第 {layer} 层第 {head} 头",
         "find_ranking": "全部头的排名（{count} 个）",
         "find_rank": "名次",
-        "find_weight": "{query} → {key}",
+        "find_weight": "{query} → {key} 的权重",
         "find_weight_help": "该头中从查询词元到键词元的权重（一个词由多个子词组成时：键的子词求和，查询的子词取平均）",
         "find_opened": "在上方的图中（{selection}），**{query}** → **{key}** 的权重为 **{weight}**。",
         "find_not_drawn": "上方的图没有显示 **{query}** → **{key}**（已隐藏，或合并方式不同）。",
