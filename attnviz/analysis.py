@@ -24,6 +24,9 @@ from attnviz.errors import InputError, Phrase
 from attnviz.types import AttentionMap, Token
 
 REDUCTIONS = ("mean", "max")
+# How weights become colours across heads (`attnviz.figures`): "unit" 0–1 on every head; "shared" 0 to the largest
+# weight of any head of the map; "head" 0 to the figure's own largest weight. The colour bar's title says which.
+COLOR_SCALES = ("unit", "shared", "head")
 SQUARE_KINDS = ("self", "encoder", "decoder")
 
 # Head statistics, in table column order. What each one means is said in the string catalogue (`stat_<name>`,

@@ -111,6 +111,9 @@ def _add_view_arguments(parser: argparse.ArgumentParser) -> None:
     view.add_argument("--hide-first", action="store_true", help="hide the first token (attention sink)")
     view.add_argument("--renormalize", action="store_true", help="renormalise rows after hiding tokens")
     view.add_argument("--log-scale", action="store_true", help="heatmap: logarithmic colour scale")
+    view.add_argument("--color-scale", choices=selection.COLOR_SCALES, default=ViewOptions.color_scale,
+                      help="heatmap/grid colours: unit (0–1 on every head, the default, as in the app), shared (0 to "
+                           "the largest weight of any head) or head (each figure its own max)")  # fmt: skip
     view.add_argument("--threshold", type=float, default=ViewOptions.threshold,
                       help="alignment/lines: smallest weight drawn (default 0.1)")  # fmt: skip
     view.add_argument("--top-k", type=int, default=ViewOptions.top_k, help="alignment: links per target token (3)")
@@ -349,7 +352,8 @@ def _head_fields(args: argparse.Namespace, amap) -> dict:
 
 # Export arguments named as the ViewOptions fields they set, which mean there what the app's controls mean.
 SAME_AS_OPTIONS = (
-    "words", "hide_special", "threshold", "step", "lang", "hide_first", "renormalize", "top_k", "log_scale"
+    "words", "hide_special", "threshold", "step", "lang", "hide_first", "renormalize", "top_k", "log_scale",
+    "color_scale",
 )  # fmt: skip
 
 

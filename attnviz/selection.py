@@ -46,9 +46,7 @@ ALIGNMENT_WORD_KEYS = tuple(selection_words.STRINGS["en"])  # the phrases that n
 Pairs = Sequence[tuple[int, int]]  # (layer, head) pairs, such as a model's trained alignment heads
 Names = Sequence[str]  # figure names, from FIGURES
 FIRST = FIGURES[:1]  # the figure drawn when none is named: the heatmap
-# How weights become colours across heads: "unit" 0–1 for every head; "shared" 0 to the largest weight of any head
-# of the map; "head" 0 to the figure's own largest weight (each grid thumbnail its own). The legend says which.
-COLOR_SCALES = ("unit", "shared", "head")
+COLOR_SCALES = analysis.COLOR_SCALES  # how weights become colours across heads; the legend says which
 
 
 @dataclass(frozen=True)
@@ -66,6 +64,7 @@ class ViewOptions:
     step: int = 0  # replay: the map as it stood after this many rows were written; 0 = all
     lang: str = "en"  # titles and labels: "en" or "zh"
     color_scale: str = "unit"  # COLOR_SCALES: the same colours mean the same weight on every head unless "head"
+    lines_query: int | None = None  # head lines: only this query row's lines (an index of the map as drawn)
     # Only the command line sets these; the app's pages leave them as they are.
     layers: tuple[int, ...] | None = None  # the grid draws these layers (None = all); CUSTOM combines them
     heads: tuple[int, ...] | None = None  # the same for heads
@@ -389,7 +388,9 @@ def _figures(amap: AttentionMap, chosen: HeadSelection, options: ViewOptions, na
     style = figures.FigureStyle(lang=options.lang, labels=chosen.labels)
     drawn: dict[str, go.Figure] = {}
     if "heatmap" in names or "alignment" in names:
-        drawn["heatmap"] = figures.heatmap(chosen.amap, **selected, log_scale=options.log_scale, style=style)
+        drawn["heatmap"] = figures.heatmap(
+            chosen.amap, **selected, log_scale=options.log_scale, color_scale=options.color_scale, style=style
+        )
     if "alignment" in names:
         beside = replace(style, height=drawn["heatmap"].layout.height)
         drawn["alignment"] = figures.alignment(
@@ -398,10 +399,19 @@ def _figures(amap: AttentionMap, chosen: HeadSelection, options: ViewOptions, na
     if "lines" in names:
         lines = head_lines_options(chosen, aggregation_of(options, amap.kind))
         threshold = max(options.threshold, 0.01)  # a line needs some weight; a link may ask for every one
-        drawn["lines"] = figures.head_lines(chosen.amap, **lines, threshold=threshold, style=style)
+        query = (
+            options.lines_query if options.lines_query is not None and options.lines_query < step_count(amap) else None
+        )
+        drawn["lines"] = figures.head_lines(chosen.amap, **lines, query=query, threshold=threshold, style=style)
     if "grid" in names:
         layers, heads = _listed(options.layers), _listed(options.heads)
-        drawn["grid"] = figures.grid(amap, layers=layers, heads=heads, style=figures.FigureStyle(lang=options.lang))
+        drawn["grid"] = figures.grid(
+            amap,
+            layers=layers,
+            heads=heads,
+            color_scale=options.color_scale,
+            style=figures.FigureStyle(lang=options.lang),
+        )
     return {name: drawn[name] for name in names}
 
 

@@ -11,6 +11,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.find_span_outside": "The chosen tokens lie outside this map of {queries} queries × {keys} keys; pick "
         "them again from its tokens.",
         "error.find_color_scale": "Unknown colour scale {scale!r}; use {scales}.",
+        "error.find_not_a_grid": "Only a layer × head grid (figures.grid or figures.statistic_grid) has heads to click.",
         # the Self-attention page's head search
         "find_title": "Find a head",
         "find_intro": "Which heads make one token look at another? Pick a query token and a key token (or click them "
@@ -45,7 +46,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "find_scale_unit": "Weight<br><sup>0–1, every head</sup>",
         "find_scale_shared": "Weight<br><sup>0–{top}: max of all {heads} heads</sup>",
         "find_scale_head": "Weight<br><sup>0–{top}: this figure's max</sup>",
-        "find_scale_each": "Weight<br><sup>each head: its own max</sup>",
+        "find_scale_each_note": "colours: each head from 0 to its own max",
         # the replay sentence when the weight went to hidden tokens
         "find_focus_hidden": "Step {step} of {steps}: most of **{token}**'s attention ({weight}) went to {hidden}, which "
         "is hidden.",
@@ -57,6 +58,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.find_token_missing": "此图中没有词元 {token!r}（第 {occurrence} 次出现）；它的词元是 {tokens}。",
         "error.find_span_outside": "所选词元超出了此图（{queries} 个查询 × {keys} 个键）；请从它的词元中重新选择。",
         "error.find_color_scale": "未知的色标 {scale!r}；请使用 {scales}。",
+        "error.find_not_a_grid": "只有层 × 头网格（figures.grid 或 figures.statistic_grid）才有可点击的头。",
         "find_title": "查找注意力头",
         "find_intro": "哪些头让一个词元看向另一个词元？选择一个查询词元和一个键词元（或在头连线图中点击它们：左列为查询，"
         "右列为键）；所有层 × 头按这一权重排序。",
@@ -84,7 +86,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "find_scale_unit": "权重<br><sup>0–1，所有头相同</sup>",
         "find_scale_shared": "权重<br><sup>0–{top}：全部 {heads} 个头的最大值</sup>",
         "find_scale_head": "权重<br><sup>0–{top}：此图的最大值</sup>",
-        "find_scale_each": "权重<br><sup>每个头：各自的最大值</sup>",
+        "find_scale_each_note": "颜色：每个头从 0 到它自己的最大值",
         "find_focus_hidden": "第 {step} 步（共 {steps} 步）：**{token}** 的大部分注意力（{weight}）落在 {hidden} 上，"
         "它已被隐藏。",
         "find_focus_hidden_also": "第 {step} 步（共 {steps} 步）：**{token}** 的大部分注意力（{weight}）落在 {hidden} 上，"
