@@ -49,6 +49,8 @@ def link_controls(view: ViewState, threshold_column, toggles_column, lowest: flo
     with toggles_column:
         bound(st.toggle, "words", t("words"), help=t("words_help"))
         bound(st.toggle, "hide", t("hide_special"), help=t("hide_special_help"))
+        scales = {"format_func": lambda s: t(f"find_color_scale_{s}"), "help": t("find_color_scale_help")}
+        bound(st.selectbox, "scale", t("find_color_scale"), options=selection.COLOR_SCALES, **scales)
 
 
 def replay_slider(view: ViewState, steps: int) -> int:

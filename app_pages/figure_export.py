@@ -104,17 +104,23 @@ def download_size_control(view: ViewState) -> None:
             st.caption(t("download_scale_note", scale=size.download_scale, dpi=round(96 * size.download_scale)))
 
 
-def figure(fig, name: str, key: str, view: ViewState, source: Source | None = None, model: str | None = None) -> None:
+def figure(
+    fig, name: str, key: str, view: ViewState, source: Source | None = None, model: str | None = None,
+    on_select: Callable[[], None] | None = None, screen=None,
+) -> None:  # fmt: skip
     """A plotly figure (its modebar saves PNG) with a download button per format; files are made on click.
 
     `source`: what the figure was drawn from (its JSON/NPZ downloads save that capture; without one, JSON is the
     plotly figure). `model`: named in the files' titles and names (on the page the sidebar names it).
+    `on_select`: called when a point of the chart is clicked (its selection in `st.session_state[chart_key(key)]`);
+    `screen`: the figure drawn on the page instead of `fig` (with click targets), the files still made from `fig`.
     """
     size = download_size()
     downloads, refusal = figure_downloads(fig, name, view, source or Source(), model, size)
     camera = {"format": "png", "filename": downloads[0].file_name.removesuffix(".png"), "scale": size.download_scale}
-    st.plotly_chart(fig, key=f"chart_{key}", width="stretch",
-                    config={"displaylogo": False, "toImageButtonOptions": camera})  # fmt: skip
+    clicks = {"on_select": on_select, "selection_mode": "points"} if on_select else {}
+    st.plotly_chart(fig if screen is None else screen, key=chart_key(key), width="stretch",
+                    config={"displaylogo": False, "toImageButtonOptions": camera}, **clicks)  # fmt: skip
     if refusal is not None:
         st.caption(i18n.error_sentence(refusal, view.lang))
     with st.container(horizontal=True, gap="small"):
@@ -133,20 +139,35 @@ def figure(fig, name: str, key: str, view: ViewState, source: Source | None = No
             )
 
 
+def chart_key(key: str) -> str:
+    """The session key of the chart `figure` draws under `key` (its selection, when it has `on_select`)."""
+    return f"chart_{key}"
+
+
+def clicked_points(key: str) -> list[dict]:
+    """The points selected on the chart `figure` drew under `key` (each with its `customdata`), newest click first."""
+    event = st.session_state.get(chart_key(key)) or {}
+    return list((event.get("selection") or {}).get("points") or [])
+
+
 def shown_figures(
     view: ViewState,
     shown: selection.Shown,
     charts: Sequence[tuple[str, str, str]],
     capture: AttentionCapture | None = None,
     options: selection.ViewOptions | None = None,
+    clicks: Mapping[str, Callable[[], None]] | None = None,
 ) -> None:
     """Figures of one view side by side, one column each: (figure name, file name, key) per chart, drawn from
-    `capture` with `options`."""
+    `capture` with `options`; `clicks`: the `on_select` callback of a chart, by its key."""
     aggregation = selection.aggregation_of(options, shown.amap.kind) if options else None
     heads = selection.file_heads(shown.selection, aggregation) if aggregation else {}
     for column, (name, file_name, key) in zip(st.columns(len(charts)), charts):
         with column:
-            figure(shown.figures[name], file_name, key, view, Source(capture, options, heads), model=view.model)
+            source = Source(capture, options, heads)
+            figure(
+                shown.figures[name], file_name, key, view, source, model=view.model, on_select=(clicks or {}).get(key)
+            )
 
 
 def figure_downloads(

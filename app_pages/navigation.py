@@ -37,6 +37,16 @@ def table_selects_head(num_heads: int) -> None:
         st.session_state[widget_key("layer")], st.session_state[widget_key("head")] = view.layer, view.head
 
 
+def grid_opens_head(chart: str, page: str, view_changes: dict) -> None:
+    """Chart callback: the head clicked on a layer × head grid (`figures.clickable_heads`) opens on `page`."""
+    from app_pages.figure_export import clicked_points
+
+    points = clicked_points(chart)
+    if points and points[0].get("customdata"):
+        layer, head = points[0]["customdata"][:2]
+        open_head(page, int(layer), int(head), **view_changes)
+
+
 def follow_goto() -> None:
     page = st.session_state.pop(GOTO, None)
     if page:

@@ -40,6 +40,10 @@ class ViewState:
     self_view: str = "head"  # Self-attention page: one of SELF_AGGREGATIONS
     kind: str = "cross"  # Heads page: which map's heads
     stat: str = "entropy"  # Heads page: the statistic of the layer × head heatmap
+    scale: str = "unit"  # heatmaps and grids: one of selection.COLOR_SCALES (the same colours on every head by default)
+    find_query: str = ""  # Self-attention, Find a head: the query token's label ("it #9"); empty = none picked
+    find_key: str = ""  # … and the key token's
+    lines_token: str = ""  # Self-attention, head lines: only this query token's lines (its label); empty = all
     q: str = ""  # How attention works: the edited Q as "1,2;2,1;0,1" (rows split by ";"); empty = the seed's numbers
     k: str = ""
     v: str = ""
@@ -54,13 +58,17 @@ _CHOICES = {
     "self_view": selection.SELF_AGGREGATIONS,
     "kind": ("self", "encoder", "decoder", "cross"),
     "stat": tuple(analysis.STATISTICS),
+    "scale": selection.COLOR_SCALES,
 }
 ALWAYS_IN_URL = ("model", "text", "target", "layer", "head", "view")  # the shareable core, even at default values
 
 
-def view_options(view: ViewState, kind: str, aggregation: str, step: int = 0) -> selection.ViewOptions:
-    """The library's options for what a page draws of map `kind`: the view's words, hiding, threshold and language,
-    with the page's own aggregation field (`view` or `self_view`) and replay step."""
+def view_options(
+    view: ViewState, kind: str, aggregation: str, step: int = 0, lines_query: int | None = None
+) -> selection.ViewOptions:
+    """The library's options for what a page draws of map `kind`: the view's words, hiding, threshold, colour scale
+    and language, with the page's own aggregation field (`view` or `self_view`), replay step and isolated head-line
+    token (`lines_query`, a row of the map as drawn)."""
     return selection.ViewOptions(
         kind=kind,
         aggregation=aggregation,
@@ -71,6 +79,8 @@ def view_options(view: ViewState, kind: str, aggregation: str, step: int = 0) ->
         threshold=view.threshold,
         step=step,
         lang=view.lang,
+        color_scale=view.scale,
+        lines_query=lines_query,
     )
 
 
