@@ -72,9 +72,8 @@ def replay_slider(view: ViewState, steps: int) -> int:
     return view.step
 
 
-def step_focus(view: ViewState, chosen: selection.HeadSelection, step: int, steps: int) -> None:
-    """One sentence under the replay slider: the newest token and the source tokens it looked at most."""
-    token, looked = selection.newest_focus(chosen)
-    t = tr(view)
-    keys = ", ".join(t("weighted", token=key.text, weight=f"{weight:.2f}") for key, weight in looked)
-    st.markdown(t("step_focus", step=step, steps=steps, token=token.text, keys=keys))
+def step_focus(
+    view: ViewState, chosen: selection.HeadSelection, step: int, steps: int, hidden: selection.HiddenFocus | None = None
+) -> None:
+    """One sentence under the replay slider (`selection.focus_sentence`): the newest token and where it looked."""
+    st.markdown(selection.focus_sentence(chosen, step, steps, view.lang, hidden))

@@ -18,6 +18,20 @@ PAGES = {  # page scripts, relative to main.py
 }
 
 
+URL_PATHS = {  # each page's URL path (main.py gives them to st.Page), by its PAGES name
+    "translate": "",
+    "self": "self-attention",
+    "explainer": "how-attention-works",
+    "heads": "heads",
+    "open": "open-capture",
+}
+
+
+def page_at(url_path: str) -> str | None:
+    """The PAGES name of the page at `url_path` (the default page's is "")."""
+    return next((name for name, path in URL_PATHS.items() if path == url_path), None)
+
+
 def open_head(page: str, layer: int, head: int, **view_changes) -> None:
     """Button callback: show (layer, head) on another page (the switch happens in the next run)."""
     view = st.session_state[VIEW]

@@ -61,6 +61,27 @@ _CHOICES = {
     "scale": selection.COLOR_SCALES,
 }
 ALWAYS_IN_URL = ("model", "text", "target", "layer", "head", "view")  # the shareable core, even at default values
+_COMMON = ("model", "device", "lang")
+_INPUT = ("text", "mode", "target")  # the target only in pair mode: generated, it is the model's, not the link's
+_LINKS = ("words", "hide", "threshold", "scale")
+PAGE_FIELDS = {  # the fields each page uses: its link carries these and no others (navigation.PAGES names)
+    "translate": (*_COMMON, *_INPUT, "view", "layer", "head", *_LINKS, "step"),
+    "self": (
+        *_COMMON,
+        *_INPUT,
+        "stack",
+        "self_view",
+        "layer",
+        "head",
+        *_LINKS,
+        "find_query",
+        "find_key",
+        "lines_token",
+    ),
+    "heads": (*_COMMON, *_INPUT, "kind", "stat", "layer", "head"),
+    "explainer": (*_COMMON, "q", "k", "v"),
+    "open": (*_COMMON, *_INPUT),
+}
 
 
 def view_options(
@@ -141,11 +162,24 @@ def _format(value) -> str:
     return str(value)
 
 
-def to_query_params(state: ViewState) -> dict[str, str]:
-    """The URL query parameters of a view: the shareable core always, other fields when not at their default."""
+def applies(state: ViewState, page: str | None) -> set[str]:
+    """The fields of `state` that `page` uses (`PAGE_FIELDS`; None or an unknown page: every field). The target
+    applies only to a given pair: a generated one is the model's."""
+    names = set(PAGE_FIELDS.get(page, [f.name for f in fields(ViewState)]))
+    if page in PAGE_FIELDS and state.mode != "pair":
+        names.discard("target")
+    return names
+
+
+def to_query_params(state: ViewState, page: str | None = None) -> dict[str, str]:
+    """The URL query parameters of a view on `page` (None: of every page): the shareable core always, other fields
+    when not at their default; on a page, only the fields it uses (`applies`)."""
     defaults = asdict(ViewState())
+    wanted = applies(state, page)
     params = {}
     for name, value in asdict(state).items():
+        if name not in wanted:
+            continue
         if name in ALWAYS_IN_URL or value != defaults[name]:
             params[name] = _format(value)[:MAX_URL_TEXT] if name in ("text", "target") else _format(value)
     return params

@@ -359,6 +359,59 @@ def newest_focus(
     return selection.amap.query_tokens[-1], [(selection.amap.key_tokens[k], float(row[k])) for k in kept]
 
 
+@dataclass(frozen=True)
+class HiddenFocus:
+    """Where the newest token's attention went among the tokens a view hides (special tokens, the first token):
+    their total weight, and each one that holds some, strongest first."""
+
+    weight: float
+    tokens: list[tuple[Token, float]]
+
+
+def hidden_focus(
+    result: AttentionCapture, options: ViewOptions, chosen: HeadSelection, alignment_heads: Pairs = (),
+    floor: float = 0.01,
+) -> HiddenFocus:  # fmt: skip
+    """The weight of `chosen`'s newest query row (`newest_focus`) that went to tokens the view hides: the same row
+    and heads in the map drawn without hiding. Nothing hidden, or a row the unhidden map lacks: weight 0."""
+    shown = chosen.amap
+    whole = prepare_map(result, options.kind or default_kind(result), words=options.words)
+    newest = shown.query_tokens[-1]
+    rows = [i for i, token in enumerate(whole.query_tokens) if token == newest]
+    kept = set(shown.key_tokens)
+    hidden = [i for i, token in enumerate(whole.key_tokens) if token not in kept]
+    if not rows or not hidden:
+        return HiddenFocus(0.0, [])
+    unhidden = choose_heads(whole, replace(options, step=0), alignment_heads)
+    matrix = analysis.aggregate(
+        unhidden.amap, unhidden.figure_kwargs.get("layers"), unhidden.figure_kwargs.get("heads"),
+        unhidden.head_reduce, unhidden.layer_reduce,
+    )  # fmt: skip  # (queries, keys)
+    row = matrix[rows[-1]]
+    holding = sorted(((whole.key_tokens[i], float(row[i])) for i in hidden if row[i] >= floor), key=lambda p: -p[1])
+    return HiddenFocus(float(row[hidden].sum()), holding)
+
+
+def focus_sentence(
+    chosen: HeadSelection, step: int, steps: int, lang: str = "en", hidden: HiddenFocus | None = None
+) -> str:
+    """The replay's sentence about the newest token: "Step 2 of 3: **morning** looked at 早上 (0.62)." When half
+    its attention or more went to hidden tokens (`hidden`, from `hidden_focus`), it says where, and names only the
+    shown tokens that hold some weight: never "looked at 学习 (0.00)" when the weight sits on </s>."""
+    token, looked = newest_focus(chosen)
+    values = {"step": step, "steps": steps, "token": token.text}
+    if hidden is not None and hidden.weight >= 0.5 and hidden.tokens:
+        looked = [(key, weight) for key, weight in looked if weight >= 0.01]
+        names = ", ".join(key.text for key, _ in hidden.tokens[:2])
+        values |= {"weight": f"{hidden.weight:.2f}", "hidden": names, "keys": _weighted(looked, lang)}
+        return i18n.t("find_focus_hidden_also" if looked else "find_focus_hidden", lang, **values)
+    return i18n.t("step_focus", lang, **values, keys=_weighted(looked, lang))
+
+
+def _weighted(looked: Sequence[tuple[Token, float]], lang: str) -> str:
+    return ", ".join(i18n.t("weighted", lang, token=key.text, weight=f"{weight:.2f}") for key, weight in looked)
+
+
 # ----------------------------------------------------------------------------------------------------------------------
 # From options to figures
 
