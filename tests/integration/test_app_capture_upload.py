@@ -23,9 +23,10 @@ from attnviz.attention.capture import capture
 from attnviz.errors import AttnvizError
 from attnviz.models import load_model
 from attnviz.provenance import alignment_heads_of, with_provenance
-from tests.integration.test_app import APP, assert_page_ok, charts
+from tests.integration.test_app import assert_page_ok, charts
 from tests.integration.test_app_downloads import downloads  # noqa: F401 - a fixture: the download buttons by file name
 from tests.integration.test_cli_app_parity import html_figure, one_torch_thread  # noqa: F401 - a fixture
+from tests.support.app import open_by_link
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
@@ -51,13 +52,7 @@ def saved(demo, tmp_path_factory) -> dict[str, bytes]:
 
 def app(page: str | None = None, **link) -> AppTest:
     """The app opened by a link, then switched to `page` (a script of app_pages)."""
-    at = AppTest.from_file(APP, default_timeout=180)
-    for name, value in link.items():
-        at.query_params[name] = str(value)
-    at.run()
-    if page:
-        at.switch_page(page).run()
-    return at
+    return open_by_link(page, **link)
 
 
 def upload(at: AppTest, name: str, data: bytes) -> AppTest:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import base64
 import json
 import math
-from pathlib import Path
 
 import numpy as np
 from streamlit.testing.v1 import AppTest
@@ -15,19 +14,13 @@ from streamlit.testing.v1 import AppTest
 from attnviz import selection
 from attnviz.attention.capture import capture
 from attnviz.models import load_model
+from tests.support.app import open_by_link
 
-APP = str(Path(__file__).resolve().parents[2] / "app_pages" / "main.py")
 TEXT = "the cat saw the dog because it was tired"
 
 
 def _open(page: str | None = None, **params) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=240)
-    for name, value in params.items():
-        at.query_params[name] = str(value)
-    at.run()
-    if page:
-        at.switch_page(page).run()
-    return at
+    return open_by_link(page, timeout=240, **params)
 
 
 def _ok(at: AppTest) -> None:
