@@ -20,6 +20,7 @@ def long_map(view: ViewState, lazy, kind: str) -> None:
     if kind == "self" and view.mode == "generate" and stack.causal:
         st.caption(t("long_not_continued"))
     pooled = caches.pooled(view, kind, layer, head)
+    scale = "head" if view.scale == "head" else "unit"  # no other head is computed here to share a maximum with
     pooled_figure = figures.pooled_heatmap(
         pooled,
         stack.query_tokens,
@@ -27,6 +28,7 @@ def long_map(view: ViewState, lazy, kind: str) -> None:
         kind=kind,
         layer=layer,
         head=head,
+        color_scale=scale,
         style=figures.FigureStyle(lang=view.lang),
     )
     figure_export.figure(pooled_figure, "long-heatmap-pooled", "long_pooled", view, model=view.model)
@@ -38,7 +40,7 @@ def long_map(view: ViewState, lazy, kind: str) -> None:
     block = lazy.map(kind, layers=layer, heads=head, queries=rows, keys=columns)  # (1, 1, rows, columns), exact
     spans = {"rows": f"{rows[0]}–{rows[1] - 1}", "keys": f"{columns[0]}–{columns[1] - 1}"}
     title = t("long_block_figure", layer=layer, head=head, **spans)
-    block_figure = figures.heatmap(block, style=figures.FigureStyle(lang=view.lang, title=title))
+    block_figure = figures.heatmap(block, color_scale=scale, style=figures.FigureStyle(lang=view.lang, title=title))
     figure_export.figure(
         block_figure, "long-heatmap-block", "long_block", view, figure_export.Source(block), model=view.model
     )

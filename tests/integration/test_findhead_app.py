@@ -81,3 +81,17 @@ def capture_translation(model: str, text: str) -> str:
     from attnviz.attention.generation import generate
 
     return generate(load_model(model, "cpu"), text, max_new_tokens=MAX_NEW_TOKENS).target_text or ""
+
+
+def test_the_heads_table_says_what_each_role_means_in_both_languages(tiny_folder):
+    from attnviz import analysis, i18n
+
+    text = "the cat sat and the cat ran"  # "the cat" comes twice: the induction score applies
+    for lang in ("en", "zh"):
+        at = _open("heads.py", model=tiny_folder("bert"), text=text, kind="self", lang=lang)
+        _ok(at)
+        config = json.loads(at.dataframe[0].proto.columns)
+        for name in analysis.STATISTICS:
+            column = config[name]
+            assert column["label"] == i18n.t(f"stat_{name}", lang)
+            assert column["help"] == i18n.t(f"stat_help_{name}", lang)
