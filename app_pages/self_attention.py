@@ -89,7 +89,6 @@ with shown_errors(view):
         st.caption(t("grid_intro") + " " + t("find_grid_hint"))
         grid = shown.figures["grid"]
         source = figure_export.Source(result, options)
-        clickable = figures.clickable_heads(grid, figures.FigureStyle(lang=view.lang))
         figure_export.figure(grid, "layer-head-grid", find_head.GRID_KEY, view, source, model=view.model,
-                             on_select=find_head.grid_clicked, screen=clickable)  # fmt: skip
+                             on_select=find_head.grid_clicked)  # fmt: skip
     find_head.section(view, result, kind)

@@ -463,6 +463,7 @@ def _figures(amap: AttentionMap, chosen: HeadSelection, options: ViewOptions, na
             layers=layers,
             heads=heads,
             color_scale=options.color_scale,
+            clickable=True,  # on screen a click on a head opens it
             style=figures.FigureStyle(lang=options.lang),
         )
     return {name: drawn[name] for name in names}

@@ -34,6 +34,7 @@ def grid(
     colorscale: str = "Viridis",
     color_scale: str = "shared",
     cell_px: int = 96,
+    clickable: bool = False,
     style: FigureStyle = DEFAULT_STYLE,
 ) -> go.Figure:
     """One small queries × keys heatmap per (layer, head): rows are layers, columns heads.
@@ -41,8 +42,8 @@ def grid(
     Colours (`analysis.COLOR_SCALES`): one scale for every thumbnail, 0–1 ("unit") or 0 to the largest weight of any
     head of the map ("shared"), or each thumbnail its own ("head"); the colour bar (or the subtitle) says which.
     Thumbnails above `max_cells` tokens per side are pooled (`pool`, see `analysis.downsample`); open one head in
-    `heatmap` for its exact values. Masked cells show grey as in the heatmap. `clickable_heads` makes its heads
-    clickable on screen.
+    `heatmap` for its exact values. Masked cells show grey as in the heatmap. `clickable`: its heads answer a click
+    on screen (`clickable_heads`).
     """
     text = style.words()
     max_cells = check_count(max_cells, "max_cells")
@@ -87,7 +88,7 @@ def grid(
             colorscale=colorscale, cmin=0.0, cmax=top, colorbar=dict(title=dict(text=scale_title)), showscale=not each
         ),  # fmt: skip
     )
-    return fig
+    return clickable_heads(fig, style) if clickable else fig
 
 
 def _add_cells(fig: go.Figure, amap: AttentionMap, layer_idx: list[int], head_idx: list[int],
@@ -143,7 +144,8 @@ def _targets(x, y, pairs, size: int, hover: str) -> go.Scatter:
     """Invisible markers at (x, y), one per (layer, head, …) of `pairs` (their `customdata`), hovering `hover`."""
     return go.Scatter(
         x=list(x), y=list(y), mode="markers", customdata=[[float(v) for v in pair] for pair in pairs],
-        marker=dict(size=size, color="rgba(0,0,0,0)"), showlegend=False, name="open", hovertemplate=hover,
+        marker=dict(size=size, opacity=0), selected=dict(marker=dict(opacity=0)),
+        unselected=dict(marker=dict(opacity=0)), showlegend=False, name="open", hovertemplate=hover,
     )  # fmt: skip
 
 

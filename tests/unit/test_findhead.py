@@ -124,7 +124,9 @@ def test_clickable_heads_carry_their_layer_and_head():
     grid = figures.grid(amap)
     clickable = figures.clickable_heads(grid)
     targets = [trace for trace in clickable.data if trace.type == "scatter"]
-    assert len(clickable.data) == len(grid.data) + 6 and len(grid.data) == 6  # the file's figure is unchanged
+    assert len(clickable.data) == len(grid.data) + 6 and len(grid.data) == 6  # the figure given is unchanged
+    assert figures.grid(amap, clickable=True) == clickable
+    assert all(t.marker.opacity == 0 and t.selected.marker.opacity == 0 for t in targets)  # never drawn
     assert sorted(tuple(t.customdata[0]) for t in targets) == [(lay, h) for lay in range(2) for h in range(3)]
     stats = figures.clickable_heads(figures.statistic_grid(amap, "entropy")).data[-1]
     assert [tuple(c[:2]) for c in stats.customdata] == [(lay, h) for lay in range(2) for h in range(3)]
