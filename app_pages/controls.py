@@ -10,7 +10,6 @@ import streamlit as st
 from app_pages.session import bound, tr, widget_key
 from app_pages.state import ViewState
 from attnviz import i18n, selection
-from attnviz.tokens import shown
 
 REPLAY_FOR = "attnviz_replay_for"  # the input the replay slider belongs to
 
@@ -50,6 +49,8 @@ def link_controls(view: ViewState, threshold_column, toggles_column, lowest: flo
     with toggles_column:
         bound(st.toggle, "words", t("words"), help=t("words_help"))
         bound(st.toggle, "hide", t("hide_special"), help=t("hide_special_help"))
+        scales = {"format_func": lambda s: t(f"find_color_scale_{s}"), "help": t("find_color_scale_help")}
+        bound(st.selectbox, "scale", t("find_color_scale"), options=selection.COLOR_SCALES, **scales)
         weighting_choice(view, st)
 
 
@@ -79,9 +80,8 @@ def replay_slider(view: ViewState, steps: int) -> int:
     return view.step
 
 
-def step_focus(view: ViewState, chosen: selection.HeadSelection, step: int, steps: int) -> None:
-    """One sentence under the replay slider: the newest token and the source tokens it looked at most."""
-    token, looked = selection.newest_focus(chosen)
-    t = tr(view)
-    keys = ", ".join(t("weighted", token=shown(key), weight=f"{weight:.2f}") for key, weight in looked)
-    st.markdown(t("step_focus", step=step, steps=steps, token=shown(token), keys=keys))
+def step_focus(
+    view: ViewState, chosen: selection.HeadSelection, step: int, steps: int, hidden: selection.HiddenFocus | None = None
+) -> None:
+    """One sentence under the replay slider (`selection.focus_sentence`): the newest token and where it looked."""
+    st.markdown(selection.focus_sentence(chosen, step, steps, view.lang, hidden))

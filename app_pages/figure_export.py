@@ -107,20 +107,25 @@ def download_size_control(view: ViewState) -> None:
 
 def figure(
     fig, name: str, key: str, view: ViewState, source: Source | None = None, model: str | None = None,
-    select_points: bool = False,
+    select_points: bool = False, on_select: Callable[[], None] | None = None, screen=None,
 ):  # fmt: skip
     """A plotly figure (its modebar saves PNG) with a download button per format; files are made on click.
 
     `source`: what the figure was drawn from (its JSON/NPZ downloads save that capture; without one, JSON is the
     plotly figure). `model`: named in the files' titles and names (on the page the sidebar names it).
     `select_points`: picking points reruns the page, and the chart's selection is returned (else None).
+    `on_select`: called when a point of the chart is clicked (its selection in `st.session_state[chart_key(key)]`);
+    `screen`: the figure drawn on the page instead of `fig` (with click targets), the files still made from `fig`.
     """
     size = download_size()
     downloads, refusal = figure_downloads(fig, name, view, source or Source(), model, size)
     camera = {"format": "png", "filename": downloads[0].file_name.removesuffix(".png"), "scale": size.download_scale}
-    selecting = {"on_select": "rerun", "selection_mode": ("points",)} if select_points else {}
-    event = st.plotly_chart(fig, key=f"chart_{key}", width="stretch",
-                            config={"displaylogo": False, "toImageButtonOptions": camera}, **selecting)  # fmt: skip
+    if on_select is not None:
+        clicks = {"on_select": on_select, "selection_mode": "points"}
+    else:
+        clicks = {"on_select": "rerun", "selection_mode": ("points",)} if select_points else {}
+    event = st.plotly_chart(fig if screen is None else screen, key=chart_key(key), width="stretch",
+                            config={"displaylogo": False, "toImageButtonOptions": camera}, **clicks)  # fmt: skip
     if refusal is not None:
         st.caption(i18n.error_sentence(refusal, view.lang))
     with st.container(horizontal=True, gap="small"):
@@ -140,6 +145,17 @@ def figure(
     return event if select_points else None
 
 
+def chart_key(key: str) -> str:
+    """The session key of the chart `figure` draws under `key` (its selection, when it has `on_select`)."""
+    return f"chart_{key}"
+
+
+def clicked_points(key: str) -> list[dict]:
+    """The points selected on the chart `figure` drew under `key` (each with its `customdata`), newest click first."""
+    event = st.session_state.get(chart_key(key)) or {}
+    return list((event.get("selection") or {}).get("points") or [])
+
+
 def shown_figures(
     view: ViewState,
     shown: selection.Shown,
@@ -147,9 +163,11 @@ def shown_figures(
     capture: AttentionCapture | None = None,
     options: selection.ViewOptions | None = None,
     model: str | None = None,
+    clicks: Mapping[str, Callable[[], None]] | None = None,
 ) -> None:
     """Figures of one view side by side, one column each: (figure name, file name, key) per chart, drawn from
-    `capture` with `options` by `model` (default: the view's)."""
+    `capture` with `options` by `model` (default: the view's); `clicks`: the `on_select` callback of a chart, by its
+    key."""
     aggregation = selection.aggregation_of(options, shown.amap.kind) if options else None
     heads = selection.file_heads(shown.selection, aggregation) if aggregation else {}
     weighted = options is not None and options.weighting != "weights"
@@ -157,7 +175,15 @@ def shown_figures(
         file_name = f"{file_name}-value-norm" if weighted else file_name  # a file says what its numbers are
         with column:
             source = Source(capture, options, heads)
-            figure(shown.figures[name], file_name, key, view, source, model=model or view.model)
+            figure(
+                shown.figures[name],
+                file_name,
+                key,
+                view,
+                source,
+                model=model or view.model,
+                on_select=(clicks or {}).get(key),
+            )
 
 
 def figure_downloads(

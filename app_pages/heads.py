@@ -57,7 +57,12 @@ with shown_errors(view):
             values=values, statistic=view.stat, kind=view.kind, style=figures.FigureStyle(lang=view.lang)
         )
         source = figure_export.Source(None if amap is None else result)
-        figure_export.figure(grid, "head-statistics", "heads_statistic", view, source, model=view.model)
+        clickable = figures.clickable_heads(grid, figures.FigureStyle(lang=view.lang))
+        page, changes = page_for_head(view.kind)
+        figure_export.figure(grid, "head-statistics", "heads_statistic", view, source, model=view.model,
+                             on_select=lambda: navigation.grid_opens_head("heads_statistic", page, changes),
+                             screen=clickable)  # fmt: skip
+        st.caption(t("find_grid_hint"))
 
     st.subheader(t("open_head_title"))
     chooser = st.columns([1, 1, 3], vertical_alignment="bottom")

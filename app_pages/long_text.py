@@ -75,6 +75,7 @@ def long_map(view: ViewState, lazy, kind: str, name: str | None = None) -> None:
         st.caption(t("long_not_continued"))
     pooled = caches.pooled(view, kind, layer, head, name)
     labels = selection.weighting_labels(view.weighting, view.lang)
+    scale = "head" if view.scale == "head" else "unit"  # no other head is computed here to share a maximum with
     pooled_figure = figures.pooled_heatmap(
         pooled,
         stack.query_tokens,
@@ -82,6 +83,7 @@ def long_map(view: ViewState, lazy, kind: str, name: str | None = None) -> None:
         kind=kind,
         layer=layer,
         head=head,
+        color_scale=scale,
         style=figures.FigureStyle(lang=view.lang, labels=labels),
     )
     figure_export.figure(pooled_figure, "long-heatmap-pooled", "long_pooled", view, model=model)
@@ -98,7 +100,9 @@ def long_map(view: ViewState, lazy, kind: str, name: str | None = None) -> None:
     spans = {"rows": f"{rows[0]}–{rows[1] - 1}", "keys": f"{columns[0]}–{columns[1] - 1}"}
     title = t("long_block_figure", layer=layer, head=head, **spans)
     block_style = figures.FigureStyle(lang=view.lang, title=title, labels=labels)
-    block_figure = figures.heatmap(block, value_bar=view.weighting == "value-norm", style=block_style)
+    block_figure = figures.heatmap(
+        block, value_bar=view.weighting == "value-norm", color_scale=scale, style=block_style
+    )
     figure_export.figure(
         block_figure, "long-heatmap-block", "long_block", view, figure_export.Source(block), model=model
     )

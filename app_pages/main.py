@@ -20,16 +20,20 @@ pages = navigation.PAGES
 navigation_menu = st.navigation(
     [
         st.Page(pages["translate"], title=t("page_translate"), icon=":material/translate:", default=True),
-        st.Page(pages["self"], title=t("page_self"), icon=":material/hub:", url_path="self-attention"),
+        st.Page(pages["self"], title=t("page_self"), icon=":material/hub:", url_path=navigation.URL_PATHS["self"]),
         st.Page(
             pages["explainer"],
             title=t("page_explainer"),
             icon=":material/school:",
-            url_path="how-attention-works",
+            url_path=navigation.URL_PATHS["explainer"],
         ),
-        st.Page(pages["heads"], title=t("page_heads"), icon=":material/grid_view:", url_path="heads"),
-        st.Page(pages["qk"], title=t("page_qk"), icon=":material/scatter_plot:", url_path="query-key-space"),
-        st.Page(pages["open"], title=t("page_open"), icon=":material/file_open:", url_path="open-capture"),
+        st.Page(
+            pages["heads"], title=t("page_heads"), icon=":material/grid_view:", url_path=navigation.URL_PATHS["heads"]
+        ),
+        st.Page(pages["qk"], title=t("page_qk"), icon=":material/scatter_plot:", url_path=navigation.URL_PATHS["qk"]),
+        st.Page(
+            pages["open"], title=t("page_open"), icon=":material/file_open:", url_path=navigation.URL_PATHS["open"]
+        ),
     ]
 )
 with st.sidebar:  # a saved capture shown instead of the model's: said first, on every page
@@ -39,4 +43,4 @@ with st.sidebar:  # the size of every download, chosen once
     figure_export.download_size_control(view)
 navigation.follow_goto()
 navigation_menu.run()
-session.sync_url(view)
+session.sync_url(view, navigation.page_at(navigation_menu.url_path))

@@ -19,6 +19,21 @@ PAGES = {  # page scripts, relative to main.py
 }
 
 
+URL_PATHS = {  # each page's URL path (main.py gives them to st.Page), by its PAGES name
+    "translate": "",
+    "self": "self-attention",
+    "explainer": "how-attention-works",
+    "heads": "heads",
+    "qk": "query-key-space",
+    "open": "open-capture",
+}
+
+
+def page_at(url_path: str) -> str | None:
+    """The PAGES name of the page at `url_path` (the default page's is "")."""
+    return next((name for name, path in URL_PATHS.items() if path == url_path), None)
+
+
 def open_head(page: str, layer: int, head: int, **view_changes) -> None:
     """Button callback: show (layer, head) on another page (the switch happens in the next run)."""
     view = st.session_state[VIEW]
@@ -36,6 +51,16 @@ def table_selects_head(num_heads: int) -> None:
         view = st.session_state[VIEW]
         view.layer, view.head = head_at(rows[0], num_heads)
         st.session_state[widget_key("layer")], st.session_state[widget_key("head")] = view.layer, view.head
+
+
+def grid_opens_head(chart: str, page: str, view_changes: dict) -> None:
+    """Chart callback: the head clicked on a layer × head grid (`figures.clickable_heads`) opens on `page`."""
+    from app_pages.figure_export import clicked_points
+
+    points = clicked_points(chart)
+    if points and points[0].get("customdata"):
+        layer, head = points[0]["customdata"][:2]
+        open_head(page, int(layer), int(head), **view_changes)
 
 
 def follow_goto() -> None:

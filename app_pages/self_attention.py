@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from app_pages import caches, controls, figure_export, long_text, session, truth_notes
+from app_pages import caches, controls, figure_export, find_head, long_text, session, truth_notes
 from app_pages.page_errors import shown_errors
 from app_pages.state import ViewState, view_options
 from attnviz import selection
@@ -53,14 +53,20 @@ with shown_errors(view):
     if long:
         long_text.long_map(view, result, kind, model)
     else:
-        options = view_options(view, kind, view.self_view)
+        options = view_options(view, kind, view.self_view, lines_query=find_head.lines_query(view, result, kind))
         shown = selection.show(result, options, handle.alignment_heads, ("heatmap", "lines", "grid"))
         if shown.amap.causal:
             st.caption(t("causal_note"))
-        charts = [("heatmap", "self-heatmap", "self_heatmap"), ("lines", "head-lines", "self_lines")]
-        figure_export.shown_figures(view, shown, charts, result, options, model=model)
+        charts = [("heatmap", "self-heatmap", "self_heatmap"), ("lines", "head-lines", find_head.LINES_KEY)]
+        labels = [[c.label for c in find_head.choices(view, result, kind, side)] for side in ("query", "key")]
+        clicks = {find_head.LINES_KEY: lambda: find_head.lines_clicked(*labels)}
+        figure_export.shown_figures(view, shown, charts, result, options, model=model, clicks=clicks)
+        find_head.lines_note(view)
+        find_head.opened_weight(view, shown, result, kind)
         st.subheader(t("grid_title"))
-        st.caption(t("grid_intro"))
+        st.caption(t("grid_intro") + " " + t("find_grid_hint"))
         grid = shown.figures["grid"]
         source = figure_export.Source(result, options)
-        figure_export.figure(grid, "layer-head-grid", "self_grid", view, source, model=model)
+        figure_export.figure(grid, "layer-head-grid", find_head.GRID_KEY, view, source, model=model,
+                             on_select=find_head.grid_clicked)  # fmt: skip
+    find_head.section(view, result, kind)

@@ -72,9 +72,10 @@ def reset_widgets(*names: str) -> None:
         st.session_state.pop(widget_key(name), None)
 
 
-def sync_url(view: ViewState) -> None:
-    """Keep the page's state in the URL, so the address bar is always a shareable link to this view."""
-    wanted = to_query_params(view)
+def sync_url(view: ViewState, page: str | None = None) -> None:
+    """Keep the page's state in the URL, so the address bar is always a shareable link to this view: on `page`
+    (navigation.PAGES names), only the state that page uses."""
+    wanted = to_query_params(view, page)
     if st.query_params.to_dict() != wanted:
         st.query_params.from_dict(wanted)
 

@@ -53,6 +53,10 @@ class ViewState:
         True  # Self-attention: a text the model cannot read whole opens on the catalogue's longest reader
     )
     lines_from: int = 0  # Self-attention, long text: the first token of the head-lines window
+    scale: str = "unit"  # heatmaps and grids: one of selection.COLOR_SCALES (the same colours on every head by default)
+    find_query: str = ""  # Self-attention, Find a head: the query token's label ("it #9"); empty = none picked
+    find_key: str = ""  # … and the key token's
+    lines_token: str = ""  # Self-attention, head lines: only this query token's lines (its label); empty = all
     q: str = ""  # How attention works: the edited Q as "1,2;2,1;0,1" (rows split by ";"); empty = the seed's numbers
     k: str = ""
     v: str = ""
@@ -69,13 +73,46 @@ _CHOICES = {
     "stat": tuple(analysis.STATISTICS),
     "weighting": selection.WEIGHTINGS,
     "qk_color": ("position", "token"),
+    "scale": selection.COLOR_SCALES,
 }
 ALWAYS_IN_URL = ("model", "text", "target", "layer", "head", "view")  # the shareable core, even at default values
+_COMMON = ("model", "device", "lang")
+_INPUT = ("text", "mode", "target")  # the target only in pair mode: generated, it is the model's, not the link's
+_LINKS = ("words", "hide", "threshold", "scale", "weighting")
+_LONG = ("truncate",)  # a text longer than the model: whether it is cut (the page says what was)
+PAGE_FIELDS = {  # the fields each page uses: its link carries these and no others (navigation.PAGES names)
+    "translate": (*_COMMON, *_INPUT, *_LONG, "view", "layer", "head", *_LINKS, "step"),
+    "self": (
+        *_COMMON,
+        *_INPUT,
+        *_LONG,
+        "long_model",
+        "lines_from",
+        "stack",
+        "self_view",
+        "layer",
+        "head",
+        *_LINKS,
+        "roll_first",
+        "roll_last",
+        "residual",
+        "find_query",
+        "find_key",
+        "lines_token",
+    ),
+    "heads": (*_COMMON, *_INPUT, "kind", "stat", "layer", "head"),
+    "qk": (*_COMMON, *_INPUT, *_LONG, "kind", "layer", "head", "qk_color", "qk_norm", "qk_point"),
+    "explainer": (*_COMMON, *_INPUT, "q", "k", "v", "kind", "layer", "head", "ex_token"),
+    "open": (*_COMMON, *_INPUT),
+}
 
 
-def view_options(view: ViewState, kind: str, aggregation: str, step: int = 0) -> selection.ViewOptions:
-    """The library's options for what a page draws of map `kind`: the view's words, hiding, threshold and language,
-    with the page's own aggregation field (`view` or `self_view`) and replay step."""
+def view_options(
+    view: ViewState, kind: str, aggregation: str, step: int = 0, lines_query: int | None = None
+) -> selection.ViewOptions:
+    """The library's options for what a page draws of map `kind`: the view's words, hiding, threshold, colour scale
+    and language, with the page's own aggregation field (`view` or `self_view`), replay step and isolated head-line
+    token (`lines_query`, a row of the map as drawn)."""
     return selection.ViewOptions(
         kind=kind,
         aggregation=aggregation,
@@ -89,6 +126,8 @@ def view_options(view: ViewState, kind: str, aggregation: str, step: int = 0) ->
         weighting=view.weighting,
         rollout_layers=(view.roll_first, view.roll_last),
         residual=view.residual,
+        color_scale=view.scale,
+        lines_query=lines_query,
     )
 
 
@@ -149,11 +188,24 @@ def _format(value) -> str:
     return str(value)
 
 
-def to_query_params(state: ViewState) -> dict[str, str]:
-    """The URL query parameters of a view: the shareable core always, other fields when not at their default."""
+def applies(state: ViewState, page: str | None) -> set[str]:
+    """The fields of `state` that `page` uses (`PAGE_FIELDS`; None or an unknown page: every field). The target
+    applies only to a given pair: a generated one is the model's."""
+    names = set(PAGE_FIELDS.get(page, [f.name for f in fields(ViewState)]))
+    if page in PAGE_FIELDS and state.mode != "pair":
+        names.discard("target")
+    return names
+
+
+def to_query_params(state: ViewState, page: str | None = None) -> dict[str, str]:
+    """The URL query parameters of a view on `page` (None: of every page): the shareable core always, other fields
+    when not at their default; on a page, only the fields it uses (`applies`)."""
     defaults = asdict(ViewState())
+    wanted = applies(state, page)
     params = {}
     for name, value in asdict(state).items():
+        if name not in wanted:
+            continue
         if name in ALWAYS_IN_URL or value != defaults[name]:
             params[name] = _format(value)[:MAX_URL_TEXT] if name in ("text", "target") else _format(value)
     return params

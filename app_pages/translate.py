@@ -4,7 +4,7 @@ from dataclasses import replace
 
 import streamlit as st
 
-from app_pages import caches, controls, figure_export, long_text, session, truth_notes
+from app_pages import caches, controls, figure_export, long_text, pair_target, session, truth_notes
 from app_pages.model_runs import MODES
 from app_pages.page_errors import shown_errors
 from app_pages.state import view_options
@@ -16,13 +16,16 @@ st.title(t("translate_title"))
 st.caption(t("translate_intro"))
 session.link_warnings(view)
 
+pair_target.start(view)
 left, right = st.columns([3, 2])
 with left:
     session.bound(st.text_input, "text", t("source_text"), placeholder=t("source_placeholder"))
 with right:
-    session.bound(st.radio, "mode", t("mode"), options=MODES, format_func=lambda m: t(f"mode_{m}"), horizontal=True)
+    modes = {"format_func": lambda m: t(f"mode_{m}"), "horizontal": True, "on_change": pair_target.mode_changed}
+    session.bound(st.radio, "mode", t("mode"), options=MODES, **modes)
     if view.mode == "pair":
-        session.bound(st.text_input, "target", t("target_text"), placeholder=t("target_placeholder"))
+        given = {"placeholder": t("target_placeholder"), "on_change": pair_target.target_typed}
+        session.bound(st.text_input, "target", t("target_text"), **given)
 
 truth_notes.language_check(view)
 with shown_errors(view):
@@ -36,6 +39,7 @@ with shown_errors(view):
     else:
         if view.mode == "generate":
             st.markdown(t("translation_line", text=result.source_text, translation=result.target_text))
+            pair_target.remember(view, result.target_text)
         cross = result["cross"]
         columns = st.columns([2, 1, 1, 2, 2])
         shape = (cross.num_layers, cross.num_heads)
@@ -48,7 +52,8 @@ with shown_errors(view):
         step = controls.replay_slider(view, steps)
         names = ("alignment", "heatmap")
         shown = selection.show_map(written, replace(options, step=step), handle.alignment_heads, names)
-        controls.step_focus(view, shown.selection, step or steps, steps)
+        hidden = selection.hidden_focus(result, replace(options, step=step), shown.selection, handle.alignment_heads)
+        controls.step_focus(view, shown.selection, step or steps, steps, hidden)
         scores = selection.step_scores(result)
         truth_notes.step_line(view, selection.replayed_scores(scores, written, step))
         charts = [("alignment", "alignment", "translate_alignment"), ("heatmap", "heatmap", "translate_heatmap")]

@@ -25,6 +25,9 @@ from attnviz.errors import InputError, Phrase
 from attnviz.types import AttentionMap, Token
 
 REDUCTIONS = ("mean", "max")
+# How weights become colours across heads (`attnviz.figures`): "unit" 0–1 on every head; "shared" 0 to the largest
+# weight of any head of the map; "head" 0 to the figure's own largest weight. The colour bar's title says which.
+COLOR_SCALES = ("unit", "shared", "head")
 SQUARE_KINDS = ("self", "encoder", "decoder")
 
 # Head statistics, in table column order. What each one means is said in the string catalogue (`stat_<name>`,
@@ -340,6 +343,13 @@ def _merged_tokens(tokens: Sequence[Token], groups: list[tuple[int, int]], text:
             word = "".join(p.text for i, p in enumerate(pieces) if i == 0 or p.start >= pieces[i - 1].end)
         merged.append(Token(word, start, end, special=False, unknown=any(p.unknown for p in pieces)))
     return merged
+
+
+def word_tokens(tokens: Sequence[Token], text: str | None = None) -> list[tuple[tuple[int, int], Token]]:
+    """The words `merge_words` makes of `tokens`: per word, its (first, stop) piece span and the word as a token
+    (`text`: the original text the offsets point into)."""
+    groups = word_groups(tokens)
+    return list(zip(groups, _merged_tokens(tokens, groups, text)))
 
 
 def merge_words(amap: AttentionMap, query_text: str | None = None, key_text: str | None = None) -> AttentionMap:

@@ -4,6 +4,7 @@
     python -m attnviz export --model minilm --text "The cat sat." --view heatmap --layer 5 --head 2 -o h.svg
     python -m attnviz capture --model demo-en-zh --text "Good morning!" --generate 16 -o c.json
     python -m attnviz export --model minilm --input lines.txt --view grid --format png -o figures/
+    python -m attnviz find-head --model minilm --text "The animal was tired because it ran." --query it --key animal
     python -m attnviz models
 
 With --input FILE every non-empty line is one example ("source" or "source<TAB>target"), a progress bar runs on
@@ -116,8 +117,9 @@ def _add_view_arguments(parser: argparse.ArgumentParser) -> None:
     view.add_argument("--hide-first", action="store_true", help="hide the first token (attention sink)")
     view.add_argument("--renormalize", action="store_true", help="renormalise rows after hiding tokens")
     view.add_argument("--log-scale", action="store_true", help="heatmap: logarithmic colour scale")
-    view.add_argument("--weighting", choices=selection.WEIGHTINGS, default=ViewOptions.weighting,
-                      help="weights, or value-norm: each weight × its key's value norm ‖f(x)‖, rows summing to 1")  # fmt: skip
+    view.add_argument("--color-scale", choices=selection.COLOR_SCALES, default=ViewOptions.color_scale,
+                      help="heatmap/grid colours: unit (0–1 on every head, the default, as in the app), shared (0 to "
+                           "the largest weight of any head) or head (each figure its own max)")  # fmt: skip
     view.add_argument("--threshold", type=float, default=ViewOptions.threshold,
                       help="alignment/lines: smallest weight drawn (default 0.1)")  # fmt: skip
     view.add_argument("--top-k", type=int, default=ViewOptions.top_k, help="alignment: links per target token (3)")
@@ -149,7 +151,7 @@ def _add_size_arguments(parser: argparse.ArgumentParser) -> None:
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog=f"python -m {PROG}", description="Capture and export Transformer attention.")
     commands = parser.add_subparsers(
-        dest="command", required=True, metavar="{export,capture,models}", parser_class=_Parser
+        dest="command", required=True, metavar="{export,capture,find-head,models}", parser_class=_Parser
     )
 
     export = commands.add_parser("export", help="draw a figure (png, svg, pdf, html)", description="Draw a figure.")
@@ -161,6 +163,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_model_arguments(capture)
     capture.add_argument("--format", choices=("json", "npz", "csv"), help="default: from the output suffix, else json")
 
+    _add_find_parser(commands)
     commands.add_parser("models", help="list the models available offline", description="List catalogue models.")
     devices = commands.add_parser(
         "devices",
@@ -176,6 +179,44 @@ def build_parser() -> argparse.ArgumentParser:
     doctor.add_argument("--model", default="demo-zh-en", help="catalogue name, folder or hub id")
     doctor.add_argument("--device", default="auto", help="auto, npu, npu:N, cuda, mps or cpu (default: auto)")
     return parser
+
+
+def _add_find_parser(commands) -> None:
+    """`find-head`: every layer × head ranked by the weight from a query token to a key token."""
+    find = commands.add_parser("find-head", help="rank every layer × head by the weight from one token to another",
+                               description="Rank every layer × head by the weight from --query to --key.")  # fmt: skip
+    find.add_argument("--model", "-m", required=True, help="catalogue name (see `models`), HF folder or hub id")
+    find.add_argument("--text", "-t", required=True, help="the input (source) text")
+    find.add_argument("--target", help="target text to force-decode (encoder-decoder models)")
+    find.add_argument("--query", required=True, help="the token that looks: its text (or label, e.g. 'it #9')")
+    find.add_argument("--key", required=True, help="the token looked at")
+    find.add_argument("--occurrence", type=int, default=1, help="which copy of a repeated --query/--key (1)")
+    find.add_argument("--kind", choices=KINDS, help="which map (default: cross for translation pairs, else self)")
+    find.add_argument("--words", action=argparse.BooleanOptionalAction, default=ViewOptions.words,
+                      help="pick words, not subword pieces (default on, as in the app)")  # fmt: skip
+    find.add_argument("--top", type=int, default=10, help="heads listed, strongest first (default 10; 0: all)")
+    find.add_argument("--device", default="auto", help="auto (npu → cuda → mps → cpu), cpu, cuda, npu, mps")
+    find.add_argument("--truncate", action="store_true", help="keep the first tokens of too-long input")
+
+
+def _run_find(args: argparse.Namespace) -> int:
+    """Print rank, layer, head and weight, tab-separated, strongest first."""
+    from attnviz import models
+    from attnviz.attention.capture import capture
+
+    _quiet_libraries()
+    handle = models.load_model(args.model, device=args.device)
+    result = capture(handle, args.text, args.target, truncate=args.truncate)
+    kind = args.kind or selection.default_kind(result)
+    picked = [
+        selection.find_choice(selection.token_choices(result, kind, side, words=args.words), wanted, args.occurrence)
+        for side, wanted in (("query", args.query), ("key", args.key))
+    ]
+    ranked = selection.rank_heads(result, kind, *picked)
+    print(f"rank\tlayer\thead\t{picked[0].label} → {picked[1].label}")
+    for rank, match in enumerate(ranked[: args.top or None], start=1):
+        print(f"{rank}\t{match.layer}\t{match.head}\t{match.weight:.4f}")
+    return 0
 
 
 def _check(args: argparse.Namespace) -> None:
@@ -338,7 +379,7 @@ def _head_fields(args: argparse.Namespace, amap) -> dict:
 # Export arguments named as the ViewOptions fields they set, which mean there what the app's controls mean.
 SAME_AS_OPTIONS = (
     "words", "hide_special", "threshold", "step", "lang", "hide_first", "renormalize", "top_k", "log_scale",
-    "weighting", "residual",
+    "weighting", "residual", "color_scale",
 )  # fmt: skip
 
 
@@ -457,6 +498,8 @@ def _run(args: argparse.Namespace) -> int:
         return _run_devices(args)
     if args.command == "doctor":
         return _run_doctor(args)
+    if args.command == "find-head":
+        return _run_find(args)
     _check(args)
     examples = _examples(args)
     if args.command == "export":

@@ -6,6 +6,7 @@ Noto Sans SC (SIL Open Font License) comes from the PyPI package `pylopdf-fonts-
   list to draw with (per-glyph fallback: Noto Sans SC, then DejaVu Sans for anything it lacks);
 - Chromium (the kaleido engine): `chromium_environment()` returns FONTCONFIG_FILE pointing at a fonts.conf that adds
   the font's folder to the system configuration, so Chromium finds "Noto Sans SC" even on a machine without CJK fonts.
+Figures measure their labels in the same font (`text_width`), so that they can place them apart.
 """
 
 from __future__ import annotations
@@ -74,6 +75,28 @@ def matplotlib_families(font: str | os.PathLike | None = None) -> list[str]:
     if path is None:
         return [FALLBACK_FAMILY]
     return [_register_with_matplotlib(os.fspath(path)), FALLBACK_FAMILY]
+
+
+@functools.cache
+def _measuring_font(size: float):
+    """The CJK font at `size` px for measuring text (Pillow's FreeType), or None without one."""
+    path = cjk_font_path()
+    if path is None:
+        return None
+    from PIL import ImageFont
+
+    return ImageFont.truetype(os.fspath(path), size)
+
+
+def text_width(text: str, size: float) -> float:
+    """How many px `text` takes at font size `size` px in the font figures are drawn with (Noto Sans SC, which the
+    browser and every export use); without the font, an estimate (CJK glyphs 1 em, others 0.6 em)."""
+    import unicodedata
+
+    font = _measuring_font(float(size))
+    if font is not None:
+        return float(font.getlength(text))
+    return sum(size if unicodedata.east_asian_width(c) in "WF" else 0.6 * size for c in text)
 
 
 @functools.cache

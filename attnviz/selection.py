@@ -31,6 +31,7 @@ import numpy as np
 from attnviz import analysis, i18n
 from attnviz.errors import InputError
 from attnviz.i18n import selection as selection_words
+from attnviz.tokens import shown as shown_text
 from attnviz.types import MAP_KINDS, AttentionCapture, AttentionMap, AttentionResult, Token
 
 if TYPE_CHECKING:
@@ -52,6 +53,7 @@ ALIGNMENT_WORD_KEYS = tuple(selection_words.STRINGS["en"])  # the phrases that n
 Pairs = Sequence[tuple[int, int]]  # (layer, head) pairs, such as a model's trained alignment heads
 Names = Sequence[str]  # figure names, from FIGURES
 FIRST = FIGURES[:1]  # the figure drawn when none is named: the heatmap
+COLOR_SCALES = analysis.COLOR_SCALES  # how weights become colours across heads; the legend says which
 
 
 @dataclass(frozen=True)
@@ -71,6 +73,8 @@ class ViewOptions:
     weighting: str = "weights"  # WEIGHTINGS: the weights, or the weights scaled by each key's value norm
     rollout_layers: tuple[int, int] | None = None  # ROLLOUT: first and last layer rolled through (None = all)
     residual: bool = True  # ROLLOUT: the skip connection's 0.5·I term of Abnar & Zuidema (see `rollout_map`)
+    color_scale: str = "unit"  # COLOR_SCALES: the same colours mean the same weight on every head unless "head"
+    lines_query: int | None = None  # head lines: only this query row's lines (an index of the map as drawn)
     # Only the command line sets these; the app's pages leave them as they are.
     layers: tuple[int, ...] | None = None  # the grid draws these layers (None = all); CUSTOM combines them
     heads: tuple[int, ...] | None = None  # the same for heads
@@ -477,6 +481,59 @@ def newest_focus(
     return selection.amap.query_tokens[-1], [(selection.amap.key_tokens[k], float(row[k])) for k in kept]
 
 
+@dataclass(frozen=True)
+class HiddenFocus:
+    """Where the newest token's attention went among the tokens a view hides (special tokens, the first token):
+    their total weight, and each one that holds some, strongest first."""
+
+    weight: float
+    tokens: list[tuple[Token, float]]
+
+
+def hidden_focus(
+    result: AttentionCapture, options: ViewOptions, chosen: HeadSelection, alignment_heads: Pairs = (),
+    floor: float = 0.01,
+) -> HiddenFocus:  # fmt: skip
+    """The weight of `chosen`'s newest query row (`newest_focus`) that went to tokens the view hides: the same row
+    and heads in the map drawn without hiding. Nothing hidden, or a row the unhidden map lacks: weight 0."""
+    shown = chosen.amap
+    whole = prepare_map(result, options.kind or default_kind(result), words=options.words)
+    newest = shown.query_tokens[-1]
+    rows = [i for i, token in enumerate(whole.query_tokens) if token == newest]
+    kept = set(shown.key_tokens)
+    hidden = [i for i, token in enumerate(whole.key_tokens) if token not in kept]
+    if not rows or not hidden:
+        return HiddenFocus(0.0, [])
+    unhidden = choose_heads(whole, replace(options, step=0), alignment_heads)
+    matrix = analysis.aggregate(
+        unhidden.amap, unhidden.figure_kwargs.get("layers"), unhidden.figure_kwargs.get("heads"),
+        unhidden.head_reduce, unhidden.layer_reduce,
+    )  # fmt: skip  # (queries, keys)
+    row = matrix[rows[-1]]
+    holding = sorted(((whole.key_tokens[i], float(row[i])) for i in hidden if row[i] >= floor), key=lambda p: -p[1])
+    return HiddenFocus(float(row[hidden].sum()), holding)
+
+
+def focus_sentence(
+    chosen: HeadSelection, step: int, steps: int, lang: str = "en", hidden: HiddenFocus | None = None
+) -> str:
+    """The replay's sentence about the newest token: "Step 2 of 3: **morning** looked at 早上 (0.62)." When half
+    its attention or more went to hidden tokens (`hidden`, from `hidden_focus`), it says where, and names only the
+    shown tokens that hold some weight: never "looked at 学习 (0.00)" when the weight sits on </s>."""
+    token, looked = newest_focus(chosen)
+    values = {"step": step, "steps": steps, "token": shown_text(token)}
+    if hidden is not None and hidden.weight >= 0.5 and hidden.tokens:
+        looked = [(key, weight) for key, weight in looked if weight >= 0.01]
+        names = ", ".join(shown_text(key) for key, _ in hidden.tokens[:2])
+        values |= {"weight": f"{hidden.weight:.2f}", "hidden": names, "keys": _weighted(looked, lang)}
+        return i18n.t("find_focus_hidden_also" if looked else "find_focus_hidden", lang, **values)
+    return i18n.t("step_focus", lang, **values, keys=_weighted(looked, lang))
+
+
+def _weighted(looked: Sequence[tuple[Token, float]], lang: str) -> str:
+    return ", ".join(i18n.t("weighted", lang, token=shown_text(key), weight=f"{weight:.2f}") for key, weight in looked)
+
+
 # ----------------------------------------------------------------------------------------------------------------------
 # From options to figures
 
@@ -509,7 +566,12 @@ def _figures(amap: AttentionMap, chosen: HeadSelection, options: ViewOptions, na
     if "heatmap" in names or "alignment" in names:
         bar = options.weighting == "value-norm"  # the norms that weighted the map, beside its keys
         drawn["heatmap"] = figures.heatmap(
-            chosen.amap, **selected, log_scale=options.log_scale, value_bar=bar, style=style
+            chosen.amap,
+            **selected,
+            log_scale=options.log_scale,
+            value_bar=bar,
+            color_scale=options.color_scale,
+            style=style,
         )
     if "alignment" in names:
         beside = replace(style, height=drawn["heatmap"].layout.height)
@@ -519,11 +581,20 @@ def _figures(amap: AttentionMap, chosen: HeadSelection, options: ViewOptions, na
     if "lines" in names:
         lines = head_lines_options(chosen, aggregation_of(options, amap.kind))
         threshold = max(options.threshold, 0.01)  # a line needs some weight; a link may ask for every one
-        drawn["lines"] = figures.head_lines(chosen.amap, **lines, threshold=threshold, style=style)
+        query = (
+            options.lines_query if options.lines_query is not None and options.lines_query < step_count(amap) else None
+        )
+        drawn["lines"] = figures.head_lines(chosen.amap, **lines, query=query, threshold=threshold, style=style)
     if "grid" in names:
         layers, heads = _listed(options.layers), _listed(options.heads)
-        grid_style = figures.FigureStyle(lang=options.lang, labels=weighting or None)
-        drawn["grid"] = figures.grid(amap, layers=layers, heads=heads, style=grid_style)
+        drawn["grid"] = figures.grid(
+            amap,
+            layers=layers,
+            heads=heads,
+            color_scale=options.color_scale,
+            clickable=True,  # on screen a click on a head opens it
+            style=figures.FigureStyle(lang=options.lang, labels=weighting or None),
+        )
     return {name: drawn[name] for name in names}
 
 
@@ -584,3 +655,102 @@ def file_heads(chosen: HeadSelection, aggregation: str) -> dict:
         return {"layer": f"{first}-{last}", "head": ROLLOUT}
     heads = chosen.figure_kwargs.get("heads")
     return {"layer": chosen.figure_kwargs.get("layers"), "head": heads if heads is not None else chosen.head_reduce}
+
+
+# ----------------------------------------------------------------------------------------------------------------------
+# Finding a head: which heads send one token to another
+
+
+@dataclass(frozen=True)
+class TokenChoice:
+    """A token a person can pick, as a view shows it (a word, or one piece): its `label` ("it #9", unique in the
+    map), its text, its `index` among the tokens the view draws, and the map's pieces it covers, [start, stop)."""
+
+    label: str
+    text: str
+    index: int
+    start: int
+    stop: int
+
+
+@dataclass(frozen=True)
+class HeadMatch:
+    """One head's weight from a query token to a key token: the mean over the query's pieces of the weight on the
+    key's pieces (what the word view of `prepare_map` shows in that cell)."""
+
+    layer: int
+    head: int
+    weight: float
+
+
+def _square_tokens(result: AttentionResult, kind: str) -> tuple[list[Token], list[Token]]:
+    """(query tokens, key tokens) as `prepare_map` names them: decoder rows by the token at their position."""
+    queries, keys = result.tokens(kind)
+    if kind == "decoder" and len(queries) == len(keys):
+        queries = keys
+    return list(queries), list(keys)
+
+
+def token_choices(
+    result: AttentionResult, kind: str, side: str = "query", words: bool = True, hide_special: bool = True
+) -> list[TokenChoice]:
+    """The tokens of one side ("query" or "key") of map `kind` a person can pick: words (or pieces) in order,
+    special tokens left out when `hide_special` (unless the side has nothing else)."""
+    if side not in ("query", "key"):
+        raise InputError("find_side_unknown", side=side)
+    queries, keys = _square_tokens(result, kind)
+    tokens = queries if side == "query" else keys
+    query_text, key_text = map_texts(result, kind)
+    text = query_text if side == "query" else key_text
+    if words:
+        units = analysis.word_tokens(tokens, text)
+    else:
+        units = [((i, i + 1), token) for i, token in enumerate(tokens)]
+    if hide_special and not all(token.special for _, token in units):
+        units = [unit for unit in units if not unit[1].special]
+    return [TokenChoice(f"{token.text} #{number}", token.text, number, start, stop)
+            for number, ((start, stop), token) in enumerate(units)]  # fmt: skip
+
+
+def find_choice(choices: Sequence[TokenChoice], wanted: str, occurrence: int = 1) -> TokenChoice:
+    """The choice `wanted` names: its label ("it #10"), or its text (case and surrounding spaces ignored), the
+    `occurrence`-th one when the text comes more than once; an InputError listing the choices otherwise."""
+    for choice in choices:
+        if choice.label == wanted:
+            return choice
+    matches = [c for c in choices if c.text.strip().casefold() == wanted.strip().casefold()]
+    if not 1 <= occurrence <= len(matches):
+        listed = ", ".join(c.label for c in choices)
+        raise InputError("find_token_missing", token=wanted, occurrence=occurrence, tokens=listed)
+    return matches[occurrence - 1]
+
+
+def rank_heads(result: AttentionResult, kind: str, query: TokenChoice, key: TokenChoice) -> list[HeadMatch]:
+    """Every layer × head of map `kind`, ranked by the weight from `query` to `key` (strongest first; ties in layer
+    and head order). Works alike on full and on-demand results: each head gives only the query's rows."""
+    layers, heads, num_queries, num_keys = result.shape(kind)
+    if not (0 <= query.start < query.stop <= num_queries and 0 <= key.start < key.stop <= num_keys):
+        raise InputError("find_span_outside", queries=num_queries, keys=num_keys)
+    matches = []
+    for layer in range(layers):
+        for head in range(heads):
+            rows = result.head(kind, layer, head, rows=(query.start, query.stop))  # (query pieces, keys)
+            weight = float(rows[:, key.start : key.stop].astype(np.float64).sum(axis=1).mean())
+            matches.append(HeadMatch(layer, head, weight))
+    return sorted(matches, key=lambda match: -match.weight)
+
+
+def pair_weight(chosen: HeadSelection, query: TokenChoice, key: TokenChoice) -> float | None:
+    """The weight the figures of `chosen` draw from `query` to `key` (choices from `token_choices` with the view's
+    words and hiding: their `index` is the drawn row and column), or None when the drawn map lacks either."""
+    amap = chosen.amap
+    row, col = query.index, key.index
+    if not (row < len(amap.query_tokens) and amap.query_tokens[row].text == query.text):
+        return None
+    if not (col < len(amap.key_tokens) and amap.key_tokens[col].text == key.text):
+        return None
+    matrix = analysis.aggregate(
+        amap, chosen.figure_kwargs.get("layers"), chosen.figure_kwargs.get("heads"),
+        chosen.head_reduce, chosen.layer_reduce,
+    )  # fmt: skip  # (queries, keys)
+    return float(matrix[row, col])

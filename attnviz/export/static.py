@@ -409,6 +409,9 @@ class StaticRenderer:
             self.pending_colorbar = (points, marker.colorbar)
 
     def _point_texts(self, ax, x, y, texts, position, font):
+        colour = _color(font.color if font else None)
+        if isinstance(colour, tuple) and len(colour) == 4 and colour[3] == 0:
+            return  # transparent text: a hover name, drawn apart as annotations (the alignment's labels)
         vertical, horizontal = (position.split() + ["center"])[:2]
         offset_px = 7.0
         dx = {"left": -offset_px, "right": offset_px}.get(horizontal, 0.0)

@@ -22,7 +22,7 @@ from attnviz.figures.explainer import (
     mixture,
     seed_alignment_map,
 )
-from attnviz.figures.grid import grid, statistic_grid
+from attnviz.figures.grid import clickable_heads, grid, statistic_grid
 from attnviz.figures.heatmap import heatmap, pooled_heatmap, selected_ranges
 from attnviz.figures.lines import head_lines
 from attnviz.figures.qkspace import qk_space
@@ -44,6 +44,7 @@ __all__ = [
     "SEED_V",
     "VIEWS",
     "alignment",
+    "clickable_heads",
     "explainer",
     "grid",
     "head_lines",

@@ -14,6 +14,7 @@ import plotly.graph_objects as go
 from attnviz import analysis
 from attnviz.errors import InputError
 from attnviz.i18n.figures import STRINGS as FIGURE_WORDS
+from attnviz.i18n.findhead import STRINGS as FIND_WORDS
 from attnviz.i18n.truth import STRINGS as TRUTH_WORDS
 from attnviz.tokens import readable
 from attnviz.types import AttentionMap, Token
@@ -32,9 +33,14 @@ HEAD_COLORS = (
 )  # fmt: skip
 
 # Every string a figure shows. The app passes its own (i18n) strings through `labels=`; `lang` picks a built-in set.
-# the figures' words, parts of the string catalogue (attnviz/i18n/figures.py, and truth.py's `truth_figure_*`)
+# The figures' words, parts of the string catalogue (attnviz/i18n/figures.py, truth.py's `truth_figure_*` and the
+# colour-bar titles in findhead.py).
 LABELS = {
-    lang: {**words, **{key: value for key, value in TRUTH_WORDS[lang].items() if key.startswith("truth_figure_")}}
+    lang: {
+        **words,
+        **{key: value for key, value in TRUTH_WORDS[lang].items() if key.startswith("truth_figure_")},
+        **FIND_WORDS[lang],
+    }
     for lang, words in FIGURE_WORDS.items()
 }
 
@@ -171,6 +177,10 @@ class Pooling:
             axis_labels(key_tokens, self.key_factor, offsets[1], text),
         )
 
+    def cells(self, queries: int, keys: int) -> tuple[int, int]:
+        """(rows, columns) of cells a map of `queries` × `keys` tokens is drawn in."""
+        return -(-queries // self.query_factor), -(-keys // self.key_factor)  # ceil division
+
     def notes(self, text: Mapping[str, str]) -> list[str]:
         """The subtitle of a pooled map ("downsampled: 3×3 tokens per cell (max-pool); …"), nothing when unpooled."""
         if not self.pooled:
@@ -259,6 +269,19 @@ def figure_title(
     if notes:
         title += "<br><sup>" + " · ".join(notes) + "</sup>"
     return title
+
+
+def color_range(scale: str, own: float, shared: float | None, heads: int, text: Mapping[str, str]) -> tuple[float, str]:
+    """The top of a colour scale (`analysis.COLOR_SCALES`) and the colour bar's title that says what it is: 1 for
+    "unit"; for "shared" the largest weight of any of `heads` heads (`shared`; unknown: the unit scale, said so);
+    for "head" the figure's own largest weight (`own`). A top of 0 (nothing drawn) reads 1."""
+    if scale not in analysis.COLOR_SCALES:
+        raise InputError("find_color_scale", scale=scale, scales=", ".join(analysis.COLOR_SCALES))
+    if scale == "shared" and shared is not None and shared > 0:
+        return float(shared), text["find_scale_shared"].format(top=format_value(shared), heads=heads)
+    if scale == "head" and own > 0:
+        return float(own), text["find_scale_head"].format(top=format_value(own))
+    return 1.0, text["find_scale_unit"]
 
 
 def clamp(value: float, low: float, high: float) -> int:

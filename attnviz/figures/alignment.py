@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -17,6 +18,15 @@ from attnviz.types import AttentionMap
 LINK_COLOR = "#1f4e9c"
 MIN_WIDTH, MAX_WIDTH = 0.5, 10.0  # px at weight 0 and weight 1
 MIN_OPACITY = 0.15
+LABEL_SIZE = 15.0  # px: the token labels' font size (smaller only when even upright labels would not fit)
+LABEL_GAP = 6.0  # px kept free between two labels
+LABEL_OFFSET = 8.0  # px from a token line to its labels
+LINE_HEIGHT = 1.3  # one label's height, in font sizes
+X_RANGE = (-0.02, 1.02)  # the x axis: token positions lie in (0, 1)
+MARGINS = (90, 40)  # px left and right of the plot (FigureStyle.layout's)
+# Labels are placed for a figure at most this wide, so that they stay apart wherever it is shown at least this wide:
+# a page column stretches or shrinks a figure to its own width (half of a 1,280 px page is about this).
+PLAN_WIDTH = 600
 
 
 def link_width(weight: float) -> float:
@@ -44,6 +54,54 @@ def _positions(count: int) -> np.ndarray:
 
 
 @dataclass(frozen=True)
+class LabelPlan:
+    """How a line's token labels stand so that none touches another: `angle` 0 (level) or −90 (upright), in `rows`
+    1 or 2 (every other label a line further out, staggered), at font size `size` px."""
+
+    angle: int
+    rows: int
+    size: float
+
+    def box(self, center: float, width: float, index: int) -> tuple[float, float, float, float]:
+        """(x0, x1, d0, d1) px of label `index` (`width` px wide, centred at `center` px): its horizontal extent
+        and how far from its token line it starts and ends."""
+        height = LINE_HEIGHT * self.size
+        if self.angle:
+            return center - height / 2, center + height / 2, LABEL_OFFSET, LABEL_OFFSET + width
+        row = index % self.rows
+        start = LABEL_OFFSET + row * height
+        return center - width / 2, center + width / 2, start, start + height
+
+    def extent(self, widths: Sequence[float]) -> float:
+        """How far from the line the labels reach, px."""
+        return max((self.box(0.0, w, i)[3] for i, w in enumerate(widths)), default=LABEL_OFFSET)
+
+
+def plan_labels(widths: Sequence[float], spacing: float) -> LabelPlan:
+    """The plainest standing of labels `widths` px wide, `spacing` px apart, in which none overlaps another: level
+    in one row, else staggered in two, else upright (smaller, when even upright ones are wider than the spacing)."""
+    pairs = zip(widths, widths[1:])
+    if all((a + b) / 2 + LABEL_GAP <= spacing for a, b in pairs):
+        return LabelPlan(0, 1, LABEL_SIZE)
+    if all((a + b) / 2 + LABEL_GAP <= 2 * spacing for a, b in zip(widths, widths[2:])):
+        return LabelPlan(0, 2, LABEL_SIZE)
+    size = min(LABEL_SIZE, (spacing - LABEL_GAP) / LINE_HEIGHT)
+    return LabelPlan(-90, 1, max(size, 1.0))
+
+
+def label_widths(labels: Sequence[str], size: float) -> list[float]:
+    """Each label's width in px at `size` (labels are plotly text: HTML-escaped)."""
+    from attnviz.fonts import text_width
+
+    return [text_width(html.unescape(label), size) for label in labels]
+
+
+def label_centers(count: int, plot_px: float) -> list[float]:
+    """The px positions of `count` tokens along a line of the plot, `plot_px` wide (see `_positions`)."""
+    return [(x - X_RANGE[0]) / (X_RANGE[1] - X_RANGE[0]) * plot_px for x in _positions(count)]
+
+
+@dataclass(frozen=True)
 class _Lines:
     """The two token lines: keys (source) on top, queries (target) below, with their x positions and labels."""
 
@@ -60,6 +118,26 @@ class _Lines:
             key_labels=[token_label(t) for t in amap.key_tokens],
             query_labels=[token_label(t) for t in amap.query_tokens],
         )
+
+    def width_for(self, style: FigureStyle) -> int:
+        """The figure's width: the style's, else wide enough for level labels (between 520 and 1600 px)."""
+        if style.width:
+            return style.width
+        need = 0.0
+        for labels in (self.key_labels, self.query_labels):
+            widths = label_widths(labels, LABEL_SIZE)
+            pair = max(((a + b) / 2 + LABEL_GAP for a, b in zip(widths, widths[1:])), default=0.0)
+            need = max(need, pair * len(labels) * (X_RANGE[1] - X_RANGE[0]))
+        return clamp(need + sum(MARGINS), 520, 1600)
+
+    def plans(self, width: int) -> tuple[LabelPlan, LabelPlan]:
+        """How the key labels and the query labels stand in a figure `width` px wide, or shown at `PLAN_WIDTH`."""
+        plot_px = min(width, PLAN_WIDTH) - sum(MARGINS)
+        chosen = []
+        for labels in (self.key_labels, self.query_labels):
+            spacing = plot_px / (X_RANGE[1] - X_RANGE[0]) / max(len(labels), 1)
+            chosen.append(plan_labels(label_widths(labels, LABEL_SIZE), spacing))
+        return chosen[0], chosen[1]
 
 
 def alignment(
@@ -98,20 +176,31 @@ def alignment(
         *unknown_notes([*amap.key_tokens, *amap.query_tokens], text),
     ]
     selection = selection_text(amap, layers, heads, head_reduce, layer_reduce, text)
-    widest = max(len(lines.key_labels), len(lines.query_labels))
+    width = lines.width_for(style)
+    key_plan, query_plan = lines.plans(width)
+    reach = max(plan.extent(label_widths(labels, plan.size))
+                for plan, labels in ((key_plan, lines.key_labels), (query_plan, lines.query_labels)))  # fmt: skip
+    height = style.height or max(380, int(1.9 * (reach + 6) / 0.45) + 160)  # margins: 160 px
+    room = max(height - 160 - 2 * (reach + 6), 20)  # px of plot between the labels' outer edges
+    pad = max(0.45, (reach + 6) / room)  # of the y axis beyond each line: room for its labels
+    plans = {"keys": vars(key_plan), "queries": vars(query_plan)}
     fig.update_layout(
         **style.layout(
             style.heading(amap.kind, selection, notes),
-            clamp(160 + 70 * widest, 520, 1600),
-            380,
-            meta=dict(view="alignment", threshold=threshold, top_k=top_k, links=len(links)),
+            width,
+            height,
+            meta=dict(view="alignment", threshold=threshold, top_k=top_k, links=len(links), labels=plans),
+            annotations=[
+                *_labels(lines.key_x, lines.key_labels, key_plan, top=True),
+                *_labels(lines.query_x, lines.query_labels, query_plan, top=False),
+            ],
         ),
-        xaxis=dict(visible=False, range=[-0.02, 1.02]),
+        xaxis=dict(visible=False, range=list(X_RANGE)),
         yaxis=dict(
             tickmode="array",
             tickvals=[0.0, 1.0],
             ticktext=[text["target"], text["source"]],
-            range=[-0.45, 1.45],
+            range=[-pad, 1 + pad],
             showgrid=False,
             zeroline=False,
         ),
@@ -161,11 +250,26 @@ def _link_hovers(links, lines: _Lines, color: str, text: Mapping[str, str]) -> l
 
 
 def _token_lines(lines: _Lines) -> list[go.Scatter]:
-    """The source tokens on the top line (y = 1), the target tokens on the bottom one (y = 0)."""
+    """The source tokens on the top line (y = 1), the target tokens on the bottom one (y = 0): dots that name their
+    token on hover, their text transparent (the labels are `_labels`, placed apart)."""
     rows = [
         (lines.key_x, 1.0, lines.key_labels, "top center"),
         (lines.query_x, 0.0, lines.query_labels, "bottom center"),
     ]
+    hidden_text = dict(size=LABEL_SIZE, color="rgba(0,0,0,0)")
     return [
-        token_markers(x, [y] * len(x), labels, position, 7, textfont=dict(size=15)) for x, y, labels, position in rows
+        token_markers(x, [y] * len(x), labels, position, 7, textfont=hidden_text) for x, y, labels, position in rows
     ]
+
+
+def _labels(xs: np.ndarray, labels: list[str], plan: LabelPlan, top: bool) -> list[dict]:
+    """The labels of one token line as annotations standing as `plan` says: above the top line, below the bottom."""
+    notes = []
+    for index, (x, label) in enumerate(zip(xs, labels)):
+        start = plan.box(0.0, 0.0, index)[2]
+        notes.append(dict(
+            x=float(x), y=1.0 if top else 0.0, xref="x", yref="y", text=label, showarrow=False,
+            xanchor="center", yanchor="bottom" if top else "top", yshift=start if top else -start,
+            textangle=plan.angle, font=dict(size=plan.size), borderpad=0,
+        ))  # fmt: skip
+    return notes

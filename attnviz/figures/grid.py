@@ -10,7 +10,16 @@ from plotly.subplots import make_subplots
 
 from attnviz import analysis
 from attnviz.errors import InputError, Phrase
-from attnviz.figures._common import MASKED_COLOR, Pooling, check_count, check_kind, clamp, hover_axis, hover_template
+from attnviz.figures._common import (
+    MASKED_COLOR,
+    Pooling,
+    check_count,
+    check_kind,
+    clamp,
+    color_range,
+    hover_axis,
+    hover_template,
+)
 from attnviz.figures.style import DEFAULT_STYLE, FigureStyle
 from attnviz.types import AttentionMap
 
@@ -23,13 +32,18 @@ def grid(
     max_cells: int = 48,
     pool: str = "max",
     colorscale: str = "Viridis",
+    color_scale: str = "shared",
     cell_px: int = 96,
+    clickable: bool = False,
     style: FigureStyle = DEFAULT_STYLE,
 ) -> go.Figure:
-    """One small queries × keys heatmap per (layer, head): rows are layers, columns heads, one shared colour scale.
+    """One small queries × keys heatmap per (layer, head): rows are layers, columns heads.
 
+    Colours (`analysis.COLOR_SCALES`): one scale for every thumbnail, 0–1 ("unit") or 0 to the largest weight of any
+    head of the map ("shared"), or each thumbnail its own ("head"); the colour bar (or the subtitle) says which.
     Thumbnails above `max_cells` tokens per side are pooled (`pool`, see `analysis.downsample`); open one head in
-    `heatmap` for its exact values. Masked cells show grey as in the heatmap.
+    `heatmap` for its exact values. Masked cells show grey as in the heatmap. `clickable`: its heads answer a click
+    on screen (`clickable_heads`).
     """
     text = style.words()
     max_cells = check_count(max_cells, "max_cells")
@@ -44,14 +58,16 @@ def grid(
         column_titles=[text["head_one"].format(head=h) for h in head_idx],
         row_titles=[text["layer_one"].format(layer=layer) for layer in layer_idx],
     )
-    top = _add_cells(fig, amap, layer_idx, head_idx, pooling, text)
+    each = color_scale == "head"
+    own = _add_cells(fig, amap, layer_idx, head_idx, pooling, text, colorscale if each else None)
+    top, scale_title = color_range(color_scale, own, float(amap.weights.max()), amap.num_layers * amap.num_heads, text)
     # Hover names the tokens (or token ranges of pooled cells) through each axis' labels, not a string per cell.
     query_labels, key_labels = pooling.labels(amap.query_tokens, amap.key_tokens, text)
     fig.update_xaxes(showticklabels=False, showgrid=False, zeroline=False, ticks="", **hover_axis(key_labels))
     fig.update_yaxes(
         showticklabels=False, showgrid=False, zeroline=False, ticks="", autorange="reversed", **hover_axis(query_labels)
     )
-    notes = pooling.notes(text)
+    notes = pooling.notes(text) + ([text["find_scale_each_note"]] if each else [])
     fig.update_layout(
         **style.layout(
             style.heading(amap.kind, None, notes),
@@ -65,19 +81,21 @@ def grid(
                 heads=head_idx,
                 query_factor=pooling.query_factor,
                 key_factor=pooling.key_factor,
+                color_scale=color_scale,
             ),
         ),
         coloraxis=dict(
-            colorscale=colorscale, cmin=0.0, cmax=top or 1.0, colorbar=dict(title=dict(text=text["weight"]))
-        ),
+            colorscale=colorscale, cmin=0.0, cmax=top, colorbar=dict(title=dict(text=scale_title)), showscale=not each
+        ),  # fmt: skip
     )
-    return fig
+    return clickable_heads(fig, style) if clickable else fig
 
 
 def _add_cells(fig: go.Figure, amap: AttentionMap, layer_idx: list[int], head_idx: list[int],
-               pooling: Pooling, text: Mapping[str, str]) -> float:  # fmt: skip
-    """One heatmap per (layer, head) in its subplot, masked cells NaN, in `pooling`'s cells; returns the largest
-    weight drawn (the top of the shared colour scale)."""
+               pooling: Pooling, text: Mapping[str, str], each: str | None = None) -> float:  # fmt: skip
+    """One heatmap per (layer, head) in its subplot, masked cells NaN, in `pooling`'s cells, on the shared colour
+    axis (or, `each` naming a colour scale, on its own from 0 to its own largest weight); returns the largest
+    weight drawn."""
     mask = analysis.causal_mask(amap)
     top = 0.0
     for row, layer in enumerate(layer_idx, start=1):
@@ -85,11 +103,50 @@ def _add_cells(fig: go.Figure, amap: AttentionMap, layer_idx: list[int], head_id
             values = pooling.apply(np.where(mask, np.nan, amap.weights[layer, head]))  # (query cells, key cells)
             top = max(top, float(np.nanmax(values)) if np.isfinite(values).any() else 0.0)
             prefix = text["grid_cell"].format(layer=layer, head=head) + "<br>"
+            own = float(np.nanmax(values)) if np.isfinite(values).any() else 0.0
+            scale = dict(zmin=0.0, zmax=own or 1.0, colorscale=each, showscale=False) if each else {}
             cell = go.Heatmap(
-                z=values, coloraxis="coloraxis", hoverongaps=False, hovertemplate=hover_template(text, prefix=prefix)
-            )
+                z=values, coloraxis=None if each else "coloraxis", hoverongaps=False,
+                hovertemplate=hover_template(text, prefix=prefix), **scale,
+            )  # fmt: skip
             fig.add_trace(cell, row=row, col=col)
     return top
+
+
+def clickable_heads(fig: go.Figure, style: FigureStyle = DEFAULT_STYLE) -> go.Figure:
+    """A `grid` or `statistic_grid` whose heads can be clicked on screen: an invisible marker on every head with
+    [layer, head] in its `customdata`, which Streamlit's `on_select` reports (a heatmap cell gives no selection
+    there). A new figure; the one given (and the files made from it) stays as it was."""
+    meta = fig.layout.meta if isinstance(fig.layout.meta, dict) else {}
+    text = style.words()
+    clickable = go.Figure(fig)
+    if meta.get("view") == "statistic":
+        values = np.asarray(fig.data[0].z, dtype=float)  # (layers, heads)
+        pairs = [
+            (layer, head, values[layer, head]) for layer in range(values.shape[0]) for head in range(values.shape[1])
+        ]
+        hover = fig.data[0].hovertemplate.replace("%{y}", "%{customdata[0]}").replace("%{x}", "%{customdata[1]}")
+        hover = hover.replace("%{z", "%{customdata[2]")
+        clickable.add_trace(_targets([h for _, h, _ in pairs], [lay for lay, _, _ in pairs], pairs, 36, hover))
+        return clickable
+    if meta.get("view") != "grid":
+        raise InputError("find_not_a_grid")
+    rows, cols = np.asarray(fig.data[0].z).shape  # cells of one thumbnail
+    for row, layer in enumerate(meta["layers"], start=1):
+        for col, head in enumerate(meta["heads"], start=1):
+            hover = text["grid_cell"].format(layer=layer, head=head) + "<extra></extra>"
+            target = _targets([(cols - 1) / 2], [(rows - 1) / 2], [(layer, head)], 40, hover)
+            clickable.add_trace(target, row=row, col=col)
+    return clickable
+
+
+def _targets(x, y, pairs, size: int, hover: str) -> go.Scatter:
+    """Invisible markers at (x, y), one per (layer, head, …) of `pairs` (their `customdata`), hovering `hover`."""
+    return go.Scatter(
+        x=list(x), y=list(y), mode="markers", customdata=[[float(v) for v in pair] for pair in pairs],
+        marker=dict(size=size, opacity=0), selected=dict(marker=dict(opacity=0)),
+        unselected=dict(marker=dict(opacity=0)), showlegend=False, name="open", hovertemplate=hover,
+    )  # fmt: skip
 
 
 def statistic_grid(

@@ -20,6 +20,7 @@ from attnviz.figures._common import (
     check_count,
     check_kind,
     clamp,
+    color_range,
     format_value,
     hover_axis,
     hover_template,
@@ -79,6 +80,7 @@ def heatmap(
     log_scale: bool = False,
     log_floor: float = 1e-4,
     zmax: float | None = None,
+    color_scale: str = "head",
     query_range: tuple[int, int] | None = None,
     key_range: tuple[int, int] | None = None,
     max_tokens: int = 256,
@@ -91,6 +93,8 @@ def heatmap(
 
     - Masked cells (keys after the query in a causal map) are NaN and show the grey background, never a colour.
     - `log_scale` colours log10(weight) (weights below `log_floor` share the lowest colour); hover shows the weight.
+    - Colours run from 0 to `zmax` when given, else as `color_scale` says (`analysis.COLOR_SCALES`: 0–1, the
+      largest weight of any head of `amap`, or this figure's own largest); the colour bar's title says which.
     - `query_range`/`key_range` crop to [start, stop) first: exact values of any part of a large map.
     - Above `max_tokens` per side the map is pooled in blocks (`pool` = "max" keeps peaks visible, "mean" keeps
       mass); the subtitle says so and `fig.layout.meta` holds the factors and offsets to map a selection back.
@@ -101,7 +105,8 @@ def heatmap(
       heads) as a small bar above its column; a map captured without value norms is an InputError.
     """
     text = style.words()
-    colours = _Colours(colorscale, log_scale, log_floor, zmax)
+    shared = (float(amap.weights.max()) if amap.weights.size else 0.0, amap.num_layers * amap.num_heads)
+    colours = _Colours(colorscale, log_scale, log_floor, zmax, color_scale, *shared)
     max_tokens = check_count(max_tokens, "max_tokens")
     amap, values, offsets = _masked_part(amap, query_range, key_range, layers, heads, head_reduce, layer_reduce)
     pooling = Pooling.fitting(*values.shape, max_tokens, pool)
@@ -172,6 +177,7 @@ def pooled_heatmap(
     log_scale: bool = False,
     log_floor: float = 1e-4,
     zmax: float | None = None,
+    color_scale: str = "head",
     max_labels: int = 64,
     style: FigureStyle = DEFAULT_STYLE,
 ) -> go.Figure:
@@ -180,10 +186,11 @@ def pooled_heatmap(
 
     `query_tokens`/`key_tokens` are the whole map's (`LazyCapture.stack(kind)`); `layer`/`head` name the head in
     the title. A box selected on the figure maps back to tokens through `selected_ranges`, and
-    `LazyCapture.map(kind, layer, head, queries=…, keys=…)` computes that part exactly.
+    `LazyCapture.map(kind, layer, head, queries=…, keys=…)` computes that part exactly. `color_scale` as in
+    `heatmap`, but no other head is computed here: "shared" draws 0–1, and its colour bar says so.
     """
     text = style.words()
-    colours = _Colours(colorscale, log_scale, log_floor, zmax)
+    colours = _Colours(colorscale, log_scale, log_floor, zmax, color_scale)
     pooling = Pooling(pooled.query_factor, pooled.key_factor, pooled.pool)
     check_kind(kind, text)
     values = np.asarray(pooled.values, dtype=np.float32)
@@ -202,12 +209,23 @@ def pooled_heatmap(
 
 @dataclass(frozen=True)
 class _Colours:
-    """How weights become colours: the scale, linear or log10 from `log_floor`, and the weight at the top."""
+    """How weights become colours: the scale, linear or log10 from `log_floor`, and the weight at the top (`zmax`,
+    else as `scale` says: `analysis.COLOR_SCALES`, with the largest weight of the map's `heads` heads, `shared`)."""
 
     colorscale: str
     log_scale: bool
     log_floor: float
     zmax: float | None
+    scale: str = "head"
+    shared: float | None = None
+    heads: int = 1
+
+    def top(self, own: float, text: Mapping[str, str]) -> tuple[float, str]:
+        """The weight at the top of the scale for a figure whose own largest weight is `own`, and the colour bar's
+        title saying what that top is."""
+        if self.zmax is not None:
+            return float(self.zmax), text["weight"]
+        return color_range(self.scale, own, self.shared, self.heads, text)
 
     def __post_init__(self) -> None:
         if not self.log_floor > 0:
@@ -287,9 +305,8 @@ def _draw(
 def _trace(values: np.ndarray, colours: _Colours, text: Mapping[str, str]) -> go.Heatmap:
     """The heatmap trace: linear weights, or log10 weights coloured with the weights themselves in the hover."""
     finite = values[np.isfinite(values)]
-    top = float(colours.zmax) if colours.zmax is not None else float(finite.max()) if finite.size else 1.0
-    top = top if top > 0 else 1.0
-    colorbar = dict(title=dict(text=text["weight"]), thickness=14)
+    top, title = colours.top(float(finite.max()) if finite.size else 0.0, text)
+    colorbar = dict(title=dict(text=title), thickness=14)
     if colours.log_scale:
         floor = colours.log_floor
         z = np.log10(np.clip(values, floor, None))  # NaN stays NaN

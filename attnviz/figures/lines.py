@@ -67,9 +67,11 @@ def head_lines(
         matrix = analysis.aggregate(amap, layers, group_heads, combine or "mean", layer_reduce)  # (queries, keys)
         color = HEAD_COLORS[color_index % len(HEAD_COLORS)]
         fig.add_traces(_band_traces(matrix, edges, query, name, group_heads, color))
-    for tokens, x, position in ((amap.query_tokens, 0.0, "middle left"), (amap.key_tokens, 1.0, "middle right")):
+    columns = (("query", amap.query_tokens, 0.0, "middle left"), ("key", amap.key_tokens, 1.0, "middle right"))
+    for side, tokens, x, position in columns:  # customdata [side, index]: what a click on a token reports
         fig.add_trace(token_markers([x] * len(tokens), [-float(i) for i in range(len(tokens))],
-                                    [token_label(t) for t in tokens], position, 5))  # fmt: skip
+                                    [token_label(t) for t in tokens], position, 8,
+                                    customdata=[[side, i] for i in range(len(tokens))]))  # fmt: skip
     rows = max(len(amap.query_tokens), len(amap.key_tokens))
     selection = selection_text(amap, layers, head_idx, combine or "mean", layer_reduce, text, overlaid=not combine)
     fig.update_layout(

@@ -21,6 +21,7 @@ from attnviz.i18n import (
     errors,
     figures,
     files,
+    findhead,
     formulas,
     hub,
     longtext,
@@ -49,6 +50,7 @@ PARTS = (
     values,
     longtext,
     qkspace,
+    findhead,
 )
 
 

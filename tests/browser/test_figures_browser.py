@@ -8,14 +8,13 @@ Skips without playwright or chromium, except in CI (CI=true), where a missing br
 from __future__ import annotations
 
 import html
-import os
 
 import numpy as np
 import plotly.io
 import pytest
 
 from attnviz import figures
-from tests.support.browser import chromium, playwright_missing
+from tests.support.browser import chromium, require_browser
 from tests.support.figure_reading import en_zh_map, hover_label
 from tests.support.maps import random_map, tokens_from
 
@@ -24,11 +23,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 @pytest.fixture(scope="module")
 def plot_page(tmp_path_factory):
-    missing = playwright_missing()
-    if missing:
-        if os.environ.get("CI", "").strip().lower() == "true":
-            pytest.fail(f"The browser tests must run in CI: {missing}.")
-        pytest.skip(missing)
+    require_browser()
     blank = tmp_path_factory.mktemp("plotly") / "blank.html"
     blank.write_text(plotly.io.to_html({"data": [], "layout": {}}, include_plotlyjs=True, div_id="plot"))
     with chromium(viewport=(1400, 1400)) as page:

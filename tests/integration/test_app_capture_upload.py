@@ -26,7 +26,7 @@ from attnviz.provenance import alignment_heads_of, with_provenance
 from tests.integration.test_app import assert_page_ok, charts
 from tests.integration.test_app_downloads import downloads  # noqa: F401 - a fixture: the download buttons by file name
 from tests.integration.test_cli_app_parity import html_figure, one_torch_thread  # noqa: F401 - a fixture
-from tests.support.apptest import app
+from tests.support.app import open_by_link as app
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 

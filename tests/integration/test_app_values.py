@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 from attnviz import analysis, selection
 from attnviz.attention.capture import capture
 from attnviz.models import load_model
-from tests.support.apptest import app
+from tests.support.app import open_by_link as app
 
 PAIR = {"text": "早上好！", "target": "Good morning!", "mode": "pair", "words": 0, "hide": 0}
 LONG_TEXT = "早上好！Good morning, my friend! 晚安。"

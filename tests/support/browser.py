@@ -44,6 +44,17 @@ def playwright_missing() -> str | None:
     return None
 
 
+def require_browser() -> None:
+    """Skip the calling test when it cannot run here; in CI (CI=true) a missing browser is a failure instead."""
+    import pytest
+
+    missing = playwright_missing()
+    if missing:
+        if os.environ.get("CI", "").strip().lower() == "true":
+            pytest.fail(f"The browser tests must run in CI: {missing}.")
+        pytest.skip(missing)
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

@@ -1,4 +1,4 @@
-"""The app in-process (Streamlit's AppTest), opened as a link opens it."""
+"""The app under streamlit's AppTest, opened by a link: shared by the app's integration tests."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from streamlit.testing.v1 import AppTest
 APP = str(Path(__file__).resolve().parents[2] / "app_pages" / "main.py")
 
 
-def app(page: str | None = None, **link) -> AppTest:
+def open_by_link(page: str | None = None, timeout: float = 180, **link) -> AppTest:
     """The app opened by a link (query parameters `link`), then switched to `page` (a script of app_pages)."""
-    at = AppTest.from_file(APP, default_timeout=180)
+    at = AppTest.from_file(APP, default_timeout=timeout)
     for name, value in link.items():
         at.query_params[name] = str(value)
     at.run()

@@ -1,0 +1,248 @@
+"""Finding a head and honest colours and labels, without a model: token choices and the ranking on hand-built maps,
+one colour scale across heads (said in the colour bar), alignment labels that never overlap, the replay sentence
+when the weight went to hidden tokens, and links that carry only their page's state."""
+
+import html
+import itertools
+import sys
+
+import numpy as np
+import pytest
+
+from app_pages import state as app_state
+from attnviz import figures, selection
+from attnviz.errors import InputError
+from attnviz.fonts import text_width
+from attnviz.types import AttentionCapture, AttentionMap
+from tests.support.maps import random_map, tokens_from
+
+alignment_figure = sys.modules["attnviz.figures.alignment"]  # the module; `figures.alignment` is its function
+SENTENCE = "[CLS] the animal was tired because it ran [SEP]".split()
+
+
+def _self_capture(layers: int = 2, heads: int = 3) -> AttentionCapture:
+    text = "the animal was tired because it ran"
+    tokens = tokens_from(SENTENCE, text, specials=("[CLS]", "[SEP]"))
+    return AttentionCapture("m", "cpu", {"self": random_map(tokens, layers=layers, heads=heads)}, source_text=text)
+
+
+# ----------------------------------------------------------------------------------------------------------------------
+# Finding a head
+
+
+def test_token_choices_skip_hidden_tokens_and_name_each_token_once():
+    result = _self_capture()
+    shown = selection.token_choices(result, "self", "query")
+    assert [c.label for c in shown] == [f"{w} #{i}" for i, w in enumerate(SENTENCE[1:-1])]
+    assert [(c.start, c.stop) for c in shown] == [(i, i + 1) for i in range(1, len(SENTENCE) - 1)]
+    every = selection.token_choices(result, "self", "key", hide_special=False)
+    assert every[0].text == "[CLS]" and len(every) == len(SENTENCE)
+    assert selection.find_choice(shown, "IT").label == "it #5"
+    assert selection.find_choice(shown, "it #5").index == 5
+    with pytest.raises(InputError, match="zebra"):
+        selection.find_choice(shown, "zebra")
+    with pytest.raises(InputError):
+        selection.token_choices(result, "self", "middle")
+
+
+def test_ranking_orders_every_head_by_the_weight_from_query_to_key():
+    result = _self_capture(layers=3, heads=4)
+    weights = result["self"].weights  # (layers, heads, queries, keys)
+    query = selection.find_choice(selection.token_choices(result, "self", "query"), "it")
+    key = selection.find_choice(selection.token_choices(result, "self", "key"), "animal")
+    ranked = selection.rank_heads(result, "self", query, key)
+    expected = weights[:, :, query.start, key.start]
+    assert [(m.layer, m.head) for m in ranked[:3]] == [
+        divmod(int(i), 4) for i in np.argsort(-expected.ravel(), kind="stable")[:3]
+    ]
+    assert [m.weight for m in ranked] == pytest.approx(sorted(expected.ravel(), reverse=True))
+    top = ranked[0]
+    shown = selection.show(result, selection.ViewOptions(kind="self", aggregation="head", layer=top.layer,
+                                                         head=top.head))  # fmt: skip
+    assert selection.pair_weight(shown.selection, query, key) == pytest.approx(top.weight)
+
+
+def test_a_word_of_pieces_weighs_its_pieces_as_the_word_view_does():
+    text = "the animals ran"
+    tokens = tokens_from(["the", "animal", "s", "ran"], text)
+    result = AttentionCapture("m", "cpu", {"self": random_map(tokens, layers=1, heads=2)}, source_text=text)
+    key = selection.find_choice(selection.token_choices(result, "self", "key"), "animals")
+    query = selection.find_choice(selection.token_choices(result, "self", "query"), "animals")
+    assert (key.start, key.stop) == (1, 3)
+    ranked = {(m.layer, m.head): m.weight for m in selection.rank_heads(result, "self", query, key)}
+    weights = result["self"].weights
+    for head in range(2):
+        assert ranked[(0, head)] == pytest.approx(weights[0, head, 1:3, 1:3].sum(axis=1).mean())
+        shown = selection.show(result, selection.ViewOptions(kind="self", aggregation="head", head=head))
+        assert selection.pair_weight(shown.selection, query, key) == pytest.approx(ranked[(0, head)])
+
+
+# ----------------------------------------------------------------------------------------------------------------------
+# One colour scale across heads
+
+
+def _two_heads() -> AttentionMap:
+    """Head 0 peaks at 0.35, head 1 at 0.68 (what a person saw: 0–0.35 on one head, 0–0.68 on the next)."""
+    tokens = tokens_from(list("abc"))
+    weights = np.full((1, 2, 3, 3), 0.0, dtype=np.float32)
+    weights[0, 0] = [[0.35, 0.33, 0.32]] * 3
+    weights[0, 1] = [[0.68, 0.16, 0.16]] * 3
+    return AttentionMap("self", weights, tokens, tokens, ["l0"])
+
+
+def test_the_same_colour_means_the_same_weight_on_every_head_unless_asked():
+    amap = _two_heads()
+    unit = [figures.heatmap(amap, layers=0, heads=h, color_scale="unit").data[0] for h in (0, 1)]
+    assert [trace.zmax for trace in unit] == [1.0, 1.0]
+    assert "0–1" in unit[0].colorbar.title.text
+    shared = [figures.heatmap(amap, layers=0, heads=h, color_scale="shared").data[0] for h in (0, 1)]
+    assert [trace.zmax for trace in shared] == pytest.approx([0.68, 0.68])
+    assert "0–0.68" in shared[0].colorbar.title.text and "2 heads" in shared[0].colorbar.title.text
+    own = [figures.heatmap(amap, layers=0, heads=h, color_scale="head").data[0] for h in (0, 1)]
+    assert [trace.zmax for trace in own] == pytest.approx([0.35, 0.68])
+    assert "this figure" in own[0].colorbar.title.text
+    zh = figures.heatmap(amap, color_scale="unit", style=figures.FigureStyle(lang="zh")).data[0]
+    assert "所有头相同" in zh.colorbar.title.text
+    with pytest.raises(InputError, match="colour scale"):
+        figures.heatmap(amap, color_scale="rainbow")
+
+
+def test_the_grid_and_the_views_share_one_scale_by_default():
+    amap = _two_heads()
+    grid = figures.grid(amap, color_scale="unit")
+    assert grid.layout.coloraxis.cmax == 1.0 and "0–1" in grid.layout.coloraxis.colorbar.title.text
+    each = figures.grid(amap, color_scale="head")
+    assert [trace.zmax for trace in each.data] == pytest.approx([0.35, 0.68])
+    assert each.layout.coloraxis.showscale is False and "own max" in each.layout.title.text
+    result = AttentionCapture("m", "cpu", {"self": amap})
+    shown = selection.show(result, selection.ViewOptions(kind="self", hide_special=False), names=("heatmap", "grid"))
+    assert shown.figures["heatmap"].data[0].zmax == 1.0 and shown.figures["grid"].layout.coloraxis.cmax == 1.0
+
+
+def test_clickable_heads_carry_their_layer_and_head():
+    amap = random_map(tokens_from(list("abcd")), layers=2, heads=3)
+    grid = figures.grid(amap)
+    clickable = figures.clickable_heads(grid)
+    targets = [trace for trace in clickable.data if trace.type == "scatter"]
+    assert len(clickable.data) == len(grid.data) + 6 and len(grid.data) == 6  # the figure given is unchanged
+    assert figures.grid(amap, clickable=True) == clickable
+    assert all(t.marker.opacity == 0 and t.selected.marker.opacity == 0 for t in targets)  # never drawn
+    assert sorted(tuple(t.customdata[0]) for t in targets) == [(lay, h) for lay in range(2) for h in range(3)]
+    stats = figures.clickable_heads(figures.statistic_grid(amap, "entropy")).data[-1]
+    assert [tuple(c[:2]) for c in stats.customdata] == [(lay, h) for lay in range(2) for h in range(3)]
+    with pytest.raises(InputError):
+        figures.clickable_heads(figures.heatmap(amap))
+
+
+# ----------------------------------------------------------------------------------------------------------------------
+# Alignment labels never overlap
+
+
+def _label_boxes(fig) -> list[tuple[float, float, float, float]]:
+    """Every label's box (x0, x1, y0, y1) in px of the figure, read from its annotations and measured in its font."""
+    width = fig.layout.width
+    plot_px = width - sum(alignment_figure.MARGINS)
+    y0, y1 = fig.layout.yaxis.range
+    plot_h = fig.layout.height - 160
+    boxes = []
+    for note in fig.layout.annotations:
+        if note.xref != "x":
+            continue
+        size = note.font.size
+        centre = (note.x - alignment_figure.X_RANGE[0]) / (alignment_figure.X_RANGE[1] - alignment_figure.X_RANGE[0])
+        centre *= plot_px
+        line = (note.y - y0) / (y1 - y0) * plot_h  # px up from the plot's bottom
+        text = text_width(html.unescape(note.text), size)
+        height = alignment_figure.LINE_HEIGHT * size
+        across, along = (height, text) if note.textangle else (text, height)
+        start = line + note.yshift if note.yanchor == "bottom" else line + note.yshift - along
+        boxes.append((centre - across / 2, centre + across / 2, start, start + along))
+    return boxes
+
+
+def _overlapping(boxes) -> list[tuple[int, int]]:
+    return [
+        (i, j)
+        for (i, a), (j, b) in itertools.combinations(enumerate(boxes), 2)
+        if a[0] < b[1] and b[0] < a[1] and a[2] < b[3] and b[2] < a[3]
+    ]
+
+
+@pytest.mark.parametrize(
+    ("source", "target"),
+    [
+        ("明天 我 去 上海", "Tomorrow I will fly to Shanghai tomorrow"),
+        ("internationalization", "Shanghai tomorrow Shanghai tomorrow Shanghai tomorrow Shanghai tomorrow"),
+        ("a " * 40, "extraordinarily " * 30),
+        ("上海浦东国际机场 " * 12, "Pudong International Airport " * 8),
+    ],
+)
+def test_no_two_alignment_labels_overlap_even_for_long_words(source, target):
+    src, tgt = source.split(), target.split()
+    amap = random_map(tokens_from(tgt), tokens_from(src), layers=1, heads=1)
+    for style in (figures.FigureStyle(), figures.FigureStyle(width=700, height=420)):
+        fig = figures.alignment(amap, style=style)
+        boxes = _label_boxes(fig)
+        assert len(boxes) == len(src) + len(tgt)
+        assert _overlapping(boxes) == []
+        assert all(0 <= x0 and x1 <= fig.layout.width - sum(alignment_figure.MARGINS) + 40 for x0, x1, _, _ in boxes)
+    plan = fig.layout.meta["labels"]["queries"]
+    assert plan["angle"] in (0, -90) and plan["rows"] in (1, 2)
+
+
+def test_short_sentences_keep_level_labels_in_one_row():
+    amap = random_map(tokens_from("I fly tomorrow".split()), tokens_from("明天 我 飞".split()), layers=1, heads=1)
+    labels = figures.alignment(amap).layout.meta["labels"]
+    assert labels["keys"] == labels["queries"] == {"angle": 0, "rows": 1, "size": alignment_figure.LABEL_SIZE}
+
+
+# ----------------------------------------------------------------------------------------------------------------------
+# The replay sentence says where the weight went
+
+
+def _cross_capture(last_row: list[float]) -> AttentionCapture:
+    source = tokens_from(["我", "喜欢", "学习", "</s>"], "我喜欢学习", specials=("</s>",))
+    target = tokens_from(["I", "like", "studying"], "I like studying")
+    weights = np.tile(np.array([[0.7, 0.1, 0.1, 0.1], [0.1, 0.7, 0.1, 0.1], last_row], np.float32), (1, 1, 1, 1))
+    amap = AttentionMap("cross", weights, target, source, ["l0"])
+    return AttentionCapture("m", "cpu", {"cross": amap}, source_text="我喜欢学习", target_text="I like studying")
+
+
+def _sentence(result: AttentionCapture, lang: str = "en") -> str:
+    options = selection.ViewOptions(kind="cross", aggregation="head", lang=lang)
+    shown = selection.show(result, options)
+    hidden = selection.hidden_focus(result, options, shown.selection)
+    return selection.focus_sentence(shown.selection, 3, 3, lang, hidden)
+
+
+def test_the_replay_sentence_says_the_weight_went_to_a_hidden_token():
+    sentence = _sentence(_cross_capture([0.005, 0.005, 0.0, 0.99]))
+    assert "(0.99) went to </s>, which is hidden" in sentence and "(0.00)" not in sentence
+    assert "looked at" not in sentence
+    mixed = _sentence(_cross_capture([0.02, 0.1, 0.05, 0.83]))
+    assert "(0.83) went to </s>" in mixed and "喜欢 (0.10)" in mixed
+    assert "已被隐藏" in _sentence(_cross_capture([0.0, 0.0, 0.01, 0.99]), "zh")
+
+
+def test_the_replay_sentence_names_shown_tokens_when_they_hold_the_weight():
+    sentence = _sentence(_cross_capture([0.1, 0.1, 0.7, 0.1]))
+    assert "looked at 学习 (0.70)" in sentence and "hidden" not in sentence
+
+
+# ----------------------------------------------------------------------------------------------------------------------
+# A link carries only the state of its page
+
+
+def test_a_page_link_carries_only_the_state_that_page_uses():
+    view = app_state.ViewState(model="minilm", text="it ran", find_query="it #0", find_key="ran #1", stat="sink")
+    self_link = app_state.to_query_params(view, "self")
+    assert {"find_query", "find_key", "model", "text", "layer", "head"} <= set(self_link)
+    assert not {"target", "view", "stat", "step"} & set(self_link)  # generate mode: the target is the model's
+    heads_link = app_state.to_query_params(view, "heads")
+    assert "stat" in heads_link and not {"find_query", "view", "target"} & set(heads_link)
+    explainer = app_state.to_query_params(app_state.ViewState(q="1,0;0,1"), "explainer")
+    assert set(explainer) == {"model", "q"}
+    pair = app_state.to_query_params(app_state.ViewState(mode="pair", target="Hi"), "translate")
+    assert pair["target"] == "Hi" and pair["mode"] == "pair"
+    assert "target" not in app_state.to_query_params(app_state.ViewState(), "translate")
+    assert set(app_state.to_query_params(app_state.ViewState())) == set(app_state.ALWAYS_IN_URL)  # no page: all
