@@ -43,6 +43,7 @@ class ViewState:
     q: str = ""  # How attention works: the edited Q as "1,2;2,1;0,1" (rows split by ";"); empty = the seed's numbers
     k: str = ""
     v: str = ""
+    gold: str = ""  # Translate & align: gold links of the pair, Pharaoh format ("0-0 1?2")
 
 
 _CHOICES = {

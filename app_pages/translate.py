@@ -4,7 +4,7 @@ from dataclasses import replace
 
 import streamlit as st
 
-from app_pages import caches, controls, figure_export, session
+from app_pages import caches, controls, figure_export, gold_panel, session
 from app_pages.model_runs import MODES
 from app_pages.page_errors import shown_errors
 from app_pages.state import view_options
@@ -23,6 +23,7 @@ with right:
     session.bound(st.radio, "mode", t("mode"), options=MODES, format_func=lambda m: t(f"mode_{m}"), horizontal=True)
     if view.mode == "pair":
         session.bound(st.text_input, "target", t("target_text"), placeholder=t("target_placeholder"))
+    gold_panel.field(view)
 
 with shown_errors(view):
     handle, result = caches.analysis(view)
@@ -45,5 +46,11 @@ with shown_errors(view):
         names = ("alignment", "heatmap")
         shown = selection.show_map(written, replace(options, step=step), handle.alignment_heads, names)
         controls.step_focus(view, shown.selection, step or steps, steps)
+        gold = gold_panel.scored(view, result, shown, replace(options, step=step))
+        if gold is not None:
+            shown = gold.shown
+            gold_panel.score_line(view, gold)
         charts = [("alignment", "alignment", "translate_alignment"), ("heatmap", "heatmap", "translate_heatmap")]
         figure_export.shown_figures(view, shown, charts, result, replace(options, step=step))
+        if gold is not None:
+            gold_panel.head_map(view, gold)

@@ -20,6 +20,7 @@ from attnviz.figures.explainer import (
     mixture,
     seed_alignment_map,
 )
+from attnviz.figures.gold import gold_links, score_grid
 from attnviz.figures.grid import grid, statistic_grid
 from attnviz.figures.heatmap import heatmap, pooled_heatmap, selected_ranges
 from attnviz.figures.lines import head_lines
@@ -41,6 +42,7 @@ __all__ = [
     "VIEWS",
     "alignment",
     "explainer",
+    "gold_links",
     "grid",
     "head_lines",
     "heatmap",
@@ -49,6 +51,7 @@ __all__ = [
     "mixture",
     "pooled_heatmap",
     "resolve_labels",
+    "score_grid",
     "seed_alignment_map",
     "selected_ranges",
     "statistic_grid",
