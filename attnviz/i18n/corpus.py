@@ -9,6 +9,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.corpus_link_outside": "Gold link {link} points outside the pair: it has {source} source words and "
         "{target} target words (counted from 0).",
         "error.corpus_no_words": "One side of the pair has no words.",
+        "error.corpus_not_utf8": "The line is not UTF-8 text.",
+        "error.corpus_positive": "{option} must be 1 or more.",
         "error.corpus_empty_side": "The {side} side is empty.",
         "error.corpus_too_long": "The pair is too long: {tokens} tokens, more than the {limit} the job takes.",
         "error.corpus_columns": "Expected source<TAB>target (and a gold column with --gold), found {count} columns.",
@@ -42,6 +44,12 @@ STRINGS: dict[str, dict[str, str]] = {
         "corpus_stat_aer": "AER",
         "corpus_stat_precision": "precision",
         "corpus_stat_recall": "recall",
+        "corpus_layer_aer_title": "AER per layer (mean over its heads)",
+        "corpus_report_title": "Corpus report · {model}",
+        "corpus_report_counts": "{pairs} pairs analysed, {bad} lines skipped, {shards} shards.",
+        "corpus_best_heads": "Best-aligning heads",
+        "corpus_worst_pairs": "Worst-aligned pairs (alignment view)",
+        "corpus_bad_lines": "Lines skipped ({count})",
     },
     "zh": {
         "error.corpus_not_pharaoh": "标准链接 {item!r} 不是 Pharaoh 格式：请写成 'i-j'（确定）或 'i?j'（可能），"
@@ -49,6 +57,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.corpus_link_outside": "标准链接 {link} 超出了这对句子：源语有 {source} 个词，目标语有 {target} 个词"
         "（从 0 起数）。",
         "error.corpus_no_words": "句对的一侧没有词。",
+        "error.corpus_not_utf8": "这一行不是 UTF-8 文本。",
+        "error.corpus_positive": "{option} 必须不小于 1。",
         "error.corpus_empty_side": "{side}一侧为空。",
         "error.corpus_too_long": "句对太长：{tokens} 个词元，超过任务接受的 {limit} 个。",
         "error.corpus_columns": "应为 源语<TAB>目标语（使用 --gold 时再加一列标准链接），实际有 {count} 列。",
@@ -79,5 +89,11 @@ STRINGS: dict[str, dict[str, str]] = {
         "corpus_stat_aer": "对齐错误率 AER",
         "corpus_stat_precision": "精确率",
         "corpus_stat_recall": "召回率",
+        "corpus_layer_aer_title": "每层的 AER（该层各头的平均）",
+        "corpus_report_title": "语料报告 · {model}",
+        "corpus_report_counts": "分析了 {pairs} 对句子，跳过 {bad} 行，共 {shards} 个分片。",
+        "corpus_best_heads": "对齐最好的头",
+        "corpus_worst_pairs": "对齐最差的句对（对齐视图）",
+        "corpus_bad_lines": "跳过的行（{count}）",
     },
 }
