@@ -24,6 +24,7 @@ navigation_menu = st.navigation(
         ),
         st.Page(pages["heads"], title=t("page_heads"), icon=":material/grid_view:", url_path="heads"),
         st.Page(pages["open"], title=t("page_open"), icon=":material/file_open:", url_path="open-capture"),
+        st.Page(pages["corpus"], title=t("corpus_page"), icon=":material/dataset:", url_path="corpus"),
     ]
 )
 with st.sidebar:  # a saved capture shown instead of the model's: said first, on every page

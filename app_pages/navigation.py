@@ -15,6 +15,7 @@ PAGES = {  # page scripts, relative to main.py
     "explainer": "how_attention_works.py",
     "heads": "heads.py",
     "open": "open_capture.py",
+    "corpus": "corpus.py",
 }
 
 

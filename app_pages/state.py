@@ -44,6 +44,7 @@ class ViewState:
     k: str = ""
     v: str = ""
     gold: str = ""  # Translate & align: gold links of the pair, Pharaoh format ("0-0 1?2")
+    corpus: str = ""  # Corpus: the report folder opened
 
 
 _CHOICES = {

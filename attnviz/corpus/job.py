@@ -66,10 +66,12 @@ def load_worker_model(model: str, device: str, threads: int | None):
     return load_model(model, device)
 
 
-def run_shards_inprocess(config: JobConfig, todo: list[ShardSpec], progress: Progress | None, total: int) -> None:
+def run_shards_inprocess(
+    config: JobConfig, todo: list[ShardSpec], progress: Progress | None, total: int, handle=None
+) -> None:
     if not todo:
         return
-    handle = load_worker_model(config.model, config.device, config.threads)
+    handle = handle or load_worker_model(config.model, config.device, config.threads)
     done = total - len(todo)
     for spec in todo:
         write_shard(config.output, process_shard(handle, Path(config.input), spec, config.options))
@@ -78,9 +80,9 @@ def run_shards_inprocess(config: JobConfig, todo: list[ShardSpec], progress: Pro
             progress(done, total)
 
 
-def run_job(config: JobConfig, progress: Progress | None = None) -> dict:
+def run_job(config: JobConfig, progress: Progress | None = None, handle=None) -> dict:
     """Compute the shards that are not finished, then merge them all into the report; returns the report's summary
-    (report.json)."""
+    (report.json). `handle`: a model already loaded (the app's), for the in-process engine."""
     from attnviz.corpus import report
 
     started = time.time()
@@ -92,5 +94,5 @@ def run_job(config: JobConfig, progress: Progress | None = None) -> dict:
 
         ray_engine.run_shards(config, todo, progress, len(specs))
     else:
-        run_shards_inprocess(config, todo, progress, len(specs))
+        run_shards_inprocess(config, todo, progress, len(specs), handle)
     return report.write_report(config, specs, time.time() - started)

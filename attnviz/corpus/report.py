@@ -164,15 +164,32 @@ def write_report(config, specs: list[ShardSpec], seconds: float) -> dict:
 
 def read_report(folder: Path) -> dict:
     """A report's summary and tables (pandas DataFrames), as the Corpus page opens it."""
+    folder = Path(folder)
+    files = {path.name: path.read_bytes() for path in folder.glob("*") if path.name in REPORT_FILES}
+    return read_report_files(files, str(folder))
+
+
+REPORT_FILES = ("report.json", *(f"{name}.parquet" for name in TABLES))
+
+
+def read_report_files(files: dict[str, bytes], where: str = "") -> dict:
+    """A report from its files' bytes (file name → bytes; report.json and heads.parquet at least), as an upload
+    brings them: {"summary": report.json, and each table of TABLES as a DataFrame (empty when absent)}."""
+    import io
+
     import pandas as pd
 
-    folder = Path(folder)
-    if not (folder / "report.json").is_file() or not (folder / "heads.parquet").is_file():
-        raise InputError("corpus_report_missing", path=str(folder))
-    report = {"summary": json.loads((folder / "report.json").read_text(encoding="utf-8"))}
-    for name in TABLES:
-        path = folder / f"{name}.parquet"
-        report[name] = pd.read_parquet(path) if path.exists() else pd.DataFrame()
+    if "report.json" not in files or "heads.parquet" not in files:
+        raise InputError("corpus_report_missing", path=where or ", ".join(sorted(files)))
+    try:
+        report = {"summary": json.loads(files["report.json"].decode("utf-8"))}
+        for name in TABLES:
+            data = files.get(f"{name}.parquet")
+            report[name] = pd.read_parquet(io.BytesIO(data)) if data else pd.DataFrame()
+    except (ValueError, OSError) as error:  # not JSON, not Parquet (pyarrow's errors are ValueError or OSError)
+        raise InputError("corpus_report_unreadable", path=where, detail=str(error)[:200]) from None
+    if not {"model", "pairs", "kinds", "statistics"} <= set(report["summary"]):
+        raise InputError("corpus_report_unreadable", path=where, detail="report.json")
     return report
 
 
