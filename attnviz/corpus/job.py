@@ -10,10 +10,11 @@ started again with `resume` computes only the shards that are not finished; both
 
 from __future__ import annotations
 
+import json
 import shutil
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from attnviz.corpus.shards import SHARDS, JobOptions, ShardSpec, is_done, process_shard, shard_specs, write_shard
@@ -53,6 +54,22 @@ def prepare_output(config: JobConfig) -> None:
     elif earlier and not config.resume:
         raise InputError("corpus_output_exists", path=str(folder))
     (folder / SHARDS).mkdir(parents=True, exist_ok=True)
+    _check_same_job(config)
+
+
+def job_signature(config: JobConfig) -> dict:
+    """What the shards of a report depend on: a resumed job must have the same."""
+    return {"model": config.model, "input": str(Path(config.input).resolve()), "shard_size": config.shard_size,
+            "options": asdict(config.options)}  # fmt: skip
+
+
+def _check_same_job(config: JobConfig) -> None:
+    """Keep finished shards only for the same job (same model, input, shard size and options)."""
+    path = Path(config.output) / SHARDS / "job.json"
+    signature = job_signature(config)
+    if config.resume and path.exists() and json.loads(path.read_text(encoding="utf-8")) != signature:
+        raise InputError("corpus_resume_other_job", path=str(config.output))
+    path.write_text(json.dumps(signature, ensure_ascii=False), encoding="utf-8")
 
 
 def load_worker_model(model: str, device: str, threads: int | None):

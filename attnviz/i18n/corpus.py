@@ -10,6 +10,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "{target} target words (counted from 0).",
         "error.corpus_no_words": "One side of the pair has no words.",
         "error.corpus_not_utf8": "The line is not UTF-8 text.",
+        "error.corpus_resume_other_job": "The shards in {path} belong to another job (model, input, shard size or "
+        "options differ): resume it with the same ones, or pass --force to start again.",
         "error.corpus_report_unreadable": "The report {path} cannot be read ({detail}).",
         "error.corpus_positive": "{option} must be 1 or more.",
         "error.corpus_empty_side": "The {side} side is empty.",
@@ -93,6 +95,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "（从 0 起数）。",
         "error.corpus_no_words": "句对的一侧没有词。",
         "error.corpus_not_utf8": "这一行不是 UTF-8 文本。",
+        "error.corpus_resume_other_job": "{path} 中的分片属于另一个任务（模型、输入、分片大小或选项不同）：请用相同的"
+        "设置继续，或用 --force 重新开始。",
         "error.corpus_report_unreadable": "无法读取报告 {path}（{detail}）。",
         "error.corpus_positive": "{option} 必须不小于 1。",
         "error.corpus_empty_side": "{side}一侧为空。",
