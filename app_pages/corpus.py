@@ -6,12 +6,7 @@ import streamlit as st
 from app_pages import corpus_panels, session
 from app_pages.page_errors import shown_errors
 
-view = session.state()
-t = session.tr(view)
-st.title(t("corpus_title"))
-st.caption(t("corpus_intro"))
-session.link_warnings(view)
-
+view, t = session.page_start("corpus_title", "corpus_intro")
 with shown_errors(view):
     source = st.radio(t("corpus_source"), ("open", "run"), key="corpus_source", horizontal=True,
                       format_func=lambda s: t(f"corpus_source_{s}"))  # fmt: skip

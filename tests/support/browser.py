@@ -44,6 +44,17 @@ def playwright_missing() -> str | None:
     return None
 
 
+def require_browser() -> None:
+    """Skip a browser test where Playwright or chromium is missing, except in CI (CI=true), where that fails it."""
+    import pytest
+
+    missing = playwright_missing()
+    if missing and os.environ.get("CI", "").strip().lower() == "true":
+        pytest.fail(f"The browser tests must run in CI: {missing}.")
+    if missing:
+        pytest.skip(missing)
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
