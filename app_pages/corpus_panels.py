@@ -9,7 +9,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from app_pages import caches, navigation
+from app_pages import caches, figure_export, navigation
 from app_pages.session import MODEL_CUSTOM, MODEL_PICK, VIEW, bound, reset_widgets, tr
 from app_pages.state import ViewState
 from attnviz import figures
@@ -99,9 +99,11 @@ def gold_section(view: ViewState, report: dict, drawn: dict) -> None:
     left, right = st.columns([3, 2])
     with left:
         fig = figures.score_grid(head_grid(heads, "cross", "aer"), "aer", style=figures.FigureStyle(lang=view.lang))
-        st.plotly_chart(fig, key=GOLD_MAP, on_select=_gold_map_opens_head, selection_mode="points")
+        # model=None: a file named after the page's text would name a pair this figure does not show
+        figure_export.figure(fig, "corpus-head-aer", GOLD_MAP.removeprefix("chart_"), view,
+                             on_select=_gold_map_opens_head, selection_mode="points")  # fmt: skip
         st.caption(t("corpus_gold_map_hint"))
-        st.plotly_chart(drawn["gold.layers"], key="chart_corpus_layers")
+        figure_export.figure(drawn["gold.layers"], "corpus-layer-aer", "corpus_layers", view)
     with right:
         best = heads[heads["kind"] == "cross"].sort_values("aer_rank")[["layer", "head", *SCORE_COLUMNS]]
         best = best.reset_index(drop=True)
@@ -129,7 +131,7 @@ def statistics_section(view: ViewState, report: dict, drawn: dict) -> None:
     stats = [s for s in report["summary"]["statistics"] if f"{kind}.{s}" in drawn]
     stat = choice[1].selectbox(t("statistic"), stats, key="corpus_stat", format_func=lambda s: t(f"stat_{s}"))
     if stat:
-        st.plotly_chart(drawn[f"{kind}.{stat}"], key="chart_corpus_statistic")
+        figure_export.figure(drawn[f"{kind}.{stat}"], f"corpus-{kind}-{stat}", "corpus_statistic", view)
 
 
 def _pair_opens(pairs) -> None:

@@ -104,17 +104,26 @@ def download_size_control(view: ViewState) -> None:
             st.caption(t("download_scale_note", scale=size.download_scale, dpi=round(96 * size.download_scale)))
 
 
-def figure(fig, name: str, key: str, view: ViewState, source: Source | None = None, model: str | None = None) -> None:
+def figure(
+    fig,
+    name: str,
+    key: str,
+    view: ViewState,
+    source: Source | None = None,
+    model: str | None = None,
+    **chart_options,
+) -> None:
     """A plotly figure (its modebar saves PNG) with a download button per format; files are made on click.
 
     `source`: what the figure was drawn from (its JSON/NPZ downloads save that capture; without one, JSON is the
     plotly figure). `model`: named in the files' titles and names (on the page the sidebar names it).
+    `chart_options`: more keyword arguments of `st.plotly_chart` (`on_select`, `selection_mode`).
     """
     size = download_size()
     downloads, refusal = figure_downloads(fig, name, view, source or Source(), model, size)
     camera = {"format": "png", "filename": downloads[0].file_name.removesuffix(".png"), "scale": size.download_scale}
     st.plotly_chart(fig, key=f"chart_{key}", width="stretch",
-                    config={"displaylogo": False, "toImageButtonOptions": camera})  # fmt: skip
+                    config={"displaylogo": False, "toImageButtonOptions": camera}, **chart_options)  # fmt: skip
     if refusal is not None:
         st.caption(i18n.error_sentence(refusal, view.lang))
     with st.container(horizontal=True, gap="small"):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from app_pages import figure_export
 from app_pages.session import VIEW, bound, reset_widgets, tr
 from app_pages.state import ViewState
 from attnviz import figures, i18n, selection
@@ -57,5 +58,5 @@ def head_map(view: ViewState, gold: GoldShown) -> None:
     layer, head = gold.heads.best()
     st.caption(t("corpus_head_aer_hint", layer=layer, head=head, aer=format_value(gold.heads.aer[layer, head])))
     fig = figures.score_grid(gold.heads.aer, "aer", style=figures.FigureStyle(lang=view.lang))
-    st.plotly_chart(fig, key=HEAD_MAP, on_select=_open_selected_head, selection_mode="points",
-                    config={"displaylogo": False})  # fmt: skip
+    figure_export.figure(fig, "head-aer", HEAD_MAP.removeprefix("chart_"), view, model=view.model,
+                         on_select=_open_selected_head, selection_mode="points")  # fmt: skip

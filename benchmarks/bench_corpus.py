@@ -77,11 +77,15 @@ def naive(path: Path, threads: int) -> float:
     return time.perf_counter() - started
 
 
+SHARD_SIZE = 32  # lines per shard: enough shards for two actors to share at any corpus size here
+
+
 def job(path: Path, out: Path, engine: str, workers: int, threads: int) -> float:
     from attnviz.corpus.job import JobConfig, run_job
 
     started = time.perf_counter()
-    run_job(JobConfig(MODEL, path, out, engine=engine, workers=workers, threads=threads, force=True))
+    run_job(JobConfig(MODEL, path, out, shard_size=SHARD_SIZE, engine=engine, workers=workers, threads=threads,
+                      force=True))  # fmt: skip
     return time.perf_counter() - started
 
 
