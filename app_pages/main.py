@@ -34,6 +34,9 @@ navigation_menu = st.navigation(
         st.Page(
             pages["open"], title=t("page_open"), icon=":material/file_open:", url_path=navigation.URL_PATHS["open"]
         ),
+        st.Page(
+            pages["corpus"], title=t("corpus_page"), icon=":material/dataset:", url_path=navigation.URL_PATHS["corpus"]
+        ),
     ]
 )
 with st.sidebar:  # a saved capture shown instead of the model's: said first, on every page

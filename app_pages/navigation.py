@@ -16,6 +16,7 @@ PAGES = {  # page scripts, relative to main.py
     "heads": "heads.py",
     "open": "open_capture.py",
     "qk": "qk_space.py",
+    "corpus": "corpus.py",
 }
 
 
@@ -26,6 +27,7 @@ URL_PATHS = {  # each page's URL path (main.py gives them to st.Page), by its PA
     "heads": "heads",
     "qk": "query-key-space",
     "open": "open-capture",
+    "corpus": "corpus",
 }
 
 

@@ -93,3 +93,13 @@ def link_warnings(view: ViewState) -> None:
     unreadable = st.session_state.get(UNREADABLE)
     if unreadable:
         st.warning(i18n.t("warning_link", view.lang, names=", ".join(unreadable)), icon=":material/link_off:")
+
+
+def page_start(title_key: str, intro_key: str) -> tuple[ViewState, Callable[..., str]]:
+    """A page's start: this session's view and translator, the page's title and intro, and any link warnings."""
+    view = state()
+    t = tr(view)
+    st.title(t(title_key))
+    st.caption(t(intro_key))
+    link_warnings(view)
+    return view, t

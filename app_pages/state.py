@@ -60,6 +60,8 @@ class ViewState:
     q: str = ""  # How attention works: the edited Q as "1,2;2,1;0,1" (rows split by ";"); empty = the seed's numbers
     k: str = ""
     v: str = ""
+    gold: str = ""  # Translate & align: gold links of the pair, Pharaoh format ("0-0 1?2")
+    corpus: str = ""  # Corpus: the report folder opened
 
 
 _CHOICES = {
@@ -81,7 +83,7 @@ _INPUT = ("text", "mode", "target")  # the target only in pair mode: generated, 
 _LINKS = ("words", "hide", "threshold", "scale", "weighting")
 _LONG = ("truncate",)  # a text longer than the model: whether it is cut (the page says what was)
 PAGE_FIELDS = {  # the fields each page uses: its link carries these and no others (navigation.PAGES names)
-    "translate": (*_COMMON, *_INPUT, *_LONG, "view", "layer", "head", *_LINKS, "step"),
+    "translate": (*_COMMON, *_INPUT, *_LONG, "view", "layer", "head", *_LINKS, "step", "gold"),
     "self": (
         *_COMMON,
         *_INPUT,
@@ -104,6 +106,7 @@ PAGE_FIELDS = {  # the fields each page uses: its link carries these and no othe
     "qk": (*_COMMON, *_INPUT, *_LONG, "kind", "layer", "head", "qk_color", "qk_norm", "qk_point"),
     "explainer": (*_COMMON, *_INPUT, "q", "k", "v", "kind", "layer", "head", "ex_token"),
     "open": (*_COMMON, *_INPUT),
+    "corpus": (*_COMMON, "corpus"),
 }
 
 

@@ -4,7 +4,7 @@ from dataclasses import replace
 
 import streamlit as st
 
-from app_pages import caches, controls, figure_export, long_text, pair_target, session, truth_notes
+from app_pages import caches, controls, figure_export, gold_panel, long_text, pair_target, session, truth_notes
 from app_pages.model_runs import MODES
 from app_pages.page_errors import shown_errors
 from app_pages.state import view_options
@@ -26,6 +26,7 @@ with right:
     if view.mode == "pair":
         given = {"placeholder": t("target_placeholder"), "on_change": pair_target.target_typed}
         session.bound(st.text_input, "target", t("target_text"), **given)
+    gold_panel.field(view)
 
 truth_notes.language_check(view)
 with shown_errors(view):
@@ -56,6 +57,12 @@ with shown_errors(view):
         controls.step_focus(view, shown.selection, step or steps, steps, hidden)
         scores = selection.step_scores(result)
         truth_notes.step_line(view, selection.replayed_scores(scores, written, step))
+        gold = gold_panel.scored(view, result, shown, replace(options, step=step))
+        if gold is not None:
+            shown = gold.shown
+            gold_panel.score_line(view, gold)
         charts = [("alignment", "alignment", "translate_alignment"), ("heatmap", "heatmap", "translate_heatmap")]
         figure_export.shown_figures(view, shown, charts, result, replace(options, step=step))
         truth_notes.step_table(view, scores)
+        if gold is not None:
+            gold_panel.head_map(view, gold)

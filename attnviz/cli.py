@@ -54,6 +54,7 @@ class Example:
     number: int  # 1-based line number in --input, or 1 for --text
     text: str
     target: str | None
+    gold: str | None = None  # gold links of the pair (Pharaoh), drawn over its alignment (`attnviz.corpus.view`)
 
 
 # ----------------------------------------------------------------------------------------------------------------------
@@ -128,6 +129,9 @@ def _add_view_arguments(parser: argparse.ArgumentParser) -> None:
     view.add_argument("--lang", choices=("en", "zh"), default=ViewOptions.lang,
                       help="language of titles, labels and error messages")  # fmt: skip
     view.add_argument("--format", choices=("png", "svg", "pdf", "html"), help="default: from the output suffix")
+    view.add_argument("--gold", metavar="LINKS",
+                      help="gold links of the pair, Pharaoh 'i-j' / 'i?j' (0-based words as the word view draws "
+                           "them), drawn over the alignment; with --input, a third column")  # fmt: skip
     view.add_argument("--engine", choices=("auto", "kaleido", "static"), default="auto",
                       help="png/svg/pdf renderer: kaleido (Chromium) or static (matplotlib, no browser)")  # fmt: skip
     _add_size_arguments(parser)
@@ -151,7 +155,7 @@ def _add_size_arguments(parser: argparse.ArgumentParser) -> None:
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog=f"python -m {PROG}", description="Capture and export Transformer attention.")
     commands = parser.add_subparsers(
-        dest="command", required=True, metavar="{export,capture,find-head,models}", parser_class=_Parser
+        dest="command", required=True, metavar="{export,capture,find-head,corpus,models}", parser_class=_Parser
     )
 
     export = commands.add_parser("export", help="draw a figure (png, svg, pdf, html)", description="Draw a figure.")
@@ -164,6 +168,9 @@ def build_parser() -> argparse.ArgumentParser:
     capture.add_argument("--format", choices=("json", "npz", "csv"), help="default: from the output suffix, else json")
 
     _add_find_parser(commands)
+    from attnviz.corpus import command as corpus_command
+
+    corpus_command.add_parser(commands)
     commands.add_parser("models", help="list the models available offline", description="List catalogue models.")
     devices = commands.add_parser(
         "devices",
@@ -254,7 +261,7 @@ def _check_size(args: argparse.Namespace) -> None:
 
 def _examples(args: argparse.Namespace) -> list[Example]:
     if args.input is None:
-        return [Example(1, args.text, args.target)]
+        return [Example(1, args.text, args.target, getattr(args, "gold", None))]
     try:
         lines = args.input.read_text(encoding="utf-8").splitlines()
     except FileNotFoundError:
@@ -265,8 +272,9 @@ def _examples(args: argparse.Namespace) -> list[Example]:
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
-        text, _, target = line.partition("\t")
-        examples.append(Example(number, text, target if target.strip() else None))
+        text, _, rest = line.partition("\t")
+        target, _, gold = rest.partition("\t")  # a third column: the pair's gold links
+        examples.append(Example(number, text, target if target.strip() else None, gold.strip() or None))
     if not examples:
         raise InputError("cli_input_empty", path=str(args.input))
     return examples
@@ -405,16 +413,20 @@ def view_options(args: argparse.Namespace, result) -> ViewOptions:
     return ViewOptions(kind=kind, **same, **_head_fields(args, result[kind]), rollout_layers=rolled)
 
 
-def figure(result, args: argparse.Namespace, handle):
+def figure(result, args: argparse.Namespace, handle, gold: str | None = None):
     """The figure of one example: the app's figure for these options, as its download buttons write it (the model
-    named in the title)."""
-    return _drawn(result, args, handle)[0]
+    named in the title); `gold` links drawn over an alignment as the app draws them."""
+    return _drawn(result, args, handle, gold)[0]
 
 
-def _drawn(result, args: argparse.Namespace, handle) -> tuple:
+def _drawn(result, args: argparse.Namespace, handle, gold: str | None = None) -> tuple:
     """(the figure as `figure` gives it, the options it shows, its file name's layer and head parts)."""
     options = view_options(args, result)
     shown = selection.show(result, options, handle.alignment_heads, (args.view,))
+    if gold:
+        from attnviz.corpus.view import show_gold
+
+        shown = show_gold(result, shown, options, gold).shown
     heads = selection.file_heads(shown.selection, selection.aggregation_of(options, options.kind))
     return selection.as_file(shown.figures[args.view], handle.name), options, heads
 
@@ -437,7 +449,7 @@ def _write(result, args: argparse.Namespace, handle, example: Example, path: Pat
     if args.command == "capture":
         path = path or args.output / export.capture_filename(result, fmt)
         return export.save_capture(result, path, fmt, overwrite=args.force)
-    drawn, options, heads = _drawn(result, args, handle)
+    drawn, options, heads = _drawn(result, args, handle, example.gold)
     if path is None:
         path = args.output / export.figure_filename(args.view, fmt, model=handle.name, text=example.text, **heads)
     size = size_options(args)
@@ -500,6 +512,11 @@ def _run(args: argparse.Namespace) -> int:
         return _run_doctor(args)
     if args.command == "find-head":
         return _run_find(args)
+    if args.command == "corpus":
+        from attnviz.corpus import command as corpus_command
+
+        _quiet_libraries()
+        return corpus_command.run(args)
     _check(args)
     examples = _examples(args)
     if args.command == "export":

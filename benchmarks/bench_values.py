@@ -26,10 +26,9 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 
-from run import RESULTS, interleaved_ms, text_of_tokens  # noqa: E402  (the shared measuring helpers)
+from run import interleaved_ms, text_of_tokens, write_section  # noqa: E402  (the shared measuring helpers)
 
 GOAL = 1.3
-START, END = "<!-- bench_values: start -->", "<!-- bench_values: end -->"
 PAIR = ("我喜欢学习。早上好！今天天气很好。", "I like studying. Good morning! The weather is nice today.")
 
 
@@ -89,7 +88,6 @@ def render(rows: list[tuple[str, dict]], meta: str) -> str:
     worst = max(row["ratio"] for _, row in rows)
     verdict = "met" if worst <= GOAL else "NOT met"
     lines = [
-        START,
         "## Value norms (`python benchmarks/bench_values.py`)",
         "",
         f"{meta}. Capturing the value norms ‖f_h(x_j)‖ beside the weights costs at worst **{worst:.2f}×** plain "
@@ -103,18 +101,7 @@ def render(rows: list[tuple[str, dict]], meta: str) -> str:
         lines.append(
             f"| {name} | {row['plain']:.1f} | {row['values']:.1f} | **{row['ratio']:.2f}** | {row['ratio_cpu']:.2f} |"
         )
-    return "\n".join(lines + ["", END]) + "\n"
-
-
-def write_section(section: str, path: Path = RESULTS) -> None:
-    """Replace this benchmark's section of RESULTS.md (or append it)."""
-    text = path.read_text(encoding="utf-8") if path.exists() else ""
-    if START in text and END in text:
-        before, rest = text.split(START, 1)
-        text = before + section.rstrip("\n") + rest.split(END, 1)[1]
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    path.write_text(text, encoding="utf-8")
+    return "\n".join(lines) + "\n"
 
 
 def main() -> None:
@@ -137,7 +124,7 @@ def main() -> None:
         f"{args.repeats} interleaved rounds, load average {os.getloadavg()[0]:.1f}"
     )
     section = render(rows, meta)
-    write_section(section)
+    write_section("bench_values", section)
     print(section)
 
 

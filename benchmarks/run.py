@@ -371,6 +371,21 @@ def _series(rows: list[dict], key: str) -> str:
     return "; ".join(f"{row['n']}: " + ", ".join(f"{row[key][k]:.1f}" for k in order) for row in rows)
 
 
+def write_section(name: str, section: str, path: Path | None = None) -> None:
+    """Replace benchmark `name`'s section of RESULTS.md (between its `<!-- name: start/end -->` markers), or append
+    it; this file's own runs keep such sections (`_kept_sections`)."""
+    path = path or RESULTS
+    start, end = f"<!-- {name}: start -->", f"<!-- {name}: end -->"
+    marked = f"{start}\n{section.strip()}\n{end}\n"
+    text = path.read_text(encoding="utf-8") if path.exists() else "# Benchmark results\n"
+    if start in text and end in text:
+        before, rest = text.split(start, 1)
+        text = before + marked.rstrip("\n") + rest.split(end, 1)[1]
+    else:
+        text = text.rstrip("\n") + "\n\n" + marked
+    path.write_text(text, encoding="utf-8")
+
+
 def _kept_sections(path: Path) -> str:
     """The sections other benchmark scripts wrote into the results file (between their own start/end markers, as
     bench_values.py does), kept when this run rewrites it."""

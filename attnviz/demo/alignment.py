@@ -1,5 +1,5 @@
 """Word alignments on subword pieces: gold attention targets for training, word-level links for evaluation
-(scored by attnviz.demo.gold.alignment_error_rate).
+(scored by attnviz.corpus.gold.alignment_error_rate).
 
 A model translating source → target has one attention row per target piece plus </s> (row i is the decoder step
 that *produces* target piece i) and one column per source piece plus </s>. Words are groups of pieces.

@@ -10,7 +10,8 @@ import random
 from collections import Counter
 from pathlib import Path
 
-from attnviz.demo.gold import GOLD_FILE, alignment_error_rate, gold_pairs, read_gold
+from attnviz.corpus.gold import alignment_error_rate
+from attnviz.demo.gold import GOLD_FILE, gold_pairs, read_gold
 from attnviz.demo.heldout import HELD_OUT_PER_MILLE, NEAR_DICE, NEAR_MIN_CHARS
 from attnviz.demo.sources import LICENSE
 

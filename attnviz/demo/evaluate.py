@@ -26,12 +26,13 @@ import numpy as np
 import torch
 
 from attnviz import analysis, selection
+from attnviz.corpus.gold import alignment_error_rate
 from attnviz.demo import CORPUS_DIR, DIRECTIONS, model_dir
 from attnviz.demo.alignment import argmax_links, piece_words, strong_links, word_attention
 from attnviz.demo.card import EXAMPLES, write_card
 from attnviz.demo.config import TRAINING_RECORD, TrainConfig
 from attnviz.demo.corpus import GRAMMAR_HELD_OUT_FILE, HELD_OUT_FILE
-from attnviz.demo.gold import GOLD_FILE, GoldAlignment, alignment_error_rate, gold_pairs, read_gold
+from attnviz.demo.gold import GOLD_FILE, GoldAlignment, gold_pairs, read_gold
 from attnviz.demo.pairs import Pair, read_tsv
 from attnviz.errors import InputError
 from attnviz.models import without_sacremoses_request

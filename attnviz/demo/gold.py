@@ -2,22 +2,21 @@
 
 Pharaoh format as awesome-align's gold files write it: 0-based word indices, Chinese first, `i-j` a sure link,
 `i?j` a possible one. The words are the held-out pair's words (heldout.tsv's zh_words and en_words columns).
-AER (Och & Ney 2003) = 1 − (|A∩S| + |A∩P|) / (|A| + |S|), with P the possible links plus the sure ones.
+Parsing and AER (Och & Ney 2003) are attnviz.corpus.gold's.
 The guidelines the file was made with are in assets/corpus/README.md (attnviz.demo.corpus_card).
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from attnviz.corpus.gold import parse_gold
 from attnviz.demo.pairs import Pair
 from attnviz.errors import InputError
 
 GOLD_FILE = "heldout-gold.tsv"
 GOLD_COLUMNS = ("id", "zh_words", "en_words", "alignment")
-_LINK = re.compile(r"^(\d+)([-?])(\d+)$")
 
 
 @dataclass(frozen=True)
@@ -33,20 +32,6 @@ class GoldAlignment:
         if source_lang == "zh":
             return self.sure, self.possible
         return frozenset((j, i) for i, j in self.sure), frozenset((j, i) for i, j in self.possible)
-
-
-def parse_gold(alignment: str) -> tuple[frozenset, frozenset]:
-    """ "0-0 1?2" → sure {(0, 0)}, possible {(0, 0), (1, 2)}."""
-    sure, possible = set(), set()
-    for item in alignment.split():
-        found = _LINK.match(item)
-        if not found:
-            raise InputError("demo_not_pharaoh", item=item)
-        link = (int(found[1]), int(found[3]))
-        possible.add(link)
-        if found[2] == "-":
-            sure.add(link)
-    return frozenset(sure), frozenset(possible)
 
 
 def read_gold(path: Path) -> list[GoldAlignment]:
@@ -77,11 +62,3 @@ def gold_pairs(gold: list[GoldAlignment], heldout: list[Pair]) -> list[Pair]:
             raise InputError("demo_row_mismatch", row=f"{entry.id}\t{' '.join(entry.zh_words)}")
         pairs.append(pair)
     return pairs
-
-
-def alignment_error_rate(predicted: list[set], sure: list[set], possible: list[set] | None = None) -> float:
-    """AER over a corpus; without `possible`, every gold link counts as sure: 1 − 2|A∩S| / (|A| + |S|)."""
-    possible = sure if possible is None else possible
-    hits = sum(len(a & s) + len(a & (p | s)) for a, s, p in zip(predicted, sure, possible, strict=True))
-    total = sum(len(a) + len(s) for a, s in zip(predicted, sure, strict=True))
-    return 1.0 - hits / total if total else 0.0

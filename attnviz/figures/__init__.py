@@ -22,6 +22,7 @@ from attnviz.figures.explainer import (
     mixture,
     seed_alignment_map,
 )
+from attnviz.figures.gold import gold_links, score_grid
 from attnviz.figures.grid import clickable_heads, grid, statistic_grid
 from attnviz.figures.heatmap import heatmap, pooled_heatmap, selected_ranges
 from attnviz.figures.lines import head_lines
@@ -46,6 +47,7 @@ __all__ = [
     "alignment",
     "clickable_heads",
     "explainer",
+    "gold_links",
     "grid",
     "head_lines",
     "heatmap",
@@ -55,6 +57,7 @@ __all__ = [
     "pooled_heatmap",
     "qk_space",
     "resolve_labels",
+    "score_grid",
     "seed_alignment_map",
     "selected_ranges",
     "sentence_steps",

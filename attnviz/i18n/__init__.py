@@ -17,6 +17,7 @@ from attnviz.errors import (
 )
 from attnviz.i18n import (
     app,
+    corpus,
     devices,
     errors,
     figures,
@@ -51,6 +52,7 @@ PARTS = (
     longtext,
     qkspace,
     findhead,
+    corpus,
 )
 
 

@@ -45,13 +45,13 @@ def playwright_missing() -> str | None:
 
 
 def require_browser() -> None:
-    """Skip the calling test when it cannot run here; in CI (CI=true) a missing browser is a failure instead."""
+    """Skip a browser test where Playwright or chromium is missing, except in CI (CI=true), where that fails it."""
     import pytest
 
     missing = playwright_missing()
+    if missing and os.environ.get("CI", "").strip().lower() == "true":
+        pytest.fail(f"The browser tests must run in CI: {missing}.")
     if missing:
-        if os.environ.get("CI", "").strip().lower() == "true":
-            pytest.fail(f"The browser tests must run in CI: {missing}.")
         pytest.skip(missing)
 
 
@@ -186,18 +186,6 @@ def screenshot_whole_page(page, path, width: int = 1440, max_height: int = 6000,
             clip = {"x": 0, "y": 0, "width": width, "height": max(box["y"] - 16, 1)}
     page.screenshot(path=str(path), full_page=False, clip=clip)
     page.set_viewport_size(original)
-
-
-def require_browser() -> None:
-    """Skip the calling test without a browser, except in CI (CI=true), where a missing browser is a failure."""
-    import pytest
-
-    missing = playwright_missing()
-    if not missing:
-        return
-    if os.environ.get("CI", "").strip().lower() == "true":
-        pytest.fail(f"The browser tests must run in CI: {missing}.")
-    pytest.skip(missing)
 
 
 def served_app(tmp_path_factory, env: dict[str, str] | None = None):

@@ -4,7 +4,6 @@ import numpy as np
 import pytest
 
 from attnviz.demo.alignment import argmax_links, gold_attention, piece_words, strong_links, word_attention
-from attnviz.demo.gold import alignment_error_rate, parse_gold
 from attnviz.errors import InputError
 
 
@@ -56,24 +55,6 @@ def test_strong_links_keep_every_source_word_near_the_strongest():
     matrix = np.array([[0.48, 0.47, 0.05, 0.0], [0.1, 0.1, 0.8, 0.0], [0.2, 0.0, 0.0, 0.8]])
     assert strong_links(matrix) == {(0, 0), (1, 0), (2, 1)}
     assert argmax_links(matrix) == {(0, 0), (2, 1)}
-
-
-def test_alignment_error_rate_bounds():
-    gold = [{(0, 0), (1, 1)}]
-    assert alignment_error_rate(gold, gold) == 0.0
-    assert alignment_error_rate([{(0, 1), (1, 0)}], gold) == 1.0
-    assert alignment_error_rate([{(0, 0)}], gold) == pytest.approx(1 - 2 / 3)
-
-
-def test_alignment_error_rate_with_possible_links():
-    sure, possible = parse_gold("0-0 1?1 2-2")
-    assert sure == {(0, 0), (2, 2)} and possible == {(0, 0), (1, 1), (2, 2)}
-    assert alignment_error_rate([{(0, 0), (1, 1), (2, 2)}], [sure], [possible]) == 0.0  # a possible link costs nothing
-    assert alignment_error_rate([{(0, 0), (2, 2)}], [sure], [possible]) == 0.0  # nor does missing it
-    # 1 - (|A∩S| + |A∩P|) / (|A| + |S|) = 1 - (1 + 2) / (2 + 2)
-    assert alignment_error_rate([{(0, 0), (1, 1)}], [sure], [possible]) == pytest.approx(0.25)
-    with pytest.raises(InputError, match="Pharaoh"):
-        parse_gold("0:1")
 
 
 def test_refusals_are_said_in_chinese_too():

@@ -1,0 +1,23 @@
+"""Corpus: a corpus job's report (opened from a folder or files, or run here on a small corpus): which heads align,
+and every head's statistics over the pairs."""
+
+import streamlit as st
+
+from app_pages import corpus_panels, session
+from app_pages.page_errors import shown_errors
+
+view, t = session.page_start("corpus_title", "corpus_intro")
+with shown_errors(view):
+    source = st.radio(t("corpus_source"), ("open", "run"), key="corpus_source", horizontal=True,
+                      format_func=lambda s: t(f"corpus_source_{s}"))  # fmt: skip
+    if source == "open":
+        corpus_panels.open_controls(view)
+    else:
+        corpus_panels.run_controls(view)
+
+report = st.session_state.get(corpus_panels.REPORT)
+if report is None:
+    st.info(t("corpus_none"), icon=":material/info:")
+else:
+    with shown_errors(view):
+        corpus_panels.show_report(view, report)

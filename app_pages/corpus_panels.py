@@ -1,0 +1,182 @@
+"""The Corpus page's parts: where a report comes from (a folder, uploaded files, or a small corpus run here with a
+progress bar), and what it shows (the summary, the gold maps and best heads, head statistics, pairs, bad lines),
+each head and pair one click from opening on the Translate & align page."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import streamlit as st
+
+from app_pages import caches, figure_export, navigation
+from app_pages.session import MODEL_CUSTOM, MODEL_PICK, VIEW, bound, reset_widgets, tr
+from app_pages.state import ViewState
+from attnviz import figures
+from attnviz.corpus.html_report import head_grid, report_figures
+from attnviz.corpus.job import JobConfig, run_job
+from attnviz.corpus.report import REPORT_FILES, read_report, read_report_files
+from attnviz.corpus.shards import JobOptions
+from attnviz.policy import Policy
+
+REPORT = "attnviz_corpus_report"  # session key of the report shown
+LIVE_LIMIT = 200  # lines a corpus run in the app may hold
+GOLD_MAP = "chart_corpus_gold"
+SCORE_COLUMNS = ("aer", "precision", "recall")
+
+
+def opened_folder(view: ViewState) -> None:
+    """The report of the folder in the view (and its link), read once per folder."""
+    if not view.corpus:
+        return
+    held = st.session_state.get(REPORT)
+    if held is None or held.get("folder") != view.corpus:
+        Policy.from_settings().check_folder(view.corpus)
+        st.session_state[REPORT] = read_report(Path(view.corpus)) | {"folder": view.corpus}
+
+
+def open_controls(view: ViewState) -> None:
+    t = tr(view)
+    bound(st.text_input, "corpus", t("corpus_folder"), help=t("corpus_folder_help"))
+    uploaded = st.file_uploader(t("corpus_upload"), type=["json", "parquet"], accept_multiple_files=True,
+                                key="corpus_upload", help=t("corpus_upload_help"))  # fmt: skip
+    if uploaded:
+        files = {f.name: f.getvalue() for f in uploaded if f.name in REPORT_FILES}
+        st.session_state[REPORT] = read_report_files(files) | {"folder": ""}
+    opened_folder(view)
+
+
+def run_controls(view: ViewState) -> None:
+    t = tr(view)
+    lines = st.text_area(t("corpus_lines"), key="corpus_lines", help=t("corpus_lines_help", limit=LIVE_LIMIT))
+    columns = st.columns(3, vertical_alignment="bottom")
+    gold = columns[0].checkbox(t("corpus_has_gold"), key="corpus_has_gold")
+    segmented = columns[1].checkbox(t("corpus_is_segmented"), key="corpus_segmented",
+                                    help=t("corpus_is_segmented_help"))  # fmt: skip
+    if columns[2].button(t("corpus_run", model=view.model), key="corpus_run", type="primary", disabled=not lines):
+        kept = "\n".join(lines.splitlines()[:LIVE_LIMIT]) + "\n"
+        st.session_state[REPORT] = run_live(view, kept, JobOptions(gold=gold, segmented=segmented))
+
+
+def run_live(view: ViewState, lines: str, options: JobOptions) -> dict:
+    """A small corpus run in this process on the view's model, with a progress bar; its report."""
+    t = tr(view)
+    handle = caches.model(view)
+    folder = Path(tempfile.mkdtemp(prefix="attnviz-corpus-"))
+    (folder / "pairs.tsv").write_text(lines, encoding="utf-8")
+    bar = st.progress(0.0)
+
+    def progress(done: int, total: int) -> None:
+        bar.progress(done / max(total, 1), text=t("corpus_running", done=done, total=total))
+
+    config = JobConfig(view.model, folder / "pairs.tsv", folder / "report", options, view.device, shard_size=32)
+    run_job(config, progress, handle=handle)
+    bar.empty()
+    return read_report(folder / "report") | {"folder": ""}
+
+
+def _open_head_of(layer, head) -> None:
+    navigation.open_head("translate", int(layer), int(head), view="head")
+
+
+def _table_opens_head(key: str, rows_of) -> None:
+    rows = st.session_state[key]["selection"]["rows"]
+    if rows:
+        layer, head = rows_of(rows[0])
+        _open_head_of(layer, head)
+
+
+def _gold_map_opens_head() -> None:
+    points = st.session_state[GOLD_MAP]["selection"]["points"]
+    if points:
+        _open_head_of(int(points[0]["y"]), int(points[0]["x"]))
+
+
+def gold_section(view: ViewState, report: dict, drawn: dict) -> None:
+    t = tr(view)
+    heads = report["heads"]
+    st.subheader(t("corpus_gold_title"))
+    left, right = st.columns([3, 2])
+    with left:
+        fig = figures.score_grid(head_grid(heads, "cross", "aer"), "aer", style=figures.FigureStyle(lang=view.lang))
+        # model=None: a file named after the page's text would name a pair this figure does not show
+        figure_export.figure(fig, "corpus-head-aer", GOLD_MAP.removeprefix("chart_"), view,
+                             on_select=_gold_map_opens_head)  # fmt: skip
+        st.caption(t("corpus_gold_map_hint"))
+        figure_export.figure(drawn["gold.layers"], "corpus-layer-aer", "corpus_layers", view)
+    with right:
+        best = heads[heads["kind"] == "cross"].sort_values("aer_rank")[["layer", "head", *SCORE_COLUMNS]]
+        best = best.reset_index(drop=True)
+        st.dataframe(best, key="corpus_best_heads", hide_index=True, selection_mode="single-row",
+                     on_select=lambda: _table_opens_head("corpus_best_heads", lambda r: tuple(best.iloc[r][:2])),
+                     column_config=_score_columns(view))  # fmt: skip
+        st.caption(t("corpus_head_table_hint"))
+
+
+def _score_columns(view: ViewState) -> dict:
+    t = tr(view)
+    return {
+        "layer": st.column_config.NumberColumn(t("corpus_column_layer"), format="%d"),
+        "head": st.column_config.NumberColumn(t("corpus_column_head"), format="%d"),
+        **{c: st.column_config.NumberColumn(t(f"corpus_stat_{c}"), format="%.3f") for c in SCORE_COLUMNS},
+    }
+
+
+def statistics_section(view: ViewState, report: dict, drawn: dict) -> None:
+    t = tr(view)
+    st.subheader(t("corpus_statistics_title"))
+    kinds = report["summary"]["kinds"]
+    choice = st.columns(2)
+    kind = choice[0].selectbox(t("corpus_map"), kinds, key="corpus_kind", format_func=lambda k: t(f"kind_{k}"))
+    stats = [s for s in report["summary"]["statistics"] if f"{kind}.{s}" in drawn]
+    stat = choice[1].selectbox(t("statistic"), stats, key="corpus_stat", format_func=lambda s: t(f"stat_{s}"))
+    if stat:
+        figure_export.figure(drawn[f"{kind}.{stat}"], f"corpus-{kind}-{stat}", "corpus_statistic", view)
+
+
+def _pair_opens(pairs) -> None:
+    rows = st.session_state["corpus_pairs"]["selection"]["rows"]
+    if rows:
+        row = pairs.iloc[rows[0]]
+        view = st.session_state[VIEW]
+        view.text, view.target, view.mode = row["source"], row["target"], "pair"
+        view.gold = row["gold"] if "gold" in pairs.columns else ""
+        view.model = report_model()
+        for key in (MODEL_PICK, MODEL_CUSTOM):  # the sidebar's picker starts again from the view's model
+            st.session_state.pop(key, None)
+        reset_widgets("text", "target", "mode", "gold")
+        st.session_state[navigation.GOTO] = navigation.PAGES["translate"]
+
+
+def report_model() -> str:
+    return st.session_state[REPORT]["summary"]["model"]
+
+
+def pairs_section(view: ViewState, report: dict) -> None:
+    t = tr(view)
+    pairs = report["pairs"]
+    if not len(pairs):
+        return
+    st.subheader(t("corpus_pairs_title"))
+    shown = pairs.drop(columns=[c for c in ("link",) if c in pairs.columns]).reset_index(drop=True)
+    st.dataframe(shown, key="corpus_pairs", hide_index=True, selection_mode="single-row",
+                 on_select=lambda: _pair_opens(shown), height=320)  # fmt: skip
+    st.caption(t("corpus_pairs_hint"))
+    bad = report["bad_lines"]
+    if len(bad):
+        st.subheader(t("corpus_bad_lines", count=len(bad)))
+        st.dataframe(bad[["line", "message", "text"]], key="corpus_bad", hide_index=True,
+                     column_config={"line": t("corpus_column_line"), "message": t("corpus_column_message")})  # fmt: skip
+
+
+def show_report(view: ViewState, report: dict) -> None:
+    t = tr(view)
+    summary = report["summary"]
+    st.success(t("corpus_summary", model=summary["model"], pairs=summary["pairs"], bad=summary["bad_lines"],
+                 shards=summary["shards"], seconds=summary.get("seconds", "–"), engine=summary.get("engine", "")),
+               icon=":material/dataset:")  # fmt: skip
+    drawn = report_figures(report, view.lang)
+    if "gold.aer" in drawn:
+        gold_section(view, report, drawn)
+    statistics_section(view, report, drawn)
+    pairs_section(view, report)

@@ -1,0 +1,83 @@
+"""`python -m attnviz corpus`: the corpus job from the command line (`attnviz.corpus.job`).
+
+    python -m attnviz corpus --model demo-zh-en --input pairs.tsv --gold -o report/
+    python -m attnviz corpus --model demo-zh-en --input pairs.tsv --gold --segmented --engine ray --workers 2 -o r/
+
+Each line of --input is source<TAB>target, with --gold a third column of Pharaoh links; --segmented reads each side
+as space-separated words. Bad lines are listed (bad_lines.parquet, and a count on stderr) and skipped. The report
+folder receives heads/layers/pairs/bad_lines.parquet, report.json and report.html; --resume finishes a stopped job
+from its finished shards, --force replaces an earlier report.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from attnviz.corpus.job import ENGINES, JobConfig
+from attnviz.corpus.shards import JobOptions
+
+
+def add_parser(commands) -> None:
+    corpus = commands.add_parser("corpus", help="analyse a corpus of pairs: head statistics and AER per head",
+                                 description="Analyse every pair of a file; write Parquet tables and an HTML report.")  # fmt: skip
+    corpus.add_argument("--model", "-m", required=True, help="catalogue name, HF folder or hub id")
+    corpus.add_argument("--input", "-i", required=True, type=Path, help="UTF-8 file: source<TAB>target[<TAB>links]")
+    corpus.add_argument("--output", "-o", required=True, type=Path, help="the report folder")
+    corpus.add_argument("--gold", action="store_true", help="the third column holds gold links (Pharaoh i-j, i?j)")
+    corpus.add_argument("--segmented", action="store_true",
+                        help="each side is space-separated words, which the links index (Chinese read without "
+                             "spaces); default: plain text, links index the word view's words")  # fmt: skip
+    corpus.add_argument("--threshold", type=float, default=JobOptions.threshold, help="weakest link (default 0.1)")
+    corpus.add_argument("--max-tokens", type=int, default=JobOptions.max_tokens, help="longer pairs are skipped")
+    corpus.add_argument("--batch-size", type=int, default=JobOptions.batch_size, help="pairs per forward pass")
+    corpus.add_argument("--shard-size", type=int, default=JobConfig.shard_size, help="lines per shard (256)")
+    corpus.add_argument("--device", default="cpu", help="auto, cpu, cuda, npu, mps (default cpu)")
+    corpus.add_argument("--threads", type=int, help="torch threads per worker (default: torch's)")
+    corpus.add_argument("--engine", choices=ENGINES, default="inprocess", help="inprocess (default) or ray")
+    corpus.add_argument("--workers", type=int, default=JobConfig.workers, help="ray: actors in the pool (2)")
+    corpus.add_argument("--ray-address", help="ray: join this cluster (default: start a local one)")
+    corpus.add_argument("--resume", action="store_true", help="keep the finished shards of an earlier run")
+    corpus.add_argument("--force", "-f", action="store_true", help="replace an earlier report")
+    corpus.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+
+
+def config_of(args: argparse.Namespace) -> JobConfig:
+    from attnviz.errors import InputError
+
+    if not 0 <= args.threshold < 1:
+        raise InputError("cli_threshold_range")
+    for name in ("max_tokens", "batch_size", "shard_size", "workers"):
+        if getattr(args, name) < 1:
+            raise InputError("corpus_positive", option="--" + name.replace("_", "-"))
+    options = JobOptions(args.gold, args.segmented, args.batch_size, args.max_tokens, args.threshold)
+    return JobConfig(args.model, args.input, args.output, options, args.device, args.shard_size, args.engine,
+                     args.workers, args.ray_address, args.threads, args.resume, args.force)  # fmt: skip
+
+
+def run(args: argparse.Namespace) -> int:
+    from attnviz.corpus.job import run_job
+
+    config = config_of(args)
+    bar = None
+    if not args.quiet:
+        from tqdm import tqdm
+
+        bar = tqdm(desc="attnviz corpus", unit="shard", file=sys.stderr)
+
+    def progress(done: int, total: int) -> None:
+        bar.total = total
+        bar.n = done
+        bar.refresh()
+
+    try:
+        summary = run_job(config, progress if bar is not None else None)
+    finally:
+        if bar is not None:
+            bar.close()
+    if summary["bad_lines"]:
+        print(f"attnviz: {summary['bad_lines']} lines skipped (see {args.output / 'bad_lines.parquet'})",
+              file=sys.stderr)  # fmt: skip
+    print(f"{summary['pairs']} pairs in {args.output}")
+    return 0

@@ -1,0 +1,86 @@
+"""The corpus job's input: one translation pair per line, bad lines listed and skipped.
+
+    source<TAB>target                  a pair
+    source<TAB>target<TAB>links        a pair with gold links (the job's --gold): Pharaoh, `attnviz.corpus.gold`
+
+With `segmented`, each side is space-separated words (awesome-align's input) and the links index those words; the
+model reads the words joined (`attnviz.corpus.words.segmented`: Chinese without spaces). Without it, each side is
+plain text and links index the word merge's words (the words the app's word view draws).
+A line that cannot be used (an empty side, links that cannot be read or point outside the words, too many columns)
+becomes a `BadLine` with its number and the sentence why; the lines before and after it are read as usual. A line
+too long for the model is found later, when it is tokenized, and listed the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from attnviz.corpus.gold import Gold
+from attnviz.corpus.words import Words, segmented
+from attnviz.errors import AttnvizError, InputError
+
+
+@dataclass(frozen=True)
+class CorpusPair:
+    line: int  # 1-based line number in the input
+    source: str  # the text the model reads
+    target: str
+    gold: Gold | None = None
+    source_words: Words | None = None  # the user's words (segmented input); None: the word merge's
+    target_words: Words | None = None
+
+
+@dataclass(frozen=True)
+class BadLine:
+    line: int
+    key: str  # the error's message key
+    message: str  # the sentence, in English
+    text: str  # the line as read (shortened)
+
+
+def parse_line(number: int, line: str, gold: bool, is_segmented: bool) -> CorpusPair:
+    """One input line as a pair; an InputError (with its sentence) when it cannot be used."""
+    columns = line.rstrip("\r\n").split("\t")
+    if len(columns) != (3 if gold else 2):
+        raise InputError("corpus_columns", count=len(columns))
+    source, target = columns[0].strip(), columns[1].strip()
+    for side, text in (("source", source), ("target", target)):
+        if not text:
+            raise InputError("corpus_empty_side", side=side)
+    source_words = target_words = None
+    if is_segmented:
+        source_words, target_words = segmented(source), segmented(target)
+        source, target = source_words.text, target_words.text
+    links = Gold.parse(columns[2]) if gold else None
+    if links is not None and source_words is not None:
+        links.check(len(source_words), len(target_words))
+    return CorpusPair(number, source, target, links, source_words, target_words)
+
+
+def read_pairs(path: Path, gold: bool = False, is_segmented: bool = False) -> Iterator[CorpusPair | BadLine]:
+    """Every non-blank line of `path` as a pair or a bad line, in order, read as it streams (never all at once)."""
+    with open(path, "rb") as lines:
+        yield from parse_lines(enumerate(lines, start=1), gold, is_segmented)
+
+
+def parse_lines(numbered, gold: bool, is_segmented: bool) -> Iterator[CorpusPair | BadLine]:
+    """(line number, raw bytes) → pairs and bad lines; a line that is not UTF-8 is a bad line too."""
+    for number, raw in numbered:
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            yield bad_line(number, InputError("corpus_not_utf8"), raw.decode("utf-8", errors="replace"))
+            continue
+        if not line.strip():
+            continue
+        try:
+            yield parse_line(number, line, gold, is_segmented)
+        except AttnvizError as error:
+            yield bad_line(number, error, line)
+
+
+def bad_line(number: int, error: AttnvizError, line: str) -> BadLine:
+    text = line.rstrip("\r\n")
+    return BadLine(number, error.key, str(error), text if len(text) <= 200 else text[:199] + "…")

@@ -1,0 +1,115 @@
+"""The corpus job: every pair of an input file through capture and analysis, summed per layer × head, as a report.
+
+    python -m attnviz corpus --model demo-zh-en --input pairs.tsv --gold -o report/
+
+`run_job(config)` cuts the input into shards (`attnviz.corpus.shards`), has an engine compute the shards it lacks —
+`inprocess` (the default: this process, one shard after another) or `ray` (`attnviz.corpus.ray_engine`: Ray Data, an
+actor pool) — and merges the finished shards in shard order (`attnviz.corpus.report`). A job stopped half way and
+started again with `resume` computes only the shards that are not finished; both engines give the same report.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from attnviz.corpus.shards import SHARDS, JobOptions, ShardSpec, is_done, process_shard, shard_specs, write_shard
+from attnviz.errors import InputError
+
+ENGINES = ("inprocess", "ray")
+Progress = Callable[[int, int], None]  # (shards finished, shards in all)
+
+
+@dataclass(frozen=True)
+class JobConfig:
+    model: str
+    input: Path
+    output: Path
+    options: JobOptions = field(default_factory=JobOptions)
+    device: str = "cpu"
+    shard_size: int = 256  # lines per shard: the unit of work, retry and resume
+    engine: str = "inprocess"
+    workers: int = 2  # Ray: actors in the pool (each loads the model once)
+    ray_address: str | None = None  # Ray: join this cluster; None starts a local one
+    threads: int | None = None  # torch threads per worker (None: torch's default; 1 makes engines bit-equal)
+    resume: bool = False  # keep finished shards of an earlier run
+    force: bool = False  # replace an earlier report
+
+
+def prepare_output(config: JobConfig) -> None:
+    """The report folder, emptied of an earlier report when `force`; an earlier one is refused without `force` or
+    `resume`."""
+    folder = Path(config.output)
+    if not Path(config.input).is_file():
+        raise InputError("cli_input_missing", path=str(config.input))
+    if config.engine not in ENGINES:
+        raise InputError("corpus_engine_unknown", engine=config.engine)
+    earlier = (folder / SHARDS).exists() or (folder / "report.json").exists()
+    if earlier and config.force and not config.resume:
+        shutil.rmtree(folder / SHARDS, ignore_errors=True)
+    elif earlier and not config.resume:
+        raise InputError("corpus_output_exists", path=str(folder))
+    (folder / SHARDS).mkdir(parents=True, exist_ok=True)
+    _check_same_job(config)
+
+
+def job_signature(config: JobConfig) -> dict:
+    """What the shards of a report depend on: a resumed job must have the same."""
+    return {"model": config.model, "input": str(Path(config.input).resolve()), "shard_size": config.shard_size,
+            "options": asdict(config.options)}  # fmt: skip
+
+
+def _check_same_job(config: JobConfig) -> None:
+    """Keep finished shards only for the same job (same model, input, shard size and options)."""
+    path = Path(config.output) / SHARDS / "job.json"
+    signature = job_signature(config)
+    if config.resume and path.exists() and json.loads(path.read_text(encoding="utf-8")) != signature:
+        raise InputError("corpus_resume_other_job", path=str(config.output))
+    path.write_text(json.dumps(signature, ensure_ascii=False), encoding="utf-8")
+
+
+def load_worker_model(model: str, device: str, threads: int | None):
+    """The model as a worker loads it: once, with `threads` torch threads."""
+    import torch
+
+    from attnviz.models import load_model
+
+    if threads:
+        torch.set_num_threads(threads)
+    return load_model(model, device)
+
+
+def run_shards_inprocess(
+    config: JobConfig, todo: list[ShardSpec], progress: Progress | None, total: int, handle=None
+) -> None:
+    if not todo:
+        return
+    handle = handle or load_worker_model(config.model, config.device, config.threads)
+    done = total - len(todo)
+    for spec in todo:
+        write_shard(config.output, process_shard(handle, Path(config.input), spec, config.options))
+        done += 1
+        if progress:
+            progress(done, total)
+
+
+def run_job(config: JobConfig, progress: Progress | None = None, handle=None) -> dict:
+    """Compute the shards that are not finished, then merge them all into the report; returns the report's summary
+    (report.json). `handle`: a model already loaded (the app's), for the in-process engine."""
+    from attnviz.corpus import report
+
+    started = time.time()
+    prepare_output(config)
+    specs = shard_specs(Path(config.input), config.shard_size)
+    todo = [spec for spec in specs if not (config.resume and is_done(config.output, spec.index))]
+    if config.engine == "ray":
+        from attnviz.corpus import ray_engine
+
+        ray_engine.run_shards(config, todo, progress, len(specs))
+    else:
+        run_shards_inprocess(config, todo, progress, len(specs), handle)
+    return report.write_report(config, specs, time.time() - started)

@@ -1,0 +1,102 @@
+"""One translation pair with gold links, scored as a view shows it and head by head.
+
+`PairWords` says which words the gold links index on each side (`attnviz.corpus.words`); `view_scores` scores the
+links of the heads a view shows (`attnviz.selection.Shown`), and says which gold links were found, missed or extra;
+`head_scores` does the same for every layer × head of the cross-attention at once ("which head aligns best here?").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from attnviz import analysis
+from attnviz.corpus import links
+from attnviz.corpus.gold import Counts, Gold, Link, Scores
+from attnviz.corpus.words import Words, merged, token_words
+from attnviz.types import AttentionMap
+
+
+@dataclass(frozen=True)
+class PairWords:
+    """The words of both sides of a pair, in the texts the model read."""
+
+    source: Words
+    target: Words
+
+    @classmethod
+    def of_map(cls, cross: AttentionMap, source_text: str, target_text: str) -> PairWords:
+        """The word merge's words of a cross-attention map (the words the word view draws)."""
+        return cls(merged(cross.key_tokens, source_text), merged(cross.query_tokens, target_text))
+
+    def owners(self, amap: AttentionMap) -> tuple[list[int | None], list[int | None]]:
+        """(target word of each query token, source word of each key token) of a cross map."""
+        return token_words(amap.query_tokens, self.target), token_words(amap.key_tokens, self.source)
+
+    def word_weights(self, amap: AttentionMap, weights: np.ndarray | None = None) -> np.ndarray:
+        """`links.word_weights` of a map's weights (or of `weights` over its tokens), (..., target, source words)."""
+        target_owners, source_owners = self.owners(amap)
+        weights = amap.weights if weights is None else weights
+        return links.word_weights(weights, target_owners, source_owners, len(self.target), len(self.source))
+
+
+@dataclass(frozen=True)
+class ViewScores:
+    """The links a view finds, against the gold links of the target words it shows."""
+
+    scores: Scores
+    counts: Counts
+    found: frozenset[Link]  # predicted and gold (sure or possible)
+    missed: frozenset[Link]  # sure gold links not predicted
+    extra: frozenset[Link]  # predicted, not gold
+    target_owners: tuple[int | None, ...]  # the target word of each query token drawn
+    source_owners: tuple[int | None, ...]  # the source word of each key token drawn
+
+
+def view_scores(amap: AttentionMap, selected: dict, words: PairWords, gold: Gold, threshold: float) -> ViewScores:
+    """Score the heads a view shows: `amap` is the map as drawn and `selected` its heads (`layers`, `heads`,
+    `head_reduce`, `layer_reduce`, as `attnviz.analysis.aggregate` takes them). While a replay shows only the first
+    target words, only their gold links count."""
+    matrix = analysis.aggregate(amap, **selected)  # (queries, keys) over the drawn tokens
+    target_owners, source_owners = words.owners(amap)
+    word_matrix = links.word_weights(matrix, target_owners, source_owners, len(words.target), len(words.source))
+    predicted = links.links_of(links.link_mask(word_matrix, threshold))
+    shown_targets = {t for t in target_owners if t is not None}
+    gold = Gold(
+        frozenset(link for link in gold.sure if link[1] in shown_targets),
+        frozenset(link for link in gold.possible if link[1] in shown_targets),
+    )
+    counts = Counts.of(predicted, gold)
+    return ViewScores(
+        counts.scores(),
+        counts,
+        found=predicted & (gold.possible | gold.sure),
+        missed=gold.sure - predicted,
+        extra=predicted - gold.possible - gold.sure,
+        target_owners=tuple(target_owners),
+        source_owners=tuple(source_owners),
+    )
+
+
+@dataclass(frozen=True)
+class HeadScores:
+    """Precision, recall and AER of every layer × head for one pair: float arrays (layers, heads)."""
+
+    precision: np.ndarray
+    recall: np.ndarray
+    aer: np.ndarray
+    counts: dict[str, np.ndarray]  # `links.mask_counts`: the counts they come from, (layers, heads) each
+
+    def best(self) -> tuple[int, int]:
+        """(layer, head) with the lowest AER (the first such, in layer then head order)."""
+        layer, head = np.unravel_index(int(np.argmin(self.aer)), self.aer.shape)
+        return int(layer), int(head)
+
+
+def head_scores(cross: AttentionMap, words: PairWords, gold: Gold, threshold: float) -> HeadScores:
+    """Every head's links (each head alone, tokens merged into the pair's words) scored against `gold`."""
+    masks = links.link_mask(words.word_weights(cross), threshold)  # (layers, heads, target words, source words)
+    counts = links.mask_counts(masks, gold)
+    scores = Scores.of(**counts)
+    return HeadScores(scores.precision, scores.recall, scores.aer, counts)

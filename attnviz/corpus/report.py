@@ -1,0 +1,196 @@
+"""A corpus job's report: its finished shards merged in shard order, as Parquet tables, report.json and report.html.
+
+Files in the report folder (all Parquet, read by pandas, DuckDB, Ray or pyarrow):
+- `heads.parquet`: one row per map kind × layer × head: every head statistic's mean and spread (`<stat>_mean`,
+  `<stat>_std`, over the pairs where it applies) and, for cross-attention with gold links, `precision`, `recall`,
+  `aer` (the corpus' links counted together) and `aer_rank` (1 = the best-aligning head);
+- `layers.parquet`: the same averaged over each layer's heads;
+- `pairs.parquet`: one row per pair (line, texts, token counts, each map's statistics averaged over its heads, with
+  gold the scores of the model's alignment view and its best head for that pair, and `link`: the pair in the app);
+- `bad_lines.parquet`: every input line skipped, with its number and why;
+- `report.json`: the summary (model, options, counts, best heads); `report.html`: the figures, standalone.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import urllib.parse
+from pathlib import Path
+
+import numpy as np
+
+from attnviz import analysis
+from attnviz.corpus.gold import Scores
+from attnviz.corpus.shards import SHARDS, ShardSpec, read_shard_sums, shard_paths
+from attnviz.corpus.stats import HeadAccumulator
+from attnviz.errors import InputError
+
+APP_URL = "http://localhost:8501/"  # where `link` opens a pair; the Corpus page rewrites it for its own address
+TABLES = ("heads", "layers", "pairs", "bad_lines")
+BEST = 10  # heads ranked in report.json and the HTML report
+
+
+def merged(folder: Path, specs: list[ShardSpec]):
+    """Every shard's sums added up in shard order, and every bad line in line order."""
+    total, bad = HeadAccumulator(), []
+    for spec in specs:
+        acc, shard_bad = read_shard_sums(folder, spec.index)
+        total.merge(acc)
+        bad += shard_bad
+    return total, bad
+
+
+def head_rows(acc: HeadAccumulator) -> list[dict]:
+    rows = []
+    gold = Scores.of(**acc.gold) if acc.gold else None
+    ranks = None
+    if gold is not None:
+        order = np.argsort(np.where(np.isfinite(gold.aer), gold.aer, np.inf), axis=None, kind="stable")
+        ranks = np.empty(order.size, dtype=int)
+        ranks[order] = np.arange(1, order.size + 1)
+        ranks = ranks.reshape(gold.aer.shape)
+    for kind, stats in acc.moments.items():
+        shape = next(iter(stats.values())).count.shape
+        for layer in range(shape[0]):
+            for head in range(shape[1]):
+                row = {"kind": kind, "layer": layer, "head": head, "layer_name": acc.layer_names[kind][layer]}
+                for name in analysis.STATISTICS:
+                    if name in stats:
+                        row[f"{name}_mean"] = float(stats[name].mean()[layer, head])
+                        row[f"{name}_std"] = float(stats[name].spread()[layer, head])
+                if gold is not None:
+                    is_cross = kind == "cross"
+                    for name in ("precision", "recall", "aer"):
+                        row[name] = float(getattr(gold, name)[layer, head]) if is_cross else math.nan
+                    row["aer_rank"] = int(ranks[layer, head]) if is_cross else 0
+                rows.append(row)
+    return rows
+
+
+def layer_rows(heads: list[dict]) -> list[dict]:
+    """Each kind × layer: the mean over its heads of every numeric column of `head_rows`."""
+    groups: dict[tuple[str, int], list[dict]] = {}
+    for row in heads:
+        groups.setdefault((row["kind"], row["layer"]), []).append(row)
+    rows = []
+    for (kind, layer), members in groups.items():
+        row = {"kind": kind, "layer": layer, "layer_name": members[0]["layer_name"]}
+        for name in members[0]:
+            if name.endswith(("_mean", "_std")) or name in ("precision", "recall", "aer"):
+                values = np.array([m[name] for m in members], dtype=np.float64)
+                row[name] = float(np.nanmean(values)) if np.isfinite(values).any() else math.nan
+        rows.append(row)
+    return rows
+
+
+def pair_link(model: str, row: dict, app_url: str = APP_URL) -> str:
+    """The pair opened on the app's Translate & align page, its gold links with it."""
+    params = {"model": model, "text": row["source"], "target": row["target"], "mode": "pair"}
+    if row.get("gold"):
+        params["gold"] = row["gold"]
+    return f"{app_url}?{urllib.parse.urlencode(params)}"
+
+
+def _write_table(rows: list[dict], path: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.Table.from_pylist(rows), path)
+
+
+def write_pairs(folder: Path, specs: list[ShardSpec], model: str, app_url: str = APP_URL) -> int:
+    """pairs.parquet from the shards' rows, streamed shard by shard; returns the number of rows."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    writer, count = None, 0
+    try:
+        for spec in specs:
+            table = pq.read_table(shard_paths(folder, spec.index)["parquet"])
+            if table.num_rows == 0:
+                continue
+            links = [pair_link(model, row, app_url) for row in table.select(_link_columns(table)).to_pylist()]
+            table = table.append_column("link", pa.array(links, pa.string()))
+            if writer is None:
+                writer = pq.ParquetWriter(folder / "pairs.parquet", table.schema)
+            writer.write_table(table.cast(writer.schema))
+            count += table.num_rows
+    finally:
+        if writer is not None:
+            writer.close()
+    if writer is None:
+        _write_table([], folder / "pairs.parquet")
+    return count
+
+
+def _link_columns(table) -> list[str]:
+    return [name for name in ("source", "target", "gold") if name in table.column_names]
+
+
+def write_report(config, specs: list[ShardSpec], seconds: float) -> dict:
+    """Merge the finished shards into the report's tables, report.json and report.html; returns the summary."""
+    from attnviz.corpus import html_report
+
+    folder = Path(config.output)
+    acc, bad = merged(folder, specs)
+    heads = head_rows(acc)
+    _write_table(heads, folder / "heads.parquet")
+    _write_table(layer_rows(heads), folder / "layers.parquet")
+    _write_table([{"line": b.line, "key": b.key, "message": b.message, "text": b.text} for b in bad],
+                 folder / "bad_lines.parquet")  # fmt: skip
+    pairs = write_pairs(folder, specs, config.model)
+    summary = {
+        "model": config.model,
+        "input": str(config.input),
+        "options": vars(config.options) | {"shard_size": config.shard_size},
+        "engine": config.engine,
+        "workers": config.workers if config.engine == "ray" else 1,
+        "seconds": round(seconds, 3),
+        "shards": len(specs),
+        "pairs": pairs,
+        "bad_lines": len(bad),
+        "kinds": list(acc.moments),
+        "statistics": [name for name in analysis.STATISTICS if any(name in s for s in acc.moments.values())],
+        "best_heads": [
+            {key: row[key] for key in ("layer", "head", "aer", "precision", "recall")}
+            for row in sorted((r for r in heads if r["kind"] == "cross" and "aer" in r), key=lambda r: r["aer_rank"])
+        ][:BEST],
+    }
+    (folder / "report.json").write_text(json.dumps(summary, ensure_ascii=False, indent=2), encoding="utf-8")
+    html_report.write_html(folder, summary)
+    return summary
+
+
+def read_report(folder: Path) -> dict:
+    """A report's summary and tables (pandas DataFrames), as the Corpus page opens it."""
+    folder = Path(folder)
+    files = {path.name: path.read_bytes() for path in folder.glob("*") if path.name in REPORT_FILES}
+    return read_report_files(files, str(folder))
+
+
+REPORT_FILES = ("report.json", *(f"{name}.parquet" for name in TABLES))
+
+
+def read_report_files(files: dict[str, bytes], where: str = "") -> dict:
+    """A report from its files' bytes (file name → bytes; report.json and heads.parquet at least), as an upload
+    brings them: {"summary": report.json, and each table of TABLES as a DataFrame (empty when absent)}."""
+    import io
+
+    import pandas as pd
+
+    if "report.json" not in files or "heads.parquet" not in files:
+        raise InputError("corpus_report_missing", path=where or ", ".join(sorted(files)))
+    try:
+        report = {"summary": json.loads(files["report.json"].decode("utf-8"))}
+        for name in TABLES:
+            data = files.get(f"{name}.parquet")
+            report[name] = pd.read_parquet(io.BytesIO(data)) if data else pd.DataFrame()
+    except (ValueError, OSError) as error:  # not JSON, not Parquet (pyarrow's errors are ValueError or OSError)
+        raise InputError("corpus_report_unreadable", path=where, detail=str(error)[:200]) from None
+    if not {"model", "pairs", "kinds", "statistics"} <= set(report["summary"]):
+        raise InputError("corpus_report_unreadable", path=where, detail="report.json")
+    return report
+
+
+__all__ = ["SHARDS", "merged", "read_report", "write_report"]

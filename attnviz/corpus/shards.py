@@ -1,0 +1,230 @@
+"""A corpus in shards: consecutive lines of the input, each processed alone and written to its own files.
+
+A shard is the unit of work on every engine, of retry and of resume: `shard_specs` cuts the input into shards of
+`shard_size` non-blank-or-blank lines (a byte offset each, found by one streamed pass); `process_shard` reads its
+lines, captures its pairs in batches of similar length, and sums what the report needs (`stats.HeadAccumulator`,
+one row per pair, the bad lines); `write_shard` writes that atomically, its `.json` last, so a shard whose `.json`
+exists is finished and complete. A shard run again replaces its own files: nothing is counted twice.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import asdict, dataclass, field
+from itertools import islice
+from pathlib import Path
+
+import numpy as np
+
+from attnviz import selection
+from attnviz.corpus import links
+from attnviz.corpus.gold import Gold, Scores
+from attnviz.corpus.inputs import BadLine, CorpusPair, bad_line, parse_lines
+from attnviz.corpus.pair import PairWords
+from attnviz.corpus.stats import HeadAccumulator
+from attnviz.corpus.words import merged
+from attnviz.errors import AttnvizError, InputError
+
+SHARDS = "shards"  # the report folder's subfolder of shard files
+
+
+@dataclass(frozen=True)
+class JobOptions:
+    """What every shard is computed with (the same on every engine, so the reports are the same)."""
+
+    gold: bool = False  # the input's third column holds gold links
+    segmented: bool = False  # each side is space-separated words
+    batch_size: int = 16  # pairs per forward pass (grouped by length)
+    max_tokens: int = 256  # longer pairs (either side, in tokens) are bad lines
+    threshold: float = links.DEFAULT_THRESHOLD  # weakest link (`links.link_mask`)
+
+
+@dataclass(frozen=True)
+class ShardSpec:
+    index: int
+    offset: int  # byte offset of its first line
+    first_line: int  # 1-based number of its first line
+    lines: int  # how many lines (blank ones included) it holds
+
+
+@dataclass
+class ShardResult:
+    index: int
+    acc: HeadAccumulator = field(default_factory=HeadAccumulator)
+    rows: list[dict] = field(default_factory=list)  # one per pair, in line order
+    bad: list[BadLine] = field(default_factory=list)
+
+
+def shard_specs(path: Path, shard_size: int) -> list[ShardSpec]:
+    """The shards of `path`: `shard_size` lines each (the last may hold fewer), found in one streamed pass."""
+    specs, offset, number = [], 0, 0
+    with open(path, "rb") as lines:
+        while True:
+            start, first = offset, number + 1
+            chunk = list(islice(lines, shard_size))
+            if not chunk:
+                return specs
+            offset += sum(len(line) for line in chunk)
+            number += len(chunk)
+            specs.append(ShardSpec(len(specs), start, first, len(chunk)))
+
+
+def read_shard(path: Path, spec: ShardSpec, options: JobOptions) -> list[CorpusPair | BadLine]:
+    with open(path, "rb") as lines:
+        lines.seek(spec.offset)
+        numbered = zip(range(spec.first_line, spec.first_line + spec.lines), islice(lines, spec.lines), strict=False)
+        return list(parse_lines(numbered, options.gold, options.segmented))
+
+
+# ----------------------------------------------------------------------------------------------------------------------
+# Work
+
+
+def _too_long(handle, pair: CorpusPair, limit: int) -> InputError | None:
+    tokenizer = handle.tokenizer
+    lengths = [len(tokenizer(pair.source).input_ids)]
+    if handle.is_seq2seq:
+        lengths.append(len(tokenizer(text_target=pair.target).input_ids))
+    longest = max(lengths)
+    return InputError("corpus_too_long", tokens=longest, limit=limit) if longest > limit else None
+
+
+def _captures(handle, pairs: list[CorpusPair], batch_size: int):
+    """(pair, capture or the error it raised) for every pair, in batches of similar length (fewer pad tokens); a
+    batch that fails is retried pair by pair, so one bad pair costs only itself."""
+    from attnviz.attention.capture import capture, capture_batch
+
+    order = sorted(pairs, key=lambda p: (len(p.source) + len(p.target), p.line))
+    targets = handle.is_seq2seq
+    for start in range(0, len(order), batch_size):
+        batch = order[start : start + batch_size]
+        try:
+            results = capture_batch(handle, [p.source for p in batch], [p.target for p in batch] if targets else None)
+            yield from zip(batch, results, strict=True)
+        except AttnvizError:
+            for pair in batch:
+                try:
+                    yield pair, capture(handle, pair.source, pair.target if targets else None)
+                except AttnvizError as error:
+                    yield pair, error
+
+
+def process_shard(handle, path: Path, spec: ShardSpec, options: JobOptions) -> ShardResult:
+    """One shard's sums, rows and bad lines (rows and bad lines in line order)."""
+    result = ShardResult(spec.index)
+    pairs = []
+    for item in read_shard(path, spec, options):
+        if isinstance(item, BadLine):
+            result.bad.append(item)
+            continue
+        refusal = _too_long(handle, item, options.max_tokens)
+        if refusal is not None:
+            result.bad.append(bad_line(item.line, refusal, f"{item.source}\t{item.target}"))
+        else:
+            pairs.append(item)
+    for pair, captured in _captures(handle, pairs, options.batch_size):
+        try:
+            if isinstance(captured, AttnvizError):
+                raise captured
+            result.rows.append(_pair_row(handle, pair, captured, result.acc, options))
+        except AttnvizError as error:
+            result.bad.append(bad_line(pair.line, error, f"{pair.source}\t{pair.target}"))
+    result.rows.sort(key=lambda row: row["line"])
+    result.bad.sort(key=lambda bad: bad.line)
+    return result
+
+
+def _pair_row(handle, pair: CorpusPair, captured, acc: HeadAccumulator, options: JobOptions) -> dict:
+    """Count one pair into `acc` and return its row: line, texts, token counts, each map's statistics averaged over
+    its heads, and with gold links the scores of the model's alignment view and of its best head."""
+    gold_part = _gold_part(handle, pair, captured, options) if options.gold else None  # may refuse: before counting
+    row = {"line": pair.line, "source": pair.source, "target": pair.target}
+    first = captured["cross"] if "cross" in captured.kinds else captured[captured.kinds[0]]
+    row["source_tokens"] = len(first.key_tokens)
+    row["target_tokens"] = len(first.query_tokens) if "cross" in captured.kinds else 0
+    for kind in captured.kinds:
+        for name, values in acc.add_map(captured[kind]).items():
+            finite = values[np.isfinite(values)]
+            row[f"{kind}.{name}"] = float(finite.mean()) if finite.size else math.nan
+    if gold_part is not None:
+        counts, view, (layer, head) = gold_part
+        acc.add_gold(counts)
+        best = Scores.of(**{name: values[layer, head] for name, values in counts.items()})
+        row |= {"gold": pair_gold_text(pair.gold), "precision": view.precision, "recall": view.recall,
+                "aer": view.aer, "best_layer": layer, "best_head": head, "best_aer": float(best.aer)}  # fmt: skip
+    acc.pairs += 1
+    return row
+
+
+def pair_gold_text(gold: Gold) -> str:
+    return " ".join(f"{i}{'-' if (i, j) in gold.sure else '?'}{j}" for i, j in sorted(gold.possible | gold.sure))
+
+
+def _gold_part(handle, pair: CorpusPair, captured, options: JobOptions):
+    """(per-head counts, the alignment view's scores, the best head) of one pair; InputError when its links point
+    outside its words or the model has no cross-attention."""
+    if "cross" not in captured.kinds:
+        raise InputError("corpus_no_cross", model=handle.name)
+    cross = captured["cross"]
+    if pair.source_words is not None:
+        words = PairWords(pair.source_words, pair.target_words)
+    else:
+        words = PairWords(merged(cross.key_tokens, pair.source), merged(cross.query_tokens, pair.target))
+    gold = pair.gold.check(len(words.source), len(words.target))
+    word_weights = words.word_weights(cross)  # (layers, heads, target words, source words)
+    counts = links.mask_counts(links.link_mask(word_weights, options.threshold), gold)
+    pairs = selection.alignment_pairs(handle.alignment_heads, cross.num_layers, cross.num_heads)
+    view = word_weights[[p[0] for p in pairs], [p[1] for p in pairs]].mean(axis=0)  # (target words, source words)
+    view_counts = links.counts_at(links.mask_counts(links.link_mask(view, options.threshold), gold), ())
+    aer = Scores.of(**counts).aer
+    best = np.unravel_index(int(np.argmin(aer)), aer.shape)
+    return counts, view_counts.scores(), (int(best[0]), int(best[1]))
+
+
+# ----------------------------------------------------------------------------------------------------------------------
+# Files
+
+
+def shard_paths(folder: Path, index: int) -> dict[str, Path]:
+    base = Path(folder) / SHARDS / f"shard-{index:05d}"
+    return {suffix: base.with_suffix(f".{suffix}") for suffix in ("parquet", "npz", "json")}
+
+
+def _atomic(path: Path, write) -> None:
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    write(temporary)
+    os.replace(temporary, path)
+
+
+def write_shard(folder: Path, result: ShardResult) -> None:
+    """The shard's rows (Parquet), sums (NPZ) and bad lines with its layer names (JSON, written last: the mark that
+    the shard is finished)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    paths = shard_paths(folder, result.index)
+    paths["json"].parent.mkdir(parents=True, exist_ok=True)
+    _atomic(paths["parquet"], lambda p: pq.write_table(pa.Table.from_pylist(result.rows), p))
+    _atomic(paths["npz"], lambda p: _save_arrays(p, result.acc.to_arrays()))
+    done = {"index": result.index, "pairs": result.acc.pairs, "layer_names": result.acc.layer_names,
+            "bad": [asdict(bad) for bad in result.bad]}  # fmt: skip
+    _atomic(paths["json"], lambda p: p.write_text(json.dumps(done, ensure_ascii=False), encoding="utf-8"))
+
+
+def _save_arrays(path: Path, arrays: dict[str, np.ndarray]) -> None:
+    with open(path, "wb") as file:
+        np.savez(file, **arrays)
+
+
+def is_done(folder: Path, index: int) -> bool:
+    return shard_paths(folder, index)["json"].exists()
+
+
+def read_shard_sums(folder: Path, index: int) -> tuple[HeadAccumulator, list[BadLine]]:
+    paths = shard_paths(folder, index)
+    done = json.loads(paths["json"].read_text(encoding="utf-8"))
+    with np.load(paths["npz"]) as arrays:
+        acc = HeadAccumulator.from_arrays(dict(arrays), done["layer_names"])
+    return acc, [BadLine(**bad) for bad in done["bad"]]

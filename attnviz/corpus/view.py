@@ -1,0 +1,53 @@
+"""Gold links on a view, for the app and the command line alike: the same options give the same scores and figure.
+
+`show_gold(result, shown, options, gold_text)` scores the heads a view shows (`attnviz.selection.Shown`) against a
+pair's gold links, draws the verdicts over its alignment figure, and scores every layer × head of the pair. The words
+the links index are the word merge's words of the cross-attention (special tokens left out), the words the word view
+draws; links are `attnviz.corpus.links`' (argmax per target word, at the view's threshold).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from attnviz.corpus.gold import Gold
+from attnviz.corpus.pair import HeadScores, PairWords, ViewScores, head_scores, view_scores
+from attnviz.errors import InputError
+from attnviz.selection import Shown, ViewOptions
+from attnviz.types import AttentionCapture
+
+
+@dataclass(frozen=True)
+class GoldShown:
+    shown: Shown  # the view, its alignment figure with the gold verdicts drawn over it
+    scores: ViewScores  # the view's heads against the gold links
+    heads: HeadScores  # every layer × head of the pair, each alone
+    words: PairWords  # the words the links index
+
+
+def pair_words(result: AttentionCapture) -> PairWords:
+    """The words gold links index in a captured pair: the word merge's words of its cross-attention."""
+    if "cross" not in result.kinds:
+        raise InputError("corpus_no_cross", model=result.model)
+    return PairWords.of_map(result["cross"], result.source_text or "", result.target_text or "")
+
+
+def show_gold(result: AttentionCapture, shown: Shown, options: ViewOptions, gold_text: str) -> GoldShown:
+    """`shown` scored against `gold_text` (Pharaoh links); an InputError when a link cannot be read or points
+    outside the pair's words."""
+    from attnviz import figures
+
+    words = pair_words(result)
+    gold = Gold.parse(gold_text).check(len(words.source), len(words.target))
+    chosen = shown.selection
+    selected = {**chosen.figure_kwargs, "head_reduce": chosen.head_reduce, "layer_reduce": chosen.layer_reduce}
+    scored = view_scores(chosen.amap, selected, words, gold, options.threshold)
+    drawn = dict(shown.figures)
+    if "alignment" in drawn:
+        verdicts = {"found": scored.found, "missed": scored.missed, "extra": scored.extra}
+        style = figures.FigureStyle(lang=options.lang)
+        drawn["alignment"] = figures.gold_links(
+            drawn["alignment"], chosen.amap, verdicts, scored.source_owners, scored.target_owners, style
+        )
+    heads = head_scores(result["cross"], words, gold, options.threshold)
+    return GoldShown(replace(shown, figures=drawn), scored, heads, words)

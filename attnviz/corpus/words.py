@@ -1,0 +1,88 @@
+"""Words a gold alignment indexes, and how they meet the model's tokens: through character offsets.
+
+Two ways to say what the words are:
+- `segmented(line)`: pre-segmented input, as awesome-align reads it — words separated by spaces on each side. The
+  text the model reads joins the words with one space, except where a CJK character sits on either side of the seam
+  (Chinese words are written without spaces: "我 喜欢 学习 。" is read as "我喜欢学习。").
+- `merged(tokens, text)`: plain input — the words of the word merge (`attnviz.analysis.word_groups`: English
+  subwords joined into words, Chinese words as the tokenizer's pieces allow), special tokens left out. These are the
+  words the app's word view draws.
+
+`token_words` then gives each token of a map the word its offsets fall in (the word it overlaps most), so a user's
+own segmentation and the tokenizer's pieces meet without either having to match the other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from attnviz import analysis
+from attnviz.analysis import _is_cjk
+from attnviz.errors import InputError
+from attnviz.types import Token
+
+Span = tuple[int, int]  # [start, end) character offsets in the text the model reads
+
+
+@dataclass(frozen=True)
+class Words:
+    """A text as the model reads it and the spans of its words in that text."""
+
+    text: str
+    spans: tuple[Span, ...]
+
+    @property
+    def words(self) -> tuple[str, ...]:
+        return tuple(self.text[start:end] for start, end in self.spans)
+
+    def __len__(self) -> int:
+        return len(self.spans)
+
+
+def _seam(left: str, right: str) -> str:
+    """What joins two words: nothing where Chinese (or Japanese) script meets the seam, else a space."""
+    return "" if _is_cjk(left[-1]) or _is_cjk(right[0]) else " "
+
+
+def segmented(line: str) -> Words:
+    """Space-separated words → the text the model reads and each word's span in it ("早上 好 ！" → "早上好！")."""
+    words = line.split()
+    if not words:
+        raise InputError("corpus_no_words")
+    text, spans = "", []
+    for index, word in enumerate(words):
+        if index:
+            text += _seam(words[index - 1], word)
+        spans.append((len(text), len(text) + len(word)))
+        text += word
+    return Words(text, tuple(spans))
+
+
+def merged(tokens: Sequence[Token], text: str) -> Words:
+    """The word merge's words of a map's tokens (`analysis.word_groups`), special and offset-less tokens and
+    whitespace left out: the words the word view draws."""
+    spans = []
+    for first, stop in analysis.word_groups(tokens):
+        pieces = [t for t in tokens[first:stop] if not t.special and t.start >= 0]
+        if not pieces:
+            continue
+        start, end = min(p.start for p in pieces), max(p.end for p in pieces)
+        if text[start:end].strip():
+            spans.append((start, end))
+    return Words(text, tuple(spans))
+
+
+def token_words(tokens: Sequence[Token], words: Words) -> list[int | None]:
+    """For each token, the index of the word its character span overlaps most (the first on a tie); None for special
+    tokens, tokens without offsets and tokens that overlap no word (a lone space)."""
+    owners: list[int | None] = []
+    for token in tokens:
+        best, best_overlap = None, 0
+        if not token.special and token.start >= 0:
+            for index, (start, end) in enumerate(words.spans):
+                overlap = min(end, token.end) - max(start, token.start)
+                if overlap > best_overlap:
+                    best, best_overlap = index, overlap
+        owners.append(best)
+    return owners

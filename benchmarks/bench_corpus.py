@@ -1,0 +1,174 @@
+"""The corpus job against the loop a researcher would write, on the same pairs, machine and run.
+
+    python benchmarks/bench_corpus.py                 # 2,000 pairs of the demo corpus (assets/corpus/train.tsv)
+    python benchmarks/bench_corpus.py --pairs 300     # a shorter run
+    python benchmarks/bench_corpus.py --no-ray        # without the Ray rows
+
+Measured, each from the pairs file to the per-head statistics of every map (model loading included, the same for all):
+- naive loop: `MarianMTModel(attn_implementation="eager")`, one `output_attentions=True` forward per pair, every
+  map stacked into numpy and its head statistics computed (`attnviz.analysis.statistic_sums`, the job's own maths);
+- in-process corpus job: `python -m attnviz corpus` (`attnviz.corpus.job.run_job`, batches grouped by length);
+- Ray engine with 1 and 2 actors at one torch thread each (a local Ray started by the job, its start included);
+- peak memory (VmHWM of a fresh process) of the in-process job on a quarter of the pairs and on all of them.
+Results are printed and written to benchmarks/RESULTS.md, in its own marked section (the rest is left as it is; `run.py` keeps it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from run import write_section  # noqa: E402  (the shared RESULTS.md section writer)
+
+SECTION = "## Corpus job"
+MODEL = "demo-zh-en"
+
+
+def write_pairs(path: Path, count: int) -> Path:
+    rows = (ROOT / "assets" / "corpus" / "train.tsv").read_text(encoding="utf-8").splitlines()[1:]
+    lines = ["\t".join(rows[i % len(rows)].split("\t")[:2]) for i in range(count)]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def naive(path: Path, threads: int) -> float:
+    """One eager output_attentions forward per pair, statistics in numpy; returns seconds."""
+    import numpy as np
+    import torch
+
+    from attnviz import analysis
+    from attnviz.demo import model_dir
+    from attnviz.demo.evaluate import load
+
+    started = time.perf_counter()
+    torch.set_num_threads(threads)
+    model, tokenizer = load(model_dir("zh-en"))
+    special = set(tokenizer.all_special_ids)
+    totals: dict = {}
+    with torch.no_grad():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            source, target = line.split("\t")
+            batch = tokenizer(source, text_target=target, return_tensors="pt")
+            labels = batch.pop("labels")
+            decoder_ids = torch.cat([torch.tensor([[model.config.decoder_start_token_id]]), labels[:, :-1]], dim=1)
+            out = model(**batch, decoder_input_ids=decoder_ids, output_attentions=True)
+            source_ids, target_ids = batch["input_ids"][0].tolist(), decoder_ids[0].tolist()
+            maps = {"encoder": (out.encoder_attentions, source_ids, True),
+                    "decoder": (out.decoder_attentions, target_ids, True),
+                    "cross": (out.cross_attentions, source_ids, False)}  # fmt: skip
+            for kind, (attentions, key_ids, square) in maps.items():
+                weights = torch.stack(attentions)[:, 0].numpy()  # (layers, heads, queries, keys)
+                sinks = np.array([i in special for i in key_ids])
+                sinks[0] = True
+                sums = analysis.statistic_sums(weights, 0, weights.shape[2], sinks, square)
+                means = analysis.statistic_means(sums, weights.shape[:2])
+                for name, values in means.items():
+                    totals[(kind, name)] = totals.get((kind, name), 0.0) + np.nan_to_num(values)
+    return time.perf_counter() - started
+
+
+SHARD_SIZE = 32  # lines per shard: enough shards for two actors to share at any corpus size here
+
+
+def job(path: Path, out: Path, engine: str, workers: int, threads: int) -> float:
+    from attnviz.corpus.job import JobConfig, run_job
+
+    started = time.perf_counter()
+    run_job(JobConfig(MODEL, path, out, shard_size=SHARD_SIZE, engine=engine, workers=workers, threads=threads,
+                      force=True))  # fmt: skip
+    return time.perf_counter() - started
+
+
+def peak_memory(path: Path, out: Path, threads: int) -> float:
+    """VmHWM (MiB) of a fresh process that runs the in-process job on `path`."""
+    code = (f"import sys; sys.path.insert(0, {str(ROOT)!r}); from benchmarks.bench_corpus import job; "
+            f"job(__import__('pathlib').Path({str(path)!r}), __import__('pathlib').Path({str(out)!r}), "
+            f"'inprocess', 1, {threads}); print(open('/proc/self/status').read())")  # fmt: skip
+    status = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    return int(re.search(r"VmHWM:\s+(\d+) kB", status)[1]) / 1024
+
+
+def ray_available() -> bool:
+    try:
+        import ray.data  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def measure(args) -> dict:
+    folder = Path(tempfile.mkdtemp(prefix="attnviz-bench-corpus-"))
+    path = write_pairs(folder / "pairs.tsv", args.pairs)
+    quarter = write_pairs(folder / "quarter.tsv", max(args.pairs // 4, 1))
+    results = {"pairs": args.pairs, "threads": args.threads, "load_before": os.getloadavg()}
+    results["naive"] = naive(path, args.threads)
+    results["job"] = job(path, folder / "job", "inprocess", 1, args.threads)
+    if not args.no_ray and ray_available():
+        results["ray1"] = job(path, folder / "ray1", "ray", 1, 1)
+        results["ray2"] = job(path, folder / "ray2", "ray", 2, 1)
+    results["memory_quarter"] = peak_memory(quarter, folder / "mq", args.threads)
+    results["memory_all"] = peak_memory(path, folder / "ma", args.threads)
+    results["load_after"] = os.getloadavg()
+    return results
+
+
+def section(r: dict) -> str:
+    import torch
+
+    speed = r["naive"] / r["job"]
+    lines = [SECTION, "",
+             f"Generated by `python benchmarks/bench_corpus.py --pairs {r['pairs']}` on "
+             f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC — {platform.machine()}, {os.cpu_count()} CPUs, "
+             f"torch {torch.__version__}, {r['threads']} torch threads (Ray actors: 1 each). Load average before/after: "
+             f"{' '.join(f'{x:.1f}' for x in r['load_before'])} / {' '.join(f'{x:.1f}' for x in r['load_after'])} "
+             "(other jobs share this machine). Same pairs (the demo corpus' first pairs, demo-zh-en), one run, "
+             "model loading included in every row.", "",
+             "| method | seconds | pairs/s | vs naive |", "|---|---:|---:|---:|",
+             f"| naive loop (eager output_attentions per pair, numpy statistics) | {r['naive']:.1f} | "
+             f"{r['pairs'] / r['naive']:.1f} | 1.00 |",
+             f"| corpus job, in-process | {r['job']:.1f} | {r['pairs'] / r['job']:.1f} | **{speed:.2f}×** |"]  # fmt: skip
+    goals = [f"1. In-process corpus job ≥ 3× the naive loop: {speed:.2f}× ({'met' if speed >= 3 else 'NOT met'})."]
+    if "ray1" in r:
+        scale = r["ray1"] / r["ray2"]
+        lines += [f"| Ray, 1 actor × 1 thread | {r['ray1']:.1f} | {r['pairs'] / r['ray1']:.1f} | "
+                  f"{r['naive'] / r['ray1']:.2f}× |",
+                  f"| Ray, 2 actors × 1 thread | {r['ray2']:.1f} | {r['pairs'] / r['ray2']:.1f} | "
+                  f"{r['naive'] / r['ray2']:.2f}× |"]  # fmt: skip
+        goals.append(f"2. Ray 2 actors ≥ 1.7× 1 actor: {scale:.2f}× ({'met' if scale >= 1.7 else 'NOT met'}).")
+    growth = r["memory_all"] / r["memory_quarter"]
+    goals.append(f"3. Peak memory flat in corpus size: {r['memory_quarter']:.0f} MiB for {max(r['pairs'] // 4, 1)} "
+                 f"pairs, {r['memory_all']:.0f} MiB for {r['pairs']} ({growth:.2f}×; "
+                 f"{'met' if growth <= 1.1 else 'NOT met'}).")  # fmt: skip
+    return "\n".join([*lines, "", "Goals:", "", *goals, ""])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--pairs", type=int, default=2000)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--no-ray", action="store_true")
+    parser.add_argument("--no-write", action="store_true", help="print only")
+    args = parser.parse_args()
+    results = measure(args)
+    print(json.dumps(results, indent=2))
+    text = section(results)
+    print(text)
+    if not args.no_write:
+        write_section("bench_corpus", text)
+
+
+if __name__ == "__main__":
+    main()

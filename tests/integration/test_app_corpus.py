@@ -1,0 +1,109 @@
+"""The Corpus page (AppTest): it opens a report folder, runs a small corpus with a progress bar, shows the gold maps,
+best heads, statistics, pairs and bad lines, and a head or a pair is one click from opening on Translate & align."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from streamlit.proto.WidgetStates_pb2 import WidgetState
+from streamlit.testing.v1 import AppTest
+
+from attnviz.corpus.job import JobConfig, run_job
+from attnviz.corpus.shards import JobOptions
+from tests.support.corpus_files import corpus_file, gold_lines
+
+APP = str(Path(__file__).resolve().parents[2] / "app_pages" / "main.py")
+MODEL = "demo-zh-en"
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("corpus")
+    path, _ = corpus_file(folder, count=6, bad_every=3)
+    config = JobConfig(MODEL, path, folder / "report", JobOptions(gold=True, segmented=True), shard_size=4)
+    run_job(config)
+    return folder / "report"
+
+
+def open_corpus(**params) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=180)
+    for name, value in params.items():
+        at.query_params[name] = str(value)
+    at.run()
+    return at.switch_page("corpus.py").run()
+
+
+def views(at: AppTest) -> list[str]:
+    return [json.loads(c.proto.spec)["layout"].get("meta", {}).get("view") for c in at.get("plotly_chart")]
+
+
+def select(at: AppTest, element, selection: dict) -> None:
+    """Run the app as a selection in a chart or table makes the browser run it."""
+    states = at._tree.get_widget_states()
+    states.widgets.append(WidgetState(id=element.proto.id, string_value=json.dumps({"selection": selection})))
+    at._run(widget_state=states)
+
+
+def test_a_report_folder_opens_with_its_maps_tables_and_bad_lines(report):
+    at = open_corpus(corpus=str(report))
+    assert not at.exception and not at.error
+    assert "6 pairs" in at.success[0].value and "2 lines skipped" in at.success[0].value
+    assert {"score_grid", "layer_aer", "statistic"} <= set(views(at))
+    assert len(at.dataframe(key="corpus_pairs").value) == 6 and len(at.dataframe[-1].value) == 2  # the bad lines
+    assert at.query_params["corpus"] == str(report)  # the report is in the link
+
+
+def test_a_best_head_row_opens_that_head_on_translate(report):
+    at = open_corpus(corpus=str(report))
+    best = at.dataframe(key="corpus_best_heads").value
+    layer, head = int(best.iloc[1]["layer"]), int(best.iloc[1]["head"])
+    table = next(d for d in at.dataframe if d.key == "corpus_best_heads")
+    select(at, table, {"rows": [1], "columns": [], "cells": []})
+    assert not at.exception
+    assert at.title[0].value == "Translate & align"
+    assert (at.selectbox(key="w_layer").value, at.selectbox(key="w_head").value) == (layer, head)
+
+
+def test_a_cell_of_the_aer_map_opens_that_head(report):
+    at = open_corpus(corpus=str(report))
+    chart = next(
+        c for c in at.get("plotly_chart") if json.loads(c.proto.spec)["layout"]["meta"]["view"] == "score_grid"
+    )
+    select(at, chart, {"points": [{"x": 2, "y": 1}], "point_indices": [6], "box": [], "lasso": []})
+    assert at.title[0].value == "Translate & align"
+    assert (at.selectbox(key="w_view").value, at.selectbox(key="w_layer").value, at.selectbox(key="w_head").value) == (
+        "head", 1, 2)  # fmt: skip
+
+
+def test_a_pair_opens_on_translate_with_its_gold_links(report):
+    at = open_corpus(corpus=str(report))
+    pairs = at.dataframe(key="corpus_pairs").value
+    table = next(d for d in at.dataframe if d.key == "corpus_pairs")
+    select(at, table, {"rows": [2], "columns": [], "cells": []})
+    assert not at.exception and at.title[0].value == "Translate & align"
+    assert at.text_input(key="w_text").value == pairs.iloc[2]["source"]
+    assert at.text_input(key="w_gold").value == pairs.iloc[2]["gold"]
+    assert any("AER" in m.value for m in at.markdown)
+
+
+def test_a_small_corpus_runs_live_on_the_page():
+    at = open_corpus()
+    at.radio(key="corpus_source").set_value("run").run()
+    at.text_area(key="corpus_lines").set_value("\n".join(gold_lines(3))).run()
+    at.checkbox(key="corpus_has_gold").check().run()
+    at.checkbox(key="corpus_segmented").check().run()
+    at.button(key="corpus_run").click().run()
+    assert not at.exception and not at.error
+    assert "3 pairs" in at.success[0].value and "score_grid" in views(at)
+
+
+def test_a_folder_without_a_report_is_a_sentence(tmp_path):
+    at = open_corpus(corpus=str(tmp_path))
+    assert not at.exception and at.error and "report.json" in at.error[0].value
+
+
+def test_the_corpus_page_speaks_chinese(report):
+    at = open_corpus(corpus=str(report), lang="zh")
+    assert at.title[0].value == "语料" and "对句子" in at.success[0].value

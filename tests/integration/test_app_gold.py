@@ -1,0 +1,93 @@
+"""Gold links on the Translate & align page (AppTest): the field, the scores in one line, the verdicts drawn on the
+alignment, the layer × head AER map, and a link that cannot be read said as a sentence."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from attnviz.attention.capture import capture
+from attnviz.corpus.gold import Gold
+from attnviz.corpus.pair import head_scores
+from attnviz.corpus.view import pair_words
+from attnviz.figures._common import format_value
+from attnviz.models import load_model
+
+APP = str(Path(__file__).resolve().parents[2] / "app_pages" / "main.py")
+PAIR = {"model": "demo-zh-en", "text": "早上好！", "target": "Good morning!", "mode": "pair"}
+
+
+def open_app(**params) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=180)
+    for name, value in params.items():
+        at.query_params[name] = str(value)
+    return at.run()
+
+
+def charts(at: AppTest) -> dict[str, dict]:
+    specs = [json.loads(element.proto.spec) for element in at.get("plotly_chart")]
+    return {spec["layout"]["meta"]["view"]: spec for spec in specs if "meta" in spec["layout"]}
+
+
+def test_gold_links_score_the_view_and_draw_found_missed_and_extra():
+    at = open_app(**PAIR, gold="0-0 1-1 2-2", view="head", layer=2, head=0)
+    assert not at.exception and not at.error
+    line = next(m.value for m in at.markdown if "precision" in m.value)
+    assert "AER" in line and "found" in line
+    drawn = charts(at)
+    verdicts = [t for t in drawn["alignment"]["data"] if t.get("legendgroup") == "gold"]
+    assert [t["meta"]["verdict"] for t in verdicts] == ["found", "missed", "extra"]
+    found, missed, extra = (t["meta"]["links"] for t in verdicts)
+    assert found + missed == 3  # every sure link is found or missed
+    assert "score_grid" in drawn
+    assert at.query_params["gold"] == "0-0 1-1 2-2"  # the gold links live in the link
+
+
+def test_the_head_map_is_the_per_head_aer_of_the_pair():
+    at = open_app(**PAIR, gold="0-0 1-1 2-2")
+    grid = charts(at)["score_grid"]
+    handle = load_model("demo-zh-en", "cpu")
+    result = capture(handle, "早上好！", "Good morning!")
+    expected = head_scores(result["cross"], pair_words(result), Gold.parse("0-0 1-1 2-2"), 0.1).aer
+    heatmap, cells = grid["data"]
+    assert cells["mode"] == "markers" and len(cells["x"]) == expected.size  # a clickable marker on every cell
+    assert heatmap["text"] == [[format_value(v) for v in row] for row in expected]  # the values written in
+
+
+def click_point(at: AppTest, view: str, x: int, y: int) -> None:
+    """Run the app as a click on the point (x, y) of the chart whose figure is `view` makes the browser run it."""
+    from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+    chart = next(
+        c for c in at.get("plotly_chart") if json.loads(c.proto.spec)["layout"].get("meta", {}).get("view") == view
+    )
+    states = at._tree.get_widget_states()
+    point = {"x": x, "y": y, "curve_number": 1, "point_number": 0, "point_index": 0}
+    selection = {"selection": {"points": [point], "point_indices": [0], "box": [], "lasso": []}}
+    states.widgets.append(WidgetState(id=chart.proto.id, string_value=json.dumps(selection)))
+    at._run(widget_state=states)
+
+
+def test_clicking_a_cell_opens_that_head():
+    at = open_app(**PAIR, gold="0-0 1-1 2-2")
+    click_point(at, "score_grid", x=3, y=1)
+    assert not at.exception and not at.error
+    assert at.selectbox(key="w_view").value == "head"
+    assert (at.selectbox(key="w_layer").value, at.selectbox(key="w_head").value) == (1, 3)
+    assert "layer 1 · head 3" in charts(at)["heatmap"]["layout"]["title"]["text"]
+
+
+@pytest.mark.parametrize("gold, key", [("0-0 1:1", "Pharaoh"), ("0-0 9-1", "outside")])
+def test_a_gold_link_that_cannot_be_used_is_a_sentence_and_the_figures_stay(gold, key):
+    at = open_app(**PAIR, gold=gold)
+    assert not at.exception and not at.error
+    assert any(key in w.value for w in at.warning)
+    assert "alignment" in charts(at) and "score_grid" not in charts(at)
+
+
+def test_the_gold_line_speaks_chinese():
+    at = open_app(**PAIR, gold="0-0 1-1 2-2", lang="zh")
+    assert any("精确率" in m.value for m in at.markdown)

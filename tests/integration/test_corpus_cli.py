@@ -1,0 +1,140 @@
+"""`python -m attnviz corpus` on the demo translator: the report's tables hold what one pair at a time gives, bad
+lines are listed and skipped, a stopped job resumes, and the report is standalone HTML."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import shutil
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from attnviz import analysis
+from attnviz.attention.capture import capture
+from attnviz.cli import main
+from attnviz.corpus.gold import Counts, Gold
+from attnviz.corpus.pair import PairWords, head_scores
+from attnviz.corpus.shards import shard_paths
+from attnviz.corpus.words import segmented
+from attnviz.models import load_model
+from tests.support.corpus_files import corpus_file, gold_lines
+
+MODEL = "demo-zh-en"
+
+
+def _run(capsys, *argv) -> tuple[int, str, str]:
+    try:
+        code = main([str(a) for a in argv])
+    except SystemExit as exit_:
+        code = exit_.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture(scope="module")
+def handle():
+    return load_model(MODEL, "cpu")
+
+
+@pytest.fixture(scope="module")
+def job(tmp_path_factory):
+    """One job for the module's tests (those that change its report work on a copy)."""
+    folder = tmp_path_factory.mktemp("corpus")
+    path, bad = corpus_file(folder, count=9, bad_every=3)
+    out = folder / "report"
+    stdout, stderr = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+        code = main(["corpus", "--model", MODEL, "--input", str(path), "--gold", "--segmented",
+                     "--shard-size", "4", "--batch-size", "3", "-q", "-o", str(out)])  # fmt: skip
+    assert code == 0, stderr.getvalue()
+    return path, bad, out, stdout.getvalue(), stderr.getvalue()
+
+
+def test_the_report_holds_every_heads_statistics_and_aer_as_one_pair_at_a_time_gives(job, handle):
+    path, bad, out, stdout, err = job
+    assert "9 pairs" in stdout and "3 lines skipped" in err
+    heads = pd.read_parquet(out / "heads.parquet")
+    pairs = pd.read_parquet(out / "pairs.parquet")
+    assert len(pairs) == 9 and sorted(pairs["line"]) == sorted(set(range(1, 13)) - set(bad))
+    captured, counts = [], None
+    for line in gold_lines(9):
+        source, target, links = line.split("\t")
+        words = PairWords(segmented(source), segmented(target))
+        result = capture(handle, words.source.text, words.target.text)
+        captured.append(result)
+        scored = head_scores(result["cross"], words, Gold.parse(links), 0.1).counts
+        counts = scored if counts is None else {k: counts[k] + v for k, v in scored.items()}
+    for kind in ("encoder", "decoder", "cross"):
+        per_pair = np.stack([analysis.head_statistics(r[kind])["entropy"] for r in captured])  # (pairs, layers, heads)
+        rows = heads[heads["kind"] == kind].sort_values(["layer", "head"])
+        assert rows["entropy_mean"].to_numpy() == pytest.approx(per_pair.mean(axis=0).ravel(), rel=1e-4)
+        assert rows["entropy_std"].to_numpy() == pytest.approx(per_pair.std(axis=0).ravel(), rel=1e-3, abs=1e-5)
+    cross = heads[heads["kind"] == "cross"].sort_values(["layer", "head"])
+    layers, heads_per_layer = captured[0]["cross"].weights.shape[:2]
+    expected = [Counts(**{k: int(v[lay, h]) for k, v in counts.items()}).scores().aer
+                for lay in range(layers) for h in range(heads_per_layer)]  # fmt: skip
+    assert cross["aer"].to_numpy() == pytest.approx(expected)
+    assert cross.sort_values("aer_rank").iloc[0]["aer"] == pytest.approx(min(expected))
+
+
+def test_bad_lines_are_listed_with_line_numbers_and_reasons(job):
+    _, bad, out, _, _ = job
+    listed = pd.read_parquet(out / "bad_lines.parquet")
+    assert dict(zip(listed["line"], listed["key"], strict=True)) == bad
+    summary = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    assert summary["pairs"] == 9 and summary["bad_lines"] == 3 and summary["best_heads"][0]["aer"] <= 1
+
+
+def test_the_html_report_is_standalone_and_links_each_pair_to_the_app(job):
+    _, _, out, _, _ = job
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert "<script src=" not in page and "plotly" in page.lower()  # plotly.js inside, nothing fetched
+    assert "fig-gold.aer" in page and "fig-encoder.entropy" in page and "Lines skipped (3)" in page
+    pairs = pd.read_parquet(out / "pairs.parquet")
+    assert pairs["link"].str.contains("mode=pair").all() and pairs["link"].str.contains("gold=").all()
+
+
+def test_a_stopped_job_resumes_from_its_finished_shards_and_counts_nothing_twice(job, capsys, tmp_path):
+    path, _, done, _, _ = job
+    out = tmp_path / "report"
+    shutil.copytree(done, out)
+    before = {name: pd.read_parquet(out / f"{name}.parquet") for name in ("heads", "pairs", "bad_lines")}
+    shard_paths(out, 1)["json"].unlink()  # as if the job stopped while writing shard 1
+    finished = shard_paths(out, 0)["json"].stat().st_mtime_ns
+    code, _, err = _run(capsys, "corpus", "--model", MODEL, "--input", path, "--gold", "--segmented",
+                        "--shard-size", 4, "--batch-size", 3, "-q", "--resume", "-o", out)  # fmt: skip
+    assert code == 0, err
+    assert shard_paths(out, 0)["json"].stat().st_mtime_ns == finished  # not computed again
+    for name, table in before.items():
+        pd.testing.assert_frame_equal(pd.read_parquet(out / f"{name}.parquet"), table)
+
+
+def test_an_earlier_report_is_kept_without_force_and_bad_options_are_one_line(job, capsys):
+    path, _, out, _, _ = job
+    code, _, err = _run(capsys, "corpus", "--model", MODEL, "--input", path, "-q", "-o", out)
+    assert code == 2 and "--force" in err and len(err.strip().splitlines()) == 1
+    code, _, err = _run(capsys, "corpus", "--model", MODEL, "--input", path, "--shard-size", 0, "-o", out / "x")
+    assert code == 2 and "--shard-size" in err
+    code, _, err = _run(capsys, "corpus", "--model", MODEL, "--input", out / "missing.tsv", "-o", out / "y")
+    assert code == 2 and "missing.tsv" in err
+
+
+def test_export_input_files_take_a_gold_column_drawn_over_the_alignment(tmp_path, capsys):
+    from attnviz.cli import build_parser, figure
+
+    path = tmp_path / "lines.tsv"
+    path.write_text("早上好！\tGood morning!\t0-0 1-1 2-2\n早上好！\tGood morning!\n", encoding="utf-8")
+    code, _, err = _run(capsys, "export", "--model", MODEL, "--input", path, "--view", "alignment", "--format", "html",
+                        "-q", "-o", tmp_path / "figures")  # fmt: skip
+    assert code == 0, err
+    with_gold, without = (tmp_path / "figures" / f"000{n}.html" for n in (1, 2))
+    assert '"verdict"' in with_gold.read_text(encoding="utf-8")
+    assert '"verdict"' not in without.read_text(encoding="utf-8")
+    args = build_parser().parse_args(["export", "--model", MODEL, "--text", "早上好！", "--target", "Good morning!",
+                                      "--view", "alignment", "--gold", "0-0 1-1 2-2", "-o", "x.png"])  # fmt: skip
+    handle = load_model(MODEL, "cpu")
+    drawn = figure(capture(handle, "早上好！", "Good morning!"), args, handle, args.gold)
+    assert [t.meta["verdict"] for t in drawn.data if t.legendgroup == "gold"] == ["found", "missed", "extra"]

@@ -1,0 +1,84 @@
+"""The corpus job's parts without a model: input lines and bad lines, streamed statistics, shards of a file."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from attnviz.corpus.inputs import BadLine, CorpusPair, read_pairs
+from attnviz.corpus.shards import JobOptions, read_shard, shard_specs
+from attnviz.corpus.stats import HeadAccumulator, Moments
+from tests.support.maps import random_map, tokens_from
+
+
+def _write(tmp_path, text: str | bytes):
+    path = tmp_path / "pairs.tsv"
+    path.write_bytes(text if isinstance(text, bytes) else text.encode("utf-8"))
+    return path
+
+
+def test_bad_lines_are_listed_with_their_numbers_and_the_others_read(tmp_path):
+    lines = [
+        "早上 好 ！\tGood morning !\t0-0 1-1 2-2",  # 1: fine
+        "",  # 2: blank, skipped silently
+        "\tGood morning !\t0-0",  # 3: empty source
+        "早上 好\tGood morning\t0-x",  # 4: links that cannot be read
+        "早上 好\tGood morning\t5-0",  # 5: a link outside the words
+        "早上 好\tGood morning",  # 6: no gold column
+        "我 喜欢 学习 。\tI like studying .\t0-0 1-1 2-2 3?3",  # 7: fine
+    ]
+    path = _write(tmp_path, "\n".join(lines).encode() + b"\n\xff\xfe\tbroken\t0-0\n")  # 8: not UTF-8
+    items = list(read_pairs(path, gold=True, is_segmented=True))
+    good = [i for i in items if isinstance(i, CorpusPair)]
+    bad = {i.line: i.key for i in items if isinstance(i, BadLine)}
+    assert [p.line for p in good] == [1, 7]
+    assert good[0].source == "早上好！" and good[0].target == "Good morning !" and good[1].gold.possible >= {(3, 3)}
+    assert bad == {3: "corpus_empty_side", 4: "corpus_not_pharaoh", 5: "corpus_link_outside",
+                   6: "corpus_columns", 8: "corpus_not_utf8"}  # fmt: skip
+    sentence = next(i for i in items if isinstance(i, BadLine) and i.line == 4).message
+    assert "Pharaoh" in sentence
+
+
+def test_plain_text_input_keeps_the_texts_as_they_are(tmp_path):
+    path = _write(tmp_path, "早上好！\tGood morning!\n")
+    (pair,) = read_pairs(path)
+    assert (pair.source, pair.target, pair.gold, pair.source_words) == ("早上好！", "Good morning!", None, None)
+
+
+def test_moments_stream_to_the_mean_and_spread_of_all_values():
+    rng = np.random.default_rng(0)
+    values = rng.random((50, 2, 3))
+    values[3, 0, 0] = np.nan  # a statistic that does not apply to one pair is left out of that head
+    total = Moments.of(values[0])
+    for v in values[1:]:
+        total = total.add(Moments.of(v))
+    assert total.mean() == pytest.approx(np.nanmean(values, axis=0))
+    assert total.spread() == pytest.approx(np.nanstd(values, axis=0))
+    assert total.count[0, 0] == 49 and total.count[1, 1] == 50
+
+
+def test_accumulators_merged_in_shard_order_equal_one_pass_and_survive_their_files():
+    tokens = tokens_from(["The", "cat", "sat", "."])
+    maps = [random_map(tokens, layers=2, heads=3, seed=seed) for seed in range(6)]
+    whole, first, second = HeadAccumulator(), HeadAccumulator(), HeadAccumulator()
+    for i, amap in enumerate(maps):
+        whole.add_map(amap)
+        (first if i < 3 else second).add_map(amap)
+    whole.pairs, first.pairs, second.pairs = 6, 3, 3
+    whole.add_gold({"predicted": np.ones((2, 3))})
+    second.add_gold({"predicted": np.ones((2, 3))})
+    restored = HeadAccumulator.from_arrays(first.to_arrays(), first.layer_names)
+    merged = restored.merge(HeadAccumulator.from_arrays(second.to_arrays(), second.layer_names))
+    assert merged.pairs == 6 and merged.gold["predicted"].tolist() == whole.gold["predicted"].tolist()
+    kind = maps[0].kind
+    for name, moments in whole.moments[kind].items():
+        assert merged.moments[kind][name].mean() == pytest.approx(moments.mean(), nan_ok=True)
+
+
+def test_shards_cut_the_file_by_lines_and_read_back_exactly(tmp_path):
+    text = "".join(f"源{i}\ttarget {i}\n" if i % 5 else "\n" for i in range(1, 24))
+    path = _write(tmp_path, text)
+    specs = shard_specs(path, 10)
+    assert [(s.first_line, s.lines) for s in specs] == [(1, 10), (11, 10), (21, 3)]
+    read = [p.line for spec in specs for p in read_shard(path, spec, JobOptions())]
+    assert read == [i for i in range(1, 24) if i % 5]
