@@ -27,14 +27,14 @@ def test_a_link_opens_the_figures_weighted_by_value_norm(page_at):
     wait_for_app(page, timeout_ms=FIRST_DRAW_MS)
     assert not page.locator('[data-testid="stException"]').count()
     assert page.get_by_role("radio", name="weighted by value norm").is_checked()
-    titles = page.locator(f"{CHARTS} .gtitle").all_inner_texts()
+    titles = page.locator(f"{CHARTS} .gtitle").all_text_contents()
     assert len(titles) == 2 and all("weighted by value norm" in title for title in titles), titles
     heatmap = page.locator(CHARTS).filter(has=page.locator(".barlayer"))
     assert heatmap.count() == 1  # the heatmap, with its bar strip
     bars = heatmap.locator(".barlayer .point")
     keys = heatmap.locator(".xtick").count()
     assert bars.count() == keys > 0  # one value-norm bar above each key
-    assert "‖f(x)‖" in heatmap.inner_text()
+    assert "‖f(x)‖" in "".join(heatmap.locator(".g-y2title").all_text_contents())
 
     page.get_by_text("weights", exact=True).click()  # the switch back: plain weights, no bars
     page.wait_for_function(
