@@ -62,6 +62,7 @@ def catalogue(lang: str = "en") -> list[CatalogueEntry]:
     found = [
         ("demo-zh-en", ASSETS / "models" / "zh-en", "encoder-decoder"),
         ("demo-en-zh", ASSETS / "models" / "en-zh", "encoder-decoder"),
+        ("demo-decoder", ASSETS / "models" / "decoder", "decoder"),
     ]
     minilm = _minilm_folder()
     if minilm is not None:

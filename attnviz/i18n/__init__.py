@@ -15,11 +15,11 @@ from attnviz.errors import (
     ResourceLimitError,
     SettingError,
 )
-from attnviz.i18n import app, devices, errors, figures, files, formulas, models, selection, settings
+from attnviz.i18n import app, decoder, devices, errors, figures, files, formulas, models, selection, settings
 
 LANGUAGES = {"en": "English", "zh": "中文"}
 # One module per area; add a new area's module here.
-PARTS = (app, errors, devices, models, settings, selection, formulas, files, figures)
+PARTS = (app, errors, devices, models, settings, selection, formulas, files, figures, decoder)
 
 
 def _joined(parts) -> dict[str, dict[str, str]]:
