@@ -78,6 +78,18 @@ def _all_heads_table(found: dict) -> str:
     return f"| layer | head | {header} |\n|" + "---|" * (2 + 2 * len(ROLES)) + "\n" + "\n".join(rows)
 
 
+def _stopped(record: dict) -> str:
+    """A sentence when these weights are a checkpoint saved before the run's last step."""
+    done, planned = record["steps_done"], record["config"]["steps"]
+    if done >= planned:
+        return ""
+    return (
+        f"\n**These weights are the checkpoint saved at step {done} of the {planned} the command runs** (it saves one "
+        f"every {record['config']['save_every']} steps; the run was stopped there for time, so the learning rate had "
+        "not decayed fully). The same command writes the same checkpoint at that step."
+    )
+
+
 def card(folder: Path, record: dict, found: dict) -> str:
     config = record["config"]
     size = (folder / "model.safetensors").stat().st_size / 1e6
@@ -141,7 +153,7 @@ python -m attnviz.demo.decoder_card --model assets/models/decoder
 drawn with weights {", ".join(f"{w:g}" for w in config["length_weights"])}; a 4,096-token sequence is one step alone),
 AdamW, peak learning rate {config["learning_rate"]}, warm-up {config["warmup_steps"]} steps then cosine decay, seed
 {config["seed"]}. **{record["seconds"] / 60:.0f} minutes** on {record["machine"]} shared with other work. Final
-training loss {record["final_loss"]:.3f}. Measuring this card: {found["seconds"]:.0f} s.
+training loss {record["final_loss"]:.3f}. Measuring this card: {found["seconds"]:.0f} s.{_stopped(record)}
 
 ## Held-out perplexity
 {found["perplexity"]["perplexity"]:.1f} per token over the {found["perplexity"]["lines"]} held-out HSK sentences

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import random
 import time
@@ -29,6 +28,7 @@ from attnviz.demo import CORPUS_DIR, MODELS_DIR
 from attnviz.demo.corpus import DEFAULT_SEED, load_corpus
 from attnviz.demo.decoder_data import Repeats, TokenStream, corpus_lines
 from attnviz.demo.decoder_tokenizer import BOS, EOS, PAD, SPECIAL_TOKENS, save_tokenizer, train_tokenizer
+from attnviz.demo.train import learning_rate  # warm-up then cosine decay, as for the translators
 
 DECODER_DIR = MODELS_DIR / "decoder"
 TRAINING_RECORD = "training.json"
@@ -77,13 +77,6 @@ def build_model(config: DecoderConfig, tokenizer):
         pad_token_id=tokenizer.convert_tokens_to_ids(PAD),
     )
     return LlamaForCausalLM(model_config)
-
-
-def learning_rate(config: DecoderConfig, step: int) -> float:
-    """Linear warm-up, then cosine decay to a tenth of the peak."""
-    warm = min(1.0, (step + 1) / config.warmup_steps)
-    progress = min(1.0, step / max(1, config.steps))
-    return config.learning_rate * warm * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * progress)))
 
 
 def lm_loss(model, ids: torch.Tensor) -> torch.Tensor:
