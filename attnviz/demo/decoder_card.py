@@ -14,6 +14,8 @@ import json
 import time
 from pathlib import Path
 
+import numpy as np
+
 from attnviz.demo import CORPUS_DIR
 from attnviz.demo.corpus import HELD_OUT_FILE
 from attnviz.demo.decoder_heads import ROLES, copy_losses, head_roles, perplexity, probes, ranked
@@ -22,6 +24,7 @@ from attnviz.demo.pairs import read_tsv
 from attnviz.demo.sources import SOURCES
 
 HEADS_FILE = "heads.json"
+FOUND = 0.3  # a head "has" a role when its mean weight there is at least this (1/position for a blind head)
 ROLE_WORDS = {
     "previous_token": "previous-token: mean weight on the token just before",
     "induction": "induction: mean weight on the token that followed an earlier copy of the current token",
@@ -51,8 +54,31 @@ def measure(folder: Path, corpus_dir: Path) -> dict:
             "roles": {role: values.tolist() for role, values in roles.items()},
             "best": {role: ranked(values, 3) for role, values in roles.items()},
         }
+    found["found"] = heads_found(found["probes"])
     found["seconds"] = round(time.monotonic() - began, 1)
     return found
+
+
+def heads_found(measured: dict) -> dict[str, list[list]]:
+    """Per role, the heads that score at least FOUND at ~500 tokens: [layer, head, score ~500, score ~4,000]."""
+    short, long = measured["500"]["roles"], measured["4000"]["roles"]
+    return {
+        role: [
+            [layer, head, short[role][layer][head], long[role][layer][head]]
+            for layer, head, score in ranked(np.array(short[role]), np.size(short[role]))
+            if score >= FOUND
+        ]
+        for role in ROLES
+    }
+
+
+def _found_lines(found: dict) -> str:
+    lines = []
+    for role in ROLES:
+        heads = found["found"][role]
+        listed = ", ".join(f"L{layer}H{head} ({short:.2f} / {long:.2f})" for layer, head, short, long in heads)
+        lines.append(f"- **{role}**: {listed or f'none scores {FOUND} or more'}")
+    return "\n".join(lines)
 
 
 def _role_table(found: dict) -> str:
@@ -117,8 +143,9 @@ tokenizer = AutoTokenizer.from_pretrained("assets/models/decoder")
 model = AutoModelForCausalLM.from_pretrained("assets/models/decoder")
 ```
 
-In attnviz it is the catalogue's `demo-decoder`. **Not a useful language model**: it has read a few million tokens
-of short HSK-level sentences, dictionary glosses and synthetic repeats; what it writes is rarely good text. Use it
+In attnviz it is the catalogue's `demo-decoder`. **Not a useful language model**: it has read about
+{record["steps_done"] * config["tokens_per_step"] / 1e6:.1f} million tokens (more where a step held one 4,096-token
+sequence) of short HSK-level sentences, dictionary glosses and synthetic repeats; what it writes is rarely good text. Use it
 to look at attention.
 
 ## Data and licence
@@ -164,9 +191,10 @@ Measured by `attnviz.demo.decoder_heads` with attnviz's own capture: `attention.
 {p500["tokens"]}-token text and `attention.ondemand.capture_lazy` on a {p4000["tokens"]}-token one; the scores are
 `analysis.head_statistics`. Each text is held-out sentences around a span of {p500["span"]} (then {p4000["span"]})
 random Chinese characters written twice, the copies {p500["copy_distance"]} (then {p4000["copy_distance"]}) tokens
-apart. The model's loss on the span falls from {p500["loss_first_copy"]:.2f} nats on its first copy to
-{p500["loss_second_copy"]:.2f} on the second at 500 tokens, and from {p4000["loss_first_copy"]:.2f} to
-{p4000["loss_second_copy"]:.2f} at 4,000: it copies.
+apart. The model's loss on the span's tokens (nats; lower on the second copy than on the first = copying in
+context): {p500["loss_first_copy"]:.2f} on the first copy, {p500["loss_second_copy"]:.2f} on the second at ~500
+tokens; {p4000["loss_first_copy"]:.2f} and {p4000["loss_second_copy"]:.2f} at ~4,000 (random characters: about
+ln {config["vocab_size"]} = {np.log(config["vocab_size"]):.2f} without copying).
 
 {chr(10).join("- " + words for words in ROLE_WORDS.values())}
 
@@ -175,6 +203,10 @@ Best three heads per role (L = layer, H = head, 0-based):
 | role | ~500 tokens | ~4,000 tokens |
 |---|---|---|
 {_role_table(found)}
+
+**Heads found** (a score of {FOUND} or more at ~500 tokens; scores at ~500 / ~4,000 tokens):
+
+{_found_lines(found)}
 
 The best induction head is **layer {induction[0]}, head {induction[1]}** ({induction[2]:.2f} at ~500 tokens).
 Every head:

@@ -94,15 +94,18 @@ def copy_losses(model, tokenizer, item: Probe) -> tuple[float, float]:
     return span_loss(item.first_copy), span_loss(item.second_copy)
 
 
-def perplexity(model, tokenizer, pairs: list[Pair]) -> dict[str, float]:
+def perplexity(model, tokenizer, pairs: list[Pair], batch_size: int = 64) -> dict[str, float]:
     """Per-token perplexity of the held-out sentences, each line ("中文 English") scored on its own after <s>."""
     total, count = 0.0, 0
-    for pair in pairs:
-        ids = torch.tensor([tokenizer.encode(f"{pair.zh} {pair.en}")])  # (1, tokens)
+    lines = [f"{pair.zh} {pair.en}" for pair in pairs]
+    for first in range(0, len(lines), batch_size):
+        batch = tokenizer(lines[first : first + batch_size], padding=True, return_tensors="pt")
+        ids, mask = batch["input_ids"], batch["attention_mask"]  # (lines, longest); padding on the right
         with torch.no_grad():
-            logits = model(input_ids=ids).logits[0, :-1]  # (tokens - 1, vocab)
-        total += float(torch.nn.functional.cross_entropy(logits.float(), ids[0, 1:], reduction="sum"))
-        count += ids.shape[1] - 1
+            logits = model(input_ids=ids, attention_mask=mask).logits[:, :-1]  # (lines, longest - 1, vocab)
+        losses = torch.nn.functional.cross_entropy(logits.float().transpose(1, 2), ids[:, 1:], reduction="none")
+        total += float((losses * mask[:, 1:]).sum())  # (lines, longest - 1): padding does not count
+        count += int(mask[:, 1:].sum())
     return {"lines": len(pairs), "tokens": count, "perplexity": float(np.exp(total / count))}
 
 

@@ -169,7 +169,7 @@ def machine() -> str:
                 break
     except OSError:
         pass
-    return f"{name}, {os.cpu_count()} cores, {torch.get_num_threads()} torch threads"
+    return f"{name}, {os.cpu_count()} cores, {torch.get_num_threads()} torch thread(s)"
 
 
 def main(argv: list[str] | None = None) -> None:
