@@ -133,9 +133,10 @@ datasets: [hsk-sentences-audio, cc-cedict]
 
 # attnviz demo decoder (Chinese and English, 4,096 positions)
 
-A small decoder-only language model trained for attnviz, so that long texts have a model to open and the heads
-researchers look for are really there: previous-token heads, induction heads (Olsson et al., 2022) and attention
-sinks. It is a `LlamaForCausalLM` (rotary positions, grouped-query attention) and loads as any Hugging Face model:
+A small decoder-only language model trained for attnviz, so that long texts have a model to open, trained on
+text with repeated spans so that the heads researchers look for can form in it: previous-token heads, induction
+heads (Olsson et al., 2022) and attention sinks. Which of them did form, with their scores, is measured under
+**Heads found**. It is a `LlamaForCausalLM` (rotary positions, grouped-query attention) and loads as any Hugging Face model:
 
 ```python
 from transformers import AutoModelForCausalLM, AutoTokenizer
