@@ -140,6 +140,7 @@ heads (Olsson et al., 2022) and attention sinks. Which of them did form, with th
 
 ```python
 from transformers import AutoModelForCausalLM, AutoTokenizer
+
 tokenizer = AutoTokenizer.from_pretrained("assets/models/decoder")
 model = AutoModelForCausalLM.from_pretrained("assets/models/decoder")
 ```
