@@ -56,7 +56,7 @@ def _minilm_folder() -> Path | None:
 
 
 def catalogue(lang: str = "en") -> list[CatalogueEntry]:
-    """Named models available offline: the embedded demo translators, and MiniLM when its package is installed.
+    """Named models available offline: the embedded demo translators and decoder, and MiniLM when installed.
 
     Descriptions are in `lang` ("en" or "zh"; the catalogue's `model_description.<name>`)."""
     found = [
