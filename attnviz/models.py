@@ -59,12 +59,13 @@ def _minilm_folder() -> Path | None:
 
 
 def catalogue(lang: str = "en") -> list[CatalogueEntry]:
-    """Named models available offline: the embedded demo translators, and MiniLM when its package is installed.
+    """Named models available offline: the embedded demo translators and decoder, and MiniLM when installed.
 
     Descriptions are in `lang` ("en" or "zh"; the catalogue's `model_description.<name>`)."""
     found = [
         ("demo-zh-en", ASSETS / "models" / "zh-en", "encoder-decoder"),
         ("demo-en-zh", ASSETS / "models" / "en-zh", "encoder-decoder"),
+        ("demo-decoder", ASSETS / "models" / "decoder", "decoder"),
     ]
     minilm = _minilm_folder()
     if minilm is not None:

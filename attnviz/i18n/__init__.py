@@ -18,6 +18,7 @@ from attnviz.errors import (
 from attnviz.i18n import (
     app,
     corpus,
+    decoder,
     devices,
     errors,
     figures,
@@ -53,6 +54,7 @@ PARTS = (
     qkspace,
     findhead,
     corpus,
+    decoder,
 )
 
 

@@ -1,0 +1,241 @@
+"""The model card (README.md) and heads.json of the demo decoder, from measurements made here and now:
+
+    python -m attnviz.demo.decoder_card --model assets/models/decoder
+
+Every number in the card is measured by attnviz.demo.decoder_heads when this runs (perplexity, copy losses, head
+roles at ~500 and ~4,000 tokens) or read from training.json; none is typed. heads.json holds the heads found, for
+tests/integration/test_demo_decoder.py to check that they really are there.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+
+from attnviz.demo import CORPUS_DIR
+from attnviz.demo.corpus import HELD_OUT_FILE
+from attnviz.demo.decoder_heads import ROLES, copy_losses, head_roles, perplexity, probes, ranked
+from attnviz.demo.decoder_train import DECODER_DIR, TRAINING_RECORD
+from attnviz.demo.pairs import read_tsv
+from attnviz.demo.sources import SOURCES
+
+HEADS_FILE = "heads.json"
+FOUND = 0.3  # a head "has" a role when its mean weight there is at least this (1/position for a blind head)
+ROLE_WORDS = {
+    "previous_token": "previous-token: mean weight on the token just before",
+    "induction": "induction: mean weight on the token that followed an earlier copy of the current token",
+    "sink": "sink: mean weight on the first token (<s>)",
+    "positional": "positional: mean weight at the head's strongest fixed offset (0–7 back)",
+    "diagonal": "diagonal: mean weight on the query's own position",
+}
+
+
+def measure(folder: Path, corpus_dir: Path) -> dict:
+    """Everything the card reports, measured on the saved model as a user loads it (attnviz.models.load_model)."""
+    from attnviz.models import load_model
+
+    began = time.monotonic()
+    handle = load_model(str(folder), device="cpu")
+    heldout = read_tsv(Path(corpus_dir) / HELD_OUT_FILE)
+    found = {"perplexity": perplexity(handle.model, handle.tokenizer, heldout), "probes": {}}
+    for name, item in probes(handle.tokenizer, heldout).items():
+        roles = head_roles(handle, item, lazy=name != "500")
+        first, second = copy_losses(handle.model, handle.tokenizer, item)
+        found["probes"][name] = {
+            "tokens": item.tokens,
+            "span": item.span_tokens,
+            "copy_distance": item.second_copy - item.first_copy,
+            "loss_first_copy": first,
+            "loss_second_copy": second,
+            "roles": {role: values.tolist() for role, values in roles.items()},
+            "best": {role: ranked(values, 3) for role, values in roles.items()},
+        }
+    found["found"] = heads_found(found["probes"])
+    found["seconds"] = round(time.monotonic() - began, 1)
+    return found
+
+
+def heads_found(measured: dict) -> dict[str, list[list]]:
+    """Per role, the heads that score at least FOUND at ~500 tokens: [layer, head, score ~500, score ~4,000]."""
+    short, long = measured["500"]["roles"], measured["4000"]["roles"]
+    return {
+        role: [
+            [layer, head, short[role][layer][head], long[role][layer][head]]
+            for layer, head, score in ranked(np.array(short[role]), np.size(short[role]))
+            if score >= FOUND
+        ]
+        for role in ROLES
+    }
+
+
+def _found_lines(found: dict) -> str:
+    lines = []
+    for role in ROLES:
+        heads = found["found"][role]
+        listed = ", ".join(f"L{layer}H{head} ({short:.2f} / {long:.2f})" for layer, head, short, long in heads)
+        lines.append(f"- **{role}**: {listed or f'none scores {FOUND} or more'}")
+    return "\n".join(lines)
+
+
+def _role_table(found: dict) -> str:
+    rows = []
+    for role in ROLES:
+        cells = []
+        for name in ("500", "4000"):
+            best = found["probes"][name]["best"][role]
+            cells.append(", ".join(f"L{layer}H{head} {score:.2f}" for layer, head, score in best))
+        rows.append(f"| {role} | {cells[0]} | {cells[1]} |")
+    return "\n".join(rows)
+
+
+def _all_heads_table(found: dict) -> str:
+    roles500, roles4000 = (found["probes"][n]["roles"] for n in ("500", "4000"))
+    layers, heads = len(roles500["sink"]), len(roles500["sink"][0])
+    rows = []
+    for layer in range(layers):
+        for head in range(heads):
+            cells = [f"{r[role][layer][head]:.2f}" for role in ROLES for r in (roles500, roles4000)]
+            rows.append(f"| {layer} | {head} | " + " | ".join(cells) + " |")
+    header = " | ".join(f"{role} 500 | {role} 4k" for role in ROLES)
+    return f"| layer | head | {header} |\n|" + "---|" * (2 + 2 * len(ROLES)) + "\n" + "\n".join(rows)
+
+
+def _stopped(record: dict) -> str:
+    """A sentence when these weights are a checkpoint saved before the run's last step."""
+    done, planned = record["steps_done"], record["config"]["steps"]
+    if done >= planned:
+        return ""
+    return (
+        f"\n**These weights are the checkpoint saved at step {done} of the {planned} the command runs** (it saves one "
+        f"every {record['config']['save_every']} steps; the run was stopped there for time, so the learning rate had "
+        "not decayed fully). The same command writes the same checkpoint at that step."
+    )
+
+
+def card(folder: Path, record: dict, found: dict) -> str:
+    config = record["config"]
+    size = (folder / "model.safetensors").stat().st_size / 1e6
+    p500, p4000 = found["probes"]["500"], found["probes"]["4000"]
+    induction = p500["best"]["induction"][0]
+    sources = "\n".join(f"- **{name}** (PyPI): {what}; CC-BY-SA-4.0" for name, what in SOURCES.items())
+    return f"""---
+language: [zh, en]
+library_name: transformers
+pipeline_tag: text-generation
+tags: [llama, attnviz, demo, induction-heads]
+license: cc-by-sa-4.0
+datasets: [hsk-sentences-audio, cc-cedict]
+---
+
+# attnviz demo decoder (Chinese and English, 4,096 positions)
+
+A small decoder-only language model trained for attnviz, so that long texts have a model to open, trained on
+text with repeated spans so that the heads researchers look for can form in it: previous-token heads, induction
+heads (Olsson et al., 2022) and attention sinks. Which of them did form, with their scores, is measured under
+**Heads found**. It is a `LlamaForCausalLM` (rotary positions, grouped-query attention) and loads as any Hugging Face model:
+
+```python
+from transformers import AutoModelForCausalLM, AutoTokenizer
+
+tokenizer = AutoTokenizer.from_pretrained("assets/models/decoder")
+model = AutoModelForCausalLM.from_pretrained("assets/models/decoder")
+```
+
+In attnviz it is the catalogue's `demo-decoder`. **Not a useful language model**: it has read about
+{record["steps_done"] * config["tokens_per_step"] / 1e6:.1f} million tokens (more where a step held one 4,096-token
+sequence) of short HSK-level sentences, dictionary glosses and synthetic repeats; what it writes is rarely good text. Use it
+to look at attention.
+
+## Data and licence
+The text of `assets/corpus/train.tsv` ({record["train_pairs"]} pairs; its README says how they are made), as running
+text: each pair one line (Chinese then English, English then Chinese, or one side alone), lines packed into
+sequences that start with `<s>`. The corpus comes from
+{sources}
+
+plus this project's grammar and phrasebook. **This model is derived from CC-BY-SA-4.0 data and is shared under
+CC-BY-SA-4.0.** The held-out HSK sentences (`assets/corpus/heldout.tsv`) were never trained on.
+Synthetic repeats (`attnviz/demo/decoder_data.py`): in {config["repeats"]["share"]:.0%} of the sequences a span of
+{config["repeats"]["min_span"]}–{config["repeats"]["max_span"]} tokens is written 2–{config["repeats"]["max_copies"]}
+times, spread over the sequence ({config["repeats"]["random_share"]:.0%} of those spans random tokens, the rest a
+stretch of the text), and {config["repeats"]["loop_share"]:.0%} of the sequences are one random span repeated to the end.
+
+## Model
+`LlamaForCausalLM`: {config["layers"]} layers, hidden size {config["hidden"]}, {config["heads"]} query heads sharing
+{config["kv_heads"]} key/value heads (grouped-query attention), SwiGLU feed-forward {config["ffn"]}, RMSNorm,
+rotary positions (θ = {config["rope_theta"]:g}), `max_position_embeddings` {config["max_positions"]}, tied
+embeddings; {record["parameters"]:,} parameters, `model.safetensors` {size:.1f} MB (float32).
+Tokenizer (`tokenizer.json`, `AutoTokenizer`): byte-level BPE of {config["vocab_size"]} pieces trained on the same
+text (`attnviz/demo/decoder_tokenizer.py`), each CJK character a pre-token of its own (a piece never spans two
+Chinese characters); byte-level, so there is no `<unk>`: a character outside the merges is read as its UTF-8 bytes.
+Every encoding starts with `<s>`.
+
+## Training
+```
+python -m attnviz.demo.decoder_train --out assets/models/decoder
+python -m attnviz.demo.decoder_card --model assets/models/decoder
+```
+{record["steps_done"]} steps of {config["tokens_per_step"]} tokens (sequence lengths {", ".join(map(str, config["lengths"]))}
+drawn with weights {", ".join(f"{w:g}" for w in config["length_weights"])}; a 4,096-token sequence is one step alone),
+AdamW, peak learning rate {config["learning_rate"]}, warm-up {config["warmup_steps"]} steps then cosine decay, seed
+{config["seed"]}. **{record["seconds"] / 60:.0f} minutes** on {record["machine"]} shared with other work. Final
+training loss {record["final_loss"]:.3f}. Measuring this card: {found["seconds"]:.0f} s.{_stopped(record)}
+
+## Held-out perplexity
+{found["perplexity"]["perplexity"]:.1f} per token over the {found["perplexity"]["lines"]} held-out HSK sentences
+("中文 English" lines, each after `<s>`; {found["perplexity"]["tokens"]} tokens).
+
+## Heads found
+Measured by `attnviz.demo.decoder_heads` with attnviz's own capture: `attention.capture` (every weight) on a
+{p500["tokens"]}-token text and `attention.ondemand.capture_lazy` on a {p4000["tokens"]}-token one; the scores are
+`analysis.head_statistics`. Each text is held-out sentences around a span of {p500["span"]} (then {p4000["span"]})
+random Chinese characters written twice, the copies {p500["copy_distance"]} (then {p4000["copy_distance"]}) tokens
+apart. The model's loss on the span's tokens (nats; lower on the second copy than on the first = copying in
+context): {p500["loss_first_copy"]:.2f} on the first copy, {p500["loss_second_copy"]:.2f} on the second at ~500
+tokens; {p4000["loss_first_copy"]:.2f} and {p4000["loss_second_copy"]:.2f} at ~4,000 (random characters: about
+ln {config["vocab_size"]} = {np.log(config["vocab_size"]):.2f} without copying).
+
+{chr(10).join("- " + words for words in ROLE_WORDS.values())}
+
+Best three heads per role (L = layer, H = head, 0-based):
+
+| role | ~500 tokens | ~4,000 tokens |
+|---|---|---|
+{_role_table(found)}
+
+**Heads found** (a score of {FOUND} or more at ~500 tokens; scores at ~500 / ~4,000 tokens):
+
+{_found_lines(found)}
+
+The best induction head is **layer {induction[0]}, head {induction[1]}** ({induction[2]:.2f} at ~500 tokens).
+Every head:
+
+{_all_heads_table(found)}
+
+`heads.json` holds these measurements.
+"""
+
+
+def write_card(folder: Path = DECODER_DIR, corpus_dir: Path = CORPUS_DIR) -> Path:
+    folder = Path(folder)
+    record = json.loads((folder / TRAINING_RECORD).read_text(encoding="utf-8"))
+    found = measure(folder, corpus_dir)
+    (folder / HEADS_FILE).write_text(json.dumps(found, indent=1) + "\n", encoding="utf-8")
+    path = folder / "README.md"
+    path.write_text(card(folder, record, found), encoding="utf-8")
+    return path
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="Measure the demo decoder's heads and write its model card.")
+    parser.add_argument("--model", type=Path, default=DECODER_DIR)
+    parser.add_argument("--corpus", type=Path, default=CORPUS_DIR)
+    args = parser.parse_args(argv)
+    print(f"wrote {write_card(args.model, args.corpus)}")
+
+
+if __name__ == "__main__":
+    main()
