@@ -49,9 +49,10 @@ def language_check(view: ViewState) -> None:
 
 
 def caveat_notes(view: ViewState, result) -> None:
-    """After the capture: one warning per caveat (unknown words, unsure steps), in the page's language."""
+    """After the capture: one note per caveat (unknown words, unsure steps), in the page's language. A note, not
+    `st.warning`, which the pages keep for what they could not do (an unreadable link, a text the model cannot read)."""
     for caveat in caveats.caveats(result):
-        st.warning(caveat.sentence(view.lang), icon=":material/help:")
+        st.info(caveat.sentence(view.lang), icon=":material/report:")
 
 
 def step_line(view: ViewState, scores: list[selection.StepScore]) -> None:
