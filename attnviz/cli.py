@@ -118,6 +118,8 @@ def _add_view_arguments(parser: argparse.ArgumentParser) -> None:
     view.add_argument("--hide-first", action="store_true", help="hide the first token (attention sink)")
     view.add_argument("--renormalize", action="store_true", help="renormalise rows after hiding tokens")
     view.add_argument("--log-scale", action="store_true", help="heatmap: logarithmic colour scale")
+    view.add_argument("--weighting", choices=selection.WEIGHTINGS, default=ViewOptions.weighting,
+                      help="weights, or value-norm: each weight × its key's value norm ‖f(x)‖, rows summing to 1")  # fmt: skip
     view.add_argument("--color-scale", choices=selection.COLOR_SCALES, default=ViewOptions.color_scale,
                       help="heatmap/grid colours: unit (0–1 on every head, the default, as in the app), shared (0 to "
                            "the largest weight of any head) or head (each figure its own max)")  # fmt: skip

@@ -315,7 +315,10 @@ def rollout_map(
     if amap.kind == "cross":
         raise InputError("qk_rollout_cross")
     first, last = rollout_range(layers, amap.num_layers)
-    chosen = replace(amap, weights=amap.weights[first : last + 1], layer_names=amap.layer_names[first : last + 1])
+    norms = None if amap.value_norms is None else amap.value_norms[first : last + 1]  # (layers', heads, keys)
+    chosen = replace(
+        amap, weights=amap.weights[first : last + 1], layer_names=amap.layer_names[first : last + 1], value_norms=norms
+    )
     rolled = analysis.rollout(chosen, heads, head_reduce, residual)  # (layers', 1, n, n)
     names = [f"rollout L{first}–L{first + i}" for i in range(rolled.num_layers)]
     return replace(rolled, layer_names=names)

@@ -237,7 +237,7 @@ class LazyCapture:
         query_factor, key_factor = max(1, -(-queries // max_tokens)), max(1, -(-keys // max_tokens))
         factors = (query_factor, key_factor)
         spans = tiles.spans(0, queries, tiles.tile_rows(keys, multiple=query_factor))
-        if pool == "max":  # pooled where the tile is computed, never copied out whole
+        if pool == "max" and not value_weighted:  # pooled where the tile is computed, never copied out whole
             shape = (queries, keys)
             parts = [_max_pooled(inputs.probabilities(head_idx, *span)[0], span, factors, shape, stack.causal)
                      for span in spans]  # fmt: skip

@@ -64,6 +64,16 @@ def read_capture_upload(data: bytes, limits: UploadLimits = DEFAULT_LIMITS) -> A
     return capture
 
 
+UNFINISHED_TOKEN = 32  # characters: the longest unfinished number or name a cut file ends with
+
+
+def _cut_short(text: str, error_at: int) -> bool:
+    """Whether a JSON parse error is the file ending early: the parser failed in the last, unfinished token (a
+    number cut to "1e", a name cut to "tru") or at the very end, not before well-formed text that goes on."""
+    tail = text[error_at:].rstrip()
+    return len(tail) <= UNFINISHED_TOKEN and not any(mark in tail for mark in ',:[]{}"')
+
+
 def _read_json(data: bytes, limits: UploadLimits) -> AttentionCapture:
     try:
         text = data.decode("utf-8-sig")  # -sig: a byte-order mark is not an error
@@ -72,7 +82,7 @@ def _read_json(data: bytes, limits: UploadLimits) -> AttentionCapture:
     try:
         parsed = json.loads(text)
     except json.JSONDecodeError as error:
-        if error.pos >= len(text.rstrip()):
+        if _cut_short(text, error.pos):
             raise InputError("capture_truncated", format="JSON") from None
         raise InputError("capture_bad_json", line=error.lineno, column=error.colno, problem=error.msg) from None
     except RecursionError:

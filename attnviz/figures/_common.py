@@ -274,14 +274,17 @@ def figure_title(
 def color_range(scale: str, own: float, shared: float | None, heads: int, text: Mapping[str, str]) -> tuple[float, str]:
     """The top of a colour scale (`analysis.COLOR_SCALES`) and the colour bar's title that says what it is: 1 for
     "unit"; for "shared" the largest weight of any of `heads` heads (`shared`; unknown: the unit scale, said so);
-    for "head" the figure's own largest weight (`own`). A top of 0 (nothing drawn) reads 1."""
+    for "head" the figure's own largest weight (`own`). A top of 0 (nothing drawn) reads 1. The title names what
+    is coloured (`text["weight"]`: the weight, or α·‖f(x)‖ when weighted by value norm)."""
     if scale not in analysis.COLOR_SCALES:
         raise InputError("find_color_scale", scale=scale, scales=", ".join(analysis.COLOR_SCALES))
     if scale == "shared" and shared is not None and shared > 0:
-        return float(shared), text["find_scale_shared"].format(top=format_value(shared), heads=heads)
+        return float(shared), text["find_scale_shared"].format(
+            weight=text["weight"], top=format_value(shared), heads=heads
+        )
     if scale == "head" and own > 0:
-        return float(own), text["find_scale_head"].format(top=format_value(own))
-    return 1.0, text["find_scale_unit"]
+        return float(own), text["find_scale_head"].format(weight=text["weight"], top=format_value(own))
+    return 1.0, text["find_scale_unit"].format(weight=text["weight"])
 
 
 def clamp(value: float, low: float, high: float) -> int:

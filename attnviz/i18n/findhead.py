@@ -43,9 +43,9 @@ STRINGS: dict[str, dict[str, str]] = {
         "find_color_scale_shared": "shared max of all heads",
         "find_color_scale_head": "each head its own max",
         # colour-bar titles (attnviz.figures)
-        "find_scale_unit": "Weight<br><sup>0–1, every head</sup>",
-        "find_scale_shared": "Weight<br><sup>0–{top}: max of all {heads} heads</sup>",
-        "find_scale_head": "Weight<br><sup>0–{top}: this figure's max</sup>",
+        "find_scale_unit": "{weight}<br><sup>0–1, every head</sup>",
+        "find_scale_shared": "{weight}<br><sup>0–{top}: max of all {heads} heads</sup>",
+        "find_scale_head": "{weight}<br><sup>0–{top}: this figure's max</sup>",
         "find_scale_each_note": "colours: each head from 0 to its own max",
         # the replay sentence when the weight went to hidden tokens
         "find_focus_hidden": "Step {step} of {steps}: most of **{token}**'s attention ({weight}) went to {hidden}, which "
@@ -83,9 +83,9 @@ STRINGS: dict[str, dict[str, str]] = {
         "find_color_scale_unit": "0–1，所有头相同",
         "find_color_scale_shared": "所有头共用的最大值",
         "find_color_scale_head": "每个头各自的最大值",
-        "find_scale_unit": "权重<br><sup>0–1，所有头相同</sup>",
-        "find_scale_shared": "权重<br><sup>0–{top}：全部 {heads} 个头的最大值</sup>",
-        "find_scale_head": "权重<br><sup>0–{top}：此图的最大值</sup>",
+        "find_scale_unit": "{weight}<br><sup>0–1，所有头相同</sup>",
+        "find_scale_shared": "{weight}<br><sup>0–{top}：全部 {heads} 个头的最大值</sup>",
+        "find_scale_head": "{weight}<br><sup>0–{top}：此图的最大值</sup>",
         "find_scale_each_note": "颜色：每个头从 0 到它自己的最大值",
         "find_focus_hidden": "第 {step} 步（共 {steps} 步）：**{token}** 的大部分注意力（{weight}）落在 {hidden} 上，"
         "它已被隐藏。",

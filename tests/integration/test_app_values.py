@@ -101,7 +101,7 @@ def test_a_long_text_weighs_its_pooled_view_and_its_block(marian, monkeypatch):
     monkeypatch.setenv("ATTNVIZ_LAZY_FROM_TOKENS", "8")
     monkeypatch.setattr(selection, "LONG_WINDOW", 8)
     monkeypatch.setattr(selection, "LONG_BINS", 16)
-    params = {**PAIR, "text": LONG_TEXT}
+    params = {**PAIR, "text": LONG_TEXT, "long_model": 0}  # this model, not the longest reader
     at = _open("self_attention.py", model=folder, layer=1, head=2, weighting="value-norm", **params)
     weighted = analysis.value_weighted(capture(handle, LONG_TEXT)["encoder"]).weights[1, 2]  # (n, n)
     n = weighted.shape[0]

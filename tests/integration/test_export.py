@@ -170,7 +170,43 @@ FIGURE_KINDS = {
     "statistic_grid": lambda: figures.statistic_grid(random_map(tokens_from("a b c".split()))),
     "explainer": lambda: figures.explainer(style=figures.FigureStyle(lang="zh")),
     "mixture": lambda: figures.mixture(),
+    "clickable_heads": lambda: figures.clickable_heads(figures.grid(random_map(tokens_from("a b".split()), layers=2))),
+    "qk_space": lambda: figures.qk_space(*_query_key_space()),
+    "sentence_steps": lambda: figures.sentence_steps(_sentence_walk(), style=figures.FigureStyle(lang="zh")),
+    "gold_links": lambda: _gold_links(),
+    "score_grid": lambda: figures.score_grid(np.random.default_rng(0).random((2, 3))),
 }
+
+
+def _head_vectors():
+    from attnviz.attention.vectors import HeadVectors
+
+    rng = np.random.default_rng(0)
+    queries, keys = tokens_from(["早上", "好", "！"]), tokens_from(["Good", "morning", "!", "</s>"], specials=("</s>",))
+    q, k, v = rng.normal(size=(3, 6)), rng.normal(size=(4, 6)), rng.normal(size=(4, 6))
+    return HeadVectors("cross", 1, 2, "model.decoder.layers.1.encoder_attn", queries, keys, q, k, v, 6**-0.5, None, 2)
+
+
+def _query_key_space():
+    from attnviz.projection import project_queries_keys
+
+    head = _head_vectors()
+    return project_queries_keys(head.queries, head.keys), head.query_tokens, head.key_tokens
+
+
+def _sentence_walk():
+    from attnviz.attention.walkthrough import sentence_walkthrough
+
+    return sentence_walkthrough(_head_vectors(), 1, mask=np.zeros(4), captured=np.zeros(4))
+
+
+def _gold_links():
+    amap = figures.seed_alignment_map()
+    verdicts = {"found": frozenset({(0, 0)}), "missed": frozenset({(1, 1)}), "extra": frozenset({(2, 2)})}
+    owners = [
+        [None if t.special else i for i, t in enumerate(tokens)] for tokens in (amap.key_tokens, amap.query_tokens)
+    ]
+    return figures.gold_links(figures.alignment(amap), amap, verdicts, *owners)
 
 
 def test_every_figure_kind_is_among_those_both_engines_draw():

@@ -241,7 +241,8 @@ def test_a_page_link_carries_only_the_state_that_page_uses():
     heads_link = app_state.to_query_params(view, "heads")
     assert "stat" in heads_link and not {"find_query", "view", "target"} & set(heads_link)
     explainer = app_state.to_query_params(app_state.ViewState(q="1,0;0,1"), "explainer")
-    assert set(explainer) == {"model", "q"}
+    assert set(explainer) == {"model", "q", "text", "layer", "head"}  # it also walks through the user's sentence
+    assert not {"stat", "find_query", "view"} & set(explainer)
     pair = app_state.to_query_params(app_state.ViewState(mode="pair", target="Hi"), "translate")
     assert pair["target"] == "Hi" and pair["mode"] == "pair"
     assert "target" not in app_state.to_query_params(app_state.ViewState(), "translate")
