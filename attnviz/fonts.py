@@ -95,7 +95,10 @@ def text_width(text: str, size: float) -> float:
 
     font = _measuring_font(float(size))
     if font is not None:
-        return float(font.getlength(text))
+        try:
+            return float(font.getlength(text))
+        except (RuntimeError, ValueError):  # text shaping (raqm) refuses some control characters: estimate instead
+            pass
     return sum(size if unicodedata.east_asian_width(c) in "WF" else 0.6 * size for c in text)
 
 

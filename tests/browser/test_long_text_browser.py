@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.browser import chromium, require_browser, streamlit_server, wait_for_app
+from tests.support.browser import chromium, served_app, wait_for_app
 from tests.support.long_texts import english_text
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -15,9 +15,7 @@ WAIT_MS = 240_000
 
 @pytest.fixture(scope="module")
 def app_url(tmp_path_factory):
-    require_browser()
-    with streamlit_server(log_path=tmp_path_factory.mktemp("streamlit") / "server.log") as (url, _):
-        yield url
+    yield from served_app(tmp_path_factory)
 
 
 TICKS = """(chart) => {
@@ -41,13 +39,13 @@ def test_1500_pasted_words_give_a_readable_figure_with_thinned_labels(app_url):
         box = page.get_by_label("Text", exact=True)
         box.fill(text)
         box.press("Enter")
-        page.get_by_text("Kept ").first.wait_for(timeout=WAIT_MS)
+        page.get_by_text("It is shown with demo-decoder").first.wait_for(timeout=WAIT_MS)  # the longest reader
         wait_for_app(page, timeout_ms=WAIT_MS)
         main = page.locator('[data-testid="stMain"]')
         shown = main.inner_text()
         assert "accepts at most" not in shown and "Something went wrong" not in shown
         assert "A long text" in shown  # the long view: one head, pooled whole, an exact block, a window of lines
-        assert "Truncate to the model's limit" in shown  # the choice is visible, and on by default
+        assert "Kept " not in shown  # the demo decoder reads the whole text: nothing was cut
         charts = page.locator('[data-testid="stPlotlyChart"]')
         assert charts.count() == 3
         pooled = charts.nth(0)

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from tests.support.browser import chromium, require_browser, streamlit_server, wait_for_app
+from tests.support.browser import served_page, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 ENGLISH = "The animal did not cross the street because it was tired."
@@ -16,10 +16,7 @@ ENGLISH = "The animal did not cross the street because it was tired."
 
 @pytest.fixture(scope="module")
 def page_and_url(tmp_path_factory):
-    require_browser()
-    log = tmp_path_factory.mktemp("streamlit") / "server.log"
-    with streamlit_server(log_path=log) as (url, _), chromium() as page:
-        yield page, url
+    yield from served_page(tmp_path_factory)
 
 
 def test_english_on_the_default_translator_is_named_and_a_model_offered(page_and_url):

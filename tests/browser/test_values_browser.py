@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.browser import chromium, require_browser, streamlit_server, wait_for_app
+from tests.support.browser import served_page, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -15,10 +15,7 @@ FIRST_DRAW_MS = 300_000  # the first run loads torch, transformers and the model
 
 @pytest.fixture(scope="module")
 def page_at(tmp_path_factory):
-    require_browser()
-    log = tmp_path_factory.mktemp("streamlit") / "server.log"
-    with streamlit_server(log_path=log) as (url, _), chromium() as page:
-        yield page, url
+    yield from served_page(tmp_path_factory)
 
 
 def test_a_link_opens_the_figures_weighted_by_value_norm(page_at):

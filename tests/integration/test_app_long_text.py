@@ -6,28 +6,22 @@ from __future__ import annotations
 import base64
 import json
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
+import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from app_pages import caches
 from attnviz import models, selection
 from attnviz.attention.capture import capture
 from attnviz.models import load_model
+from tests.support.app import open_by_link
 from tests.support.long_texts import english_text
-
-APP = str(Path(__file__).resolve().parents[2] / "app_pages" / "main.py")
 
 
 def open_page(page: str, **params) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=600)
-    for name, value in params.items():
-        at.query_params[name] = str(value)
-    at.run()
-    at.switch_page(page).run()
-    return at
+    return open_by_link(page, timeout=600, **params)
 
 
 def array(value) -> np.ndarray:
@@ -63,12 +57,12 @@ def minilm():
 def test_1500_words_open_on_minilm_truncated_with_exact_figures(minilm):
     text = english_text(1500)
     total = len(minilm.tokenizer(text)["input_ids"])
-    at = open_page("self_attention.py")
+    at = open_page("self_attention.py", model="minilm", long_model=0)  # MiniLM kept, not the longest reader
     at.text_input(key="w_text").input(text).run()
     page_ok(at)
     assert f"Kept 512 of {total:,} tokens; cut from" in said(at)
-    assert "It is shown with minilm, which reads up to 512" in said(at)
-    assert at.toggle(key="w_truncate").value and at.toggle(key="w_long_model").value
+    assert "It is shown with" not in said(at)  # the link keeps MiniLM; the toggle offers the longer reader
+    assert at.toggle(key="w_truncate").value and not at.toggle(key="w_long_model").value
     weights = capture(minilm, text, truncate=True)["self"].weights  # (layers, heads, 512, 512), equal to eager
     assert weights.shape[-1] == 512
     np.testing.assert_allclose(array(chart(at, "long_block")["data"][0]["z"]), weights[0, 0, :128, :128], atol=1e-5)
@@ -92,9 +86,9 @@ def test_1500_words_open_on_minilm_truncated_with_exact_figures(minilm):
     at.toggle(key="w_truncate").set_value(False).run()  # the choice is the person's: off, the text is refused
     assert any("accepts at most 512" in e.value for e in at.error)
     at.toggle(key="w_truncate").set_value(True).run()
-    at.toggle(key="w_long_model").set_value(False).run()  # the chosen model, truncated to its own limit
+    at.toggle(key="w_long_model").set_value(True).run()  # the longest reader of English reads all of it
     page_ok(at)
-    assert "Kept 128 of" in said(at)
+    assert "It is shown with demo-decoder, which reads up to 4,096" in said(at) and "Kept" not in said(at)
 
 
 def test_a_long_text_opens_on_the_longest_reader_when_one_lands(tmp_path, monkeypatch):
@@ -105,10 +99,13 @@ def test_a_long_text_opens_on_the_longest_reader_when_one_lands(tmp_path, monkey
     shipped = models.catalogue
 
     def catalogue(lang: str = "en"):
-        return [*shipped(lang), models.catalogue_entry("demo-decoder", folder, "decoder", lang)]
+        others = [entry for entry in shipped(lang) if entry.name != "demo-decoder"]  # the stand-in replaces it
+        return [*others, models.catalogue_entry("demo-decoder", folder, "decoder", lang)]
 
     monkeypatch.setattr(models, "catalogue", catalogue)
     monkeypatch.setattr(caches, "catalogue_entries", catalogue)
+    st.cache_resource.clear()  # an earlier test may hold the shipped demo-decoder under the same name
+    st.cache_data.clear()
     text = english_text(800)  # more than demo-zh-en's 128 tokens and MiniLM's 512, within the stand-in's 4,096
     at = open_page("self_attention.py")
     at.text_input(key="w_text").input(text).run()

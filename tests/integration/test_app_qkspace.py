@@ -4,22 +4,16 @@ AppTest and the CLI: each opens from a link, in both languages, and shows what t
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from attnviz import cli
-
-APP = str(Path(__file__).resolve().parents[2] / "app_pages" / "main.py")
+from tests.support.app import open_by_link
 
 
 def open_page(page: str, **params) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=300)
-    for name, value in params.items():
-        at.query_params[name] = str(value)
-    at.run()
-    at.switch_page(page).run()
+    at = open_by_link(page, timeout=300, **params)
     problems = [*at.exception, *at.error]
     assert not problems, [p.value for p in problems]
     return at

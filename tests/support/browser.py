@@ -197,6 +197,14 @@ def served_app(tmp_path_factory, env: dict[str, str] | None = None):
         yield url
 
 
+def served_page(tmp_path_factory, env: dict[str, str] | None = None):
+    """Yield (a chromium page, the URL of `streamlit run app.py`): `served_app` with its browser page, for a
+    module-scoped fixture (`yield from served_page(tmp_path_factory)`)."""
+    for url in served_app(tmp_path_factory, env):
+        with chromium() as browser_page:
+            yield browser_page, url
+
+
 def _fixture(function):
     import pytest
 
