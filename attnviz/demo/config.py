@@ -36,6 +36,7 @@ class TrainConfig:
     max_heldout: int | None = None  # score the first N held-out pairs only (the smoke test)
     threads: int = 1  # on a shared 2-core machine a second thread waits on the first more than it helps
     log_every: int = 0  # print a plain progress line every N steps (for a log file); 0: none
+    save_every: int = 0  # save the weights every N steps (a long run stopped early keeps its last); 0: at the end
     init_from: str | None = None  # continue from an earlier run's folder (a second stage, same corpus)
 
     @property

@@ -4,11 +4,13 @@
 
 Needs the two sources (requirements-train.txt): attnviz.demo.sources. The training pairs are
 - the HSK sentences not held out, with silver word alignments (attnviz.demo.hsk, attnviz.demo.silver);
+- Tatoeba's everyday sentences not held out, segmented by CC-CEDICT, with silver alignments (attnviz.demo.tatoeba);
 - dictionary pairs, a CC-CEDICT headword and a short gloss (attnviz.demo.dictionary), for vocabulary;
 - a sample of the grammar's sentences, whose alignments are exact by construction and keep the alignment head
   sharp, and the whole phrasebook (the seed examples).
-Held out: a fixed part of the HSK sentences chosen by id (attnviz.demo.heldout), never trained on, with no near
-duplicate in training; and a sample of unseen grammar sentences (unseen word pairings, as before).
+Held out: a fixed part of the HSK sentences and of the Tatoeba sentences, each chosen by id (attnviz.demo.heldout),
+never trained on, with no near duplicate in training; and a sample of unseen grammar sentences (unseen word
+pairings, as before).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from attnviz.demo.hsk import hsk_pairs, sentence_id
 from attnviz.demo.lexicon import chinese_words
 from attnviz.demo.pairs import Pair, read_tsv, write_tsv
 from attnviz.demo.phrasebook import phrasebook_pairs, phrasebook_words
+from attnviz.demo.tatoeba import tatoeba_split
 from attnviz.errors import InputError
 
 DEFAULT_SEED = 7
@@ -36,6 +39,7 @@ HELD_OUT_NEW_SENTENCES = 500
 GRAMMAR_TRAIN = 6000  # grammar sentences trained on: enough to keep the head sharp, few beside the real ones
 GRAMMAR_HELD_OUT = 300
 TRAIN_FILE, HELD_OUT_FILE, GRAMMAR_HELD_OUT_FILE = "train.tsv", "heldout.tsv", "heldout-grammar.tsv"
+TATOEBA_HELD_OUT_FILE = "heldout-tatoeba.tsv"
 README_FILE = "README.md"
 
 
@@ -45,6 +49,7 @@ class Corpus:
     heldout: list[Pair]  # HSK sentences held out by id
     seed: int
     heldout_grammar: list[Pair] = ()  # unseen grammar sentences
+    heldout_tatoeba: list[Pair] = ()  # Tatoeba sentences held out by id
 
 
 def chinese_symbols() -> set[str]:
@@ -121,20 +126,23 @@ def build_corpus(seed: int = DEFAULT_SEED) -> Corpus:
     grammar, heldout_grammar = grammar_split(rng)
     _check_one_translation(phrasebook + grammar + heldout_grammar)
     hsk_train, heldout = hsk_split(phrasebook)
+    tatoeba_train, heldout_tatoeba = tatoeba_split(chinese_symbols())
+    kept = NearDuplicates(phrasebook)  # training keeps the phrasebook, so its sentences are not held out
+    heldout_tatoeba = [p for p in heldout_tatoeba if p not in kept]
     phrases = {p.zh for p in phrasebook}
     dictionary = [p for p in dictionary_pairs() if p.zh not in phrases]  # the phrasebook's translation wins
-    near = NearDuplicates(heldout)
+    near = NearDuplicates(heldout + heldout_tatoeba)
     # Grammar sentences are near duplicates of one another by design; held-out grammar only needs unseen text.
     grammar_texts = {p.zh for p in heldout_grammar} | {p.en for p in heldout_grammar}
     train = phrasebook + [
         p
-        for p in grammar + hsk_train + dictionary
+        for p in grammar + hsk_train + tatoeba_train + dictionary
         if p not in near and p.zh not in grammar_texts and p.en not in grammar_texts
     ]
     rng.shuffle(train)
-    if {p.zh for p in train} & {p.zh for p in heldout + heldout_grammar}:
+    if {p.zh for p in train} & {p.zh for p in heldout + heldout_grammar + heldout_tatoeba}:
         raise AssertionError("a held-out sentence is also in training; the split is broken")
-    return Corpus(train, heldout, seed, heldout_grammar)
+    return Corpus(train, heldout, seed, heldout_grammar, heldout_tatoeba)
 
 
 def write_corpus(corpus: Corpus, out_dir: Path = CORPUS_DIR) -> None:
@@ -143,13 +151,14 @@ def write_corpus(corpus: Corpus, out_dir: Path = CORPUS_DIR) -> None:
     write_tsv(out_dir / TRAIN_FILE, corpus.train)
     write_tsv(out_dir / HELD_OUT_FILE, corpus.heldout)
     write_tsv(out_dir / GRAMMAR_HELD_OUT_FILE, list(corpus.heldout_grammar))
+    write_tsv(out_dir / TATOEBA_HELD_OUT_FILE, list(corpus.heldout_tatoeba))
     (out_dir / README_FILE).write_text(corpus_readme(corpus, out_dir), encoding="utf-8")
 
 
 def load_corpus(corpus_dir: Path = CORPUS_DIR, seed: int = DEFAULT_SEED) -> Corpus:
     """Read the corpus files, writing them first from `seed` when they are missing."""
     corpus_dir = Path(corpus_dir)
-    names = (TRAIN_FILE, HELD_OUT_FILE, GRAMMAR_HELD_OUT_FILE)
+    names = (TRAIN_FILE, HELD_OUT_FILE, GRAMMAR_HELD_OUT_FILE, TATOEBA_HELD_OUT_FILE)
     if not all((corpus_dir / name).exists() for name in names):
         write_corpus(build_corpus(seed), corpus_dir)
     return Corpus(
@@ -157,6 +166,7 @@ def load_corpus(corpus_dir: Path = CORPUS_DIR, seed: int = DEFAULT_SEED) -> Corp
         read_tsv(corpus_dir / HELD_OUT_FILE),
         seed,
         read_tsv(corpus_dir / GRAMMAR_HELD_OUT_FILE),
+        read_tsv(corpus_dir / TATOEBA_HELD_OUT_FILE),
     )
 
 
@@ -170,7 +180,8 @@ def main(argv: list[str] | None = None) -> None:
     corpus = build_corpus(args.seed)
     write_corpus(corpus, args.out)
     print(
-        f"wrote {len(corpus.train)} training, {len(corpus.heldout)} held-out HSK and {len(corpus.heldout_grammar)} held-out grammar pairs to {args.out}"
+        f"wrote {len(corpus.train)} training, {len(corpus.heldout)} held-out HSK, {len(corpus.heldout_tatoeba)} "
+        f"held-out Tatoeba and {len(corpus.heldout_grammar)} held-out grammar pairs to {args.out}"
     )
 
 

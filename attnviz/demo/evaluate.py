@@ -1,4 +1,4 @@
-"""Score a demo model on held-out pairs it never saw: real HSK sentences and unseen grammar sentences.
+"""Score a demo model on held-out pairs it never saw: real HSK and Tatoeba sentences, unseen grammar sentences.
 
     python -m attnviz.demo.evaluate --direction zh-en                # print the scores
     python -m attnviz.demo.evaluate --direction zh-en --write-card   # and rewrite the model card (attnviz.demo.card)
@@ -11,6 +11,7 @@ word linked to the source words that get at least half of its strongest weight, 
 is </s>. `aer_argmax` keeps only the strongest source word. `--weighting value-norm` scores the alignment view
 weighted by value norm instead (each weight × its source piece's value norm ‖f(x)‖, rows scaled to sum 1, as
 `attnviz.analysis.value_weighted`); `--alignment-only` skips the translation scores.
+Tatoeba held-out (heldout-tatoeba.tsv): BLEU, chrF and the unknown share as for HSK, one reference per pair.
 Grammar held-out (heldout-grammar.tsv): exact match (case and spaces aside) and AER against the exact gold links.
 """
 
@@ -31,7 +32,7 @@ from attnviz.demo import CORPUS_DIR, DIRECTIONS, model_dir
 from attnviz.demo.alignment import argmax_links, piece_words, strong_links, word_attention
 from attnviz.demo.card import EXAMPLES, write_card
 from attnviz.demo.config import TRAINING_RECORD, TrainConfig
-from attnviz.demo.corpus import GRAMMAR_HELD_OUT_FILE, HELD_OUT_FILE
+from attnviz.demo.corpus import GRAMMAR_HELD_OUT_FILE, HELD_OUT_FILE, TATOEBA_HELD_OUT_FILE
 from attnviz.demo.gold import GOLD_FILE, GoldAlignment, gold_pairs, read_gold
 from attnviz.demo.pairs import Pair, read_tsv
 from attnviz.errors import InputError
@@ -51,6 +52,7 @@ class Scores:
     aer_argmax: float  # links: the strongest source word only
     grammar: dict[str, float] = field(default_factory=dict)  # pairs, exact_match, aer, aer_argmax
     examples: list[tuple[str, str, str]] = field(default_factory=list)  # (input, reference, translation)
+    tatoeba: dict[str, float] = field(default_factory=dict)  # pairs, bleu, chrf, unknown_share
 
 
 def load(folder: Path):
@@ -219,32 +221,46 @@ def grammar_scores(model, tokenizer, pairs: list[Pair], weighting: str = "weight
     }
 
 
-def evaluate(
-    model, tokenizer, pairs: list[Pair], gold: list[GoldAlignment], grammar: list[Pair] = (), weighting: str = "weights"
-) -> Scores:
-    """Scores on the HSK held-out `pairs`, the hand alignments `gold` (of some of them) and the grammar pairs; the
-    alignment view weighted as `weighting` says (`selection.WEIGHTINGS`)."""
+def translation_part(model, tokenizer, pairs: list[Pair]) -> tuple[dict[str, float], list[tuple[str, str, str]]]:
+    """BLEU, chrF and the unknown share of the greedy translations of `pairs`, and (input, reference, output)."""
     source_lang, target_lang = languages(tokenizer)
     sources, references = [p.text(source_lang) for p in pairs], [p.text(target_lang) for p in pairs]
     hypotheses = translate(model, tokenizer, sources)
     bleu, chrf = translation_scores(hypotheses, references, target_lang)
     unknown = float(np.mean([has_unknown(tokenizer, text) for text in sources])) if sources else 0.0
+    scores = {"pairs": len(pairs), "bleu": bleu, "chrf": chrf, "unknown_share": unknown}
+    return scores, list(zip(sources, references, hypotheses, strict=True))
+
+
+def evaluate(
+    model,
+    tokenizer,
+    pairs: list[Pair],
+    gold: list[GoldAlignment],
+    grammar: list[Pair] = (),
+    weighting: str = "weights",
+    tatoeba: list[Pair] = (),
+) -> Scores:
+    """Scores on the HSK held-out `pairs`, the hand alignments `gold` (of some of them), the grammar pairs and the
+    Tatoeba held-out pairs; the alignment view weighted as `weighting` says (`selection.WEIGHTINGS`)."""
+    hsk, examples = translation_part(model, tokenizer, pairs)
     aer, aer_argmax = gold_aer(model, tokenizer, pairs, gold, weighting)
     return Scores(
         len(pairs),
-        bleu,
-        chrf,
-        unknown,
+        hsk["bleu"],
+        hsk["chrf"],
+        hsk["unknown_share"],
         len(gold),
         aer,
         aer_argmax,
         grammar_scores(model, tokenizer, list(grammar), weighting) if grammar else {},
-        list(zip(sources, references, hypotheses, strict=True)),
+        examples,
+        translation_part(model, tokenizer, list(tatoeba))[0] if tatoeba else {},
     )
 
 
 def score_and_write_card(
-    folder: Path, heldout: list[Pair], gold: list[GoldAlignment], grammar: list[Pair] = ()
+    folder: Path, heldout: list[Pair], gold: list[GoldAlignment], grammar: list[Pair] = (), tatoeba: list[Pair] = ()
 ) -> Scores:
     """Score the saved model in `folder` and write its README.md; returns the scores."""
     folder = Path(folder)
@@ -255,7 +271,12 @@ def score_and_write_card(
     pairs = heldout[: config.max_heldout]
     ids = {p.origin for p in pairs}
     scores = evaluate(
-        model, tokenizer, pairs, [g for g in gold if f"hsk:{g.id}" in ids], list(grammar)[: config.max_heldout]
+        model,
+        tokenizer,
+        pairs,
+        [g for g in gold if f"hsk:{g.id}" in ids],
+        list(grammar)[: config.max_heldout],
+        tatoeba=list(tatoeba)[: config.max_heldout],
     )
     inputs = EXAMPLES[config.direction]
     examples = list(zip(inputs, translate(model, tokenizer, inputs), strict=True))
@@ -263,13 +284,15 @@ def score_and_write_card(
     return scores
 
 
-def read_heldout(corpus_dir: Path) -> tuple[list[Pair], list[GoldAlignment], list[Pair]]:
-    """The HSK held-out pairs, their hand alignments and the grammar held-out pairs."""
+def read_heldout(corpus_dir: Path) -> tuple[list[Pair], list[GoldAlignment], list[Pair], list[Pair]]:
+    """The HSK held-out pairs, their hand alignments, the grammar and the Tatoeba held-out pairs."""
     corpus_dir = Path(corpus_dir)
+    tatoeba = corpus_dir / TATOEBA_HELD_OUT_FILE
     return (
         read_tsv(corpus_dir / HELD_OUT_FILE),
         read_gold(corpus_dir / GOLD_FILE),
         read_tsv(corpus_dir / GRAMMAR_HELD_OUT_FILE),
+        read_tsv(tatoeba) if tatoeba.exists() else [],
     )
 
 
@@ -285,7 +308,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
     folder = args.model or model_dir(args.direction)
-    heldout, gold, grammar = read_heldout(args.corpus)
+    heldout, gold, grammar, tatoeba = read_heldout(args.corpus)
     if args.alignment_only:
         model, tokenizer = load(folder)
         aer = gold_aer(model, tokenizer, heldout, gold, args.weighting)
@@ -298,14 +321,20 @@ def main(argv: list[str] | None = None) -> None:
     if args.write_card and args.weighting != "weights":
         parser.error("--write-card scores the default view: leave --weighting at weights")
     if args.write_card:
-        scores = score_and_write_card(folder, heldout, gold, grammar)
+        scores = score_and_write_card(folder, heldout, gold, grammar, tatoeba)
     else:
-        scores = evaluate(*load(folder), heldout, gold, grammar, args.weighting)
+        scores = evaluate(*load(folder), heldout, gold, grammar, args.weighting, tatoeba)
     print(
         f"{scores.pairs} held-out HSK pairs: BLEU {scores.bleu:.1f}, chrF {scores.chrf:.1f}, unknown piece in "
         f"{scores.unknown_share:.1%} of inputs; {scores.gold_pairs} hand-aligned: AER {scores.aer:.3f} "
         f"(argmax {scores.aer_argmax:.3f})"
     )
+    if scores.tatoeba:
+        t = scores.tatoeba
+        print(
+            f"{t['pairs']} held-out Tatoeba pairs: BLEU {t['bleu']:.1f}, chrF {t['chrf']:.1f}, unknown piece in "
+            f"{t['unknown_share']:.1%} of inputs"
+        )
     if scores.grammar:
         g = scores.grammar
         print(

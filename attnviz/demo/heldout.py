@@ -21,9 +21,9 @@ NEAR_DICE = 0.7
 NEAR_MIN_CHARS = 4
 
 
-def is_held_out(sentence_id: str) -> bool:
+def is_held_out(sentence_id: str, per_mille: int = HELD_OUT_PER_MILLE) -> bool:
     digest = hashlib.sha256(sentence_id.encode("utf-8")).hexdigest()
-    return int(digest[:8], 16) % 1000 < HELD_OUT_PER_MILLE
+    return int(digest[:8], 16) % 1000 < per_mille
 
 
 def bare(text: str) -> str:

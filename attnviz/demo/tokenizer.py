@@ -39,6 +39,7 @@ CHINESE_NORMALISATION = {
     " ": "",
     "\u3000": "",
 }
+CHARACTERS_PER_LINE = 500  # at most 2,000 bytes of UTF-8
 SPM_MARGIN = 64  # room above the symbols and characters for pieces SentencePiece learns
 
 
@@ -69,10 +70,11 @@ def train_sentencepiece(pairs: list[Pair], lang: str, model_path: Path) -> Path:
             # The whole lexicon, not only the words in `pairs`: a slice of the corpus segments like all of it.
             words = sorted(chinese_symbols())
             chars = sorted({c for text in texts + words for c in text})
-            # A line of the characters gives SentencePiece an alphabet besides the symbols. With the real corpus
-            # that line is longer than SentencePiece's sentence limit (4192 bytes) and skipped: the alphabet is then
-            # the corpus's own characters — HSK sentences and dictionary headwords, see attnviz.demo.dictionary.
-            lines = texts + ["".join(chars)]
+            # Lines of the characters give SentencePiece an alphabet besides the symbols: short ones, as
+            # SentencePiece skips a line longer than its sentence limit (4192 bytes).
+            lines = texts + [
+                "".join(chars[k : k + CHARACTERS_PER_LINE]) for k in range(0, len(chars), CHARACTERS_PER_LINE)
+            ]
             # Pieces beyond the symbols are single characters, so no piece ever straddles two words.
             options = {
                 "model_type": "unigram",

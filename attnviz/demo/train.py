@@ -32,13 +32,14 @@ import torch.nn.functional as F
 from tqdm import tqdm
 
 from attnviz.demo import CORPUS_DIR, DIRECTIONS, model_dir
-from attnviz.demo.alignment import gold_attention, piece_words
+from attnviz.demo.alignment import gold_attention, piece_words, word_groups_under_pieces
 from attnviz.demo.config import TRAINING_RECORD, TrainConfig
 from attnviz.demo.corpus import load_corpus
 from attnviz.demo.evaluate import score_and_write_card
 from attnviz.demo.gold import GOLD_FILE, read_gold
 from attnviz.demo.hsk import ORIGIN as HSK_ORIGIN
 from attnviz.demo.pairs import Pair
+from attnviz.demo.tatoeba import ORIGIN as TATOEBA_ORIGIN
 from attnviz.demo.tokenizer import train_sentencepiece, write_tokenizer
 from attnviz.errors import InputError
 
@@ -62,16 +63,20 @@ def case_variants(pair: Pair) -> list[Pair]:
 
 def is_silver(pair: Pair) -> bool:
     """Links from the silver rule (attnviz.demo.silver): an unlinked word may still have a translation."""
+    return pair.origin.startswith((HSK_ORIGIN + ":", TATOEBA_ORIGIN + ":"))
+
+
+def is_hsk(pair: Pair) -> bool:
     return pair.origin.startswith(HSK_ORIGIN + ":")
 
 
 def training_pairs(pairs: list[Pair], source_lang: str, repeat: int, hsk_repeat: int = 1) -> list[Pair]:
-    """Grammar and dictionary pairs once, HSK sentences `hsk_repeat` times, the phrasebook `repeat` times, and for
+    """Grammar, Tatoeba and dictionary pairs once, HSK sentences `hsk_repeat` times, the phrasebook `repeat` times, and for
     English sources the phrasebook's case variants."""
     out = []
     for pair in pairs:
         if pair.origin != "phrasebook":
-            out += [pair] * (hsk_repeat if is_silver(pair) else 1)
+            out += [pair] * (hsk_repeat if is_hsk(pair) else 1)
             continue
         out += [pair] * repeat
         if source_lang == "en":
@@ -79,13 +84,27 @@ def training_pairs(pairs: list[Pair], source_lang: str, repeat: int, hsk_repeat:
     return out
 
 
+def fitted_to_pieces(pair: Pair, chinese_pieces: list[str]) -> Pair:
+    """The pair with its Chinese words merged where a piece straddles two (a silver segmentation may)."""
+    groups = word_groups_under_pieces(chinese_pieces, pair.zh_words)
+    if len(groups) == len(pair.zh_words):
+        return pair
+    new_index = {k: g for g, members in enumerate(groups) for k in members}
+    zh_words = tuple("".join(pair.zh_words[k] for k in members) for members in groups)
+    return Pair(zh_words, pair.en_words, tuple(sorted({(new_index[i], j) for i, j in pair.links})), pair.origin)
+
+
 def encode(tokenizer, pairs: list[Pair], source_lang: str, target_lang: str) -> list[Example]:
     """Token ids of both sides and the gold attention rows of each distinct pair."""
     distinct = list(dict.fromkeys(pairs))
     encoded = tokenizer([p.text(source_lang) for p in distinct], text_target=[p.text(target_lang) for p in distinct])
+    chinese_spm = tokenizer.spm_source if source_lang == "zh" else tokenizer.spm_target
     by_pair = {}
-    for k, pair in enumerate(distinct):
+    for k, original in enumerate(distinct):
         source_ids, target_ids = encoded["input_ids"][k], encoded["labels"][k]
+        pair = original
+        if is_silver(pair):
+            pair = fitted_to_pieces(pair, chinese_spm.encode(pair.zh, out_type=str))
         source_owner = piece_words(
             tokenizer.spm_source.encode(pair.text(source_lang), out_type=str), pair.words(source_lang)
         )
@@ -97,7 +116,7 @@ def encode(tokenizer, pairs: list[Pair], source_lang: str, target_lang: str) -> 
         gold = gold_attention(
             source_owner, target_owner, pair.links_from(source_lang), unlinked_to_end=not is_silver(pair)
         )
-        by_pair[pair] = Example(source_ids, target_ids, gold)
+        by_pair[original] = Example(source_ids, target_ids, gold)
     return [by_pair[pair] for pair in pairs]
 
 
@@ -249,23 +268,31 @@ def train(
     tokenizer, examples = prepare_examples(config, corpus.train, pairs, out_dir)
     model = build_model(config, tokenizer)
     earlier = continue_from(model, config.init_from) if config.init_from else None
-    translation, alignment = optimize(model, tokenizer, examples, config, progress, began)
+
+    def save(translation: float, alignment: float, step: int | None = None) -> dict:
+        """Weights and training.json; `step`: a checkpoint of a run still going (usable if it is stopped)."""
+        model.save_pretrained(str(out_dir))
+        record = {
+            "config": asdict(config),
+            "seconds": round(time.monotonic() - began, 1),
+            "parameters": sum(p.numel() for p in model.parameters()),
+            "final_loss": round(translation, 4),
+            "final_alignment_loss": round(alignment, 4),
+            "train_pairs": len(pairs),
+        }
+        if step is not None:
+            record["checkpoint_step"] = step
+        if earlier:
+            record["earlier_stage"] = earlier
+        (out_dir / TRAINING_RECORD).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+        return record
+
+    translation, alignment = optimize(model, tokenizer, examples, config, progress, began, save)
     model.eval()
-    model.save_pretrained(str(out_dir))
-    record = {
-        "config": asdict(config),
-        "seconds": round(time.monotonic() - began, 1),
-        "parameters": sum(p.numel() for p in model.parameters()),
-        "final_loss": round(translation, 4),
-        "final_alignment_loss": round(alignment, 4),
-        "train_pairs": len(pairs),
-    }
-    if earlier:
-        record["earlier_stage"] = earlier
-    (out_dir / TRAINING_RECORD).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    record = save(translation, alignment)
     if evaluate_heldout:
         gold = read_gold(Path(corpus_dir) / GOLD_FILE) if (Path(corpus_dir) / GOLD_FILE).exists() else []
-        score_and_write_card(out_dir, corpus.heldout, gold, corpus.heldout_grammar)
+        score_and_write_card(out_dir, corpus.heldout, gold, corpus.heldout_grammar, corpus.heldout_tatoeba)
     return record
 
 
@@ -284,8 +311,9 @@ def prepare_examples(config: TrainConfig, whole: list[Pair], pairs: list[Pair], 
     return tokenizer, encode(tokenizer, repeated, source_lang, target_lang)
 
 
-def optimize(model, tokenizer, examples: list[Example], config: TrainConfig, progress: bool, began: float):
-    """`config.steps` AdamW steps over shuffled length batches; returns the last (translation, alignment) losses."""
+def optimize(model, tokenizer, examples: list[Example], config: TrainConfig, progress: bool, began: float, save):
+    """`config.steps` AdamW steps over shuffled length batches; returns the last (translation, alignment) losses.
+    `save(translation, alignment, step)` keeps a checkpoint every `config.save_every` steps."""
     rng = random.Random(config.seed)
     model.train()
     optimizer = torch.optim.AdamW(model.parameters(), lr=config.learning_rate, betas=(0.9, 0.98), weight_decay=0.01)
@@ -307,6 +335,9 @@ def optimize(model, tokenizer, examples: list[Example], config: TrainConfig, pro
         optimizer.step()
         if step % 20 == 0:
             bar.set_postfix(loss=f"{translation.item():.3f}", align=f"{alignment.item():.3f}")
+        if config.save_every and step and step % config.save_every == 0:
+            save(translation.item(), alignment.item(), step)
+            model.train()
         if config.log_every and step % config.log_every == 0:
             print(
                 f"step {step} loss {translation.item():.3f} align {alignment.item():.3f} "
@@ -336,6 +367,7 @@ def main(argv: list[str] | None = None) -> None:
         "threads",
         "hsk_repeat",
         "log_every",
+        "save_every",
         "warmup_steps",
     )
     for name in sizes:

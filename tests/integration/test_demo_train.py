@@ -67,3 +67,26 @@ def test_english_sources_add_case_variants_of_the_phrasebook_only():
     assert {v.en for v in case_variants(morning)} == {"Good Morning!", "good morning!"}
     assert training_pairs([morning], "zh", 3) == [morning] * 3
     assert len(training_pairs([morning], "en", 4)) == 4 + 2
+
+
+def test_a_stopped_run_leaves_its_last_checkpoint_and_its_card_says_so(tmp_path, monkeypatch):
+    from attnviz.demo import train as training
+    from attnviz.demo.evaluate import main as evaluate_main
+
+    schedule = training.learning_rate
+
+    def stopped_at_step_three(config, step):
+        if step == 3:
+            raise KeyboardInterrupt  # the run is stopped after the checkpoint of step 2
+        return schedule(config, step)
+
+    monkeypatch.setattr(training, "learning_rate", stopped_at_step_three)
+    with pytest.raises(KeyboardInterrupt):
+        main(["--direction", "en-zh", "--out", str(tmp_path), "--no-eval", "--save-every", "2", *TINY])
+    record = json.loads((tmp_path / "training.json").read_text(encoding="utf-8"))
+    assert record["checkpoint_step"] == 2 and record["config"]["steps"] == 4
+    assert (tmp_path / "model.safetensors").exists()
+    evaluate_main(["--direction", "en-zh", "--model", str(tmp_path), "--write-card", "--corpus", str(CORPUS_DIR)])
+    card = (tmp_path / "README.md").read_text(encoding="utf-8")
+    assert "checkpoint saved at step 2 of the 4" in card
+    assert "--save-every" not in card  # checkpoints do not change the weights: the command stays the same
