@@ -127,8 +127,12 @@ def build_corpus(seed: int = DEFAULT_SEED) -> Corpus:
     _check_one_translation(phrasebook + grammar + heldout_grammar)
     hsk_train, heldout = hsk_split(phrasebook)
     tatoeba_train, heldout_tatoeba = tatoeba_split(chinese_symbols())
-    kept = NearDuplicates(phrasebook)  # training keeps the phrasebook, so its sentences are not held out
-    heldout_tatoeba = [p for p in heldout_tatoeba if p not in kept]
+    # Training keeps the phrasebook and the HSK sentences: a Tatoeba sentence (all its translations) that repeats
+    # one of them is trained on instead of held out, as an HSK candidate that repeats the phrasebook is.
+    kept = NearDuplicates(phrasebook + hsk_train)
+    moved = {p.origin for p in heldout_tatoeba if p in kept}
+    tatoeba_train += [p for p in heldout_tatoeba if p.origin in moved]
+    heldout_tatoeba = [p for p in heldout_tatoeba if p.origin not in moved]
     phrases = {p.zh for p in phrasebook}
     dictionary = [p for p in dictionary_pairs() if p.zh not in phrases]  # the phrasebook's translation wins
     near = NearDuplicates(heldout + heldout_tatoeba)

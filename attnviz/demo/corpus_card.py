@@ -19,6 +19,7 @@ from attnviz.demo.tatoeba import MAX_CHINESE_CHARACTERS, MAX_ENGLISH_WORDS
 
 SILVER_CHECK_FILE = "silver-check.tsv"
 SILVER_SAMPLE, SILVER_SAMPLE_SEED = 80, 14
+TATOEBA_CHECK_FILE, TATOEBA_SAMPLE, TATOEBA_SAMPLE_SEED = "silver-check-tatoeba.tsv", 60, 15
 SILVER_CHECK_COLUMNS = ("id", "zh_words", "en_words", "link", "zh_word", "en_word", "verdict", "note")
 
 
@@ -66,11 +67,34 @@ def _silver_figures(corpus, out_dir: Path) -> str:
     return " ".join(lines)
 
 
-def silver_sample(corpus, count: int = SILVER_SAMPLE, seed: int = SILVER_SAMPLE_SEED) -> list[tuple]:
-    """The links of the hand check: `count` drawn at random over every silver link of the HSK training pairs
-    (pairs in id order), as (pair, (Chinese word, English word)) in id order."""
-    hsk = sorted((p for p in corpus.train if origin_group(p) == "hsk"), key=lambda p: p.origin)
-    links = [(pair, link) for pair in hsk for link in pair.links]
+def _tatoeba_silver_figures(corpus, out_dir: Path) -> str:
+    tatoeba = [p for p in corpus.train if origin_group(p) == "tatoeba"]
+    words = sum(len(p.en_words) for p in tatoeba)
+    linked = sum(len({j for _, j in p.links}) for p in tatoeba)
+    path = out_dir / TATOEBA_CHECK_FILE
+    check = read_silver_check(path) if path.exists() else []
+    wrong = [row for row in check if row["verdict"] != "right"]
+    line = (
+        f"The rule links {linked} of the {words} English words of the Tatoeba training pairs "
+        f"({linked / max(1, words):.0%})."
+    )
+    if check:
+        line += (
+            f" **Precision, checked by hand: {silver_precision(check):.1%}** — {len(check) - len(wrong)} of "
+            f"{len(check)} links right (`{TATOEBA_CHECK_FILE}`: `corpus_card.silver_sample` over the Tatoeba "
+            "training pairs, seed "
+            + f"{TATOEBA_SAMPLE_SEED}); wrong: "
+            + "; ".join(f"{r['zh_word']} ↔ {r['en_word']} ({r['note']})" for r in wrong)
+            + "."
+        )
+    return line
+
+
+def silver_sample(corpus, count: int = SILVER_SAMPLE, seed: int = SILVER_SAMPLE_SEED, origin: str = "hsk") -> list:
+    """The links of the hand check: `count` drawn at random over every silver link of the training pairs of
+    `origin` (pairs in id order), as (pair, (Chinese word, English word)) in id order."""
+    silver = sorted((p for p in corpus.train if origin_group(p) == origin), key=lambda p: p.origin)
+    links = [(pair, link) for pair in silver for link in pair.links]
     return sorted(random.Random(seed).sample(links, count), key=lambda item: (item[0].origin, item[1]))
 
 
@@ -120,7 +144,7 @@ def _files_section(corpus, out_dir: Path) -> str:
   the Chinese sentences held out by number).
 - `heldout-grammar.tsv` — {len(corpus.heldout_grammar)} unseen grammar sentences
   ({", ".join(f"{n} {k}" for k, n in sorted(grammar_kinds.items()))}).
-- `{SILVER_CHECK_FILE}` — the hand check of the silver alignments.
+- `{SILVER_CHECK_FILE}`, `{TATOEBA_CHECK_FILE}` — the hand checks of the silver alignments (HSK, Tatoeba).
 
 Columns of the pair files (tab-separated, one header line): `zh` Chinese text · `en` English text · `zh_words`
 Chinese words (space-separated) · `en_words` English words (split at spaces and punctuation) · `alignment` word
@@ -151,7 +175,7 @@ def _making_section(corpus, out_dir: Path) -> str:
   merged where a piece would straddle two; silver links by the rule above with CC-CEDICT's senses as glosses.
   Left out: English that is not plain ASCII or does not survive the word split (quotes), Chinese with Latin
   letters, and pairs longer than {MAX_CHINESE_CHARACTERS} Chinese characters or {MAX_ENGLISH_WORDS} English words.
-  Each translation of a sentence is a pair of its own.
+  Each translation of a sentence is a pair of its own. {_tatoeba_silver_figures(corpus, out_dir)}
 - **Dictionary pairs** (`attnviz/demo/dictionary.py`): a CC-CEDICT headword and its first plain, short sense
   (at most four words, notes dropped, "to " taken off: 走 → walk), every English word linked to the headword — for
   every word of the HSK 2.0 / 3.0 lists, then the 5,000 characters found in the most CEDICT headwords (a stand-in
@@ -175,7 +199,8 @@ near duplicate of a held-out sentence: the same Chinese or the same English once
 dropped, or Chinese of at least {NEAR_MIN_CHARS} characters whose character bigrams overlap with a Dice
 coefficient of {NEAR_DICE} or more (他是我的朋友。 / 她是我的朋友。) — such pairs are dropped from training.
 A Tatoeba sentence is held out the same way, by its number (`tatoeba:<number>`), in the first {TATOEBA_PER_MILLE}
-of 1000, with every translation of it; no training pair is a near duplicate of a held-out HSK or Tatoeba one.
+of 1000, with every translation of it, unless one of them repeats a phrasebook entry or an HSK training sentence
+(it is then trained on); no training pair is a near duplicate of a held-out HSK or Tatoeba one.
 
 ## Hand alignments (`heldout-gold.tsv`)
 Columns: `id` (the HSK sentence id) · `zh_words` · `en_words` (exactly the held-out pair's words) · `alignment`.

@@ -5,7 +5,15 @@ import pytest
 
 from attnviz.demo import CORPUS_DIR
 from attnviz.demo.corpus import HELD_OUT_FILE, TRAIN_FILE, Corpus
-from attnviz.demo.corpus_card import SILVER_CHECK_FILE, read_silver_check, silver_precision, silver_sample
+from attnviz.demo.corpus_card import (
+    SILVER_CHECK_FILE,
+    TATOEBA_CHECK_FILE,
+    TATOEBA_SAMPLE,
+    TATOEBA_SAMPLE_SEED,
+    read_silver_check,
+    silver_precision,
+    silver_sample,
+)
 from attnviz.demo.dictionary import short_gloss
 from attnviz.demo.gold import GOLD_FILE, gold_pairs, read_gold
 from attnviz.demo.hsk import has_translation, merged_groups, source_words, symbol_spans
@@ -88,10 +96,17 @@ def test_dictionary_gloss_is_the_first_plain_short_sense():
     assert short_gloss(["a very long sense with far too many words"]) is None
 
 
-def test_silver_check_is_the_documented_sample_judged_by_hand(corpus):
-    rows = read_silver_check(CORPUS_DIR / SILVER_CHECK_FILE)
+@pytest.mark.parametrize(
+    "check_file, sample_options",
+    [
+        (SILVER_CHECK_FILE, {}),
+        (TATOEBA_CHECK_FILE, {"count": TATOEBA_SAMPLE, "seed": TATOEBA_SAMPLE_SEED, "origin": "tatoeba"}),
+    ],
+)
+def test_silver_check_is_the_documented_sample_judged_by_hand(corpus, check_file, sample_options):
+    rows = read_silver_check(CORPUS_DIR / check_file)
     assert len(rows) >= 50
-    sample = silver_sample(corpus)
+    sample = silver_sample(corpus, **sample_options)
     assert [(p.origin.split(":", 1)[1], f"{i}-{j}") for p, (i, j) in sample] == [(r["id"], r["link"]) for r in rows]
     for (pair, (i, j)), row in zip(sample, rows, strict=True):
         assert (pair.zh_words[i], pair.en_words[j]) == (row["zh_word"], row["en_word"])
