@@ -8,7 +8,7 @@ English words are the translation split as attnviz.demo.pairs splits English.
 
 from __future__ import annotations
 
-from attnviz.demo.pairs import Pair, english_text, english_words
+from attnviz.demo.pairs import Pair, english_text, english_words, merged_words
 from attnviz.demo.silver import gloss_senses, silver_links
 from attnviz.demo.sources import Sentence, cedict, hsk_sentences
 
@@ -87,11 +87,7 @@ def hsk_pair(sentence: Sentence, symbols: set[str]) -> Pair | None:
         for w, o in zip(words, owners, strict=True)
     ]
     links = silver_links(words, [s for s, _ in senses], [n for _, n in senses], en_words)
-    groups = merged_groups(words, symbols)
-    new_index = {k: g for g, members in enumerate(groups) for k in members}
-    zh_words = tuple("".join(words[k] for k in members) for members in groups)
-    merged = tuple(sorted({(new_index[i], j) for i, j in links}))
-    return Pair(zh_words, tuple(en_words), merged, f"{ORIGIN}:{sentence.id}")
+    return merged_words(words, en_words, links, merged_groups(words, symbols), f"{ORIGIN}:{sentence.id}")
 
 
 def hsk_pairs(symbols: set[str]) -> list[Pair]:

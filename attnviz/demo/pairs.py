@@ -108,6 +108,13 @@ class Pair:
         return pair
 
 
+def merged_words(zh_words, en_words, links, groups: list[list[int]], origin: str) -> Pair:
+    """The pair whose Chinese words are `zh_words` joined by `groups` (consecutive indices), links moved along."""
+    new_index = {k: g for g, members in enumerate(groups) for k in members}
+    merged = tuple("".join(zh_words[k] for k in members) for members in groups)
+    return Pair(merged, tuple(en_words), tuple(sorted({(new_index[i], j) for i, j in links})), origin)
+
+
 def write_tsv(path: Path, pairs: list[Pair]) -> None:
     lines = ["\t".join(TSV_COLUMNS)] + [pair.to_row() for pair in pairs]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -18,7 +18,7 @@ from functools import lru_cache
 
 from attnviz.demo.heldout import is_held_out
 from attnviz.demo.hsk import merged_groups
-from attnviz.demo.pairs import Pair, english_text, english_words
+from attnviz.demo.pairs import Pair, english_text, english_words, merged_words
 from attnviz.demo.silver import gloss_senses, silver_links
 from attnviz.demo.sources import TatoebaPair, cedict, tatoeba_pairs, traditional_to_simplified
 
@@ -78,11 +78,7 @@ def tatoeba_pair(row: TatoebaPair, symbols: set[str], headwords: set[str]) -> Pa
     words = longest_match(zh, headwords)
     senses = [gloss_senses(w, "", dictionary) for w in words]
     links = silver_links(words, [s for s, _ in senses], [n for _, n in senses], en_words)
-    groups = merged_groups(words, symbols)
-    new_index = {k: g for g, members in enumerate(groups) for k in members}
-    zh_words = tuple("".join(words[k] for k in members) for members in groups)
-    merged = tuple(sorted({(new_index[i], j) for i, j in links}))
-    return Pair(zh_words, tuple(en_words), merged, f"{ORIGIN}:{row.chinese_id}")
+    return merged_words(words, en_words, links, merged_groups(words, symbols), f"{ORIGIN}:{row.chinese_id}")
 
 
 def tatoeba_split(symbols: set[str]) -> tuple[list[Pair], list[Pair]]:

@@ -38,7 +38,7 @@ from attnviz.demo.corpus import load_corpus
 from attnviz.demo.evaluate import score_and_write_card
 from attnviz.demo.gold import GOLD_FILE, read_gold
 from attnviz.demo.hsk import ORIGIN as HSK_ORIGIN
-from attnviz.demo.pairs import Pair
+from attnviz.demo.pairs import Pair, merged_words
 from attnviz.demo.tatoeba import ORIGIN as TATOEBA_ORIGIN
 from attnviz.demo.tokenizer import train_sentencepiece, write_tokenizer
 from attnviz.errors import InputError
@@ -89,9 +89,7 @@ def fitted_to_pieces(pair: Pair, chinese_pieces: list[str]) -> Pair:
     groups = word_groups_under_pieces(chinese_pieces, pair.zh_words)
     if len(groups) == len(pair.zh_words):
         return pair
-    new_index = {k: g for g, members in enumerate(groups) for k in members}
-    zh_words = tuple("".join(pair.zh_words[k] for k in members) for members in groups)
-    return Pair(zh_words, pair.en_words, tuple(sorted({(new_index[i], j) for i, j in pair.links})), pair.origin)
+    return merged_words(pair.zh_words, pair.en_words, pair.links, groups, pair.origin)
 
 
 def encode(tokenizer, pairs: list[Pair], source_lang: str, target_lang: str) -> list[Example]:
