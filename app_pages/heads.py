@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from app_pages import caches, figure_export, navigation, session
+from app_pages import caches, figure_export, long_text, navigation, session
 from app_pages.heads_choices import defined_statistics, page_for_head
 from app_pages.page_errors import shown_errors
 from attnviz import analysis, figures
@@ -14,12 +14,15 @@ st.caption(t("heads_intro"))
 session.link_warnings(view)
 
 with shown_errors(view):
-    handle, result = caches.analysis(view)
+    model = long_text.page_model(view)  # a text longer than the chosen model reads: as on Self-attention
+    tokens = long_text.truncate_choice(view, model)
+    handle, result = caches.analysis(view, model)
+    long_text.truncation_note(view, result, tokens)
     controls = st.columns([2, 2, 3])
     kinds = result.kinds
     session.bound(controls[0].selectbox, "kind", t("heads_map"), options=kinds, format_func=lambda k: t(f"kind_{k}"))
     if not result.is_complete:  # a long text: statistics streamed tile by tile, no map held
-        amap, values = None, caches.lazy_statistics(view, view.kind)
+        amap, values = None, caches.lazy_statistics(view, view.kind, model)
         layer_names = result.layer_names(view.kind)
     else:
         amap = result[view.kind]
@@ -59,7 +62,7 @@ with shown_errors(view):
         source = figure_export.Source(None if amap is None else result)
         clickable = figures.clickable_heads(grid, figures.FigureStyle(lang=view.lang))
         page, changes = page_for_head(view.kind)
-        figure_export.figure(grid, "head-statistics", "heads_statistic", view, source, model=view.model,
+        figure_export.figure(grid, "head-statistics", "heads_statistic", view, source, model=model,
                              on_select=lambda: navigation.grid_opens_head("heads_statistic", page, changes),
                              screen=clickable)  # fmt: skip
         st.caption(t("find_grid_hint"))

@@ -12,9 +12,9 @@ from attnviz import analysis, figures, long_texts, selection
 
 
 def page_model(view: ViewState) -> str:
-    """The model the Self-attention page reads the view's text with: the view's, or — when the text is longer than
-    it reads and `view.long_model` is on — the catalogue model with the most positions that reads its language
-    (`long_texts.reading_model`); the page says which, with a toggle to keep the chosen model."""
+    """The model the Self-attention and Heads pages read the view's text with: the view's, or — when the text is
+    longer than it reads and `view.long_model` is on — the catalogue model with the most positions that reads its
+    language (`long_texts.reading_model`); the page says which, with a toggle to keep the chosen model."""
     if opened.current(view) is not None or not view.text.strip():
         return view.model
     handle = caches.model(view)

@@ -102,7 +102,7 @@ PAGE_FIELDS = {  # the fields each page uses: its link carries these and no othe
         "find_key",
         "lines_token",
     ),
-    "heads": (*_COMMON, *_INPUT, "kind", "stat", "layer", "head"),
+    "heads": (*_COMMON, *_INPUT, *_LONG, "long_model", "kind", "stat", "layer", "head"),
     "qk": (*_COMMON, *_INPUT, *_LONG, "kind", "layer", "head", "qk_color", "qk_norm", "qk_point"),
     "explainer": (*_COMMON, *_INPUT, "q", "k", "v", "kind", "layer", "head", "ex_token"),
     "open": (*_COMMON, *_INPUT),

@@ -26,8 +26,12 @@ from tests.support.browser import CHROMIUM_ARGS, chromium_path, require_browser,
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 MARKERS = "山水火木金土月星"  # one character per session, in no other session's text
-TEST_BUDGET_S = 90.0  # the whole test, server start included
-PAGE_TIMEOUT_MS = 75_000  # the test budget below is what bounds the whole run
+# Hang guards, not speed goals (those are measured in benchmarks/): the run is bounded by how this machine is doing
+# now, so a loaded CI machine is slow but passes, and a hung server still fails.
+FIRST_PAGE_GUARD_S = 300.0  # no session at all has drawn its page by then: the app hangs (alone: about 30 s)
+HANG_FACTOR = 3.0  # the others may take 3 × as long as drawing every page one after another at the first's pace
+REST_GUARD_FLOOR_S = 60.0  # ... and never less than this after the first page is drawn
+PAGE_TIMEOUT_MS = 900_000  # each page's own waits: the guards above bound the run
 
 
 def _text(index: int) -> str:
@@ -86,7 +90,7 @@ async def _session(browser, base: str, model: str, index: int) -> dict:
         await context.close()
 
 
-async def _all_sessions(base: str, model: str, deadline: float) -> list[dict]:
+async def _all_sessions(base: str, model: str) -> list[dict]:
     from playwright.async_api import async_playwright
 
     async with async_playwright() as playwright:
@@ -97,10 +101,31 @@ async def _all_sessions(base: str, model: str, deadline: float) -> list[dict]:
             timeout=30_000,
         )
         try:
-            sessions = asyncio.gather(*(_session(browser, base, model, i) for i in range(len(MARKERS))))
-            return await asyncio.wait_for(sessions, timeout=max(deadline - time.monotonic(), 1.0))
+            return await _guarded([_session(browser, base, model, i) for i in range(len(MARKERS))])
         finally:
             await browser.close()
+
+
+async def _guarded(sessions: list) -> list:
+    """Run `sessions` at once and return their results in order; fail as hung when none has finished after
+    FIRST_PAGE_GUARD_S, or when the rest are not done within HANG_FACTOR × (all of them one after another at the
+    pace of the first): a bound that scales with how loaded the machine is, so it never asserts a speed."""
+    tasks = [asyncio.ensure_future(session) for session in sessions]
+    started = time.monotonic()
+    try:
+        done, _ = await asyncio.wait(tasks, timeout=FIRST_PAGE_GUARD_S, return_when=asyncio.FIRST_COMPLETED)
+        assert done, f"no session drew its page within {FIRST_PAGE_GUARD_S:.0f} s: the app hangs"
+        first = time.monotonic() - started
+        rest = max(REST_GUARD_FLOOR_S, HANG_FACTOR * len(tasks) * first)
+        _, pending = await asyncio.wait(tasks, timeout=rest)
+        assert not pending, (
+            f"{len(pending)} of {len(tasks)} sessions had not drawn their page {rest:.0f} s after the first "
+            f"(which took {first:.0f} s): the app hangs"
+        )
+        return [task.result() for task in tasks]  # a session that failed raises its error here
+    finally:
+        for task in tasks:
+            task.cancel()
 
 
 def _healthy(base: str) -> bool:
@@ -109,14 +134,12 @@ def _healthy(base: str) -> bool:
 
 
 def test_eight_sessions_at_once_each_see_only_their_own_text(tmp_path, tiny_folder):
-    started = time.monotonic()
     require_browser()
     model = tiny_folder("bert")  # 2 layers × 4 heads: the pages stay light, so the time goes to concurrency
     # Deployed as a server would be: only folders under the allowlisted one may be loaded.
     server_env = {"ATTNVIZ_SERVER_MODE": "1", "ATTNVIZ_ALLOWED_DIRS": str(Path(model).parent)}
     with streamlit_server(env=server_env, log_path=tmp_path / "server.log") as (base, _healthy_after):
-        deadline = started + TEST_BUDGET_S - 10  # leave time to stop the server and the browser
-        results = asyncio.run(_all_sessions(base, model, deadline))
+        results = asyncio.run(_all_sessions(base, model))
         assert _healthy(base), "the server stopped answering after eight sessions"
     log = (tmp_path / "server.log").read_text(encoding="utf-8", errors="replace")
     assert "Traceback" not in log, log[-2000:]
@@ -130,4 +153,3 @@ def test_eight_sessions_at_once_each_see_only_their_own_text(tmp_path, tiny_fold
         assert own in result["charts"]
         seen = {marker for marker in others if marker in result["main"] or marker in result["charts"]}
         assert not seen, f"session {index} ({own}) shows another session's text: {seen}"
-    assert time.monotonic() - started < TEST_BUDGET_S

@@ -13,7 +13,7 @@ from urllib.parse import quote
 
 import pytest
 
-from tests.support.browser import chromium, require_browser, streamlit_server, wait_for_app
+from tests.support.browser import choose_option, chromium, require_browser, streamlit_server, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -34,11 +34,7 @@ def page(tmp_path_factory):
 
 def _choose(page, label: str, option: re.Pattern) -> str:
     """Pick the first option matching `option` in the selectbox labelled `label`; returns the option's text."""
-    box = page.locator('[data-testid="stSelectbox"]').filter(has_text=label).first
-    box.click()
-    choice = page.get_by_role("option", name=option).first
-    text = choice.inner_text().strip()
-    choice.click()
+    text = choose_option(page, label, option)
     wait_for_app(page)
     return text
 
@@ -92,11 +88,6 @@ def _click_point(page, chart: int, xaxis: str, yaxis: str, x: float | None, y: f
     wait_for_app(page)
 
 
-@pytest.mark.xfail(
-    reason="after the merges the query selectbox's options are not found in chromium (fails at _choose); the "
-    "ranking and opening are covered by tests/integration/test_findhead*.py — open issue 15",
-    strict=False,
-)
 def test_the_head_search_finds_the_head_that_sends_it_to_animal_and_opens_it(page):
     page.goto(f"{page.attnviz_url}/self-attention?model=minilm&text={quote('A cat.')}")
     wait_for_app(page, timeout_ms=300_000)  # the first run loads MiniLM

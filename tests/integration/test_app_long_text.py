@@ -1,5 +1,6 @@
 """Long texts in the app through AppTest: truncation is offered and said, a long text opens on the catalogue model
-that reads the most of it, and the long view's figures are the model's exact weights."""
+that reads the most of it (on Self-attention and on Heads), and the long view's figures are the model's exact
+weights."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from app_pages import caches
-from attnviz import models, selection
+from attnviz import analysis, models, selection
 from attnviz.attention.capture import capture
 from attnviz.models import load_model
 from tests.support.app import open_by_link
@@ -91,8 +92,8 @@ def test_1500_words_open_on_minilm_truncated_with_exact_figures(minilm):
     assert "It is shown with demo-decoder, which reads up to 4,096" in said(at) and "Kept" not in said(at)
 
 
-def test_a_long_text_opens_on_the_longest_reader_when_one_lands(tmp_path, monkeypatch):
-    from attnviz.attention.ondemand import capture_lazy
+def long_reader(tmp_path, monkeypatch) -> str:
+    """A random long-context decoder (4,096 positions) standing in for the catalogue's demo-decoder; its folder."""
     from tests.support.tiny import save_long_llama
 
     folder = save_long_llama(tmp_path / "decoder", positions=4096)
@@ -106,6 +107,13 @@ def test_a_long_text_opens_on_the_longest_reader_when_one_lands(tmp_path, monkey
     monkeypatch.setattr(caches, "catalogue_entries", catalogue)
     st.cache_resource.clear()  # an earlier test may hold the shipped demo-decoder under the same name
     st.cache_data.clear()
+    return folder
+
+
+def test_a_long_text_opens_on_the_longest_reader_when_one_lands(tmp_path, monkeypatch):
+    from attnviz.attention.ondemand import capture_lazy
+
+    folder = long_reader(tmp_path, monkeypatch)
     text = english_text(800)  # more than demo-zh-en's 128 tokens and MiniLM's 512, within the stand-in's 4,096
     at = open_page("self_attention.py")
     at.text_input(key="w_text").input(text).run()
@@ -125,6 +133,33 @@ def test_a_long_text_opens_on_the_longest_reader_when_one_lands(tmp_path, monkey
     np.testing.assert_allclose(np.where(masked, 0.0, drawn), head, atol=1e-5)
     whole = capture(handle, text)["self"].weights[1, 3, :128, :128]  # the full capture, equal to eager attention
     np.testing.assert_allclose(np.where(masked, 0.0, drawn), whole, atol=1e-5)
+
+
+def statistic_grid(at: AppTest) -> np.ndarray:
+    """The Heads page's layer × head grid of the chosen statistic."""
+    specs = [json.loads(element.proto.spec) for element in at.get("plotly_chart")]
+    return array(next(spec for spec in specs if spec["layout"]["meta"]["view"] == "statistic")["data"][0]["z"])
+
+
+def test_heads_reads_a_long_text_with_the_longest_reader_or_truncated(tmp_path, monkeypatch, tiny_folder):
+    """The Heads page reads a long text as Self-attention does, and shows that model's statistics."""
+    reader = long_reader(tmp_path, monkeypatch)
+    chosen = tiny_folder("bert")  # reads 512 positions
+    text = english_text(150)  # a byte-level tokenizer: about 900 tokens, within the stand-in's 4,096
+    at = open_page("heads.py", model=chosen, text=text, kind="self")
+    page_ok(at)
+    assert "It is shown with demo-decoder, which reads up to 4,096" in said(at) and "Kept" not in said(at)
+    whole = capture(load_model(reader, "cpu"), text)["self"]  # every token read, equal to eager attention
+    np.testing.assert_allclose(statistic_grid(at), analysis.head_statistics(whole)["entropy"], atol=1e-5)
+
+    at.toggle(key="w_long_model").set_value(False).run()  # keep the chosen model: the text is cut to its limit
+    page_ok(at)
+    bert = load_model(chosen, "cpu")
+    total, limit = len(bert.tokenizer(text)["input_ids"]), bert.max_positions
+    assert total > limit and f"Kept {limit} of {total:,} tokens; cut from" in said(at)
+    assert at.toggle(key="w_truncate").value
+    cut = capture(bert, text, truncate=True)["self"]
+    np.testing.assert_allclose(statistic_grid(at), analysis.head_statistics(cut)["entropy"], atol=1e-5)
 
 
 def test_translate_offers_truncation_and_says_what_it_cut():

@@ -165,6 +165,35 @@ def wait_for_app(page, timeout_ms: int = 90_000, quiet_ms: int = 1500) -> None:
     )
 
 
+def choose_option(page, label: str, option) -> str:
+    """Open the selectbox labelled `label` and click its first option named `option` (a string or a pattern), as a
+    person does; returns the option's text.
+
+    Streamlit's selectbox is a combobox whose list closes when the page scrolls. Playwright scrolls the field into
+    view just before it clicks, and on a busy machine that scroll's event arrives after the click and shuts the list
+    it opened; so the field is scrolled into view first and clicked once the scroll has been delivered (two frames
+    later), as a person scrolls, stops, then clicks. (A click on the middle of the whole widget lands between its
+    label and its field: it focuses the field and opens nothing.)
+    """
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    field = page.get_by_role("combobox", name=label, exact=True)
+    choice = page.get_by_role("option", name=option).first
+    for attempt in range(3):  # bounded: a list that never opens still fails
+        field.scroll_into_view_if_needed()
+        page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
+        field.click()
+        try:
+            choice.wait_for(state="visible", timeout=10_000)
+            break
+        except PlaywrightTimeout:
+            if attempt == 2:
+                raise
+    text = choice.inner_text().strip()
+    choice.click()
+    return text
+
+
 def screenshot_whole_page(page, path, width: int = 1440, max_height: int = 6000, until=None) -> None:
     """Screenshot the whole app: Streamlit scrolls inside its main area, so grow the viewport to fit it first.
 
