@@ -34,7 +34,9 @@ def add_parser(commands) -> None:
     corpus.add_argument("--batch-size", type=int, default=JobOptions.batch_size, help="pairs per forward pass")
     corpus.add_argument("--shard-size", type=int, default=JobConfig.shard_size, help="lines per shard (256)")
     corpus.add_argument("--device", default="cpu", help="auto, cpu, cuda, npu, mps (default cpu)")
-    corpus.add_argument("--threads", type=int, help="torch threads per worker (default: torch's)")
+    corpus.add_argument(
+        "--threads", type=int, help="torch threads per worker (default: torch's in-process, 1 per Ray actor)"
+    )
     corpus.add_argument("--engine", choices=ENGINES, default="inprocess", help="inprocess (default) or ray")
     corpus.add_argument("--workers", type=int, default=JobConfig.workers, help="ray: actors in the pool (2)")
     corpus.add_argument("--ray-address", help="ray: join this cluster (default: start a local one)")

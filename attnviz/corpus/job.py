@@ -3,24 +3,29 @@
     python -m attnviz corpus --model demo-zh-en --input pairs.tsv --gold -o report/
 
 `run_job(config)` cuts the input into shards (`attnviz.corpus.shards`), has an engine compute the shards it lacks —
-`inprocess` (the default: this process, one shard after another) or `ray` (`attnviz.corpus.ray_engine`: Ray Data, an
-actor pool) — and merges the finished shards in shard order (`attnviz.corpus.report`). A job stopped half way and
+`inprocess` (the default: this process, one shard after another) or `ray` (`attnviz.corpus.ray_engine`: a pool of
+Ray actors) — and merges the finished shards in shard order (`attnviz.corpus.report`). A job stopped half way and
 started again with `resume` computes only the shards that are not finished; both engines give the same report.
+Each run also writes `timeline.json` (`attnviz.corpus.timeline`): the engine's start, each worker's model load, each
+shard's wall and CPU seconds, the merge, and the steady-state pairs per second.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from attnviz.corpus.shards import SHARDS, JobOptions, ShardSpec, is_done, process_shard, shard_specs, write_shard
+from attnviz.corpus.shards import SHARDS, JobOptions, ShardSpec, is_done, run_shard, shard_specs
+from attnviz.corpus.timeline import Timeline
 from attnviz.errors import InputError
 
 ENGINES = ("inprocess", "ray")
+TIMELINE = "timeline.json"  # when each part of the last run ran (`attnviz.corpus.timeline`)
 Progress = Callable[[int, int], None]  # (shards finished, shards in all)
 
 
@@ -35,7 +40,7 @@ class JobConfig:
     engine: str = "inprocess"
     workers: int = 2  # Ray: actors in the pool (each loads the model once)
     ray_address: str | None = None  # Ray: join this cluster; None starts a local one
-    threads: int | None = None  # torch threads per worker (None: torch's default; 1 makes engines bit-equal)
+    threads: int | None = None  # torch threads per worker (None: torch's default in-process, 1 per Ray actor)
     resume: bool = False  # keep finished shards of an earlier run
     force: bool = False  # replace an earlier report
 
@@ -84,14 +89,18 @@ def load_worker_model(model: str, device: str, threads: int | None):
 
 
 def run_shards_inprocess(
-    config: JobConfig, todo: list[ShardSpec], progress: Progress | None, total: int, handle=None
-) -> None:
+    config: JobConfig, todo: list[ShardSpec], progress: Progress | None, total: int, handle=None,
+    timeline: Timeline | None = None,
+) -> None:  # fmt: skip
     if not todo:
         return
+    timeline = timeline or Timeline("inprocess")
+    worker = {"worker": os.getpid(), "requested": time.time()}
     handle = handle or load_worker_model(config.model, config.device, config.threads)
+    timeline.workers.append(worker | {"ready": time.time(), "load_s": time.time() - worker["requested"]})
     done = total - len(todo)
     for spec in todo:
-        write_shard(config.output, process_shard(handle, Path(config.input), spec, config.options))
+        timeline.shards.append(run_shard(handle, Path(config.input), spec, config.options, config.output))
         done += 1
         if progress:
             progress(done, total)
@@ -103,13 +112,19 @@ def run_job(config: JobConfig, progress: Progress | None = None, handle=None) ->
     from attnviz.corpus import report
 
     started = time.time()
+    timeline = Timeline(config.engine, started)
     prepare_output(config)
     specs = shard_specs(Path(config.input), config.shard_size)
     todo = [spec for spec in specs if not (config.resume and is_done(config.output, spec.index))]
     if config.engine == "ray":
         from attnviz.corpus import ray_engine
 
-        ray_engine.run_shards(config, todo, progress, len(specs))
+        ray_engine.run_shards(config, todo, progress, len(specs), timeline)
     else:
-        run_shards_inprocess(config, todo, progress, len(specs), handle)
-    return report.write_report(config, specs, time.time() - started)
+        run_shards_inprocess(config, todo, progress, len(specs), handle, timeline)
+    merging = time.time()
+    summary = report.write_report(config, specs, time.time() - started)
+    timeline.phases |= {"merge": time.time() - merging, "total": time.time() - started}
+    text = json.dumps(timeline.to_dict(), ensure_ascii=False, indent=1)
+    (Path(config.output) / TIMELINE).write_text(text, encoding="utf-8")
+    return summary

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import time
 from dataclasses import asdict, dataclass, field
 from itertools import islice
 from pathlib import Path
@@ -211,6 +212,17 @@ def write_shard(folder: Path, result: ShardResult) -> None:
     done = {"index": result.index, "pairs": result.acc.pairs, "layer_names": result.acc.layer_names,
             "bad": [asdict(bad) for bad in result.bad]}  # fmt: skip
     _atomic(paths["json"], lambda p: p.write_text(json.dumps(done, ensure_ascii=False), encoding="utf-8"))
+
+
+def run_shard(handle, path: Path, spec: ShardSpec, options: JobOptions, folder: Path) -> dict:
+    """Compute and write one shard; returns its timeline entry (`attnviz.corpus.timeline`): wall seconds, CPU seconds
+    of this process (≈ wall when it keeps one core busy, more with several threads), writing seconds, pairs."""
+    start, cpu = time.time(), time.process_time()
+    result = process_shard(handle, path, spec, options)
+    computed = time.time()
+    write_shard(folder, result)
+    return {"index": spec.index, "worker": os.getpid(), "start": start, "end": time.time(),
+            "cpu_s": time.process_time() - cpu, "write_s": time.time() - computed, "pairs": result.acc.pairs}  # fmt: skip
 
 
 def _save_arrays(path: Path, arrays: dict[str, np.ndarray]) -> None:

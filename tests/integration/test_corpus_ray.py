@@ -94,7 +94,7 @@ def _shard_workers() -> list[int]:
                 command = (entry / "cmdline").read_bytes().decode(errors="replace")
             except OSError:
                 continue
-            if "MapWorker" in command and _ours(int(entry.name)):
+            if "ShardWorker" in command and _ours(int(entry.name)):
                 found.append(int(entry.name))
     return found
 
