@@ -53,6 +53,8 @@ def prepare_output(config: JobConfig) -> None:
         raise InputError("cli_input_missing", path=str(config.input))
     if config.engine not in ENGINES:
         raise InputError("corpus_engine_unknown", engine=config.engine)
+    if config.options.reverse_model and not config.options.gold:
+        raise InputError("corpus_reverse_needs_gold")
     earlier = (folder / SHARDS).exists() or (folder / "report.json").exists()
     if earlier and config.force and not config.resume:
         shutil.rmtree(folder / SHARDS, ignore_errors=True)
@@ -88,6 +90,11 @@ def load_worker_model(model: str, device: str, threads: int | None):
     return load_model(model, device)
 
 
+def load_reverse_model(options: JobOptions, device: str, threads: int | None):
+    """`options.reverse_model` as a worker loads it, or None when the job has none."""
+    return load_worker_model(options.reverse_model, device, threads) if options.reverse_model else None
+
+
 def run_shards_inprocess(
     config: JobConfig, todo: list[ShardSpec], progress: Progress | None, total: int, handle=None,
     timeline: Timeline | None = None,
@@ -97,10 +104,11 @@ def run_shards_inprocess(
     timeline = timeline or Timeline("inprocess")
     worker = {"worker": os.getpid(), "requested": time.time()}
     handle = handle or load_worker_model(config.model, config.device, config.threads)
+    reverse = load_reverse_model(config.options, config.device, config.threads)
     timeline.workers.append(worker | {"ready": time.time(), "load_s": time.time() - worker["requested"]})
     done = total - len(todo)
     for spec in todo:
-        timeline.shards.append(run_shard(handle, Path(config.input), spec, config.options, config.output))
+        timeline.shards.append(run_shard(handle, Path(config.input), spec, config.options, config.output, reverse))
         done += 1
         if progress:
             progress(done, total)

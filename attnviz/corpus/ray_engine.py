@@ -54,10 +54,11 @@ class ShardWorker:
     def __init__(self, model: str, device: str, threads: int | None, input: str, output: str, options: dict):
         started = time.time()
         os.environ["TOKENIZERS_PARALLELISM"] = "false"  # one thread per actor: no tokenizer thread pool beside it
-        from attnviz.corpus.job import load_worker_model
+        from attnviz.corpus.job import load_reverse_model, load_worker_model
 
         self.handle = load_worker_model(model, device, threads)
         self.input, self.output, self.options = Path(input), Path(output), JobOptions(**options)
+        self.reverse = load_reverse_model(self.options, device, threads)
         import ray
         import torch
 
@@ -70,7 +71,7 @@ class ShardWorker:
     def run(self, spec: dict) -> dict:
         from attnviz.corpus.shards import run_shard
 
-        return run_shard(self.handle, self.input, ShardSpec(**spec), self.options, self.output)
+        return run_shard(self.handle, self.input, ShardSpec(**spec), self.options, self.output, self.reverse)
 
 
 def actor_resources(device: str, cluster: dict) -> dict:
