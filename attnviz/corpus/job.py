@@ -90,6 +90,12 @@ def load_worker_model(model: str, device: str, threads: int | None):
     return load_model(model, device)
 
 
+def _torch_threads() -> int:
+    import torch
+
+    return torch.get_num_threads()
+
+
 def load_reverse_model(options: JobOptions, device: str, threads: int | None):
     """`options.reverse_model` as a worker loads it, or None when the job has none."""
     return load_worker_model(options.reverse_model, device, threads) if options.reverse_model else None
@@ -105,7 +111,8 @@ def run_shards_inprocess(
     worker = {"worker": os.getpid(), "requested": time.time()}
     handle = handle or load_worker_model(config.model, config.device, config.threads)
     reverse = load_reverse_model(config.options, config.device, config.threads)
-    timeline.workers.append(worker | {"ready": time.time(), "load_s": time.time() - worker["requested"]})
+    timeline.workers.append(worker | {"ready": time.time(), "load_s": time.time() - worker["requested"],
+                                      "threads": _torch_threads()})  # fmt: skip
     done = total - len(todo)
     for spec in todo:
         timeline.shards.append(run_shard(handle, Path(config.input), spec, config.options, config.output, reverse))
@@ -119,7 +126,7 @@ def run_job(config: JobConfig, progress: Progress | None = None, handle=None) ->
     (report.json). `handle`: a model already loaded (the app's), for the in-process engine."""
     from attnviz.corpus import report
 
-    started = time.time()
+    started, cpu = time.time(), time.process_time()
     timeline = Timeline(config.engine, started)
     prepare_output(config)
     specs = shard_specs(Path(config.input), config.shard_size)
@@ -132,7 +139,11 @@ def run_job(config: JobConfig, progress: Progress | None = None, handle=None) ->
         run_shards_inprocess(config, todo, progress, len(specs), handle, timeline)
     merging = time.time()
     summary = report.write_report(config, specs, time.time() - started)
-    timeline.phases |= {"merge": time.time() - merging, "total": time.time() - started}
+    timeline.phases |= {
+        "merge": time.time() - merging,
+        "total": time.time() - started,
+        "driver_cpu": time.process_time() - cpu,
+    }  # this process: in-process, every shard too
     text = json.dumps(timeline.to_dict(), ensure_ascii=False, indent=1)
     (Path(config.output) / TIMELINE).write_text(text, encoding="utf-8")
     return summary

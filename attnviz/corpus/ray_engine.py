@@ -7,10 +7,14 @@ model once. An optional engine: Ray is imported only here (`pip install -r requi
   no actor waits on the driver between shards. Each shard is a description (byte offset and lines): the actor reads
   its own lines (the input must be readable at the same path on every node, e.g. shared storage on a cluster),
   captures its pairs in batches grouped by length (`shards.process_shard`) and writes its files (`write_shard`).
-- Plain Ray actors, not Ray Data's `map_batches`: on a small machine Ray Data's helper actors (stats, autoscaling
-  coordinator, locality tracker: a Python process each) and its import in every worker cost more CPU than a corpus
-  of thousands of short pairs takes to compute, and its executor polls in the driver; measured in
-  benchmarks/RESULTS.md ("Corpus job").
+- Plain Ray actors rather than Ray Data's `map_batches`: on a small machine Ray Data costs
+  more than the work. Counted in CPU seconds on 2 cores, 200 short pairs of demo-zh-en with 2 actors: its three
+  helper actors (stats, autoscaling coordinator, locality tracker: a Python process each) took 6.0 CPU s, importing
+  it ~2 CPU s more in each worker, its executor polled in the driver, against 1.4 CPU s for the pairs themselves;
+  the second actor's start, beside all that, never finished before the corpus did. Ray's own processes (GCS,
+  raylet, agents: ~5 CPU s) and each actor's start (Python, torch, transformers, the model: ~8 CPU s on a busy
+  machine) remain: the price of a pool, paid once, next to which only the steady-state rate says whether the
+  per-pair work parallelises (`timeline.json`, benchmarks/bench_corpus.py).
 - Threads: each actor runs torch with `threads` threads (`--threads`; the pool's default when not given is 1, so
   `workers` actors use `workers` cores) and tokenizes without the tokenizers library's own thread pool.
 - Resources: each actor asks for `num_cpus=0.5` (so a pool beside other work cannot deadlock a 2-core machine), one
@@ -34,7 +38,7 @@ from pathlib import Path
 
 from attnviz.corpus.shards import JobOptions, ShardSpec
 from attnviz.corpus.timeline import Timeline
-from attnviz.errors import InputError
+from attnviz.errors import AttnvizError, InputError
 
 ACTOR_CPUS = 0.5
 IN_FLIGHT = 2  # shards queued on an actor: the next is there when one ends, and the tail stays balanced
@@ -56,9 +60,13 @@ class ShardWorker:
         os.environ["TOKENIZERS_PARALLELISM"] = "false"  # one thread per actor: no tokenizer thread pool beside it
         from attnviz.corpus.job import load_reverse_model, load_worker_model
 
-        self.handle = load_worker_model(model, device, threads)
+        self.failure = None  # a model that cannot load: said by `ready` (the actor lives, so Ray does not restart it)
         self.input, self.output, self.options = Path(input), Path(output), JobOptions(**options)
-        self.reverse = load_reverse_model(self.options, device, threads)
+        try:
+            self.handle = load_worker_model(model, device, threads)
+            self.reverse = load_reverse_model(self.options, device, threads)
+        except AttnvizError as error:
+            self.failure = error
         import ray
         import torch
 
@@ -66,6 +74,8 @@ class ShardWorker:
                      "ready": time.time(), "load_s": time.time() - started, "threads": torch.get_num_threads()}  # fmt: skip
 
     def ready(self) -> dict:
+        if self.failure is not None:
+            raise self.failure
         return self.info
 
     def run(self, spec: dict) -> dict:
@@ -136,7 +146,12 @@ def _dispatch(ray, actors: list, queue: deque, progress, total: int, timeline: T
     while waiting:
         (ref,), _ = ray.wait(list(waiting), num_returns=1)
         number, is_shard = waiting.pop(ref)
-        answer = ray.get(ref)
+        try:
+            answer = ray.get(ref)
+        except ray.exceptions.RayTaskError as error:
+            if isinstance(error.cause, AttnvizError):  # a model that cannot load, said as the in-process job says it
+                raise error.cause from None
+            raise
         if is_shard:
             timeline.shards.append(answer)
             done += 1

@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass, field
 class Timeline:
     engine: str
     started: float = field(default_factory=time.time)
-    phases: dict[str, float] = field(default_factory=dict)  # name → seconds (e.g. "engine_start", "merge")
+    phases: dict[str, float] = field(default_factory=dict)  # name → seconds ("engine_start", "merge", "driver_cpu")
     workers: list[dict] = field(default_factory=list)  # {"worker", "requested", "ready", "load_s", "threads", …}
     shards: list[dict] = field(default_factory=list)  # {"index", "worker", "start", "end", "cpu_s", "pairs"}
 
@@ -53,11 +53,13 @@ class Timeline:
     def _per_worker(self) -> dict:
         rows: dict = {}
         for shard in self.shards:
-            row = rows.setdefault(str(shard["worker"]), {"shards": 0, "pairs": 0, "busy_s": 0.0, "cpu_s": 0.0})
+            row = rows.setdefault(str(shard["worker"]), {"shards": 0, "pairs": 0, "busy_s": 0.0, "cpu_s": 0.0,
+                                                         "write_s": 0.0})  # fmt: skip
             row["shards"] += 1
             row["pairs"] += shard["pairs"]
             row["busy_s"] = round(row["busy_s"] + shard["end"] - shard["start"], 3)
             row["cpu_s"] = round(row["cpu_s"] + shard["cpu_s"], 3)
+            row["write_s"] = round(row["write_s"] + shard.get("write_s", 0.0), 3)
         for worker in self.workers:
             if str(worker["worker"]) in rows:
                 rows[str(worker["worker"])] |= {k: v for k, v in worker.items() if k in ("load_s", "threads", "node")}

@@ -19,6 +19,7 @@ import pytest
 
 from attnviz.corpus.job import JobConfig, run_job
 from attnviz.corpus.shards import JobOptions, shard_paths
+from attnviz.errors import ModelLoadError
 from tests.support.corpus_files import corpus_file
 
 ray = pytest.importorskip("ray", reason="the Ray engine needs ray[data] (requirements-ray.txt)")
@@ -72,6 +73,12 @@ def test_ray_and_in_process_give_identical_reports(cluster, corpus, in_process):
     summary = run_job(config(corpus, "ray", engine="ray"))
     assert summary["engine"] == "ray" and summary["workers"] == 2 and summary["shards"] == 4
     assert_same_report(config(corpus, "ray").output, in_process)
+
+
+def test_a_model_that_cannot_load_is_said_as_in_process(cluster, corpus, tmp_path):
+    with pytest.raises(ModelLoadError) as raised:
+        run_job(config(corpus, "no-model", engine="ray", model=str(tmp_path)))  # a folder with no model in it
+    assert raised.value.key == "model_no_config"
 
 
 def _ours(pid: int) -> bool:

@@ -22,8 +22,8 @@ def test_two_workers_side_by_side_read_as_concurrent_and_steady_rate_starts_when
     assert summary["compute_s"] == 4.0 and summary["last_shard_end_s"] == 9.0 and summary["pairs"] == 40
     assert summary["concurrency"] == 1.5  # 6 busy seconds in a 4-second run
     assert summary["steady_pairs_per_s"] == 10.0  # 20 pairs in the 2 s after both were ready
-    assert summary["workers"]["1"] == {"shards": 3, "pairs": 30, "busy_s": 4.0, "cpu_s": 4.0, "load_s": 2.0,
-                                       "threads": 1}  # fmt: skip
+    assert summary["workers"]["1"] == {"shards": 3, "pairs": 30, "busy_s": 4.0, "cpu_s": 4.0, "write_s": 0.0,
+                                       "load_s": 2.0, "threads": 1}  # fmt: skip
     assert summary["workers"]["2"]["shards"] == 1
 
 
