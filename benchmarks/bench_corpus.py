@@ -115,7 +115,7 @@ def peak_memory(path: Path, out: Path, threads: int) -> float:
 
 def ray_available() -> bool:
     try:
-        import ray.data  # noqa: F401
+        import ray  # noqa: F401
     except ImportError:
         return False
     return True
