@@ -2,11 +2,14 @@
 
     python -m attnviz corpus --model demo-zh-en --input pairs.tsv --gold -o report/
     python -m attnviz corpus --model demo-zh-en --input pairs.tsv --gold --segmented --engine ray --workers 2 -o r/
+    python -m attnviz corpus --model demo-zh-en --reverse-model demo-en-zh --input pairs.tsv --gold -o report/
 
 Each line of --input is source<TAB>target, with --gold a third column of Pharaoh links; --segmented reads each side
 as space-separated words. Bad lines are listed (bad_lines.parquet, and a count on stderr) and skipped. The report
 folder receives heads/layers/pairs/bad_lines.parquet, report.json and report.html; --resume finishes a stopped job
-from its finished shards, --force replaces an earlier report.
+from its finished shards, --force replaces an earlier report. --reverse-model M2 (a model translating target →
+source, with --gold) adds the links both directions find (`attnviz.corpus.links`): their precision, recall and AER
+per pair (`both_*` in pairs.parquet) and over the corpus (report.json's "links", beside the alignment view's own).
 """
 
 from __future__ import annotations
@@ -29,12 +32,18 @@ def add_parser(commands) -> None:
     corpus.add_argument("--segmented", action="store_true",
                         help="each side is space-separated words, which the links index (Chinese read without "
                              "spaces); default: plain text, links index the word view's words")  # fmt: skip
+    corpus.add_argument("--reverse-model", metavar="M2",
+                        help="with --gold: a model translating the other way (target → source); also scores the links "
+                             "both directions find: the forward alignment view's links that M2's view of the pair "
+                             "read backwards also finds, on the same words (attnviz.corpus.links)")  # fmt: skip
     corpus.add_argument("--threshold", type=float, default=JobOptions.threshold, help="weakest link (default 0.1)")
     corpus.add_argument("--max-tokens", type=int, default=JobOptions.max_tokens, help="longer pairs are skipped")
     corpus.add_argument("--batch-size", type=int, default=JobOptions.batch_size, help="pairs per forward pass")
     corpus.add_argument("--shard-size", type=int, default=JobConfig.shard_size, help="lines per shard (256)")
     corpus.add_argument("--device", default="cpu", help="auto, cpu, cuda, npu, mps (default cpu)")
-    corpus.add_argument("--threads", type=int, help="torch threads per worker (default: torch's)")
+    corpus.add_argument(
+        "--threads", type=int, help="torch threads per worker (default: torch's in-process, 1 per Ray actor)"
+    )
     corpus.add_argument("--engine", choices=ENGINES, default="inprocess", help="inprocess (default) or ray")
     corpus.add_argument("--workers", type=int, default=JobConfig.workers, help="ray: actors in the pool (2)")
     corpus.add_argument("--ray-address", help="ray: join this cluster (default: start a local one)")
@@ -51,7 +60,8 @@ def config_of(args: argparse.Namespace) -> JobConfig:
     for name in ("max_tokens", "batch_size", "shard_size", "workers"):
         if getattr(args, name) < 1:
             raise InputError("corpus_positive", option="--" + name.replace("_", "-"))
-    options = JobOptions(args.gold, args.segmented, args.batch_size, args.max_tokens, args.threshold)
+    options = JobOptions(args.gold, args.segmented, args.batch_size, args.max_tokens, args.threshold,
+                         args.reverse_model)  # fmt: skip
     return JobConfig(args.model, args.input, args.output, options, args.device, args.shard_size, args.engine,
                      args.workers, args.ray_address, args.threads, args.resume, args.force)  # fmt: skip
 

@@ -3,24 +3,29 @@
     python -m attnviz corpus --model demo-zh-en --input pairs.tsv --gold -o report/
 
 `run_job(config)` cuts the input into shards (`attnviz.corpus.shards`), has an engine compute the shards it lacks —
-`inprocess` (the default: this process, one shard after another) or `ray` (`attnviz.corpus.ray_engine`: Ray Data, an
-actor pool) — and merges the finished shards in shard order (`attnviz.corpus.report`). A job stopped half way and
+`inprocess` (the default: this process, one shard after another) or `ray` (`attnviz.corpus.ray_engine`: a pool of
+Ray actors) — and merges the finished shards in shard order (`attnviz.corpus.report`). A job stopped half way and
 started again with `resume` computes only the shards that are not finished; both engines give the same report.
+Each run also writes `timeline.json` (`attnviz.corpus.timeline`): the engine's start, each worker's model load, each
+shard's wall and CPU seconds, the merge, and the steady-state pairs per second.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from attnviz.corpus.shards import SHARDS, JobOptions, ShardSpec, is_done, process_shard, shard_specs, write_shard
+from attnviz.corpus.shards import SHARDS, JobOptions, ShardSpec, is_done, run_shard, shard_specs
+from attnviz.corpus.timeline import Timeline
 from attnviz.errors import InputError
 
 ENGINES = ("inprocess", "ray")
+TIMELINE = "timeline.json"  # when each part of the last run ran (`attnviz.corpus.timeline`)
 Progress = Callable[[int, int], None]  # (shards finished, shards in all)
 
 
@@ -35,7 +40,7 @@ class JobConfig:
     engine: str = "inprocess"
     workers: int = 2  # Ray: actors in the pool (each loads the model once)
     ray_address: str | None = None  # Ray: join this cluster; None starts a local one
-    threads: int | None = None  # torch threads per worker (None: torch's default; 1 makes engines bit-equal)
+    threads: int | None = None  # torch threads per worker (None: torch's default in-process, 1 per Ray actor)
     resume: bool = False  # keep finished shards of an earlier run
     force: bool = False  # replace an earlier report
 
@@ -48,6 +53,8 @@ def prepare_output(config: JobConfig) -> None:
         raise InputError("cli_input_missing", path=str(config.input))
     if config.engine not in ENGINES:
         raise InputError("corpus_engine_unknown", engine=config.engine)
+    if config.options.reverse_model and not config.options.gold:
+        raise InputError("corpus_reverse_needs_gold")
     earlier = (folder / SHARDS).exists() or (folder / "report.json").exists()
     if earlier and config.force and not config.resume:
         shutil.rmtree(folder / SHARDS, ignore_errors=True)
@@ -83,15 +90,32 @@ def load_worker_model(model: str, device: str, threads: int | None):
     return load_model(model, device)
 
 
+def _torch_threads() -> int:
+    import torch
+
+    return torch.get_num_threads()
+
+
+def load_reverse_model(options: JobOptions, device: str, threads: int | None):
+    """`options.reverse_model` as a worker loads it, or None when the job has none."""
+    return load_worker_model(options.reverse_model, device, threads) if options.reverse_model else None
+
+
 def run_shards_inprocess(
-    config: JobConfig, todo: list[ShardSpec], progress: Progress | None, total: int, handle=None
-) -> None:
+    config: JobConfig, todo: list[ShardSpec], progress: Progress | None, total: int, handle=None,
+    timeline: Timeline | None = None,
+) -> None:  # fmt: skip
     if not todo:
         return
+    timeline = timeline or Timeline("inprocess")
+    worker = {"worker": os.getpid(), "requested": time.time()}
     handle = handle or load_worker_model(config.model, config.device, config.threads)
+    reverse = load_reverse_model(config.options, config.device, config.threads)
+    timeline.workers.append(worker | {"ready": time.time(), "load_s": time.time() - worker["requested"],
+                                      "threads": _torch_threads()})  # fmt: skip
     done = total - len(todo)
     for spec in todo:
-        write_shard(config.output, process_shard(handle, Path(config.input), spec, config.options))
+        timeline.shards.append(run_shard(handle, Path(config.input), spec, config.options, config.output, reverse))
         done += 1
         if progress:
             progress(done, total)
@@ -102,14 +126,24 @@ def run_job(config: JobConfig, progress: Progress | None = None, handle=None) ->
     (report.json). `handle`: a model already loaded (the app's), for the in-process engine."""
     from attnviz.corpus import report
 
-    started = time.time()
+    started, cpu = time.time(), time.process_time()
+    timeline = Timeline(config.engine, started)
     prepare_output(config)
     specs = shard_specs(Path(config.input), config.shard_size)
     todo = [spec for spec in specs if not (config.resume and is_done(config.output, spec.index))]
     if config.engine == "ray":
         from attnviz.corpus import ray_engine
 
-        ray_engine.run_shards(config, todo, progress, len(specs))
+        ray_engine.run_shards(config, todo, progress, len(specs), timeline)
     else:
-        run_shards_inprocess(config, todo, progress, len(specs), handle)
-    return report.write_report(config, specs, time.time() - started)
+        run_shards_inprocess(config, todo, progress, len(specs), handle, timeline)
+    merging = time.time()
+    summary = report.write_report(config, specs, time.time() - started)
+    timeline.phases |= {
+        "merge": time.time() - merging,
+        "total": time.time() - started,
+        "driver_cpu": time.process_time() - cpu,
+    }  # this process: in-process, every shard too
+    text = json.dumps(timeline.to_dict(), ensure_ascii=False, indent=1)
+    (Path(config.output) / TIMELINE).write_text(text, encoding="utf-8")
+    return summary

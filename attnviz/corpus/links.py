@@ -6,8 +6,11 @@
 2. Links (`link_mask`): each target word is linked to the source word it gives the most weight (argmax per target
    word), when that weight reaches `threshold`; a word whose attention went mostly elsewhere (to </s>, or spread
    thin) gets no link.
-3. Two directions (`intersect`): with a model translating each way, keep the links both find (the usual way to
-   raise precision, as in awesome-align and SimAlign).
+3. Two directions (`intersect`, `intersect_masks`): with a model translating each way, keep the links both find
+   (the usual way to raise precision, as in awesome-align and SimAlign). The corpus job does this with
+   `--reverse-model M2`: M2 reads each pair the other way (target → source); its alignment view's links, each of its
+   target words (the pair's source words) to its strongest source word (the pair's target word), over the same
+   words as the forward view's, are transposed and intersected with the forward view's links.
 Everything works on every layer × head at once: weights are (..., target tokens, source tokens).
 """
 
@@ -79,6 +82,12 @@ def intersect(forward: Iterable[Link], backward: Iterable[Link]) -> frozenset[Li
     """Links both directions find: `forward` as (source word, target word) from the source → target model,
     `backward` as that model's reverse gives them, (target word, source word)."""
     return frozenset(forward) & frozenset((s, t) for t, s in backward)
+
+
+def intersect_masks(forward: np.ndarray, backward: np.ndarray) -> np.ndarray:
+    """`intersect` on masks: `forward` (..., target words, source words) from the source → target model,
+    `backward` (..., source words, target words) from its reverse."""
+    return forward & np.swapaxes(backward, -1, -2)
 
 
 def mask_counts(masks: np.ndarray, gold: Gold) -> dict[str, np.ndarray]:

@@ -1,61 +1,87 @@
-"""The corpus job on Ray Data (`--engine ray`): the same shards, computed by a pool of actors that each load the
+"""The corpus job on Ray (`--engine ray`): the same shards, computed by a pool of Ray actors that each load the
 model once. An optional engine: Ray is imported only here (`pip install -r requirements-ray.txt`).
 
-- The shards still to do become a Ray dataset of shard descriptions (byte offset and lines: each actor reads its own
-  lines, so the input must be readable at the same path on every node, e.g. shared storage on a cluster).
-- `map_batches(ShardWorker, compute=ActorPoolStrategy(size=workers), batch_size=1)`: each call computes one shard
-  (its pairs captured in batches grouped by length, `shards.process_shard`) and writes its files (`write_shard`).
-- Resources: each actor asks for `num_cpus=0.5` (so a pool beside a running read task cannot deadlock a 2-core
-  machine), one GPU when the device is CUDA (or "auto" on a cluster with GPUs), and one NPU when it is an Ascend NPU:
-  Ray knows Ascend NPUs as the resource "NPU" (it finds them on each node, or start a node with
+- The pool: `workers` actors (`ShardWorker`), created at once and spread over the cluster's nodes. The driver hands
+  each actor its first shards only when it reports ready (model loaded), then one more each time it finishes one,
+  so at most `IN_FLIGHT` shards wait on an actor: a slow or late actor holds back no work a free one could do, and
+  no actor waits on the driver between shards. Each shard is a description (byte offset and lines): the actor reads
+  its own lines (the input must be readable at the same path on every node, e.g. shared storage on a cluster),
+  captures its pairs in batches grouped by length (`shards.process_shard`) and writes its files (`write_shard`).
+- Plain Ray actors rather than Ray Data's `map_batches`: on a small machine Ray Data costs
+  more than the work. Counted in CPU seconds on 2 cores, 200 short pairs of demo-zh-en with 2 actors: its three
+  helper actors (stats, autoscaling coordinator, locality tracker: a Python process each) took 6.0 CPU s, importing
+  it ~2 CPU s more in each worker, its executor polled in the driver, against 1.4 CPU s for the pairs themselves;
+  the second actor's start, beside all that, never finished before the corpus did. Ray's own processes (GCS,
+  raylet, agents: ~5 CPU s) and each actor's start (Python, torch, transformers, the model: ~8 CPU s on a busy
+  machine) remain: the price of a pool, paid once, next to which only the steady-state rate says whether the
+  per-pair work parallelises (`timeline.json`, benchmarks/bench_corpus.py).
+- Threads: each actor runs torch with `threads` threads (`--threads`; the pool's default when not given is 1, so
+  `workers` actors use `workers` cores) and tokenizes without the tokenizers library's own thread pool.
+- Resources: each actor asks for `num_cpus=0.5` (so a pool beside other work cannot deadlock a 2-core machine), one
+  GPU when the device is CUDA (or "auto" on a cluster with GPUs), and one NPU when it is an Ascend NPU: Ray knows
+  Ascend NPUs as the resource "NPU" (it finds them on each node, or start a node with
   `ray start --resources='{"NPU": 8}'`) and gives each actor its own card through ASCEND_RT_VISIBLE_DEVICES.
-- Faults: a killed actor restarts and its call is retried (Ray Data's actor pools default to `max_restarts=-1`,
-  `max_task_retries=-1`); a shard computed again
-  replaces its own files, and the report reads each shard once, so nothing is counted twice.
-- `--ray-address` joins a running cluster ("auto", or host:port); without it a local Ray starts and stops with the job.
+- Faults: an actor whose process dies is restarted and its calls retried (`max_restarts=-1`,
+  `max_task_retries=-1`); a shard computed again replaces its own files, and the report reads each shard once, so
+  nothing is counted twice.
+- `--ray-address` joins a running cluster ("auto", or host:port); without it a local Ray starts and stops with the
+  job. The job's timeline (`attnviz.corpus.timeline`) records Ray's start, each actor's start and each shard.
 """
 
 from __future__ import annotations
 
+import os
+import time
+from collections import deque
 from dataclasses import asdict
 from pathlib import Path
 
 from attnviz.corpus.shards import JobOptions, ShardSpec
-from attnviz.errors import InputError
+from attnviz.corpus.timeline import Timeline
+from attnviz.errors import AttnvizError, InputError
 
 ACTOR_CPUS = 0.5
+IN_FLIGHT = 2  # shards queued on an actor: the next is there when one ends, and the tail stays balanced
 
 
 def _ray():
     try:
         import ray
-        import ray.data  # noqa: F401
     except ImportError:
         raise InputError("corpus_ray_missing") from None
     return ray
 
 
 class ShardWorker:
-    """A Ray Data actor: loads the model once, then computes and writes one shard per call."""
+    """A Ray actor: loads the model once, then computes and writes one shard per `run` call."""
 
     def __init__(self, model: str, device: str, threads: int | None, input: str, output: str, options: dict):
-        from attnviz.corpus.job import load_worker_model
+        started = time.time()
+        os.environ["TOKENIZERS_PARALLELISM"] = "false"  # one thread per actor: no tokenizer thread pool beside it
+        from attnviz.corpus.job import load_reverse_model, load_worker_model
 
-        self.handle = load_worker_model(model, device, threads)
+        self.failure = None  # a model that cannot load: said by `ready` (the actor lives, so Ray does not restart it)
         self.input, self.output, self.options = Path(input), Path(output), JobOptions(**options)
+        try:
+            self.handle = load_worker_model(model, device, threads)
+            self.reverse = load_reverse_model(self.options, device, threads)
+        except AttnvizError as error:
+            self.failure = error
+        import ray
+        import torch
 
-    def __call__(self, batch: dict) -> dict:
-        import numpy as np
+        self.info = {"worker": os.getpid(), "node": ray.get_runtime_context().get_node_id()[:8], "started": started,
+                     "ready": time.time(), "load_s": time.time() - started, "threads": torch.get_num_threads()}  # fmt: skip
 
-        from attnviz.corpus.shards import process_shard, write_shard
+    def ready(self) -> dict:
+        if self.failure is not None:
+            raise self.failure
+        return self.info
 
-        done = []
-        for index, offset, first, lines in zip(batch["index"], batch["offset"], batch["first_line"], batch["lines"],
-                                               strict=True):  # fmt: skip
-            spec = ShardSpec(int(index), int(offset), int(first), int(lines))
-            write_shard(self.output, process_shard(self.handle, self.input, spec, self.options))
-            done.append(spec.index)
-        return {"index": np.array(done, dtype=np.int64)}
+    def run(self, spec: dict) -> dict:
+        from attnviz.corpus.shards import run_shard
+
+        return run_shard(self.handle, self.input, ShardSpec(**spec), self.options, self.output, self.reverse)
 
 
 def actor_resources(device: str, cluster: dict) -> dict:
@@ -68,35 +94,71 @@ def actor_resources(device: str, cluster: dict) -> dict:
     return resources
 
 
-def run_shards(config, todo: list[ShardSpec], progress, total: int) -> None:
-    """Compute the shards `todo` on Ray; `progress(done, total)` as each one is written."""
+def run_shards(config, todo: list[ShardSpec], progress, total: int, timeline: Timeline | None = None) -> None:
+    """Compute the shards `todo` on Ray; `progress(done, total)` as each one is written; `timeline` gets Ray's
+    start, each actor and each shard."""
     if not todo:
         return
+    timeline = timeline or Timeline("ray")
     ray = _ray()
     started_here = not ray.is_initialized()
+    begun = time.time()
     if started_here:
         ray.init(address=config.ray_address, include_dashboard=False, log_to_driver=False,
                  configure_logging=False)  # fmt: skip
+    timeline.phases["engine_start"] = time.time() - begun
+    actors = []
     try:
-        ray.data.DataContext.get_current().enable_progress_bars = False
-        items = [asdict(spec) for spec in todo]
-        dataset = ray.data.from_items(items, override_num_blocks=len(items))
-        worker_args = dict(model=config.model, device=config.device, threads=config.threads,
-                           input=str(Path(config.input).resolve()), output=str(Path(config.output).resolve()),
-                           options=asdict(config.options))  # fmt: skip
-        resources = actor_resources(config.device, ray.cluster_resources())
-        computed = dataset.map_batches(
-            ShardWorker,
-            fn_constructor_kwargs=worker_args,
-            batch_size=1,
-            compute=ray.data.ActorPoolStrategy(size=config.workers),
-            **resources,  # actors restart and their calls are retried without end: Ray Data's own default
-        )
-        done = total - len(todo)
-        for _ in computed.iter_rows():
+        actors = _start_pool(ray, config, min(config.workers, len(todo)), timeline)
+        _dispatch(ray, actors, deque(todo), progress, total, timeline)
+    finally:
+        begun = time.time()
+        if started_here:
+            ray.shutdown()
+        else:
+            for actor in actors:
+                ray.kill(actor)  # free the cluster's resources for its next job
+        timeline.phases["engine_stop"] = time.time() - begun
+
+
+def _start_pool(ray, config, size: int, timeline: Timeline) -> list:
+    """`size` actors, asked for all at once (their model loads overlap), spread over the nodes."""
+    worker_args = dict(model=config.model, device=config.device, threads=config.threads or 1,
+                       input=str(Path(config.input).resolve()), output=str(Path(config.output).resolve()),
+                       options=asdict(config.options))  # fmt: skip
+    remote = ray.remote(ShardWorker).options(
+        max_restarts=-1, max_task_retries=-1, scheduling_strategy="SPREAD",
+        **actor_resources(config.device, ray.cluster_resources()),
+    )  # fmt: skip
+    timeline.workers = [{"requested": time.time()} for _ in range(size)]
+    return [remote.remote(**worker_args) for _ in range(size)]
+
+
+def _dispatch(ray, actors: list, queue: deque, progress, total: int, timeline: Timeline) -> None:
+    """Give each actor shards as it is ready and as it finishes them, until every shard is written."""
+    waiting = {actor.ready.remote(): (number, None) for number, actor in enumerate(actors)}  # ref → (actor, shard)
+    done = total - len(queue)
+
+    def give(number: int) -> None:
+        if queue:
+            waiting[actors[number].run.remote(asdict(queue.popleft()))] = (number, True)
+
+    while waiting:
+        (ref,), _ = ray.wait(list(waiting), num_returns=1)
+        number, is_shard = waiting.pop(ref)
+        try:
+            answer = ray.get(ref)
+        except ray.exceptions.RayTaskError as error:
+            if isinstance(error.cause, AttnvizError):  # a model that cannot load, said as the in-process job says it
+                raise error.cause from None
+            raise
+        if is_shard:
+            timeline.shards.append(answer)
             done += 1
             if progress:
                 progress(done, total)
-    finally:
-        if started_here:
-            ray.shutdown()
+            give(number)
+        else:
+            timeline.workers[number] |= answer
+            for _ in range(IN_FLIGHT):
+                give(number)

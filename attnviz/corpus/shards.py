@@ -12,7 +12,8 @@ from __future__ import annotations
 import json
 import math
 import os
-from dataclasses import asdict, dataclass, field
+import time
+from dataclasses import asdict, dataclass, field, replace
 from itertools import islice
 from pathlib import Path
 
@@ -39,6 +40,7 @@ class JobOptions:
     batch_size: int = 16  # pairs per forward pass (grouped by length)
     max_tokens: int = 256  # longer pairs (either side, in tokens) are bad lines
     threshold: float = links.DEFAULT_THRESHOLD  # weakest link (`links.link_mask`)
+    reverse_model: str | None = None  # a model translating target → source: also score the links both find
 
 
 @dataclass(frozen=True)
@@ -47,6 +49,15 @@ class ShardSpec:
     offset: int  # byte offset of its first line
     first_line: int  # 1-based number of its first line
     lines: int  # how many lines (blank ones included) it holds
+
+
+@dataclass(frozen=True)
+class TokenView:
+    """A cross map reduced to the mean of its alignment view's heads: weights (queries, keys) over its tokens."""
+
+    weights: np.ndarray
+    query_tokens: list
+    key_tokens: list
 
 
 @dataclass
@@ -111,8 +122,28 @@ def _captures(handle, pairs: list[CorpusPair], batch_size: int):
                     yield pair, error
 
 
-def process_shard(handle, path: Path, spec: ShardSpec, options: JobOptions) -> ShardResult:
-    """One shard's sums, rows and bad lines (rows and bad lines in line order)."""
+def _reverse_views(reverse, pairs: list[CorpusPair], batch_size: int) -> dict[int, TokenView | AttnvizError]:
+    """line → the reverse model's alignment view of each pair read the other way (its source: the pair's target),
+    or the error its capture raised."""
+    views: dict[int, TokenView | AttnvizError] = {}
+    swapped = [replace(pair, source=pair.target, target=pair.source) for pair in pairs]
+    for pair, captured in _captures(reverse, swapped, batch_size):
+        if isinstance(captured, AttnvizError) or "cross" not in captured.kinds:
+            views[pair.line] = captured if isinstance(captured, AttnvizError) else InputError("corpus_no_cross",
+                                                                                               model=reverse.name)  # fmt: skip
+            continue
+        cross = captured["cross"]
+        heads = selection.alignment_pairs(reverse.alignment_heads, cross.num_layers, cross.num_heads)
+        weights = cross.weights[[h[0] for h in heads], [h[1] for h in heads]].mean(
+            axis=0
+        )  # (pair source, target tokens)
+        views[pair.line] = TokenView(weights, cross.query_tokens, cross.key_tokens)
+    return views
+
+
+def process_shard(handle, path: Path, spec: ShardSpec, options: JobOptions, reverse=None) -> ShardResult:
+    """One shard's sums, rows and bad lines (rows and bad lines in line order); `reverse`: the loaded
+    `options.reverse_model`."""
     result = ShardResult(spec.index)
     pairs = []
     for item in read_shard(path, spec, options):
@@ -124,11 +155,12 @@ def process_shard(handle, path: Path, spec: ShardSpec, options: JobOptions) -> S
             result.bad.append(bad_line(item.line, refusal, f"{item.source}\t{item.target}"))
         else:
             pairs.append(item)
+    backward = _reverse_views(reverse, pairs, options.batch_size) if reverse is not None else {}
     for pair, captured in _captures(handle, pairs, options.batch_size):
         try:
             if isinstance(captured, AttnvizError):
                 raise captured
-            result.rows.append(_pair_row(handle, pair, captured, result.acc, options))
+            result.rows.append(_pair_row(handle, pair, captured, result.acc, options, backward.get(pair.line)))
         except AttnvizError as error:
             result.bad.append(bad_line(pair.line, error, f"{pair.source}\t{pair.target}"))
     result.rows.sort(key=lambda row: row["line"])
@@ -136,10 +168,11 @@ def process_shard(handle, path: Path, spec: ShardSpec, options: JobOptions) -> S
     return result
 
 
-def _pair_row(handle, pair: CorpusPair, captured, acc: HeadAccumulator, options: JobOptions) -> dict:
+def _pair_row(handle, pair: CorpusPair, captured, acc: HeadAccumulator, options: JobOptions, backward=None) -> dict:
     """Count one pair into `acc` and return its row: line, texts, token counts, each map's statistics averaged over
-    its heads, and with gold links the scores of the model's alignment view and of its best head."""
-    gold_part = _gold_part(handle, pair, captured, options) if options.gold else None  # may refuse: before counting
+    its heads, and with gold links the scores of the model's alignment view, of its best head and (with a reverse
+    model, `backward` its view of this pair) of the links both directions find."""
+    gold_part = _gold_part(handle, pair, captured, options, backward) if options.gold else None  # may refuse: first
     row = {"line": pair.line, "source": pair.source, "target": pair.target}
     first = captured["cross"] if "cross" in captured.kinds else captured[captured.kinds[0]]
     row["source_tokens"] = len(first.key_tokens)
@@ -149,11 +182,17 @@ def _pair_row(handle, pair: CorpusPair, captured, acc: HeadAccumulator, options:
             finite = values[np.isfinite(values)]
             row[f"{kind}.{name}"] = float(finite.mean()) if finite.size else math.nan
     if gold_part is not None:
-        counts, view, (layer, head) = gold_part
+        counts, views, (layer, head) = gold_part
         acc.add_gold(counts)
         best = Scores.of(**{name: values[layer, head] for name, values in counts.items()})
+        view = views["view"].scores()
         row |= {"gold": pair_gold_text(pair.gold), "precision": view.precision, "recall": view.recall,
                 "aer": view.aer, "best_layer": layer, "best_head": head, "best_aer": float(best.aer)}  # fmt: skip
+        for name, view_counts in views.items():
+            acc.add_view(name, view_counts)
+        if "both" in views:
+            both = views["both"].scores()
+            row |= {"both_precision": both.precision, "both_recall": both.recall, "both_aer": both.aer}
     acc.pairs += 1
     return row
 
@@ -162,9 +201,10 @@ def pair_gold_text(gold: Gold) -> str:
     return " ".join(f"{i}{'-' if (i, j) in gold.sure else '?'}{j}" for i, j in sorted(gold.possible | gold.sure))
 
 
-def _gold_part(handle, pair: CorpusPair, captured, options: JobOptions):
-    """(per-head counts, the alignment view's scores, the best head) of one pair; InputError when its links point
-    outside its words or the model has no cross-attention."""
+def _gold_part(handle, pair: CorpusPair, captured, options: JobOptions, backward=None):
+    """(per-head counts, the views' counts — "view": the alignment view's, "both": its links that the reverse
+    model's view (`backward`) also finds —, the best head) of one pair; InputError when its links point outside its
+    words, a model has no cross-attention or the reverse model's capture failed."""
     if "cross" not in captured.kinds:
         raise InputError("corpus_no_cross", model=handle.name)
     cross = captured["cross"]
@@ -177,10 +217,18 @@ def _gold_part(handle, pair: CorpusPair, captured, options: JobOptions):
     counts = links.mask_counts(links.link_mask(word_weights, options.threshold), gold)
     pairs = selection.alignment_pairs(handle.alignment_heads, cross.num_layers, cross.num_heads)
     view = word_weights[[p[0] for p in pairs], [p[1] for p in pairs]].mean(axis=0)  # (target words, source words)
-    view_counts = links.counts_at(links.mask_counts(links.link_mask(view, options.threshold), gold), ())
+    view_mask = links.link_mask(view, options.threshold)
+    views = {"view": links.counts_at(links.mask_counts(view_mask, gold), ())}
+    if options.reverse_model:
+        if backward is None or isinstance(backward, AttnvizError):
+            raise backward or InputError("corpus_reverse_failed", model=options.reverse_model)
+        reverse_words = PairWords(words.target, words.source)  # the same words, sides swapped
+        reverse_view = reverse_words.word_weights(backward, backward.weights)  # (source words, target words)
+        both = links.intersect_masks(view_mask, links.link_mask(reverse_view, options.threshold))
+        views["both"] = links.counts_at(links.mask_counts(both, gold), ())
     aer = Scores.of(**counts).aer
     best = np.unravel_index(int(np.argmin(aer)), aer.shape)
-    return counts, view_counts.scores(), (int(best[0]), int(best[1]))
+    return counts, views, (int(best[0]), int(best[1]))
 
 
 # ----------------------------------------------------------------------------------------------------------------------
@@ -211,6 +259,17 @@ def write_shard(folder: Path, result: ShardResult) -> None:
     done = {"index": result.index, "pairs": result.acc.pairs, "layer_names": result.acc.layer_names,
             "bad": [asdict(bad) for bad in result.bad]}  # fmt: skip
     _atomic(paths["json"], lambda p: p.write_text(json.dumps(done, ensure_ascii=False), encoding="utf-8"))
+
+
+def run_shard(handle, path: Path, spec: ShardSpec, options: JobOptions, folder: Path, reverse=None) -> dict:
+    """Compute and write one shard; returns its timeline entry (`attnviz.corpus.timeline`): wall seconds, CPU seconds
+    of this process (≈ wall when it keeps one core busy, more with several threads), writing seconds, pairs."""
+    start, cpu = time.time(), time.process_time()
+    result = process_shard(handle, path, spec, options, reverse)
+    computed = time.time()
+    write_shard(folder, result)
+    return {"index": spec.index, "worker": os.getpid(), "start": start, "end": time.time(),
+            "cpu_s": time.process_time() - cpu, "write_s": time.time() - computed, "pairs": result.acc.pairs}  # fmt: skip
 
 
 def _save_arrays(path: Path, arrays: dict[str, np.ndarray]) -> None:

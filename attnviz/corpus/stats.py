@@ -9,11 +9,12 @@ With gold links, `links.mask_counts` are kept the same way (integers: any order 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
 from attnviz import analysis
+from attnviz.corpus.gold import Counts
 from attnviz.types import AttentionMap
 
 
@@ -52,6 +53,7 @@ class HeadAccumulator:
     moments: dict[str, dict[str, Moments]] = field(default_factory=dict)  # kind → statistic → Moments
     layer_names: dict[str, list[str]] = field(default_factory=dict)  # kind → module paths
     gold: dict[str, np.ndarray] = field(default_factory=dict)  # Counts field → (layers, heads) int64
+    views: dict[str, np.ndarray] = field(default_factory=dict)  # "<view>.<Counts field>" → int64 (one number)
     pairs: int = 0
 
     def add_map(self, amap: AttentionMap) -> dict[str, np.ndarray]:
@@ -69,6 +71,20 @@ class HeadAccumulator:
             values = np.asarray(values, dtype=np.int64)
             self.gold[name] = self.gold[name] + values if name in self.gold else values
 
+    def add_view(self, view: str, counts: Counts) -> None:
+        """Count one pair's links of a whole view ("view": the model's alignment view, "both": its intersection with
+        the reverse model's)."""
+        for name, value in asdict(counts).items():
+            key = f"{view}.{name}"
+            self.views[key] = self.views.get(key, np.int64(0)) + np.int64(value)
+
+    def view_counts(self) -> dict[str, Counts]:
+        names = {key.split(".")[0] for key in self.views}
+        return {
+            view: Counts(**{f: int(self.views[f"{view}.{f}"]) for f in Counts.__dataclass_fields__})
+            for view in sorted(names)
+        }
+
     def merge(self, other: HeadAccumulator) -> HeadAccumulator:
         """This accumulator with `other` added (kinds and statistics either one lacks are kept as they are)."""
         for kind, stats in other.moments.items():
@@ -78,6 +94,8 @@ class HeadAccumulator:
         for kind, names in other.layer_names.items():
             self.layer_names.setdefault(kind, names)
         self.add_gold(other.gold)
+        for key, value in other.views.items():
+            self.views[key] = self.views.get(key, np.int64(0)) + value
         self.pairs += other.pairs
         return self
 
@@ -92,6 +110,8 @@ class HeadAccumulator:
                     arrays[f"m/{kind}/{name}/{part}"] = getattr(m, part)
         for name, values in self.gold.items():
             arrays[f"g/{name}"] = values
+        for key, value in self.views.items():
+            arrays[f"v/{key}"] = np.asarray(value, dtype=np.int64)
         return arrays
 
     @classmethod
@@ -105,4 +125,6 @@ class HeadAccumulator:
                 acc.moments.setdefault(kind, {})[name] = moments
             elif parts[0] == "g":
                 acc.gold[parts[1]] = np.asarray(arrays[key])
+            elif parts[0] == "v":
+                acc.views[parts[1]] = np.int64(arrays[key])
         return acc

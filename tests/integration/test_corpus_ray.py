@@ -19,6 +19,7 @@ import pytest
 
 from attnviz.corpus.job import JobConfig, run_job
 from attnviz.corpus.shards import JobOptions, shard_paths
+from attnviz.errors import ModelLoadError
 from tests.support.corpus_files import corpus_file
 
 ray = pytest.importorskip("ray", reason="the Ray engine needs ray[data] (requirements-ray.txt)")
@@ -74,6 +75,12 @@ def test_ray_and_in_process_give_identical_reports(cluster, corpus, in_process):
     assert_same_report(config(corpus, "ray").output, in_process)
 
 
+def test_a_model_that_cannot_load_is_said_as_in_process(cluster, corpus, tmp_path):
+    with pytest.raises(ModelLoadError) as raised:
+        run_job(config(corpus, "no-model", engine="ray", model=str(tmp_path)))  # a folder with no model in it
+    assert raised.value.key == "model_no_config"
+
+
 def _ours(pid: int) -> bool:
     """Whether `pid` descends from this test process (a worker of the cluster it started)."""
     while pid > 1:
@@ -94,7 +101,7 @@ def _shard_workers() -> list[int]:
                 command = (entry / "cmdline").read_bytes().decode(errors="replace")
             except OSError:
                 continue
-            if "MapWorker" in command and _ours(int(entry.name)):
+            if "ShardWorker" in command and _ours(int(entry.name)):
                 found.append(int(entry.name))
     return found
 
