@@ -106,6 +106,7 @@ code that loads Helsinki-NLP/opus-mt-zh-en:
 
 ```python
 from transformers import MarianMTModel, MarianTokenizer
+
 tokenizer = MarianTokenizer.from_pretrained("assets/models/{config.direction}")
 model = MarianMTModel.from_pretrained("assets/models/{config.direction}")
 batch = tokenizer(["{examples[0][0]}"], return_tensors="pt")

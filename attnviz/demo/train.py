@@ -1,9 +1,9 @@
 """Train a demo translation model, from corpus to a saved Hugging Face folder with its model card.
 
-    python -m attnviz.demo.train --direction zh-en     # then --direction en-zh; one at a time on 2 cores
+    python -m attnviz.demo.train --direction zh-en     # and --direction en-zh (the cards give the settings)
 
-Each takes about 7–9 minutes on a 2-core CPU that other work is also using (one torch thread: with the second
-core busy, a second thread waits on it more than it helps). Tests run a tiny version in seconds.
+With the settings the model cards give, each takes about 80 minutes on one core of a 2-core CPU (one torch thread;
+the two directions can train side by side). Tests run a tiny version in seconds.
 
 Steps: read (or write) the corpus, train the SentencePiece models and the MarianTokenizer files, train a small
 Marian model with label-smoothed cross-entropy plus guided alignment on one cross-attention head, save it with
