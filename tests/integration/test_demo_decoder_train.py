@@ -18,10 +18,11 @@ TINY += ["--max-pairs", "300", "--save-every", "0", "--log-every", "1", "--corpu
 def test_training_lowers_the_loss_and_saves_a_loadable_llama(tmp_path):
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    main(["--steps", "20", "--learning-rate", "0.01", "--warmup-steps", "3", "--out", str(tmp_path), *TINY])
+    # 40 steps: the corpus's first pairs are everyday sentences of many words, slower to learn than dictionary pairs
+    main(["--steps", "40", "--learning-rate", "0.01", "--warmup-steps", "3", "--out", str(tmp_path), *TINY])
     record = json.loads((tmp_path / "training.json").read_text(encoding="utf-8"))
     losses = [loss for _, _, loss in record["losses"]]
-    assert len(losses) == 20 and sum(losses[-5:]) / 5 < losses[0] - 0.3
+    assert len(losses) == 40 and sum(losses[-5:]) / 5 < losses[0] - 0.3
     tokenizer = AutoTokenizer.from_pretrained(str(tmp_path))
     model = AutoModelForCausalLM.from_pretrained(str(tmp_path))
     assert model.config.model_type == "llama" and model.config.num_key_value_heads == 1
