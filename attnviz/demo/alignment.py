@@ -46,21 +46,17 @@ def word_groups_under_pieces(pieces: list[str], words: tuple[str, ...] | list[st
     """Groups of consecutive word indices to merge so that no piece straddles two words (pieces and words spell
     the same characters, spaces and "▁" aside). Silver segmentations need it: SentencePiece chooses among its
     user-defined symbols by score, not always as a dictionary's longest match would."""
-    word_of_char = [k for k, word in enumerate(words) for _ in word.replace(" ", "")]
-    group = list(range(len(words)))
-    position = 0
+    ends, position = set(), 0  # character offsets where a piece ends
     for piece in pieces:
-        size = len(piece.replace(SPACE, ""))
-        covered = sorted(set(word_of_char[position : position + size]))
-        for k in covered[1:]:
-            for m in range(len(group)):
-                if group[m] == group[k]:
-                    group[m] = group[covered[0]]
-        position += size
-    groups: dict[int, list[int]] = {}
-    for k, g in enumerate(group):
-        groups.setdefault(g, []).append(k)
-    return list(groups.values())
+        position += len(piece.replace(SPACE, ""))
+        ends.add(position)
+    groups, position = [], 0
+    for k, word in enumerate(words):
+        if not groups or position in ends:  # a word starting where a piece ends starts a group
+            groups.append([])
+        groups[-1].append(k)
+        position += len(word.replace(" ", ""))
+    return groups
 
 
 def gold_attention(source_owner: list[int], target_owner: list[int], links, unlinked_to_end: bool = True) -> np.ndarray:
