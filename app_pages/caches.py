@@ -94,7 +94,7 @@ def model(view: ViewState, name: str | None = None):
     try:
         with waiting.container(), st.spinner(i18n.t("loading_model", view.lang, model=name), show_time=True):
             if key not in _loaded:  # an empty chart: the browser fetches its chart library while the model loads
-                st.plotly_chart(_loading_figure(), key="chart_loading", config={"staticPlot": True})
+                st.plotly_chart(_loading_figure(), key=f"chart_loading_{name}", config={"staticPlot": True})
             handle = cached_model(*key)
     finally:
         waiting.empty()

@@ -1,15 +1,16 @@
 """Gold links on the Translate & align page: the field, the scores of the view in one line, the verdicts drawn on
-the alignment, and a layer × head map of AER for the pair whose every cell opens that head."""
+the alignment, and a layer × head map of AER for the pair whose every cell opens that head. A second translation
+model may read the pair the other way: then only the links both directions find count (`attnviz.corpus.view`)."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from app_pages import figure_export
+from app_pages import caches, figure_export
 from app_pages.session import VIEW, bound, reset_widgets, tr
 from app_pages.state import ViewState
-from attnviz import figures, i18n, selection
-from attnviz.corpus.view import GoldShown, show_gold
+from attnviz import figures, hub, i18n, selection, settings
+from attnviz.corpus.view import GoldShown, reverse_view, show_gold
 from attnviz.errors import AttnvizError
 from attnviz.figures._common import format_value
 
@@ -20,18 +21,52 @@ def field(view: ViewState) -> None:
     t = tr(view)
     bound(st.text_input, "gold", t("corpus_gold_label"), placeholder=t("corpus_gold_placeholder"),
           help=t("corpus_gold_help"))  # fmt: skip
+    if view.gold.strip():
+
+        def label(name: str) -> str:
+            return _model_label(view, name) if name else t("corpus_reverse_none")
+
+        bound(st.selectbox, "gold_reverse", t("corpus_reverse_label"), ["", *reverse_candidates(view)],
+              format_func=label, help=t("corpus_reverse_help"))  # fmt: skip
+
+
+def reverse_candidates(view: ViewState) -> list[str]:
+    """Translation models, other than the view's, that could read the pair the other way: the catalogue's, and the
+    hub's where this deployment takes hub models; those that read the view's target language first."""
+    entries = list(caches.catalogue_entries(view.lang))
+    if settings.current().allow_custom_models:
+        entries += hub.hub_catalogue(view.lang)
+    own = next((entry.languages for entry in entries if entry.name == view.model), ())
+    others = [entry for entry in entries if entry.kind == "encoder-decoder" and entry.name != view.model]
+    others.sort(key=lambda entry: bool(own) and bool(set(own) & set(entry.languages)))  # stable: the rest in order
+    return [entry.name for entry in others]
+
+
+def _model_label(view: ViewState, name: str) -> str:
+    return i18n.t(f"model_{name}", view.lang) if i18n.has(f"model_{name}") else name
 
 
 def scored(view: ViewState, result, shown: selection.Shown, options: selection.ViewOptions) -> GoldShown | None:
-    """The view against the gold links (None when there are none); a link that cannot be read is said, and the
-    figures are drawn without gold."""
+    """The view against the gold links (None when there are none), with the reverse model's links when one is
+    chosen; a link that cannot be read, or a reverse model that cannot read the pair, is said, and the figures are
+    drawn without it."""
     if not view.gold.strip():
         return None
     try:
-        return show_gold(result, shown, options, view.gold)
+        return show_gold(result, shown, options, view.gold, _reverse(view, result))
     except AttnvizError as error:
         st.warning(i18n.error_sentence(error, view.lang), icon=":material/rule:")
         return None
+
+
+def _reverse(view: ViewState, result):
+    """The chosen reverse model's alignment view of the pair read the other way (its source: the pair's target), or
+    None when none is chosen."""
+    if not view.gold_reverse or not result.target_text:
+        return None
+    handle = caches.model(view, view.gold_reverse)
+    backward = caches.cached_analysis(view.gold_reverse, view.device, result.target_text, result.source_text, "pair")
+    return reverse_view(backward, handle.alignment_heads)
 
 
 def score_line(view: ViewState, gold: GoldShown) -> None:
@@ -41,6 +76,8 @@ def score_line(view: ViewState, gold: GoldShown) -> None:
                   aer=format_value(s.aer), found=len(v.found), missed=len(v.missed), extra=len(v.extra)))  # fmt: skip
     st.caption(t("corpus_gold_words", source=" · ".join(gold.words.source.words),
                  target=" · ".join(gold.words.target.words)))  # fmt: skip
+    if gold.both_directions:
+        st.caption(t("corpus_reverse_line", model=_model_label(view, view.gold_reverse)))
 
 
 def _open_selected_head() -> None:

@@ -61,6 +61,7 @@ class ViewState:
     k: str = ""
     v: str = ""
     gold: str = ""  # Translate & align: gold links of the pair, Pharaoh format ("0-0 1?2")
+    gold_reverse: str = ""  # … and a model translating the other way: only links both find count; empty = none
     corpus: str = ""  # Corpus: the report folder opened
 
 
@@ -83,7 +84,7 @@ _INPUT = ("text", "mode", "target")  # the target only in pair mode: generated, 
 _LINKS = ("words", "hide", "threshold", "scale", "weighting")
 _LONG = ("truncate",)  # a text longer than the model: whether it is cut (the page says what was)
 PAGE_FIELDS = {  # the fields each page uses: its link carries these and no others (navigation.PAGES names)
-    "translate": (*_COMMON, *_INPUT, *_LONG, "view", "layer", "head", *_LINKS, "step", "gold"),
+    "translate": (*_COMMON, *_INPUT, *_LONG, "view", "layer", "head", *_LINKS, "step", "gold", "gold_reverse"),
     "self": (
         *_COMMON,
         *_INPUT,

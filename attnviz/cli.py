@@ -30,6 +30,7 @@ provenance (`attnviz.provenance`): model and weights hash, device, dtype, versio
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -134,6 +135,9 @@ def _add_view_arguments(parser: argparse.ArgumentParser) -> None:
     view.add_argument("--gold", metavar="LINKS",
                       help="gold links of the pair, Pharaoh 'i-j' / 'i?j' (0-based words as the word view draws "
                            "them), drawn over the alignment; with --input, a third column")  # fmt: skip
+    view.add_argument("--reverse-model", metavar="M2",
+                      help="with gold links: a model translating the other way; only the links both directions "
+                           "find are scored and drawn (as the app's 'Check the links with a model translating back')")  # fmt: skip
     view.add_argument("--engine", choices=("auto", "kaleido", "static"), default="auto",
                       help="png/svg/pdf renderer: kaleido (Chromium) or static (matplotlib, no browser)")  # fmt: skip
     _add_size_arguments(parser)
@@ -428,9 +432,29 @@ def _drawn(result, args: argparse.Namespace, handle, gold: str | None = None) ->
     if gold:
         from attnviz.corpus.view import show_gold
 
-        shown = show_gold(result, shown, options, gold).shown
+        reverse = _reverse_view(args, result)
+        shown = show_gold(result, shown, options, gold, reverse).shown
     heads = selection.file_heads(shown.selection, selection.aggregation_of(options, options.kind))
     return selection.as_file(shown.figures[args.view], handle.name), options, heads
+
+
+def _reverse_view(args: argparse.Namespace, result):
+    """With --reverse-model: that model's alignment view of the pair read the other way (loaded once per run)."""
+    name = getattr(args, "reverse_model", None)
+    if not name:
+        return None
+    from attnviz.attention.capture import capture
+    from attnviz.corpus.view import reverse_view
+
+    handle = _loaded_model(name, getattr(args, "device", "auto"))
+    return reverse_view(capture(handle, result.target_text, result.source_text), handle.alignment_heads)
+
+
+@functools.cache
+def _loaded_model(name: str, device: str):
+    from attnviz import models
+
+    return models.load_model(name, device=device)
 
 
 def capture_options(args: argparse.Namespace) -> dict:

@@ -3,6 +3,8 @@
 `PairWords` says which words the gold links index on each side (`attnviz.corpus.words`); `view_scores` scores the
 links of the heads a view shows (`attnviz.selection.Shown`), and says which gold links were found, missed or extra;
 `head_scores` does the same for every layer × head of the cross-attention at once ("which head aligns best here?").
+With a model translating the other way, `alignment_view` of its capture of the pair read backwards and
+`reverse_mask` give the links it finds, and a view scored with them keeps only the links both directions find.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attnviz import analysis
+from attnviz import analysis, selection
 from attnviz.corpus import links
 from attnviz.corpus.gold import Counts, Gold, Link, Scores
 from attnviz.corpus.words import Words, merged, token_words
@@ -42,6 +44,32 @@ class PairWords:
 
 
 @dataclass(frozen=True)
+class TokenView:
+    """A cross map reduced to the mean of its alignment view's heads: weights (queries, keys) over its tokens."""
+
+    weights: np.ndarray
+    query_tokens: list
+    key_tokens: list
+
+
+def alignment_view(cross: AttentionMap, alignment_heads) -> TokenView:
+    """The alignment view's weights of a cross map: the mean of its model's alignment heads
+    (`selection.alignment_pairs`), (queries, keys)."""
+    heads = selection.alignment_pairs(alignment_heads, cross.num_layers, cross.num_heads)
+    weights = cross.weights[[h[0] for h in heads], [h[1] for h in heads]].mean(axis=0)  # (queries, keys)
+    return TokenView(weights, cross.query_tokens, cross.key_tokens)
+
+
+def reverse_mask(words: PairWords, backward: TokenView, threshold: float) -> np.ndarray:
+    """The links a reverse model's view (`backward`: its queries are the pair's source tokens, its keys the pair's
+    target tokens) finds over the pair's words: a (source words, target words) mask, as `links.intersect_masks`
+    takes it."""
+    reverse_words = PairWords(words.target, words.source)  # the same words, sides swapped
+    reverse_view = reverse_words.word_weights(backward, backward.weights)  # (source words, target words)
+    return links.link_mask(reverse_view, threshold)
+
+
+@dataclass(frozen=True)
 class ViewScores:
     """The links a view finds, against the gold links of the target words it shows."""
 
@@ -54,14 +82,22 @@ class ViewScores:
     source_owners: tuple[int | None, ...]  # the source word of each key token drawn
 
 
-def view_scores(amap: AttentionMap, selected: dict, words: PairWords, gold: Gold, threshold: float) -> ViewScores:
+def view_scores(
+    amap: AttentionMap,
+    selected: dict,
+    words: PairWords,
+    gold: Gold,
+    threshold: float,
+    reverse: np.ndarray | None = None,
+) -> ViewScores:
     """Score the heads a view shows: `amap` is the map as drawn and `selected` its heads (`layers`, `heads`,
     `head_reduce`, `layer_reduce`, as `attnviz.analysis.aggregate` takes them). While a replay shows only the first
-    target words, only their gold links count."""
+    target words, only their gold links count. `reverse` (`reverse_mask`): keep only the links it also holds."""
     matrix = analysis.aggregate(amap, **selected)  # (queries, keys) over the drawn tokens
     target_owners, source_owners = words.owners(amap)
     word_matrix = links.word_weights(matrix, target_owners, source_owners, len(words.target), len(words.source))
-    predicted = links.links_of(links.link_mask(word_matrix, threshold))
+    mask = links.link_mask(word_matrix, threshold)  # (target words, source words)
+    predicted = links.links_of(mask if reverse is None else links.intersect_masks(mask, reverse))
     shown_targets = {t for t in target_owners if t is not None}
     gold = Gold(
         frozenset(link for link in gold.sure if link[1] in shown_targets),

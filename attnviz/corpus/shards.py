@@ -23,7 +23,7 @@ from attnviz import selection
 from attnviz.corpus import links
 from attnviz.corpus.gold import Gold, Scores
 from attnviz.corpus.inputs import BadLine, CorpusPair, bad_line, parse_lines
-from attnviz.corpus.pair import PairWords
+from attnviz.corpus.pair import PairWords, TokenView, alignment_view, reverse_mask
 from attnviz.corpus.stats import HeadAccumulator
 from attnviz.corpus.words import merged
 from attnviz.errors import AttnvizError, InputError
@@ -49,15 +49,6 @@ class ShardSpec:
     offset: int  # byte offset of its first line
     first_line: int  # 1-based number of its first line
     lines: int  # how many lines (blank ones included) it holds
-
-
-@dataclass(frozen=True)
-class TokenView:
-    """A cross map reduced to the mean of its alignment view's heads: weights (queries, keys) over its tokens."""
-
-    weights: np.ndarray
-    query_tokens: list
-    key_tokens: list
 
 
 @dataclass
@@ -132,12 +123,7 @@ def _reverse_views(reverse, pairs: list[CorpusPair], batch_size: int) -> dict[in
             views[pair.line] = captured if isinstance(captured, AttnvizError) else InputError("corpus_no_cross",
                                                                                                model=reverse.name)  # fmt: skip
             continue
-        cross = captured["cross"]
-        heads = selection.alignment_pairs(reverse.alignment_heads, cross.num_layers, cross.num_heads)
-        weights = cross.weights[[h[0] for h in heads], [h[1] for h in heads]].mean(
-            axis=0
-        )  # (pair source, target tokens)
-        views[pair.line] = TokenView(weights, cross.query_tokens, cross.key_tokens)
+        views[pair.line] = alignment_view(captured["cross"], reverse.alignment_heads)  # (pair source, target)
     return views
 
 
@@ -222,9 +208,7 @@ def _gold_part(handle, pair: CorpusPair, captured, options: JobOptions, backward
     if options.reverse_model:
         if backward is None or isinstance(backward, AttnvizError):
             raise backward or InputError("corpus_reverse_failed", model=options.reverse_model)
-        reverse_words = PairWords(words.target, words.source)  # the same words, sides swapped
-        reverse_view = reverse_words.word_weights(backward, backward.weights)  # (source words, target words)
-        both = links.intersect_masks(view_mask, links.link_mask(reverse_view, options.threshold))
+        both = links.intersect_masks(view_mask, reverse_mask(words, backward, options.threshold))
         views["both"] = links.counts_at(links.mask_counts(both, gold), ())
     aer = Scores.of(**counts).aer
     best = np.unravel_index(int(np.argmin(aer)), aer.shape)

@@ -3,7 +3,8 @@
 `show_gold(result, shown, options, gold_text)` scores the heads a view shows (`attnviz.selection.Shown`) against a
 pair's gold links, draws the verdicts over its alignment figure, and scores every layer × head of the pair. The words
 the links index are the word merge's words of the cross-attention (special tokens left out), the words the word view
-draws; links are `attnviz.corpus.links`' (argmax per target word, at the view's threshold).
+draws; links are `attnviz.corpus.links`' (argmax per target word, at the view's threshold). With `reverse`, the
+alignment view of a model translating the other way (`reverse_view`), only the links both directions find count.
 """
 
 from __future__ import annotations
@@ -11,7 +12,16 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from attnviz.corpus.gold import Gold
-from attnviz.corpus.pair import HeadScores, PairWords, ViewScores, head_scores, view_scores
+from attnviz.corpus.pair import (
+    HeadScores,
+    PairWords,
+    TokenView,
+    ViewScores,
+    alignment_view,
+    head_scores,
+    reverse_mask,
+    view_scores,
+)
 from attnviz.errors import InputError
 from attnviz.selection import Shown, ViewOptions
 from attnviz.types import AttentionCapture
@@ -23,6 +33,7 @@ class GoldShown:
     scores: ViewScores  # the view's heads against the gold links
     heads: HeadScores  # every layer × head of the pair, each alone
     words: PairWords  # the words the links index
+    both_directions: bool = False  # the view's links were kept only where the reverse model's view has them too
 
 
 def pair_words(result: AttentionCapture) -> PairWords:
@@ -32,16 +43,27 @@ def pair_words(result: AttentionCapture) -> PairWords:
     return PairWords.of_map(result["cross"], result.source_text or "", result.target_text or "")
 
 
-def show_gold(result: AttentionCapture, shown: Shown, options: ViewOptions, gold_text: str) -> GoldShown:
-    """`shown` scored against `gold_text` (Pharaoh links); an InputError when a link cannot be read or points
-    outside the pair's words."""
+def reverse_view(backward: AttentionCapture, alignment_heads) -> TokenView:
+    """The alignment view of a model translating the other way, from its capture of the pair read backwards
+    (source: the pair's target, target: the pair's source)."""
+    if "cross" not in backward.kinds:
+        raise InputError("corpus_no_cross", model=backward.model)
+    return alignment_view(backward["cross"], alignment_heads)
+
+
+def show_gold(
+    result: AttentionCapture, shown: Shown, options: ViewOptions, gold_text: str, reverse: TokenView | None = None
+) -> GoldShown:
+    """`shown` scored against `gold_text` (Pharaoh links), with `reverse` (`reverse_view`) only the links both
+    directions find; an InputError when a link cannot be read or points outside the pair's words."""
     from attnviz import figures
 
     words = pair_words(result)
     gold = Gold.parse(gold_text).check(len(words.source), len(words.target))
     chosen = shown.selection
     selected = {**chosen.figure_kwargs, "head_reduce": chosen.head_reduce, "layer_reduce": chosen.layer_reduce}
-    scored = view_scores(chosen.amap, selected, words, gold, options.threshold)
+    both = None if reverse is None else reverse_mask(words, reverse, options.threshold)
+    scored = view_scores(chosen.amap, selected, words, gold, options.threshold, both)
     drawn = dict(shown.figures)
     if "alignment" in drawn:
         verdicts = {"found": scored.found, "missed": scored.missed, "extra": scored.extra}
@@ -50,4 +72,4 @@ def show_gold(result: AttentionCapture, shown: Shown, options: ViewOptions, gold
             drawn["alignment"], chosen.amap, verdicts, scored.source_owners, scored.target_owners, style
         )
     heads = head_scores(result["cross"], words, gold, options.threshold)
-    return GoldShown(replace(shown, figures=drawn), scored, heads, words)
+    return GoldShown(replace(shown, figures=drawn), scored, heads, words, both_directions=reverse is not None)

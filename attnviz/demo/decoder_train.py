@@ -45,15 +45,15 @@ class DecoderConfig:
     ffn: int = 256
     max_positions: int = 4096
     rope_theta: float = 10000.0
-    steps: int = 2200
-    tokens_per_step: int = 512
-    lengths: tuple[int, ...] = (128, 256, 1024, 4096)
-    length_weights: tuple[float, ...] = (0.6, 0.25, 0.12, 0.03)
+    steps: int = 4000
+    tokens_per_step: int = 2048
+    lengths: tuple[int, ...] = (256, 512, 1024, 4096)
+    length_weights: tuple[float, ...] = (0.5, 0.3, 0.15, 0.05)
     learning_rate: float = 3e-3
-    warmup_steps: int = 40
+    warmup_steps: int = 100
     weight_decay: float = 0.05
     repeats: Repeats = field(default_factory=Repeats)
-    save_every: int = 100  # steps between saved checkpoints (0: only at the end)
+    save_every: int = 200  # steps between saved checkpoints (0: only at the end)
     threads: int = 1  # on a shared 2-core machine a second thread waits on the first more than it helps
     max_pairs: int | None = None  # train on the first N corpus pairs only (tests)
     log_every: int = 10

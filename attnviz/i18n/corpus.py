@@ -43,6 +43,12 @@ STRINGS: dict[str, dict[str, str]] = {
         "corpus_head_aer_title": "AER of each head for this pair (lower is better)",
         "corpus_head_aer_hint": "Click a cell to open that head. Best here: layer {layer}, head {head} (AER {aer}).",
         "corpus_gold_needs_words": "Gold links are scored on words: turn on the word view's words to see them drawn.",
+        "corpus_reverse_label": "Check the links with a model translating back",
+        "corpus_reverse_none": "No: this model's links",
+        "corpus_reverse_help": "A second model reads the pair the other way (the target as its source). Only the "
+        "links both directions find are kept (their intersection, as awesome-align and SimAlign do): usually fewer "
+        "links, more of them right.",
+        "corpus_reverse_line": "Scored and drawn: the links that {model}, reading the pair the other way, also finds.",
         # the Corpus page
         "corpus_page": "Corpus",
         "corpus_title": "Corpus",
@@ -128,6 +134,11 @@ STRINGS: dict[str, dict[str, str]] = {
         "corpus_head_aer_title": "这对句子中每个头的 AER（越低越好）",
         "corpus_head_aer_hint": "点击格子即可打开该头。此处最佳：第 {layer} 层，第 {head} 头（AER {aer}）。",
         "corpus_gold_needs_words": "标准链接按词评分：打开词视图即可看到它们画在图上。",
+        "corpus_reverse_label": "用反向翻译模型核对链接",
+        "corpus_reverse_none": "不用：只看本模型的链接",
+        "corpus_reverse_help": "第二个模型按相反方向读这对句子（把目标语当作源语）。只保留两个方向都找到的链接"
+        "（取交集，与 awesome-align、SimAlign 的做法相同）：链接通常更少，但对的比例更高。",
+        "corpus_reverse_line": "评分和绘制的是：{model} 反向读这对句子时也找到的链接。",
         "corpus_page": "语料",
         "corpus_title": "语料",
         "corpus_intro": "在许多句对上看哪些头在对齐，哪些是汇聚头或前一词元头：打开 `python -m attnviz corpus` "

@@ -91,3 +91,48 @@ def test_a_gold_link_that_cannot_be_used_is_a_sentence_and_the_figures_stay(gold
 def test_the_gold_line_speaks_chinese():
     at = open_app(**PAIR, gold="0-0 1-1 2-2", lang="zh")
     assert any("精确率" in m.value for m in at.markdown)
+
+
+def _head_links(cross, words, layer: int, head: int):
+    from attnviz.corpus import links
+
+    return links.links_of(links.link_mask(words.word_weights(cross)[layer, head], 0.1))
+
+
+def test_a_reverse_model_keeps_only_the_links_both_directions_find():
+    from attnviz import selection
+    from attnviz.corpus import links
+    from attnviz.corpus.gold import Counts
+    from attnviz.corpus.pair import PairWords
+
+    gold_text = "0-0 1-1 2-2"
+    at = open_app(**PAIR, gold=gold_text, view="head", layer=2, head=0, gold_reverse="demo-en-zh")
+    assert not at.exception and not at.error and not at.warning
+    assert at.selectbox(key="w_gold_reverse").value == "demo-en-zh"
+    forward = capture(load_model("demo-zh-en", "cpu"), "早上好！", "Good morning!")
+    words = pair_words(forward)
+    there = _head_links(forward["cross"], words, 2, 0)
+    reverse = load_model("demo-en-zh", "cpu")
+    back_cross = capture(reverse, "Good morning!", "早上好！")["cross"]
+    back_words = PairWords(words.target, words.source)
+    heads = selection.alignment_pairs(reverse.alignment_heads, back_cross.num_layers, back_cross.num_heads)
+    back_weights = back_words.word_weights(back_cross)[[h[0] for h in heads], [h[1] for h in heads]].mean(axis=0)
+    both = links.intersect(there, links.links_of(links.link_mask(back_weights, 0.1)))
+    expected = Counts.of(both, Gold.parse(gold_text)).scores()
+    line = next(m.value for m in at.markdown if "precision" in m.value)
+    assert f"AER {format_value(expected.aer)}" in line and f"recall {format_value(expected.recall)}" in line
+    assert any("reading the pair the other way" in c.value for c in at.caption)
+    verdicts = [t for t in charts(at)["alignment"]["data"] if t.get("legendgroup") == "gold"]
+    drawn = {t["meta"]["verdict"]: t["meta"]["links"] for t in verdicts}
+    assert drawn.get("found", 0) + drawn.get("extra", 0) == len(both)  # what is drawn is the intersection
+    assert at.query_params["gold_reverse"] == "demo-en-zh"
+
+
+def test_no_reverse_model_is_the_default_and_the_choice_lists_the_other_translator():
+    at = open_app(**PAIR, gold="0-0 1-1 2-2")
+    from attnviz import i18n
+
+    choice = at.selectbox(key="w_gold_reverse")  # AppTest lists the options as they are labelled
+    assert choice.value == "" and i18n.t("model_demo-en-zh", "en") in choice.options
+    assert i18n.t("model_demo-zh-en", "en") not in choice.options
+    assert not any("reading the pair the other way" in c.value for c in at.caption)

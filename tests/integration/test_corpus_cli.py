@@ -7,6 +7,7 @@ import contextlib
 import io
 import json
 import shutil
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -138,3 +139,38 @@ def test_export_input_files_take_a_gold_column_drawn_over_the_alignment(tmp_path
     handle = load_model(MODEL, "cpu")
     drawn = figure(capture(handle, "早上好！", "Good morning!"), args, handle, args.gold)
     assert [t.meta["verdict"] for t in drawn.data if t.legendgroup == "gold"] == ["found", "missed", "extra"]
+
+
+SOURCE, TARGET = "他明天去上海。", "He is going to Shanghai tomorrow."
+
+
+def test_export_with_a_reverse_model_draws_what_the_app_draws(tmp_path):
+    import json
+
+    from streamlit.testing.v1 import AppTest
+
+    from attnviz.cli import build_parser, figure
+
+    gold = "0-0 1-5 2-2 2-3 3-4 4-6"
+    args = build_parser().parse_args(["export", "--model", MODEL, "--text", SOURCE, "--target", TARGET,
+                                      "--view", "alignment", "--gold", gold, "--reverse-model", "demo-en-zh",
+                                      "-o", "x.png"])  # fmt: skip
+    handle = load_model(MODEL, "cpu")
+    drawn = figure(capture(handle, SOURCE, TARGET), args, handle, args.gold)
+    cli = {t.meta["verdict"]: t.meta["links"] for t in drawn.data if t.legendgroup == "gold"}
+    one_way = figure(capture(handle, SOURCE, TARGET), build_parser().parse_args(
+        ["export", "--model", MODEL, "--text", SOURCE, "--target", TARGET, "--view", "alignment",
+         "--gold", gold, "-o", "x.png"]), handle, gold)  # fmt: skip
+    alone = {t.meta["verdict"]: t.meta["links"] for t in one_way.data if t.legendgroup == "gold"}
+    assert cli.get("found", 0) + cli.get("extra", 0) <= alone.get("found", 0) + alone.get("extra", 0)
+
+    app = Path(__file__).resolve().parents[2] / "app_pages" / "main.py"
+    at = AppTest.from_file(str(app), default_timeout=180)
+    for name, value in {"model": MODEL, "text": SOURCE, "target": TARGET, "mode": "pair", "gold": gold,
+                        "gold_reverse": "demo-en-zh"}.items():  # fmt: skip
+        at.query_params[name] = value
+    at.run()
+    specs = [json.loads(element.proto.spec) for element in at.get("plotly_chart")]
+    alignment = next(s for s in specs if s["layout"].get("meta", {}).get("view") == "alignment")
+    shown = {t["meta"]["verdict"]: t["meta"]["links"] for t in alignment["data"] if t.get("legendgroup") == "gold"}
+    assert shown == cli
