@@ -303,7 +303,8 @@ def word_groups(tokens: Sequence[Token]) -> list[tuple[int, int]]:
       as byte-level BPE does with Chinese) always joins it;
     - otherwise a piece joins the previous one when their spans touch (previous end == this start, so no whitespace
       between them), neither is special, offset-less, only punctuation or whitespace, or contains a CJK character,
-      and no whitespace sits at the seam (tokenizers that keep the space in the offsets lead a word with it).
+      and no whitespace sits at the seam (tokenizers that keep the space in the offsets lead a word with it);
+    - an apostrophe between letters, touching both (didn ' t, John ' s), joins them: a contraction is one word.
     So English subwords ("morn" + "ing") merge into words, while Chinese words are exactly the tokenizer's pieces
     (a sentencepiece piece "早上" stays one word, a character-level tokenizer gives one word per character).
     """
@@ -321,11 +322,37 @@ def word_groups(tokens: Sequence[Token]) -> list[tuple[int, int]]:
                 and not token.text[0].isspace()  # " morning" starts a word even when its offsets touch "good"
                 and not previous.text[-1].isspace()
             )
-            if overlaps or joinable:
+            if overlaps or joinable or _inner_apostrophe(tokens, index):
                 groups[-1] = (groups[-1][0], index + 1)
                 continue
         groups.append((index, index + 1))
     return groups
+
+
+APOSTROPHES = ("'", "\u2019")  # ' and ’
+
+
+def _inner_apostrophe(tokens: Sequence[Token], index: int) -> bool:
+    """Whether tokens[index] joins tokens[index - 1] as part of a contraction: it is an apostrophe piece with a
+    letter touching it on both sides, or the letters after such an apostrophe."""
+
+    def touching(left: Token, right: Token) -> bool:
+        return left.start >= 0 and not left.special and not right.special and right.start == left.end
+
+    def apostrophe_between(at: int) -> bool:  # tokens[at] is an apostrophe between two touching letters
+        if not (0 < at < len(tokens) - 1) or tokens[at].text.strip() not in APOSTROPHES:
+            return False
+        before, after = tokens[at - 1], tokens[at + 1]
+        return (
+            touching(before, tokens[at])
+            and touching(tokens[at], after)
+            and before.text[-1:].isalpha()
+            and after.text.lstrip("#")[:1].isalpha()
+            and not _piece_stands_alone(before)
+            and not _piece_stands_alone(after)
+        )
+
+    return apostrophe_between(index) or apostrophe_between(index - 1)
 
 
 def _merged_tokens(tokens: Sequence[Token], groups: list[tuple[int, int]], text: str | None) -> list[Token]:

@@ -76,6 +76,15 @@ def test_word_groups_sentencepiece_wordpiece_and_punctuation():
     ]
 
 
+def test_word_groups_join_a_contraction_but_not_quotes():
+    text = "It didn't stop John’s 'hello' rock 'n' roll"
+    words = ["It", "didn", "'", "t", "stop", "John", "’", "s", "'", "hello", "'", "rock", "'", "n", "'", "roll"]
+    groups = analysis.word_groups(tokens_from(words, text))
+    assert ["".join(words[a:b]) for a, b in groups] == [
+        "It", "didn't", "stop", "John’s", "'", "hello", "'", "rock", "'", "n", "'", "roll",
+    ]  # fmt: skip
+
+
 def test_word_groups_byte_level_pieces_of_one_character_join():
     # Byte-level BPE splits 学 into two byte pieces; both point at the character's span (1, 2).
     tokens = [Token("喜", 0, 1), Token("学", 1, 2), Token("学", 1, 2), Token("习", 2, 3)]
