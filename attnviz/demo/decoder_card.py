@@ -21,7 +21,7 @@ from attnviz.demo.corpus import HELD_OUT_FILE
 from attnviz.demo.decoder_heads import ROLES, copy_losses, head_roles, perplexity, probes, ranked
 from attnviz.demo.decoder_train import DECODER_DIR, TRAINING_RECORD
 from attnviz.demo.pairs import read_tsv
-from attnviz.demo.sources import SOURCES
+from attnviz.demo.sources import SOURCE_LICENSES, SOURCES
 
 HEADS_FILE = "heads.json"
 FOUND = 0.3  # a head "has" a role when its mean weight there is at least this (1/position for a blind head)
@@ -117,18 +117,26 @@ def _stopped(record: dict) -> str:
 
 
 def card(folder: Path, record: dict, found: dict) -> str:
+    """The model card: front matter and introduction, then data, model, training, perplexity and heads."""
+    parts = (
+        _introduction(record),
+        _data(record),
+        _model(folder, record),
+        _training(record, found),
+        _heads(record, found),
+    )
+    return "\n\n".join(parts) + "\n"
+
+
+def _introduction(record: dict) -> str:
     config = record["config"]
-    size = (folder / "model.safetensors").stat().st_size / 1e6
-    p500, p4000 = found["probes"]["500"], found["probes"]["4000"]
-    induction = p500["best"]["induction"][0]
-    sources = "\n".join(f"- **{name}** (PyPI): {what}; CC-BY-SA-4.0" for name, what in SOURCES.items())
     return f"""---
 language: [zh, en]
 library_name: transformers
 pipeline_tag: text-generation
 tags: [llama, attnviz, demo, induction-heads]
 license: cc-by-sa-4.0
-datasets: [hsk-sentences-audio, cc-cedict]
+datasets: [hsk-sentences-audio, cc-cedict, tatoeba]
 ---
 
 # attnviz demo decoder (Chinese and English, 4,096 positions)
@@ -148,22 +156,31 @@ model = AutoModelForCausalLM.from_pretrained("assets/models/decoder")
 In attnviz it is the catalogue's `demo-decoder`. **Not a useful language model**: it has read about
 {record["steps_done"] * config["tokens_per_step"] / 1e6:.1f} million tokens (more where a step held one 4,096-token
 sequence) of short HSK-level sentences, dictionary glosses and synthetic repeats; what it writes is rarely good text. Use it
-to look at attention.
+to look at attention."""
 
-## Data and licence
+
+def _data(record: dict) -> str:
+    repeats = record["config"]["repeats"]
+    sources = "\n".join(f"- **{name}** (PyPI): {what}; {SOURCE_LICENSES[name]}" for name, what in SOURCES.items())
+    return f"""## Data and licence
 The text of `assets/corpus/train.tsv` ({record["train_pairs"]} pairs; its README says how they are made), as running
 text: each pair one line (Chinese then English, English then Chinese, or one side alone), lines packed into
 sequences that start with `<s>`. The corpus comes from
 {sources}
 
 plus this project's grammar and phrasebook. **This model is derived from CC-BY-SA-4.0 data and is shared under
-CC-BY-SA-4.0.** The held-out HSK sentences (`assets/corpus/heldout.tsv`) were never trained on.
-Synthetic repeats (`attnviz/demo/decoder_data.py`): in {config["repeats"]["share"]:.0%} of the sequences a span of
-{config["repeats"]["min_span"]}–{config["repeats"]["max_span"]} tokens is written 2–{config["repeats"]["max_copies"]}
-times, spread over the sequence ({config["repeats"]["random_share"]:.0%} of those spans random tokens, the rest a
-stretch of the text), and {config["repeats"]["loop_share"]:.0%} of the sequences are one random span repeated to the end.
+CC-BY-SA-4.0**; the Tatoeba sentences are CC BY 2.0 FR (credit: Tatoeba and its contributors). The held-out HSK and
+Tatoeba sentences (`assets/corpus/heldout.tsv`, `assets/corpus/heldout-tatoeba.tsv`) were never trained on.
+Synthetic repeats (`attnviz/demo/decoder_data.py`): in {repeats["share"]:.0%} of the sequences a span of
+{repeats["min_span"]}–{repeats["max_span"]} tokens is written 2–{repeats["max_copies"]}
+times, spread over the sequence ({repeats["random_share"]:.0%} of those spans random tokens, the rest a
+stretch of the text), and {repeats["loop_share"]:.0%} of the sequences are one random span repeated to the end."""
 
-## Model
+
+def _model(folder: Path, record: dict) -> str:
+    config = record["config"]
+    size = (folder / "model.safetensors").stat().st_size / 1e6
+    return f"""## Model
 `LlamaForCausalLM`: {config["layers"]} layers, hidden size {config["hidden"]}, {config["heads"]} query heads sharing
 {config["kv_heads"]} key/value heads (grouped-query attention), SwiGLU feed-forward {config["ffn"]}, RMSNorm,
 rotary positions (θ = {config["rope_theta"]:g}), `max_position_embeddings` {config["max_positions"]}, tied
@@ -171,9 +188,12 @@ embeddings; {record["parameters"]:,} parameters, `model.safetensors` {size:.1f} 
 Tokenizer (`tokenizer.json`, `AutoTokenizer`): byte-level BPE of {config["vocab_size"]} pieces trained on the same
 text (`attnviz/demo/decoder_tokenizer.py`), each CJK character a pre-token of its own (a piece never spans two
 Chinese characters); byte-level, so there is no `<unk>`: a character outside the merges is read as its UTF-8 bytes.
-Every encoding starts with `<s>`.
+Every encoding starts with `<s>`."""
 
-## Training
+
+def _training(record: dict, found: dict) -> str:
+    config = record["config"]
+    return f"""## Training
 ```
 python -m attnviz.demo.decoder_train --out assets/models/decoder
 python -m attnviz.demo.decoder_card --model assets/models/decoder
@@ -186,9 +206,14 @@ training loss {record["final_loss"]:.3f}. Measuring this card: {found["seconds"]
 
 ## Held-out perplexity
 {found["perplexity"]["perplexity"]:.1f} per token over the {found["perplexity"]["lines"]} held-out HSK sentences
-("中文 English" lines, each after `<s>`; {found["perplexity"]["tokens"]} tokens).
+("中文 English" lines, each after `<s>`; {found["perplexity"]["tokens"]} tokens)."""
 
-## Heads found
+
+def _heads(record: dict, found: dict) -> str:
+    vocab = record["config"]["vocab_size"]
+    p500, p4000 = found["probes"]["500"], found["probes"]["4000"]
+    induction = p500["best"]["induction"][0]
+    return f"""## Heads found
 Measured by `attnviz.demo.decoder_heads` with attnviz's own capture: `attention.capture` (every weight) on a
 {p500["tokens"]}-token text and `attention.ondemand.capture_lazy` on a {p4000["tokens"]}-token one; the scores are
 `analysis.head_statistics`. Each text is held-out sentences around a span of {p500["span"]} (then {p4000["span"]})
@@ -196,7 +221,7 @@ random Chinese characters written twice, the copies {p500["copy_distance"]} (the
 apart. The model's loss on the span's tokens (nats; lower on the second copy than on the first = copying in
 context): {p500["loss_first_copy"]:.2f} on the first copy, {p500["loss_second_copy"]:.2f} on the second at ~500
 tokens; {p4000["loss_first_copy"]:.2f} and {p4000["loss_second_copy"]:.2f} at ~4,000 (random characters: about
-ln {config["vocab_size"]} = {np.log(config["vocab_size"]):.2f} without copying).
+ln {vocab} = {np.log(vocab):.2f} without copying).
 
 {chr(10).join("- " + words for words in ROLE_WORDS.values())}
 
@@ -215,8 +240,7 @@ Every head:
 
 {_all_heads_table(found)}
 
-`heads.json` holds these measurements.
-"""
+`heads.json` holds these measurements."""
 
 
 def write_card(folder: Path = DECODER_DIR, corpus_dir: Path = CORPUS_DIR) -> Path:

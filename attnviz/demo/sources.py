@@ -27,6 +27,7 @@ SOURCES = {
     "hsg": "Tatoeba's Chinese–English sentence pairs, CC BY 2.0 FR (the tatoeba.tsv asset of hsg 1.0.0)",
 }
 TATOEBA_LICENSE = "CC-BY-2.0-FR"
+SOURCE_LICENSES = {name: TATOEBA_LICENSE if name == "hsg" else LICENSE for name in SOURCES}  # each source's data
 _CEDICT_LINE = re.compile(r"^(\S+) (\S+) \[([^\]]*)\] /(.*)/\s*$")
 # Typographic characters the sources use, in the plain forms people type.
 _ENGLISH_TYPOGRAPHY = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"', "—": "-", "–": "-", "…": "..."})
