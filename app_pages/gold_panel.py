@@ -48,12 +48,17 @@ def _model_label(view: ViewState, name: str) -> str:
 
 def scored(view: ViewState, result, shown: selection.Shown, options: selection.ViewOptions) -> GoldShown | None:
     """The view against the gold links (None when there are none), with the reverse model's links when one is
-    chosen; a link that cannot be read, or a reverse model that cannot read the pair, is said, and the figures are
-    drawn without it."""
+    chosen; a link that cannot be read is said, and the figures are drawn without gold; a reverse model that cannot
+    read the pair is said, and the links are scored one way."""
     if not view.gold.strip():
         return None
     try:
-        return show_gold(result, shown, options, view.gold, _reverse(view, result))
+        reverse = _reverse(view, result)
+    except AttnvizError as error:  # the gold links are still scored, one way
+        st.warning(i18n.error_sentence(error, view.lang), icon=":material/rule:")
+        reverse = None
+    try:
+        return show_gold(result, shown, options, view.gold, reverse)
     except AttnvizError as error:
         st.warning(i18n.error_sentence(error, view.lang), icon=":material/rule:")
         return None

@@ -136,3 +136,25 @@ def test_no_reverse_model_is_the_default_and_the_choice_lists_the_other_translat
     assert choice.value == "" and i18n.t("model_demo-en-zh", "en") in choice.options
     assert i18n.t("model_demo-zh-en", "en") not in choice.options
     assert not any("reading the pair the other way" in c.value for c in at.caption)
+
+
+def test_a_reverse_model_that_cannot_read_the_pair_is_a_sentence_and_the_links_are_scored_one_way(monkeypatch):
+    import app_pages.gold_panel
+    from attnviz.errors import InputError
+
+    def refuses(backward, heads):
+        raise InputError("corpus_reverse_failed", model="demo-en-zh")
+
+    monkeypatch.setattr(app_pages.gold_panel, "reverse_view", refuses)
+    at = open_app(**PAIR, gold="0-0 1-1 2-2", gold_reverse="demo-en-zh")
+    assert not at.exception and not at.error
+    assert any("could not read this pair" in w.value for w in at.warning)
+    assert any("precision" in m.value for m in at.markdown)  # still scored, one way
+    assert not any("reading the pair the other way" in c.value for c in at.caption)
+
+
+def test_a_reverse_model_the_page_does_not_offer_is_not_used():
+    at = open_app(**PAIR, gold="0-0 1-1 2-2", gold_reverse="no-such-model")
+    assert not at.exception and not at.error and not at.warning
+    assert at.selectbox(key="w_gold_reverse").value == ""
+    assert any("precision" in m.value for m in at.markdown)
