@@ -10,7 +10,7 @@ from app_pages import caches, figure_export
 from app_pages.session import VIEW, bound, reset_widgets, tr
 from app_pages.state import ViewState
 from attnviz import figures, hub, i18n, selection, settings
-from attnviz.corpus.view import GoldShown, reverse_view, show_gold
+from attnviz.corpus.view import GoldShown, reading_prefix, reverse_texts, reverse_view, show_gold
 from attnviz.errors import AttnvizError
 from attnviz.figures._common import format_value
 
@@ -32,7 +32,8 @@ def field(view: ViewState) -> None:
 
 def reverse_candidates(view: ViewState) -> list[str]:
     """Translation models, other than the view's, that could read the pair the other way: the catalogue's, and the
-    hub's where this deployment takes hub models; those that read the view's target language first."""
+    hub's where this deployment takes hub models; first those whose source language is not the view model's (the
+    likely reverse direction), then those that also read it (many-language models)."""
     entries = list(caches.catalogue_entries(view.lang))
     if settings.current().allow_custom_models:
         entries += hub.hub_catalogue(view.lang)
@@ -70,8 +71,9 @@ def _reverse(view: ViewState, result):
     if not view.gold_reverse or not result.target_text:
         return None
     handle = caches.model(view, view.gold_reverse)
-    backward = caches.cached_analysis(view.gold_reverse, view.device, result.target_text, result.source_text, "pair")
-    return reverse_view(backward, handle.alignment_heads)
+    source, target = reverse_texts(result)
+    backward = caches.cached_analysis(view.gold_reverse, view.device, source, target, "pair")
+    return reverse_view(backward, handle.alignment_heads, reading_prefix(result))
 
 
 def score_line(view: ViewState, gold: GoldShown) -> None:

@@ -194,10 +194,12 @@ def _format(value) -> str:
 
 def applies(state: ViewState, page: str | None) -> set[str]:
     """The fields of `state` that `page` uses (`PAGE_FIELDS`; None or an unknown page: every field). The target
-    applies only to a given pair: a generated one is the model's."""
+    applies only to a given pair: a generated one is the model's; the reverse model only to gold links."""
     names = set(PAGE_FIELDS.get(page, [f.name for f in fields(ViewState)]))
     if page in PAGE_FIELDS and state.mode != "pair":
         names.discard("target")
+    if page in PAGE_FIELDS and not state.gold.strip():  # a reverse model checks gold links: none, nothing to check
+        names.discard("gold_reverse")
     return names
 
 

@@ -340,7 +340,7 @@ def _inner_apostrophe(tokens: Sequence[Token], index: int) -> bool:
         return left.start >= 0 and not left.special and not right.special and right.start == left.end
 
     def apostrophe_between(at: int) -> bool:  # tokens[at] is an apostrophe between two touching letters
-        if not (0 < at < len(tokens) - 1) or tokens[at].text.strip() not in APOSTROPHES:
+        if not (0 < at < len(tokens) - 1) or tokens[at].text not in APOSTROPHES:  # " '" opens a quote: no
             return False
         before, after = tokens[at - 1], tokens[at + 1]
         return (

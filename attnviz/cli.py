@@ -248,6 +248,8 @@ def _check(args: argparse.Namespace) -> None:
             raise InputError("cli_top_k_positive")
         if args.step < 0:
             raise InputError("cli_step_negative")
+        if args.reverse_model and args.input is None and not args.gold:
+            raise InputError("corpus_reverse_needs_gold")  # it checks gold links; an input file may hold them
 
 
 def size_options(args: argparse.Namespace) -> dict:
@@ -444,10 +446,11 @@ def _reverse_view(args: argparse.Namespace, result):
     if not name:
         return None
     from attnviz.attention.capture import capture
-    from attnviz.corpus.view import reverse_view
+    from attnviz.corpus.view import reading_prefix, reverse_texts, reverse_view
 
     handle = _loaded_model(name, getattr(args, "device", "auto"))
-    return reverse_view(capture(handle, result.target_text, result.source_text), handle.alignment_heads)
+    backward = capture(handle, *reverse_texts(result))
+    return reverse_view(backward, handle.alignment_heads, reading_prefix(result))
 
 
 @functools.cache

@@ -32,6 +32,7 @@ class Batch:
     inputs: dict[str, torch.Tensor]
     left_padded: bool
     decoder_start: Token | None = None
+    prefixes: list[str] | None = None  # what `usage.reading` put before each text (a task prefix, a language code)
 
     def tokens(self, row: int, sequence: str) -> list[Token]:
         """Example `row`'s tokens of a `MapSpec` token sequence ("source", "target" or "decoder_input")."""
@@ -99,7 +100,7 @@ def prepare_batch(
     left = getattr(tokenizer, "padding_side", "right") == "left"
     input_ids, attention_mask = _pad([s.ids for s in sources], pad_id, left)
     inputs = {"input_ids": input_ids.to(model.device), "attention_mask": attention_mask.to(model.device)}
-    batch = Batch(texts, targets, sources, None, inputs, left)
+    batch = Batch(texts, targets, sources, None, inputs, left, prefixes=[read.prefix for read in readings])
     if targets is not None:
         batch.decoded = decoded
         start = decoder_start(model)

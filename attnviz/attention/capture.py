@@ -81,6 +81,9 @@ def _example(
         )
     source_text, target_text = batch.texts[row], None if batch.targets is None else batch.targets[row]
     provenance = {**provenance, "source_text": source_text, "target_text": target_text}
+    prefix = batch.prefixes[row] if batch.prefixes else ""
+    if prefix:  # the text read starts with it: offsets count it, the user's words do not (attnviz.corpus.view)
+        provenance["options"] = {**provenance.get("options", {}), "prefix": prefix}
     return AttentionCapture(
         handle.name, handle.device, maps, source_text=source_text, target_text=target_text, provenance=provenance
     )

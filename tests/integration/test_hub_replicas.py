@@ -207,3 +207,40 @@ def test_a_hub_model_already_in_the_local_cache_loads_offline(replica, tmp_path)
     done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split("\n")[-2] == "decoder None (2, 4)"
+
+
+def test_gold_words_and_a_reverse_view_leave_a_models_prefix_out(replica):
+    """opus-mt-en-zh reads ">>cmn_Hans<< Good morning!": gold links count the user's words, not the code, and a
+    reverse model's tokens meet the forward pair's words through offsets that count the prefix where it is."""
+    from attnviz.corpus.view import pair_words, reading_prefix, reverse_texts, reverse_view
+    from attnviz.corpus.words import token_words
+
+    en_zh = load_model(replica("Helsinki-NLP/opus-mt-en-zh"), "cpu")
+    zh_en = load_model(replica("Helsinki-NLP/opus-mt-zh-en"), "cpu")
+    forward = capture(en_zh, "Good morning!", "早上好！")
+    assert reading_prefix(forward) == ">>cmn_Hans<< " and forward.source_text == ">>cmn_Hans<< Good morning!"
+    words = pair_words(forward)
+    assert "".join(words.source.words) == "Goodmorning!" and ">>" not in "".join(words.source.words)
+    assert reverse_texts(forward) == ("早上好！", "Good morning!")
+    backward = capture(zh_en, *reverse_texts(forward))
+    view = reverse_view(backward, zh_en.alignment_heads, reading_prefix(forward))
+    owners = token_words(view.query_tokens, words.source)  # the reverse target: "Good morning!" behind the prefix
+    assert [o for o in owners if o is not None] and set(o for o in owners if o is not None) == set(
+        range(len(words.source))
+    )
+    read_back = backward["cross"].query_tokens  # offsets into the reverse model's target, "Good morning!"
+    assert [words.source.text[t.start : t.end] for t in view.query_tokens if t.start >= 0] == [
+        backward.target_text[t.start : t.end] for t in read_back if t.start >= 0
+    ]  # the same characters, found at their place in the forward text
+
+    # Reversed roles: the reverse model is the prefixed one; its source tokens lose its own prefix.
+    forward = capture(zh_en, "早上好！", "Good morning!")
+    words = pair_words(forward)
+    backward = capture(en_zh, *reverse_texts(forward))
+    view = reverse_view(backward, en_zh.alignment_heads, reading_prefix(forward))
+    pairs = zip(view.key_tokens, backward["cross"].key_tokens, strict=True)
+    kept = [(new, old) for new, old in pairs if new.start >= 0]
+    assert kept and all(words.target.text[n.start : n.end] == backward.source_text[o.start : o.end] for n, o in kept)
+    assert all(o.end <= len(">>cmn_Hans<< ") for n, o in zip(view.key_tokens, backward["cross"].key_tokens)
+               if n.start < 0 and o.start >= 0)  # fmt: skip
+    assert set(token_words(view.key_tokens, words.target)) - {None} == set(range(len(words.target)))

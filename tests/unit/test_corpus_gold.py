@@ -149,3 +149,26 @@ def analysis_crop(cross: AttentionMap) -> AttentionMap:
     from attnviz import analysis
 
     return analysis.crop(cross, queries=(0, 1))
+
+
+def test_reverse_mask_reads_a_non_square_pair_the_other_way():
+    from attnviz.corpus.pair import TokenView, reverse_mask
+
+    source, target = segmented("我 喜欢 学习"), segmented("I like to study")  # 3 source words, 4 target words
+    words = PairWords(source, target)
+    # The reverse model reads the target as its source: its queries are the pair's source tokens (+ </s>), its keys
+    # the pair's target tokens (+ </s>). Each source word looks at one target word.
+    looks = {0: 0, 1: 1, 2: 3}  # 我→I, 喜欢→like, 学习→study ("to" gets nothing)
+    weights = np.zeros((4, 5))
+    for query, key in looks.items():
+        weights[query, key] = 0.9
+    weights[3, 4] = 1.0  # </s> on </s>
+    backward = TokenView(
+        weights, _tokens(source.text, ["我", "喜欢", "学习"]), _tokens(target.text, ["I", "like", "to", "study"])
+    )
+    mask = reverse_mask(words, backward, 0.1)
+    assert mask.shape == (3, 4)  # (source words, target words): as links.intersect_masks takes it
+    assert {(int(s), int(t)) for s, t in zip(*np.nonzero(mask))} == {(0, 0), (1, 1), (2, 3)}
+    forward = np.zeros((4, 3), dtype=bool)  # (target words, source words): I→我, like→喜欢, to→学习, study→学习
+    forward[[0, 1, 2, 3], [0, 1, 2, 2]] = True
+    assert links.links_of(links.intersect_masks(forward, mask)) == {(0, 0), (1, 1), (2, 3)}  # "to"–学习 dropped
