@@ -59,6 +59,7 @@ class Source:
     capture: AttentionCapture | AttentionMap | None = None
     options: selection.ViewOptions | None = None
     heads: Mapping = field(default_factory=dict)
+    recorded: Mapping = field(default_factory=dict)  # more of what it shows, for its files (gold links drawn on it)
 
 
 @dataclass(frozen=True)
@@ -164,17 +165,18 @@ def shown_figures(
     options: selection.ViewOptions | None = None,
     model: str | None = None,
     clicks: Mapping[str, Callable[[], None]] | None = None,
+    recorded: Mapping | None = None,
 ) -> None:
     """Figures of one view side by side, one column each: (figure name, file name, key) per chart, drawn from
     `capture` with `options` by `model` (default: the view's); `clicks`: the `on_select` callback of a chart, by its
-    key."""
+    key; `recorded`: more that their files record (`Source.recorded`)."""
     aggregation = selection.aggregation_of(options, shown.amap.kind) if options else None
     heads = selection.file_heads(shown.selection, aggregation) if aggregation else {}
     weighted = options is not None and options.weighting != "weights"
     for column, (name, file_name, key) in zip(st.columns(len(charts)), charts):
         file_name = f"{file_name}-value-norm" if weighted else file_name  # a file says what its numbers are
         with column:
-            source = Source(capture, options, heads)
+            source = Source(capture, options, heads, recorded or {})
             figure(
                 shown.figures[name],
                 file_name,
@@ -227,7 +229,7 @@ def figure_maker(drawn, fmt: str, name: str, source: Source, size: dict) -> Call
 
     def make() -> bytes:
         options = dataclasses.asdict(source.options) if source.options else {}
-        provenance = view_provenance(_provenance(source.capture), name, {**options, "export": size})
+        provenance = view_provenance(_provenance(source.capture), name, {**options, **source.recorded, "export": size})
         figure = drawn() if callable(drawn) else drawn
         return export.figure_bytes(figure, fmt, provenance=provenance, **size)
 

@@ -8,8 +8,9 @@ import streamlit as st
 
 from app_pages import caches, figure_export
 from app_pages.session import VIEW, bound, reset_widgets, tr
+from app_pages.sidebar import model_label, offered_models
 from app_pages.state import ViewState
-from attnviz import figures, hub, i18n, selection, settings
+from attnviz import figures, i18n, selection
 from attnviz.corpus.view import GoldShown, reading_prefix, reverse_texts, reverse_view, show_gold
 from attnviz.errors import AttnvizError
 from attnviz.figures._common import format_value
@@ -22,9 +23,10 @@ def field(view: ViewState) -> None:
     bound(st.text_input, "gold", t("corpus_gold_label"), placeholder=t("corpus_gold_placeholder"),
           help=t("corpus_gold_help"))  # fmt: skip
     if view.gold.strip():
+        entries = offered_models(view)
 
         def label(name: str) -> str:
-            return _model_label(view, name) if name else t("corpus_reverse_none")
+            return model_label(view, name, entries) if name else t("corpus_reverse_none")
 
         bound(st.selectbox, "gold_reverse", t("corpus_reverse_label"), ["", *reverse_candidates(view)],
               format_func=label, help=t("corpus_reverse_help"))  # fmt: skip
@@ -34,17 +36,11 @@ def reverse_candidates(view: ViewState) -> list[str]:
     """Translation models, other than the view's, that could read the pair the other way: the catalogue's, and the
     hub's where this deployment takes hub models; first those whose source language is not the view model's (the
     likely reverse direction), then those that also read it (many-language models)."""
-    entries = list(caches.catalogue_entries(view.lang))
-    if settings.current().allow_custom_models:
-        entries += hub.hub_catalogue(view.lang)
-    own = next((entry.languages for entry in entries if entry.name == view.model), ())
-    others = [entry for entry in entries if entry.kind == "encoder-decoder" and entry.name != view.model]
+    entries = offered_models(view)
+    own = entries[view.model].languages if view.model in entries else ()
+    others = [entry for entry in entries.values() if entry.kind == "encoder-decoder" and entry.name != view.model]
     others.sort(key=lambda entry: bool(own) and bool(set(own) & set(entry.languages)))  # stable: the rest in order
     return [entry.name for entry in others]
-
-
-def _model_label(view: ViewState, name: str) -> str:
-    return i18n.t(f"model_{name}", view.lang) if i18n.has(f"model_{name}") else name
 
 
 def scored(view: ViewState, result, shown: selection.Shown, options: selection.ViewOptions) -> GoldShown | None:
@@ -84,7 +80,7 @@ def score_line(view: ViewState, gold: GoldShown) -> None:
     st.caption(t("corpus_gold_words", source=" · ".join(gold.words.source.words),
                  target=" · ".join(gold.words.target.words)))  # fmt: skip
     if gold.both_directions:
-        st.caption(t("corpus_reverse_line", model=_model_label(view, view.gold_reverse)))
+        st.caption(t("corpus_reverse_line", model=view.gold_reverse))
 
 
 def _open_selected_head() -> None:

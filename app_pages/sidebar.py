@@ -46,12 +46,26 @@ def sidebar(view: ViewState) -> None:
         st.caption(t("sidebar_footer"))
 
 
+def offered_models(view: ViewState) -> dict:
+    """name → catalogue entry of every model this deployment offers: the catalogue's, and the hub's where any id may
+    be given (hub models are hub ids; server mode: the allowlisted)."""
+    entries = {entry.name: entry for entry in catalogue_entries(view.lang)}
+    if settings.current().allow_custom_models:
+        entries.update({entry.name: entry for entry in hub.hub_catalogue(view.lang)})
+    return entries
+
+
+def model_label(view: ViewState, name: str, entries: dict) -> str:
+    """How a model is listed: a hub model with what picking it downloads, a catalogue model by its name."""
+    if name in entries and name in hub.BY_ID:
+        return hub.option_label(entries[name], view.lang)
+    return i18n.t(f"model_{name}", view.lang) if i18n.has(f"model_{name}") else name
+
+
 def _model_picker(view: ViewState) -> None:
     t = tr(view)
-    entries = {entry.name: entry for entry in catalogue_entries(view.lang)}
+    entries = offered_models(view)
     allow_custom = settings.current().allow_custom_models
-    if allow_custom:  # hub models are hub ids: offered where any id may be given (server mode: the allowlisted)
-        entries.update({entry.name: entry for entry in hub.hub_catalogue(view.lang)})
     options = list(entries)
     if allow_custom:
         options.append(CUSTOM)
@@ -63,11 +77,7 @@ def _model_picker(view: ViewState) -> None:
     st.session_state[MODEL_CUSTOM] = view.model if pick == CUSTOM else ""
 
     def label(name: str) -> str:
-        if name == CUSTOM:
-            return t("model_custom")
-        if name in entries and name in hub.BY_ID:
-            return hub.option_label(entries[name], view.lang)
-        return t(f"model_{name}") if i18n.has(f"model_{name}") else name
+        return t("model_custom") if name == CUSTOM else model_label(view, name, entries)
 
     pick = st.selectbox(
         t("model"),

@@ -9,6 +9,7 @@ from app_pages.model_runs import MODES
 from app_pages.page_errors import shown_errors
 from app_pages.state import view_options
 from attnviz import selection
+from attnviz.corpus.view import gold_record
 
 view = session.state()
 t = session.tr(view)
@@ -62,7 +63,10 @@ with shown_errors(view):
             shown = gold.shown
             gold_panel.score_line(view, gold)
         charts = [("alignment", "alignment", "translate_alignment"), ("heatmap", "heatmap", "translate_heatmap")]
-        figure_export.shown_figures(view, shown, charts, result, replace(options, step=step))
+        recorded = (
+            gold_record(view.gold, view.gold_reverse if gold.both_directions else None) if gold is not None else {}
+        )
+        figure_export.shown_figures(view, shown, charts, result, replace(options, step=step), recorded=recorded)
         truth_notes.step_table(view, scores)
         if gold is not None:
             gold_panel.head_map(view, gold)

@@ -472,6 +472,7 @@ def _write(result, args: argparse.Namespace, handle, example: Example, path: Pat
     from dataclasses import asdict
 
     from attnviz import export
+    from attnviz.corpus.view import gold_record
     from attnviz.provenance import view_provenance, with_provenance
 
     result = with_provenance(result, handle, capture_options(args))
@@ -482,7 +483,8 @@ def _write(result, args: argparse.Namespace, handle, example: Example, path: Pat
     if path is None:
         path = args.output / export.figure_filename(args.view, fmt, model=handle.name, text=example.text, **heads)
     size = size_options(args)
-    provenance = view_provenance(result.provenance, args.view, {**asdict(options), "export": size})
+    recorded = gold_record(example.gold, getattr(args, "reverse_model", None))  # the gold links drawn, if any
+    provenance = view_provenance(result.provenance, args.view, {**asdict(options), **recorded, "export": size})
     return export.export_figure(drawn, path, fmt, engine=args.engine, overwrite=args.force, provenance=provenance,
                                 **size)  # fmt: skip
 

@@ -37,6 +37,13 @@ class GoldShown:
     both_directions: bool = False  # the view's links were kept only where the reverse model's view has them too
 
 
+def gold_record(gold_text: str | None, reverse_model: str | None = None) -> dict:
+    """What a figure's file records of the gold links drawn on it (its provenance's view options)."""
+    if not (gold_text or "").strip():
+        return {}
+    return {"gold": gold_text.strip(), **({"reverse_model": reverse_model} if reverse_model else {})}
+
+
 def reading_prefix(result: AttentionCapture) -> str:
     """What the model put before the user's source text (a task prefix, a language code; `attnviz.usage`)."""
     return str(result.provenance.get("options", {}).get("prefix", "") or "")

@@ -144,3 +144,12 @@ def test_each_figure_file_carries_the_captures_provenance_and_the_view(downloads
     assert stamped["view"]["options"]["lang"] == "zh" and stamped["view"]["options"]["kind"] == "cross"
     assert stamped["exported_at"] >= stamped["captured_at"]
     assert at.sidebar.get("popover")  # the size control lives in the sidebar, on every page
+
+
+def test_a_figure_file_records_the_gold_links_and_the_reverse_model_drawn_on_it(downloads):
+    at = open_app(model=MODEL, text="早上好！", target="Good morning!", mode="pair", gold="0-0 1-1 2-2",
+                  gold_reverse="demo-en-zh")  # fmt: skip
+    assert_page_ok(at)
+    name = next(n for n in downloads if n.startswith("alignment_") and n.endswith(".html"))
+    options = export.read_stamp(downloads[name](), "html")["view"]["options"]
+    assert options["gold"] == "0-0 1-1 2-2" and options["reverse_model"] == "demo-en-zh"

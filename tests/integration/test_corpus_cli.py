@@ -174,3 +174,17 @@ def test_export_with_a_reverse_model_draws_what_the_app_draws(tmp_path):
     alignment = next(s for s in specs if s["layout"].get("meta", {}).get("view") == "alignment")
     shown = {t["meta"]["verdict"]: t["meta"]["links"] for t in alignment["data"] if t.get("legendgroup") == "gold"}
     assert shown == cli
+
+
+def test_an_exported_figure_records_the_gold_links_and_reverse_model_drawn_on_it(tmp_path, capsys):
+    from attnviz.export.stamp import read_stamp
+
+    out = tmp_path / "align.html"
+    code, _, err = _run(capsys, "export", "--model", MODEL, "--text", SOURCE, "--target", TARGET, "--view", "alignment",
+                        "--gold", "0-0 1-5", "--reverse-model", "demo-en-zh", "-o", out)  # fmt: skip
+    assert code == 0, err
+    options = read_stamp(out.read_bytes(), "html")["view"]["options"]
+    assert options["gold"] == "0-0 1-5" and options["reverse_model"] == "demo-en-zh"
+    code, _, err = _run(capsys, "export", "--model", MODEL, "--text", SOURCE, "--target", TARGET,
+                        "--reverse-model", "demo-en-zh", "-o", tmp_path / "x.html")  # fmt: skip
+    assert code == 2 and "--gold" in err and len(err.strip().splitlines()) == 1
