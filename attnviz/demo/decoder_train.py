@@ -57,6 +57,8 @@ class DecoderConfig:
     threads: int = 1  # on a shared 2-core machine a second thread waits on the first more than it helps
     max_pairs: int | None = None  # train on the first N corpus pairs only (tests)
     log_every: int = 10
+    init_from: str | None = None  # continue from an earlier run's folder (its weights and tokenizer): a second stage
+    stop_at: int | None = None  # stop at this step, as the checkpoint a longer run saves there (its schedule: `steps`)
 
 
 def build_model(config: DecoderConfig, tokenizer):
@@ -92,12 +94,17 @@ def step_batch(stream: TokenStream, config: DecoderConfig, vocab: range, rng: ra
 
 
 def prepare(config: DecoderConfig, corpus_dir: Path):
-    """Corpus, tokenizer and the token stream of the training lines."""
+    """Corpus, tokenizer (trained on the lines, or an earlier stage's) and the token stream of the training lines."""
     corpus = load_corpus(Path(corpus_dir), config.seed)
     pairs = corpus.train[: config.max_pairs] if config.max_pairs else corpus.train
     rng = random.Random(config.seed)
     lines = corpus_lines(pairs, rng)
-    tokenizer = train_tokenizer(lines, config.vocab_size, config.max_positions)
+    if config.init_from:
+        from transformers import AutoTokenizer
+
+        tokenizer = AutoTokenizer.from_pretrained(config.init_from)
+    else:
+        tokenizer = train_tokenizer(lines, config.vocab_size, config.max_positions)
     line_ids = tokenizer(lines, add_special_tokens=False)["input_ids"]
     newline = tokenizer("\n", add_special_tokens=False)["input_ids"]
     stream = TokenStream(line_ids, tokenizer.convert_tokens_to_ids(BOS), newline, rng)
@@ -120,11 +127,14 @@ def train(config: DecoderConfig, corpus_dir: Path = CORPUS_DIR, out_dir: Path = 
     rng = random.Random(config.seed + 1)
     vocab = range(len(SPECIAL_TOKENS), len(tokenizer))  # random spans never hold <s>, </s>, <pad>
     model = build_model(config, tokenizer)
+    earlier = continue_from(model, config.init_from) if config.init_from else None
     model.train()
     optimizer = torch.optim.AdamW(
         model.parameters(), lr=config.learning_rate, betas=(0.9, 0.95), weight_decay=config.weight_decay
     )
     record = {"config": asdict(config), "train_pairs": len(pairs), "losses": []}
+    if earlier is not None:
+        record["earlier_stage"] = earlier
     for step in range(config.steps):
         ids = step_batch(stream, config, vocab, rng)
         for group in optimizer.param_groups:
@@ -138,12 +148,25 @@ def train(config: DecoderConfig, corpus_dir: Path = CORPUS_DIR, out_dir: Path = 
             seconds = time.monotonic() - began
             record["losses"].append([step, ids.shape[1], round(loss.item(), 4)])
             print(f"step {step} length {ids.shape[1]} loss {loss.item():.3f} {seconds:.0f}s", flush=True)
+        if config.stop_at is not None and step == config.stop_at:  # the checkpoint a longer run saves at this step
+            break
         if config.save_every and step and step % config.save_every == 0:
             save(model, tokenizer, out_dir, finished(record, model, step, loss, began))
     model.eval()
-    record = finished(record, model, config.steps, loss, began)
+    done = config.steps if config.stop_at is None else min(config.stop_at, config.steps)
+    record = finished(record, model, done, loss, began)
     save(model, tokenizer, out_dir, record)
     return record
+
+
+def continue_from(model, folder: str) -> dict:
+    """Load the weights of an earlier stage's folder into `model` (same shape); returns that stage's record."""
+    from safetensors.torch import load_file
+
+    missing, unexpected = model.load_state_dict(load_file(str(Path(folder) / "model.safetensors")), strict=False)
+    if unexpected or any("lm_head" not in name for name in missing):  # the head is tied to the embeddings: derived
+        raise ValueError(f"{folder} does not hold this model's weights: {unexpected + missing}")
+    return json.loads((Path(folder) / TRAINING_RECORD).read_text(encoding="utf-8"))
 
 
 def finished(record: dict, model, steps_done: int, loss: torch.Tensor, began: float) -> dict:
@@ -185,12 +208,22 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--length-weights", type=float, nargs="+", default=list(defaults.length_weights))
     parser.add_argument("--learning-rate", type=float, default=defaults.learning_rate)
     parser.add_argument("--max-pairs", type=int, default=None, help="train on the first N corpus pairs only")
+    parser.add_argument("--init-from", default=None, help="continue from an earlier run's folder (weights, tokenizer)")
+    parser.add_argument("--stop-at", type=int, default=None, help="stop at this step (the schedule runs to --steps)")
+    mix = Repeats()
+    for name in ("share", "random_share", "loop_share"):
+        parser.add_argument(f"--repeat-{name.replace('_', '-')}", type=float, default=getattr(mix, name),
+                            help=f"synthetic repeats: {name} (decoder_data.Repeats)")  # fmt: skip
     args = parser.parse_args(argv)
+    repeats = Repeats(**{name: getattr(args, f"repeat_{name}") for name in ("share", "random_share", "loop_share")})
     config = DecoderConfig(
         lengths=tuple(args.lengths),
         length_weights=tuple(args.length_weights),
         learning_rate=args.learning_rate,
         max_pairs=args.max_pairs,
+        init_from=args.init_from,
+        stop_at=args.stop_at,
+        repeats=repeats,
         **{name: getattr(args, name) for name in sizes},
     )
     record = train(config, args.corpus, args.out)

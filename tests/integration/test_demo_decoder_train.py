@@ -57,3 +57,39 @@ def test_a_step_holds_the_configured_tokens():
     assert ids.shape == (4, 32) and (ids[:, 0] == tokenizer.bos_token_id).all()
     model = build_model(DecoderConfig(hidden=16, layers=1, heads=2, kv_heads=1, ffn=32), tokenizer)
     assert lm_loss(model, ids).item() > 0
+
+
+def test_stop_at_writes_the_checkpoint_a_longer_run_saves_there(tmp_path, monkeypatch):
+    from attnviz.demo import decoder_train
+
+    saved = {}  # steps done → the weights saved then
+    real_save = decoder_train.save
+
+    def keeping(model, tokenizer, out_dir, record):
+        saved[record["steps_done"]] = {k: v.clone() for k, v in model.state_dict().items()}
+        real_save(model, tokenizer, out_dir, record)
+
+    monkeypatch.setattr(decoder_train, "save", keeping)
+    main(["--steps", "6", "--out", str(tmp_path / "long"), *TINY, "--save-every", "3"])
+    main(["--steps", "6", "--stop-at", "3", "--out", str(tmp_path / "stopped"), *TINY])
+    record = json.loads((tmp_path / "stopped" / "training.json").read_text(encoding="utf-8"))
+    assert record["steps_done"] == 3 and record["config"]["steps"] == 6
+    stopped = load_file(tmp_path / "stopped" / "model.safetensors")
+    assert stopped and all(torch.equal(stopped[k], saved[3][k]) for k in stopped)  # the long run's step-3 weights
+    assert not all(torch.equal(stopped[k], saved[6][k]) for k in stopped)  # not its last ones
+
+
+def test_a_second_stage_continues_from_the_first_and_the_card_gives_both_commands(tmp_path):
+    from attnviz.demo.decoder_card import decoder_command, stages
+
+    first, second = tmp_path / "first", tmp_path / "second"
+    main(["--steps", "4", "--stop-at", "2", "--out", str(first), *TINY])
+    main(["--steps", "3", "--init-from", str(first), "--repeat-loop-share", "0.6", "--out", str(second), *TINY])
+    record = json.loads((second / "training.json").read_text(encoding="utf-8"))
+    assert [stage["steps_done"] for stage in stages(record)] == [2, 3]
+    assert (first / "tokenizer.json").read_text(encoding="utf-8") == (second / "tokenizer.json").read_text(
+        encoding="utf-8"
+    )  # the second stage reads with the first stage's tokenizer
+    one, two = (decoder_command(stage, first=n == 0) for n, stage in enumerate(stages(record)))
+    assert "--stop-at 2" in one and "--steps 4" in one and "--init-from" not in one
+    assert "--init-from assets/models/decoder" in two and "--repeat-loop-share 0.6" in two and "--steps 3" in two
