@@ -124,7 +124,9 @@ def decoder_command(stage: dict, first: bool) -> str:
     if not first:
         words += ["--init-from", words[1]]
     for name, value in config.items():
-        if name in COMMAND_SKIPS or value == defaults.get(name):
+        default = defaults.get(name)
+        same = list(value) == list(default) if isinstance(value, list | tuple) else value == default
+        if name in COMMAND_SKIPS or same:  # JSON gives lists where the defaults hold tuples
             continue
         shown = " ".join(map(str, value)) if isinstance(value, list | tuple) else value
         words.append(f"--{name.replace('_', '-')} {shown}")
@@ -145,7 +147,7 @@ def _stage_line(number: int, stage: dict) -> str:
         else ""
     )
     return (
-        f"stage {number}: {stage['steps_done']} steps of {config['tokens_per_step']} tokens (sequence lengths "
+        f"Stage {number}: {stage['steps_done']} steps of {config['tokens_per_step']} tokens (sequence lengths "
         f"{', '.join(map(str, config['lengths']))} drawn with weights {', '.join(f'{w:g}' for w in config['length_weights'])}; "
         f"repeats in {config['repeats']['share']:.0%} of the sequences, loops in {config['repeats']['loop_share']:.0%}), "
         f"peak learning rate {config['learning_rate']}, warm-up {config['warmup_steps']} steps then cosine decay"

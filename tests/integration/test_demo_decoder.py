@@ -108,7 +108,7 @@ def test_the_heads_the_card_found_are_there_at_4096_tokens(heads, long_probe, ro
 
 
 @pytest.mark.xfail(
-    strict=True, reason="the shipped checkpoint (step 1800) has no induction head yet: its card lists none found"
+    strict=True, reason="the shipped decoder has no induction head: its card lists none found"
 )
 def test_the_cards_best_induction_head_copies_a_random_span(heads, long_probe):
     item, lazy = long_probe
