@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from attnviz.demo.config import TrainConfig
+from attnviz.demo.config import TrainConfig, training_stages
 
 LANGUAGE_NAMES = {"zh": "Chinese", "en": "English"}
 EXAMPLES = {
@@ -232,14 +232,6 @@ The first held-out sentences and this model's translations:
 """
 
 
-def _stages(record: dict) -> list[dict]:
-    """The training records of every stage, first to last (a stage continued from an earlier one keeps its record)."""
-    stages = [record]
-    while "earlier_stage" in stages[0]:
-        stages.insert(0, stages[0]["earlier_stage"])
-    return stages
-
-
 def _stage_line(config: TrainConfig, record: dict) -> str:
     return (
         f"{config.steps} steps of at most {config.batch_size} pairs and {config.batch_tokens} padded tokens, peak "
@@ -249,7 +241,7 @@ def _stage_line(config: TrainConfig, record: dict) -> str:
 
 
 def _training(config: TrainConfig, record: dict, scoring_seconds: float) -> str:
-    stages = [(TrainConfig(**stage["config"]), stage) for stage in _stages(record)]
+    stages = [(TrainConfig(**stage["config"]), stage) for stage in training_stages(record)]
     commands = "\n".join(training_command(c) for c, _ in stages)
     minutes = sum(stage["seconds"] for _, stage in stages) / 60
     stopped = (

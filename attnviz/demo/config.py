@@ -5,9 +5,12 @@ attnviz.demo.train trains from a TrainConfig; attnviz.demo.card and attnviz.demo
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from pathlib import Path
 
 from attnviz.demo.corpus import DEFAULT_SEED
+from attnviz.errors import InputError
 
 TRAINING_RECORD = "training.json"  # written by attnviz.demo.train next to the weights
 
@@ -47,3 +50,25 @@ class TrainConfig:
     @property
     def supervised_layer(self) -> int:
         return self.alignment_layer % self.layers
+
+
+def training_stages(record: dict) -> list[dict]:
+    """The training records of every stage, first to last (a stage continued from an earlier one keeps its record)."""
+    stages = [record]
+    while "earlier_stage" in stages[0]:
+        stages.insert(0, stages[0]["earlier_stage"])
+    return stages
+
+
+def continue_from(model, folder: str | Path, derived: tuple[str, ...]) -> dict:
+    """Load an earlier stage's weights from `folder` into `model` (the same shape); returns that stage's training
+    record, to keep in this one's. `derived`: parameter names the file may lack (tied or computed ones). Read before
+    training, so `folder` may be the output folder."""
+    from safetensors.torch import load_file
+
+    folder = Path(folder)
+    earlier = json.loads((folder / TRAINING_RECORD).read_text(encoding="utf-8"))
+    missing, unexpected = model.load_state_dict(load_file(str(folder / "model.safetensors")), strict=False)
+    if unexpected or any(not any(part in name for part in derived) for name in missing):
+        raise InputError("demo_stage_weights_differ", path=str(folder), names=", ".join(unexpected + missing))
+    return earlier

