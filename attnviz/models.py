@@ -238,20 +238,7 @@ def load_model(
 
         raise offline_error(name_or_path)
     with LOADING:
-        import transformers
-
-        try:
-            config = transformers.AutoConfig.from_pretrained(source, local_files_only=offline)
-            with without_sacremoses_request():
-                tokenizer = transformers.AutoTokenizer.from_pretrained(source, local_files_only=offline)
-            model = _model_class(config).from_pretrained(
-                source,
-                config=config,
-                local_files_only=offline,
-                use_safetensors=None if settings.current().allow_pickle else True,
-            )
-        except Exception as error:  # loaders of arbitrary folders raise anything (SafetensorError, OSError, …)
-            raise _load_failure(name_or_path, is_local, error) from error
+        config, tokenizer, model = _load_pretrained(name_or_path, source, is_local, offline)
         model.to(device=torch_device, dtype=torch_dtype)
         model.eval()
     decoder_config = getattr(config, "decoder", None) or config
@@ -271,6 +258,25 @@ def load_model(
         max_positions=_count(config, *POSITION_FIELDS),
         path=source if is_local else None,
     )
+
+
+def _load_pretrained(name_or_path: str, source: str, is_local: bool, offline: bool):
+    """Config, tokenizer and model of `source` from its files (safetensors unless pickle is allowed)."""
+    import transformers
+
+    try:
+        config = transformers.AutoConfig.from_pretrained(source, local_files_only=offline)
+        with without_sacremoses_request():
+            tokenizer = transformers.AutoTokenizer.from_pretrained(source, local_files_only=offline)
+        model = _model_class(config).from_pretrained(
+            source,
+            config=config,
+            local_files_only=offline,
+            use_safetensors=None if settings.current().allow_pickle else True,
+        )
+    except Exception as error:  # loaders of arbitrary folders raise anything (SafetensorError, OSError, …)
+        raise _load_failure(name_or_path, is_local, error) from error
+    return config, tokenizer, model
 
 
 def _cached(model_id: str) -> bool:

@@ -97,8 +97,9 @@ def show_gold(
     if "alignment" in drawn:
         verdicts = {"found": scored.found, "missed": scored.missed, "extra": scored.extra}
         style = figures.FigureStyle(lang=options.lang)
+        owners = (scored.source_owners, scored.target_owners)
         drawn["alignment"] = figures.gold_links(
-            drawn["alignment"], chosen.amap, verdicts, scored.source_owners, scored.target_owners, style
+            drawn["alignment"], chosen.amap, verdicts, *owners, style, both_directions=reverse is not None
         )
     heads = head_scores(result["cross"], words, gold, options.threshold, both)
     return GoldShown(replace(shown, figures=drawn), scored, heads, words, both_directions=reverse is not None)

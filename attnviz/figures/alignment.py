@@ -169,20 +169,11 @@ def alignment(
     links = strongest_links(matrix, threshold, top_k)
     fig = go.Figure([*_link_traces(links, lines, color), *_link_hovers(links, lines, color, text),
                      *_token_lines(lines)])  # fmt: skip
-    notes = [
-        text["links"].format(threshold=format_value(threshold), top_k=top_k)
-        if top_k is not None
-        else text["links_all"].format(threshold=format_value(threshold)),
-        *unknown_notes([*amap.key_tokens, *amap.query_tokens], text),
-    ]
+    notes = [_link_rule(threshold, top_k, text), *unknown_notes([*amap.key_tokens, *amap.query_tokens], text)]
     selection = selection_text(amap, layers, heads, head_reduce, layer_reduce, text)
     width = lines.width_for(style)
     key_plan, query_plan = lines.plans(width)
-    reach = max(plan.extent(label_widths(labels, plan.size))
-                for plan, labels in ((key_plan, lines.key_labels), (query_plan, lines.query_labels)))  # fmt: skip
-    height = style.height or max(380, int(1.9 * (reach + 6) / 0.45) + 160)  # margins: 160 px
-    room = max(height - 160 - 2 * (reach + 6), 20)  # px of plot between the labels' outer edges
-    pad = max(0.45, (reach + 6) / room)  # of the y axis beyond each line: room for its labels
+    height, pad = _label_room(lines, key_plan, query_plan, style)
     plans = {"keys": vars(key_plan), "queries": vars(query_plan)}
     fig.update_layout(
         **style.layout(
@@ -206,6 +197,22 @@ def alignment(
         ),
     )
     return fig
+
+
+def _link_rule(threshold: float, top_k: int | None, text: Mapping[str, str]) -> str:
+    """The subtitle line saying which links are drawn."""
+    if top_k is None:
+        return text["links_all"].format(threshold=format_value(threshold))
+    return text["links"].format(threshold=format_value(threshold), top_k=top_k)
+
+
+def _label_room(lines: _Lines, key_plan, query_plan, style: FigureStyle) -> tuple[int, float]:
+    """The figure's height (px) and the y axis' pad beyond each line (axis units): room for the planned labels."""
+    reach = max(plan.extent(label_widths(labels, plan.size))
+                for plan, labels in ((key_plan, lines.key_labels), (query_plan, lines.query_labels)))  # fmt: skip
+    height = style.height or max(380, int(1.9 * (reach + 6) / 0.45) + 160)  # margins: 160 px
+    room = max(height - 160 - 2 * (reach + 6), 20)  # px of plot between the labels' outer edges
+    return height, max(0.45, (reach + 6) / room)
 
 
 def _link_traces(links: list[tuple[int, int, float]], lines: _Lines, color: str) -> list[go.Scatter]:

@@ -42,10 +42,12 @@ def gold_links(
     source_owners: Sequence[int | None],
     target_owners: Sequence[int | None],
     style: FigureStyle = DEFAULT_STYLE,
+    both_directions: bool = False,
 ) -> go.Figure:
     """`fig` (an `alignment` figure of `amap`) with the gold verdicts drawn over it: `links` maps "found", "missed"
     and "extra" to (source word, target word) links; the owners give the word of each key and query token drawn.
-    A link whose word has no token drawn (hidden, or not yet written in a replay) is left out."""
+    A link whose word has no token drawn (hidden, or not yet written in a replay) is left out. `both_directions`:
+    the links are those a model reading the pair backwards also finds, and the legend says so."""
     key_x = _word_x(source_owners, _positions(len(amap.key_tokens)))
     query_x = _word_x(target_owners, _positions(len(amap.query_tokens)))
     out = go.Figure(fig)
@@ -69,7 +71,10 @@ def gold_links(
                 meta=dict(verdict=verdict, links=len(placed)),
             )
         )
-    return out.update_layout(showlegend=True, legend=dict(orientation="h", y=-0.05, x=0.0))
+    legend = dict(orientation="h", y=-0.05, x=0.0)
+    if both_directions:
+        legend["title"] = dict(text=i18n.t("corpus_gold_both_legend", style.lang))
+    return out.update_layout(showlegend=True, legend=legend)
 
 
 def score_grid(values: np.ndarray, statistic: str = "aer", style: FigureStyle = DEFAULT_STYLE) -> go.Figure:

@@ -61,6 +61,19 @@ def grid(
     each = color_scale == "head"
     own = _add_cells(fig, amap, layer_idx, head_idx, pooling, text, colorscale if each else None)
     top, scale_title = color_range(color_scale, own, float(amap.weights.max()), amap.num_layers * amap.num_heads, text)
+    meta = dict(view="grid", layers=layer_idx, heads=head_idx, color_scale=color_scale)
+    _lay_out(fig, amap, pooling, style, (len(layer_idx), len(head_idx), cell_px), meta, (colorscale, top, scale_title))
+    return clickable_heads(fig, style) if clickable else fig
+
+
+def _lay_out(fig: go.Figure, amap: AttentionMap, pooling: Pooling, style: FigureStyle, sizes: tuple[int, int, int],
+             meta: dict, colors: tuple[str, float, str]) -> None:  # fmt: skip
+    """Hover axes, size (`sizes`: rows, columns, cell px), heading and the colour axis (`colors`: scale, top, title)
+    of a grid figure."""
+    rows, cols, cell_px = sizes
+    colorscale, top, scale_title = colors
+    text = style.words()
+    each = meta["color_scale"] == "head"
     # Hover names the tokens (or token ranges of pooled cells) through each axis' labels, not a string per cell.
     query_labels, key_labels = pooling.labels(amap.query_tokens, amap.key_tokens, text)
     fig.update_xaxes(showticklabels=False, showgrid=False, zeroline=False, ticks="", **hover_axis(key_labels))
@@ -71,24 +84,20 @@ def grid(
     fig.update_layout(
         **style.layout(
             style.heading(amap.kind, None, notes),
-            clamp(140 + cell_px * len(head_idx), 360, 2400),
-            clamp(130 + cell_px * len(layer_idx), 300, 2400),
+            clamp(140 + cell_px * cols, 360, 2400),
+            clamp(130 + cell_px * rows, 300, 2400),
             plot_bgcolor=MASKED_COLOR,
             margin=dict(l=30, r=90, t=100, b=30),
             meta=dict(
-                view="grid",
-                layers=layer_idx,
-                heads=head_idx,
+                **meta,
                 query_factor=pooling.query_factor,
                 key_factor=pooling.key_factor,
-                color_scale=color_scale,
             ),
         ),
         coloraxis=dict(
             colorscale=colorscale, cmin=0.0, cmax=top, colorbar=dict(title=dict(text=scale_title)), showscale=not each
         ),  # fmt: skip
     )
-    return clickable_heads(fig, style) if clickable else fig
 
 
 def _add_cells(fig: go.Figure, amap: AttentionMap, layer_idx: list[int], head_idx: list[int],

@@ -42,6 +42,7 @@ def test_gold_links_score_the_view_and_draw_found_missed_and_extra():
     assert [t["meta"]["verdict"] for t in verdicts] == ["found", "missed", "extra"]
     found, missed, extra = (t["meta"]["links"] for t in verdicts)
     assert found + missed == 3  # every sure link is found or missed
+    assert "title" not in drawn["alignment"]["layout"]["legend"]  # one model's links: no both-directions title
     assert "score_grid" in drawn
     assert at.query_params["gold"] == "0-0 1-1 2-2"  # the gold links live in the link
 
@@ -125,6 +126,8 @@ def test_a_reverse_model_keeps_only_the_links_both_directions_find():
     verdicts = [t for t in charts(at)["alignment"]["data"] if t.get("legendgroup") == "gold"]
     drawn = {t["meta"]["verdict"]: t["meta"]["links"] for t in verdicts}
     assert drawn.get("found", 0) + drawn.get("extra", 0) == len(both)  # what is drawn is the intersection
+    legend = charts(at)["alignment"]["layout"]["legend"]
+    assert legend["title"]["text"] == "Links both directions find:"  # the legend says what its lines are
     assert at.query_params["gold_reverse"] == "demo-en-zh"
 
 
