@@ -64,16 +64,13 @@ def long_reader_in_catalogue():
 
     with tempfile.TemporaryDirectory() as folder:
         path = save_long_llama(Path(folder) / "decoder", **STAND_IN)
-        shipped, cached = models.catalogue, caches.catalogue_entries
-
-        def catalogue(lang: str = "en"):
-            return [*shipped(lang), models.catalogue_entry("demo-decoder", path, "decoder", lang)]
-
-        models.catalogue, caches.catalogue_entries = catalogue, catalogue
+        shipped, cached = models.catalogue_folders, caches.catalogue_entries
+        stand_in = [*shipped(), ("demo-decoder", path, "decoder")]
+        models.catalogue_folders, caches.catalogue_entries = (lambda: stand_in), models.catalogue
         try:
             yield "demo-decoder", True
         finally:
-            models.catalogue, caches.catalogue_entries = shipped, cached
+            models.catalogue_folders, caches.catalogue_entries = shipped, cached
 
 
 def timed(action) -> tuple[float, float]:

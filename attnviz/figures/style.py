@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -42,7 +43,7 @@ class FigureStyle:
         shown = self.title if self.title is not None else title
         layout = dict(
             title=dict(text=shown, x=0.02, xanchor="left", font=dict(size=16)),
-            template="plotly_white",
+            template=white_template(),
             font=dict(family=FONT_FAMILY, size=12, color="#222222"),
             width=self.width or width,
             height=self.height or height,
@@ -55,3 +56,19 @@ class FigureStyle:
 
 
 DEFAULT_STYLE = FigureStyle()
+
+
+DRAWN_TRACES = ("heatmap", "scatter", "bar")  # the trace types attnviz figures draw
+UNDRAWN_LAYOUT = ("polar", "ternary", "scene", "geo")  # subplot kinds no attnviz figure has
+
+
+@functools.cache
+def white_template():
+    """plotly's "plotly_white" template cut to what attnviz figures draw: the same look, but a figure copies and
+    validates a third of it (the whole template cost ~12 ms a figure on this machine's CPU, per rerun)."""
+    import plotly.graph_objects as go
+    import plotly.io as pio
+
+    white = pio.templates["plotly_white"]
+    layout = {key: value for key, value in white.layout.to_plotly_json().items() if key not in UNDRAWN_LAYOUT}
+    return go.layout.Template(layout=layout, data={name: white.data[name] for name in DRAWN_TRACES})

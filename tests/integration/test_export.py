@@ -440,3 +440,18 @@ def test_capture_filename_uses_the_model_and_the_source_text():
     assert export.capture_filename(capture, "npz") == "capture_demo-zh-en_早上好.npz"
     unnamed = AttentionCapture("", "", capture.maps, "Good morning", provenance={"model": {"name": "org/minilm"}})
     assert export.capture_filename(unnamed) == "capture_minilm_Good-morning.json"
+
+
+def test_every_figure_is_drawn_in_the_white_template_cut_to_the_traces_it_has():
+    import plotly.io as pio
+
+    from attnviz.figures.style import DRAWN_TRACES, UNDRAWN_LAYOUT, white_template
+
+    white, cut = pio.templates["plotly_white"].to_plotly_json(), white_template().to_plotly_json()
+    assert cut["layout"] == {key: value for key, value in white["layout"].items() if key not in UNDRAWN_LAYOUT}
+    assert cut["data"] == {name: white["data"][name] for name in DRAWN_TRACES}  # the same look for these traces
+    for kind, build in FIGURE_KINDS.items():
+        fig = build()
+        assert {trace.type for trace in fig.data} <= set(DRAWN_TRACES), kind  # a new trace type: add it to the cut
+        assert fig.layout.template.to_plotly_json() == cut, kind
+        assert not {key for key in UNDRAWN_LAYOUT if fig.layout[key].to_plotly_json()}, kind  # no subplot it drops
