@@ -77,6 +77,22 @@ def test_catalogue_and_hub_models_say_where_they_came_from():
         assert provenance.build_provenance(named, "", hash_weights=False)["model"]["source"] == "catalogue"
 
 
+def test_a_capture_s_provenance_reads_no_model_file(monkeypatch):
+    from pathlib import Path
+
+    from attnviz.models import catalogue_folders
+
+    catalogue_folders()  # what is installed is looked up once per process
+    handle = SimpleNamespace(name="demo-zh-en", path="assets/models/zh-en", model=torch.nn.Linear(2, 2),
+                             kind="encoder-decoder", num_layers=1, num_heads=1, device="cpu")  # fmt: skip
+    opened = []
+    real_read = Path.read_text
+    monkeypatch.setattr(Path, "read_text", lambda self, *a, **k: opened.append(self) or real_read(self, *a, **k))
+    record = provenance.build_provenance(handle, "早上好", hash_weights=False)
+    assert record["model"]["source"] == "catalogue"
+    assert opened == []  # a capture asks only the catalogue's names, not its cards (~2 ms a capture)
+
+
 def test_view_provenance_adds_the_view_and_the_export_time():
     base = {"model": {"name": "demo-zh-en"}, "captured_at": "2025-05-01T09:30:05Z"}
     view = provenance.view_provenance(base, "alignment", {"layer": 2, "head": np.int64(0), "threshold": 0.1},
