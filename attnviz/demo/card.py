@@ -258,7 +258,9 @@ def _training(config: TrainConfig, record: dict, scoring_seconds: float) -> str:
 ```
 {stopped}
 {"; then ".join(_stage_line(c, stage) for c, stage in stages)}{
-        " (the second command continues from the weights of the first, on the same corpus)" if len(stages) > 1 else ""
+        " (each command continues from the weights the one before it saved, on the same corpus)"
+        if len(stages) > 1
+        else ""
     }.
 Batches group pairs of similar length; AdamW, warm-up then cosine decay, label smoothing {config.label_smoothing},
 dropout {config.dropout}, seed {config.seed}, {config.threads} torch thread(s). From corpus to saved weights:
