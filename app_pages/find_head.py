@@ -15,9 +15,22 @@ LINES_KEY, GRID_KEY = "self_lines", "self_grid"  # the charts whose clicks this 
 TOP = 6  # heads offered as buttons; the rest are in the ranking's table
 
 
+CHOICES = "attnviz_token_choices"  # session key: the choices last made, per side, and the result they were made of
+
+
 def choices(view: ViewState, result, kind: str, side: str) -> list[selection.TokenChoice]:
-    """The tokens of one side a person can pick, as the view draws them (words, hidden special tokens)."""
-    return selection.token_choices(result, kind, side, words=view.words, hide_special=view.hide)
+    """The tokens of one side a person can pick, as the view draws them (words, hidden special tokens).
+
+    Kept for the session while the result object stays the same (a long text's capture is shared, not copied, so
+    each control change would otherwise merge its thousands of pieces into words again)."""
+    made = st.session_state.setdefault(CHOICES, {})
+    key = (side, kind, view.words, view.hide)
+    kept = made.get(key)
+    if kept is not None and kept[0] is result:
+        return kept[1]
+    found = selection.token_choices(result, kind, side, words=view.words, hide_special=view.hide)
+    made[key] = (result, found)  # holding the result: its id cannot pass to another object meanwhile
+    return found
 
 
 def picked(view: ViewState, options: list[selection.TokenChoice], label: str) -> selection.TokenChoice | None:

@@ -9,6 +9,7 @@ a text when one of its languages is written in that script.
 
 from __future__ import annotations
 
+import functools
 import unicodedata
 from collections import Counter
 from collections.abc import Sequence
@@ -63,6 +64,7 @@ def script_counts(text: str) -> Counter:
     return Counter(script for script in map(script_of, text) if script is not None)
 
 
+@functools.lru_cache(maxsize=32)  # a page asks it of the same long text many times per rerun (a scan per letter)
 def main_script(text: str) -> str | None:
     """The script of most of the text's letters (Japanese: kana among Han counts as kana), or None without letters."""
     counts = script_counts(text)
