@@ -62,7 +62,7 @@ def _minilm_folder() -> Path | None:
 
 def catalogue_folders() -> list[tuple[str, Path, str]]:
     """(name, folder, kind) of each named model available offline: the embedded demo translators and decoder, and
-    MiniLM when installed. Reads no file but each folder's presence (a capture's provenance asks it every time)."""
+    MiniLM when installed. Only checks that each folder has a config.json (a capture's provenance asks every time)."""
     found = [
         ("demo-zh-en", ASSETS / "models" / "zh-en", "encoder-decoder"),
         ("demo-en-zh", ASSETS / "models" / "en-zh", "encoder-decoder"),
