@@ -23,7 +23,7 @@ app: $(VENV)/.app-installed
 test: lint
 	$(PY) -m pytest
 
-# The unit tests only: under a minute, no browser, no model training.
+# The unit tests only: about 2 minutes on 2 cores, no browser, no model training.
 test-fast: $(VENV)/.dev-installed
 	$(PY) -m pytest tests/unit -q -m "not slow"
 
