@@ -40,6 +40,7 @@ class Repeats:
     max_span: int = 96
     max_copies: int = 3  # a span written up to this many times
     loop_share: float = 0.3  # share of sequences that are one random span repeated to the end (the classic test)
+    loop_max_span: int = 256  # a loop's span: min_span … this many tokens (at most half the sequence)
     text_token_share: float = 0.5  # random tokens drawn from the text's tokens (well-trained embeddings), else uniform
 
 
@@ -82,7 +83,7 @@ def random_span(size: int, vocab: range, rng: random.Random, pool: Sequence[int]
 
 def random_loop(length: int, repeats: Repeats, vocab: range, rng: random.Random, pool: Sequence[int] = ()) -> list[int]:
     """One random span repeated to fill `length`."""
-    size = rng.randint(repeats.min_span, max(repeats.min_span, min(256, length // 2)))
+    size = rng.randint(repeats.min_span, max(repeats.min_span, min(repeats.loop_max_span, length // 2)))
     span = random_span(size, vocab, rng, pool, repeats.text_token_share)
     return (span * (length // len(span) + 1))[:length]
 

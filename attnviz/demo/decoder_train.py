@@ -53,6 +53,8 @@ class DecoderConfig:
     learning_rate: float = 3e-3
     warmup_steps: int = 100
     weight_decay: float = 0.05
+    adam_beta2: float = 0.95  # AdamW's second-moment decay (0.999 is torch's default)
+    clip_norm: float = 1.0  # the gradient's norm is clipped to this (0: never clipped)
     repeats: Repeats = field(default_factory=Repeats)
     save_every: int = 200  # steps between saved checkpoints (0: only at the end)
     threads: int = 1  # on a shared 2-core machine a second thread waits on the first more than it helps
@@ -131,7 +133,7 @@ def train(config: DecoderConfig, corpus_dir: Path = CORPUS_DIR, out_dir: Path = 
     earlier = continue_from(model, config.init_from, ("lm_head",)) if config.init_from else None  # tied head
     model.train()
     optimizer = torch.optim.AdamW(
-        model.parameters(), lr=config.learning_rate, betas=(0.9, 0.95), weight_decay=config.weight_decay
+        model.parameters(), lr=config.learning_rate, betas=(0.9, config.adam_beta2), weight_decay=config.weight_decay
     )
     record = {"config": asdict(config), "train_pairs": len(pairs), "losses": []}
     if earlier is not None:
@@ -143,7 +145,8 @@ def train(config: DecoderConfig, corpus_dir: Path = CORPUS_DIR, out_dir: Path = 
         loss = lm_loss(model, ids)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        if config.clip_norm:
+            torch.nn.utils.clip_grad_norm_(model.parameters(), config.clip_norm)
         optimizer.step()
         if config.log_every and step % config.log_every == 0:
             seconds = time.monotonic() - began
@@ -186,6 +189,9 @@ def machine() -> str:
     return f"{name}, {os.cpu_count()} cores, {torch.get_num_threads()} torch thread(s)"
 
 
+REPEAT_OPTIONS = ("share", "random_share", "loop_share", "loop_max_span", "text_token_share")  # --repeat-… flags
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="Train the demo decoder (a small Llama) on the corpus, on CPU.")
     parser.add_argument("--out", type=Path, default=DECODER_DIR)
@@ -197,20 +203,24 @@ def main(argv: list[str] | None = None) -> None:
         parser.add_argument("--" + name.replace("_", "-"), type=int, default=getattr(defaults, name))
     parser.add_argument("--lengths", type=int, nargs="+", default=list(defaults.lengths))
     parser.add_argument("--length-weights", type=float, nargs="+", default=list(defaults.length_weights))
-    parser.add_argument("--learning-rate", type=float, default=defaults.learning_rate)
+    for name in ("learning_rate", "weight_decay", "adam_beta2", "clip_norm"):
+        parser.add_argument("--" + name.replace("_", "-"), type=float, default=getattr(defaults, name))
     parser.add_argument("--max-pairs", type=int, default=None, help="train on the first N corpus pairs only")
     parser.add_argument("--init-from", default=None, help="continue from an earlier run's folder (weights, tokenizer)")
     parser.add_argument("--stop-at", type=int, default=None, help="stop at this step (the schedule runs to --steps)")
     mix = Repeats()
-    for name in ("share", "random_share", "loop_share"):
-        parser.add_argument(f"--repeat-{name.replace('_', '-')}", type=float, default=getattr(mix, name),
-                            help=f"synthetic repeats: {name} (decoder_data.Repeats)")  # fmt: skip
+    for name in REPEAT_OPTIONS:
+        parser.add_argument(f"--repeat-{name.replace('_', '-')}", type=type(getattr(mix, name)),
+                            default=getattr(mix, name), help=f"synthetic repeats: {name} (decoder_data.Repeats)")  # fmt: skip
     args = parser.parse_args(argv)
-    repeats = Repeats(**{name: getattr(args, f"repeat_{name}") for name in ("share", "random_share", "loop_share")})
+    repeats = Repeats(**{name: getattr(args, f"repeat_{name}") for name in REPEAT_OPTIONS})
     config = DecoderConfig(
         lengths=tuple(args.lengths),
         length_weights=tuple(args.length_weights),
         learning_rate=args.learning_rate,
+        weight_decay=args.weight_decay,
+        adam_beta2=args.adam_beta2,
+        clip_norm=args.clip_norm,
         max_pairs=args.max_pairs,
         init_from=args.init_from,
         stop_at=args.stop_at,

@@ -7,7 +7,7 @@ import torch
 from safetensors.torch import load_file
 
 from attnviz.demo import CORPUS_DIR
-from attnviz.demo.decoder_data import Repeats, with_repeated_span
+from attnviz.demo.decoder_data import Repeats, random_loop, with_repeated_span
 from attnviz.demo.decoder_train import DecoderConfig, build_model, lm_loss, main, prepare, step_batch
 
 TINY = ["--hidden", "16", "--layers", "2", "--heads", "2", "--kv-heads", "1", "--ffn", "32", "--vocab-size", "400"]
@@ -50,6 +50,14 @@ def test_a_repeated_span_is_written_again_later():
     assert half >= Repeats().min_span and span[:half] == span[half:]  # the same random tokens, twice
 
 
+def test_a_loop_repeats_one_span_no_longer_than_its_cap():
+    rng = random.Random(5)
+    for _ in range(50):
+        loop = random_loop(127, Repeats(loop_max_span=12), range(3, 9000), rng)
+        period = next(p for p in range(1, 128) if loop[p:] == loop[:-p])  # the shortest shift that maps it onto itself
+        assert len(loop) == 127 and Repeats().min_span <= period <= 12
+
+
 def test_a_step_holds_the_configured_tokens():
     config = DecoderConfig(vocab_size=400, max_pairs=100, lengths=(32,), length_weights=(1.0,), tokens_per_step=128)
     _, _, tokenizer, stream = prepare(config, CORPUS_DIR)
@@ -85,7 +93,21 @@ def test_a_second_stage_continues_from_the_first_and_the_card_gives_both_command
 
     first, second = tmp_path / "first", tmp_path / "second"
     main(["--steps", "4", "--stop-at", "2", "--out", str(first), *TINY])
-    main(["--steps", "3", "--init-from", str(first), "--repeat-loop-share", "0.6", "--out", str(second), *TINY])
+    optimizer = ["--weight-decay", "0", "--adam-beta2", "0.999", "--clip-norm", "0", "--repeat-loop-max-span", "32"]
+    main(
+        [
+            "--steps",
+            "3",
+            "--init-from",
+            str(first),
+            "--repeat-loop-share",
+            "0.6",
+            *optimizer,
+            "--out",
+            str(second),
+            *TINY,
+        ]
+    )
     record = json.loads((second / "training.json").read_text(encoding="utf-8"))
     assert [stage["steps_done"] for stage in stages(record)] == [2, 3]
     assert (first / "tokenizer.json").read_text(encoding="utf-8") == (second / "tokenizer.json").read_text(
@@ -94,3 +116,5 @@ def test_a_second_stage_continues_from_the_first_and_the_card_gives_both_command
     one, two = (decoder_command(stage, first=n == 0) for n, stage in enumerate(stages(record)))
     assert "--stop-at 2" in one and "--steps 4" in one and "--init-from" not in one
     assert "--init-from assets/models/decoder" in two and "--repeat-loop-share 0.6" in two and "--steps 3" in two
+    assert all(f"{flag} {value}" in two for flag, value in zip(optimizer[::2], optimizer[1::2], strict=True))
+    assert "--weight-decay" not in one and "--clip-norm" not in one  # the first stage kept the defaults
