@@ -29,7 +29,7 @@ MAX_UNKNOWN_SHARE = 0.10
 # What the committed models reach on the real held-out sentences (the model cards hold the figures), so a
 # retrained model is no worse. AER meets the goal (≤ 0.30 both ways); chrF falls short of it (45 zh→en, 30 en→zh).
 FLOORS = {
-    "zh-en": {"chrf": 44.5, "aer": 0.215, "tatoeba_chrf": 44.0},
+    "zh-en": {"chrf": 45.5, "aer": 0.215, "tatoeba_chrf": 45.0},
     "en-zh": {"chrf": 21.5, "aer": 0.295, "tatoeba_chrf": 23.0},
 }
 _loaded = {}
