@@ -3,13 +3,13 @@
 STRINGS: dict[str, dict[str, str]] = {
     "en": {
         "model_description.demo-decoder": (
-            "Demo decoder, Chinese and English, 4,096 tokens (small Llama trained for attnviz: previous-token, "
-            "induction and sink heads)"
+            "Demo decoder, Chinese and English, 4,096 tokens (small Llama trained for attnviz: a previous-token "
+            "head and sink heads)"
         ),
     },
     "zh": {
         "model_description.demo-decoder": (
-            "演示解码器，中文和英文，4,096 个词元（为 attnviz 训练的小型 Llama：前一词元头、归纳头和注意力汇聚）"
+            "演示解码器，中文和英文，4,096 个词元（为 attnviz 训练的小型 Llama：一个前一词元头和注意力汇聚头）"
         ),
     },
 }

@@ -5,6 +5,7 @@ its language."""
 from __future__ import annotations
 
 import ast
+import functools
 import pickle
 import re
 import string
@@ -103,8 +104,9 @@ def catalogue_keys(found: Keyed) -> list[str] | None:
     return None
 
 
-def scan() -> list[Keyed]:
-    return [found for path in SCANNED for found in keyed_calls(path)]
+@functools.cache  # two parametrizations and three tests read it: parse the sources once per process
+def scan() -> tuple[Keyed, ...]:
+    return tuple(found for path in SCANNED for found in keyed_calls(path))
 
 
 def checked() -> list[Keyed]:
