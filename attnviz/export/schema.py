@@ -51,6 +51,7 @@ import csv
 import io
 import json
 import os
+import tokenize
 import zipfile
 import zlib
 from pathlib import Path
@@ -196,6 +197,7 @@ _DAMAGED = (
     KeyError, IndexError, TypeError, ValueError, AttributeError, OverflowError, RecursionError, EOFError, OSError,
     zipfile.BadZipFile, zlib.error,
     NotImplementedError, RuntimeError,  # zipfile: a compression method it lacks, an encrypted member
+    SyntaxError, tokenize.TokenError,  # numpy: a damaged .npy header (a Python literal it parses)
 )  # fmt: skip
 
 

@@ -194,6 +194,18 @@ def test_an_npy_header_claiming_more_than_its_bytes_is_refused_before_allocation
     _refused(buffer.getvalue(), "capture_truncated")
 
 
+@pytest.mark.parametrize("header", ["{'descr': '<f4', 'fortran_order': (", "{'descr': '<f4', 'shape': ()) }"])
+def test_an_npy_header_that_is_no_python_literal_is_refused_as_damaged(header):
+    """numpy reads a .npy header with Python's parser: unbalanced brackets raise its tokenizer's or parser's error."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name, array in _entries().items():
+            if name != "maps/cross/weights":
+                archive.writestr(f"{name}.npy", _npy(array))
+        archive.writestr("maps/cross/weights.npy", b"\x93NUMPY\x01\x00" + _padded(header) + b"\0" * 64)
+    _refused(buffer.getvalue(), "capture_damaged")
+
+
 def _npy(array) -> bytes:
     out = io.BytesIO()
     np.save(out, array)
