@@ -23,9 +23,9 @@ app: $(VENV)/.app-installed
 test: lint
 	$(PY) -m pytest
 
-# The unit tests only: about 2 minutes on 2 cores, no browser, no model training.
+# The unit tests only, on two workers (pytest-xdist; about a minute on 2 cores): no browser, no model training.
 test-fast: $(VENV)/.dev-installed
-	$(PY) -m pytest tests/unit -q -m "not slow"
+	$(PY) -m pytest tests/unit -q -m "not slow" -n 2 --dist worksteal
 
 lint: $(VENV)/.dev-installed
 	$(VENV)/bin/ruff check .

@@ -25,6 +25,15 @@ def tiny_folder(tmp_path_factory):
     return make
 
 
+def pytest_configure(config):
+    """Under pytest-xdist (`make test-fast` runs two workers) each worker computes on one torch thread: two workers of
+    two threads each would share two cores four ways."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        import torch
+
+        torch.set_num_threads(1)
+
+
 GROUPS = {"unit": "unit", "integration": "integration", "browser": "browser"}
 
 
