@@ -203,7 +203,8 @@ def main(argv: list[str] | None = None) -> None:
         parser.add_argument("--" + name.replace("_", "-"), type=int, default=getattr(defaults, name))
     parser.add_argument("--lengths", type=int, nargs="+", default=list(defaults.lengths))
     parser.add_argument("--length-weights", type=float, nargs="+", default=list(defaults.length_weights))
-    for name in ("learning_rate", "weight_decay", "adam_beta2", "clip_norm"):
+    rates = ("learning_rate", "weight_decay", "adam_beta2", "clip_norm")  # the optimizer's numbers
+    for name in rates:
         parser.add_argument("--" + name.replace("_", "-"), type=float, default=getattr(defaults, name))
     parser.add_argument("--max-pairs", type=int, default=None, help="train on the first N corpus pairs only")
     parser.add_argument("--init-from", default=None, help="continue from an earlier run's folder (weights, tokenizer)")
@@ -217,15 +218,11 @@ def main(argv: list[str] | None = None) -> None:
     config = DecoderConfig(
         lengths=tuple(args.lengths),
         length_weights=tuple(args.length_weights),
-        learning_rate=args.learning_rate,
-        weight_decay=args.weight_decay,
-        adam_beta2=args.adam_beta2,
-        clip_norm=args.clip_norm,
         max_pairs=args.max_pairs,
         init_from=args.init_from,
         stop_at=args.stop_at,
         repeats=repeats,
-        **{name: getattr(args, name) for name in sizes},
+        **{name: getattr(args, name) for name in sizes + rates},
     )
     record = train(config, args.corpus, args.out)
     print(f"saved {args.out} ({record['parameters']:,} parameters) after {record['seconds'] / 60:.1f} min")

@@ -93,21 +93,9 @@ def test_a_second_stage_continues_from_the_first_and_the_card_gives_both_command
 
     first, second = tmp_path / "first", tmp_path / "second"
     main(["--steps", "4", "--stop-at", "2", "--out", str(first), *TINY])
-    optimizer = ["--weight-decay", "0", "--adam-beta2", "0.999", "--clip-norm", "0", "--repeat-loop-max-span", "32"]
-    main(
-        [
-            "--steps",
-            "3",
-            "--init-from",
-            str(first),
-            "--repeat-loop-share",
-            "0.6",
-            *optimizer,
-            "--out",
-            str(second),
-            *TINY,
-        ]
-    )
+    optimizer = ["--weight-decay", "0.0", "--adam-beta2", "0.999", "--clip-norm", "0.0", "--repeat-loop-max-span", "32"]
+    later = ["--steps", "3", "--init-from", str(first), "--repeat-loop-share", "0.6", *optimizer]
+    main([*later, "--out", str(second), *TINY])
     record = json.loads((second / "training.json").read_text(encoding="utf-8"))
     assert [stage["steps_done"] for stage in stages(record)] == [2, 3]
     assert (first / "tokenizer.json").read_text(encoding="utf-8") == (second / "tokenizer.json").read_text(
