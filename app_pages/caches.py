@@ -3,10 +3,9 @@ statistics and pooled heads are computed once."""
 
 from __future__ import annotations
 
-import plotly.graph_objects as go
 import streamlit as st
 
-from app_pages import model_runs, multi_head, opened
+from app_pages import first_view, model_runs, multi_head, opened, startup
 from app_pages.state import ViewState
 from attnviz import i18n, selection
 from attnviz.models import catalogue, load_model
@@ -22,7 +21,11 @@ def cached_model(name: str, device: str):
 @st.cache_data(show_spinner=False, max_entries=128)
 def cached_analysis(name: str, device: str, text: str, target: str, mode: str, truncate: bool = False):
     """The capture of one input, with its provenance (what the app's JSON/NPZ downloads save)."""
-    handle = cached_model(name, device)
+    return compute_analysis(cached_model(name, device), text, target, mode, truncate)
+
+
+def compute_analysis(handle, text: str, target: str, mode: str, truncate: bool = False):
+    """`cached_analysis` without the cache: also what `first_view` saves for the first page."""
     result = model_runs.analyse(handle, text, target, mode, truncate=truncate)
     options = {"mode": mode, "max_new_tokens": model_runs.MAX_NEW_TOKENS if result.steps is not None else None}
     if truncate:  # recorded when asked: the file says its text may have been cut
@@ -94,7 +97,7 @@ def model(view: ViewState, name: str | None = None):
     try:
         with waiting.container(), st.spinner(i18n.t("loading_model", view.lang, model=name), show_time=True):
             if key not in _loaded:  # an empty chart: the browser fetches its chart library while the model loads
-                st.plotly_chart(_loading_figure(), key=f"chart_loading_{name}", config={"staticPlot": True})
+                startup.empty_chart(f"chart_loading_{name}")
             handle = cached_model(*key)
     finally:
         waiting.empty()
@@ -102,24 +105,26 @@ def model(view: ViewState, name: str | None = None):
     return handle
 
 
-def _loading_figure() -> go.Figure:
-    hidden = {"visible": False}
-    return go.Figure(
-        layout={"height": 40, "margin": {"l": 0, "r": 0, "t": 0, "b": 0}, "xaxis": hidden, "yaxis": hidden}
-    )
-
-
 def forced_target(view: ViewState) -> str:
     """The target the model reads: the one typed, in pair mode; none when the model writes its own."""
     return view.target if view.mode == "pair" else ""
+
+
+def without_model(view: ViewState) -> opened.Opened | None:
+    """The capture a page shows without its model: one opened from a file, or the default view computed ahead while
+    the server is still loading the model (`first_view`); None when the page computes from the model."""
+    return opened.current(view) or first_view.current(view)
 
 
 def analysis(view: ViewState, name: str | None = None):
     """(model handle, capture) of the view's text with the view's model (or the model `name`), computed once per
     input: an AttentionCapture, or for a long text a LazyCapture (`model_runs.analysis_mode`) that computes the heads
     a page shows; truncated to the model's positions when the view says so. While a saved capture is open
-    (`opened`), that capture, and what it tells of its model, without loading the model."""
-    shown = opened.current(view)
+    (`opened`), or while the default view computed ahead stands in (`first_view`), that capture, and what it tells of
+    its model, without loading the model."""
+    shown = without_model(view) if name is None or name == view.model else opened.current(view)
+    if shown is not None and shown is not opened.current(view):  # computed ahead: said in a line
+        st.caption(i18n.t("first_view_note", view.lang, model=shown.model.name))
     if shown is not None:
         return shown.model, shown.capture
     name = name or view.model

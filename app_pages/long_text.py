@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from app_pages import caches, figure_export, opened, session
+from app_pages import caches, figure_export, session
 from app_pages.state import ViewState
 from attnviz import analysis, figures, long_texts, selection
 
@@ -15,7 +15,7 @@ def page_model(view: ViewState) -> str:
     """The model the Self-attention and Heads pages read the view's text with: the view's, or — when the text is
     longer than it reads and `view.long_model` is on — the catalogue model with the most positions that reads its
     language (`long_texts.reading_model`); the page says which, with a toggle to keep the chosen model."""
-    if opened.current(view) is not None or not view.text.strip():
+    if caches.without_model(view) is not None or not view.text.strip():
         return view.model
     handle = caches.model(view)
     tokens = caches.source_tokens(view)
@@ -35,7 +35,7 @@ def page_model(view: ViewState) -> str:
 def truncate_choice(view: ViewState, name: str | None = None) -> int:
     """The "truncate to the model's limit" toggle, shown when the view's text is longer than the model (the view's,
     or `name`) reads; returns the text's token count (before truncation)."""
-    if opened.current(view) is not None or not view.text.strip():
+    if caches.without_model(view) is not None or not view.text.strip():
         return 0
     handle = caches.model(view, name)
     tokens = caches.source_tokens(view, name)
@@ -49,7 +49,7 @@ def truncate_choice(view: ViewState, name: str | None = None) -> int:
 
 def truncation_note(view: ViewState, result, tokens: int) -> None:
     """Under a truncated capture: how many tokens it kept of how many, and the text it cut from."""
-    if not tokens or opened.current(view) is not None:
+    if not tokens or caches.without_model(view) is not None:
         return
     source = "self" if "self" in result.kinds else "encoder"
     kept = long_texts.truncation(result.tokens(source)[1], tokens, view.text)

@@ -8,9 +8,15 @@ st.set_page_config(page_title="attnviz", page_icon=":material/hub:", layout="wid
 st.set_option("client.toolbarMode", "viewer")  # no developer menu or Deploy button for the people using the app
 st.set_option("client.showErrorDetails", "none")  # errors are sentences on the page; a traceback never is
 
-# The page is drawn before the pages' modules import (torch, plotly, transformers: seconds, the first time in a
-# process), with a spinner saying what is loading.
+# The page is drawn before the pages' modules import (plotly, and torch and transformers once a page runs a model:
+# seconds, the first time in a process), with a spinner saying what is loading and an empty chart, so that the
+# browser fetches its chart library meanwhile (removed once the page has drawn).
+preload = st.empty()
 with st.spinner(i18n.t("long_loading_libraries", st.query_params.get("lang", "en")), show_time=True):
+    from app_pages import startup
+
+    with preload:
+        startup.empty_chart("chart_preload")
     from app_pages import figure_export, navigation, opened, session
     from app_pages.sidebar import sidebar
 
@@ -45,5 +51,9 @@ sidebar(view)
 with st.sidebar:  # the size of every download, chosen once
     figure_export.download_size_control(view)
 navigation.follow_goto()
-navigation_menu.run()
+try:
+    navigation_menu.run()
+finally:  # the page's own charts are drawn (or it said why not): the empty one goes
+    preload.empty()
 session.sync_url(view, navigation.page_at(navigation_menu.url_path))
+startup.first_page_drawn()

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import streamlit as st
 
+from app_pages import startup
 from app_pages.caches import catalogue_entries
 from app_pages.page_errors import shown_errors
 from app_pages.session import CUSTOM, MODEL_CUSTOM, MODEL_PICK, bound, tr
 from app_pages.state import DEVICES, LANGUAGES, ViewState
 from attnviz import hub, i18n, settings
-from attnviz.devices import device_report
 from attnviz.models import hub_cache
 
 
@@ -35,15 +35,27 @@ def sidebar(view: ViewState) -> None:
             format_func=lambda d: t(f"device_{d}"),
             help=t("device_help"),
         )
-        report = device_report(view.device, view.lang)
-        with st.expander(t("device_report", chosen=report.chosen)):
-            st.markdown(
-                "\n".join(
-                    f"- {'✅' if entry.available else '❌'} **{entry.name}** — {entry.reason_in(view.lang)}"
-                    for entry in report.entries
-                )
-            )
+        _device_report(view)
         st.caption(t("sidebar_footer"))
+
+
+def _device_report(view: ViewState) -> None:
+    """Which devices torch sees, and the one chosen; while the server is still importing torch, a line saying so
+    (asking torch would make the first page wait for it)."""
+    t = tr(view)
+    if startup.loading():
+        st.expander(t("device_report_loading"))
+        return
+    from attnviz.devices import device_report
+
+    report = device_report(view.device, view.lang)
+    with st.expander(t("device_report", chosen=report.chosen)):
+        st.markdown(
+            "\n".join(
+                f"- {'✅' if entry.available else '❌'} **{entry.name}** — {entry.reason_in(view.lang)}"
+                for entry in report.entries
+            )
+        )
 
 
 def offered_models(view: ViewState) -> dict:

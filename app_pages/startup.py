@@ -5,9 +5,46 @@ from __future__ import annotations
 import gc
 import logging
 import threading
+import time
 from contextlib import asynccontextmanager
 
 log = logging.getLogger("attnviz.app")
+
+_started = threading.Event()  # the server's lifespan began the warm-up
+_finished = threading.Event()  # … and it has ended (loaded, or failed and logged why)
+_first_page = threading.Event()  # a first script run has ended
+FIRST_PAGE_WAIT_S = 8.0  # the warm-up lets a first page run (from `first_view`) before it imports torch, this long
+BROWSER_DRAW_S = 2.0  # … and then the browser draw its charts (measured: ~0.7 s later with an import beside it)
+
+
+def loading() -> bool:
+    """Whether the server's start-up load is still running: the first page may then show the default view computed
+    ahead (`first_view`) instead of waiting for torch and the model."""
+    return _started.is_set() and not _finished.is_set()
+
+
+def empty_chart(key: str) -> None:
+    """An empty, invisible chart: drawn before the real ones, so that the browser fetches its chart library (seconds
+    on a busy machine) while the server still works on what the charts will show."""
+    import plotly.graph_objects as go
+    import streamlit as st
+
+    hidden = {"visible": False}
+    layout = {"height": 40, "margin": {"l": 0, "r": 0, "t": 0, "b": 0}, "xaxis": hidden, "yaxis": hidden}
+    st.plotly_chart(go.Figure(layout=layout), key=key, config={"staticPlot": True})
+
+
+def first_page_drawn() -> None:
+    """Called at the end of every script run: the warm-up may start importing (it has the cores to itself)."""
+    _first_page.set()
+
+
+def _warm_up_after_first_page() -> None:
+    # Importing torch holds the GIL and a core for seconds: started beside the first page, it would slow the page's
+    # script and the browser drawing its charts.
+    if _first_page.wait(FIRST_PAGE_WAIT_S):
+        time.sleep(BROWSER_DRAW_S)
+    warm_up()
 
 
 def warm_up() -> None:
@@ -35,6 +72,7 @@ def warm_up() -> None:
         except Exception:  # the page computes it again, and says what went wrong
             log.warning("could not compute the default view at start-up", exc_info=True)
     finally:
+        _finished.set()
         gc.freeze()  # what start-up made lives as long as the server: later collections need not scan it again
         gc.enable()
 
@@ -56,5 +94,6 @@ def default_figures(caches, handle, view) -> None:
 @asynccontextmanager
 async def lifespan(_app):
     """The server's lifespan: start the warm-up, and let the server serve at once."""
-    threading.Thread(target=warm_up, name="attnviz-warm-up", daemon=True).start()
+    _started.set()
+    threading.Thread(target=_warm_up_after_first_page, name="attnviz-warm-up", daemon=True).start()
     yield

@@ -14,8 +14,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from attnviz import i18n, settings
-from attnviz.attention.precision import dtype_policy
-from attnviz.devices import resolve_device
 from attnviz.errors import ModelLoadError
 from attnviz.policy import Policy
 
@@ -232,6 +230,10 @@ def load_model(
     if not isinstance(name_or_path, str) or not name_or_path.strip():
         raise ModelLoadError("model_not_given")
     name_or_path = name_or_path.strip()
+    # Imported here, not at the top: the app's first page reads the catalogue before torch has loaded.
+    from attnviz.attention.precision import dtype_policy
+    from attnviz.devices import resolve_device
+
     torch_device = resolve_device(device)
     torch_dtype = dtype_policy(torch_device, dtype)
     source, is_local = _resolve_source(name_or_path, policy or Policy.from_settings())

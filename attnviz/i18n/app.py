@@ -22,6 +22,9 @@ STRINGS: dict[str, dict[str, str]] = {
         "device_cpu": "cpu",
         "device_help": "Where the model runs. auto picks the first available of NPU, CUDA, MPS and CPU.",
         "device_report": "Device: {chosen}",
+        "device_report_loading": "Device: listed once torch has loaded",
+        "first_view_note": "Computed ahead by {model} for this text (the same weights, checked), shown while the server "
+        "is still loading the model; your first change runs the model itself.",
         "sidebar_footer": "Weights are recorded from the model's own attention computation while it runs; "
         "your text never leaves this machine.",
         "loading_model": "Loading {model}…",
@@ -195,6 +198,9 @@ STRINGS: dict[str, dict[str, str]] = {
         "device_cpu": "cpu",
         "device_help": "模型在哪里运行。自动：依次选用第一个可用的 NPU、CUDA、MPS、CPU。",
         "device_report": "设备：{chosen}",
+        "device_report_loading": "设备：torch 加载完成后列出",
+        "first_view_note": "此结果由 {model} 预先为这段文本计算（权重相同，已核对），服务器仍在加载模型时先显示；"
+        "你的第一次修改将由模型本身运行。",
         "sidebar_footer": "权重取自模型运行时自身的注意力计算；你的文本不会离开这台机器。",
         "loading_model": "正在加载 {model}…",
         "analysing": "正在运行模型…",

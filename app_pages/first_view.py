@@ -1,0 +1,112 @@
+"""The default view, computed ahead: what the first page shows while the server is still loading torch and the model.
+
+A fresh server needs seconds to import torch and transformers and to load the default model; the first visitor would
+stare at a spinner. So the default view's capture (the Translate & align page on the default text) is computed once by
+the shipped model, through the very function the page uses (`caches.compute_analysis`), and saved beside the models:
+
+    python -m app_pages.first_view        # after retraining the default model, or changing what a capture holds
+
+The page shows it only while the start-up load is still running (`startup.loading`), only for exactly the input it was
+computed for, and only while the model's files are byte for byte the ones that computed it (SHA-256 in its manifest),
+and it says so in a line. Once the model is loaded, every page computes from the model again (the same numbers:
+tests/integration/test_first_view.py checks the saved capture against a fresh one, bit for bit).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import logging
+from pathlib import Path
+
+from app_pages import opened, startup
+from app_pages.state import ViewState
+from attnviz.models import ASSETS, catalogue_folders
+
+log = logging.getLogger("attnviz.app")
+
+FOLDER = ASSETS / "first-view"
+NOT_HASHED = ("README.md", "training.json", "heads.json")  # the card and training records: nothing computed reads them
+
+
+def input_of(view: ViewState) -> dict:
+    """What a capture of the view depends on, as the page asks for it (`caches.analysis`)."""
+    return {
+        "model": view.model,
+        "text": view.text,
+        "target": view.target if view.mode == "pair" else "",
+        "mode": view.mode,
+        "truncate": view.truncate,
+    }
+
+
+def model_folder(name: str) -> Path | None:
+    return next((path for entry, path, _ in catalogue_folders() if entry == name), None)
+
+
+def model_files_sha256(folder: Path) -> dict[str, str]:
+    """SHA-256 of every file the model loads from (weights, configs, tokenizer), by file name."""
+    return {
+        path.name: hashlib.sha256(path.read_bytes()).hexdigest()
+        for path in sorted(folder.iterdir())
+        if path.is_file() and path.name not in NOT_HASHED
+    }
+
+
+@functools.cache
+def _saved(name: str):
+    """(manifest, capture) saved for the model `name`, or None when there is none or its files changed since."""
+    from attnviz.export.schema import capture_from_npz
+
+    manifest_path, capture_path = FOLDER / f"{name}.json", FOLDER / f"{name}.npz"
+    folder = model_folder(name)
+    if folder is None or not manifest_path.is_file() or not capture_path.is_file():
+        return None
+    try:
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        if manifest.get("files_sha256") != model_files_sha256(folder):
+            log.info("the first view of %s was computed by other model files: not shown", name)
+            return None
+        return manifest, capture_from_npz(capture_path)
+    except Exception:  # a damaged file: the page computes from the model instead
+        log.warning("could not read the first view of %s", name, exc_info=True)
+        return None
+
+
+def current(view: ViewState) -> opened.Opened | None:
+    """The capture computed ahead for the view's input, while the start-up load is still running; else None."""
+    if not startup.loading() or view.device not in ("auto", "cpu"):
+        return None
+    saved = _saved(view.model)
+    if saved is None or saved[0].get("input") != input_of(view):
+        return None
+    manifest, capture = saved
+    return opened.Opened(capture, opened.captured_model(capture), manifest["file"], opened.view_input(view))
+
+
+def write(view: ViewState | None = None) -> Path:
+    """Compute the view's capture (default: the default view) with its model on CPU, as the page does, and save it
+    with its manifest. Returns the capture's path."""
+    from app_pages import caches
+    from attnviz.export.schema import capture_to_npz
+    from attnviz.models import load_model
+
+    view = view or ViewState()
+    wanted = input_of(view)
+    handle = load_model(view.model, "cpu")
+    capture = caches.compute_analysis(handle, wanted["text"], wanted["target"], wanted["mode"], wanted["truncate"])
+    FOLDER.mkdir(parents=True, exist_ok=True)
+    capture_path = FOLDER / f"{view.model}.npz"
+    capture_path.write_bytes(capture_to_npz(capture))
+    manifest = {
+        "file": capture_path.name,
+        "input": wanted,
+        "files_sha256": model_files_sha256(model_folder(view.model)),
+    }
+    (FOLDER / f"{view.model}.json").write_text(json.dumps(manifest, ensure_ascii=False, indent=1) + "\n", "utf-8")
+    return capture_path
+
+
+if __name__ == "__main__":
+    print(f"saved {write()}")

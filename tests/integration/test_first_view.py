@@ -1,0 +1,114 @@
+"""The default view computed ahead (app_pages/first_view.py): the saved capture is what the shipped model computes
+now, bit for bit; the first page draws it, while the server is still loading, with the same figures the model gives
+and a line saying so; any other input, device or model file gets the model itself."""
+
+import json
+
+import numpy as np
+import pytest
+
+from app_pages import caches, first_view, startup
+from app_pages.state import ViewState
+from attnviz.export.schema import capture_from_npz
+from attnviz.models import load_model
+from tests.integration.test_app import assert_page_ok, charts, open_app
+
+DEFAULT = ViewState()
+
+
+@pytest.fixture
+def server_loading(monkeypatch):
+    """The page as a first visitor meets it: the start-up load still running, the model not loaded."""
+    monkeypatch.setattr(startup, "loading", lambda: True)
+
+    def no_model(*arguments):
+        raise AssertionError("the first page asked for the model while it was loading")
+
+    monkeypatch.setattr(caches, "cached_model", no_model)
+
+
+def test_the_saved_first_view_is_what_the_shipped_model_computes_now():
+    manifest = json.loads((first_view.FOLDER / f"{DEFAULT.model}.json").read_text(encoding="utf-8"))
+    assert manifest["input"] == first_view.input_of(DEFAULT)  # the view a first visitor opens
+    folder = first_view.model_folder(DEFAULT.model)
+    assert manifest["files_sha256"] == first_view.model_files_sha256(folder), "python -m app_pages.first_view"
+    saved = capture_from_npz(first_view.FOLDER / manifest["file"])
+    wanted = manifest["input"]
+    handle = load_model(DEFAULT.model, "cpu")
+    fresh = caches.compute_analysis(handle, wanted["text"], wanted["target"], wanted["mode"], wanted["truncate"])
+    assert saved.source_text == fresh.source_text and saved.target_text == fresh.target_text
+    assert saved.maps.keys() == fresh.maps.keys()
+    for kind, amap in fresh.maps.items():
+        np.testing.assert_array_equal(saved[kind].weights, amap.weights)  # bit for bit
+        assert saved[kind].query_tokens == amap.query_tokens and saved[kind].key_tokens == amap.key_tokens
+    assert [step.token for step in saved.steps] == [step.token for step in fresh.steps]
+    assert [step.probability for step in saved.steps] == [step.probability for step in fresh.steps]
+
+
+def test_the_first_page_draws_the_saved_view_without_the_model_and_says_so(server_loading):
+    at = open_app()
+    assert_page_ok(at)
+    first = charts(at)
+    assert {"alignment", "heatmap"} <= set(first)
+    assert any("Computed ahead by demo-zh-en" in caption.value for caption in at.caption)
+    assert "good morning" in " ".join(m.value for m in at.markdown).lower()
+    assert "chart_preload" not in json.dumps([e.proto.id for e in at.get("plotly_chart")])
+
+
+def test_the_saved_view_draws_the_figures_the_model_draws(monkeypatch):
+    from_model = open_app()
+    assert not any("Computed ahead" in caption.value for caption in from_model.caption)
+    monkeypatch.setattr(startup, "loading", lambda: True)
+    ahead = open_app()
+    assert any("Computed ahead" in caption.value for caption in ahead.caption)
+    assert charts(ahead) == charts(from_model)
+
+
+def test_the_zh_page_says_it_in_chinese(server_loading):
+    at = open_app(lang="zh")
+    assert_page_ok(at)
+    assert any("预先为这段文本计算" in caption.value for caption in at.caption)
+
+
+@pytest.mark.parametrize(
+    "change", [{"text": "你好"}, {"mode": "pair"}, {"device": "cuda"}, {"model": "demo-en-zh"}], ids=str
+)
+def test_any_other_input_gets_the_model(monkeypatch, change):
+    monkeypatch.setattr(startup, "loading", lambda: True)
+    view = ViewState(**change)
+    assert first_view.current(view) is None
+    assert first_view.current(ViewState()) is not None
+
+
+def test_changed_model_files_or_a_finished_load_get_the_model(monkeypatch):
+    assert first_view.current(ViewState()) is None  # no server start-up under way (as in every other test)
+    monkeypatch.setattr(startup, "loading", lambda: True)
+    first_view._saved.cache_clear()
+    monkeypatch.setattr(first_view, "model_files_sha256", lambda folder: {"model.safetensors": "retrained"})
+    try:
+        assert first_view.current(ViewState()) is None
+    finally:
+        first_view._saved.cache_clear()
+
+
+def test_the_warm_up_imports_after_the_first_page_and_loading_lasts_until_it_ends(monkeypatch):
+    import threading
+    import time
+
+    began = []
+    monkeypatch.setattr(startup, "warm_up", lambda: began.append(startup.loading()))
+    monkeypatch.setattr(startup, "BROWSER_DRAW_S", 0.0)
+    for event in ("_started", "_finished", "_first_page"):
+        monkeypatch.setattr(startup, event, threading.Event())
+    assert not startup.loading()  # no server start-up: pages compute from the model
+    startup._started.set()
+    assert startup.loading()
+    thread = threading.Thread(target=startup._warm_up_after_first_page)
+    thread.start()
+    time.sleep(0.3)
+    assert began == []  # torch is not imported beside the first page's script
+    startup.first_page_drawn()
+    thread.join(timeout=10)
+    assert began == [True]
+    startup._finished.set()
+    assert not startup.loading()
