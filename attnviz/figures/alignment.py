@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import plotly.graph_objects as go
@@ -21,6 +21,8 @@ MIN_OPACITY = 0.15
 LABEL_SIZE = 15.0  # px: the token labels' font size (smaller only when even upright labels would not fit)
 LABEL_GAP = 6.0  # px kept free between two labels
 LABEL_OFFSET = 8.0  # px from a token line to its labels
+LINE_SHARE = 0.3  # in a figure of a given height, the share of the plot kept between the two token lines
+MIN_LABEL_SIZE = 4.0  # px: labels are drawn no smaller to make that room (the hover still reads them)
 LINE_HEIGHT = 1.3  # one label's height, in font sizes
 X_RANGE = (-0.02, 1.02)  # the x axis: token positions lie in (0, 1)
 MARGINS = (90, 40)  # px left and right of the plot (FigureStyle.layout's)
@@ -173,7 +175,7 @@ def alignment(
     selection = selection_text(amap, layers, heads, head_reduce, layer_reduce, text)
     width = lines.width_for(style)
     key_plan, query_plan = lines.plans(width)
-    height, pad = _label_room(lines, key_plan, query_plan, style)
+    height, pad, key_plan, query_plan = _label_room(lines, key_plan, query_plan, style)
     plans = {"keys": vars(key_plan), "queries": vars(query_plan)}
     fig.update_layout(
         **style.layout(
@@ -206,13 +208,27 @@ def _link_rule(threshold: float, top_k: int | None, text: Mapping[str, str]) -> 
     return text["links"].format(threshold=format_value(threshold), top_k=top_k)
 
 
-def _label_room(lines: _Lines, key_plan, query_plan, style: FigureStyle) -> tuple[int, float]:
-    """The figure's height (px) and the y axis' pad beyond each line (axis units): room for the planned labels."""
-    reach = max(plan.extent(label_widths(labels, plan.size))
-                for plan, labels in ((key_plan, lines.key_labels), (query_plan, lines.query_labels)))  # fmt: skip
+def _reach(lines: _Lines, key_plan: LabelPlan, query_plan: LabelPlan) -> float:
+    """How far (px) the farther-reaching of the two lines' labels stands from its line."""
+    return max(plan.extent(label_widths(labels, plan.size))
+               for plan, labels in ((key_plan, lines.key_labels), (query_plan, lines.query_labels)))  # fmt: skip
+
+
+def _label_room(lines: _Lines, key_plan, query_plan, style: FigureStyle) -> tuple[int, float, LabelPlan, LabelPlan]:
+    """The figure's height (px), the y axis' pad beyond each line (axis units), and the label plans at the size
+    that fits: in a figure of a given height, labels that would squeeze the two token lines together (long upright
+    words) are drawn smaller, so that the lines keep `LINE_SHARE` of the plot between them."""
+    reach = _reach(lines, key_plan, query_plan)
     height = style.height or max(380, int(1.9 * (reach + 6) / 0.45) + 160)  # margins: 160 px
+    allowed = (1 - LINE_SHARE) * (height - 160) / 2 - 6  # px each line's labels may reach
+    if reach > allowed:
+        scale = max(allowed - LABEL_OFFSET, 0.0) / (reach - LABEL_OFFSET)
+        key_plan, query_plan = (
+            replace(plan, size=max(plan.size * scale, MIN_LABEL_SIZE)) for plan in (key_plan, query_plan)
+        )
+        reach = _reach(lines, key_plan, query_plan)
     room = max(height - 160 - 2 * (reach + 6), 20)  # px of plot between the labels' outer edges
-    return height, max(0.45, (reach + 6) / room)
+    return height, max(0.45, (reach + 6) / room), key_plan, query_plan
 
 
 def _link_traces(links: list[tuple[int, int, float]], lines: _Lines, color: str) -> list[go.Scatter]:

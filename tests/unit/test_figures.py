@@ -135,6 +135,21 @@ def test_alignment_seed_figure_links_follow_weights():
     assert all(y == 1.0 for y in tokens[0].y) and all(y == 0.0 for y in tokens[1].y)  # source above target
 
 
+@pytest.mark.parametrize("long_word", ["wigigigigigratiowigigigigi", "中华人民共和国国务院新闻办公室发布会"])
+def test_alignment_of_a_given_height_keeps_its_token_lines_apart_however_long_a_word(long_word):
+    """A very long word drawn upright must not squeeze the two token lines (and their Source/Target ticks) together
+    in a figure of fixed height (an export size): its labels are drawn smaller instead."""
+    source = tokens_from(["人工", "智能", "正在", "改变", "世界"], "人工智能正在改变世界")
+    words = ["The", long_word, "is", "changing", "the", "world", "now", "and", "then", "again"]
+    amap = random_map(tokens_from(words), source, layers=1, heads=1)
+    fig = figures.alignment(amap, style=FigureStyle(width=600, height=420))
+    low, high = fig.layout.yaxis.range
+    plot_px = 420 - fig.layout.margin.t - fig.layout.margin.b
+    lines_apart = plot_px / (high - low)  # px between y = 0 (target) and y = 1 (source)
+    assert lines_apart >= 0.25 * plot_px, (lines_apart, plot_px)
+    assert fig.layout.meta["labels"]["queries"]["angle"] == -90  # upright: the case that squeezed
+
+
 def test_alignment_threshold_and_top_k_per_target_token():
     amap = seed_pair_map(layers=1, heads=1, seed=3)
     matrix = amap.weights[0, 0]
