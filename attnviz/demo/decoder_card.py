@@ -27,6 +27,7 @@ from attnviz.demo.sources import SOURCE_LICENSES, SOURCES
 
 HEADS_FILE = "heads.json"
 FOUND = 0.3  # a head "has" a role when its mean weight there is at least this (1/position for a blind head)
+HOLDS = FOUND / 3  # … at ~500 tokens, and keeps at least this at ~4,000 (a long-context model's heads must hold there)
 ROLE_WORDS = {
     "previous_token": "previous-token: mean weight on the token just before",
     "induction": "induction: mean weight on the token that followed an earlier copy of the current token",
@@ -57,30 +58,33 @@ def measure(folder: Path, corpus_dir: Path) -> dict:
             "best": {role: ranked(values, 3) for role, values in roles.items()},
         }
     found["found"] = heads_found(found["probes"])
+    found["found_short_range"] = heads_found(found["probes"], holding=False)
     found["seconds"] = round(time.monotonic() - began, 1)
     return found
 
 
-def heads_found(measured: dict) -> dict[str, list[list]]:
-    """Per role, the heads that score at least FOUND at ~500 tokens: [layer, head, score ~500, score ~4,000]."""
+def heads_found(measured: dict, holding: bool = True) -> dict[str, list[list]]:
+    """Per role, the heads that score at least FOUND at ~500 tokens and at least HOLDS at ~4,000 (`holding`), or
+    FOUND at ~500 but less than HOLDS at ~4,000 (not `holding`): [layer, head, score ~500, score ~4,000]."""
     short, long = measured["500"]["roles"], measured["4000"]["roles"]
     return {
         role: [
             [layer, head, short[role][layer][head], long[role][layer][head]]
             for layer, head, score in ranked(np.array(short[role]), np.size(short[role]))
-            if score >= FOUND
+            if score >= FOUND and (long[role][layer][head] >= HOLDS) == holding
         ]
         for role in ROLES
     }
 
 
-def _found_lines(found: dict) -> str:
+def _found_lines(found: dict, key: str = "found") -> str:
     lines = []
     for role in ROLES:
-        heads = found["found"][role]
-        listed = ", ".join(f"L{layer}H{head} ({short:.2f} / {long:.2f})" for layer, head, short, long in heads)
-        lines.append(f"- **{role}**: {listed or f'none scores {FOUND} or more'}")
-    return "\n".join(lines)
+        heads = found[key][role]
+        listed = ", ".join(f"L{layer}H{head} ({short:.2f} / {long:.3f})" for layer, head, short, long in heads)
+        if listed or key == "found":
+            lines.append(f"- **{role}**: {listed or 'none'}")
+    return "\n".join(lines) or "- none"
 
 
 def _role_table(found: dict) -> str:
@@ -238,13 +242,21 @@ def _training(record: dict, found: dict) -> str:
 {commands}
 python -m attnviz.demo.decoder_card --model assets/models/decoder
 ```
-AdamW, seed {record["config"]["seed"]}; a 4,096-token sequence is one step alone. {lines}.{later} **{minutes:.0f} minutes**
+AdamW, seed {_seeds(chain)}; a 4,096-token sequence is one step alone. {lines}.{later} **{minutes:.0f} minutes**
 in all on {record["machine"]} shared with other work. Final training loss {record["final_loss"]:.3f}. Measuring this
 card: {found["seconds"]:.0f} s.
 
 ## Held-out perplexity
 {found["perplexity"]["perplexity"]:.1f} per token over the {found["perplexity"]["lines"]} held-out HSK sentences
 ("中文 English" lines, each after `<s>`; {found["perplexity"]["tokens"]} tokens)."""
+
+
+def _seeds(chain: list[dict]) -> str:
+    """The stages' seeds: "7", or "7 (stage 8: 8)" where a later stage drew other data with its own."""
+    first = chain[0]["config"]["seed"]
+    others = [f"stage {number}: {stage['config']['seed']}" for number, stage in enumerate(chain, start=1)
+              if stage["config"]["seed"] != first]  # fmt: skip
+    return f"{first} ({', '.join(others)})" if others else str(first)
 
 
 def _heads(record: dict, found: dict) -> str:
@@ -269,9 +281,15 @@ Best three heads per role (L = layer, H = head, 0-based):
 |---|---|---|
 {_role_table(found)}
 
-**Heads found** (a score of {FOUND} or more at ~500 tokens; scores at ~500 / ~4,000 tokens):
+**Heads found** (a score of {FOUND} or more at ~500 tokens that holds at ~4,000, at {HOLDS:.1f} or more there; scores
+at ~500 / ~4,000 tokens):
 
 {_found_lines(found)}
+
+Found at ~500 tokens only (a score of {FOUND} or more there, under {HOLDS:.1f} at ~4,000: the head does the job over
+hundreds of tokens, not thousands):
+
+{_found_lines(found, "found_short_range")}
 
 The best induction head is **layer {induction[0]}, head {induction[1]}** ({induction[2]:.2f} at ~500 tokens).
 Every head:

@@ -204,6 +204,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--lengths", type=int, nargs="+", default=list(defaults.lengths))
     parser.add_argument("--length-weights", type=float, nargs="+", default=list(defaults.length_weights))
     rates = ("learning_rate", "weight_decay", "adam_beta2", "clip_norm")  # the optimizer's numbers
+    rates += ("rope_theta",)  # and the rotary base: a later stage may change it (slower rotations reach farther)
     for name in rates:
         parser.add_argument("--" + name.replace("_", "-"), type=float, default=getattr(defaults, name))
     parser.add_argument("--max-pairs", type=int, default=None, help="train on the first N corpus pairs only")

@@ -4,12 +4,12 @@ STRINGS: dict[str, dict[str, str]] = {
     "en": {
         "model_description.demo-decoder": (
             "Demo decoder, Chinese and English, 4,096 tokens (small Llama trained for attnviz: a previous-token "
-            "head and sink heads)"
+            "head, a sink head and induction heads)"
         ),
     },
     "zh": {
         "model_description.demo-decoder": (
-            "演示解码器，中文和英文，4,096 个词元（为 attnviz 训练的小型 Llama：一个前一词元头和注意力汇聚头）"
+            "演示解码器，中文和英文，4,096 个词元（为 attnviz 训练的小型 Llama：一个前一词元头、一个注意力汇聚头和归纳头）"
         ),
     },
 }

@@ -107,7 +107,11 @@ def test_the_heads_the_card_found_are_there_at_4096_tokens(heads, long_probe, ro
         assert score >= 0.8 * score_4000 and score >= FOUND / 3, (role, layer, head, score)
 
 
-@pytest.mark.xfail(strict=True, reason="the shipped decoder has no induction head: its card lists none found")
+@pytest.mark.xfail(
+    strict=True,
+    reason="the shipped decoder's induction heads copy a span a few hundred tokens back (card: 0.4-0.5 at ~500 "
+    "tokens) but only weakly ~2,900 tokens back (about 0.1 of the 0.3 asked here)",
+)
 def test_the_cards_best_induction_head_copies_a_random_span(heads, long_probe):
     item, lazy = long_probe
     layer, head, _ = heads["probes"]["500"]["best"]["induction"][0]
