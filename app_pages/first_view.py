@@ -7,7 +7,8 @@ the shipped model, through the very function the page uses (`caches.compute_anal
     python -m app_pages.first_view        # after retraining the default model, or changing what a capture holds
 
 The page shows it only while the start-up load is still running (`startup.loading`), only for exactly the input it was
-computed for, and only while the model's files are byte for byte the ones that computed it (SHA-256 in its manifest),
+computed for, only where the model would run on the CPU too (the device asked for, or ATTNVIZ_DEVICE for "auto", is
+auto or cpu), and only while the model's files are byte for byte the ones that computed it (SHA-256 in its manifest);
 and it says so in a line. Once the model is loaded, every page computes from the model again (the same numbers:
 tests/integration/test_first_view.py checks the saved capture against a fresh one, bit for bit).
 """
@@ -76,13 +77,20 @@ def _saved(name: str):
 
 def current(view: ViewState) -> opened.Opened | None:
     """The capture computed ahead for the view's input, while the start-up load is still running; else None."""
-    if not startup.loading() or view.device not in ("auto", "cpu"):
+    if not startup.loading() or _device(view) not in ("auto", "cpu"):
         return None
     saved = _saved(view.model)
     if saved is None or saved[0].get("input") != input_of(view):
         return None
     manifest, capture = saved
     return opened.Opened(capture, opened.captured_model(capture), manifest["file"], opened.view_input(view))
+
+
+def _device(view: ViewState) -> str:
+    """The device the view asks for, with "auto" as the deployment sets it (ATTNVIZ_DEVICE)."""
+    from attnviz import settings
+
+    return settings.current().device if view.device == "auto" else view.device
 
 
 def write(view: ViewState | None = None) -> Path:

@@ -80,6 +80,14 @@ def test_any_other_input_gets_the_model(monkeypatch, change):
     assert first_view.current(ViewState()) is not None
 
 
+def test_a_deployment_that_runs_auto_on_a_gpu_gets_the_model(monkeypatch):
+    monkeypatch.setattr(startup, "loading", lambda: True)
+    monkeypatch.setenv("ATTNVIZ_DEVICE", "cuda")
+    assert first_view.current(ViewState()) is None  # computed ahead on CPU: not what this deployment runs
+    monkeypatch.setenv("ATTNVIZ_DEVICE", "cpu")
+    assert first_view.current(ViewState()) is not None
+
+
 def test_changed_model_files_or_a_finished_load_get_the_model(monkeypatch):
     assert first_view.current(ViewState()) is None  # no server start-up under way (as in every other test)
     monkeypatch.setattr(startup, "loading", lambda: True)
