@@ -23,7 +23,7 @@ app: $(VENV)/.app-installed
 test: lint
 	$(PY) -m pytest
 
-# The unit tests only, on two workers (pytest-xdist; about a minute on 2 cores): no browser, no model training.
+# The unit tests only, on two workers (pytest-xdist; about half a minute on 2 quiet cores): no browser, no model training.
 test-fast: $(VENV)/.dev-installed
 	$(PY) -m pytest tests/unit -q -m "not slow" -n 2 --dist worksteal
 
