@@ -122,9 +122,11 @@ def analysis(view: ViewState, name: str | None = None):
     a page shows; truncated to the model's positions when the view says so. While a saved capture is open
     (`opened`), or while the default view computed ahead stands in (`first_view`), that capture, and what it tells of
     its model, without loading the model."""
-    shown = without_model(view) if name is None or name == view.model else opened.current(view)
-    if shown is not None and shown is not opened.current(view):  # computed ahead: said in a line
-        st.caption(i18n.t("first_view_note", view.lang, model=shown.model.name))
+    shown = opened.current(view)
+    if shown is None and name in (None, view.model):
+        shown = first_view.current(view)
+        if shown is not None:  # computed ahead: said in a line
+            st.caption(i18n.t("first_view_note", view.lang, model=shown.model.name))
     if shown is not None:
         return shown.model, shown.capture
     name = name or view.model

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from app_pages import opened, startup
 from app_pages.state import ViewState
-from attnviz.models import ASSETS, catalogue_folders
+from attnviz.models import ASSETS, catalogue_folder
 
 log = logging.getLogger("attnviz.app")
 
@@ -42,10 +42,6 @@ def input_of(view: ViewState) -> dict:
     }
 
 
-def model_folder(name: str) -> Path | None:
-    return next((path for entry, path, _ in catalogue_folders() if entry == name), None)
-
-
 def model_files_sha256(folder: Path) -> dict[str, str]:
     """SHA-256 of every file the model loads from (weights, configs, tokenizer), by file name."""
     return {
@@ -61,7 +57,7 @@ def _saved(name: str):
     from attnviz.export.schema import capture_from_npz
 
     manifest_path, capture_path = FOLDER / f"{name}.json", FOLDER / f"{name}.npz"
-    folder = model_folder(name)
+    folder = catalogue_folder(name)
     if folder is None or not manifest_path.is_file() or not capture_path.is_file():
         return None
     try:
@@ -110,7 +106,7 @@ def write(view: ViewState | None = None) -> Path:
     manifest = {
         "file": capture_path.name,
         "input": wanted,
-        "files_sha256": model_files_sha256(model_folder(view.model)),
+        "files_sha256": model_files_sha256(catalogue_folder(view.model)),
     }
     (FOLDER / f"{view.model}.json").write_text(json.dumps(manifest, ensure_ascii=False, indent=1) + "\n", "utf-8")
     return capture_path

@@ -44,7 +44,7 @@ def _device_report(view: ViewState) -> None:
     (asking torch would make the first page wait for it)."""
     t = tr(view)
     if startup.loading():
-        st.expander(t("device_report_loading"))
+        st.caption(t("device_report_loading"))
         return
     from attnviz.devices import device_report
 

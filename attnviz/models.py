@@ -72,6 +72,11 @@ def catalogue_folders() -> list[tuple[str, Path, str]]:
     return [(name, path, kind) for name, path, kind in found if (path / "config.json").exists()]
 
 
+def catalogue_folder(name: str) -> Path | None:
+    """The folder of the catalogue model `name`, or None when the catalogue has no such model."""
+    return next((folder for entry, folder, _ in catalogue_folders() if entry == name), None)
+
+
 def catalogue(lang: str = "en") -> list[CatalogueEntry]:
     """The entries of `catalogue_folders`, with descriptions in `lang` ("en" or "zh"; the catalogue's
     `model_description.<name>`) and what each reads."""
@@ -133,10 +138,10 @@ def _dash_items(lines: list[str]) -> list[str]:
 
 def _resolve_source(name_or_path: str, policy: Policy) -> tuple[str, bool]:
     """(what to pass to from_pretrained, whether it is a local folder), after the deployment's policy allows it."""
-    for name, folder, _ in catalogue_folders():
-        if name == name_or_path:
-            policy.check_folder(str(folder), catalogued=True)
-            return str(folder), True
+    folder = catalogue_folder(name_or_path)
+    if folder is not None:
+        policy.check_folder(str(folder), catalogued=True)
+        return str(folder), True
     path = Path(name_or_path).expanduser()
     if path.is_dir():
         policy.check_folder(str(path))

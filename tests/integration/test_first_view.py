@@ -10,7 +10,7 @@ import pytest
 from app_pages import caches, first_view, startup
 from app_pages.state import ViewState
 from attnviz.export.schema import capture_from_npz
-from attnviz.models import load_model
+from attnviz.models import catalogue_folder, load_model
 from tests.integration.test_app import assert_page_ok, charts, open_app
 
 DEFAULT = ViewState()
@@ -30,7 +30,7 @@ def server_loading(monkeypatch):
 def test_the_saved_first_view_is_what_the_shipped_model_computes_now():
     manifest = json.loads((first_view.FOLDER / f"{DEFAULT.model}.json").read_text(encoding="utf-8"))
     assert manifest["input"] == first_view.input_of(DEFAULT)  # the view a first visitor opens
-    folder = first_view.model_folder(DEFAULT.model)
+    folder = catalogue_folder(DEFAULT.model)
     assert manifest["files_sha256"] == first_view.model_files_sha256(folder), "python -m app_pages.first_view"
     saved = capture_from_npz(first_view.FOLDER / manifest["file"])
     wanted = manifest["input"]
