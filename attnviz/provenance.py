@@ -40,6 +40,9 @@ PROVENANCE_VERSION = 1
 MAX_HASH_BYTES = 4 * 2**30
 ALIGNMENT_HEADS = "alignment_heads"  # AttentionCapture.meta key: the model's [[layer, head], ...] trained to align
 _HASHES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # model -> (sha256 | None, bytes)
+# model -> {(name, path, hash_weights): its record}: a loaded model's record does not change, and every capture
+# records it (reading the catalogue's folders each time cost more than the rest of the provenance)
+_RECORDS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def timestamp(now: datetime | None = None) -> str:
@@ -109,6 +112,20 @@ def _model_source(handle) -> str:
 
 def model_record(handle, *, hash_weights: bool = True) -> dict:
     """What identifies the loaded model: its name and where it came from, its hub revision, its weights' hash."""
+    key = (handle.name, handle.path, hash_weights)
+    try:
+        return dict(_RECORDS[handle.model][key])
+    except (KeyError, TypeError):
+        pass
+    record = _model_record(handle, hash_weights)
+    try:
+        _RECORDS.setdefault(handle.model, {})[key] = record
+    except TypeError:  # not weak-referenceable: read again next time
+        pass
+    return dict(record)
+
+
+def _model_record(handle, hash_weights: bool) -> dict:
     model = handle.model
     digest, size = weights_sha256(model) if hash_weights else (None, None)
     return {

@@ -49,7 +49,7 @@ def capture_batch(
     stacked = {role: recorder.stack(role_layers) for role, role_layers in layers.items()}  # (layers, batch, …)
     norms = {role: recorder.value_norms(role_layers) for role, role_layers in layers.items()}  # (layers, batch, h, k)
     recorder.calls.clear()  # the stacks hold the values now; drop the per-layer tensors
-    recorder.norms.clear()
+    recorder.value_states.clear()
     shared = build_provenance(handle, "", options={"mode": "full", "truncate": truncate})  # the model is read once
     with values_checked():  # every weight was checked above, as the model computed it
         return [_example(handle, batch, stacked, norms, names, row, shared) for row in range(len(batch.texts))]

@@ -125,13 +125,12 @@ class Recorder(ABC):
     stop_after: tuple[int, int] | None = None
     complete: bool = False  # PassComplete was raised: every attention call of the pass is recorded
     refreshed: bool = False  # the module paths were walked again during this capture
-    # path -> per call, the value norms ‖f_h(x_j)‖ (b, heads, k) fp32 (`attention.values`), None where the module's
-    # output projection is unknown; parallel to `calls`
-    norms: dict[str, list[torch.Tensor | None]] = field(default_factory=dict)
-    # Generation reads only each module's latest call (every key the cache holds): keep that call's value states and
-    # compute its norms once, at the end (`latest_value_norms`), instead of at every decode step.
+    # path -> per call, what its value norms ‖f_h(x_j)‖ are computed from (`attention.values`): (module, value states,
+    # heads), parallel to `calls`. The norms of every layer are computed at once, after the pass (`value_norms`): one
+    # batched product instead of one per layer.
+    value_states: dict[str, list[tuple]] = field(default_factory=dict)
+    # Generation reads only each module's latest call (every key the cache holds): keep only that call's values.
     defer_norms: bool = False
-    deferred: dict[str, tuple] = field(default_factory=dict)  # path -> (module, value, heads) of its latest call
 
     def name_of(self, module) -> str | None:
         """The module's path; a module the state lacks (added or replaced since) has the paths walked again, once
@@ -150,25 +149,35 @@ class Recorder(ABC):
         calls.append(kept)
 
     def keep_norms(self, name: str, module, value: torch.Tensor, heads: int) -> None:
-        """Record the value norms of one call of the module at `name` (value (b, kv_heads, k, d)), in call order."""
+        """Keep what the value norms of one call of the module at `name` need (value (b, kv_heads, k, d))."""
+        kept = self.value_states.setdefault(name, [])
         if self.defer_norms:
-            self.deferred[name] = (module, value, heads)
-        else:
-            self.norms.setdefault(name, []).append(self._norms_of(name, module, value, heads))
-
-    def _norms_of(self, name: str, module, value: torch.Tensor, heads: int) -> torch.Tensor | None:
-        projection = values.output_projection(module, self.state.modules, name)
-        return None if projection is None else values.value_norms(value, projection, heads)  # (b, heads, k)
+            kept.clear()
+        kept.append((module, value, heads))
 
     def value_norms(self, layers: list[Layer]) -> np.ndarray | None:
         """(layers, batch, heads, k) float32 value norms of the recorded calls, or None when a layer has none."""
-        return _stacked([_nth(self.norms.get(name, []), call) for name, call in layers])
+        return self._norms_of([(name, _nth(self.value_states.get(name, []), call)) for name, call in layers])
 
     def latest_value_norms(self, names: list[str]) -> np.ndarray | None:
-        """(layers, batch, heads, k) value norms of each module's latest call, kept with `defer_norms`."""
-        return _stacked(
-            [self._norms_of(name, *self.deferred[name]) if name in self.deferred else None for name in names]
-        )
+        """(layers, batch, heads, k) value norms of each module's latest call (all that `defer_norms` keeps)."""
+        return self._norms_of([(name, (self.value_states.get(name) or [None])[-1]) for name in names])
+
+    def _norms_of(self, kept: list[tuple[str, tuple | None]]) -> np.ndarray | None:
+        if not kept or any(call is None for _, call in kept):
+            return None
+        projections = [values.output_projection(call[0], self.state.modules, name) for name, call in kept]
+        if any(projection is None for projection in projections):
+            return None
+        norms = values.value_norms(
+            [(value, projection, heads) for (_, (_, value, heads)), projection in zip(kept, projections)]
+        )  # (b, heads, k) per layer
+        return _stacked(norms)
+
+    def ends_pass(self, module) -> bool:
+        """Whether this call of `module` is the known last attention call of the pass (`called` then ends it): what
+        the call would hand on to the rest of the model is not needed."""
+        return self.stop_after == (self.seen + 1, id(module))
 
     def called(self, module) -> None:
         """Count an attention call; raises PassComplete at the known end of the pass."""
@@ -226,6 +235,9 @@ class WeightRecorder(Recorder):
         if name is not None:
             self.keep(name, probabilities if probabilities.device.type == "cpu" else probabilities.to("cpu"))  # fp32
             self.keep_norms(name, module, value, heads)
+        if self.ends_pass(module):  # the pass ends here: no output to compute, so the weights vouch for themselves
+            self.sums.append(probabilities.sum(dtype=torch.float32))
+            return None, probabilities
         output = attention_output(probabilities, value, dropout if module.training else 0.0)  # (b, q, heads, d)
         if name is not None:
             self.sums.append(output.sum(dtype=torch.float32))

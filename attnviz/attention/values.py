@@ -8,8 +8,8 @@ Head h of an attention layer adds Σ_j α_ij · f_h(x_j) to query i's output, wh
 so a weight on a key whose ‖f_h(x_j)‖ is tiny moves almost nothing. The attention call already holds the value
 vectors (x W_V + b_V, split into heads); what it lacks is the output projection, which lives beside it in the module
 tree under a name that differs per architecture. `output_projection` finds it, in one place; `value_norms` computes
-‖f_h(x_j)‖ per (batch, head, key) in fp32. The output projection's own bias is added once after the heads are summed,
-so it belongs to no key and is left out, as in the paper.
+‖f_h(x_j)‖ per (batch, head, key) in fp32, for all layers of a pass at once. The output projection's own bias is added
+once after the heads are summed, so it belongs to no key and is left out, as in the paper.
 """
 
 from __future__ import annotations
@@ -61,19 +61,29 @@ def _weight(projection) -> torch.Tensor | None:
     return weight.t() if type(projection).__name__ == "Conv1D" else weight
 
 
-@torch.no_grad()  # also when computed after the forward pass (generation)
-def value_norms(value: torch.Tensor, projection, heads: int) -> torch.Tensor | None:
-    """‖f_h(x_j)‖: float32 (batch, heads, keys) from the call's value states (batch, kv_heads, keys, d) and the
-    module's output projection; None when the projection's input is not heads·d wide (not this layer's output).
+@torch.no_grad()  # computed after the forward pass
+def value_norms(calls: list[tuple[torch.Tensor, object, int]]) -> list[torch.Tensor | None]:
+    """‖f_h(x_j)‖ of attention calls, one (value states (batch, kv_heads, keys, d), the module's output projection,
+    heads) each: float32 (batch, heads, keys) per call; None where the projection's input is not heads·d wide (not
+    that layer's output).
 
     f = v · W_O^hᵀ with W_O^h (hidden, d) = Q·R (QR, Q's columns orthonormal), so ‖f‖ = ‖v · Rᵀ‖: a (d, d) factor
-    per head, made once per projection, turns the push through (hidden × d) into a (d × d) product — two operations
-    per call, no squaring (the Gram matrix RᵀR would square the rounding error too)."""
-    factor = _factor(projection, heads, value.shape[-1], value.device)
-    if factor is None:
-        return None
-    value = expand_kv_heads(value, heads).to(torch.float32)  # (b, heads, k, d)
-    return torch.linalg.vector_norm(torch.matmul(value, factor), dim=-1)  # (b, heads, k)
+    per head, made once per projection, turns the push through (hidden × d) into a (d × d) product — no squaring
+    (the Gram matrix RᵀR would square the rounding error too). Calls whose values share shape, dtype and device (a
+    pass's layers, mostly) go through one batched product: the same per-head products, one dispatch for all layers."""
+    factors = [_factor(projection, heads, value.shape[-1], value.device) for value, projection, heads in calls]
+    groups: dict[tuple, list[int]] = {}
+    for index, ((value, _, heads), factor) in enumerate(zip(calls, factors)):
+        if factor is not None:
+            groups.setdefault((value.shape, value.dtype, value.device, heads), []).append(index)
+    norms: list[torch.Tensor | None] = [None] * len(calls)
+    for (_, _, _, heads), members in groups.items():
+        stacked = expand_kv_heads(torch.stack([calls[i][0] for i in members]), heads).to(torch.float32)  # (L,b,h,k,d)
+        factor = torch.stack([factors[i] for i in members]).unsqueeze(1)  # (L, 1, heads, d, d)
+        layer_norms = torch.linalg.vector_norm(torch.matmul(stacked, factor), dim=-1)  # (L, b, heads, k)
+        for position, index in enumerate(members):
+            norms[index] = layer_norms[position]
+    return norms
 
 
 _FACTORS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # projection -> (weight version, device, heads, Rᵀ)

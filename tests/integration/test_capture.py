@@ -103,6 +103,26 @@ def test_a_forward_pass_that_computes_nan_is_refused_with_a_sentence(tiny_folder
         capture(handle, "早上好！Good morning!")
 
 
+def test_the_last_attention_call_computes_no_output_yet_a_nan_there_is_refused(tiny_folder, monkeypatch):
+    """Once a pass has shown where it ends, its last attention call hands nothing on: no output is computed there,
+    and its weights vouch for themselves."""
+    from attnviz.attention import recorder
+
+    handle = load_model(tiny_folder("bert"), "cpu")
+    first = capture(handle, TEXTS[0])  # a complete pass: it learns where the pass ends
+    outputs = []
+    computed = recorder.attention_output
+    monkeypatch.setattr(recorder, "attention_output", lambda *args: outputs.append(1) or computed(*args))
+    again = capture(handle, TEXTS[0])
+    assert len(outputs) == handle.num_layers - 1
+    np.testing.assert_array_equal(again["self"].weights, first["self"].weights)
+    np.testing.assert_array_equal(again["self"].value_norms, first["self"].value_norms)
+    with torch.no_grad():
+        handle.model.encoder.layer[-1].attention.self.query.weight[0, 0] = float("nan")
+    with pytest.raises(InputError, match="finite and non-negative"):
+        capture(handle, TEXTS[0])
+
+
 def test_modules_replaced_after_a_capture_are_still_recorded(tiny_folder):
     import copy
 
