@@ -9,7 +9,8 @@ PNG/SVG/PDF, each a `render(fig, fmt, *, width, height, scale) -> bytes` chosen 
 - "static" (`attnviz.export.static`): matplotlib drawing the same figure (same tokens, values, colour scale and
   title) with the packaged Noto Sans SC. Needs nothing but pip packages.
 "auto" (default, or the export_engine setting) uses kaleido for PNG where a browser is found, static when there is
-none or it fails, and always static for PDF and SVG, the formats for print:
+none or it fails (or overruns its time: `kaleido.START_TIMEOUT_S`, `RENDER_TIMEOUT_S`), and always static for PDF
+and SVG, the formats for print:
 - PDF: Chromium (Skia) writes every font as Type 3, which paper-submission checkers flag, and its ToUnicode maps some
   CJK glyphs to look-alike Kangxi radicals (目 → ⽬, 力 → ⼒), so copied or searched Chinese is wrong; a ToUnicode
   repair would still leave Type 3. The static engine embeds a TrueType subset as a CID font: real text, no Type 3.
