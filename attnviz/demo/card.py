@@ -117,7 +117,7 @@ print(tokenizer.batch_decode(model.generate(**batch), skip_special_tokens=True))
 |---|---|
 {shown}
 
-In attnviz it is the catalogue's `demo-{config.direction}` and the app's default model.
+In attnviz it is the catalogue's `demo-{config.direction}`.
 """
 
 
