@@ -121,6 +121,13 @@ In attnviz it is the catalogue's `demo-{config.direction}`.
 """
 
 
+def _hsk_repeats(record: dict) -> str:
+    """ "2×", or "2× (stage 2: 4×)" where a later stage weighed the HSK sentences otherwise."""
+    stages = [stage["config"]["hsk_repeat"] for stage in training_stages(record)]
+    later = [f"stage {number}: {repeat}×" for number, repeat in enumerate(stages[1:], 2) if repeat != stages[0]]
+    return f"{stages[0]}×" + (f" ({', '.join(later)})" if later else "")
+
+
 def _scope_and_data(config: TrainConfig, record: dict) -> str:
     source, _ = config.languages
     return f"""## What it is not
@@ -132,7 +139,7 @@ to translate, load a full model such as Helsinki-NLP/opus-mt-{config.direction}.
 ## Data and licence
 `assets/corpus/` ({record["train_pairs"]} training pairs; its README says how they are made and checked):
 - real sentences: the HSK 3.0 sentences of **hsk-sentences-audio** (English translations and per-word glosses),
-  with silver word alignments from the glosses, each repeated {config.hsk_repeat}× in training; a fixed
+  with silver word alignments from the glosses, each repeated {_hsk_repeats(record)} in training; a fixed
   held-out part, chosen by id, is never trained on;
 - everyday sentences from **Tatoeba** (tatoeba.org; the Chinese–English pairs shipped in the **hsg** package),
   written in simplified characters, segmented with CC-CEDICT's words and given silver word alignments by the same
