@@ -9,6 +9,7 @@ Without chromium or playwright this skips, except in CI (CI=true), where a missi
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import time
 import urllib.parse
@@ -77,12 +78,23 @@ async def _session(browser, base: str, model: str, index: int) -> dict:
         page.set_default_timeout(PAGE_TIMEOUT_MS)
         await page.goto(_url(base, model, index))
         await page.wait_for_function(PAGE_READY, arg=[MARKERS[index], 3], polling=250)
+        # The charts can be drawn a moment before the widgets leave their placeholders: read the text box once it
+        # holds a value (bounded; a box left empty is still read, and fails the comparison below).
+        from playwright.async_api import TimeoutError as PlaywrightTimeout
+
+        box = page.get_by_label("Text", exact=True)
+        with contextlib.suppress(PlaywrightTimeout):
+            await page.wait_for_function(
+                "(label) => [...document.querySelectorAll('textarea, input')].some("
+                "e => e.getAttribute('aria-label') === label && e.value !== '')",
+                arg="Text", polling=250, timeout=30_000,
+            )  # fmt: skip
         main = page.locator('[data-testid="stMain"]')
         return {
             "charts": await page.evaluate(CHART_TEXT),
             "heatmap_rows": await page.evaluate(HEATMAP_ROWS),
             "main": await main.inner_text(),
-            "text_box": await page.get_by_label("Text", exact=True).input_value(),
+            "text_box": await box.input_value(),
             "url": page.url,
             "errors": await main.locator('[data-testid="stException"], [data-testid="stAlert"]').all_inner_texts(),
         }
