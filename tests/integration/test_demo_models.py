@@ -30,7 +30,7 @@ MAX_UNKNOWN_SHARE = 0.10
 # retrained model is no worse. AER meets the goal (≤ 0.30 both ways), chrF zh→en too (≥ 45); en→zh falls short (30).
 FLOORS = {
     "zh-en": {"chrf": 45.5, "aer": 0.215, "tatoeba_chrf": 45.0},
-    "en-zh": {"chrf": 24.0, "aer": 0.275, "tatoeba_chrf": 25.0},
+    "en-zh": {"chrf": 25.0, "aer": 0.27, "tatoeba_chrf": 25.5},
 }
 _loaded = {}
 
