@@ -239,17 +239,35 @@ The first held-out sentences and this model's translations:
 """
 
 
-def _stage_line(config: TrainConfig, record: dict) -> str:
+def _stage_line(config: TrainConfig, record: dict, last: bool) -> str:
+    stopped = f" (stopped at its checkpoint of step {record['checkpoint_step']})" if "checkpoint_step" in record else ""
     return (
         f"{config.steps} steps of at most {config.batch_size} pairs and {config.batch_tokens} padded tokens, peak "
-        f"learning rate {config.learning_rate}, warm-up {config.warmup_steps} steps: "
-        f"{record['seconds'] / 60:.1f} minutes"
+        f"learning rate {config.learning_rate}, warm-up {config.warmup_steps} steps"
+        f"{stopped if not last else ''}: {record['seconds'] / 60:.1f} minutes"
     )
+
+
+def _averaging(config: TrainConfig, record: dict) -> tuple[str, str]:
+    """The commands that keep and average the last stage's checkpoints, and the sentence that says so ("" when the
+    weights are one run's own)."""
+    steps = record.get("averaged_steps")
+    if not steps:
+        return "", ""
+    folder = f"assets/models/{config.direction}"
+    last = [folder] if config.steps in steps else []  # the run's end is in the folder itself
+    kept = [f"{folder}/checkpoints/{step}" for step in steps if step != config.steps] + last
+    commands = (f" --save-every {config.save_every} --keep-checkpoints\n"
+                f"python -m attnviz.demo.average --out {folder} {' '.join(kept)}")  # fmt: skip
+    sentence = (f"**These weights are the mean of the last stage's checkpoints at steps {', '.join(map(str, steps))}** "
+                "(checkpoint averaging, as Vaswani et al. 2017 did: `attnviz.demo.average`).\n")  # fmt: skip
+    return commands, sentence
 
 
 def _training(config: TrainConfig, record: dict, scoring_seconds: float) -> str:
     stages = [(TrainConfig(**stage["config"]), stage) for stage in training_stages(record)]
-    commands = "\n".join(training_command(c) for c, _ in stages)
+    averaging, averaged = _averaging(config, record)
+    commands = "\n".join(training_command(c) for c, _ in stages) + averaging
     minutes = sum(stage["seconds"] for _, stage in stages) / 60
     stopped = (
         f"**These weights are the checkpoint saved at step {record['checkpoint_step']} of the {config.steps} the "
@@ -263,8 +281,8 @@ def _training(config: TrainConfig, record: dict, scoring_seconds: float) -> str:
 ```
 {commands}
 ```
-{stopped}
-{"; then ".join(_stage_line(c, stage) for c, stage in stages)}{
+{stopped}{averaged}
+{"; then ".join(_stage_line(c, stage, c is stages[-1][0]) for c, stage in stages)}{
         " (each command continues from the weights the one before it saved, on the same corpus)"
         if len(stages) > 1
         else ""

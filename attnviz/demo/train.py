@@ -21,6 +21,7 @@ import argparse
 import json
 import math
 import random
+import shutil
 import tempfile
 import time
 from dataclasses import asdict, dataclass
@@ -204,6 +205,7 @@ def build_model(config: TrainConfig, tokenizer):
     return model
 
 
+CHECKPOINTS = "checkpoints"  # the sub-folder of kept checkpoints (--keep-checkpoints)
 DERIVED_WEIGHTS = ("embed_tokens", "embed_positions", "lm_head")  # tied to model.shared, or sinusoidal
 
 
@@ -239,8 +241,10 @@ def train(
     out_dir: Path | None = None,
     progress: bool = True,
     evaluate_heldout: bool = True,
+    keep_checkpoints: bool = False,
 ) -> dict:
     """Train, save to `out_dir` (default assets/models/<direction>), then score and write the card.
+    `keep_checkpoints`: each checkpoint is also kept whole in `out_dir`/checkpoints/<step> (for attnviz.demo.average).
 
     Returns the training record, also saved as training.json: config, seconds to saved weights, sizes, losses."""
     if config.direction not in DIRECTIONS:
@@ -271,6 +275,9 @@ def train(
         if earlier:
             record["earlier_stage"] = earlier
         (out_dir / TRAINING_RECORD).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+        if step is not None and keep_checkpoints:
+            kept = out_dir / CHECKPOINTS / str(step)
+            shutil.copytree(out_dir, kept, ignore=shutil.ignore_patterns(CHECKPOINTS), dirs_exist_ok=True)
         return record
 
     translation, alignment = optimize(model, tokenizer, examples, config, progress, began, save)
@@ -364,6 +371,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--init-from", default=None, help="continue from the weights of an earlier run's folder")
     parser.add_argument("--learning-rate", type=float, default=defaults.learning_rate)
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--keep-checkpoints", action="store_true",
+                        help="keep every checkpoint in OUT/checkpoints/<step> (to average them: attnviz.demo.average)")  # fmt: skip
     args = parser.parse_args(argv)
     config = TrainConfig(
         direction=args.direction,
@@ -374,7 +383,8 @@ def main(argv: list[str] | None = None) -> None:
         **{name: getattr(args, name) for name in sizes},
     )
     began = time.monotonic()
-    record = train(config, args.corpus, args.out, progress=not args.quiet, evaluate_heldout=not args.no_eval)
+    record = train(config, args.corpus, args.out, progress=not args.quiet, evaluate_heldout=not args.no_eval,
+                   keep_checkpoints=args.keep_checkpoints)  # fmt: skip
     print(
         f"saved {args.out or model_dir(config.direction)} ({record['parameters']:,} parameters): weights after "
         f"{record['seconds'] / 60:.1f} min, done after {(time.monotonic() - began) / 60:.1f} min"

@@ -72,6 +72,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.demo_ids_pieces_disagree": "Tokenizer ids and pieces disagree for {zh!r} / {en!r}.",
         "error.demo_stage_weights_differ": "{path} does not hold this model's weights (names that differ: {names}); "
         "continue from a folder the same command wrote.",
+        "error.demo_average_needs_two": "Averaging needs at least two checkpoint folders.",
+        "error.demo_average_not_a_model": "{path} is not a saved model folder (model.safetensors and training.json).",
+        "error.demo_average_weights_differ": "{path} holds another model than the first folder (names that "
+        "differ: {names}); average checkpoints of one run.",
         "error.demo_no_alignment_heads": "This model's config has no `alignment_heads`; it was not trained with "
         "guided alignment.",
         "error.demo_pieces_attention_disagree": "Pieces and attention disagree for {source!r} -> {target!r}: {shape}.",
@@ -412,6 +416,9 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.demo_unknown_direction": "未知的翻译方向 {direction!r}；请使用 {directions} 之一。",
         "error.demo_ids_pieces_disagree": "{zh!r} / {en!r} 的分词器编号与片段对不上。",
         "error.demo_stage_weights_differ": "{path} 里不是这个模型的权重（不一致的名称：{names}）；请从同一命令写出的文件夹继续。",
+        "error.demo_average_needs_two": "求平均至少需要两个检查点文件夹。",
+        "error.demo_average_not_a_model": "{path} 不是保存的模型文件夹（需要 model.safetensors 和 training.json）。",
+        "error.demo_average_weights_differ": "{path} 里的模型与第一个文件夹的不同（不一致的名称：{names}）；请对同一次训练的检查点求平均。",
         "error.demo_no_alignment_heads": "这个模型的配置里没有 `alignment_heads`；它没有用引导对齐训练过。",
         "error.demo_pieces_attention_disagree": "{source!r} -> {target!r} 的片段与注意力对不上：{shape}。",
         "error.export_width": "图的宽度必须是 {low} 到 {high} 之间的整数像素；收到的是 {value}。",

@@ -3,6 +3,7 @@
 import json
 
 import pytest
+import torch
 from safetensors.torch import load_file
 
 from attnviz.demo import CORPUS_DIR
@@ -90,3 +91,52 @@ def test_a_stopped_run_leaves_its_last_checkpoint_and_its_card_says_so(tmp_path,
     card = (tmp_path / "README.md").read_text(encoding="utf-8")
     assert "checkpoint saved at step 2 of the 4" in card
     assert "--save-every" not in card  # checkpoints do not change the weights: the command stays the same
+
+
+@pytest.fixture(scope="module")
+def kept_run(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("kept-en-zh")
+    main(["--direction", "en-zh", "--out", str(folder), "--no-eval", "--save-every", "1", "--keep-checkpoints", *TINY])
+    return folder
+
+
+def test_kept_checkpoints_average_to_the_mean_of_their_weights_and_the_card_says_how(kept_run, tmp_path):
+    from attnviz.demo.average import main as average_main
+    from attnviz.demo.evaluate import main as evaluate_main
+
+    assert sorted(p.name for p in (kept_run / "checkpoints").iterdir()) == ["1", "2", "3"]
+    folders = [kept_run / "checkpoints" / "2", kept_run / "checkpoints" / "3", kept_run]
+    average_main(["--out", str(tmp_path), *map(str, folders)])
+    weights = [load_file(folder / "model.safetensors") for folder in folders]
+    averaged = load_file(tmp_path / "model.safetensors")
+    assert averaged.keys() == weights[0].keys()
+    for name in averaged:
+        mean = sum(w[name].double() for w in weights) / 3
+        assert torch.allclose(averaged[name].double(), mean, atol=1e-7), name
+    assert not torch.equal(weights[0]["model.shared.weight"], weights[2]["model.shared.weight"])  # steps differ
+    record = json.loads((tmp_path / "training.json").read_text(encoding="utf-8"))
+    assert record["averaged_steps"] == [2, 3, 4] and "checkpoint_step" not in record
+    assert (tmp_path / "vocab.json").read_bytes() == (kept_run / "vocab.json").read_bytes()
+    evaluate_main(["--direction", "en-zh", "--model", str(tmp_path), "--write-card", "--corpus", str(CORPUS_DIR)])
+    card = (tmp_path / "README.md").read_text(encoding="utf-8")
+    assert "mean of the last stage's checkpoints at steps 2, 3, 4" in card
+    assert "--keep-checkpoints\npython -m attnviz.demo.average --out assets/models/en-zh" in card
+    assert "assets/models/en-zh/checkpoints/3 assets/models/en-zh\n" in card
+
+
+def test_averaging_refuses_a_lone_folder_a_stranger_and_another_model(kept_run, tmp_path, capsys):
+    from attnviz.demo.average import main as average_main
+
+    other = tmp_path / "other"
+    main(["--direction", "en-zh", "--out", str(other), "--no-eval", *TINY[:2], "--d-model", "8", *TINY[4:]])
+    for folders, said in (
+        ([kept_run], "at least two"),
+        ([kept_run, tmp_path / "nothing"], "is not a saved model folder"),
+        ([kept_run, other], "holds another model"),
+    ):
+        with pytest.raises(SystemExit) as stop:
+            average_main(["--out", str(tmp_path / "out"), *map(str, folders)])
+        assert stop.value.code == 2
+        err = capsys.readouterr().err
+        assert said in err and err.count("\n") == 1 and "Traceback" not in err
+    assert not (tmp_path / "out" / "model.safetensors").exists()

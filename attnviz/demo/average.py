@@ -1,0 +1,87 @@
+"""Checkpoint averaging: one model whose weights are the mean of several checkpoints of the same run.
+
+    python -m attnviz.demo.train ... --save-every 250 --keep-checkpoints --out RUN
+    python -m attnviz.demo.average --out MODEL RUN/checkpoints/2500 RUN/checkpoints/2750 RUN
+
+The last checkpoints of a run whose learning rate has decayed lie close together around a minimum; their mean is
+usually a better model than any one of them (Vaswani et al. 2017 averaged the last 5 or 20 checkpoints; Popel &
+Bojar 2018, "Training Tips for the Transformer Model"). Every folder must hold the same model (same names and shapes)
+and its training.json. The output takes its tokenizer, configuration and training record from the last folder given;
+the record gains `averaged_steps` (the step of each checkpoint), which the model card reports.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import torch
+
+from attnviz.demo.config import TRAINING_RECORD
+from attnviz.errors import AttnvizError, InputError
+
+WEIGHTS = "model.safetensors"
+CARD = "README.md"  # written again by attnviz.demo.evaluate --write-card, for the averaged weights
+
+
+def checkpoint_step(record: dict) -> int:
+    """The step a saved folder holds: its checkpoint's, or the run's last step when the run ended."""
+    return record.get("checkpoint_step", record["config"]["steps"])
+
+
+def average(folders: list[Path], out: Path) -> dict:
+    """Write to `out` the mean of the weights in `folders` (float32, the folders' order does not matter beyond the
+    last one giving the tokenizer, config and record). Returns the record written as training.json."""
+    from safetensors.torch import load_file, save_file
+
+    if len(folders) < 2:
+        raise InputError("demo_average_needs_two")
+    records, total = [], None
+    for folder in folders:
+        if not (folder / WEIGHTS).is_file() or not (folder / TRAINING_RECORD).is_file():
+            raise InputError("demo_average_not_a_model", path=str(folder))
+        weights = load_file(str(folder / WEIGHTS))
+        if total is None:
+            total = {name: tensor.to(torch.float64) for name, tensor in weights.items()}
+        elif weights.keys() != total.keys() or any(weights[n].shape != total[n].shape for n in total):
+            raise InputError("demo_average_weights_differ", path=str(folder), names=_differing(total, weights))
+        else:
+            for name, tensor in weights.items():
+                total[name] += tensor.to(torch.float64)  # float64 sums: the mean is the same in any order
+        records.append(json.loads((folder / TRAINING_RECORD).read_text(encoding="utf-8")))
+    out.mkdir(parents=True, exist_ok=True)
+    last = folders[-1]
+    for source in last.iterdir() if last.resolve() != out.resolve() else ():  # (the run's own folder: all there)
+        if source.is_file() and source.name not in (WEIGHTS, TRAINING_RECORD, CARD):
+            shutil.copyfile(source, out / source.name)
+    save_file({name: (tensor / len(folders)).to(torch.float32) for name, tensor in total.items()},
+              str(out / WEIGHTS), metadata={"format": "pt"})  # fmt: skip
+    record = {key: value for key, value in records[-1].items() if key != "checkpoint_step"}
+    record["averaged_steps"] = sorted(checkpoint_step(r) for r in records)
+    (out / TRAINING_RECORD).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    return record
+
+
+def _differing(expected: dict, found: dict) -> str:
+    reshaped = [name for name in expected if name in found and expected[name].shape != found[name].shape]
+    return ", ".join((sorted(set(expected) ^ set(found)) + reshaped)[:5])
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("folders", nargs="+", type=Path, help="checkpoint folders of one run (the last gives the rest)")
+    parser.add_argument("--out", type=Path, required=True, help="the averaged model's folder")
+    args = parser.parse_args(argv)
+    try:
+        record = average(args.folders, args.out)
+    except AttnvizError as error:
+        print(f"attnviz.demo.average: error: {error.message('en')}", file=sys.stderr)
+        sys.exit(2)
+    print(f"saved {args.out}: the mean of the checkpoints at steps {', '.join(map(str, record['averaged_steps']))}")
+
+
+if __name__ == "__main__":
+    main()
