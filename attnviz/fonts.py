@@ -12,7 +12,9 @@ Figures measure their labels in the same font (`text_width`), so that they can p
 from __future__ import annotations
 
 import functools
+import html
 import os
+import re
 import tempfile
 from pathlib import Path
 from xml.sax.saxutils import escape
@@ -86,6 +88,17 @@ def _measuring_font(size: float):
     from PIL import ImageFont
 
     return ImageFont.truetype(os.fspath(path), size)
+
+
+_TAG = re.compile(r"<[^<>]+>")
+
+
+def plain_text(text: str | None) -> str:
+    """Plotly's label HTML as the plain text it draws: <br> → newline, other tags dropped, entities (&lt;) decoded."""
+    if not text:
+        return ""
+    text = re.sub(r"<br\s*/?>", "\n", str(text), flags=re.IGNORECASE)
+    return html.unescape(_TAG.sub("", text))
 
 
 def text_width(text: str, size: float) -> float:

@@ -22,7 +22,6 @@ Text in files for print:
 
 from __future__ import annotations
 
-import html
 import io
 import re
 import threading
@@ -35,6 +34,7 @@ import numpy as np
 from attnviz import fonts
 from attnviz.errors import AttnvizError
 from attnviz.export import fontsubset
+from attnviz.fonts import plain_text
 
 if TYPE_CHECKING:  # plotly is only read here, never imported: loading captures needs no plotly
     import plotly.graph_objects as go
@@ -45,17 +45,8 @@ DEFAULT_MARGIN = dict(l=80, r=80, t=100, b=80)
 COLORBAR_PX = 90  # room plotly's colour bar takes right of the plot area (automargin)
 LEGEND_PX = 110
 _LOCK = threading.Lock()  # matplotlib's font list, font cache and rcParams are process-global
-_TAG = re.compile(r"<[^<>]+>")
 _SUPPORTED = {"heatmap", "scatter", "bar"}
 _SYMBOLS = {"circle": "o", "diamond": "D", "square": "s", "triangle-up": "^", "cross": "P", "x": "X"}  # plotly -> mpl
-
-
-def plain_text(text: str | None) -> str:
-    """Plotly's label HTML as plain text: <br> → newline, other tags dropped, entities (&lt;) decoded."""
-    if not text:
-        return ""
-    text = re.sub(r"<br\s*/?>", "\n", str(text), flags=re.IGNORECASE)
-    return html.unescape(_TAG.sub("", text))
 
 
 _SPAN_COLOR = re.compile(r"<span style=[\"']color:\s*([^;\"']+)")

@@ -13,6 +13,7 @@ import plotly.graph_objects as go
 
 from attnviz import analysis
 from attnviz.errors import InputError
+from attnviz.fonts import plain_text, text_width
 from attnviz.i18n.figures import STRINGS as FIGURE_WORDS
 from attnviz.i18n.findhead import STRINGS as FIND_WORDS
 from attnviz.i18n.truth import STRINGS as TRUTH_WORDS
@@ -247,6 +248,9 @@ def _selection_part(what: str, chosen: list[int], total: int, reduce: str, text:
     return text[f"{what}s_some"].format(reduce=text[reduce], **{f"{what}s": _index_list(chosen)})
 
 
+NOTE_SIZE, ONE_NOTE_LINE = 11, 480  # px: the subtitle's font size (<sup> of 16), what fits the narrowest figure
+
+
 def figure_title(
     model: str | None,
     kind: str | None,
@@ -254,8 +258,9 @@ def figure_title(
     text: Mapping[str, str],
     notes: Sequence[str] = (),
 ) -> str:
-    """Model · kind · selection on the first line, notes (log scale, downsampling) smaller on the second; `kind` is
-    the map's kind ("self", "cross", …) or None to leave it out."""
+    """Model · kind · selection on the first line, notes (log scale, downsampling) smaller below: on one line when
+    they fit the narrowest figure, else a line each; `kind` is the map's kind ("self", "cross", …) or None to
+    leave it out."""
     parts = [
         p
         for p in (
@@ -266,7 +271,9 @@ def figure_title(
         if p
     ]
     title = " · ".join(parts)
-    if notes:
+    if notes and text_width(plain_text(" · ".join(notes)), NOTE_SIZE) > ONE_NOTE_LINE:
+        title += "".join(f"<br><sup>{note}</sup>" for note in notes)  # a line each, so none runs off the figure
+    elif notes:
         title += "<br><sup>" + " · ".join(notes) + "</sup>"
     return title
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import html
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
@@ -27,8 +26,9 @@ LINE_HEIGHT = 1.3  # one label's height, in font sizes
 X_RANGE = (-0.02, 1.02)  # the x axis: token positions lie in (0, 1)
 MARGINS = (90, 40)  # px left and right of the plot (FigureStyle.layout's)
 # Labels are placed for a figure at most this wide, so that they stay apart wherever it is shown at least this wide:
-# a page column stretches or shrinks a figure to its own width (half of a 1,280 px page is about this).
-PLAN_WIDTH = 600
+# a page column stretches or shrinks a figure to its own width (a half column beside the app's sidebar on a
+# 1,400 px window is about 450 px).
+PLAN_WIDTH = 440
 
 
 def link_width(weight: float) -> float:
@@ -92,10 +92,10 @@ def plan_labels(widths: Sequence[float], spacing: float) -> LabelPlan:
 
 
 def label_widths(labels: Sequence[str], size: float) -> list[float]:
-    """Each label's width in px at `size` (labels are plotly text: HTML-escaped)."""
-    from attnviz.fonts import text_width
+    """Each label's width in px at `size`: of the text it draws (labels are plotly HTML: escaped, maybe styled)."""
+    from attnviz.fonts import plain_text, text_width
 
-    return [text_width(html.unescape(label), size) for label in labels]
+    return [text_width(plain_text(label), size) for label in labels]
 
 
 def label_centers(count: int, plot_px: float) -> list[float]:

@@ -3,8 +3,6 @@ the same figure from a head pooled block by block (`pooled_heatmap`, for maps to
 
 from __future__ import annotations
 
-import html
-import re
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -29,6 +27,7 @@ from attnviz.figures._common import (
     unknown_notes,
 )
 from attnviz.figures.style import DEFAULT_STYLE, FigureStyle
+from attnviz.fonts import plain_text
 from attnviz.types import AttentionMap, Token
 
 VALUE_BAR_COLOR = "#4c4c4c"  # the value-norm bars: dark, apart from the colour scale and the masked grey
@@ -36,7 +35,7 @@ VALUE_BAR_COLOR = "#4c4c4c"  # the value-norm bars: dark, apart from the colour 
 
 def _label_px(label: str) -> float:
     """Rough width of a 12 px label: CJK characters are about twice as wide as Latin ones."""
-    shown = html.unescape(re.sub(r"<[^<>]+>", "", label))  # the text drawn, without the label's style tags
+    shown = plain_text(label)  # the text drawn, without the label's style tags
     return sum(12.0 if unicodedata.east_asian_width(c) in "WF" else 7.0 for c in shown)
 
 

@@ -227,3 +227,19 @@ def test_a_long_list_of_guesses_is_shortened():
     assert "“w7” (0.10), …" in said and "w8" not in said
     words = caveats.Caveat("truth_unknown_words", words=tuple(f"u{i}" for i in range(10)), suggestion="m")
     assert "“u7”, …" in words.sentence("en") and "、…" in words.sentence("zh")
+
+
+def test_unknown_labels_are_measured_by_the_text_they_draw_not_their_markup():
+    from attnviz.figures.alignment import LABEL_SIZE, label_widths
+    from attnviz.fonts import text_width
+
+    source = [Token("Good morning", 0, 12, unknown=True), Token(",", 12, 13), Token("class", 14, 19, unknown=True),
+              Token("!", 19, 20)]  # fmt: skip
+    target = [Token("Bus", 0, 3), Token("!", 3, 4)]
+    shown = figures._common.token_label(source[0])
+    assert label_widths([shown], LABEL_SIZE) == [text_width("Good morning?", LABEL_SIZE)]
+    weights = np.random.default_rng(1).dirichlet(np.ones(len(source)), size=(1, 1, len(target))).astype(np.float32)
+    align = figures.alignment(AttentionMap("cross", weights, target, source, ["l0"]))
+    labels = [note for note in align.layout.annotations if plain(note.text) in ("Good morning?", "class?", "Bus")]
+    assert len(labels) == 3
+    assert all(note.textangle in (0, None) and note.font.size == LABEL_SIZE for note in labels)  # level, full size
