@@ -236,8 +236,9 @@ class _TextWalk:
         return Token(text=readable(self.text[start:end]), start=start, end=end)
 
     def _named(self, index: int, at: int) -> Token:
-        """The tokenizer's own name for an id that covers no text, at character `at`."""
-        return Token(text=str(self.tokenizer.convert_ids_to_tokens(self.ids[index])), start=at, end=at)
+        """The tokenizer's own name for an id that covers no text, at character `at` (a lone word boundary: a space)."""
+        name = str(self.tokenizer.convert_ids_to_tokens(self.ids[index]))
+        return Token(text=name if name.strip(WORD_MARKERS) else " ", start=at, end=at)
 
     def _whitespace(self, piece: str) -> None:
         """A token made only of whitespace (byte-level "Ġ", newlines): it reads as that whitespace."""
@@ -298,6 +299,9 @@ def _find(normal: str, folded: str, piece: str, cursor: int) -> int:
     return found
 
 
+WORD_MARKERS = "▁Ġ "  # SentencePiece's and byte-level BPE's word-boundary marks: a space in the text
+
+
 def tokens_from_offsets(tokenizer, ids: list[int], offsets: list[tuple[int, int]], text: str) -> list[Token]:
     """Tokens from a fast tokenizer's offset mapping (exact and linear; used when the text was tokenized here)."""
     specials = special_ids(tokenizer)
@@ -320,6 +324,7 @@ def tokens_from_offsets(tokenizer, ids: list[int], offsets: list[tuple[int, int]
             decoded = tokenizer.decode([token_id], clean_up_tokenization_spaces=False) or str(
                 tokenizer.convert_ids_to_tokens(token_id)
             )
+            decoded = decoded if decoded.strip(WORD_MARKERS) else " "  # a lone word boundary (▁): a space, drawn ␣
             tokens.append(Token(readable(decoded), start, end))
     return tokens
 

@@ -144,3 +144,15 @@ def test_embedded_en_zh_target_reads_full_width_punctuation_where_it_was_typed()
     assert "。" in pieces or "." in pieces
     tokens = located(encoded.tokens, text)
     assert (".", 4, 5, False) in tokens and ("!", 8, 9, False) in tokens
+
+
+def test_a_lone_word_boundary_piece_is_a_space_never_the_marker():
+    from attnviz.figures._common import token_label
+    from attnviz.models import load_model
+
+    handle = load_model("demo-en-zh", "cpu")
+    tokens = [t for t in encode(handle.tokenizer, "我今天很累。").tokens if not t.special]
+    pieces = handle.tokenizer.convert_ids_to_tokens(encode(handle.tokenizer, "我今天很累。").ids)
+    assert "▁" in pieces  # the English tokenizer reads a word boundary before text it does not know
+    assert [(t.text, t.start, t.end, t.unknown) for t in tokens] == [(" ", 0, 0, False), ("我今天很累。", 0, 6, True)]
+    assert token_label(tokens[0]) == "␣" and not any("▁" in token_label(t) for t in tokens)
