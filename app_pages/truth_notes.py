@@ -8,6 +8,7 @@ import streamlit as st
 
 from app_pages.caches import catalogue_entries
 from app_pages.session import MODEL_CUSTOM, MODEL_PICK, VIEW, tr
+from app_pages.sidebar import model_label
 from app_pages.state import ViewState
 from attnviz import caveats, language, selection
 from attnviz.tokens import shown
@@ -40,7 +41,7 @@ def language_check(view: ViewState) -> None:
     columns[0].markdown(t("truth_language_offer"))
     for column, entry in zip(columns[1:], offered):
         column.button(
-            t("truth_switch_model", model=entry.name),
+            t("truth_switch_model", model=model_label(view, entry.name, {e.name: e for e in entries})),
             key=f"w_truth_switch_{entry.name}",
             on_click=_switch_model,
             args=(entry.name,),

@@ -93,4 +93,6 @@ def error_sentence(error: AttnvizError, lang: str = "en") -> str:
     kind = next(cls for cls in _ERROR_CLASSES if isinstance(error, cls)).__name__
     detail = error.message(lang).strip()
     heading = t(f"error_{kind}", lang)
-    return f"**{heading}.** {detail}" if lang == "en" else f"**{heading}。** {detail}"
+    return (
+        f"**{heading}.** {detail}" if lang == "en" else f"**{heading}**。{detail}"
+    )  # 。 outside the ** (CommonMark), no space after it

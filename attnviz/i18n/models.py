@@ -3,13 +3,13 @@
 
 STRINGS: dict[str, dict[str, str]] = {
     "en": {
-        "model_description.demo-zh-en": "Demo translator 中文 → English (small Marian model trained for attnviz)",
-        "model_description.demo-en-zh": "Demo translator English → 中文 (small Marian model trained for attnviz)",
+        "model_description.demo-zh-en": "Demo translator Chinese → English (small Marian model trained for attnviz)",
+        "model_description.demo-en-zh": "Demo translator English → Chinese (small Marian model trained for attnviz)",
         "model_description.minilm": "all-MiniLM-L6-v2, pretrained 6-layer BERT (English)",
     },
     "zh": {
-        "model_description.demo-zh-en": "演示翻译模型 中文 → English（为 attnviz 训练的小型 Marian 模型）",
-        "model_description.demo-en-zh": "演示翻译模型 English → 中文（为 attnviz 训练的小型 Marian 模型）",
+        "model_description.demo-zh-en": "演示翻译模型 中文 → 英文（为 attnviz 训练的小型 Marian 模型）",
+        "model_description.demo-en-zh": "演示翻译模型 英文 → 中文（为 attnviz 训练的小型 Marian 模型）",
         "model_description.minilm": "all-MiniLM-L6-v2，预训练的 6 层 BERT 模型（英文）",
     },
 }

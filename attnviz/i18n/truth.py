@@ -38,12 +38,12 @@ STRINGS: dict[str, dict[str, str]] = {
         "truth_language_zh": "Chinese",
         "truth_language_en": "English",
         # Step scores (app_pages/translate.py)
-        "truth_steps_title": "How sure the model was at each step",
+        "truth_steps_title": "How sure the model was of each token it wrote",
         "truth_steps_intro": "For every token it wrote: the probability the model gave it, and the tokens it "
         "found most likely there. A low probability means the model was guessing.",
-        "truth_step_line": "Step {step}: the model wrote {token} with probability {probability}; its top choices "
+        "truth_step_line": "Token #{step}: the model wrote {token} with probability {probability}; its top choices "
         "were {alternatives}.",
-        "truth_column_step": "Step",
+        "truth_column_step": "Token #",
         "truth_column_token": "Token written",
         "truth_column_probability": "Probability",
         "truth_column_alternatives": "Most likely tokens",
@@ -79,10 +79,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "truth_script_thai": "泰文",
         "truth_language_zh": "中文",
         "truth_language_en": "英文",
-        "truth_steps_title": "模型在每一步有多确定",
+        "truth_steps_title": "模型对写出的每个词元有多确定",
         "truth_steps_intro": "对它写出的每个词元：模型给它的概率，以及它认为那里最可能的词元。概率低表示模型在猜。",
-        "truth_step_line": "第 {step} 步：模型以概率 {probability} 写出了{token}；它最看好的是{alternatives}。",
-        "truth_column_step": "步",
+        "truth_step_line": "第 {step} 个词元：模型以概率 {probability} 写出了{token}；它最看好的是{alternatives}。",
+        "truth_column_step": "词元序号",
         "truth_column_token": "写出的词元",
         "truth_column_probability": "概率",
         "truth_column_alternatives": "最可能的词元",

@@ -33,7 +33,7 @@ def test_english_on_the_default_translator_is_named_and_a_model_offered(page_and
     assert "The model does not know “The animal did not cross the street because it was tired”" in main
     charts = " ".join(page.locator('[data-testid="stPlotlyChart"]').all_inner_texts())
     assert "The animal did …?" in charts  # drawn as unknown, not as the letter "T"
-    page.get_by_role("button", name="Use demo-en-zh").click()
+    page.get_by_role("button", name="Use Demo translator English → Chinese").click()
     page.wait_for_url(re.compile(r"model=demo-en-zh"), timeout=60_000)
     wait_for_app(page)
     page.get_by_text(re.compile("does not read")).wait_for(state="detached", timeout=60_000)

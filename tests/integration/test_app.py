@@ -242,7 +242,7 @@ def test_an_error_in_the_chinese_ui_is_chinese_end_to_end(tiny):
     at = open_app(model=tiny, **EMPTY_TARGET, lang="zh")
     assert not at.exception
     assert [e.value for e in at.error] == [
-        "**此输入无法使用。** 译文是空的；请输入要强制解码的译文，或者让模型自己翻译。"
+        "**此输入无法使用**。译文是空的；请输入要强制解码的译文，或者让模型自己翻译。"
     ]
     assert not re.search(r"[A-Za-z]", at.error[0].value)  # heading and body: not a word of English
     assert at.title[0].value == "翻译与对齐"
@@ -264,7 +264,7 @@ def test_a_setting_that_cannot_be_read_is_said_in_the_page_language(tiny, monkey
     error = SettingError("setting_in_environment", variable="ATTNVIZ_ALLOW_CUSTOM_MODELS", value="maybe", accepts=flag)
     for lang, heading in (
         ("en", "**A setting is not valid.** The environment variable"),
-        ("zh", "**设置有误。** 环境变量"),
+        ("zh", "**设置有误**。环境变量"),
     ):
         at = open_app(model=tiny, **PAIR, lang=lang)
         assert not at.exception

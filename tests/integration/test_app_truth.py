@@ -72,7 +72,7 @@ def test_the_language_sentence_speaks_chinese_in_the_chinese_ui():
     at = open_app(text=ENGLISH, lang="zh")
     assert_page_ok(at)
     assert any("拉丁字母" in w.value and "demo-zh-en 读不了" in w.value for w in at.warning)
-    assert at.button(key="w_truth_switch_demo-en-zh").label == "改用 demo-en-zh"
+    assert at.button(key="w_truth_switch_demo-en-zh").label == "改用 演示翻译模型 英文 → 中文"
 
 
 def test_step_scores_show_how_sure_the_model_was():
@@ -81,11 +81,11 @@ def test_step_scores_show_how_sure_the_model_was():
     markdown = " ".join(m.value for m in at.markdown)
     assert "with probability" in markdown and "its top choices were" in markdown
     table = at.dataframe[0].value
-    assert list(table.columns) == ["Step", "Token written", "Probability", "Most likely tokens"]
+    assert list(table.columns) == ["Token #", "Token written", "Probability", "Most likely tokens"]
     assert (table["Probability"] > 0).all() and (table["Probability"] <= 1).all()
     at.slider(key="w_step").set_value(1).run()
     assert_page_ok(at)
-    first = next(m.value for m in at.markdown if m.value.startswith("Step 1: the model wrote"))
+    first = next(m.value for m in at.markdown if m.value.startswith("Token #1: the model wrote"))
     assert f"probability {table['Probability'][0]:.2f}" in first
 
 
@@ -108,4 +108,4 @@ def test_chinese_into_minilm_is_named_on_the_self_attention_page():
     at.switch_page("self_attention.py").run()
     assert_page_ok(at)
     assert any("Chinese characters, which minilm does not read" in w.value for w in at.warning)
-    assert at.button(key="w_truth_switch_demo-zh-en").label == "Use demo-zh-en"
+    assert at.button(key="w_truth_switch_demo-zh-en").label == "Use Demo translator Chinese → English"

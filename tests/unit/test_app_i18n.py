@@ -101,7 +101,7 @@ def test_t_formats_falls_back_and_reads_figure_labels():
 )
 def test_error_sentences_name_the_kind_of_problem_and_keep_the_detail(error, english, chinese):
     assert i18n.error_sentence(error, "en") == f"**{english}.** {error}"
-    assert i18n.error_sentence(error, "zh") == f"**{chinese}。** {error}"
+    assert i18n.error_sentence(error, "zh") == f"**{chinese}**。{error}"
 
 
 def test_formulas_are_latex_once_the_page_fills_them_in():

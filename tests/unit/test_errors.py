@@ -215,7 +215,7 @@ def test_keyed_errors_pickle_by_key_and_values():
 def test_a_setting_error_has_a_heading_of_its_own():
     error = SettingError("setting_in_environment", variable="ATTNVIZ_X", value="y", accepts=FLAG)
     assert i18n.error_sentence(error, "en").startswith("**A setting is not valid.**")
-    assert i18n.error_sentence(error, "zh").startswith("**设置有误。** 环境变量 ATTNVIZ_X")
+    assert i18n.error_sentence(error, "zh").startswith("**设置有误**。环境变量 ATTNVIZ_X")
     assert i18n.error_sentence(InputError("demo_unknown_language", lang="fr"), "zh") == (
-        "**此输入无法使用。** 未知语言 'fr'；演示模型只会 'zh' 和 'en'。"
+        "**此输入无法使用**。未知语言 'fr'；演示模型只会 'zh' 和 'en'。"
     )
