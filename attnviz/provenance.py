@@ -39,10 +39,23 @@ from attnviz.export.schema import json_safe
 PROVENANCE_VERSION = 1
 MAX_HASH_BYTES = 4 * 2**30
 ALIGNMENT_HEADS = "alignment_heads"  # AttentionCapture.meta key: the model's [[layer, head], ...] trained to align
-_HASHES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # model -> (sha256 | None, bytes)
-# model -> {(name, path, hash_weights): its record}: a loaded model's record does not change, and every capture
-# records it (reading the catalogue's folders each time cost more than the rest of the provenance)
-_RECORDS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+# model -> {key: value}, kept while the model lives: a loaded model's weights hash and record do not change, and every
+# capture records them (hashing, or reading the catalogue's folders, cost more than the rest of the provenance)
+_PER_MODEL: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _per_model(model, key: tuple, compute):
+    """`compute()`, once per loaded model and `key` (again each time for a model that cannot be weakly referenced)."""
+    try:
+        return _PER_MODEL[model][key]
+    except (KeyError, TypeError):
+        pass
+    value = compute()
+    try:
+        _PER_MODEL.setdefault(model, {})[key] = value
+    except TypeError:
+        pass
+    return value
 
 
 def timestamp(now: datetime | None = None) -> str:
@@ -79,10 +92,10 @@ def _installed_versions() -> tuple[tuple[str, str | None], ...]:
 def weights_sha256(model, max_bytes: int = MAX_HASH_BYTES) -> tuple[str | None, int]:
     """(SHA-256 hex of the model's weights, their size in bytes); None for the hash when they are larger than
     `max_bytes` or cannot be read (weights offloaded to the meta device). Cached per loaded model."""
-    try:
-        return _HASHES[model]
-    except (KeyError, TypeError):
-        pass
+    return _per_model(model, ("sha256", max_bytes), lambda: _weights_sha256(model, max_bytes))
+
+
+def _weights_sha256(model, max_bytes: int) -> tuple[str | None, int]:
     import torch
 
     state = model.state_dict()
@@ -95,10 +108,6 @@ def weights_sha256(model, max_bytes: int = MAX_HASH_BYTES) -> tuple[str | None, 
             hasher.update(f"{name}|{tensor.dtype}|{tuple(tensor.shape)}|".encode())
             hasher.update(tensor.reshape(-1).view(torch.uint8).numpy().tobytes())  # the raw bytes, any dtype
         digest = hasher.hexdigest()
-    try:
-        _HASHES[model] = (digest, size)
-    except TypeError:  # not weak-referenceable: hashed again next time
-        pass
     return digest, size
 
 
@@ -112,17 +121,8 @@ def _model_source(handle) -> str:
 
 def model_record(handle, *, hash_weights: bool = True) -> dict:
     """What identifies the loaded model: its name and where it came from, its hub revision, its weights' hash."""
-    key = (handle.name, handle.path, hash_weights)
-    try:
-        return dict(_RECORDS[handle.model][key])
-    except (KeyError, TypeError):
-        pass
-    record = _model_record(handle, hash_weights)
-    try:
-        _RECORDS.setdefault(handle.model, {})[key] = record
-    except TypeError:  # not weak-referenceable: read again next time
-        pass
-    return dict(record)
+    key = ("record", handle.name, handle.path, hash_weights)
+    return dict(_per_model(handle.model, key, lambda: _model_record(handle, hash_weights)))  # a copy to change
 
 
 def _model_record(handle, hash_weights: bool) -> dict:
