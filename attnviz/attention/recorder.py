@@ -25,6 +25,7 @@ from abc import ABC, abstractmethod
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 import torch
@@ -111,6 +112,14 @@ def state_of(model: torch.nn.Module) -> ModelState:
 # The recorders
 
 
+class ValueCall(NamedTuple):
+    """What one attention call leaves for its value norms (`attention.values`)."""
+
+    module: torch.nn.Module  # the attention module (its output projection is found beside it)
+    value: torch.Tensor  # (b, kv_heads, k, d) value states, bias included
+    heads: int  # query heads (the value heads are shared among them under GQA)
+
+
 @dataclass
 class Recorder(ABC):
     """The base of every recorder: which module called (by path), what each call left in call order, and where the
@@ -128,7 +137,7 @@ class Recorder(ABC):
     # path -> per call, what its value norms ‖f_h(x_j)‖ are computed from (`attention.values`): (module, value states,
     # heads), parallel to `calls`. The norms of every layer are computed at once, after the pass (`value_norms`): one
     # batched product instead of one per layer.
-    value_states: dict[str, list[tuple]] = field(default_factory=dict)
+    value_states: dict[str, list[ValueCall]] = field(default_factory=dict)
     # Generation reads only each module's latest call (every key the cache holds): keep only that call's values.
     defer_norms: bool = False
 
@@ -153,7 +162,7 @@ class Recorder(ABC):
         kept = self.value_states.setdefault(name, [])
         if self.defer_norms:
             kept.clear()
-        kept.append((module, value, heads))
+        kept.append(ValueCall(module, value, heads))
 
     def value_norms(self, layers: list[Layer]) -> np.ndarray | None:
         """(layers, batch, heads, k) float32 value norms of the recorded calls, or None when a layer has none."""
@@ -163,14 +172,15 @@ class Recorder(ABC):
         """(layers, batch, heads, k) value norms of each module's latest call (all that `defer_norms` keeps)."""
         return self._norms_of([(name, (self.value_states.get(name) or [None])[-1]) for name in names])
 
-    def _norms_of(self, kept: list[tuple[str, tuple | None]]) -> np.ndarray | None:
+    def _norms_of(self, kept: list[tuple[str, ValueCall | None]]) -> np.ndarray | None:
+        """(layers, batch, heads, k) norms of the (module path, kept call) of each layer; None when a layer has none."""
         if not kept or any(call is None for _, call in kept):
             return None
-        projections = [values.output_projection(call[0], self.state.modules, name) for name, call in kept]
+        projections = [values.output_projection(call.module, self.state.modules, name) for name, call in kept]
         if any(projection is None for projection in projections):
             return None
         norms = values.value_norms(
-            [(value, projection, heads) for (_, (_, value, heads)), projection in zip(kept, projections)]
+            [(call.value, projection, call.heads) for (_, call), projection in zip(kept, projections)]
         )  # (b, heads, k) per layer
         return _stacked(norms)
 
