@@ -30,6 +30,7 @@ import numpy as np
 
 from attnviz import analysis, i18n
 from attnviz.errors import InputError
+from attnviz.fonts import plain_text
 from attnviz.i18n import selection as selection_words
 from attnviz.tokens import shown as shown_text
 from attnviz.types import MAP_KINDS, AttentionCapture, AttentionMap, AttentionResult, Token
@@ -619,7 +620,7 @@ def exported_title(title: str, model: str | None) -> str:
 
 def title_width(title: str, font_px: int = 16) -> int:
     """About how many px the first line of a title takes (CJK glyphs are about twice as wide as Latin ones)."""
-    first = re.sub(r"<[^<>]+>", "", title.split("<br>")[0])
+    first = plain_text(title.split("<br>")[0])
     return int(sum(font_px if unicodedata.east_asian_width(char) in "WF" else 0.55 * font_px for char in first))
 
 

@@ -192,6 +192,9 @@ def _walked_tokens(tokenizer, ids: list[int], text: str) -> list[Token]:
     return walk.finish()
 
 
+WORD_MARKERS = "▁Ġ "  # SentencePiece's and byte-level BPE's word-boundary marks: a space in the text
+
+
 class _TextWalk:
     """One pass through the normalised text with a cursor, giving each id's decoded piece the characters it covers.
 
@@ -297,9 +300,6 @@ def _find(normal: str, folded: str, piece: str, cursor: int) -> int:
         return at  # lower-casing tokenizers (uncased BERT)
     found = normal.find(piece, cursor)
     return found
-
-
-WORD_MARKERS = "▁Ġ "  # SentencePiece's and byte-level BPE's word-boundary marks: a space in the text
 
 
 def tokens_from_offsets(tokenizer, ids: list[int], offsets: list[tuple[int, int]], text: str) -> list[Token]:

@@ -37,12 +37,9 @@ def average(folders: list[Path], out: Path) -> dict:
     last one giving the tokenizer, config and record). Returns the record written as training.json."""
     from safetensors.torch import load_file, save_file
 
-    if len(folders) < 2:
-        raise InputError("demo_average_needs_two")
-    records, total = [], None
+    records = _records_of_one_run(folders)
+    total = None
     for folder in folders:
-        if not (folder / WEIGHTS).is_file() or not (folder / TRAINING_RECORD).is_file():
-            raise InputError("demo_average_not_a_model", path=str(folder))
         weights = load_file(str(folder / WEIGHTS))
         if total is None:
             total = {name: tensor.to(torch.float64) for name, tensor in weights.items()}
@@ -51,7 +48,6 @@ def average(folders: list[Path], out: Path) -> dict:
         else:
             for name, tensor in weights.items():
                 total[name] += tensor.to(torch.float64)  # float64 sums: the mean is the same in any order
-        records.append(json.loads((folder / TRAINING_RECORD).read_text(encoding="utf-8")))
     out.mkdir(parents=True, exist_ok=True)
     last = folders[-1]
     for source in last.iterdir() if last.resolve() != out.resolve() else ():  # (the run's own folder: all there)
@@ -63,6 +59,22 @@ def average(folders: list[Path], out: Path) -> dict:
     record["averaged_steps"] = sorted(checkpoint_step(r) for r in records)
     (out / TRAINING_RECORD).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
     return record
+
+
+def _records_of_one_run(folders: list[Path]) -> list[dict]:
+    """The folders' training records, once it is sure they are checkpoints of one run, each of another step."""
+    if len(folders) < 2:
+        raise InputError("demo_average_needs_two")
+    records = []
+    for folder in folders:
+        if not (folder / WEIGHTS).is_file() or not (folder / TRAINING_RECORD).is_file():
+            raise InputError("demo_average_not_a_model", path=str(folder))
+        records.append(json.loads((folder / TRAINING_RECORD).read_text(encoding="utf-8")))
+        if records[-1]["config"] != records[0]["config"]:
+            raise InputError("demo_average_other_run", path=str(folder), first=str(folders[0]))
+        if checkpoint_step(records[-1]) in [checkpoint_step(r) for r in records[:-1]]:
+            raise InputError("demo_average_same_step", path=str(folder), step=checkpoint_step(records[-1]))
+    return records
 
 
 def _differing(expected: dict, found: dict) -> str:

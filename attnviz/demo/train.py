@@ -277,7 +277,8 @@ def train(
         (out_dir / TRAINING_RECORD).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
         if step is not None and keep_checkpoints:
             kept = out_dir / CHECKPOINTS / str(step)
-            shutil.copytree(out_dir, kept, ignore=shutil.ignore_patterns(CHECKPOINTS), dirs_exist_ok=True)
+            shutil.rmtree(kept, ignore_errors=True)  # nothing of an earlier run's checkpoint stays mixed in
+            shutil.copytree(out_dir, kept, ignore=shutil.ignore_patterns(CHECKPOINTS, "README.md"))
         return record
 
     translation, alignment = optimize(model, tokenizer, examples, config, progress, began, save)
@@ -328,7 +329,7 @@ def optimize(model, tokenizer, examples: list[Example], config: TrainConfig, pro
         optimizer.step()
         if step % 20 == 0:
             bar.set_postfix(loss=f"{translation.item():.3f}", align=f"{alignment.item():.3f}")
-        if config.save_every and step and step % config.save_every == 0:
+        if config.save_every and step and step % config.save_every == 0 and step < config.steps - 1:  # not the end
             save(translation.item(), alignment.item(), step)
             model.train()
         if config.log_every and step % config.log_every == 0:

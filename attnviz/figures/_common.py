@@ -248,7 +248,7 @@ def _selection_part(what: str, chosen: list[int], total: int, reduce: str, text:
     return text[f"{what}s_some"].format(reduce=text[reduce], **{f"{what}s": _index_list(chosen)})
 
 
-NOTE_SIZE, ONE_NOTE_LINE = 11, 480  # px: the subtitle's font size (<sup> of 16), what fits the narrowest figure
+NOTE_SIZE, ONE_NOTE_LINE = 11, 420  # px: the subtitle's font size (<sup> of 16), what fits a 440 px column
 
 
 def figure_title(

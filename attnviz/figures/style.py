@@ -33,7 +33,7 @@ class FigureStyle:
         return resolve_labels(self.lang, self.labels)
 
     def heading(self, kind: str | None, selection: str | None, notes: Sequence[str] = ()) -> str:
-        """The title a figure builds: this style's model · the map's kind · the selection, notes on a second line
+        """The title a figure builds: this style's model · the map's kind · the selection, notes on the lines below
         (see `figure_title`); `title` replaces it in `layout`."""
         return figure_title(self.model, kind, selection, self.words(), notes)
 

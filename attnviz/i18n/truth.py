@@ -66,7 +66,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "truth_language_mismatch": "这段文字用的是{script}，{model} 读不了（它读的是{languages}）：它的注意力不会显示任何真实的东西。",
         "truth_language_offer": "能读它的模型：",
         "truth_language_none": "这里列出的模型都读不了它；请加载完整的模型，例如 {suggestion}。",
-        "truth_switch_model": "改用 {model}",
+        "truth_switch_model": "改用{model}",
         "truth_script_han": "汉字",
         "truth_script_latin": "拉丁字母",
         "truth_script_kana": "日文假名",

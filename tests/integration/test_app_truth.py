@@ -72,7 +72,7 @@ def test_the_language_sentence_speaks_chinese_in_the_chinese_ui():
     at = open_app(text=ENGLISH, lang="zh")
     assert_page_ok(at)
     assert any("拉丁字母" in w.value and "demo-zh-en 读不了" in w.value for w in at.warning)
-    assert at.button(key="w_truth_switch_demo-en-zh").label == "改用 演示翻译模型 英文 → 中文"
+    assert at.button(key="w_truth_switch_demo-en-zh").label == "改用演示翻译模型 英文 → 中文"
 
 
 def test_step_scores_show_how_sure_the_model_was():

@@ -104,8 +104,8 @@ def test_kept_checkpoints_average_to_the_mean_of_their_weights_and_the_card_says
     from attnviz.demo.average import main as average_main
     from attnviz.demo.evaluate import main as evaluate_main
 
-    assert sorted(p.name for p in (kept_run / "checkpoints").iterdir()) == ["1", "2", "3"]
-    folders = [kept_run / "checkpoints" / "2", kept_run / "checkpoints" / "3", kept_run]
+    assert sorted(p.name for p in (kept_run / "checkpoints").iterdir()) == ["1", "2"]  # the end is the run's own
+    folders = [kept_run / "checkpoints" / "1", kept_run / "checkpoints" / "2", kept_run]
     average_main(["--out", str(tmp_path), *map(str, folders)])
     weights = [load_file(folder / "model.safetensors") for folder in folders]
     averaged = load_file(tmp_path / "model.safetensors")
@@ -113,15 +113,16 @@ def test_kept_checkpoints_average_to_the_mean_of_their_weights_and_the_card_says
     for name in averaged:
         mean = sum(w[name].double() for w in weights) / 3
         assert torch.allclose(averaged[name].double(), mean, atol=1e-7), name
-    assert not torch.equal(weights[0]["model.shared.weight"], weights[2]["model.shared.weight"])  # steps differ
+    shared = [w["model.shared.weight"] for w in weights]
+    assert not any(torch.equal(a, b) for i, a in enumerate(shared) for b in shared[i + 1 :])  # three steps apart
     record = json.loads((tmp_path / "training.json").read_text(encoding="utf-8"))
-    assert record["averaged_steps"] == [2, 3, 4] and "checkpoint_step" not in record
+    assert record["averaged_steps"] == [1, 2, 4] and "checkpoint_step" not in record
     assert (tmp_path / "vocab.json").read_bytes() == (kept_run / "vocab.json").read_bytes()
     evaluate_main(["--direction", "en-zh", "--model", str(tmp_path), "--write-card", "--corpus", str(CORPUS_DIR)])
     card = (tmp_path / "README.md").read_text(encoding="utf-8")
-    assert "mean of the last stage's checkpoints at steps 2, 3, 4" in card
+    assert "mean of the last stage's checkpoints at steps 1, 2, 4" in card
     assert "--keep-checkpoints\npython -m attnviz.demo.average --out assets/models/en-zh" in card
-    assert "assets/models/en-zh/checkpoints/3 assets/models/en-zh\n" in card
+    assert "assets/models/en-zh/checkpoints/2 assets/models/en-zh\n" in card
 
 
 def test_averaging_refuses_a_lone_folder_a_stranger_and_another_model(kept_run, tmp_path, capsys):
@@ -132,7 +133,8 @@ def test_averaging_refuses_a_lone_folder_a_stranger_and_another_model(kept_run, 
     for folders, said in (
         ([kept_run], "at least two"),
         ([kept_run, tmp_path / "nothing"], "is not a saved model folder"),
-        ([kept_run, other], "holds another model"),
+        ([kept_run, other], "was trained by another run"),
+        ([kept_run / "checkpoints" / "1", kept_run / "checkpoints" / "1"], "checkpoint of step 1 again"),
     ):
         with pytest.raises(SystemExit) as stop:
             average_main(["--out", str(tmp_path / "out"), *map(str, folders)])

@@ -136,7 +136,7 @@ def test_figures_without_unknown_tokens_say_nothing_of_them():
 
 
 def test_static_export_draws_the_unknown_mark():
-    from attnviz.export.static import plain_text
+    from attnviz.fonts import plain_text
 
     label = figures.heatmap(cross_map()).layout.xaxis.ticktext[0]
     assert plain_text(label) == "龘龘?"
