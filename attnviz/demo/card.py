@@ -240,7 +240,11 @@ The first held-out sentences and this model's translations:
 
 
 def _stage_line(config: TrainConfig, record: dict, last: bool) -> str:
-    stopped = f" (stopped at its checkpoint of step {record['checkpoint_step']})" if "checkpoint_step" in record else ""
+    stopped = (
+        f" (stopped at its checkpoint of step {record['checkpoint_step']}, kept by `--save-every {config.save_every}`)"
+        if "checkpoint_step" in record
+        else ""
+    )
     return (
         f"{config.steps} steps of at most {config.batch_size} pairs and {config.batch_tokens} padded tokens, peak "
         f"learning rate {config.learning_rate}, warm-up {config.warmup_steps} steps"
