@@ -15,13 +15,12 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
-import sys
 from pathlib import Path
 
 import torch
 
-from attnviz.demo.config import TRAINING_RECORD
-from attnviz.errors import AttnvizError, InputError
+from attnviz.demo.config import TRAINING_RECORD, run_tool
+from attnviz.errors import InputError
 
 WEIGHTS = "model.safetensors"
 CARD = "README.md"  # written again by attnviz.demo.evaluate --write-card, for the averaged weights
@@ -38,16 +37,11 @@ def average(folders: list[Path], out: Path) -> dict:
     from safetensors.torch import load_file, save_file
 
     records = _records_of_one_run(folders)
-    total = None
+    total: dict[str, torch.Tensor] = {}  # one run's checkpoints: the same names and shapes
     for folder in folders:
-        weights = load_file(str(folder / WEIGHTS))
-        if total is None:
-            total = {name: tensor.to(torch.float64) for name, tensor in weights.items()}
-        elif weights.keys() != total.keys() or any(weights[n].shape != total[n].shape for n in total):
-            raise InputError("demo_average_weights_differ", path=str(folder), names=_differing(total, weights))
-        else:
-            for name, tensor in weights.items():
-                total[name] += tensor.to(torch.float64)  # float64 sums: the mean is the same in any order
+        for name, tensor in load_file(str(folder / WEIGHTS)).items():
+            summed = tensor.to(torch.float64)  # float64 sums: the mean is the same in any order
+            total[name] = total[name] + summed if name in total else summed
     out.mkdir(parents=True, exist_ok=True)
     last = folders[-1]
     for source in last.iterdir() if last.resolve() != out.resolve() else ():  # (the run's own folder: all there)
@@ -77,21 +71,12 @@ def _records_of_one_run(folders: list[Path]) -> list[dict]:
     return records
 
 
-def _differing(expected: dict, found: dict) -> str:
-    reshaped = [name for name in expected if name in found and expected[name].shape != found[name].shape]
-    return ", ".join((sorted(set(expected) ^ set(found)) + reshaped)[:5])
-
-
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("folders", nargs="+", type=Path, help="checkpoint folders of one run (the last gives the rest)")
     parser.add_argument("--out", type=Path, required=True, help="the averaged model's folder")
     args = parser.parse_args(argv)
-    try:
-        record = average(args.folders, args.out)
-    except AttnvizError as error:
-        print(f"attnviz.demo.average: error: {error.message('en')}", file=sys.stderr)
-        sys.exit(2)
+    record = run_tool("attnviz.demo.average", average, args.folders, args.out)
     print(f"saved {args.out}: the mean of the checkpoints at steps {', '.join(map(str, record['averaged_steps']))}")
 
 

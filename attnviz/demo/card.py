@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 from attnviz.demo.config import TrainConfig, training_stages
+from attnviz.demo.half import stored_dtype
 
 LANGUAGE_NAMES = {"zh": "Chinese", "en": "English"}
 EXAMPLES = {
@@ -79,7 +80,7 @@ def write_card(
         _architecture(config, record, folder),
         _alignment_head(config),
         _heldout_scores(config, scores),
-        _training(config, record, scoring_seconds),
+        _training(config, record, scoring_seconds, folder),
     ]
     path = folder / "README.md"
     path.write_text("\n".join(sections), encoding="utf-8")
@@ -162,7 +163,7 @@ def _architecture(config: TrainConfig, record: dict, folder: Path) -> str:
 Marian (MarianMTModel), {config.layers} encoder and {config.layers} decoder layers, d_model {config.d_model},
 {config.heads} heads, feed-forward {config.ffn_dim}, swish, sinusoidal positions, shared embeddings over a joint
 vocabulary of {vocabulary_size(folder)} pieces; {record["parameters"]:,} parameters, `model.safetensors`
-{_megabytes(folder / "model.safetensors")} (float32).
+{_megabytes(folder / "model.safetensors")} ({_stored(folder)}).
 Tokenizers: SentencePiece `source.spm` / `target.spm` trained on the corpus. Chinese: one piece per character —
 every character of the corpus: the HSK and Tatoeba sentences and the dictionary headwords (HSK words, common
 characters), so `<unk>` is rare —
@@ -172,6 +173,13 @@ NFKC normalisation (Good morning！ = Good morning!) and punctuation as pieces o
 fallback: a character outside the vocabulary is `<unk>`. `vocab.json` is the joint vocabulary (`</s>` 0, `<unk>` 1,
 `<pad>` last = the decoder's start token).
 """
+
+
+def _stored(folder: Path) -> str:
+    dtype = stored_dtype(folder)
+    if dtype != "float16":
+        return dtype
+    return "float16 on disk, to fit the size limit; loaded and run in float32, as config.json says"
 
 
 def _alignment_head(config: TrainConfig) -> str:
@@ -268,10 +276,13 @@ def _averaging(config: TrainConfig, record: dict) -> tuple[str, str]:
     return commands, sentence
 
 
-def _training(config: TrainConfig, record: dict, scoring_seconds: float) -> str:
+def _training(config: TrainConfig, record: dict, scoring_seconds: float, folder: Path) -> str:
     stages = [(TrainConfig(**stage["config"]), stage) for stage in training_stages(record)]
     averaging, averaged = _averaging(config, record)
-    commands = "\n".join(training_command(c) for c, _ in stages) + averaging
+    halved = (
+        f"\npython -m attnviz.demo.half assets/models/{config.direction}" if stored_dtype(folder) == "float16" else ""
+    )
+    commands = "\n".join(training_command(c) for c, _ in stages) + averaging + halved
     minutes = sum(stage["seconds"] for _, stage in stages) / 60
     stopped = (
         f"**These weights are the checkpoint saved at step {record['checkpoint_step']} of the {config.steps} the "

@@ -6,11 +6,12 @@ attnviz.demo.train trains from a TrainConfig; attnviz.demo.card and attnviz.demo
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from attnviz.demo.corpus import DEFAULT_SEED
-from attnviz.errors import InputError
+from attnviz.errors import AttnvizError, InputError
 
 TRAINING_RECORD = "training.json"  # written by attnviz.demo.train next to the weights
 
@@ -72,3 +73,12 @@ def continue_from(model, folder: str | Path, derived: tuple[str, ...]) -> dict:
     if unexpected or any(not any(part in name for part in derived) for name in missing):
         raise InputError("demo_stage_weights_differ", path=str(folder), names=", ".join(unexpected + missing))
     return earlier
+
+
+def run_tool(prog: str, work, *arguments):
+    """`work(*arguments)` for a command-line tool: an AttnvizError is one line on stderr and exit code 2."""
+    try:
+        return work(*arguments)
+    except AttnvizError as error:
+        print(f"{prog}: error: {error.message('en')}", file=sys.stderr)
+        sys.exit(2)

@@ -77,8 +77,6 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.demo_average_other_run": "{path} was trained by another run than {first}; average checkpoints of "
         "one run.",
         "error.demo_average_same_step": "{path} is the checkpoint of step {step} again; give each step once.",
-        "error.demo_average_weights_differ": "{path} holds another model than the first folder (names that "
-        "differ: {names}); average checkpoints of one run.",
         "error.demo_no_alignment_heads": "This model's config has no `alignment_heads`; it was not trained with "
         "guided alignment.",
         "error.demo_pieces_attention_disagree": "Pieces and attention disagree for {source!r} -> {target!r}: {shape}.",
@@ -423,7 +421,6 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.demo_average_not_a_model": "{path} 不是保存的模型文件夹（需要 model.safetensors 和 training.json）。",
         "error.demo_average_other_run": "{path} 与 {first} 不是同一次训练的结果；请对同一次训练的检查点求平均。",
         "error.demo_average_same_step": "{path} 又是第 {step} 步的检查点；每一步只给一次。",
-        "error.demo_average_weights_differ": "{path} 里的模型与第一个文件夹的不同（不一致的名称：{names}）；请对同一次训练的检查点求平均。",
         "error.demo_no_alignment_heads": "这个模型的配置里没有 `alignment_heads`；它没有用引导对齐训练过。",
         "error.demo_pieces_attention_disagree": "{source!r} -> {target!r} 的片段与注意力对不上：{shape}。",
         "error.export_width": "图的宽度必须是 {low} 到 {high} 之间的整数像素；收到的是 {value}。",

@@ -142,3 +142,23 @@ def test_averaging_refuses_a_lone_folder_a_stranger_and_another_model(kept_run, 
         err = capsys.readouterr().err
         assert said in err and err.count("\n") == 1 and "Traceback" not in err
     assert not (tmp_path / "out" / "model.safetensors").exists()
+
+
+def test_float16_storage_halves_the_file_and_loads_as_float32(kept_run, tmp_path):
+    import shutil
+
+    from transformers import MarianMTModel
+
+    from attnviz.demo.half import main as half_main
+    from attnviz.demo.half import stored_dtype
+
+    folder = tmp_path / "model"
+    shutil.copytree(kept_run, folder, ignore=shutil.ignore_patterns("checkpoints"))
+    before = load_file(folder / "model.safetensors")
+    half_main([str(folder)])
+    assert stored_dtype(folder) == "float16" and stored_dtype(kept_run) == "float32"
+    assert (folder / "model.safetensors").stat().st_size < 0.6 * (kept_run / "model.safetensors").stat().st_size
+    model = MarianMTModel.from_pretrained(str(folder))
+    shared = model.model.shared.weight
+    assert shared.dtype == torch.float32  # run in float32, as the config says
+    assert torch.equal(shared.detach(), before["model.shared.weight"].half().float())  # only rounded to float16
