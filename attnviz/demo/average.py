@@ -5,9 +5,10 @@
 
 The last checkpoints of a run whose learning rate has decayed lie close together around a minimum; their mean is
 usually a better model than any one of them (Vaswani et al. 2017 averaged the last 5 or 20 checkpoints; Popel &
-Bojar 2018, "Training Tips for the Transformer Model"). Every folder must hold the same model (same names and shapes)
-and its training.json. The output takes its tokenizer, configuration and training record from the last folder given;
-the record gains `averaged_steps` (the step of each checkpoint), which the model card reports.
+Bojar 2018, "Training Tips for the Transformer Model"). Every folder must hold a checkpoint of the same run (the
+same training config in its training.json), each of another step. The output takes its tokenizer, configuration
+and training record from the last folder given; the record gains `averaged_steps` (the step of each checkpoint),
+which the model card reports.
 """
 
 from __future__ import annotations
@@ -20,9 +21,9 @@ from pathlib import Path
 import torch
 
 from attnviz.demo.config import TRAINING_RECORD, run_tool
+from attnviz.demo.half import WEIGHTS
 from attnviz.errors import InputError
 
-WEIGHTS = "model.safetensors"
 CARD = "README.md"  # written again by attnviz.demo.evaluate --write-card, for the averaged weights
 
 
