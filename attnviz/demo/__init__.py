@@ -11,9 +11,10 @@ deterministic from a seed:
 
 The modules, each importing only those before it: sources (the two packages); pairs; silver (alignments from
 glosses); hsk, dictionary (their pairs); heldout (the split by id, near duplicates); gold (hand alignments, AER);
-lexicon, phrasebook, grammar; corpus_card (the corpus README) → corpus; alignment; tokenizer; config (a run's
+lexicon, phrasebook, grammar; corpus_card (the corpus README) → corpus; alignment; tokenizer; weights (how a
+model's weights lie on disk: one file, or shards under the repository's 20 MB file limit); config (a run's
 TrainConfig and its training record); card (the model card); evaluate (scores, and the card from them); train
-(which ends by calling evaluate).
+(which ends by calling evaluate); half (float16 storage) and average (checkpoint averaging), the tools after it.
 """
 
 from pathlib import Path

@@ -21,7 +21,7 @@ from pathlib import Path
 import torch
 
 from attnviz.demo.config import TRAINING_RECORD, run_tool
-from attnviz.demo.half import WEIGHTS
+from attnviz.demo.weights import INDEX, has_weights, read_weights, weight_files, write_weights
 from attnviz.errors import InputError
 
 CARD = "README.md"  # written again by attnviz.demo.evaluate --write-card, for the averaged weights
@@ -35,21 +35,19 @@ def checkpoint_step(record: dict) -> int:
 def average(folders: list[Path], out: Path) -> dict:
     """Write to `out` the mean of the weights in `folders` (float32, the folders' order does not matter beyond the
     last one giving the tokenizer, config and record). Returns the record written as training.json."""
-    from safetensors.torch import load_file, save_file
-
     records = _records_of_one_run(folders)
     total: dict[str, torch.Tensor] = {}  # one run's checkpoints: the same names and shapes
     for folder in folders:
-        for name, tensor in load_file(str(folder / WEIGHTS)).items():
+        for name, tensor in read_weights(folder).items():
             summed = tensor.to(torch.float64)  # float64 sums: the mean is the same in any order
             total[name] = total[name] + summed if name in total else summed
     out.mkdir(parents=True, exist_ok=True)
     last = folders[-1]
+    weights = {path.name for path in weight_files(last)} | {INDEX}
     for source in last.iterdir() if last.resolve() != out.resolve() else ():  # (the run's own folder: all there)
-        if source.is_file() and source.name not in (WEIGHTS, TRAINING_RECORD, CARD):
+        if source.is_file() and source.name not in weights | {TRAINING_RECORD, CARD}:
             shutil.copyfile(source, out / source.name)
-    save_file({name: (tensor / len(folders)).to(torch.float32) for name, tensor in total.items()},
-              str(out / WEIGHTS), metadata={"format": "pt"})  # fmt: skip
+    write_weights(out, {name: (tensor / len(folders)).to(torch.float32) for name, tensor in total.items()})
     record = {key: value for key, value in records[-1].items() if key != "checkpoint_step"}
     record["averaged_steps"] = sorted(checkpoint_step(r) for r in records)
     (out / TRAINING_RECORD).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
@@ -62,7 +60,7 @@ def _records_of_one_run(folders: list[Path]) -> list[dict]:
         raise InputError("demo_average_needs_two")
     records = []
     for folder in folders:
-        if not (folder / WEIGHTS).is_file() or not (folder / TRAINING_RECORD).is_file():
+        if not has_weights(folder) or not (folder / TRAINING_RECORD).is_file():
             raise InputError("demo_average_not_a_model", path=str(folder))
         records.append(json.loads((folder / TRAINING_RECORD).read_text(encoding="utf-8")))
         if records[-1]["config"] != records[0]["config"]:

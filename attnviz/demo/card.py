@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 from attnviz.demo.config import TrainConfig, training_stages
-from attnviz.demo.half import stored_dtype
+from attnviz.demo.weights import stored_dtype, weight_files, weights_bytes
 
 LANGUAGE_NAMES = {"zh": "Chinese", "en": "English"}
 EXAMPLES = {
@@ -51,10 +51,6 @@ def transformers_version() -> str:
     import transformers
 
     return transformers.__version__
-
-
-def _megabytes(path: Path) -> str:
-    return f"{path.stat().st_size / 1e6:.1f} MB" if path.exists() else "?"
 
 
 def training_command(config: TrainConfig) -> str:
@@ -162,8 +158,8 @@ def _architecture(config: TrainConfig, record: dict, folder: Path) -> str:
     return f"""## Model
 Marian (MarianMTModel), {config.layers} encoder and {config.layers} decoder layers, d_model {config.d_model},
 {config.heads} heads, feed-forward {config.ffn_dim}, swish, sinusoidal positions, shared embeddings over a joint
-vocabulary of {vocabulary_size(folder)} pieces; {record["parameters"]:,} parameters, `model.safetensors`
-{_megabytes(folder / "model.safetensors")} ({_stored(folder)}).
+vocabulary of {vocabulary_size(folder)} pieces; {record["parameters"]:,} parameters, {_weight_files(folder)}
+({_stored(folder)}).
 Tokenizers: SentencePiece `source.spm` / `target.spm` trained on the corpus. Chinese: one piece per character —
 every character of the corpus: the HSK and Tatoeba sentences and the dictionary headwords (HSK words, common
 characters), so `<unk>` is rare —
@@ -173,6 +169,15 @@ NFKC normalisation (Good morning！ = Good morning!) and punctuation as pieces o
 fallback: a character outside the vocabulary is `<unk>`. `vocab.json` is the joint vocabulary (`</s>` 0, `<unk>` 1,
 `<pad>` last = the decoder's start token).
 """
+
+
+def _weight_files(folder: Path) -> str:
+    """ "`model.safetensors` 19.4 MB", or the shards' count and total size."""
+    files = weight_files(folder)
+    size = f"{weights_bytes(folder) / 1e6:.1f} MB"
+    if len(files) == 1:
+        return f"`{files[0].name}` {size}"
+    return f"{size} in {len(files)} files (`model-*.safetensors`, listed by `model.safetensors.index.json`)"
 
 
 def _stored(folder: Path) -> str:

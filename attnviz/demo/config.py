@@ -65,11 +65,11 @@ def continue_from(model, folder: str | Path, derived: tuple[str, ...]) -> dict:
     """Load an earlier stage's weights from `folder` into `model` (the same shape); returns that stage's training
     record, to keep in this one's. `derived`: parameter names the file may lack (tied or computed ones). Read before
     training, so `folder` may be the output folder."""
-    from safetensors.torch import load_file
+    from attnviz.demo.weights import read_weights  # (torch: imported only when a stage continues)
 
     folder = Path(folder)
     earlier = json.loads((folder / TRAINING_RECORD).read_text(encoding="utf-8"))
-    missing, unexpected = model.load_state_dict(load_file(str(folder / "model.safetensors")), strict=False)
+    missing, unexpected = model.load_state_dict(read_weights(folder), strict=False)
     if unexpected or any(not any(part in name for part in derived) for name in missing):
         raise InputError("demo_stage_weights_differ", path=str(folder), names=", ".join(unexpected + missing))
     return earlier

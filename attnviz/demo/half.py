@@ -15,32 +15,19 @@ from pathlib import Path
 import torch
 
 from attnviz.demo.config import run_tool
+from attnviz.demo.weights import has_weights, read_weights, weight_files, weights_bytes, write_weights
 from attnviz.errors import InputError
-
-WEIGHTS = "model.safetensors"
-
-
-def stored_dtype(folder: Path) -> str:
-    """The dtype the folder's weights are stored in ("float32", "float16"), read from the file's header."""
-    from safetensors import safe_open
-
-    with safe_open(str(Path(folder) / WEIGHTS), framework="pt") as weights:
-        first = next(iter(weights.keys()))
-        code = weights.get_slice(first).get_dtype()  # "F32", "F16", "BF16"
-    return {"F32": "float32", "F16": "float16", "BF16": "bfloat16"}.get(code, code.lower())
 
 
 def store_half(folder: Path) -> int:
-    """Rewrite the folder's float32 weights as float16; returns the new file's size in bytes."""
-    from safetensors.torch import load_file, save_file
-
-    path = Path(folder) / WEIGHTS
-    if not path.is_file():
+    """Rewrite the folder's float32 weights as float16 (in shards if they are still too large for one file);
+    returns the size of the weight files written, in bytes."""
+    if not has_weights(folder):
         raise InputError("demo_average_not_a_model", path=str(folder))
-    weights = load_file(str(path))
+    weights = read_weights(folder)
     halved = {name: t.to(torch.float16) if t.dtype == torch.float32 else t for name, t in weights.items()}
-    save_file(halved, str(path), metadata={"format": "pt"})
-    return path.stat().st_size
+    write_weights(folder, halved)
+    return weights_bytes(folder)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -48,7 +35,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("folder", type=Path, help="a saved model folder")
     args = parser.parse_args(argv)
     size = run_tool("attnviz.demo.half", store_half, args.folder)
-    print(f"{args.folder / WEIGHTS}: float16, {size / 1e6:.1f} MB")
+    names = ", ".join(path.name for path in weight_files(args.folder))
+    print(f"{args.folder}: float16, {size / 1e6:.1f} MB ({names})")
 
 
 if __name__ == "__main__":

@@ -150,7 +150,7 @@ def test_float16_storage_halves_the_file_and_loads_as_float32(kept_run, tmp_path
     from transformers import MarianMTModel
 
     from attnviz.demo.half import main as half_main
-    from attnviz.demo.half import stored_dtype
+    from attnviz.demo.weights import stored_dtype
 
     folder = tmp_path / "model"
     shutil.copytree(kept_run, folder, ignore=shutil.ignore_patterns("checkpoints"))
@@ -162,3 +162,38 @@ def test_float16_storage_halves_the_file_and_loads_as_float32(kept_run, tmp_path
     shared = model.model.shared.weight
     assert shared.dtype == torch.float32  # run in float32, as the config says
     assert torch.equal(shared.detach(), before["model.shared.weight"].half().float())  # only rounded to float16
+
+
+def test_weights_too_large_for_one_file_are_stored_as_shards_that_load_and_average(kept_run, tmp_path, monkeypatch):
+    import shutil
+
+    from transformers import MarianMTModel
+
+    from attnviz.demo import weights
+    from attnviz.demo.average import average
+    from attnviz.demo.half import store_half
+
+    whole = tmp_path / "whole"
+    shutil.copytree(kept_run, whole, ignore=shutil.ignore_patterns("checkpoints"))
+    store_half(whole)
+    limit = weights.weights_bytes(whole) // 2  # the float16 weights no longer fit one file
+    monkeypatch.setattr(weights, "MAX_FILE_BYTES", limit)
+    sharded = tmp_path / "sharded"
+    shutil.copytree(kept_run, sharded, ignore=shutil.ignore_patterns("checkpoints"))
+    store_half(sharded)
+    files = weights.weight_files(sharded)
+    assert len(files) >= 2
+    for path in files:  # each under the limit, unless it holds one tensor larger than that (the embeddings)
+        assert path.stat().st_size <= limit or len(load_file(path)) == 1, path.name
+    assert not (sharded / weights.WEIGHTS).exists() and weights.stored_dtype(sharded) == "float16"
+    one, shards = MarianMTModel.from_pretrained(str(whole)), MarianMTModel.from_pretrained(str(sharded))
+    one_state, shard_state = one.state_dict(), shards.state_dict()
+    assert one_state.keys() == shard_state.keys()
+    assert all(torch.equal(one_state[name], shard_state[name]) for name in one_state)
+    checkpoint = tmp_path / "checkpoint"
+    shutil.copytree(kept_run / "checkpoints" / "1", checkpoint)
+    average([checkpoint, sharded], tmp_path / "averaged")  # a sharded folder reads like a single file
+    averaged = weights.read_weights(tmp_path / "averaged")
+    first, last = load_file(checkpoint / "model.safetensors"), weights.read_weights(sharded)
+    name = "model.shared.weight"
+    assert torch.allclose(averaged[name].double(), (first[name].double() + last[name].double()) / 2, atol=1e-7)

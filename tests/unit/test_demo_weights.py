@@ -1,0 +1,62 @@
+"""Demo weights on disk: one file, or shards with an index when they outgrow the repository's file limit."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import torch
+
+from attnviz.demo.weights import (
+    INDEX,
+    WEIGHTS,
+    has_weights,
+    read_weights,
+    stored_dtype,
+    weight_files,
+    weights_bytes,
+    write_weights,
+)
+from attnviz.errors import InputError
+
+
+def tensors(dtype=torch.float32) -> dict[str, torch.Tensor]:
+    generator = torch.Generator().manual_seed(0)
+    return {f"layer.{i}.weight": torch.randn(64, 64, generator=generator).to(dtype) for i in range(5)}  # 16 kB each
+
+
+def test_weights_that_fit_are_one_file(tmp_path):
+    written = write_weights(tmp_path, tensors())
+    assert written == [tmp_path / WEIGHTS] and not (tmp_path / INDEX).exists()
+    assert weight_files(tmp_path) == written and has_weights(tmp_path)
+    read = read_weights(tmp_path)
+    assert read.keys() == tensors().keys() and all(torch.equal(read[n], t) for n, t in tensors().items())
+
+
+def test_weights_over_the_limit_are_shards_each_under_it_with_an_index(tmp_path):
+    limit = 40_000  # two 16 kB tensors per shard, with room for the header
+    written = write_weights(tmp_path, tensors(), max_file_bytes=limit)
+    assert [p.name for p in written] == [f"model-0000{i}-of-00003.safetensors" for i in (1, 2, 3)]
+    assert not (tmp_path / WEIGHTS).exists()
+    assert all(path.stat().st_size <= limit for path in written)
+    index = json.loads((tmp_path / INDEX).read_text(encoding="utf-8"))
+    assert set(index["weight_map"]) == set(tensors()) and index["metadata"]["total_size"] == 5 * 64 * 64 * 4
+    assert weight_files(tmp_path) == written and weights_bytes(tmp_path) == sum(p.stat().st_size for p in written)
+    read = read_weights(tmp_path)
+    assert all(torch.equal(read[n], t) for n, t in tensors().items())
+    assert stored_dtype(tmp_path) == "float32"
+
+
+def test_rewriting_replaces_every_old_weight_file(tmp_path):
+    write_weights(tmp_path, tensors(), max_file_bytes=40_000)
+    write_weights(tmp_path, tensors(torch.float16))  # fits one file now: the shards and the index go
+    assert sorted(p.name for p in tmp_path.iterdir()) == [WEIGHTS]
+    assert stored_dtype(tmp_path) == "float16"
+    write_weights(tmp_path, tensors(), max_file_bytes=40_000)
+    assert not (tmp_path / WEIGHTS).exists() and len(weight_files(tmp_path)) == 3
+
+
+def test_a_folder_without_weights_has_none(tmp_path):
+    assert weight_files(tmp_path) == [] and not has_weights(tmp_path) and weights_bytes(tmp_path) == 0
+    with pytest.raises(InputError):
+        stored_dtype(tmp_path)
