@@ -15,7 +15,7 @@ from app_pages.state import ViewState
 from attnviz import figures
 from attnviz.corpus.html_report import head_grid, report_figures
 from attnviz.corpus.job import JobConfig, run_job
-from attnviz.corpus.report import REPORT_FILES, read_report, read_report_files
+from attnviz.corpus.report import REPORT_FILES, bad_lines_in, read_report, read_report_files
 from attnviz.corpus.shards import JobOptions
 from attnviz.policy import Policy
 
@@ -42,7 +42,8 @@ def open_controls(view: ViewState) -> None:
                                 key="corpus_upload", help=t("corpus_upload_help"))  # fmt: skip
     if uploaded:
         files = {f.name: f.getvalue() for f in uploaded if f.name in REPORT_FILES}
-        st.session_state[REPORT] = read_report_files(files) | {"folder": ""}
+        names = ", ".join(f.name for f in uploaded)  # named in the error when they make no report
+        st.session_state[REPORT] = read_report_files(files, names) | {"folder": ""}
     opened_folder(view)
 
 
@@ -165,15 +166,21 @@ def pairs_section(view: ViewState, report: dict) -> None:
     bad = report["bad_lines"]
     if len(bad):
         st.subheader(t("corpus_bad_lines", count=len(bad)))
-        st.dataframe(bad[["line", "message", "text"]], key="corpus_bad", hide_index=True,
-                     column_config={"line": t("corpus_column_line"), "message": t("corpus_column_message")})  # fmt: skip
+        st.dataframe(bad_lines_in(bad, view.lang), key="corpus_bad", hide_index=True,
+                     column_config={"line": t("corpus_column_line"), "message": t("corpus_column_message"),
+                                    "text": t("corpus_column_text")})  # fmt: skip
+
+
+def _engine_name(t, summary: dict) -> str:
+    engine = summary.get("engine", "")
+    return t("corpus_engine_inprocess") if engine == "inprocess" else engine  # "ray" is a name in both languages
 
 
 def show_report(view: ViewState, report: dict) -> None:
     t = tr(view)
     summary = report["summary"]
     st.success(t("corpus_summary", model=summary["model"], pairs=summary["pairs"], bad=summary["bad_lines"],
-                 shards=summary["shards"], seconds=summary.get("seconds", "–"), engine=summary.get("engine", "")),
+                 shards=summary["shards"], seconds=summary.get("seconds", "–"), engine=_engine_name(t, summary)),
                icon=":material/dataset:")  # fmt: skip
     drawn = report_figures(report, view.lang)
     if "gold.aer" in drawn:

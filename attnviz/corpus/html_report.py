@@ -71,7 +71,7 @@ def _table(rows: list[dict], columns: list[str], links: str | None = None) -> st
 
 def write_html(folder: Path, summary: dict, lang: str = "en") -> Path:
     """report.html in `folder`, from the tables already written there."""
-    from attnviz.corpus.report import read_report
+    from attnviz.corpus.report import bad_lines_in, read_report
 
     report = read_report(folder)
     t = lambda key, **values: i18n.t(key, lang, **values)  # noqa: E731
@@ -91,7 +91,7 @@ def write_html(folder: Path, summary: dict, lang: str = "en") -> Path:
     bad = report["bad_lines"]
     if len(bad):
         parts += [f"<h2>{t('corpus_bad_lines', count=len(bad))}</h2>",
-                  _table(bad.to_dict("records"), ["line", "message", "text"])]  # fmt: skip
+                  _table(bad_lines_in(bad, lang).to_dict("records"), ["line", "message", "text"])]  # fmt: skip
     style = "body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px}"
     page = (f'<!DOCTYPE html><html lang="{lang}"><head><meta charset="utf-8"><title>attnviz corpus report</title>'
             f"<style>{style}</style></head><body>{''.join(parts)}</body></html>")  # fmt: skip

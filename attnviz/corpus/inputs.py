@@ -38,6 +38,7 @@ class BadLine:
     key: str  # the error's message key
     message: str  # the sentence, in English
     text: str  # the line as read (shortened)
+    message_zh: str = ""  # the sentence in Chinese (shards written before it was kept have none)
 
 
 def parse_line(number: int, line: str, gold: bool, is_segmented: bool) -> CorpusPair:
@@ -46,9 +47,10 @@ def parse_line(number: int, line: str, gold: bool, is_segmented: bool) -> Corpus
     if len(columns) != (3 if gold else 2):
         raise InputError("corpus_columns", count=len(columns))
     source, target = columns[0].strip(), columns[1].strip()
-    for side, text in (("source", source), ("target", target)):
-        if not text:
-            raise InputError("corpus_empty_side", side=side)
+    if not source:
+        raise InputError("corpus_empty_source")
+    if not target:
+        raise InputError("corpus_empty_target")
     source_words = target_words = None
     if is_segmented:
         source_words, target_words = segmented(source), segmented(target)
@@ -83,4 +85,5 @@ def parse_lines(numbered, gold: bool, is_segmented: bool) -> Iterator[CorpusPair
 
 def bad_line(number: int, error: AttnvizError, line: str) -> BadLine:
     text = line.rstrip("\r\n")
-    return BadLine(number, error.key, str(error), text if len(text) <= 200 else text[:199] + "…")
+    return BadLine(number, error.key, error.message("en"), text if len(text) <= 200 else text[:199] + "…",
+                   error.message("zh"))  # fmt: skip

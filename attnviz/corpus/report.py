@@ -141,8 +141,8 @@ def write_report(config, specs: list[ShardSpec], seconds: float) -> dict:
     heads = head_rows(acc)
     _write_table(heads, folder / "heads.parquet")
     _write_table(layer_rows(heads), folder / "layers.parquet")
-    _write_table([{"line": b.line, "key": b.key, "message": b.message, "text": b.text} for b in bad],
-                 folder / "bad_lines.parquet")  # fmt: skip
+    _write_table([{"line": b.line, "key": b.key, "message": b.message, "message_zh": b.message_zh, "text": b.text}
+                  for b in bad], folder / "bad_lines.parquet")  # fmt: skip
     pairs = write_pairs(folder, specs, config.model)
     summary = {
         "model": config.model,
@@ -175,6 +175,13 @@ def read_report(folder: Path) -> dict:
 
 
 REPORT_FILES = ("report.json", *(f"{name}.parquet" for name in TABLES))
+
+
+def bad_lines_in(bad, lang: str):
+    """The bad-lines table (DataFrame) as shown: line, why (in `lang` where the report has it), text."""
+    column = "message_zh" if lang == "zh" and "message_zh" in bad.columns else "message"
+    shown = bad[["line", column, "text"]]
+    return shown.rename(columns={column: "message"}) if column != "message" else shown
 
 
 def read_report_files(files: dict[str, bytes], where: str = "") -> dict:

@@ -35,7 +35,7 @@ def test_the_corpus_page_opens_a_report_and_a_click_on_the_aer_map_opens_that_he
         page.goto(f"{app_url}/corpus?{urllib.parse.urlencode({'corpus': str(report)})}")
         wait_for_app(page, timeout_ms=180_000)
         assert page.get_by_text("4 pairs", exact=False).first.is_visible()
-        assert page.get_by_text("2 lines skipped", exact=False).first.is_visible()
+        assert page.get_by_text("lines skipped: 2", exact=False).first.is_visible()
         chart = page.locator('[data-testid="stPlotlyChart"]').first
         chart.scroll_into_view_if_needed()
         box = chart.locator(".nsewdrag").first.bounding_box()  # the plot area: 4 heads × 3 layers of cells

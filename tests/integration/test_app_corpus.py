@@ -4,13 +4,17 @@ best heads, statistics, pairs and bad lines, and a head or a pair is one click f
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
+from types import SimpleNamespace
+from unittest import mock
 
 import pytest
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 from streamlit.testing.v1 import AppTest
 
 from attnviz.corpus.job import JobConfig, run_job
+from attnviz.corpus.report import read_report
 from attnviz.corpus.shards import JobOptions
 from tests.support.corpus_files import corpus_file, gold_lines
 
@@ -49,10 +53,31 @@ def select(at: AppTest, element, selection: dict) -> None:
 def test_a_report_folder_opens_with_its_maps_tables_and_bad_lines(report):
     at = open_corpus(corpus=str(report))
     assert not at.exception and not at.error
-    assert "6 pairs" in at.success[0].value and "2 lines skipped" in at.success[0].value
+    assert "pairs: 6" in at.success[0].value and "lines skipped: 2" in at.success[0].value
     assert {"score_grid", "layer_aer", "statistic"} <= set(views(at))
     assert len(at.dataframe(key="corpus_pairs").value) == 6 and len(at.dataframe[-1].value) == 2  # the bad lines
     assert at.query_params["corpus"] == str(report)  # the report is in the link
+
+
+def test_in_chinese_the_summary_and_bad_lines_are_chinese(report):
+    at = open_corpus(corpus=str(report), lang="zh")
+    assert not at.exception and not at.error
+    assert "跳过 2 行" in at.success[0].value and "本进程内" in at.success[0].value
+    bad = at.dataframe[-1].value
+    assert list(bad.columns) == ["line", "message", "text"] and len(bad) == 2
+    english = read_report(report)["bad_lines"]["message"]
+    for why, said in zip(bad["message"], english, strict=True):  # each reason in Chinese, none left in English
+        assert re.search(r"[\u4e00-\u9fff]", why) and not re.search(r"\b(source|target|side|Expected)\b", why)
+        assert why != said
+
+
+def test_uploaded_files_that_make_no_report_are_named_in_the_error(tmp_path):
+    at = open_corpus(lang="zh")
+    at.switch_page("corpus.py")
+    uploaded = [SimpleNamespace(name="notes.json", getvalue=lambda: b"{}")]
+    with mock.patch("streamlit.file_uploader", return_value=uploaded):
+        at.run()
+    assert "notes.json 中没有语料报告" in at.error[0].value
 
 
 def test_a_best_head_row_opens_that_head_on_translate(report):
@@ -96,7 +121,7 @@ def test_a_small_corpus_runs_live_on_the_page():
     at.checkbox(key="corpus_segmented").check().run()
     at.button(key="corpus_run").click().run()
     assert not at.exception and not at.error
-    assert "3 pairs" in at.success[0].value and "score_grid" in views(at)
+    assert "pairs: 3" in at.success[0].value and "score_grid" in views(at)
 
 
 def test_a_folder_without_a_report_is_a_sentence(tmp_path):

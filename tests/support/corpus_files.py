@@ -7,7 +7,7 @@ from pathlib import Path
 
 GOLD = Path(__file__).resolve().parents[2] / "assets" / "corpus" / "heldout-gold.tsv"
 BAD_LINES = {  # line content → why it is skipped (its message key)
-    "\tGood morning !\t0-0": "corpus_empty_side",
+    "\tGood morning !\t0-0": "corpus_empty_source",
     "早上 好\tGood morning\t0-x": "corpus_not_pharaoh",
     "早上 好\tGood morning\t0-7": "corpus_link_outside",
 }
