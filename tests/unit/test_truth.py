@@ -50,7 +50,8 @@ def written(probabilities=(0.9, 0.3, 0.8)) -> AttentionCapture:
 @pytest.mark.parametrize(
     ("text", "script"),
     [("The animal did not cross the street.", "latin"), ("人工智能正在改变世界", "han"), ("早上好！Hi", "han"),
-     ("こんにちは世界", "kana"), ("안녕하세요", "hangul"), ("Привет", "cyrillic"), ("123 !?", None), ("ＡＢＣ", "latin")],
+     ("こんにちは世界", "kana"), ("안녕하세요", "hangul"), ("Привет", "cyrillic"), ("123 !?", None), ("ＡＢＣ", "latin"),
+     ("我喜欢用iPhone 15拍照，but sometimes 我更喜欢Leica和龘靐齉。", "han"), ("I love 北京 very much", "latin")],
 )  # fmt: skip
 def test_main_script(text, script):
     assert language.main_script(text) == script
