@@ -328,7 +328,8 @@ def rollout_map(
 def rollout_selection(amap: AttentionMap, lang: str = "en") -> HeadSelection:
     """The rolled map's last layer (the rollout through the whole range), named as such in the figure's title."""
     last = amap.num_layers - 1
-    labels = {"layer_one": amap.layer_names[last], "head_one": i18n.t("qk_rollout_heads", lang)}
+    heads = i18n.t("qk_rollout_heads", lang)  # the title's and the head lines' legend: not one head, all of them
+    labels = {"layer_one": amap.layer_names[last], "head_one": heads, "head_legend": heads}
     return HeadSelection(amap, {"layers": last, "heads": 0}, ((last, 0),), labels=labels)
 
 

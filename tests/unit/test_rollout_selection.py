@@ -6,7 +6,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from attnviz import analysis, selection
+from attnviz import analysis, i18n, selection
 from attnviz.errors import InputError
 from attnviz.types import AttentionCapture
 from tests.support.maps import random_map, seed_pair_map, tokens_from
@@ -66,6 +66,15 @@ def test_show_draws_the_rollout_through_the_range_and_the_grid_layer_by_layer():
     assert "rollout L1–L3" in shown.figures["heatmap"].layout.title.text
     assert shown.amap.num_layers == 3  # the grid: rollout through layer 1, 1–2 and 1–3
     assert selection.file_heads(shown.selection, selection.ROLLOUT) == {"layer": "1-3", "head": selection.ROLLOUT}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_head_lines_legend_names_the_mean_of_heads_not_one_head(lang):
+    capture = AttentionCapture("tiny", "cpu", {"self": self_map()}, "the cat sat", None)
+    options = selection.ViewOptions(aggregation=selection.ROLLOUT, words=False, hide_special=False, lang=lang)
+    lines = selection.show(capture, options, names=("lines",)).figures["lines"]
+    legend = {trace.name for trace in lines.data if trace.showlegend}
+    assert legend == {i18n.t("qk_rollout_heads", lang)}  # was "head 0" / "第 0 头" under a title saying all heads
 
 
 def test_tokens_are_hidden_after_the_rollout_not_before():
