@@ -34,7 +34,7 @@ with shown_errors(view):
         stacks = {"options": selection.STACKS, "format_func": lambda s: t(f"stack_{s}"), "horizontal": True}
         session.bound(columns[0].radio, "stack", t("stack"), **stacks)
     else:
-        columns[0].markdown(t("stack_single", kind=t(f"kind_{handle.kind}")))
+        columns[0].markdown(t("stack_single", kind=t(f"model_kind_{handle.kind}")))  # (kind_* name the maps)
     kind = selection.self_attention_kind(result, view.stack)
     layers, heads, queries, keys = result.shape(kind)
     long = not result.is_complete  # a long text: one head at a time, pooled, with exact values for a block

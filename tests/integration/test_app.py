@@ -484,6 +484,13 @@ def test_a_long_prompt_for_a_decoder_is_read_and_shown_without_generating(tiny_f
     assert keyed_chart(at, "long_block")["layout"]["meta"]["view"] == "heatmap"
 
 
+@pytest.mark.parametrize(("lang", "said"), [("en", "this decoder-only model"), ("zh", "这个仅解码器模型")])
+def test_a_model_with_one_stack_is_named_by_its_kind(tiny_folder, lang, said):
+    at = open_app("self", model=tiny_folder("gpt2"), text="the cat sat", lang=lang)
+    assert_page_ok(at)
+    assert any(said in text.value for text in at.markdown)  # was "this decoder self-attention model"
+
+
 def select_table_row(at: AppTest, key: str, row: int) -> None:
     """Run the app as a click on row `row` of table `key` makes the browser run it (AppTest has no call for it).
 
