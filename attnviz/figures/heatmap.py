@@ -43,6 +43,11 @@ LABEL_ROOM_PX = 20  # along its axis, a 12 px label (its box is ~16 px tall; sla
 PLOT_MARGIN_PX = (250, 160)  # figure width and height the margins, colour bar and titles take from the plot
 
 
+def _room_for(labels: int, margin_px: int) -> int:
+    """A figure side that draws every one of `labels` tick labels readably (`readable_labels`) when it may."""
+    return margin_px + LABEL_ROOM_PX * (labels + 1)
+
+
 def readable_labels(plot_px: float, wanted: int) -> int:
     """How many tick labels fit `plot_px` px of axis readably: at most `wanted`, at least one."""
     return max(1, min(wanted, int(plot_px // LABEL_ROOM_PX)))
@@ -282,8 +287,8 @@ def _draw(
     if colours.log_scale:
         notes.append(text["log_scale"])
     notes += layout.notes
-    fig_width = style.width or clamp(260 + 16 * len(layout.key_labels), 520, 1200)
-    fig_height = style.height or clamp(220 + 16 * len(layout.query_labels), 420, 1200)
+    fig_width = style.width or clamp(_room_for(len(layout.key_labels), PLOT_MARGIN_PX[0]), 520, 1200)
+    fig_height = style.height or clamp(_room_for(len(layout.query_labels), PLOT_MARGIN_PX[1]), 420, 1200)
     has_masked = bool(np.isnan(values).any())
     trace = _trace(values, colours, text)
     fig = go.Figure([trace, masked_outline(values, text)] if has_masked else trace)

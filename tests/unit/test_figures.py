@@ -277,3 +277,13 @@ def test_whitespace_and_long_tokens_stay_readable():
     tokens = [Token(" ", 0, 1), Token("x" * 40, 1, 41)]
     fig = figures.heatmap(random_map(tokens))
     assert fig.layout.xaxis.ticktext[0] == "␣" and len(fig.layout.xaxis.ticktext[1]) == 16
+
+
+@pytest.mark.parametrize("count", [17, 30, 45])
+def test_a_heatmap_of_up_to_45_tokens_labels_every_token(count):
+    """The figure grows by a label's room per token (up to 1200 px), so a sentence's heatmap skips no label — a
+    skipped one could be the token marked unknown."""
+    amap = random_map(tokens_from([f"w{i}" for i in range(count)]), layers=1, heads=1, seed=count)
+    fig = figures.heatmap(amap, layers=[0], heads=[0])
+    assert list(fig.layout.xaxis.ticktext) == list(fig.layout.yaxis.ticktext) == [f"w{i}" for i in range(count)]
+    assert fig.layout.height <= 1200 and fig.layout.width <= 1200
