@@ -55,8 +55,13 @@ def _register_with_matplotlib(path: str) -> str:
     from matplotlib import font_manager
 
     if path not in _REGISTERED:
-        font_manager.fontManager.addfont(path)
-        _REGISTERED[path] = font_manager.FontProperties(fname=path).get_name()
+        family = font_manager.FontProperties(fname=path).get_name()
+        manager = font_manager.fontManager
+        # matplotlib's font cache is per user, not per environment: it may list the same family from another
+        # environment's copy of the package (or another file of that name); only this file may answer the family.
+        manager.ttflist = [entry for entry in manager.ttflist if entry.name != family or entry.fname == path]
+        manager.addfont(path)  # also clears findfont's cache
+        _REGISTERED[path] = family
     return _REGISTERED[path]
 
 

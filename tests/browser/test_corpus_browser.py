@@ -34,7 +34,7 @@ def test_the_corpus_page_opens_a_report_and_a_click_on_the_aer_map_opens_that_he
     with chromium() as page:
         page.goto(f"{app_url}/corpus?{urllib.parse.urlencode({'corpus': str(report)})}")
         wait_for_app(page, timeout_ms=180_000)
-        assert page.get_by_text("4 pairs", exact=False).first.is_visible()
+        assert page.get_by_text("pairs: 4", exact=False).first.is_visible()
         assert page.get_by_text("lines skipped: 2", exact=False).first.is_visible()
         chart = page.locator('[data-testid="stPlotlyChart"]').first
         chart.scroll_into_view_if_needed()

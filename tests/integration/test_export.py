@@ -103,6 +103,23 @@ def test_static_engine_draws_chinese_with_the_packaged_font_only():
     assert os.path.samefile(font_manager.findfont(font_manager.FontProperties(family=family)), path)
 
 
+def test_a_copy_of_the_font_that_matplotlibs_cache_lists_elsewhere_does_not_answer_its_family(tmp_path):
+    from matplotlib import font_manager
+
+    path = fonts.cjk_font_path()
+    stale = tmp_path / "another-environment" / path.name
+    stale.parent.mkdir()
+    shutil.copy(path, stale)
+    fonts.forget_matplotlib_font(path)
+    manager = font_manager.fontManager
+    manager.addfont(str(stale))  # as a per-user font cache written from another environment lists it, first
+    try:
+        family = fonts.matplotlib_families()[0]
+        assert os.path.samefile(font_manager.findfont(font_manager.FontProperties(family=family)), path)
+    finally:
+        manager.ttflist = [entry for entry in manager.ttflist if entry.fname != str(stale)]
+
+
 def test_static_engine_without_a_cjk_font_says_how_to_install_one(monkeypatch):
     monkeypatch.setattr(fonts, "cjk_font_path", lambda: None)
     with pytest.raises(AttnvizError, match="pylopdf-fonts-zh-cn"):
