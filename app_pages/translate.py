@@ -67,6 +67,6 @@ with shown_errors(view):
             gold_record(view.gold, view.gold_reverse if gold.both_directions else None) if gold is not None else {}
         )
         figure_export.shown_figures(view, shown, charts, result, replace(options, step=step), recorded=recorded)
-        truth_notes.step_table(view, scores)
+        truth_notes.step_table(view, scores, truth_notes.beams_of(result))
         if gold is not None:
             gold_panel.head_map(view, gold)

@@ -69,13 +69,23 @@ def step_line(view: ViewState, scores: list[selection.StepScore]) -> None:
         st.markdown(f"{line} **({t('truth_guess')})**" if score.unsure else line)
 
 
-def step_table(view: ViewState, scores: list[selection.StepScore]) -> None:
-    """Every step's score in a table, opened by itself when the model guessed somewhere."""
+def beams_of(result) -> int:
+    """The beams a generated result was written with, as its provenance records them (1: greedy or not recorded)."""
+    options = (getattr(result, "provenance", None) or {}).get("options") or {}
+    beams = options.get("num_beams", 1)
+    return beams if isinstance(beams, int) and beams > 0 else 1
+
+
+def step_table(view: ViewState, scores: list[selection.StepScore], beams: int = 1) -> None:
+    """Every step's score in a table, opened by itself when the model guessed somewhere; with beam search, a
+    sentence says why a written token need not be the step's most likely one."""
     if not scores:
         return
     t = tr(view)
     with st.expander(t("truth_steps_title"), expanded=any(score.unsure for score in scores)):
         st.caption(t("truth_steps_intro"))
+        if beams > 1:
+            st.caption(t("truth_steps_beams", beams=beams))
         rows = [
             {
                 t("truth_column_step"): score.step,

@@ -80,6 +80,8 @@ def _add_model_arguments(parser: argparse.ArgumentParser) -> None:
     text.add_argument("--input", "-i", type=Path, help="a UTF-8 file, one example per line (source<TAB>target)")
     source.add_argument("--target", help="target text to force-decode (encoder-decoder models)")
     source.add_argument("--generate", type=int, metavar="N", help="let the model write up to N tokens instead")
+    source.add_argument("--beams", type=int, metavar="N",
+                        help="with --generate: beams of beam search, 1 = greedy (default: the model's own setting)")  # fmt: skip
     source.add_argument("--device", default="auto", help="auto (npu → cuda → mps → cpu), cpu, cuda, npu, mps")
     source.add_argument("--truncate", action="store_true", help="keep the first tokens of too-long input")
     out = parser.add_argument_group("output")
@@ -238,6 +240,8 @@ def _check(args: argparse.Namespace) -> None:
         raise InputError("cli_generate_positive")
     if args.generate is not None and args.target is not None:
         raise InputError("cli_target_or_generate")
+    if getattr(args, "beams", None) is not None and args.generate is None:
+        raise InputError("cli_beams_need_generate")
     if args.input is not None and args.target is not None:
         raise InputError("cli_input_with_target")
     if args.command == "export":
@@ -328,7 +332,8 @@ def _capture(handle, example: Example, args: argparse.Namespace):
 
     _warn_language(handle, example, args)
     if args.generate is not None:
-        result = generation.generate(handle, example.text, max_new_tokens=args.generate)
+        result = generation.generate(handle, example.text, max_new_tokens=args.generate, truncate=args.truncate,
+                                     num_beams=args.beams)  # fmt: skip
     else:
         result = capture.capture(handle, example.text, example.target, truncate=args.truncate)
     for caveat in caveats.caveats(result):  # what the app's page says above the figures, as warning lines
@@ -461,7 +466,7 @@ def _loaded_model(name: str, device: str):
 
 
 def capture_options(args: argparse.Namespace) -> dict:
-    """The options an example is captured with, as its provenance records them."""
+    """The options an example is captured with, as its provenance records them (beside what generation recorded)."""
     mode = "generate" if args.generate is not None else "pair"
     return {"mode": mode, "max_new_tokens": args.generate, "truncate": args.truncate}
 

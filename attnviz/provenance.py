@@ -177,11 +177,18 @@ def view_provenance(provenance: dict | None, view: str, options: dict | None = N
     return base
 
 
+DECODING_OPTIONS = ("num_beams",)  # recorded by generation itself; kept when a caller records its own options
+
+
 def with_provenance(capture, handle, options: dict | None = None, **build_options):
     """`capture` (an AttentionCapture made with `handle`) as a file keeps it: with its provenance (`build_provenance`
     of its own texts and these capture `options`) and, in its meta, the model's alignment heads, so that the file,
     opened where the model is not, draws what the live capture draws."""
-    provenance = build_provenance(handle, capture.source_text, capture.target_text, options, **build_options)
+    recorded = (capture.provenance or {}).get("options") or {}
+    kept = {name: recorded[name] for name in DECODING_OPTIONS if name in recorded}
+    provenance = build_provenance(
+        handle, capture.source_text, capture.target_text, {**kept, **(options or {})}, **build_options
+    )
     meta = {**capture.meta, ALIGNMENT_HEADS: [[int(layer), int(head)] for layer, head in handle.alignment_heads]}
     return replace(capture, provenance=provenance, meta=meta)
 

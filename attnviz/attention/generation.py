@@ -1,4 +1,10 @@
-"""Record a model writing (greedy decoding): for every generated token, what it attended to when it was produced."""
+"""Record a model writing: for every generated token, what it attended to when it was produced.
+
+The model decodes as its generation config says (`num_beams`; the embedded translators use beam search), or greedily.
+Beam search runs first, unrecorded, to choose the text; then the model writes that text once more, one token at a
+time with batch 1, while the recorder listens. Each step is then exactly the computation the model made for that
+token given the tokens before it, and its score is the model's own probability of it (which beam search, unlike
+greedy decoding, need not have ranked first)."""
 
 from __future__ import annotations
 
@@ -10,6 +16,7 @@ import torch
 from attnviz import usage
 from attnviz.attention.batching import decoder_start, pad_id_of, sequence_tokens, start_token
 from attnviz.attention.encoding import Encoded, check_text, encode
+from attnviz.attention.forcing import ForcedTokens, decoding_beams
 from attnviz.attention.recorder import WeightRecorder, recording
 from attnviz.errors import InputError
 from attnviz.memory import check_budget, check_text_length
@@ -19,8 +26,13 @@ from attnviz.tokens import special_ids, tokens_for_ids
 from attnviz.types import AttentionCapture, AttentionMap, GenerationStep, Token, map_specs
 
 
-def generate(handle: ModelHandle, text: str, max_new_tokens: int = 32, truncate: bool = False) -> AttentionCapture:
-    """Let the model write (greedy decoding) and record, for every generated token, what it attended to.
+def generate(
+    handle: ModelHandle, text: str, max_new_tokens: int = 32, truncate: bool = False, num_beams: int | None = None
+) -> AttentionCapture:
+    """Let the model write and record, for every generated token, what it attended to.
+
+    `num_beams`: 1 decodes greedily, more runs beam search; None takes the model's generation config (the embedded
+    translators: beam search, `attnviz.demo.DEMO_BEAMS` beams).
 
     Encoder-decoder models: `steps[i]` holds the decoder self-attention and cross-attention of the step that produced
     token i, and the "encoder", "decoder" and "cross" maps cover the whole generated target (the same rows stacked).
@@ -44,29 +56,39 @@ def generate(handle: ModelHandle, text: str, max_new_tokens: int = 32, truncate:
         source = encode(tokenizer, text, limit=limit, truncate=truncate, model_name=handle.name)
     written = 0 if handle.is_seq2seq else max_new_tokens  # decoder-only: the prompt and what is written share a stack
     check_budget(handle, len(source.ids) + written, max_new_tokens if handle.is_seq2seq else 0, mode="full")
+    beams = decoding_beams(model, num_beams)
     input_ids = torch.tensor([source.ids], device=model.device)
+    first = 1 if handle.is_seq2seq else len(source.ids)  # where written ids start: seq2seq after the start token
+    options = dict(
+        input_ids=input_ids,
+        attention_mask=torch.ones_like(input_ids),
+        max_new_tokens=max_new_tokens,
+        **read.generate_options(),  # NLLB: the target language's code, forced as the first token written
+        do_sample=False,
+        pad_token_id=pad_id_of(tokenizer, model),
+    )
+    chosen = None
+    if beams > 1:
+        with torch.no_grad():
+            chosen = model.generate(**options, num_beams=beams, num_return_sequences=1)[0, first:].tolist()
     with recording(model) as recorder:
         recorder.defer_norms = True  # value norms of each module's last call only: the one that sees every key
         output = model.generate(
-            input_ids=input_ids,
-            attention_mask=torch.ones_like(input_ids),
-            max_new_tokens=max_new_tokens,
-            **read.generate_options(),  # NLLB: the target language's code, forced as the first token written
-            do_sample=False,
+            **options,
             num_beams=1,
-            pad_token_id=pad_id_of(tokenizer, model),
+            logits_processor=[] if chosen is None else [ForcedTokens(chosen, first, tokenizer.eos_token_id)],
             return_dict_in_generate=True,
             output_logits=True,  # the model's own next-token logits, before any generation rule changes them
         )
     sequence = output.sequences[0].tolist()
     roles = recorder.modules_by_role(handle.is_seq2seq)
-    generated = sequence[1:] if handle.is_seq2seq else sequence[len(source.ids) :]  # seq2seq: after the start token
+    generated = sequence[first:]
     if handle.is_seq2seq:
         written = _seq2seq_generation(handle, text, source, generated, recorder, roles)
     else:
         written = _decoder_generation(handle, text, source, generated, recorder, roles)
     written = replace(written, steps=scored_steps(tokenizer, written.steps, generated, output.logits))
-    options = {"mode": "generate", "max_new_tokens": max_new_tokens}
+    options = {"mode": "generate", "max_new_tokens": max_new_tokens, "num_beams": beams}
     if truncate:  # recorded when asked: a file says that its text was cut
         options["truncate"] = True
     return replace(written, provenance=build_provenance(handle, text, written.target_text, options | read.options()))

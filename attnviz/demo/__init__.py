@@ -24,6 +24,9 @@ ASSETS_DIR = REPO_ROOT / "assets"
 CORPUS_DIR = ASSETS_DIR / "corpus"
 MODELS_DIR = ASSETS_DIR / "models"
 DIRECTIONS = ("zh-en", "en-zh")
+# The translators decode by beam search (generation_config.json `num_beams`): held-out chrF en→zh 27.6 greedy,
+# 30.1 with 5 beams; zh→en 47.8 → 49.3. attnviz replays the chosen text token by token to record it.
+DEMO_BEAMS = 5
 
 
 def model_dir(direction: str) -> Path:

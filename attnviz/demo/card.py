@@ -213,6 +213,15 @@ each; no hand alignments):
 """
 
 
+def _decoding(beams: int) -> str:
+    """How the scored translations were written."""
+    if beams <= 1:
+        return "greedy translations"
+    return (
+        f"translations the model writes by default (beam search, {beams} beams, as its `generation_config.json` says)"
+    )
+
+
 def _heldout_scores(config: TrainConfig, scores) -> str:
     grammar = scores.grammar
     grammar_row = (
@@ -224,7 +233,7 @@ def _heldout_scores(config: TrainConfig, scores) -> str:
     return f"""## Held-out scores
 Computed by `attnviz.demo.evaluate.evaluate` (`python -m attnviz.demo.evaluate --direction {config.direction}`) and
 checked by `tests/integration/test_demo_models.py`, on pairs never seen in training (nor any near duplicate of them).
-*BLEU*, *chrF*: sacrebleu's corpus scores of the greedy translations of the held-out HSK sentences{
+*BLEU*, *chrF*: sacrebleu's corpus scores of the {_decoding(scores.beams)} of the held-out HSK sentences{
         " (BLEU with its zh tokenizer)" if config.languages[1] == "zh" else ""
     }. *Unknown*: the share of inputs in which the
 tokenizer finds a piece outside its vocabulary. *AER*: alignment error rate (Och & Ney) of the default alignment

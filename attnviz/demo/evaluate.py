@@ -3,7 +3,8 @@
     python -m attnviz.demo.evaluate --direction zh-en                # print the scores
     python -m attnviz.demo.evaluate --direction zh-en --write-card   # and rewrite the model card (attnviz.demo.card)
 
-HSK held-out (assets/corpus/heldout.tsv): BLEU and chrF of the greedy translations (sacrebleu; BLEU with its "zh"
+HSK held-out (assets/corpus/heldout.tsv): BLEU and chrF of the translations the model writes by default (its
+generation_config.json: beam search with attnviz.demo.DEMO_BEAMS beams, as the app writes them) (sacrebleu; BLEU with its "zh"
 tokenizer for Chinese output), and the share of inputs in which the tokenizer finds an unknown piece. AER of the
 default alignment view on the hand-aligned held-out pairs (assets/corpus/heldout-gold.tsv, attnviz.demo.gold): the
 alignment head (config `alignment_heads`) while force-decoding the reference, pieces merged into words, each target
@@ -38,7 +39,7 @@ from attnviz.demo.pairs import Pair, read_tsv
 from attnviz.errors import InputError
 from attnviz.models import without_sacremoses_request
 
-BATCH_SIZE = 256  # few long batches: greedy decoding costs per step, not per sentence
+BATCH_SIZE = 256  # few long batches: decoding costs per step, not per sentence
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,7 @@ class Scores:
     grammar: dict[str, float] = field(default_factory=dict)  # pairs, exact_match, aer, aer_argmax
     examples: list[tuple[str, str, str]] = field(default_factory=list)  # (input, reference, translation)
     tatoeba: dict[str, float] = field(default_factory=dict)  # pairs, bleu, chrf, unknown_share
+    beams: int = 1  # the beams the translations were decoded with (1: greedy)
 
 
 def load(folder: Path):
@@ -76,11 +78,11 @@ def same_text(a: str, b: str) -> bool:
 
 @torch.no_grad()
 def translate(model, tokenizer, texts: list[str], batch_size: int = BATCH_SIZE) -> list[str]:
-    """Greedy translations, batched."""
+    """The model's translations as its generation config decodes them (beam search or greedy), batched."""
     out = []
     for start in range(0, len(texts), batch_size):
         batch = tokenizer(texts[start : start + batch_size], return_tensors="pt", padding=True)
-        generated = model.generate(**batch)  # greedy, at most 64 tokens: the generation_config.json settings
+        generated = model.generate(**batch)  # beams and at most 64 tokens: the generation_config.json settings
         out += tokenizer.batch_decode(generated, skip_special_tokens=True)
     return out
 
@@ -222,7 +224,7 @@ def grammar_scores(model, tokenizer, pairs: list[Pair], weighting: str = "weight
 
 
 def translation_part(model, tokenizer, pairs: list[Pair]) -> tuple[dict[str, float], list[tuple[str, str, str]]]:
-    """BLEU, chrF and the unknown share of the greedy translations of `pairs`, and (input, reference, output)."""
+    """BLEU, chrF and the unknown share of the model's translations of `pairs`, and (input, reference, output)."""
     source_lang, target_lang = languages(tokenizer)
     sources, references = [p.text(source_lang) for p in pairs], [p.text(target_lang) for p in pairs]
     hypotheses = translate(model, tokenizer, sources)
@@ -256,6 +258,7 @@ def evaluate(
         grammar_scores(model, tokenizer, list(grammar), weighting) if grammar else {},
         examples,
         translation_part(model, tokenizer, list(tatoeba))[0] if tatoeba else {},
+        int(model.generation_config.num_beams or 1),
     )
 
 

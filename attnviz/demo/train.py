@@ -32,7 +32,7 @@ import torch
 import torch.nn.functional as F
 from tqdm import tqdm
 
-from attnviz.demo import CORPUS_DIR, DIRECTIONS, model_dir
+from attnviz.demo import CORPUS_DIR, DEMO_BEAMS, DIRECTIONS, model_dir
 from attnviz.demo.alignment import gold_attention, piece_words, word_groups_under_pieces
 from attnviz.demo.config import TRAINING_RECORD, TrainConfig, continue_from
 from attnviz.demo.corpus import load_corpus
@@ -199,7 +199,7 @@ def build_model(config: TrainConfig, tokenizer):
         forced_eos_token_id=eos,
         bad_words_ids=[[pad]],
         max_new_tokens=64,
-        num_beams=1,
+        num_beams=DEMO_BEAMS,
         do_sample=False,
     )
     return model

@@ -178,6 +178,7 @@ STRINGS: dict[str, dict[str, str]] = {
         # attnviz.cli
         "error.cli_index_list": "--{option} takes an index, a comma-separated list (0,2) or 'all'; got {value!r}.",
         "error.cli_generate_positive": "--generate takes a positive number of tokens.",
+        "error.cli_beams_need_generate": "--beams sets how the model writes: give it with --generate N.",
         "error.cli_target_or_generate": "Give either --target (force-decode a given target) or --generate (let the "
         "model write).",
         "error.cli_input_with_target": "With --input, put each target after a tab on its line instead of using "
@@ -301,6 +302,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.generate_needs_decoder": "{model} is an encoder-only model and cannot generate text; use capture "
         "instead.",
         "error.max_new_tokens_invalid": "max_new_tokens must be a positive whole number, not {value!r}.",
+        "error.num_beams_invalid": "The number of beams must be a whole number from 1 (greedy) to {limit}, not {value!r}.",
         "error.layer_heads_do_not_divide": "hidden_size {hidden} must be a positive multiple of num_heads {heads}.",
         "error.layer_kv_heads_do_not_divide": "num_heads {heads} must be a multiple of num_kv_heads {kv_heads} "
         "(grouped-query attention).",
@@ -510,6 +512,7 @@ STRINGS: dict[str, dict[str, str]] = {
         # attnviz.cli
         "error.cli_index_list": "--{option} 需要一个编号、逗号分隔的列表（0,2）或 'all'；收到的是 {value!r}。",
         "error.cli_generate_positive": "--generate 需要一个正的词元数。",
+        "error.cli_beams_need_generate": "--beams 决定模型如何写出译文：请与 --generate N 一起使用。",
         "error.cli_target_or_generate": "--target（强制解码给定的目标文本）与 --generate（让模型自己写）只能二选一。",
         "error.cli_input_with_target": "使用 --input 时，请把每行的目标文本写在该行的制表符之后，而不要用 --target。",
         "error.cli_scale_positive": "--scale 必须是正数。",
@@ -621,6 +624,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "{limit} 个词元（truncate=True）。",
         "error.generate_needs_decoder": "{model} 是仅编码器模型，不能生成文本；请改用 capture。",
         "error.max_new_tokens_invalid": "max_new_tokens 必须是正整数，而不是 {value!r}。",
+        "error.num_beams_invalid": "束搜索的束数必须是 1（贪心解码）到 {limit} 之间的整数，而不是 {value!r}。",
         "error.layer_heads_do_not_divide": "hidden_size {hidden} 必须是 num_heads {heads} 的正整数倍。",
         "error.layer_kv_heads_do_not_divide": "num_heads {heads} 必须是 num_kv_heads {kv_heads} 的整数倍（分组查询注意力）。",
         "error.mask_type_unknown": "未知的 mask_type {mask_type!r}；请使用 {choices} 之一。",

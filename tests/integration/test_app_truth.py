@@ -87,6 +87,14 @@ def test_step_scores_show_how_sure_the_model_was():
     assert_page_ok(at)
     first = next(m.value for m in at.markdown if m.value.startswith("Token #1: the model wrote"))
     assert f"probability {table['Probability'][0]:.2f}" in first
+    captions = " ".join(c.value for c in at.caption)
+    assert "beam search with 5 beams" in captions  # the embedded translators' own decoding, said where scores are
+
+
+def test_step_scores_say_beam_search_in_the_chinese_ui():
+    at = open_app(text="谢谢你的帮助", mode="generate", words=0, hide=0, lang="zh")
+    assert_page_ok(at)
+    assert "束搜索（5 束）" in " ".join(c.value for c in at.caption)
 
 
 def test_seed_example_has_no_warning():

@@ -12,6 +12,7 @@ import torch
 from attnviz import caveats
 from attnviz.attention.generation import TOP_ALTERNATIVES, generate
 from attnviz.cli import main
+from attnviz.errors import InputError
 from attnviz.models import load_model
 
 
@@ -69,3 +70,98 @@ def test_the_cli_says_nothing_for_the_seed_example(capsys, tmp_path):
     code = main(["capture", "--model", "demo-zh-en", "--text", "早上好！", "--generate", "8", "-o",
                  str(tmp_path / "c.json")])  # fmt: skip
     assert code == 0 and "warning" not in capsys.readouterr().err
+
+
+def _beam_ids(handle, text: str, beams: int, max_new_tokens: int) -> list[int]:
+    """What transformers' own beam search writes for `text` (the ids after the start token or the prompt)."""
+    ids = torch.tensor([handle.tokenizer(text)["input_ids"]])
+    with torch.no_grad():
+        out = handle.model.generate(input_ids=ids, attention_mask=torch.ones_like(ids), max_new_tokens=max_new_tokens,
+                                    num_beams=beams, do_sample=False, pad_token_id=handle.tokenizer.pad_token_id
+                                    if handle.tokenizer.pad_token_id is not None else handle.tokenizer.eos_token_id)  # fmt: skip
+    return out[0, 1 if handle.is_seq2seq else ids.shape[1] :].tolist()
+
+
+@pytest.mark.parametrize("family", ["marian", "gpt2"])
+def test_beam_search_writes_what_the_models_beam_search_writes(tiny_folder, family):
+    handle = load_model(tiny_folder(family), "cpu")
+    result = generate(handle, "早上好！Good morning", max_new_tokens=6, num_beams=3)
+    expected = _beam_ids(handle, "早上好！Good morning", 3, 6)
+    assert len(result.steps) == len(expected)
+    assert result.provenance["options"]["num_beams"] == 3
+    decoded = handle.tokenizer.decode(expected, skip_special_tokens=True, clean_up_tokenization_spaces=False).strip()
+    assert result.target_text == decoded
+    assert all(0 < step.probability <= 1 for step in result.steps)
+
+
+def test_beam_search_steps_are_the_models_teacher_forced_computation(tiny_folder):
+    """Each replayed step equals a forced eager pass over the beam's ids: attention rows and the token's probability."""
+    handle = load_model(tiny_folder("marian"), "cpu")
+    text = "I like studying very much"
+    result = generate(handle, text, max_new_tokens=8, num_beams=4)
+    ids = _beam_ids(handle, text, 4, 8)
+    model = type(handle.model).from_pretrained(tiny_folder("marian"), attn_implementation="eager").eval()
+    source = torch.tensor([handle.tokenizer(text)["input_ids"]])
+    decoder_input = torch.tensor([[model.config.decoder_start_token_id] + ids[:-1]])
+    with torch.no_grad():
+        out = model(input_ids=source, decoder_input_ids=decoder_input, output_attentions=True)
+    probabilities = torch.softmax(out.logits[0].float(), dim=-1)  # (steps, vocab)
+    for i, step in enumerate(result.steps):
+        cross = np.stack([layer[0, :, i].numpy() for layer in out.cross_attentions])  # (layers, heads, source)
+        np.testing.assert_allclose(step.cross_weights, cross, atol=1e-5)
+        own = np.stack([layer[0, :, i, : i + 1].numpy() for layer in out.decoder_attentions])
+        np.testing.assert_allclose(step.self_weights, own, atol=1e-5)
+        assert step.probability == pytest.approx(float(probabilities[i, ids[i]]), rel=1e-4)
+
+
+def test_the_replay_writes_a_forced_sequence_and_keeps_the_models_own_logits(tiny_folder):
+    from attnviz.attention.forcing import ForcedTokens
+
+    handle = load_model(tiny_folder("gpt2"), "cpu")
+    ids = torch.tensor([handle.tokenizer("Good morning")["input_ids"]])
+    model = handle.model
+    with torch.no_grad():
+        greedy = model.generate(input_ids=ids, max_new_tokens=3, do_sample=False, num_beams=1,
+                                pad_token_id=handle.tokenizer.eos_token_id)[0, ids.shape[1] :].tolist()  # fmt: skip
+        forced = [(token + 1) % model.config.vocab_size for token in greedy]  # never greedy's choice
+        out = model.generate(input_ids=ids, max_new_tokens=3, do_sample=False, num_beams=1,
+                             pad_token_id=handle.tokenizer.eos_token_id, return_dict_in_generate=True, output_logits=True,
+                             logits_processor=[ForcedTokens(forced, ids.shape[1], handle.tokenizer.eos_token_id)])  # fmt: skip
+        assert out.sequences[0, ids.shape[1] :].tolist() == forced
+        teacher = model(input_ids=torch.cat([ids, torch.tensor([forced[:-1]])], dim=1)).logits[0, ids.shape[1] - 1 :]
+    torch.testing.assert_close(torch.cat(out.logits), teacher, atol=1e-5, rtol=1e-5)
+
+
+def test_the_beam_count_comes_from_the_model_or_is_refused(tiny_folder):
+    from attnviz.attention.forcing import MAX_BEAMS, decoding_beams
+
+    handle = load_model(tiny_folder("marian"), "cpu")
+    assert decoding_beams(handle.model, None) == (handle.model.generation_config.num_beams or 1)
+    assert decoding_beams(handle.model, 4) == 4
+    for bad in (0, -1, MAX_BEAMS + 1, 2.5, True, "3"):
+        with pytest.raises(InputError, match="beams"):
+            generate(handle, "Good morning", num_beams=bad)
+
+
+def test_the_embedded_translators_decode_by_beam_search_and_say_so():
+    from attnviz.demo import DEMO_BEAMS
+
+    handle = load_model("demo-en-zh", "cpu")
+    assert handle.model.generation_config.num_beams == DEMO_BEAMS > 1
+    result = generate(handle, "Good morning!")
+    assert result.target_text == "早上好！"
+    assert result.provenance["options"]["num_beams"] == DEMO_BEAMS
+
+
+def test_the_cli_takes_beams_with_generate_only(capsys, tmp_path):
+    out = tmp_path / "c.json"
+    assert main(["capture", "-m", "demo-zh-en", "-t", "早上好！", "--beams", "2", "-o", str(out)]) == 2
+    assert "--generate" in capsys.readouterr().err
+    assert (
+        main(["capture", "-m", "demo-zh-en", "-t", "早上好！", "--generate", "8", "--beams", "0", "-o", str(out)]) == 2
+    )
+    assert "beams" in capsys.readouterr().err
+    assert (
+        main(["capture", "-m", "demo-zh-en", "-t", "早上好！", "--generate", "8", "--beams", "1", "-o", str(out)]) == 0
+    )
+    assert json.loads(out.read_text(encoding="utf-8"))["provenance"]["options"]["num_beams"] == 1

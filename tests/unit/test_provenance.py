@@ -160,7 +160,13 @@ def test_a_generation_and_a_lazy_capture_say_what_made_them(marian):
     from attnviz.attention.ondemand import capture_lazy
 
     written = generate(marian, "早上好！", max_new_tokens=3)
-    _made_by(written.provenance, marian, "早上好！", written.target_text, {"mode": "generate", "max_new_tokens": 3})
+    _made_by(
+        written.provenance,
+        marian,
+        "早上好！",
+        written.target_text,
+        {"mode": "generate", "max_new_tokens": 3, "num_beams": 1},
+    )
     lazy = capture_lazy(marian, "早上好！", "Good morning!")
     _made_by(lazy.provenance, marian, "早上好！", "Good morning!", {"mode": "lazy", "truncate": False})
     assert lazy.to_capture().provenance == lazy.provenance
