@@ -92,12 +92,13 @@ def _device(view: ViewState) -> str:
 def write(view: ViewState | None = None) -> Path:
     """Compute the view's capture (default: the default view) with its model on CPU, as the page does, and save it
     with its manifest. Returns the capture's path."""
-    from app_pages import caches
+    from app_pages import caches, model_runs
     from attnviz.export.schema import capture_to_npz
     from attnviz.models import load_model
 
     view = view or ViewState()
     wanted = input_of(view)
+    model_runs.use_interactive_threads()  # the app's thread count: another one sums in another order (other bits)
     handle = load_model(view.model, "cpu")
     capture = caches.compute_analysis(handle, wanted["text"], wanted["target"], wanted["mode"], wanted["truncate"])
     FOLDER.mkdir(parents=True, exist_ok=True)

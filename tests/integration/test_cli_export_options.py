@@ -128,7 +128,7 @@ def test_captures_the_cli_writes_carry_their_provenance(capsys, tmp_path, suffix
     assert (recorded["device"], recorded["dtype"]) == ("cpu", "float32")
     assert recorded["versions"]["attnviz"] and recorded["versions"]["transformers"]
     assert (recorded["source_text"], recorded["target_text"]) == ("早上好！", loaded.target_text)
-    assert recorded["options"] == {"mode": "generate", "max_new_tokens": 8, "truncate": False}
+    assert recorded["options"] == {"mode": "generate", "max_new_tokens": 8, "truncate": False, "num_beams": 5}
     assert recorded["captured_at"].endswith("Z")
     assert alignment_heads_of(loaded) == [(2, 0)]  # what the alignment view needs where the model is not
 

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from app_pages import caches, first_view, startup
+from app_pages import caches, first_view, model_runs, startup
 from app_pages.state import ViewState
 from attnviz.export.schema import capture_from_npz
 from attnviz.models import catalogue_folder, load_model
@@ -34,6 +34,7 @@ def test_the_saved_first_view_is_what_the_shipped_model_computes_now():
     assert manifest["files_sha256"] == first_view.model_files_sha256(folder), "python -m app_pages.first_view"
     saved = capture_from_npz(first_view.FOLDER / manifest["file"])
     wanted = manifest["input"]
+    model_runs.use_interactive_threads()  # as the app computes: its thread count sums in its order
     handle = load_model(DEFAULT.model, "cpu")
     fresh = caches.compute_analysis(handle, wanted["text"], wanted["target"], wanted["mode"], wanted["truncate"])
     assert saved.source_text == fresh.source_text and saved.target_text == fresh.target_text
