@@ -66,6 +66,8 @@ def step_line(view: ViewState, scores: list[selection.StepScore]) -> None:
         )
         line = t("truth_step_line", step=score.step, token=f"“{shown(score.token)}”",
                  probability=f"{score.probability:.2f}", alternatives=alternatives)  # fmt: skip
+        if not score.ranked_first:
+            line += " " + t("truth_beam_chose")
         st.markdown(f"{line} **({t('truth_guess')})**" if score.unsure else line)
 
 

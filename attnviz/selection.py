@@ -263,6 +263,7 @@ class StepScore:
     probability: float  # what the model gave it at that step
     alternatives: tuple[tuple[str, float], ...]  # the step's most probable tokens (text, probability), best first
     unsure: bool  # below caveats.UNSURE_BELOW: a guess
+    ranked_first: bool = True  # the step's most likely token (beam search may write another: it ranks whole texts)
 
 
 def step_scores(result: AttentionResult) -> list[StepScore]:
@@ -270,7 +271,14 @@ def step_scores(result: AttentionResult) -> list[StepScore]:
     from attnviz.caveats import UNSURE_BELOW
 
     return [
-        StepScore(index, step.token, step.probability, step.alternatives, step.probability < UNSURE_BELOW)
+        StepScore(
+            index,
+            step.token,
+            step.probability,
+            step.alternatives,
+            step.probability < UNSURE_BELOW,
+            not step.alternatives or step.probability >= step.alternatives[0][1],
+        )
         for index, step in enumerate(getattr(result, "steps", None) or [], start=1)
         if step.probability is not None
     ]

@@ -18,7 +18,7 @@ from attnviz.attention.batching import decoder_start, pad_id_of, sequence_tokens
 from attnviz.attention.encoding import Encoded, check_text, encode
 from attnviz.attention.forcing import ForcedTokens, decoding_beams
 from attnviz.attention.recorder import WeightRecorder, recording
-from attnviz.errors import InputError
+from attnviz.errors import AttnvizError, InputError
 from attnviz.memory import check_budget, check_text_length
 from attnviz.models import ModelHandle
 from attnviz.provenance import build_provenance
@@ -55,8 +55,9 @@ def generate(
     with usage.applied(tokenizer, read):
         source = encode(tokenizer, text, limit=limit, truncate=truncate, model_name=handle.name)
     written = 0 if handle.is_seq2seq else max_new_tokens  # decoder-only: the prompt and what is written share a stack
-    check_budget(handle, len(source.ids) + written, max_new_tokens if handle.is_seq2seq else 0, mode="full")
     beams = decoding_beams(model, num_beams)
+    # Beam search holds `beams` sequences at once; the recorded replay, one.
+    check_budget(handle, len(source.ids) + written, max_new_tokens if handle.is_seq2seq else 0, "full", batch=beams)
     input_ids = torch.tensor([source.ids], device=model.device)
     first = 1 if handle.is_seq2seq else len(source.ids)  # where written ids start: seq2seq after the start token
     options = dict(
@@ -64,22 +65,11 @@ def generate(
         attention_mask=torch.ones_like(input_ids),
         max_new_tokens=max_new_tokens,
         **read.generate_options(),  # NLLB: the target language's code, forced as the first token written
-        do_sample=False,
+        do_sample=False,  # deterministic whatever the config says of sampling: a capture can be made again
+        num_return_sequences=1,
         pad_token_id=pad_id_of(tokenizer, model),
     )
-    chosen = None
-    if beams > 1:
-        with torch.no_grad():
-            chosen = model.generate(**options, num_beams=beams, num_return_sequences=1)[0, first:].tolist()
-    with recording(model) as recorder:
-        recorder.defer_norms = True  # value norms of each module's last call only: the one that sees every key
-        output = model.generate(
-            **options,
-            num_beams=1,
-            logits_processor=[] if chosen is None else [ForcedTokens(chosen, first, tokenizer.eos_token_id)],
-            return_dict_in_generate=True,
-            output_logits=True,  # the model's own next-token logits, before any generation rule changes them
-        )
+    output, recorder = _write(model, options, beams, first)
     sequence = output.sequences[0].tolist()
     roles = recorder.modules_by_role(handle.is_seq2seq)
     generated = sequence[first:]
@@ -92,6 +82,28 @@ def generate(
     if truncate:  # recorded when asked: a file says that its text was cut
         options["truncate"] = True
     return replace(written, provenance=build_provenance(handle, text, written.target_text, options | read.options()))
+
+
+def _write(model, options: dict, beams: int, first: int):
+    """The model writes under the recorder: greedily, or (beams > 1) the ids that an unrecorded beam search chose,
+    replayed one token at a time with batch 1. Returns (generate's output with raw logits, the recorder)."""
+    chosen = None
+    if beams > 1:
+        with torch.no_grad():
+            chosen = model.generate(**options, num_beams=beams)[0, first:].tolist()
+        options = options | {"max_new_tokens": len(chosen)}
+    with recording(model) as recorder:
+        recorder.defer_norms = True  # value norms of each module's last call only: the one that sees every key
+        output = model.generate(
+            **options,
+            num_beams=1,
+            logits_processor=None if chosen is None else [ForcedTokens(chosen, first)],
+            return_dict_in_generate=True,
+            output_logits=True,  # the model's own next-token logits, before any generation rule changes them
+        )
+    if chosen is not None and output.sequences[0, first:].tolist() != chosen:  # a stop rule cut the replay short
+        raise AttnvizError("generate_replay_differs", model=getattr(model.config, "name_or_path", ""))
+    return output, recorder
 
 
 TOP_ALTERNATIVES = 5  # the most probable tokens kept for each step

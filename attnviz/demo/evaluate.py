@@ -4,7 +4,8 @@
     python -m attnviz.demo.evaluate --direction zh-en --write-card   # and rewrite the model card (attnviz.demo.card)
 
 HSK held-out (assets/corpus/heldout.tsv): BLEU and chrF of the translations the model writes by default (its
-generation_config.json: beam search with attnviz.demo.DEMO_BEAMS beams, as the app writes them) (sacrebleu; BLEU with its "zh"
+generation_config.json: beam search with attnviz.demo.DEMO_BEAMS beams, as the app decodes too; here in padded
+batches, so a sentence may now and then come out otherwise than alone) (sacrebleu; BLEU with its "zh"
 tokenizer for Chinese output), and the share of inputs in which the tokenizer finds an unknown piece. AER of the
 default alignment view on the hand-aligned held-out pairs (assets/corpus/heldout-gold.tsv, attnviz.demo.gold): the
 alignment head (config `alignment_heads`) while force-decoding the reference, pieces merged into words, each target

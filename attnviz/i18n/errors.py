@@ -302,6 +302,9 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.generate_needs_decoder": "{model} is an encoder-only model and cannot generate text; use capture "
         "instead.",
         "error.max_new_tokens_invalid": "max_new_tokens must be a positive whole number, not {value!r}.",
+        "error.generate_replay_differs": "Replaying the text beam search chose for {model} wrote something else; "
+        "nothing is shown rather than steps the model did not take. Ask for greedy decoding instead (num_beams=1; "
+        "on the command line, --beams 1).",
         "error.num_beams_invalid": "The number of beams must be a whole number from 1 (greedy) to {limit}, not {value!r}.",
         "error.layer_heads_do_not_divide": "hidden_size {hidden} must be a positive multiple of num_heads {heads}.",
         "error.layer_kv_heads_do_not_divide": "num_heads {heads} must be a multiple of num_kv_heads {kv_heads} "
@@ -624,6 +627,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "{limit} 个词元（truncate=True）。",
         "error.generate_needs_decoder": "{model} 是仅编码器模型，不能生成文本；请改用 capture。",
         "error.max_new_tokens_invalid": "max_new_tokens 必须是正整数，而不是 {value!r}。",
+        "error.generate_replay_differs": "重放束搜索为 {model} 选出的译文时写出了别的内容；为免显示模型没有走过的步骤，这里不显示结果。"
+        "请改用贪心解码（num_beams=1；命令行中用 --beams 1）。",
         "error.num_beams_invalid": "束搜索的束数必须是 1（贪心解码）到 {limit} 之间的整数，而不是 {value!r}。",
         "error.layer_heads_do_not_divide": "hidden_size {hidden} 必须是 num_heads {heads} 的正整数倍。",
         "error.layer_kv_heads_do_not_divide": "num_heads {heads} 必须是 num_kv_heads {kv_heads} 的整数倍（分组查询注意力）。",

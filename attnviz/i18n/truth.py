@@ -46,6 +46,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "truth_steps_beams": "The model wrote by beam search with {beams} beams: at each step it kept the {beams} "
         "best partial translations and chose the best whole one at the end, so a token it wrote need not be the most "
         "likely one at its step. Every row here is the model's own computation for the text it chose.",
+        "truth_beam_chose": "It was not the most likely token here: beam search chose it because the whole "
+        "translation it belongs to scored best.",
         "truth_column_step": "Token #",
         "truth_column_token": "Token written",
         "truth_column_probability": "Probability",
@@ -84,6 +86,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "truth_language_en": "英文",
         "truth_steps_title": "模型对写出的每个词元有多确定",
         "truth_steps_intro": "对它写出的每个词元：模型给它的概率，以及它认为那里最可能的词元。概率低表示模型在猜。",
+        "truth_beam_chose": "它不是这里最可能的词元：束搜索选了它，因为它所在的整句译文得分最高。",
         "truth_steps_beams": "模型用束搜索（{beams} 束）写出译文：每一步保留 {beams} 个最好的部分译文，最后选出整体最好的一个，"
         "所以它写出的词元不一定是该步最可能的那个。这里每一行都是模型为它选定的译文实际算出的结果。",
         "truth_step_line": "第 {step} 个词元：模型以概率 {probability} 写出了{token}；它最看好的是{alternatives}。",

@@ -91,6 +91,21 @@ def test_step_scores_show_how_sure_the_model_was():
     assert "beam search with 5 beams" in captions  # the embedded translators' own decoding, said where scores are
 
 
+def test_a_token_beam_search_chose_over_the_most_likely_one_is_said_to_be_so():
+    at = open_app(model="demo-en-zh", text=ENGLISH, mode="generate", words=0, hide=0)
+    assert_page_ok(at)
+    table = at.dataframe[0].value
+    said = []
+    for step in range(1, len(table) + 1):
+        at.slider(key="w_step").set_value(step).run()
+        line = next(m.value for m in at.markdown if m.value.startswith(f"Token #{step}: the model wrote"))
+        top = float(table["Most likely tokens"][step - 1].split(", ")[0].rsplit(" ", 1)[1])
+        said.append("beam search chose it" in line)
+        written = table["Probability"][step - 1]  # 3 decimals; the alternatives show 2
+        assert written <= top + 0.005 if said[-1] else written >= top - 0.005  # said only where it was not the top
+    assert any(said)  # on this sentence beam search writes a token that was not its step's most likely one
+
+
 def test_step_scores_say_beam_search_in_the_chinese_ui():
     at = open_app(text="谢谢你的帮助", mode="generate", words=0, hide=0, lang="zh")
     assert_page_ok(at)

@@ -27,14 +27,25 @@ def server_loading(monkeypatch):
     monkeypatch.setattr(caches, "cached_model", no_model)
 
 
-def test_the_saved_first_view_is_what_the_shipped_model_computes_now():
+@pytest.fixture
+def app_threads():
+    """The app's torch thread count for one test, the earlier one restored after it."""
+    import torch
+
+    before = torch.get_num_threads()
+    model_runs.use_interactive_threads()
+    yield
+    torch.set_num_threads(before)
+
+
+def test_the_saved_first_view_is_what_the_shipped_model_computes_now(app_threads):
     manifest = json.loads((first_view.FOLDER / f"{DEFAULT.model}.json").read_text(encoding="utf-8"))
     assert manifest["input"] == first_view.input_of(DEFAULT)  # the view a first visitor opens
     folder = catalogue_folder(DEFAULT.model)
     assert manifest["files_sha256"] == first_view.model_files_sha256(folder), "python -m app_pages.first_view"
     saved = capture_from_npz(first_view.FOLDER / manifest["file"])
     wanted = manifest["input"]
-    model_runs.use_interactive_threads()  # as the app computes: its thread count sums in its order
+    # computed at the app's thread count (app_threads): another count sums in another order
     handle = load_model(DEFAULT.model, "cpu")
     fresh = caches.compute_analysis(handle, wanted["text"], wanted["target"], wanted["mode"], wanted["truncate"])
     assert saved.source_text == fresh.source_text and saved.target_text == fresh.target_text
