@@ -22,6 +22,7 @@ from tests.support.browser import (  # noqa: F401 - app_url and page: the served
     served_app,
     wait_for_app,
 )
+from tests.support.browser import download as clicked_download
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -113,9 +114,7 @@ def test_png_export_downloads_a_valid_png(page, app_url):
 
     page.goto(app_url)
     wait_for_app(page)
-    with page.expect_download(timeout=120_000) as download_info:
-        page.get_by_role("button", name="PNG", exact=True).first.click()
-    download = download_info.value
+    download = clicked_download(page, "PNG")
     assert download.suggested_filename == "alignment_demo-zh-en_Halign_早上好.png"  # what it holds, not "alignment"
     data = Path(download.path()).read_bytes()
     assert data.startswith(PNG_SIGNATURE)

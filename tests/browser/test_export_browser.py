@@ -14,13 +14,13 @@ from pathlib import Path
 import pytest
 
 from tests.browser.test_browser import app_url, page  # noqa: F401 - the served app and its browser page, as the other browser tests
+from tests.support.browser import download as clicked_download
 from tests.support.browser import wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 MODEL, TEXT = "demo-zh-en", "早上好！"  # the app's default input: the demo translator writes the English
 CJK_RUN = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]+")
-DOWNLOAD_TIMEOUT_MS = 120_000
 
 
 @pytest.fixture(scope="module")
@@ -48,9 +48,7 @@ def files():
 
 def download(page, button: str, index: int) -> tuple[str, bytes]:
     """(suggested file name, bytes) of the `index`-th download button labelled `button` on the page."""
-    with page.expect_download(timeout=DOWNLOAD_TIMEOUT_MS) as info:
-        page.get_by_role("button", name=button, exact=True).nth(index).click()
-    done = info.value
+    done = clicked_download(page, button, index)
     return done.suggested_filename, Path(done.path()).read_bytes()
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.browser import app_url, page, wait_for_app  # noqa: F401 - the served app and its page
+from tests.support.browser import download as clicked_download
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 SLOW_MS = 300_000  # a page that loads the model and runs it twice, on a busy machine
@@ -41,9 +42,7 @@ def test_the_query_key_space_downloads_as_svg_in_chinese(page, app_url):
     page.goto(f"{app_url}/query-key-space?model=demo-zh-en&kind=encoder&lang=zh")
     wait_for_app(page, timeout_ms=SLOW_MS)
     assert "查询–键空间" in main_text(page)
-    with page.expect_download(timeout=120_000) as download_info:
-        page.get_by_role("button", name="SVG", exact=True).first.click()
-    download = download_info.value
+    download = clicked_download(page, "SVG")
     assert download.suggested_filename.startswith("qk-space_demo-zh-en_L0H0")
     svg = Path(download.path()).read_text(encoding="utf-8")
     assert svg.lstrip().startswith(("<?xml", "<svg")) and "查询" in svg

@@ -165,6 +165,29 @@ def wait_for_app(page, timeout_ms: int = 90_000, quiet_ms: int = 1500) -> None:
     )
 
 
+DOWNLOAD_TIMEOUT_MS = 120_000  # a figure's file is made on click: a render, and perhaps a browser start for kaleido
+
+
+def download(page, button: str, index: int = 0, timeout_ms: int = DOWNLOAD_TIMEOUT_MS, tries: int = 2):
+    """Playwright's Download of the `index`-th button labelled `button`, clicked once the app is idle.
+
+    Streamlit makes a download's bytes when its button is clicked, from a callable kept for that run's buttons; a
+    click that lands as a rerun replaces the buttons finds it gone (the server logs "Deferred file … not found" and
+    the browser gets nothing). So a click that brings no file is made once more, on the button now drawn."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    for attempt in range(tries):
+        wait_for_app(page)
+        try:
+            with page.expect_download(timeout=timeout_ms) as info:
+                page.get_by_role("button", name=button, exact=True).nth(index).click()
+            return info.value
+        except PlaywrightTimeout:
+            if attempt == tries - 1:
+                raise
+    raise ValueError("tries must be 1 or more")
+
+
 def choose_option(page, label: str, option) -> str:
     """Open the selectbox labelled `label` and click its first option named `option` (a string or a pattern), as a
     person does; returns the option's text.
