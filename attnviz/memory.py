@@ -33,9 +33,10 @@ ACTIVATION_COPIES = 4
 # Limits from the settings
 
 
-def budget_bytes() -> int:
-    """The memory budget in bytes: ATTNVIZ_MEMORY_BUDGET_MB megabytes (default 4096)."""
-    return int(settings.current().memory_budget_mb * MB)
+def budget_bytes(limits: settings.Settings | None = None) -> int:
+    """The memory budget in bytes: ATTNVIZ_MEMORY_BUDGET_MB megabytes (default 4096), of `limits` if given (settings
+    already read) else of the settings now."""
+    return int((limits or settings.current()).memory_budget_mb * MB)
 
 
 def max_chars() -> int:

@@ -87,6 +87,45 @@ class Token:
     unknown: bool = False  # the model read <unk> (or byte-fallback pieces) here: shown as unknown, never as text
 
 
+class Deferred:
+    """A value computed when first asked for, once: what a capture hands out that most views never read (the value
+    norms), so that a capture costs only what is looked at. Pickled, copied and compared as the value itself."""
+
+    __slots__ = ("_compute", "_value")
+
+    def __init__(self, compute):
+        self._compute, self._value = compute, None
+
+    def get(self):
+        if self._compute is not None:  # (two threads racing compute the same value twice; both keep it)
+            self._value, self._compute = self._compute(), None
+        return self._value
+
+    def __reduce__(self):
+        return (_value_of, (self.get(),))
+
+
+def _value_of(value):
+    return value
+
+
+class _NormsField:
+    """AttentionMap.value_norms: an array (or None) as given, or a `Deferred` computed and checked on first read."""
+
+    slot = "_value_norms"
+
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return None  # the field's default
+        value = instance.__dict__[self.slot]
+        if isinstance(value, Deferred):
+            value = instance.__dict__[self.slot] = instance.checked_norms(value.get(), scan=False)  # as computed
+        return value
+
+    def __set__(self, instance, value):
+        instance.__dict__[self.slot] = value
+
+
 @dataclass(frozen=True)
 class AttentionMap:
     kind: str  # "self" | "encoder" | "decoder" | "cross"
@@ -96,8 +135,9 @@ class AttentionMap:
     layer_names: list[str]  # module paths, e.g. "model.decoder.layers.3.encoder_attn"
     causal: bool = False  # True when keys after the query are masked (decoder self-attention)
     # float32 (layers, heads, keys): ‖f_h(x_j)‖, each key's value vector through the head's slice of the output
-    # projection (`attention.values`); None when not captured (an architecture whose projection attnviz cannot find)
-    value_norms: np.ndarray | None = None
+    # projection (`attention.values`); None when not captured (an architecture whose projection attnviz cannot find).
+    # A capture may give a `Deferred` instead: the norms are computed when first read.
+    value_norms: np.ndarray | None = _NormsField()
 
     def __post_init__(self):
         if self.kind not in MAP_KINDS:
@@ -116,13 +156,22 @@ class AttentionMap:
         if layers != len(self.layer_names):
             raise InputError("map_layer_names", layers=layers, names=len(self.layer_names))
         object.__setattr__(self, "weights", weights)
-        if self.value_norms is not None:
-            norms = np.asarray(self.value_norms, dtype=np.float32)
-            if norms.shape != (layers, weights.shape[1], keys):
-                raise InputError("values_shape", shape=norms.shape, expected=(layers, weights.shape[1], keys))
-            if norms.size and not _VALUES_CHECKED.get() and not (norms.min() >= 0 and np.isfinite(norms.max())):
-                raise InputError("values_not_finite")
-            object.__setattr__(self, "value_norms", norms)
+        if not isinstance(self.__dict__[_NormsField.slot], Deferred):
+            object.__setattr__(self, "value_norms", self.checked_norms(self.value_norms))
+
+    def checked_norms(self, norms, scan: bool | None = None) -> np.ndarray | None:
+        """`norms` as float32 (layers, heads, keys) for this map's weights, or InputError; scanned for NaN, ∞ and
+        negative values unless `scan` is False (default: unless inside `values_checked`)."""
+        if norms is None:
+            return None
+        norms = np.asarray(norms, dtype=np.float32)
+        layers, heads, _queries, keys = self.weights.shape
+        if norms.shape != (layers, heads, keys):
+            raise InputError("values_shape", shape=norms.shape, expected=(layers, heads, keys))
+        scan = not _VALUES_CHECKED.get() if scan is None else scan
+        if norms.size and scan and not (norms.min() >= 0 and np.isfinite(norms.max())):
+            raise InputError("values_not_finite")
+        return norms
 
     @property
     def num_layers(self) -> int:

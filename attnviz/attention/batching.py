@@ -10,11 +10,11 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from attnviz import usage
+from attnviz import settings, usage
 from attnviz.attention.encoding import Encoded, check_text, encode
 from attnviz.attention.recorder import Recorder, WeightRecorder, recording
 from attnviz.errors import InputError
-from attnviz.memory import check_budget, check_text_length
+from attnviz.memory import budget_bytes, check_budget, check_text_length
 from attnviz.models import ModelHandle
 from attnviz.types import Token
 
@@ -78,13 +78,14 @@ def prepare_batch(
     for `mode` "full" or "lazy"), and build the padded model inputs."""
     if not texts:
         raise InputError("texts_none")
-    texts = [check_text_length(check_text(text)) for text in texts]
+    limits = settings.current()  # read once for every check below
+    texts = [check_text_length(check_text(text), limit=limits.max_chars) for text in texts]
     if targets is not None:
         if not handle.is_seq2seq:
             raise InputError("target_side_missing", model=handle.name, kind=handle.kind)
         if len(targets) != len(texts):
             raise InputError("targets_count", texts=len(texts), targets=len(targets))
-        targets = [check_text_length(check_text(target, "target"), "target") for target in targets]
+        targets = [check_text_length(check_text(target, "target"), "target", limits.max_chars) for target in targets]
     tokenizer, model = handle.tokenizer, handle.model
     limit = handle.max_positions
     readings = [usage.reading(handle, text) for text in texts]  # language codes, a task prefix: see attnviz.usage
@@ -110,7 +111,7 @@ def prepare_batch(
         inputs["decoder_input_ids"] = decoder_ids.to(model.device)
         inputs["decoder_attention_mask"] = decoder_mask.to(model.device)
     target_width = inputs["decoder_input_ids"].shape[1] if targets is not None else 0
-    check_budget(handle, input_ids.shape[1], target_width, mode=mode, batch=len(texts))
+    check_budget(handle, input_ids.shape[1], target_width, mode=mode, budget=budget_bytes(limits), batch=len(texts))
     return batch
 
 

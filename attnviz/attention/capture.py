@@ -16,7 +16,7 @@ from attnviz.attention.recorder import WeightRecorder
 from attnviz.errors import InputError
 from attnviz.models import ModelHandle
 from attnviz.provenance import build_provenance
-from attnviz.types import AttentionCapture, AttentionMap, map_specs, values_checked
+from attnviz.types import AttentionCapture, AttentionMap, Deferred, map_specs, values_checked
 
 
 def capture(handle: ModelHandle, text: str, target: str | None = None, truncate: bool = False) -> AttentionCapture:
@@ -47,7 +47,8 @@ def capture_batch(
         for index, (name, _) in enumerate(role_layers)
     }
     stacked = {role: recorder.stack(role_layers) for role, role_layers in layers.items()}  # (layers, batch, …)
-    norms = {role: recorder.value_norms(role_layers) for role, role_layers in layers.items()}  # (layers, batch, h, k)
+    # (layers, batch, heads, k) value norms, computed when a view first reads them: most views never do
+    norms = {role: recorder.deferred_value_norms(role_layers) for role, role_layers in layers.items()}
     recorder.calls.clear()  # the stacks hold the values now; drop the per-layer tensors
     recorder.value_states.clear()
     shared = build_provenance(handle, "", options={"mode": "full", "truncate": truncate})  # the model is read once
@@ -55,11 +56,21 @@ def capture_batch(
         return [_example(handle, batch, stacked, norms, names, row, shared) for row in range(len(batch.texts))]
 
 
+def _example_norms(batch_norms: Deferred, row: int, keys) -> Deferred:
+    """Example `row`'s (layers, heads, k) value norms out of the batch's, when first read."""
+
+    def crop_row():
+        norms = batch_norms.get()  # (layers, batch, heads, K) or None
+        return None if norms is None else crop_keys(norms, row, keys)
+
+    return Deferred(crop_row)
+
+
 def _example(
     handle: ModelHandle,
     batch: Batch,
     stacked: dict[str, np.ndarray],
-    norms: dict[str, np.ndarray | None],
+    norms: dict[str, Deferred],
     names: dict[str, list[str]],
     row: int,
     provenance: dict,
@@ -68,8 +79,7 @@ def _example(
     maps: dict[str, AttentionMap] = {}
     for spec in map_specs(handle.is_seq2seq, batch.decoded is not None):
         weights = crop(stacked[spec.kind], row, batch.span(row, spec.queries), batch.span(row, spec.keys))
-        values = norms[spec.kind]
-        values = None if values is None else crop_keys(values, row, batch.span(row, spec.keys))
+        values = _example_norms(norms[spec.kind], row, batch.span(row, spec.keys))
         maps[spec.kind] = AttentionMap(
             spec.kind,
             weights,

@@ -40,6 +40,7 @@ from attnviz.attention.math import (
     expand_kv_heads,
 )
 from attnviz.models import LOADING
+from attnviz.types import Deferred
 
 IMPLEMENTATION = "attnviz"
 _CROSS_NAMES = ("encoder_attn", "EncDecAttention", "crossattention", "cross_attn", "cross_attention")
@@ -168,6 +169,11 @@ class Recorder(ABC):
         """(layers, batch, heads, k) float32 value norms of the recorded calls, or None when a layer has none."""
         return self._norms_of([(name, _nth(self.value_states.get(name, []), call)) for name, call in layers])
 
+    def deferred_value_norms(self, layers: list[Layer]) -> Deferred:
+        """`value_norms(layers)`, computed when first asked for (from the value states kept now)."""
+        kept = [(name, _nth(self.value_states.get(name, []), call)) for name, call in layers]
+        return Deferred(lambda: self._norms_of(kept))
+
     def latest_value_norms(self, names: list[str]) -> np.ndarray | None:
         """(layers, batch, heads, k) value norms of each module's latest call (all that `defer_norms` keeps)."""
         return self._norms_of([(name, (self.value_states.get(name) or [None])[-1]) for name in names])
@@ -181,8 +187,8 @@ class Recorder(ABC):
             return None
         norms = values.value_norms(
             [(call.value, projection, call.heads) for (_, call), projection in zip(kept, projections)]
-        )  # (b, heads, k) per layer
-        return _stacked(norms)
+        )  # (layers, b, heads, k)
+        return None if norms is None else norms.cpu().numpy()
 
     def ends_pass(self, module) -> bool:
         """Whether this call of `module` is the known last attention call of the pass (`called` then ends it): what
@@ -355,14 +361,6 @@ class QueryKeyRecorder(Recorder):
 
 def _nth(items: list, index: int):
     return items[index] if index < len(items) else None
-
-
-def _stacked(norms: list[torch.Tensor | None]) -> np.ndarray | None:
-    """(layers, batch, heads, k) from one (batch, heads, k) per layer; None when a layer has none (its output
-    projection is unknown) or the layers' shapes differ."""
-    if not norms or any(layer is None for layer in norms) or len({layer.shape for layer in norms}) != 1:
-        return None
-    return torch.stack(norms).cpu().numpy()
 
 
 def _own_storage(tensor: torch.Tensor) -> torch.Tensor:

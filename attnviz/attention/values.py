@@ -62,28 +62,48 @@ def _weight(projection) -> torch.Tensor | None:
 
 
 @torch.no_grad()  # computed after the forward pass
-def value_norms(calls: list[tuple[torch.Tensor, object, int]]) -> list[torch.Tensor | None]:
-    """‖f_h(x_j)‖ of attention calls, one (value states (batch, kv_heads, keys, d), the module's output projection,
-    heads) each: float32 (batch, heads, keys) per call; None where the projection's input is not heads·d wide (not
-    that layer's output).
+def value_norms(calls: list[tuple[torch.Tensor, object, int]]) -> torch.Tensor | None:
+    """‖f_h(x_j)‖ of a pass's attention calls, one (value states (batch, kv_heads, keys, d), the module's output
+    projection, heads) each: float32 (calls, batch, heads, keys); None where a projection's input is not heads·d wide
+    (not that layer's output) or the calls' shapes differ.
 
     f = v · W_O^hᵀ with W_O^h (hidden, d) = Q·R (QR, Q's columns orthonormal), so ‖f‖ = ‖v · Rᵀ‖: a (d, d) factor
     per head, made once per projection, turns the push through (hidden × d) into a (d × d) product — no squaring
-    (the Gram matrix RᵀR would square the rounding error too). Calls whose values share shape, dtype and device (a
-    pass's layers, mostly) go through one batched product: the same per-head products, one dispatch for all layers."""
+    (the Gram matrix RᵀR would square the rounding error too). The calls go through one batched product (the same
+    per-head products, one dispatch for all layers); calls on several devices (a model split over them), one each."""
+    if not calls or len({(value.shape, heads) for value, _, heads in calls}) != 1:
+        return None
     factors = [_factor(projection, heads, value.shape[-1], value.device) for value, projection, heads in calls]
-    groups: dict[tuple, list[int]] = {}
-    for index, ((value, _, heads), factor) in enumerate(zip(calls, factors)):
-        if factor is not None:
-            groups.setdefault((value.shape, value.dtype, value.device, heads), []).append(index)
-    norms: list[torch.Tensor | None] = [None] * len(calls)
-    for (_, _, _, heads), members in groups.items():
-        stacked = expand_kv_heads(torch.stack([calls[i][0] for i in members]), heads).to(torch.float32)  # (L,b,h,k,d)
-        factor = torch.stack([factors[i] for i in members]).unsqueeze(1)  # (L, 1, heads, d, d)
-        layer_norms = torch.linalg.vector_norm(torch.matmul(stacked, factor), dim=-1)  # (L, b, heads, k)
-        for position, index in enumerate(members):
-            norms[index] = layer_norms[position]
-    return norms
+    if any(factor is None for factor in factors):
+        return None
+    heads = calls[0][2]
+    if len({(value.dtype, value.device) for value, _, _ in calls}) != 1:
+        return torch.cat(
+            [_batched_norms([value], [factor], heads).cpu() for (value, _, _), factor in zip(calls, factors)]
+        )
+    return _batched_norms([value for value, _, _ in calls], factors, heads)
+
+
+def _batched_norms(values: list[torch.Tensor], factors: list[torch.Tensor], heads: int) -> torch.Tensor:
+    """(calls, b, heads, k) ‖v · Rᵀ‖ of same-shaped value states (b, kv_heads, k, d) and their (heads, d, d) factors."""
+    stacked = expand_kv_heads(torch.stack(values), heads).to(torch.float32)  # (calls, b, heads, k, d)
+    return torch.linalg.vector_norm(torch.matmul(stacked, _stacked_factors(factors)), dim=-1)  # (calls, b, heads, k)
+
+
+_STACKED: dict[tuple[int, ...], tuple[tuple[torch.Tensor, ...], torch.Tensor]] = {}  # factor ids -> (factors, stack)
+
+
+def _stacked_factors(factors: list[torch.Tensor]) -> torch.Tensor:
+    """(calls, 1, heads, d, d): the factors stacked once per set of layers (every capture of a model reuses it)."""
+    key = tuple(id(factor) for factor in factors)
+    kept = _STACKED.get(key)
+    if kept is not None and all(a is b for a, b in zip(kept[0], factors)):
+        return kept[1]
+    if len(_STACKED) > 16:  # factors of other models, or of weights since changed
+        _STACKED.clear()
+    stacked = torch.stack(factors).unsqueeze(1)  # (calls, 1, heads, d, d)
+    _STACKED[key] = (tuple(factors), stacked)
+    return stacked
 
 
 _FACTORS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # projection -> (weight version, device, heads, Rᵀ)

@@ -69,10 +69,34 @@ def continue_from(model, folder: str | Path, derived: tuple[str, ...]) -> dict:
 
     folder = Path(folder)
     earlier = json.loads((folder / TRAINING_RECORD).read_text(encoding="utf-8"))
-    missing, unexpected = model.load_state_dict(read_weights(folder), strict=False)
+    stored = widened_into(model.state_dict(), read_weights(folder), earlier["config"].get("ffn_dim"))
+    missing, unexpected = model.load_state_dict(stored, strict=False)
     if unexpected or any(not any(part in name for part in derived) for name in missing):
         raise InputError("demo_stage_weights_differ", path=str(folder), names=", ".join(unexpected + missing))
     return earlier
+
+
+def widened_into(fresh: dict, stored: dict, stored_ffn: int | None) -> dict:
+    """The earlier stage's weights fitted to a model whose feed-forward blocks are wider (a larger `ffn_dim`, all else
+    the same), computing what the earlier model computed: each block keeps its units, and the new ones get the fresh
+    model's random input weights, zero bias and zero output weights — so they add nothing until training moves them
+    (Net2Net's function-preserving widening, Chen et al. 2016). Tensors of any other shape pass unchanged (a wrong
+    folder is still refused by the caller)."""
+    import torch
+
+    grown = dict(stored)
+    for name, old in stored.items():
+        new = fresh.get(name)
+        if new is None or new.shape == old.shape or old.shape[0] != stored_ffn and old.shape[-1] != stored_ffn:
+            continue
+        if name.endswith("fc1.weight"):  # (ffn, d): new units' rows stay random
+            grown[name] = torch.cat([old.to(new.dtype), new[old.shape[0] :]])
+        elif name.endswith("fc1.bias"):  # (ffn,)
+            grown[name] = torch.cat([old.to(new.dtype), torch.zeros(new.shape[0] - old.shape[0], dtype=new.dtype)])
+        elif name.endswith("fc2.weight"):  # (d, ffn): the new units' outputs start at zero
+            zeros = torch.zeros(new.shape[0], new.shape[1] - old.shape[1], dtype=new.dtype)
+            grown[name] = torch.cat([old.to(new.dtype), zeros], dim=1)
+    return grown
 
 
 def run_tool(prog: str, work, *arguments):
