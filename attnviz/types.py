@@ -89,7 +89,7 @@ class Token:
 
 class Deferred:
     """A value computed when first asked for, once: what a capture hands out that most views never read (the value
-    norms), so that a capture costs only what is looked at. Pickled, copied and compared as the value itself."""
+    norms), so that a capture costs only what is looked at. Pickled and copied as the value itself."""
 
     __slots__ = ("_compute", "_value")
 

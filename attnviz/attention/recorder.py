@@ -167,7 +167,7 @@ class Recorder(ABC):
 
     def value_norms(self, layers: list[Layer]) -> np.ndarray | None:
         """(layers, batch, heads, k) float32 value norms of the recorded calls, or None when a layer has none."""
-        return self._norms_of([(name, _nth(self.value_states.get(name, []), call)) for name, call in layers])
+        return self.deferred_value_norms(layers).get()
 
     def deferred_value_norms(self, layers: list[Layer]) -> Deferred:
         """`value_norms(layers)`, computed when first asked for (from the value states kept now)."""

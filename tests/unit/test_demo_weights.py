@@ -60,3 +60,42 @@ def test_a_folder_without_weights_has_none(tmp_path):
     assert weight_files(tmp_path) == [] and not has_weights(tmp_path) and weights_bytes(tmp_path) == 0
     with pytest.raises(InputError):
         stored_dtype(tmp_path)
+
+
+def test_a_widened_stage_computes_what_the_earlier_model_computed():
+    import torch
+
+    from attnviz.demo.config import widened_into
+
+    torch.manual_seed(0)
+    small = {"fc1.weight": torch.randn(8, 4), "fc1.bias": torch.randn(8), "fc2.weight": torch.randn(4, 8)}
+    fresh = {"fc1.weight": torch.randn(16, 4), "fc1.bias": torch.randn(16), "fc2.weight": torch.randn(4, 16)}
+    grown = widened_into(fresh, small, stored_ffn=8)
+    assert {name: tensor.shape for name, tensor in grown.items()} == {n: t.shape for n, t in fresh.items()}
+    assert torch.equal(grown["fc1.weight"][8:], fresh["fc1.weight"][8:])  # new units start from the fresh init
+
+    def block(weights, x):
+        return torch.nn.functional.silu(x @ weights["fc1.weight"].T + weights["fc1.bias"]) @ weights["fc2.weight"].T
+
+    x = torch.randn(5, 4)
+    assert torch.allclose(block(grown, x), block(small, x), atol=1e-6)
+    assert not torch.allclose(block(fresh, x), block(small, x), atol=1e-3)  # the check can fail
+
+
+def test_deferred_value_norms_pickle_as_the_array():
+    import pickle
+
+    import numpy as np
+
+    from attnviz.types import AttentionMap, Deferred, Token
+
+    norms = np.ones((1, 1, 2), dtype=np.float32)
+    tokens = [Token("a", 0, 1), Token("b", 2, 3)]
+    amap = AttentionMap(
+        "self", np.full((1, 1, 2, 2), 0.5, np.float32), tokens, tokens, ["l0"], False, Deferred(lambda: norms)
+    )
+    copy = pickle.loads(pickle.dumps(amap))
+    assert np.array_equal(copy.value_norms, norms) and np.array_equal(amap.value_norms, norms)
+    bad = AttentionMap("self", amap.weights, tokens, tokens, ["l0"], False, Deferred(lambda: np.ones((1, 1, 3))))
+    with pytest.raises(InputError):
+        bad.value_norms  # noqa: B018 (the shape is checked when the norms are first read)
