@@ -8,8 +8,9 @@ the shipped model, through the very function the page uses (`caches.compute_anal
 
 The page shows it only while the start-up load is still running (`startup.loading`), only for exactly the input it was
 computed for, only where the model would run on the CPU too (the device asked for, or ATTNVIZ_DEVICE for "auto", is
-auto or cpu), and only while the model's files are byte for byte the ones that computed it (SHA-256 in its manifest);
-and it says so in a line. Once the model is loaded, every page computes from the model again (the same numbers:
+auto or cpu), only while the model's files are byte for byte the ones that computed it (SHA-256 in its manifest),
+and only on a machine that computes the same bits (`computed_on`: the CPU, its kernel instruction sets, torch and the
+app's thread count; another CPU sums in another order); and it says so in a line. Once the model is loaded, every page computes from the model again (the same numbers:
 tests/integration/test_first_view.py checks the saved capture against a fresh one, bit for bit).
 """
 
@@ -40,6 +41,15 @@ def input_of(view: ViewState) -> dict:
         "mode": view.mode,
         "truncate": view.truncate,
     }
+
+
+def computed_on() -> dict:
+    """What decides the last bits of the view's numbers besides the model files: this machine's CPU and kernel
+    instruction sets, the torch version and the app's thread count (read without importing torch)."""
+    from attnviz import settings
+    from attnviz.provenance import machine, versions
+
+    return {**machine(), "torch": versions()["torch"], "threads": settings.current().torch_threads}
 
 
 def model_files_sha256(folder: Path) -> dict[str, str]:
@@ -78,6 +88,9 @@ def current(view: ViewState) -> opened.Opened | None:
     saved = _saved(view.model)
     if saved is None or saved[0].get("input") != input_of(view):
         return None
+    if saved[0].get("computed_on") != computed_on():  # another machine's bits: not what the model computes here
+        log.info("the first view of %s was computed on another machine or thread count: not shown", view.model)
+        return None
     manifest, capture = saved
     return opened.Opened(capture, opened.captured_model(capture), manifest["file"], opened.view_input(view))
 
@@ -108,6 +121,7 @@ def write(view: ViewState | None = None) -> Path:
         "file": capture_path.name,
         "input": wanted,
         "files_sha256": model_files_sha256(catalogue_folder(view.model)),
+        "computed_on": computed_on(),
     }
     (FOLDER / f"{view.model}.json").write_text(json.dumps(manifest, ensure_ascii=False, indent=1) + "\n", "utf-8")
     return capture_path

@@ -89,6 +89,31 @@ def _installed_versions() -> tuple[tuple[str, str | None], ...]:
     )
 
 
+# Instruction sets that choose torch's CPU kernels (and so the order of a float sum's terms)
+_KERNEL_INSTRUCTIONS = ("avx", "avx2", "fma", "avx512f", "avx512_vnni", "avx512_bf16", "avx512_fp16", "amx_tile")
+
+
+@functools.cache  # read once: the machine does not change while the process runs
+def machine() -> dict:
+    """What beyond the software decides a computation's last bits: the CPU and its kernel instruction sets (read
+    from /proc/cpuinfo where there is one; torch is not imported)."""
+    fields: dict[str, str] = {}
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as cpuinfo:
+            for line in cpuinfo:
+                name, _, value = line.partition(":")
+                fields.setdefault(name.strip(), value.strip())
+                if "model name" in fields and "flags" in fields:
+                    break
+    except OSError:  # not Linux: the platform's own names
+        pass
+    flags = set(fields.get("flags", "").split())
+    return {
+        "cpu": fields.get("model name") or platform.processor() or platform.machine(),
+        "instructions": [name for name in _KERNEL_INSTRUCTIONS if name in flags],
+    }
+
+
 def weights_sha256(model, max_bytes: int = MAX_HASH_BYTES) -> tuple[str | None, int]:
     """(SHA-256 hex of the model's weights, their size in bytes); None for the hash when they are larger than
     `max_bytes` or cannot be read (weights offloaded to the meta device). Cached per loaded model."""
