@@ -119,9 +119,10 @@ In attnviz it is the catalogue's `demo-{config.direction}`.
 
 
 def _hsk_repeats(record: dict) -> str:
-    """ "2×", or "2× (stage 2: 4×)" where a later stage weighed the HSK sentences otherwise."""
+    """ "2×", or "2× (stage 2: 4×)" where a later stage (or a sibling run of the last) weighed them otherwise."""
     stages = [stage["config"]["hsk_repeat"] for stage in training_stages(record)]
     later = [f"stage {number}: {repeat}×" for number, repeat in enumerate(stages[1:], 2) if repeat != stages[0]]
+    later += [f"its sibling run: {run['config']['hsk_repeat']}×" for run in record.get("sibling_runs", [])]
     return f"{stages[0]}×" + (f" ({', '.join(later)})" if later else "")
 
 
@@ -274,30 +275,56 @@ def _stage_line(config: TrainConfig, record: dict, last: bool) -> str:
     )
 
 
-def _averaging(config: TrainConfig, record: dict) -> tuple[str, str]:
-    """The commands that keep and average the last stage's checkpoints, and the sentence that says so ("" when the
-    weights are one run's own)."""
+def _kept(folder: str, steps: list[int], last_step: int) -> list[str]:
+    """A run's checkpoint folders of `steps`; its end is in the run's folder itself."""
+    return [f"{folder}/checkpoints/{step}" for step in steps if step != last_step] + [folder] * (last_step in steps)
+
+
+def _averaging(config: TrainConfig, record: dict) -> tuple[list[str], str, str]:
+    """The commands of the last stage's sibling runs (trained before it, from the same weights), the commands that
+    keep and average the checkpoints, and the sentence that says so (all empty when the weights are one run's own)."""
     steps = record.get("averaged_steps")
     if not steps:
-        return "", ""
+        return [], "", ""
     folder = f"assets/models/{config.direction}"
-    last = [folder] if config.steps in steps else []  # the run's end is in the folder itself
-    kept = [f"{folder}/checkpoints/{step}" for step in steps if step != config.steps] + last
+    siblings = [(TrainConfig(**run["config"]), run) for run in record.get("sibling_runs", [])]
+    sibling_commands = [
+        f"{training_command(c)} --out runs/{i} --save-every {c.save_every} --keep-checkpoints"
+        for i, (c, _) in enumerate(siblings, 1)
+    ]
+    kept = [f for i, (c, run) in enumerate(siblings, 1) for f in _kept(f"runs/{i}", run["averaged_steps"], c.steps)]
+    kept += _kept(folder, steps, config.steps)
     commands = (f" --save-every {config.save_every} --keep-checkpoints\n"
                 f"python -m attnviz.demo.average --out {folder} {' '.join(kept)}")  # fmt: skip
-    sentence = (f"**These weights are the mean of the last stage's checkpoints at steps {', '.join(map(str, steps))}** "
-                "(checkpoint averaging, as Vaswani et al. 2017 did: `attnviz.demo.average`).\n")  # fmt: skip
-    return commands, sentence
+    if not siblings:
+        sentence = (f"**These weights are the mean of the last stage's checkpoints at steps {', '.join(map(str, steps))}** "
+                    "(checkpoint averaging, as Vaswani et al. 2017 did: `attnviz.demo.average`).\n")  # fmt: skip
+        return sibling_commands, commands, sentence
+    runs = [*(run["averaged_steps"] for _, run in siblings), steps]
+    sentence = (
+        f"**These weights are the mean of {len(kept)} checkpoints of {len(runs)} runs of the last stage** (steps "
+        + "; ".join(", ".join(map(str, run_steps)) for run_steps in runs)
+        + "): the runs continue from the same weights with another seed, learning rate or HSK repeat, and their "
+        "mean is checkpoint averaging (Vaswani et al. 2017) over a model soup (Wortsman et al. 2022; "
+        "`attnviz.demo.average`).\n"
+    )
+    return sibling_commands, commands, sentence
 
 
 def _training(config: TrainConfig, record: dict, scoring_seconds: float, folder: Path) -> str:
     stages = [(TrainConfig(**stage["config"]), stage) for stage in training_stages(record)]
-    averaging, averaged = _averaging(config, record)
+    siblings, averaging, averaged = _averaging(config, record)
     halved = (
         f"\npython -m attnviz.demo.half assets/models/{config.direction}" if stored_dtype(folder) == "float16" else ""
     )
-    commands = "\n".join(training_command(c) for c, _ in stages) + averaging + halved
-    minutes = sum(stage["seconds"] for _, stage in stages) / 60
+    lines = [training_command(c) for c, _ in stages]
+    commands = "\n".join(lines[:-1] + siblings + lines[-1:]) + averaging + halved
+    sibling_runs = [(TrainConfig(**run["config"]), run) for run in record.get("sibling_runs", [])]
+    sibling_lines = "".join(
+        f"; beside the last stage, from the same weights (`runs/{i}`): {_stage_line(c, run, True)}"
+        for i, (c, run) in enumerate(sibling_runs, 1)
+    )
+    minutes = (sum(stage["seconds"] for _, stage in stages) + sum(run["seconds"] for _, run in sibling_runs)) / 60
     stopped = (
         f"**These weights are the checkpoint saved at step {record['checkpoint_step']} of the {config.steps} the "
         "command runs** (it saves one every "
@@ -311,8 +338,9 @@ def _training(config: TrainConfig, record: dict, scoring_seconds: float, folder:
 {commands}
 ```
 {stopped}{averaged}
-{"; then ".join(_stage_line(c, stage, c is stages[-1][0]) for c, stage in stages)}{
-        " (each command continues from the weights the one before it saved, on the same corpus)"
+{"; then ".join(_stage_line(c, stage, c is stages[-1][0]) for c, stage in stages)}{sibling_lines}{
+        " (each command continues from the weights the one before it saved, on the same corpus"
+        + ("; the sibling runs and the last stage from the same ones)" if sibling_runs else ")")
         if len(stages) > 1
         else ""
     }.

@@ -75,7 +75,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.demo_average_needs_two": "Averaging needs at least two checkpoint folders.",
         "error.demo_average_not_a_model": "{path} is not a saved model folder (model.safetensors and training.json).",
         "error.demo_average_other_run": "{path} was trained by another run than {first}; average checkpoints of "
-        "one run.",
+        "one run, or of runs that continue from the same weights to the same model shape.",
         "error.demo_average_same_step": "{path} is the checkpoint of step {step} again; give each step once.",
         "error.demo_no_alignment_heads": "This model's config has no `alignment_heads`; it was not trained with "
         "guided alignment.",
@@ -424,7 +424,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.demo_stage_weights_differ": "{path} 里不是这个模型的权重（不一致的名称：{names}）；请从同一命令写出的文件夹继续。",
         "error.demo_average_needs_two": "求平均至少需要两个检查点文件夹。",
         "error.demo_average_not_a_model": "{path} 不是保存的模型文件夹（需要 model.safetensors 和 training.json）。",
-        "error.demo_average_other_run": "{path} 与 {first} 不是同一次训练的结果；请对同一次训练的检查点求平均。",
+        "error.demo_average_other_run": "{path} 与 {first} 不是同一次训练的结果；请对同一次训练（或从同一权重继续、模型形状相同的几次训练）的检查点求平均。",
         "error.demo_average_same_step": "{path} 又是第 {step} 步的检查点；每一步只给一次。",
         "error.demo_no_alignment_heads": "这个模型的配置里没有 `alignment_heads`；它没有用引导对齐训练过。",
         "error.demo_pieces_attention_disagree": "{source!r} -> {target!r} 的片段与注意力对不上：{shape}。",

@@ -125,6 +125,44 @@ def test_kept_checkpoints_average_to_the_mean_of_their_weights_and_the_card_says
     assert "assets/models/en-zh/checkpoints/2 assets/models/en-zh\n" in card
 
 
+def test_sibling_runs_from_the_same_weights_average_into_one_model_and_the_card_says_how(kept_run, tmp_path):
+    from attnviz.demo.average import main as average_main
+    from attnviz.demo.evaluate import main as evaluate_main
+
+    runs = []
+    for seed, rate in (("31", "0.002"), ("32", "0.003")):  # two stages from the same weights, other seeds and rates
+        run = tmp_path / f"run-{seed}"
+        common = ["--no-eval", "--save-every", "2", "--keep-checkpoints", "--init-from", str(kept_run)]
+        main(["--direction", "en-zh", "--out", str(run), *common, "--seed", seed, "--learning-rate", rate, *TINY])
+        runs.append(run)
+    folders = [runs[0] / "checkpoints" / "2", runs[0], runs[1] / "checkpoints" / "2", runs[1]]
+    average_main(["--out", str(tmp_path / "soup"), *map(str, folders)])
+    weights = [load_file(folder / "model.safetensors") for folder in folders]
+    averaged = load_file(tmp_path / "soup" / "model.safetensors")
+    for name in averaged:
+        assert torch.allclose(averaged[name].double(), sum(w[name].double() for w in weights) / 4, atol=1e-7), name
+    record = json.loads((tmp_path / "soup" / "training.json").read_text(encoding="utf-8"))
+    assert record["config"]["seed"] == 32 and record["averaged_steps"] == [2, 4]
+    assert [(run["config"]["seed"], run["averaged_steps"]) for run in record["sibling_runs"]] == [(31, [2, 4])]
+    evaluate_main(
+        ["--direction", "en-zh", "--model", str(tmp_path / "soup"), "--write-card", "--corpus", str(CORPUS_DIR)]
+    )
+    card = (tmp_path / "soup" / "README.md").read_text(encoding="utf-8")
+    assert "mean of 4 checkpoints of 2 runs of the last stage** (steps 2, 4; 2, 4)" in card
+    sibling_command = next(line for line in card.splitlines() if "--out runs/1" in line)
+    assert "--seed 31 " in sibling_command and "--learning-rate 0.002 " in sibling_command
+    assert sibling_command.endswith(f"--init-from {kept_run} --out runs/1 --save-every 2 --keep-checkpoints")
+    averaging = "python -m attnviz.demo.average --out assets/models/en-zh runs/1/checkpoints/2 runs/1 "
+    assert averaging + "assets/models/en-zh/checkpoints/2 assets/models/en-zh\n" in card
+    first_stage, sibling, last_stage = (
+        card.index("--steps 4 --d-model"),
+        card.index("--seed 31"),
+        card.index("--seed 32"),
+    )
+    assert first_stage < sibling < last_stage  # the sibling trains before the last stage replaces their weights
+    assert "the sibling runs and the last stage from the same ones" in card
+
+
 def test_averaging_refuses_a_lone_folder_a_stranger_and_another_model(kept_run, tmp_path, capsys):
     from attnviz.demo.average import main as average_main
 
