@@ -10,8 +10,9 @@ The page shows it only while the start-up load is still running (`startup.loadin
 computed for, only where the model would run on the CPU too (the device asked for, or ATTNVIZ_DEVICE for "auto", is
 auto or cpu), only while the model's files are byte for byte the ones that computed it (SHA-256 in its manifest),
 and only on a machine that computes the same bits (`computed_on`: the CPU, its kernel instruction sets, torch and the
-app's thread count; another CPU sums in another order); and it says so in a line. Once the model is loaded, every page computes from the model again (the same numbers:
-tests/integration/test_first_view.py checks the saved capture against a fresh one, bit for bit).
+app's thread count; another CPU sums in another order); and it says so in a line. Once the model is loaded, every
+page computes from the model again (the same numbers: tests/integration/test_first_view.py checks the saved capture
+against a fresh one, bit for bit).
 """
 
 from __future__ import annotations

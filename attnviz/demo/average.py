@@ -96,6 +96,16 @@ def _records_of_sibling_runs(folders: list[Path]) -> list[dict]:
     return records
 
 
+def averaged_runs(record: dict) -> list[list[int]]:
+    """The checkpoint steps averaged from each run: the sibling runs' in the order given, then the last folder's."""
+    return [run["averaged_steps"] for run in record.get("sibling_runs", [])] + [record["averaged_steps"]]
+
+
+def steps_text(runs: list[list[int]]) -> str:
+    """ "1000, 1250; 1000, 1250": each run's steps, runs apart by a semicolon."""
+    return "; ".join(", ".join(map(str, run_steps)) for run_steps in runs)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
@@ -107,10 +117,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", type=Path, required=True, help="the averaged model's folder")
     args = parser.parse_args(argv)
     record = run_tool("attnviz.demo.average", average, args.folders, args.out)
-    runs = [run["averaged_steps"] for run in record.get("sibling_runs", [])] + [record["averaged_steps"]]
-    steps = "; ".join(", ".join(map(str, run_steps)) for run_steps in runs)
+    runs = averaged_runs(record)
     print(
-        f"saved {args.out}: the mean of the checkpoints at steps {steps}"
+        f"saved {args.out}: the mean of the checkpoints at steps {steps_text(runs)}"
         + (f" ({len(runs)} runs)" if len(runs) > 1 else "")
     )
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from attnviz.demo.average import averaged_runs, steps_text
 from attnviz.demo.config import TrainConfig, training_stages
 from attnviz.demo.weights import stored_dtype, weight_files, weights_bytes
 
@@ -280,6 +281,11 @@ def _kept(folder: str, steps: list[int], last_step: int) -> list[str]:
     return [f"{folder}/checkpoints/{step}" for step in steps if step != last_step] + [folder] * (last_step in steps)
 
 
+def _sibling_runs(record: dict) -> list[tuple[TrainConfig, dict]]:
+    """(config, record) of each sibling run of the last stage whose checkpoints were averaged with its own."""
+    return [(TrainConfig(**run["config"]), run) for run in record.get("sibling_runs", [])]
+
+
 def _averaging(config: TrainConfig, record: dict) -> tuple[list[str], str, str]:
     """The commands of the last stage's sibling runs (trained before it, from the same weights), the commands that
     keep and average the checkpoints, and the sentence that says so (all empty when the weights are one run's own)."""
@@ -287,7 +293,7 @@ def _averaging(config: TrainConfig, record: dict) -> tuple[list[str], str, str]:
     if not steps:
         return [], "", ""
     folder = f"assets/models/{config.direction}"
-    siblings = [(TrainConfig(**run["config"]), run) for run in record.get("sibling_runs", [])]
+    siblings = _sibling_runs(record)
     sibling_commands = [
         f"{training_command(c)} --out runs/{i} --save-every {c.save_every} --keep-checkpoints"
         for i, (c, _) in enumerate(siblings, 1)
@@ -300,10 +306,10 @@ def _averaging(config: TrainConfig, record: dict) -> tuple[list[str], str, str]:
         sentence = (f"**These weights are the mean of the last stage's checkpoints at steps {', '.join(map(str, steps))}** "
                     "(checkpoint averaging, as Vaswani et al. 2017 did: `attnviz.demo.average`).\n")  # fmt: skip
         return sibling_commands, commands, sentence
-    runs = [*(run["averaged_steps"] for _, run in siblings), steps]
+    runs = averaged_runs(record)
     sentence = (
         f"**These weights are the mean of {len(kept)} checkpoints of {len(runs)} runs of the last stage** (steps "
-        + "; ".join(", ".join(map(str, run_steps)) for run_steps in runs)
+        + steps_text(runs)
         + "): the runs continue from the same weights with another seed, learning rate or HSK repeat, and their "
         "mean is checkpoint averaging (Vaswani et al. 2017) over a model soup (Wortsman et al. 2022; "
         "`attnviz.demo.average`).\n"
@@ -319,7 +325,7 @@ def _training(config: TrainConfig, record: dict, scoring_seconds: float, folder:
     )
     lines = [training_command(c) for c, _ in stages]
     commands = "\n".join(lines[:-1] + siblings + lines[-1:]) + averaging + halved
-    sibling_runs = [(TrainConfig(**run["config"]), run) for run in record.get("sibling_runs", [])]
+    sibling_runs = _sibling_runs(record)
     sibling_lines = "".join(
         f"; beside the last stage, from the same weights (`runs/{i}`): {_stage_line(c, run, True)}"
         for i, (c, run) in enumerate(sibling_runs, 1)
