@@ -3,17 +3,17 @@
     python benchmarks/bench_corpus.py                 # 2,000 pairs of the demo corpus (assets/corpus/train.tsv)
     python benchmarks/bench_corpus.py --pairs 300     # a shorter run
     python benchmarks/bench_corpus.py --no-ray        # without the Ray rows
-    python benchmarks/bench_corpus.py --no-large      # without the rows of opus-mt-zh-en's size (~7 min of them)
+    python benchmarks/bench_corpus.py --no-large      # without the rows of opus-mt-zh-en's size (~80 s of them)
 
 Measured, each from the pairs file to the per-head statistics of every map (model loading included, the same for all):
 - naive loop: `MarianMTModel(attn_implementation="eager")`, one `output_attentions=True` forward per pair, every
   map stacked into numpy and its head statistics computed (`attnviz.analysis.statistic_sums`, the job's own maths);
 - in-process corpus job: `python -m attnviz corpus` (`attnviz.corpus.job.run_job`, batches grouped by length);
 - Ray engine with 1 and 2 actors at one torch thread each (a local Ray started by the job, its start included),
-  with demo-zh-en and again with a translator of opus-mt-zh-en's size (`--no-large` leaves it out): Ray's start and
-  each actor's (Python, torch, transformers: ~16 s here) weigh the same whatever the model, so only a model of the
-  size researchers run (opus-mt-zh-en, 6 + 6 layers of width 512) shows how the job scales when it is the work,
-  not the start, that takes the time. No hub model can be downloaded here: the stand-in has opus-mt-zh-en's shape
+  with demo-zh-en and again with a translator of opus-mt-zh-en's size (`--no-large` leaves it out): Ray's start,
+  each actor's (Python, torch, transformers), the merge and the stop (~10 s on an idle 2-core machine) weigh the
+  same whatever the model, so only a model of the size researchers run (opus-mt-zh-en, 6 + 6 layers of width 512)
+  shows how the job scales when it is the work, not the start, that takes the time. No hub model can be downloaded here: the stand-in has opus-mt-zh-en's shape
   and random weights (seed 0), which take the same time per pair — the pairs are forced, nothing is generated;
 - for every job, its timeline (`timeline.json`, `attnviz.corpus.timeline`): the engine's start, the workers' start
   and model load, the shards' compute (wall and CPU seconds per worker: how many shards and pairs each got, whether
