@@ -12,10 +12,11 @@ The estimate is deliberately an upper-ish bound of the *extra* memory (the loade
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from attnviz import settings
 from attnviz.errors import InputError, Phrase, ResourceLimitError
+from attnviz.memo import first_weight, once_per
 
 BUDGET_ENV = settings.variable("memory_budget_mb")  # named in the refusals: the variable that raises the budget
 MAX_CHARS_ENV = settings.variable("max_chars")
@@ -89,54 +90,65 @@ def _first(config, *names: str) -> int | None:
 
 
 def _itemsize(model) -> int:
-    try:
-        return next(model.parameters()).element_size()
-    except (StopIteration, AttributeError):
-        return FLOAT32
+    weight = first_weight(model)
+    return FLOAT32 if weight is None else weight.element_size()
+
+
+@dataclass(frozen=True)
+class ModelSizes:
+    """What the estimate reads of a model, read once per loaded model (config reads are slow in transformers)."""
+
+    stacks: tuple[AttentionStack, ...]  # "self", or "encoder", "decoder", "cross"; over 1 × 1 tokens
+    width: int  # the widest activation per token: hidden size or feed-forward size
+    vocab: int  # logits per row, 0 without an output head
+    relative_bias: bool  # T5: a dense per-head position bias beside each stack
+
+
+def model_sizes(handle) -> ModelSizes:
+    key = ("memory_sizes", handle.is_seq2seq, handle.num_layers, handle.num_heads)
+    return once_per(handle.model, key, lambda: _read_sizes(handle))
+
+
+def _read_sizes(handle) -> ModelSizes:
+    model, config = handle.model, handle.model.config
+    hidden = _first(config, "hidden_size", "d_model", "n_embd", "dim") or 0
+    ffn = _first(config, "intermediate_size", "encoder_ffn_dim", "decoder_ffn_dim", "d_ff", "n_inner", "ffn_dim")
+
+    def stack(kind, layers, heads) -> AttentionStack:
+        heads = heads or handle.num_heads or 1
+        head_dim = _first(config, "head_dim", "d_kv") or max(hidden // heads, 1)
+        kv_heads = _first(config, "num_key_value_heads") or heads
+        return AttentionStack(kind, layers or handle.num_layers, heads, kv_heads, head_dim, 1, 1)
+
+    if not handle.is_seq2seq:
+        stacks = (stack("self", handle.num_layers, handle.num_heads),)
+    else:
+        encoder_layers = _first(config, "encoder_layers", "num_layers", "num_hidden_layers")
+        encoder_heads = _first(config, "encoder_attention_heads", "num_heads", "num_attention_heads")
+        decoder_layers = _first(config, "decoder_layers", "num_decoder_layers") or handle.num_layers
+        decoder_heads = _first(config, "decoder_attention_heads", "num_heads", "num_attention_heads")
+        stacks = tuple(
+            stack(kind, layers, heads)
+            for kind, layers, heads in (
+                ("encoder", encoder_layers, encoder_heads),
+                ("decoder", decoder_layers, decoder_heads),
+                ("cross", decoder_layers, decoder_heads),
+            )
+        )
+    head = getattr(model, "get_output_embeddings", lambda: None)()
+    vocab = (_first(config, "vocab_size") or 0) if head is not None else 0
+    relative_bias = hasattr(config, "relative_attention_num_buckets")
+    return ModelSizes(stacks, max(hidden, ffn or 4 * hidden), vocab, relative_bias)
 
 
 def attention_stacks(handle, n_source: int, n_target: int = 0) -> list[AttentionStack]:
     """The attention stacks a run over n_source (and n_target) tokens goes through, read from the model config."""
-    config = handle.model.config
-    hidden = _first(config, "hidden_size", "d_model", "n_embd", "dim") or 0
-
-    def stack(kind, layers, heads, queries, keys) -> AttentionStack:
-        heads = heads or handle.num_heads or 1
-        head_dim = _first(config, "head_dim", "d_kv") or max(hidden // heads, 1)
-        kv_heads = _first(config, "num_key_value_heads") or heads
-        return AttentionStack(kind, layers or handle.num_layers, heads, kv_heads, head_dim, queries, keys)
-
-    if not handle.is_seq2seq:
-        return [stack("self", handle.num_layers, handle.num_heads, n_source, n_source)]
-    encoder = stack(
-        "encoder",
-        _first(config, "encoder_layers", "num_layers", "num_hidden_layers"),
-        _first(config, "encoder_attention_heads", "num_heads", "num_attention_heads"),
-        n_source,
-        n_source,
-    )
-    if not n_target:
-        return [encoder]
-    decoder_layers = _first(config, "decoder_layers", "num_decoder_layers") or handle.num_layers
-    decoder_heads = _first(config, "decoder_attention_heads", "num_heads", "num_attention_heads")
-    return [
-        encoder,
-        stack("decoder", decoder_layers, decoder_heads, n_target, n_target),
-        stack("cross", decoder_layers, decoder_heads, n_target, n_source),
-    ]
-
-
-def _activation_bytes(handle, tokens: int) -> int:
-    config = handle.model.config
-    hidden = _first(config, "hidden_size", "d_model", "n_embd", "dim") or 0
-    ffn = _first(config, "intermediate_size", "encoder_ffn_dim", "decoder_ffn_dim", "d_ff", "n_inner", "ffn_dim")
-    return tokens * max(hidden, ffn or 4 * hidden) * FLOAT32 * ACTIVATION_COPIES
-
-
-def _logits_bytes(handle, rows: int) -> int:
-    head = getattr(handle.model, "get_output_embeddings", lambda: None)()
-    vocab = _first(handle.model.config, "vocab_size") or 0
-    return rows * vocab * FLOAT32 if head is not None else 0
+    queries = {"self": n_source, "encoder": n_source, "decoder": n_target, "cross": n_target}
+    keys = {"self": n_source, "encoder": n_source, "decoder": n_target, "cross": n_source}
+    stacks = model_sizes(handle).stacks
+    if handle.is_seq2seq and not n_target:
+        stacks = stacks[:1]  # the encoder alone
+    return [replace(stack, queries=queries[stack.kind], keys=keys[stack.kind]) for stack in stacks]
 
 
 # ----------------------------------------------------------------------------------------------------------------------
@@ -153,8 +165,8 @@ def estimate_bytes(handle, n_source: int, n_target: int = 0, mode: str = "full",
     """
     if mode not in MODES:
         raise InputError("capture_mode_unknown", mode=mode)
-    itemsize = _itemsize(handle.model)
-    relative_bias = hasattr(handle.model.config, "relative_attention_num_buckets")  # T5: a dense per-head bias
+    sizes = model_sizes(handle)
+    itemsize, relative_bias = _itemsize(handle.model), sizes.relative_bias  # (a model may be cast since)
     copies = FULL_COPIES + (batch > 1)
     total = 0
     for stack in attention_stacks(handle, n_source, n_target):
@@ -172,7 +184,8 @@ def estimate_bytes(handle, n_source: int, n_target: int = 0, mode: str = "full",
             total += 2 * cells * FLOAT32  # one opened head and the tile it is computed in
     last_rows = n_target if handle.is_seq2seq else n_source
     logits_rows = 1 if (mode == "lazy" and not handle.is_seq2seq) else last_rows  # lazy keeps one logit row
-    total += _activation_bytes(handle, max(n_source, n_target)) + _logits_bytes(handle, logits_rows)
+    activations = max(n_source, n_target) * sizes.width * FLOAT32 * ACTIVATION_COPIES
+    total += activations + logits_rows * sizes.vocab * FLOAT32
     return int(total * batch)
 
 

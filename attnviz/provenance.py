@@ -29,39 +29,33 @@ from __future__ import annotations
 import functools
 import hashlib
 import platform
-import weakref
+import time
 from dataclasses import replace
 from datetime import datetime, timezone
 from importlib import metadata
 
 from attnviz.export.schema import json_safe
+from attnviz.memo import first_weight, once_per
 
 PROVENANCE_VERSION = 1
 MAX_HASH_BYTES = 4 * 2**30
 ALIGNMENT_HEADS = "alignment_heads"  # AttentionCapture.meta key: the model's [[layer, head], ...] trained to align
-# model -> {key: value}, kept while the model lives: a loaded model's weights hash and record do not change, and every
-# capture records them (hashing, or reading the catalogue's folders, cost more than the rest of the provenance)
-_PER_MODEL: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-def _per_model(model, key: tuple, compute):
-    """`compute()`, once per loaded model and `key` (again each time for a model that cannot be weakly referenced)."""
-    try:
-        return _PER_MODEL[model][key]
-    except (KeyError, TypeError):
-        pass
-    value = compute()
-    try:
-        _PER_MODEL.setdefault(model, {})[key] = value
-    except TypeError:
-        pass
-    return value
 
 
 def timestamp(now: datetime | None = None) -> str:
     """The time as ISO 8601 in UTC, to the second: "2025-05-01T09:30:00Z"."""
-    moment = (now or datetime.now(timezone.utc)).astimezone(timezone.utc)
-    return moment.isoformat(timespec="seconds").replace("+00:00", "Z")
+    if now is None:  # every capture stamps itself: write each second once
+        return _utc_second(int(time.time()))
+    return _iso_utc(now)
+
+
+@functools.lru_cache(maxsize=1)
+def _utc_second(second: int) -> str:
+    return _iso_utc(datetime.fromtimestamp(second, timezone.utc))
+
+
+def _iso_utc(moment: datetime) -> str:
+    return moment.astimezone(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 def _version(package: str) -> str | None:
@@ -117,7 +111,7 @@ def machine() -> dict:
 def weights_sha256(model, max_bytes: int = MAX_HASH_BYTES) -> tuple[str | None, int]:
     """(SHA-256 hex of the model's weights, their size in bytes); None for the hash when they are larger than
     `max_bytes` or cannot be read (weights offloaded to the meta device). Cached per loaded model."""
-    return _per_model(model, ("sha256", max_bytes), lambda: _weights_sha256(model, max_bytes))
+    return once_per(model, ("sha256", max_bytes), lambda: _weights_sha256(model, max_bytes))
 
 
 def _weights_sha256(model, max_bytes: int) -> tuple[str | None, int]:
@@ -147,7 +141,7 @@ def _model_source(handle) -> str:
 def model_record(handle, *, hash_weights: bool = True) -> dict:
     """What identifies the loaded model: its name and where it came from, its hub revision, its weights' hash."""
     key = ("record", handle.name, handle.path, hash_weights)
-    return dict(_per_model(handle.model, key, lambda: _model_record(handle, hash_weights)))  # a copy to change
+    return dict(once_per(handle.model, key, lambda: _model_record(handle, hash_weights)))  # a copy to change
 
 
 def _model_record(handle, hash_weights: bool) -> dict:
@@ -178,18 +172,29 @@ def build_provenance(
 ) -> dict:
     """The provenance of a capture made with `handle` (a ModelHandle) from these texts and capture `options`
     (max tokens, truncation, generation settings …), as the module docstring lays out."""
-    dtype = getattr(handle.model, "dtype", None)
+    dtype = _dtype(handle.model)
     return {
         "provenance_version": PROVENANCE_VERSION,
         "model": model_record(handle, hash_weights=hash_weights),
         "device": str(handle.device),
-        "dtype": None if dtype is None else str(dtype).removeprefix("torch."),
+        "dtype": dtype,
         "versions": versions(),
         "source_text": source_text,
         "target_text": target_text,
         "options": json_safe(options or {}),
         "captured_at": timestamp(now),
     }
+
+
+def _dtype(model) -> str | None:
+    """ "float32" …: `model.dtype`, for a transformers model read as its property does (the first floating-point
+    parameter) without the property's per-call walk."""
+    if hasattr(type(model), "dtype"):
+        weight = first_weight(model)
+        dtype = None if weight is None else weight.dtype
+    else:  # a bare torch module names no dtype
+        dtype = getattr(model, "dtype", None)
+    return None if dtype is None else str(dtype).removeprefix("torch.")
 
 
 def view_provenance(provenance: dict | None, view: str, options: dict | None = None, *,

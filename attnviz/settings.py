@@ -206,7 +206,7 @@ def _parsed(spec, environ: Mapping[str, str], secrets: dict, secrets_file: Path 
 def current(environ: Mapping[str, str] | None = None, secrets_file: Path | None = SECRETS_FILE) -> Settings:
     """The settings as they are now; parsed again only when a variable or the secrets file (its mtime) has changed."""
     environ = os.environ if environ is None else environ
-    snapshot = tuple((name, environ[name]) for name in VARIABLES if name in environ)
+    snapshot = tuple((name, value) for name in VARIABLES if (value := environ.get(name)) is not None)
     return _cached(snapshot, secrets_file, _stamp(secrets_file))
 
 

@@ -11,6 +11,7 @@ import re
 import unicodedata
 from dataclasses import replace
 
+from attnviz.memo import once_per
 from attnviz.types import Token
 
 # Decoding a window of previous ids, not the whole prefix, keeps token text recovery linear in the text length.
@@ -35,11 +36,31 @@ def shown(token: Token) -> str:
     return f"{token.text}?" if token.unknown else token.text
 
 
-def special_ids(tokenizer) -> set[int]:
+def _special_tokens(tokenizer) -> tuple[str, ...] | None:
+    """What a transformers tokenizer's special tokens are, read from its own record of them (cheap, unlike its
+    properties); None for a tokenizer without that record, whose facts are then read afresh each time."""
+    attributes = getattr(tokenizer, "__dict__", {})
+    named = attributes.get("_special_tokens_map")
+    if not isinstance(named, dict):
+        return None
+    return (*map(str, named.values()), "|", *map(str, attributes.get("_extra_special_tokens") or ()))
+
+
+def _per_tokenizer(tokenizer, fact: str, compute):
+    """`compute()` once per tokenizer and set of special tokens (adding one reads the facts again)."""
+    specials = _special_tokens(tokenizer)
+    return compute() if specials is None else once_per(tokenizer, (fact, specials), compute)
+
+
+def special_ids(tokenizer) -> frozenset[int]:
     """Ids of special tokens (</s>, [CLS], <pad>, …); the unknown token is text, not special."""
-    ids = set(getattr(tokenizer, "all_special_ids", []) or [])
-    ids.discard(getattr(tokenizer, "unk_token_id", None))
-    return ids
+
+    def read() -> frozenset[int]:
+        ids = set(getattr(tokenizer, "all_special_ids", []) or [])
+        ids.discard(getattr(tokenizer, "unk_token_id", None))
+        return frozenset(ids)
+
+    return _per_tokenizer(tokenizer, "special_ids", read)
 
 
 _BYTE_PIECE = re.compile(r"<0x[0-9A-Fa-f]{2}>")  # sentencepiece's byte fallback: one UTF-8 byte of unseen text
@@ -48,12 +69,15 @@ _BYTE_PIECE = re.compile(r"<0x[0-9A-Fa-f]{2}>")  # sentencepiece's byte fallback
 def unknown_flags(tokenizer, ids: list[int]) -> list[bool]:
     """For each id, whether the model reads it as unknown: the <unk> token, or a byte-fallback piece (<0xE6>) that
     stands for one byte of a character the vocabulary lacks."""
-    unknown_id = getattr(tokenizer, "unk_token_id", None)
-    pieces = {token_id: tokenizer.convert_ids_to_tokens(token_id) for token_id in set(ids)}  # each id once
-    unknown = {
-        token_id: token_id == unknown_id or (isinstance(piece, str) and _BYTE_PIECE.fullmatch(piece) is not None)
-        for token_id, piece in pieces.items()
-    }
+    unknown = _per_tokenizer(tokenizer, "unknown_ids", dict)  # {id: unknown?}, learned as ids come
+    missing = set(ids).difference(unknown)
+    if missing:
+        unknown_id = getattr(tokenizer, "unk_token_id", None)
+        for token_id in missing:
+            piece = tokenizer.convert_ids_to_tokens(token_id)
+            unknown[token_id] = token_id == unknown_id or (
+                isinstance(piece, str) and _BYTE_PIECE.fullmatch(piece) is not None
+            )
     return [unknown[token_id] for token_id in ids]
 
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from attnviz.errors import InputError
 from attnviz.language import main_script
+from attnviz.memo import once_per
 
 LANGUAGE_CODES = {  # ISO 639-1 -> the code each multilingual tokenizer uses
     "nllb": {"zh": "zho_Hans", "en": "eng_Latn"},
@@ -66,17 +67,21 @@ def source_language(text: str) -> str:
 def reading(handle, text: str, target_language: str | None = None) -> Reading:
     """How `text` is given to `handle`'s model (see the module's docstring); `target_language` ("en", "zh", "de"…)
     picks the direction where the model has several. Raises InputError where the model cannot read the text."""
-    config, tokenizer = getattr(handle.model, "config", None), handle.tokenizer
-    family = _code_family(config, tokenizer)
+    family, prefixes, code = once_per(handle.model, ("reading", handle.tokenizer), lambda: _conventions(handle))
     if family is not None:
         return _coded(handle, text, family, target_language)
-    prefixes = _t5_prefixes(config)
     if prefixes:
         return _prefixed(handle, text, prefixes, target_language)
-    code = _marian_code(tokenizer)
     if code is not None and not text.startswith(">>"):
         return Reading(f"{code} {text}", prefix=f"{code} ")
     return Reading(text)
+
+
+def _conventions(handle) -> tuple[str | None, dict[tuple[str, str], str], str | None]:
+    """How the model takes its languages: a code family, T5 task prefixes, a Marian target code (read once per model
+    and tokenizer)."""
+    config, tokenizer = getattr(handle.model, "config", None), handle.tokenizer
+    return _code_family(config, tokenizer), _t5_prefixes(config), _marian_code(tokenizer)
 
 
 @contextmanager

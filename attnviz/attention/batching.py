@@ -97,7 +97,7 @@ def prepare_batch(
             sources.append(encode(tokenizer, read.text, **common))
             if targets is not None:
                 decoded.append(encode(tokenizer, targets[row], target=True, what="target", **common))
-    pad_id = pad_id_of(tokenizer, model)
+    pad_id = pad_id_of(tokenizer, model) if len(texts) > 1 else 0  # one example is not padded
     left = getattr(tokenizer, "padding_side", "right") == "left"
     input_ids, attention_mask = _pad([s.ids for s in sources], pad_id, left)
     inputs = {"input_ids": input_ids.to(model.device), "attention_mask": attention_mask.to(model.device)}
