@@ -163,7 +163,10 @@ def _add_size_arguments(parser: argparse.ArgumentParser) -> None:
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog=f"python -m {PROG}", description="Capture and export Transformer attention.")
     commands = parser.add_subparsers(
-        dest="command", required=True, metavar="{export,capture,find-head,corpus,models}", parser_class=_Parser
+        dest="command",
+        required=True,
+        metavar="{export,capture,find-head,corpus,corpus-workers,models}",
+        parser_class=_Parser,
     )
 
     export = commands.add_parser("export", help="draw a figure (png, svg, pdf, html)", description="Draw a figure.")
@@ -548,11 +551,11 @@ def _run(args: argparse.Namespace) -> int:
         return _run_doctor(args)
     if args.command == "find-head":
         return _run_find(args)
-    if args.command == "corpus":
+    if args.command in ("corpus", "corpus-workers"):
         from attnviz.corpus import command as corpus_command
 
         _quiet_libraries()
-        return corpus_command.run(args)
+        return corpus_command.run(args) if args.command == "corpus" else corpus_command.stop_workers(args)
     _check(args)
     examples = _examples(args)
     if args.command == "export":

@@ -4,6 +4,7 @@
     python benchmarks/bench_corpus.py --pairs 300     # a shorter run
     python benchmarks/bench_corpus.py --no-ray        # without the Ray rows
     python benchmarks/bench_corpus.py --no-large      # without the rows of opus-mt-zh-en's size (~80 s of them)
+    python benchmarks/bench_corpus.py --no-cluster    # without the rows on a running cluster (~3 min of them)
 
 Measured, each from the pairs file to the per-head statistics of every map (model loading included, the same for all):
 - naive loop: `MarianMTModel(attn_implementation="eager")`, one `output_attentions=True` forward per pair, every
@@ -15,6 +16,9 @@ Measured, each from the pairs file to the per-head statistics of every map (mode
   same whatever the model, so only a model of the size researchers run (opus-mt-zh-en, 6 + 6 layers of width 512)
   shows how the job scales when it is the work, not the start, that takes the time. No hub model can be downloaded here: the stand-in has opus-mt-zh-en's shape
   and random weights (seed 0), which take the same time per pair — the pairs are forced, nothing is generated;
+- the Ray rows again on a cluster that is already running (`ray start --head`; `--no-cluster` leaves them out),
+  each job joining it with `--ray-address` and keeping its actors with `--keep-workers`: the first job of a pool
+  pays the actors' start, the next finds them loaded, as job after job on a researcher's cluster does;
 - for every job, its timeline (`timeline.json`, `attnviz.corpus.timeline`): the engine's start, the workers' start
   and model load, the shards' compute (wall and CPU seconds per worker: how many shards and pairs each got, whether
   they ran side by side), the merge, and the steady-state throughput (pairs/s once every worker is ready), which
@@ -26,10 +30,12 @@ Results are printed and written to benchmarks/RESULTS.md, in its own marked sect
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
 import re
+import socket
 import subprocess
 import sys
 import tempfile
@@ -125,22 +131,55 @@ SHARD_SIZE = 32  # Ray rows: lines per shard, enough shards for two actors to sh
 # size): longer shards group more pairs of similar length into each forward pass.
 
 
-def job(path: Path, out: Path, engine: str, workers: int, threads: int, model: str = MODEL) -> float:
+def job(path: Path, out: Path, engine: str, workers: int, threads: int, model: str = MODEL, **cluster) -> float:
+    """Seconds of one corpus job; `cluster`: ray_address and keep_workers, for a cluster already running."""
     from attnviz.corpus.job import JobConfig, run_job
 
     started = time.perf_counter()
     shard_size = SHARD_SIZE if engine == "ray" else JobConfig.shard_size
     run_job(JobConfig(model, path, out, shard_size=shard_size, engine=engine, workers=workers, threads=threads,
-                      force=True))  # fmt: skip
+                      force=True, **cluster))  # fmt: skip
     return time.perf_counter() - started
 
 
-def timed_job(path: Path, out: Path, engine: str, workers: int, threads: int, model: str = MODEL) -> dict:
+def timed_job(path: Path, out: Path, engine: str, workers: int, threads: int, model: str = MODEL, **cluster) -> dict:
     """End-to-end seconds and the job's own timeline summary."""
     from attnviz.corpus.job import TIMELINE
 
-    seconds = job(path, out, engine, workers, threads, model)
+    seconds = job(path, out, engine, workers, threads, model, **cluster)
     return {"seconds": seconds, "timeline": json.loads((out / TIMELINE).read_text(encoding="utf-8"))["summary"]}
+
+
+@contextlib.contextmanager
+def running_cluster():
+    """A local Ray cluster started apart from the jobs, as a researcher's cluster runs (`ray start --head`, two
+    CPUs); stopped afterwards with `ray stop`. Its workers import attnviz from this checkout."""
+    ray_cli = str(Path(sys.executable).with_name("ray"))
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    subprocess.run([ray_cli, "start", "--head", f"--port={port}", "--num-cpus=2", "--include-dashboard=false",
+                    "--disable-usage-stats"], env=env, check=True, capture_output=True)  # fmt: skip
+    try:
+        yield f"127.0.0.1:{port}"
+    finally:
+        subprocess.run([ray_cli, "stop", "--force"], capture_output=True, check=False)
+
+
+def cluster_jobs(results: dict, path: Path, folder: Path, models: dict[str, str]) -> None:
+    """On a running cluster with kept actors: for each model and pool size, the first job (the actors start and
+    load) and the next one (they are loaded already), then the pool is stopped."""
+    from attnviz.corpus.ray_engine import stop_kept_workers
+
+    with running_cluster() as address:
+        for suffix, model in models.items():
+            for workers in (1, 2):
+                for run in ("first", "next"):
+                    key = f"cluster{workers}{suffix}_{run}"
+                    results[key] = timed_job(path, folder / key, "ray", workers, 1, model, ray_address=address,
+                                             keep_workers=True)  # fmt: skip
+                stop_kept_workers(address)
 
 
 def peak_memory(path: Path, out: Path, threads: int) -> float:
@@ -170,10 +209,14 @@ def measure(args) -> dict:
     if not args.no_ray and ray_available():
         results["ray1"] = timed_job(path, folder / "ray1", "ray", 1, 1)
         results["ray2"] = timed_job(path, folder / "ray2", "ray", 2, 1)
+        models = {"": MODEL}
         if not args.no_large:
             large = str(opus_sized_model(folder / "opus-sized"))
             results["ray1_large"] = timed_job(path, folder / "ray1-large", "ray", 1, 1, large)
             results["ray2_large"] = timed_job(path, folder / "ray2-large", "ray", 2, 1, large)
+            models["_large"] = large
+        if not args.no_cluster:
+            cluster_jobs(results, path, folder, models)
     results["memory_quarter"] = peak_memory(quarter, folder / "mq", args.threads)
     results["memory_all"] = peak_memory(path, folder / "ma", args.threads)
     results["load_after"] = os.getloadavg()
@@ -183,6 +226,10 @@ def measure(args) -> dict:
 JOBS = {"job": "corpus job, in-process", "ray1": "Ray, 1 actor × 1 thread", "ray2": "Ray, 2 actors × 1 thread"}
 LARGE = {"ray1_large": "Ray, 1 actor × 1 thread, opus-mt-zh-en's size",
          "ray2_large": "Ray, 2 actors × 1 thread, opus-mt-zh-en's size"}  # fmt: skip
+CLUSTER = {f"cluster{workers}{suffix}_{run}": f"running cluster, {workers} actor{'s' * (workers > 1)}{size}, {said}"
+           for suffix, size in (("", ""), ("_large", ", opus-mt-zh-en's size"))
+           for workers in (1, 2)
+           for run, said in (("first", "first job (actors start)"), ("next", "next job (actors kept)"))}  # fmt: skip
 
 
 READING = (
@@ -206,7 +253,7 @@ def breakdown(r: dict) -> list[str]:
     lines = ["| job | engine start | first / last worker ready | compute (first shard → last) | merge | engine stop "
              "| side by side | steady pairs/s | driver CPU s | per worker: shards, pairs, busy s, CPU s, write s, torch "
              "threads, load s |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]  # fmt: skip
-    for key, name in {**JOBS, **LARGE}.items():
+    for key, name in {**JOBS, **LARGE, **CLUSTER}.items():
         if key not in r:
             continue
         t = r[key]["timeline"]
@@ -251,6 +298,17 @@ def section(r: dict) -> str:
         for key in large:
             seconds_here, steady = r[key]["seconds"], r[key]["timeline"].get("steady_pairs_per_s")
             lines.append(f"| {LARGE[key]} | {seconds_here:.1f} | {r['pairs'] / seconds_here:.1f} | {_number(steady)} |")
+    cluster = [key for key in CLUSTER if key in r]
+    if cluster:
+        lines += ["", "The same pairs on a Ray cluster that is already running (`ray start --head`, as a researcher's "
+                  "cluster runs; each job joins it with `--ray-address` and keeps its actors with `--keep-workers`): "
+                  "the first job of a pool starts its actors and loads the model, the next job finds them loaded.",
+                  "", "| method | seconds | pairs/s | steady pairs/s |", "|---|---:|---:|---:|"]  # fmt: skip
+        for key in cluster:
+            seconds_here, steady = r[key]["seconds"], r[key]["timeline"].get("steady_pairs_per_s")
+            lines.append(
+                f"| {CLUSTER[key]} | {seconds_here:.1f} | {r['pairs'] / seconds_here:.1f} | {_number(steady)} |"
+            )
     lines += ["", "Where the seconds went (each job's `timeline.json`; seconds from the job's start):", "",
               *breakdown(r), "", READING]  # fmt: skip
     goals = [f"1. In-process corpus job ≥ 3× the naive loop: {speed:.2f}× ({'met' if speed >= 3 else 'NOT met'})."]
@@ -265,6 +323,13 @@ def section(r: dict) -> str:
         if "ray2_large" in r:
             scale = r["ray1_large"]["seconds"] / r["ray2_large"]["seconds"]
             goal += f", {scale:.2f}× with a model of opus-mt-zh-en's size ({'met' if scale >= 1.7 else 'NOT met'})"
+        kept = [(label, r[f"cluster1{suffix}_next"]["seconds"] / r[f"cluster2{suffix}_next"]["seconds"])
+                for suffix, label in (("", "demo-zh-en"), ("_large", "opus-mt-zh-en's size"))
+                if f"cluster2{suffix}_next" in r]  # fmt: skip
+        if kept:
+            goal += "; on a running cluster with the actors kept from the job before, end to end: " + ", ".join(
+                f"{scale:.2f}× with {label} ({'met' if scale >= 1.7 else 'NOT met'})" for label, scale in kept
+            )
         goals.append(goal + ".")
     growth = r["memory_all"] / r["memory_quarter"]
     goals.append(f"3. Peak memory flat in corpus size: {r['memory_quarter']:.0f} MiB for {max(r['pairs'] // 4, 1)} "
@@ -279,6 +344,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--no-ray", action="store_true")
     parser.add_argument("--no-large", action="store_true", help="without the Ray rows of opus-mt-zh-en's size")
+    parser.add_argument("--no-cluster", action="store_true", help="without the rows on a running cluster")
     parser.add_argument("--no-write", action="store_true", help="print only")
     args = parser.parse_args()
     results = measure(args)

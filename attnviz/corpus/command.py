@@ -3,6 +3,8 @@
     python -m attnviz corpus --model demo-zh-en --input pairs.tsv --gold -o report/
     python -m attnviz corpus --model demo-zh-en --input pairs.tsv --gold --segmented --engine ray --workers 2 -o r/
     python -m attnviz corpus --model demo-zh-en --reverse-model demo-en-zh --input pairs.tsv --gold -o report/
+    python -m attnviz corpus ... --engine ray --ray-address auto --keep-workers   # later jobs find the actors loaded
+    python -m attnviz corpus-workers --stop --ray-address auto                   # stop the kept actors
 
 Each line of --input is source<TAB>target, with --gold a third column of Pharaoh links; --segmented reads each side
 as space-separated words. Bad lines are listed (bad_lines.parquet, and a count on stderr) and skipped. The report
@@ -47,9 +49,25 @@ def add_parser(commands) -> None:
     corpus.add_argument("--engine", choices=ENGINES, default="inprocess", help="inprocess (default) or ray")
     corpus.add_argument("--workers", type=int, default=JobConfig.workers, help="ray: actors in the pool (2)")
     corpus.add_argument("--ray-address", help="ray: join this cluster (default: start a local one)")
+    corpus.add_argument("--keep-workers", action="store_true",
+                        help="ray, with --ray-address: leave the loaded actors on the cluster, so the next job of the "
+                             "same model, device and threads starts at once (stop them: corpus-workers --stop)")  # fmt: skip
     corpus.add_argument("--resume", action="store_true", help="keep the finished shards of an earlier run")
     corpus.add_argument("--force", "-f", action="store_true", help="replace an earlier report")
     corpus.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+
+    workers = commands.add_parser("corpus-workers", help="stop the actors corpus jobs kept on a Ray cluster",
+                                  description="Stop the actors that corpus jobs run with --keep-workers left on a "
+                                              "Ray cluster.")  # fmt: skip
+    workers.add_argument("--stop", action="store_true", required=True, help="stop them (the only action)")
+    workers.add_argument("--ray-address", default="auto", help="the cluster (default: auto, the one running here)")
+
+
+def stop_workers(args: argparse.Namespace) -> int:
+    from attnviz.corpus.ray_engine import stop_kept_workers
+
+    print(f"{stop_kept_workers(args.ray_address)} kept corpus actors stopped")
+    return 0
 
 
 def config_of(args: argparse.Namespace) -> JobConfig:
@@ -63,7 +81,8 @@ def config_of(args: argparse.Namespace) -> JobConfig:
     options = JobOptions(args.gold, args.segmented, args.batch_size, args.max_tokens, args.threshold,
                          args.reverse_model)  # fmt: skip
     return JobConfig(args.model, args.input, args.output, options, args.device, args.shard_size, args.engine,
-                     args.workers, args.ray_address, args.threads, args.resume, args.force)  # fmt: skip
+                     args.workers, args.ray_address, args.keep_workers, args.threads, args.resume,
+                     args.force)  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:

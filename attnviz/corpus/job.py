@@ -40,6 +40,7 @@ class JobConfig:
     engine: str = "inprocess"
     workers: int = 2  # Ray: actors in the pool (each loads the model once)
     ray_address: str | None = None  # Ray: join this cluster; None starts a local one
+    keep_workers: bool = False  # Ray, on a cluster joined: leave the loaded actors for the next job (ray_engine)
     threads: int | None = None  # torch threads per worker (None: torch's default in-process, 1 per Ray actor)
     resume: bool = False  # keep finished shards of an earlier run
     force: bool = False  # replace an earlier report
@@ -53,6 +54,8 @@ def prepare_output(config: JobConfig) -> None:
         raise InputError("cli_input_missing", path=str(config.input))
     if config.engine not in ENGINES:
         raise InputError("corpus_engine_unknown", engine=config.engine)
+    if config.keep_workers and (config.engine != "ray" or not config.ray_address):
+        raise InputError("corpus_keep_workers_needs_cluster")
     if config.options.reverse_model and not config.options.gold:
         raise InputError("corpus_reverse_needs_gold")
     earlier = (folder / SHARDS).exists() or (folder / "report.json").exists()

@@ -26,10 +26,16 @@ model once. An optional engine: Ray is imported only here (`pip install -r requi
   nothing is counted twice.
 - `--ray-address` joins a running cluster ("auto", or host:port); without it a local Ray starts and stops with the
   job. The job's timeline (`attnviz.corpus.timeline`) records Ray's start, each actor's start and each shard.
+- `--keep-workers` (with `--ray-address`): the pool's actors are named and detached, so they outlive the job and the
+  next job of the same model, reverse model, device and threads finds them loaded — on a cluster that runs job
+  after job, only the first pays the actors' start. Each keeps its half CPU (and accelerator) until
+  `stop_kept_workers()` (`python -m attnviz corpus-workers --stop --ray-address A`) or `ray stop`.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import time
 from collections import deque
@@ -42,6 +48,7 @@ from attnviz.errors import AttnvizError, InputError
 
 ACTOR_CPUS = 0.5
 IN_FLIGHT = 2  # shards queued on an actor: the next is there when one ends, and the tail stays balanced
+KEPT_NAMESPACE = "attnviz-corpus"  # where kept pools' actors are named (`keep_workers`)
 
 
 def _ray():
@@ -53,18 +60,18 @@ def _ray():
 
 
 class ShardWorker:
-    """A Ray actor: loads the model once, then computes and writes one shard per `run` call."""
+    """A Ray actor: loads the model (and the reverse model, if any) once, then computes and writes one shard per
+    `run` call — of this job, or of the next ones when the pool is kept on a cluster (`keep_workers`)."""
 
-    def __init__(self, model: str, device: str, threads: int | None, input: str, output: str, options: dict):
+    def __init__(self, model: str, device: str, threads: int | None, reverse_model: str | None):
         started = time.time()
         os.environ["TOKENIZERS_PARALLELISM"] = "false"  # one thread per actor: no tokenizer thread pool beside it
-        from attnviz.corpus.job import load_reverse_model, load_worker_model
+        from attnviz.corpus.job import load_worker_model
 
         self.failure = None  # a model that cannot load: said by `ready` (the actor lives, so Ray does not restart it)
-        self.input, self.output, self.options = Path(input), Path(output), JobOptions(**options)
         try:
             self.handle = load_worker_model(model, device, threads)
-            self.reverse = load_reverse_model(self.options, device, threads)
+            self.reverse = load_worker_model(reverse_model, device, threads) if reverse_model else None
         except AttnvizError as error:
             self.failure = error
         import ray
@@ -72,16 +79,23 @@ class ShardWorker:
 
         self.info = {"worker": os.getpid(), "node": ray.get_runtime_context().get_node_id()[:8], "started": started,
                      "ready": time.time(), "load_s": time.time() - started, "threads": torch.get_num_threads()}  # fmt: skip
+        self.jobs = 0  # jobs that asked whether this actor is ready
 
     def ready(self) -> dict:
+        """This actor's start, for the job's timeline; a kept actor's next jobs find it ready at once (load_s 0)."""
         if self.failure is not None:
             raise self.failure
-        return self.info
+        self.jobs += 1
+        if self.jobs == 1:
+            return self.info
+        now = time.time()
+        return self.info | {"started": now, "ready": now, "load_s": 0.0, "kept": True}
 
-    def run(self, spec: dict) -> dict:
+    def run(self, spec: dict, input: str, output: str, options: dict) -> dict:
         from attnviz.corpus.shards import run_shard
 
-        return run_shard(self.handle, self.input, ShardSpec(**spec), self.options, self.output, self.reverse)
+        job_options = JobOptions(**options)
+        return run_shard(self.handle, Path(input), ShardSpec(**spec), job_options, Path(output), self.reverse)
 
 
 def actor_resources(device: str, cluster: dict) -> dict:
@@ -110,38 +124,69 @@ def run_shards(config, todo: list[ShardSpec], progress, total: int, timeline: Ti
     actors = []
     try:
         actors = _start_pool(ray, config, min(config.workers, len(todo)), timeline)
-        _dispatch(ray, actors, deque(todo), progress, total, timeline)
+        _dispatch(ray, config, actors, deque(todo), progress, total, timeline)
     finally:
         begun = time.time()
-        if started_here:
-            ray.shutdown()
-        else:
+        if not started_here and not config.keep_workers:
             for actor in actors:
                 ray.kill(actor)  # free the cluster's resources for its next job
+        if started_here:
+            ray.shutdown()  # a local Ray stops; a cluster joined keeps running (and its kept actors, detached)
         timeline.phases["engine_stop"] = time.time() - begun
 
 
 def _start_pool(ray, config, size: int, timeline: Timeline) -> list:
-    """`size` actors, asked for all at once (their model loads overlap), spread over the nodes."""
+    """`size` actors, asked for all at once (their model loads overlap), spread over the nodes; with `keep_workers`,
+    named actors that outlive the job, found again by the next job of the same model, device and threads."""
+    options = asdict(config.options)
     worker_args = dict(model=config.model, device=config.device, threads=config.threads or 1,
-                       input=str(Path(config.input).resolve()), output=str(Path(config.output).resolve()),
-                       options=asdict(config.options))  # fmt: skip
-    remote = ray.remote(ShardWorker).options(
-        max_restarts=-1, max_task_retries=-1, scheduling_strategy="SPREAD",
-        **actor_resources(config.device, ray.cluster_resources()),
-    )  # fmt: skip
+                       reverse_model=options["reverse_model"])  # fmt: skip
+    actor_options = dict(max_restarts=-1, max_task_retries=-1, scheduling_strategy="SPREAD",
+                         **actor_resources(config.device, ray.cluster_resources()))  # fmt: skip
     timeline.workers = [{"requested": time.time()} for _ in range(size)]
-    return [remote.remote(**worker_args) for _ in range(size)]
+    if not config.keep_workers:
+        remote = ray.remote(ShardWorker).options(**actor_options)
+        return [remote.remote(**worker_args) for _ in range(size)]
+    pool = kept_pool_name(worker_args)
+    kept = dict(namespace=KEPT_NAMESPACE, lifetime="detached", get_if_exists=True)
+    return [
+        ray.remote(ShardWorker).options(name=f"{pool}-{number}", **kept, **actor_options).remote(**worker_args)
+        for number in range(size)
+    ]
 
 
-def _dispatch(ray, actors: list, queue: deque, progress, total: int, timeline: Timeline) -> None:
+def kept_pool_name(worker_args: dict) -> str:
+    """The name a kept pool's actors share: what they loaded (model, reverse model, device, threads)."""
+    digest = hashlib.sha256(json.dumps(worker_args, sort_keys=True).encode()).hexdigest()[:16]
+    return f"attnviz-corpus-{digest}"
+
+
+def stop_kept_workers(ray_address: str | None = "auto") -> int:
+    """Stop every actor that corpus jobs kept on the cluster at `ray_address` (`keep_workers`); returns how many."""
+    ray = _ray()
+    connected_here = not ray.is_initialized()
+    if connected_here:
+        ray.init(address=ray_address, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    try:
+        names = [entry["name"] for entry in ray.util.list_named_actors(all_namespaces=True)
+                 if entry["namespace"] == KEPT_NAMESPACE]  # fmt: skip
+        for name in names:
+            ray.kill(ray.get_actor(name, namespace=KEPT_NAMESPACE))
+        return len(names)
+    finally:
+        if connected_here:
+            ray.shutdown()
+
+
+def _dispatch(ray, config, actors: list, queue: deque, progress, total: int, timeline: Timeline) -> None:
     """Give each actor shards as it is ready and as it finishes them, until every shard is written."""
+    job = (str(Path(config.input).resolve()), str(Path(config.output).resolve()), asdict(config.options))
     waiting = {actor.ready.remote(): (number, None) for number, actor in enumerate(actors)}  # ref → (actor, shard)
     done = total - len(queue)
 
     def give(number: int) -> None:
         if queue:
-            waiting[actors[number].run.remote(asdict(queue.popleft()))] = (number, True)
+            waiting[actors[number].run.remote(asdict(queue.popleft()), *job)] = (number, True)
 
     while waiting:
         (ref,), _ = ray.wait(list(waiting), num_returns=1)

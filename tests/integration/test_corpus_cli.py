@@ -121,6 +121,10 @@ def test_an_earlier_report_is_kept_without_force_and_bad_options_are_one_line(jo
     assert code == 2 and "--shard-size" in err
     code, _, err = _run(capsys, "corpus", "--model", MODEL, "--input", out / "missing.tsv", "-o", out / "y")
     assert code == 2 and "missing.tsv" in err
+    code, _, err = _run(capsys, "corpus", "--model", MODEL, "--input", path, "--engine", "ray", "--keep-workers", "-q",
+                        "-o", out / "z")  # fmt: skip
+    assert code == 2 and "--ray-address" in err and len(err.strip().splitlines()) == 1
+    assert not (out / "z").exists()  # refused before anything was written
 
 
 def test_export_input_files_take_a_gold_column_drawn_over_the_alignment(tmp_path, capsys):

@@ -4,6 +4,7 @@ twice."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -17,7 +18,7 @@ import hypothesis  # noqa: F401
 import pandas as pd
 import pytest
 
-from attnviz.corpus.job import JobConfig, run_job
+from attnviz.corpus.job import TIMELINE, JobConfig, run_job
 from attnviz.corpus.shards import JobOptions, shard_paths
 from attnviz.errors import ModelLoadError
 from tests.support.corpus_files import corpus_file
@@ -142,3 +143,20 @@ def test_a_stopped_job_resumes_from_finished_shards_and_counts_nothing_twice(clu
     run_job(JobConfig(**(vars(job) | {"resume": True})))
     assert shard_paths(job.output, 0)["json"].stat().st_mtime_ns == kept and shard_paths(job.output, 3)["json"].exists()
     assert_same_report(job.output, in_process)
+
+
+def test_kept_workers_serve_the_next_job_loaded_and_it_gives_the_same_report(cluster, corpus, in_process):
+    from attnviz.corpus.ray_engine import stop_kept_workers
+
+    jobs = [config(corpus, f"kept-{n}", engine="ray", ray_address=cluster.address, keep_workers=True) for n in (1, 2)]
+    try:
+        for job in jobs:
+            run_job(job)
+    finally:
+        stopped = stop_kept_workers(cluster.address)
+    first, second = (json.loads((job.output / TIMELINE).read_text(encoding="utf-8"))["workers"] for job in jobs)
+    assert stopped == 2 and {w["worker"] for w in first} == {w["worker"] for w in second}  # the same two actors
+    assert not any(w.get("kept") for w in first) and all(w["kept"] and w["load_s"] == 0 for w in second)
+    assert all(w["load_s"] > 0 for w in first)
+    assert_same_report(jobs[1].output, in_process)
+    assert stop_kept_workers(cluster.address) == 0  # none left
