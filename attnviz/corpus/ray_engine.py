@@ -59,6 +59,14 @@ def _ray():
     return ray
 
 
+def _connect(ray, address: str | None) -> None:
+    """Join the cluster at `address`, or start a local Ray (None); a cluster that is not there is a sentence."""
+    try:
+        ray.init(address=address, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    except ConnectionError as error:
+        raise InputError("corpus_ray_unreachable", address=address or "local", detail=str(error)) from None
+
+
 class ShardWorker:
     """A Ray actor: loads the model (and the reverse model, if any) once, then computes and writes one shard per
     `run` call — of this job, or of the next ones when the pool is kept on a cluster (`keep_workers`)."""
@@ -118,8 +126,7 @@ def run_shards(config, todo: list[ShardSpec], progress, total: int, timeline: Ti
     started_here = not ray.is_initialized()
     begun = time.time()
     if started_here:
-        ray.init(address=config.ray_address, include_dashboard=False, log_to_driver=False,
-                 configure_logging=False)  # fmt: skip
+        _connect(ray, config.ray_address)
     timeline.phases["engine_start"] = time.time() - begun
     actors = []
     try:
@@ -166,7 +173,7 @@ def stop_kept_workers(ray_address: str | None = "auto") -> int:
     ray = _ray()
     connected_here = not ray.is_initialized()
     if connected_here:
-        ray.init(address=ray_address, include_dashboard=False, log_to_driver=False, configure_logging=False)
+        _connect(ray, ray_address)
     try:
         names = [entry["name"] for entry in ray.util.list_named_actors(all_namespaces=True)
                  if entry["namespace"] == KEPT_NAMESPACE]  # fmt: skip

@@ -24,6 +24,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.corpus_ray_missing": "The Ray engine needs Ray Data: pip install -r requirements-ray.txt "
         "(ray[data]); the in-process engine needs nothing more.",
         "error.corpus_engine_unknown": "Unknown engine {engine!r}: use inprocess or ray.",
+        "error.corpus_ray_unreachable": "No Ray cluster answers at {address} ({detail}). Start one with "
+        "ray start --head, or leave out --ray-address to start a local Ray for the job.",
         "error.corpus_keep_workers_needs_cluster": "--keep-workers leaves the actors on a running Ray cluster: use "
         "it with --engine ray and --ray-address (a local Ray started for one job stops with it).",
         "error.corpus_reverse_needs_gold": "A reverse model scores links against gold links: pass --gold with "
@@ -125,6 +127,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.corpus_ray_missing": "Ray 引擎需要 Ray Data：pip install -r requirements-ray.txt（ray[data]）；"
         "进程内引擎无需其他安装。",
         "error.corpus_engine_unknown": "未知引擎 {engine!r}：请用 inprocess 或 ray。",
+        "error.corpus_ray_unreachable": "在 {address} 没有应答的 Ray 集群（{detail}）。请先用 ray start --head "
+        "启动一个，或去掉 --ray-address，让任务自行启动本地 Ray。",
         "error.corpus_keep_workers_needs_cluster": "--keep-workers 会把工作进程留在正在运行的 Ray 集群上：请与 "
         "--engine ray 和 --ray-address 一起使用（为单个任务启动的本地 Ray 会随任务停止）。",
         "error.corpus_reverse_needs_gold": "反向模型的链接要与标准链接比较：使用 --reverse-model 时请同时加 --gold。",
