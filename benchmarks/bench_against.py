@@ -3,7 +3,7 @@
     python benchmarks/bench_against.py                       # against a961368 (before the renovation), 64 and 128 tokens
     python benchmarks/bench_against.py --commit REV --rounds 3
 
-The earlier commit is checked out into a temporary git worktree. Each round runs, one process after another: the
+The earlier commit is checked out into a temporary git worktree. Each round runs, one process after another (the order rotated round by round): the
 earlier code, today's code, and today's code with the two per-capture costs added after that commit switched off
 (value norms — `Recorder.keep_norms` a no-op — and the provenance record), so that what a change of structure costs
 is told apart from what a feature costs. Each process times eager `output_attentions` and `capture` back to back,
@@ -96,10 +96,15 @@ def main() -> None:
         earlier = Path(folder) / "earlier"
         subprocess.run(["git", "worktree", "add", "-q", "--detach", str(earlier), args.commit], cwd=ROOT, check=True)
         try:
+            runs = {
+                "earlier": lambda: measure(earlier, sizes, args.pairs),
+                "today": lambda: measure(ROOT, sizes, args.pairs),
+                "today without": lambda: measure(ROOT, sizes, args.pairs, without_later_features=True),
+            }
             for round_number in range(args.rounds):
-                rows["earlier"].append(measure(earlier, sizes, args.pairs))
-                rows["today"].append(measure(ROOT, sizes, args.pairs))
-                rows["today without"].append(measure(ROOT, sizes, args.pairs, without_later_features=True))
+                order = list(runs)[round_number % 3 :] + list(runs)[: round_number % 3]  # no code always goes first
+                for name in order:
+                    rows[name].append(runs[name]())
                 print(f"round {round_number + 1}: " + json.dumps({name: runs[-1] for name, runs in rows.items()}))
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", str(earlier)], cwd=ROOT, check=False)
@@ -118,7 +123,7 @@ def report(args, rows: dict[str, list[dict[str, float]]]) -> str:
         "",
         f"Measured {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC, load average {os.getloadavg()[0]:.1f}: "
         f"all-MiniLM-L6-v2, 2 torch threads, {args.pairs} eager/capture pairs per size and process, {args.rounds} "
-        "rounds of three processes one after another. Each cell: the median over rounds of each process's median "
+        "rounds of three processes one after another, the order rotated each round. Each cell: the median over rounds of each process's median "
         "paired capture/eager ratio (per-round values in brackets).",
         "",
         "| code | " + " | ".join(f"{size} tokens" for size in sizes) + " |",
