@@ -4,7 +4,8 @@
 
 `run_job(config)` cuts the input into shards (`attnviz.corpus.shards`), has an engine compute the shards it lacks —
 `inprocess` (the default: this process, one shard after another) or `ray` (`attnviz.corpus.ray_engine`: a pool of
-Ray actors) — and merges the finished shards in shard order (`attnviz.corpus.report`). A job stopped half way and
+Ray actors) — and merges the shards in shard order as they finish (`attnviz.corpus.report.ShardMerge`: while Ray's
+workers compute, the driver merges), then writes the report. A job stopped half way and
 started again with `resume` computes only the shards that are not finished; both engines give the same report.
 Each run also writes `timeline.json` (`attnviz.corpus.timeline`): the engine's start, each worker's model load, each
 shard's wall and CPU seconds, the merge, and the steady-state pairs per second.
@@ -134,14 +135,21 @@ def run_job(config: JobConfig, progress: Progress | None = None, handle=None) ->
     prepare_output(config)
     specs = shard_specs(Path(config.input), config.shard_size)
     todo = [spec for spec in specs if not (config.resume and is_done(config.output, spec.index))]
+    merge = report.ShardMerge(Path(config.output), specs, config.model)
+
+    def finished(done: int, total: int) -> None:  # merging while the other workers compute
+        merge.advance()
+        if progress:
+            progress(done, total)
+
     if config.engine == "ray":
         from attnviz.corpus import ray_engine
 
-        ray_engine.run_shards(config, todo, progress, len(specs), timeline)
+        ray_engine.run_shards(config, todo, finished, len(specs), timeline)
     else:
-        run_shards_inprocess(config, todo, progress, len(specs), handle, timeline)
+        run_shards_inprocess(config, todo, finished, len(specs), handle, timeline)
     merging = time.time()
-    summary = report.write_report(config, specs, time.time() - started)
+    summary = report.write_report(config, specs, time.time() - started, merge)
     timeline.phases |= {
         "merge": time.time() - merging,
         "total": time.time() - started,

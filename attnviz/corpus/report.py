@@ -26,7 +26,7 @@ import numpy as np
 
 from attnviz import analysis
 from attnviz.corpus.gold import Scores
-from attnviz.corpus.shards import SHARDS, ShardSpec, read_shard_sums, shard_paths
+from attnviz.corpus.shards import SHARDS, ShardSpec, is_done, read_shard_sums, shard_paths
 from attnviz.corpus.stats import HeadAccumulator
 from attnviz.errors import InputError
 
@@ -35,14 +35,52 @@ TABLES = ("heads", "layers", "pairs", "bad_lines")
 BEST = 10  # heads ranked in report.json and the HTML report
 
 
-def merged(folder: Path, specs: list[ShardSpec]):
-    """Every shard's sums added up in shard order, and every bad line in line order."""
-    total, bad = HeadAccumulator(), []
-    for spec in specs:
-        acc, shard_bad = read_shard_sums(folder, spec.index)
-        total.merge(acc)
-        bad += shard_bad
-    return total, bad
+class ShardMerge:
+    """The finished shards merged in shard order — sums added up, bad lines in line order, pair rows streamed into
+    pairs.parquet — as they finish: `advance()` after each shard merges every finished one at the front of the order,
+    so a driver that waits on its workers merges while they compute; `finish()` merges the rest. The order is the
+    shards', whoever finished first, so the sums are the same bits on every engine."""
+
+    def __init__(self, folder: Path, specs: list[ShardSpec], model: str, app_url: str = APP_URL):
+        self.folder, self.specs, self.model, self.app_url = Path(folder), specs, model, app_url
+        self.total, self.bad, self.pairs = HeadAccumulator(), [], 0
+        self.merged = 0  # shards merged so far: specs[:merged]
+        self._partial = self.folder / ".pairs.parquet.partial"  # becomes pairs.parquet once every shard is in
+        self._writer = None
+
+    def advance(self) -> None:
+        while self.merged < len(self.specs) and is_done(self.folder, self.specs[self.merged].index):
+            self._add(self.specs[self.merged].index)
+            self.merged += 1
+
+    def finish(self) -> tuple[HeadAccumulator, list]:
+        """(the corpus' sums, every bad line) once every shard is merged, pairs.parquet written."""
+        self.advance()
+        if self.merged < len(self.specs):  # a shard the engines did not finish: a fault, not a user's mistake
+            raise RuntimeError(f"shard {self.specs[self.merged].index} of {self.folder} is not finished")
+        if self._writer is None:
+            _write_table([], self._partial)
+        else:
+            self._writer.close()
+        self._partial.replace(self.folder / "pairs.parquet")
+        return self.total, self.bad
+
+    def _add(self, index: int) -> None:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        acc, shard_bad = read_shard_sums(self.folder, index)
+        self.total.merge(acc)
+        self.bad += shard_bad
+        table = pq.read_table(shard_paths(self.folder, index)["parquet"])
+        if table.num_rows == 0:
+            return
+        links = [pair_link(self.model, row, self.app_url) for row in table.select(_link_columns(table)).to_pylist()]
+        table = table.append_column("link", pa.array(links, pa.string()))
+        if self._writer is None:
+            self._writer = pq.ParquetWriter(self._partial, table.schema)
+        self._writer.write_table(table.cast(self._writer.schema))
+        self.pairs += table.num_rows
 
 
 def head_rows(acc: HeadAccumulator) -> list[dict]:
@@ -103,47 +141,24 @@ def _write_table(rows: list[dict], path: Path) -> None:
     pq.write_table(pa.Table.from_pylist(rows), path)
 
 
-def write_pairs(folder: Path, specs: list[ShardSpec], model: str, app_url: str = APP_URL) -> int:
-    """pairs.parquet from the shards' rows, streamed shard by shard; returns the number of rows."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    writer, count = None, 0
-    try:
-        for spec in specs:
-            table = pq.read_table(shard_paths(folder, spec.index)["parquet"])
-            if table.num_rows == 0:
-                continue
-            links = [pair_link(model, row, app_url) for row in table.select(_link_columns(table)).to_pylist()]
-            table = table.append_column("link", pa.array(links, pa.string()))
-            if writer is None:
-                writer = pq.ParquetWriter(folder / "pairs.parquet", table.schema)
-            writer.write_table(table.cast(writer.schema))
-            count += table.num_rows
-    finally:
-        if writer is not None:
-            writer.close()
-    if writer is None:
-        _write_table([], folder / "pairs.parquet")
-    return count
-
-
 def _link_columns(table) -> list[str]:
     return [name for name in ("source", "target", "gold") if name in table.column_names]
 
 
-def write_report(config, specs: list[ShardSpec], seconds: float) -> dict:
-    """Merge the finished shards into the report's tables, report.json and report.html; returns the summary."""
+def write_report(config, specs: list[ShardSpec], seconds: float, merge: ShardMerge | None = None) -> dict:
+    """Merge the finished shards (the rest of `merge`'s, if one has begun) into the report's tables, report.json and
+    report.html; returns the summary."""
     from attnviz.corpus import html_report
 
     folder = Path(config.output)
-    acc, bad = merged(folder, specs)
+    merge = merge or ShardMerge(folder, specs, config.model)
+    acc, bad = merge.finish()
     heads = head_rows(acc)
     _write_table(heads, folder / "heads.parquet")
     _write_table(layer_rows(heads), folder / "layers.parquet")
     _write_table([{"line": b.line, "key": b.key, "message": b.message, "message_zh": b.message_zh, "text": b.text}
                   for b in bad], folder / "bad_lines.parquet")  # fmt: skip
-    pairs = write_pairs(folder, specs, config.model)
+    pairs = merge.pairs
     summary = {
         "model": config.model,
         "input": str(config.input),
@@ -205,4 +220,4 @@ def read_report_files(files: dict[str, bytes], where: str = "") -> dict:
     return report
 
 
-__all__ = ["SHARDS", "merged", "read_report", "write_report"]
+__all__ = ["SHARDS", "ShardMerge", "read_report", "write_report"]

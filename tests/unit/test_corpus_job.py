@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from attnviz.corpus.inputs import BadLine, CorpusPair, read_pairs
-from attnviz.corpus.shards import JobOptions, read_shard, shard_specs
+from attnviz.corpus.report import ShardMerge
+from attnviz.corpus.shards import JobOptions, ShardResult, is_done, read_shard, shard_specs, write_shard
 from attnviz.corpus.stats import HeadAccumulator, Moments
 from tests.support.maps import random_map, tokens_from
 
@@ -82,3 +84,34 @@ def test_shards_cut_the_file_by_lines_and_read_back_exactly(tmp_path):
     assert [(s.first_line, s.lines) for s in specs] == [(1, 10), (11, 10), (21, 3)]
     read = [p.line for spec in specs for p in read_shard(path, spec, JobOptions())]
     assert read == [i for i in range(1, 24) if i % 5]
+
+
+def test_shards_merge_in_shard_order_as_they_finish(tmp_path):
+    """A shard finished before the ones ahead of it waits for them; the sums and rows come out in shard order."""
+    path = _write(tmp_path, "".join(f"源{i}\ttarget {i}\n" for i in range(1, 7)))
+    specs = shard_specs(path, 2)
+    tokens = tokens_from(["The", "cat", "sat", "."])
+
+    def finish(spec) -> None:
+        result = ShardResult(spec.index)
+        for line in range(spec.first_line, spec.first_line + spec.lines):
+            result.acc.add_map(random_map(tokens, layers=2, heads=3, seed=line))
+            result.rows.append({"line": line, "source": f"源{line}", "target": f"target {line}"})
+        result.acc.pairs = spec.lines
+        write_shard(tmp_path, result)
+
+    merge = ShardMerge(tmp_path, specs, "demo-zh-en")
+    finish(specs[2])
+    merge.advance()
+    assert merge.merged == 0 and merge.pairs == 0  # shard 2 waits for shards 0 and 1
+    finish(specs[0])
+    merge.advance()
+    assert merge.merged == 1 and merge.pairs == 2
+    with pytest.raises(RuntimeError, match="not finished"):
+        merge.finish()
+    finish(specs[1])
+    total, bad = merge.finish()
+    assert all(is_done(tmp_path, spec.index) for spec in specs) and bad == []
+    pairs = pd.read_parquet(tmp_path / "pairs.parquet")
+    assert pairs["line"].tolist() == list(range(1, 7)) and pairs["link"].str.contains("model=demo-zh-en").all()
+    assert total.pairs == 6
