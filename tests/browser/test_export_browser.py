@@ -13,9 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser.test_browser import app_url, page  # noqa: F401 - the served app and its browser page, as the other browser tests
+from tests.support.browser import app_url, page, wait_for_app  # noqa: F401 - fixtures: the served app and its browser page
 from tests.support.browser import download as clicked_download
-from tests.support.browser import wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

@@ -19,31 +19,8 @@ from attnviz.attention.capture import capture
 from attnviz.attention.math import softmax_rows
 from attnviz.errors import Phrase, SettingError
 from attnviz.models import catalogue, load_model
+from tests.support.app import APP, PAGES, assert_page_ok, charts, open_app
 from tests.support.figure_reading import plotly_array as array
-
-APP = str(Path(__file__).resolve().parents[2] / "app_pages" / "main.py")
-PAGES = {
-    "translate": "translate.py",
-    "self": "self_attention.py",
-    "explainer": "how_attention_works.py",
-    "heads": "heads.py",
-}
-
-
-def open_app(page: str = "translate", **params) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=180)
-    for name, value in params.items():
-        at.query_params[name] = str(value)
-    at.run()
-    if page != "translate":  # the navigation's pages are known once the app has run
-        at.switch_page(PAGES[page]).run()
-    return at
-
-
-def charts(at: AppTest) -> dict[str, dict]:
-    """The page's plotly figures by view name (heatmap, alignment, lines, grid, …), as plotly JSON."""
-    specs = [json.loads(element.proto.spec) for element in at.get("plotly_chart")]
-    return {spec["layout"]["meta"]["view"]: spec for spec in specs}
 
 
 def z_of(spec: dict) -> np.ndarray:
@@ -58,11 +35,6 @@ def axis_labels(spec: dict, axis: str) -> list[str]:
 
 def title(spec: dict) -> str:
     return spec["layout"]["title"]["text"]
-
-
-def assert_page_ok(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
 
 
 @pytest.fixture(scope="module")

@@ -23,10 +23,9 @@ from attnviz.attention.capture import capture
 from attnviz.errors import AttnvizError
 from attnviz.models import load_model
 from attnviz.provenance import alignment_heads_of, with_provenance
-from tests.integration.test_app import assert_page_ok, charts
-from tests.integration.test_app_downloads import downloads  # noqa: F401 - a fixture: the download buttons by file name
-from tests.integration.test_cli_app_parity import html_figure, one_torch_thread  # noqa: F401 - a fixture
+from tests.support.app import assert_page_ok, charts, downloads, one_torch_thread  # noqa: F401 - two fixtures
 from tests.support.app import open_by_link as app
+from tests.support.figure_reading import html_figure
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 

@@ -13,25 +13,9 @@ from PIL import Image
 from app_pages import figure_export
 from attnviz import export, i18n, selection
 from attnviz.export.sizing import PRESETS, ExportSize
-from tests.integration.test_app import assert_page_ok, charts, open_app
+from tests.support.app import assert_page_ok, charts, downloads, open_app  # noqa: F401 - downloads: a fixture
 
 MODEL = "demo-zh-en"
-
-
-@pytest.fixture
-def downloads(monkeypatch):
-    """The app's download buttons by file name: {file name: the callable that makes the file when it is clicked}."""
-    from streamlit.runtime.media_file_manager import MediaFileManager
-
-    made = {}
-    register = MediaFileManager.add_deferred
-
-    def recorded(self, data_callable, mimetype, coordinates, file_name=None, **options):
-        made[file_name] = data_callable
-        return register(self, data_callable, mimetype, coordinates, file_name, **options)
-
-    monkeypatch.setattr(MediaFileManager, "add_deferred", recorded)
-    return made
 
 
 @pytest.fixture(autouse=True)

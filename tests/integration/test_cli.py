@@ -8,24 +8,9 @@ import pytest
 from PIL import Image
 
 from attnviz import export
-from attnviz.cli import main
+from tests.support.cli import one_line_error, run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _run(capsys, *argv) -> tuple[int, str, str]:
-    try:
-        code = main(list(argv))
-    except SystemExit as exit_:  # argparse exits itself (--help, bad arguments)
-        code = exit_.code
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def _one_line_error(err: str) -> str:
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("attnviz: error: ") and "Traceback" not in err, err
-    return lines[0]
 
 
 # ---------------------------------------------------------------------------------------------------------------------
@@ -33,9 +18,9 @@ def _one_line_error(err: str) -> str:
 
 
 def test_help_needs_no_model(capsys):
-    code, out, _ = _run(capsys, "--help")
+    code, out, _ = run_cli(capsys, "--help")
     assert code == 0 and "export" in out and "capture" in out
-    code, out, _ = _run(capsys, "export", "--help")
+    code, out, _ = run_cli(capsys, "export", "--help")
     assert code == 0 and "--view" in out and "--force" in out and "--input" in out
 
 
@@ -56,14 +41,14 @@ def test_help_needs_no_model(capsys):
 )
 def test_bad_arguments_give_one_line_and_exit_2(capsys, tmp_path, monkeypatch, argv, message):
     monkeypatch.chdir(tmp_path)
-    code, _, err = _run(capsys, *argv)
-    assert code == 2 and message in _one_line_error(err)
+    code, _, err = run_cli(capsys, *argv)
+    assert code == 2 and message in one_line_error(err)
 
 
 def test_unknown_model_is_a_one_line_error(capsys, tmp_path):
-    code, _, err = _run(capsys, "export", "--model", str(tmp_path / "nowhere"), "--text", "hi", "-o",
+    code, _, err = run_cli(capsys, "export", "--model", str(tmp_path / "nowhere"), "--text", "hi", "-o",
                         str(tmp_path / "a.png"))  # fmt: skip
-    assert code == 2 and _one_line_error(err)
+    assert code == 2 and one_line_error(err)
     assert not (tmp_path / "a.png").exists()
 
 
@@ -76,15 +61,15 @@ def test_export_heatmap_png_and_refuse_to_overwrite(capsys, tmp_path, tiny_folde
     target = tmp_path / "map.png"
     args = ["export", "--model", model, "--text", "早上好！Good morning", "--layer", "1", "--head", "2",
             "--engine", "static", "-o", str(target)]  # fmt: skip
-    code, out, err = _run(capsys, *args)
+    code, out, err = run_cli(capsys, *args)
     assert code == 0, err
     assert out.strip() == str(target)
     image = Image.open(target)
     assert image.format == "PNG" and image.size[0] >= 520
     before = target.read_bytes()
-    code, _, err = _run(capsys, *args, "--view", "grid")
-    assert code == 2 and "--force" in _one_line_error(err) and target.read_bytes() == before
-    code, _, err = _run(capsys, *args, "--view", "grid", "--force")
+    code, _, err = run_cli(capsys, *args, "--view", "grid")
+    assert code == 2 and "--force" in one_line_error(err) and target.read_bytes() == before
+    code, _, err = run_cli(capsys, *args, "--view", "grid", "--force")
     assert code == 0 and target.read_bytes() != before
     assert sorted(os.listdir(tmp_path)) == ["map.png"]  # atomic writes leave no temporary files
 
@@ -93,7 +78,7 @@ def test_export_heatmap_png_and_refuse_to_overwrite(capsys, tmp_path, tiny_folde
 def test_export_views_of_a_translation_pair(capsys, tmp_path, tiny_folder, view, suffix):
     model = tiny_folder("marian")
     target = tmp_path / f"pair.{suffix}"
-    code, _, err = _run(capsys, "export", "--model", model, "--text", "早上好！", "--target", "Good morning!",
+    code, _, err = run_cli(capsys, "export", "--model", model, "--text", "早上好！", "--target", "Good morning!",
                         "--view", view, "--head", "mean", "--words", "--hide-special", "--engine", "static",
                         "-o", str(target))  # fmt: skip
     assert code == 0, err
@@ -105,14 +90,14 @@ def test_capture_json_and_npz_round_trip(capsys, tmp_path, tiny_folder):
     model = tiny_folder("marian")
     for suffix in ("json", "npz"):
         target = tmp_path / f"c.{suffix}"
-        code, _, err = _run(capsys, "capture", "--model", model, "--text", "早上好！", "--target", "Good morning!",
+        code, _, err = run_cli(capsys, "capture", "--model", model, "--text", "早上好！", "--target", "Good morning!",
                             "-o", str(target))  # fmt: skip
         assert code == 0, err
         loaded = export.load_capture(target)
         assert set(loaded.maps) == {"encoder", "decoder", "cross"}
         assert loaded.source_text == "早上好！" and loaded.target_text == "Good morning!"
         np.testing.assert_allclose(loaded["cross"].weights.sum(-1), 1.0, rtol=1e-4)
-    code, _, err = _run(capsys, "capture", "--model", model, "--text", "早上好", "--generate", "3", "--format", "csv",
+    code, _, err = run_cli(capsys, "capture", "--model", model, "--text", "早上好", "--generate", "3", "--format", "csv",
                         "-o", str(tmp_path / "g.data"))  # fmt: skip
     assert code == 0, err
     assert (tmp_path / "g.data").read_text(encoding="utf-8").startswith(",".join(export.CSV_COLUMNS))
@@ -124,34 +109,34 @@ def test_input_file_runs_each_line_with_a_progress_bar(capsys, tmp_path, tiny_fo
     out_dir = tmp_path / "figs"
     argv = ["export", "--model", tiny_folder("marian"), "--input", str(lines), "--view", "alignment",
             "--engine", "static", "-o", str(out_dir)]  # fmt: skip
-    code, out, err = _run(capsys, *argv)
+    code, out, err = run_cli(capsys, *argv)
     assert code == 0, err
     assert sorted(os.listdir(out_dir)) == ["0001.png", "0003.png"]  # named by line; the blank line is skipped
     assert "2/2" in err and "example" in err  # tqdm's bar on stderr
     assert "2 files" in out
-    code, _, err = _run(capsys, *argv)
-    assert code == 2 and "already exists" in _one_line_error(err)
+    code, _, err = run_cli(capsys, *argv)
+    assert code == 2 and "already exists" in one_line_error(err)
 
 
 def test_an_error_on_one_input_line_names_the_line(capsys, tmp_path, tiny_folder):
     lines = tmp_path / "lines.txt"
     lines.write_text("fine\n" + "word " * 400 + "\n", encoding="utf-8")  # line 2 is longer than 128 positions
-    code, _, err = _run(capsys, "capture", "--model", tiny_folder("bert"), "--input", str(lines), "-q",
+    code, _, err = run_cli(capsys, "capture", "--model", tiny_folder("bert"), "--input", str(lines), "-q",
                         "-o", str(tmp_path / "out"))  # fmt: skip
-    assert code == 2 and "line 2 of" in _one_line_error(err)
+    assert code == 2 and "line 2 of" in one_line_error(err)
     assert os.listdir(tmp_path / "out") == ["0001.json"]
 
 
 def test_errors_are_english_unless_the_export_is_drawn_in_chinese(capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     argv = ["export", "--model", "x", "--text", "hi", "-o", "a.png", "--generate", "0"]
-    code, _, err = _run(capsys, *argv)
-    assert code == 2 and _one_line_error(err) == "attnviz: error: --generate takes a positive number of tokens."
-    code, _, err = _run(capsys, *argv, "--lang", "zh")
-    assert code == 2 and _one_line_error(err) == "attnviz: error: --generate 需要一个正的词元数。"
+    code, _, err = run_cli(capsys, *argv)
+    assert code == 2 and one_line_error(err) == "attnviz: error: --generate takes a positive number of tokens."
+    code, _, err = run_cli(capsys, *argv, "--lang", "zh")
+    assert code == 2 and one_line_error(err) == "attnviz: error: --generate 需要一个正的词元数。"
     (tmp_path / "a.png").write_bytes(b"")
-    code, _, err = _run(capsys, "export", "--model", "x", "--text", "hi", "-o", "a.png", "--lang", "zh")
-    assert code == 2 and _one_line_error(err) == "attnviz: error: a.png 已存在；如要替换，请加上 --force。"
+    code, _, err = run_cli(capsys, "export", "--model", "x", "--text", "hi", "-o", "a.png", "--lang", "zh")
+    assert code == 2 and one_line_error(err) == "attnviz: error: a.png 已存在；如要替换，请加上 --force。"
 
 
 def test_a_failing_input_line_is_named_in_the_language_of_the_export(capsys, tmp_path, tiny_folder):
@@ -159,10 +144,10 @@ def test_a_failing_input_line_is_named_in_the_language_of_the_export(capsys, tmp
     lines.write_text("Good morning\n", encoding="utf-8")
     argv = ["export", "--model", tiny_folder("bert"), "--input", str(lines), "--layer", "9", "--engine", "static",
             "-q", "-o", str(tmp_path / "out")]  # fmt: skip
-    code, _, err = _run(capsys, *argv)
-    assert code == 2 and _one_line_error(err).startswith(f"attnviz: error: line 1 of {lines}: Layer 9 does not exist")
-    code, _, err = _run(capsys, *argv, "--lang", "zh")
-    assert code == 2 and _one_line_error(err).startswith(
+    code, _, err = run_cli(capsys, *argv)
+    assert code == 2 and one_line_error(err).startswith(f"attnviz: error: line 1 of {lines}: Layer 9 does not exist")
+    code, _, err = run_cli(capsys, *argv, "--lang", "zh")
+    assert code == 2 and one_line_error(err).startswith(
         f"attnviz: error: {lines} 第 1 行：第 9 层不存在；这张图有 2 层"
     )
 
@@ -252,9 +237,9 @@ def test_head_arguments_mean_the_apps_aggregations_where_they_can(tiny_folder, v
 
 
 def test_an_index_beside_aggregation_is_checked_not_clamped(capsys, tmp_path, tiny_folder):
-    code, _, err = _run(capsys, "export", "--model", tiny_folder("bert"), "--text", "hi", "--aggregation", "head",
+    code, _, err = run_cli(capsys, "export", "--model", tiny_folder("bert"), "--text", "hi", "--aggregation", "head",
                         "--layer", "7", "--engine", "static", "-o", str(tmp_path / "a.png"))  # fmt: skip
-    assert code == 2 and "Layer 7 does not exist" in _one_line_error(err)
-    code, _, err = _run(capsys, "export", "--model", tiny_folder("bert"), "--text", "hi", "--aggregation", "layer",
+    assert code == 2 and "Layer 7 does not exist" in one_line_error(err)
+    code, _, err = run_cli(capsys, "export", "--model", tiny_folder("bert"), "--text", "hi", "--aggregation", "layer",
                         "--head", "0,1", "--engine", "static", "-o", str(tmp_path / "a.png"))  # fmt: skip
-    assert code == 2 and "takes one index" in _one_line_error(err)
+    assert code == 2 and "takes one index" in one_line_error(err)

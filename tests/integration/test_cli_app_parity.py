@@ -23,6 +23,8 @@ from app_pages import figure_export
 from app_pages.model_runs import MAX_NEW_TOKENS
 from attnviz import cli, selection
 from attnviz.models import load_model
+from tests.support.app import one_torch_thread  # noqa: F401 - a fixture: torch on one thread, as in the app
+from tests.support.figure_reading import html_figure
 
 APP = str(Path(__file__).resolve().parents[2] / "app_pages" / "main.py")
 PAGE_FIGURES = {"translate": ("alignment", "heatmap"), "self": ("heatmap", "lines", "grid")}
@@ -170,18 +172,6 @@ class CliSide:
         return plotly_json(cli.figure(self.result, self.parse(view), self.handle))
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_torch_thread():
-    """The app runs torch with one thread (app_pages/model_runs.py); the CLI's captures here do too, so that both
-    sides compute bit-equal weights."""
-    import torch
-
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
-
 def mismatches(case: Case, combos: list[Combination]) -> list[str]:
     """Each combination and figure where the CLI's file differs from the app's download. Replays open from a link
     (the slider keeps its step while the input stays); the rest are widget changes on one page per map."""
@@ -283,19 +273,6 @@ def test_the_clis_defaults_are_the_apps():
 
 # ----------------------------------------------------------------------------------------------------------------------
 # Through cli.main: the HTML file holds the figure of the app's HTML download
-
-
-def html_figure(page: str) -> dict:
-    """The data and layout of the figure an HTML export draws (the arguments of its Plotly.newPlot call)."""
-    decoder = json.JSONDecoder()
-    position = page.rindex("Plotly.newPlot(") + len("Plotly.newPlot(")
-    values = []
-    for _ in range(3):  # the div id, the data, the layout
-        while page[position] in " \n\t,":
-            position += 1
-        value, position = decoder.raw_decode(page, position)
-        values.append(value)
-    return {"data": values[1], "layout": values[2]}
 
 
 @pytest.mark.parametrize(

@@ -13,8 +13,8 @@ from pypdf import PdfReader
 from attnviz import cli, export
 from attnviz.export.sizing import PRESETS, ExportSize
 from attnviz.provenance import alignment_heads_of
-from tests.integration.test_cli import _one_line_error as one_line
-from tests.integration.test_cli import _run as run
+from tests.support.cli import one_line_error as one_line
+from tests.support.cli import run_cli as run
 
 PAIR = ["--model", "demo-zh-en", "--device", "cpu", "--text", "早上好！", "--target", "Good morning!"]
 

@@ -12,7 +12,7 @@ from app_pages import caches, first_view, model_runs, startup
 from app_pages.state import ViewState
 from attnviz.export.schema import capture_from_npz
 from attnviz.models import catalogue_folder, load_model
-from tests.integration.test_app import assert_page_ok, charts, open_app
+from tests.support.app import assert_page_ok, charts, open_app
 
 DEFAULT = ViewState()
 COMMITTED = first_view.FOLDER  # the view saved beside the models

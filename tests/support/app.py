@@ -1,12 +1,21 @@
-"""The app under streamlit's AppTest, opened by a link: shared by the app's integration tests."""
+"""The app under streamlit's AppTest, opened by a link or on a page, its figures read back, its download buttons and
+its torch threads: shared by the app's integration tests."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 APP = str(Path(__file__).resolve().parents[2] / "app_pages" / "main.py")
+PAGES = {
+    "translate": "translate.py",
+    "self": "self_attention.py",
+    "explainer": "how_attention_works.py",
+    "heads": "heads.py",
+}
 
 
 def open_by_link(page: str | None = None, timeout: float = 180, **link) -> AppTest:
@@ -18,3 +27,47 @@ def open_by_link(page: str | None = None, timeout: float = 180, **link) -> AppTe
     if page:
         at.switch_page(page).run()
     return at
+
+
+def open_app(page: str = "translate", **params) -> AppTest:
+    """The app opened by a link, on one of PAGES by its short name (the first page needs no switch)."""
+    return open_by_link(None if page == "translate" else PAGES[page], **params)
+
+
+def charts(at: AppTest) -> dict[str, dict]:
+    """The page's plotly figures by view name (heatmap, alignment, lines, grid, …), as plotly JSON."""
+    specs = [json.loads(element.proto.spec) for element in at.get("plotly_chart")]
+    return {spec["layout"]["meta"]["view"]: spec for spec in specs}
+
+
+def assert_page_ok(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+@pytest.fixture
+def downloads(monkeypatch):
+    """The app's download buttons by file name: {file name: the callable that makes the file when it is clicked}."""
+    from streamlit.runtime.media_file_manager import MediaFileManager
+
+    made = {}
+    register = MediaFileManager.add_deferred
+
+    def recorded(self, data_callable, mimetype, coordinates, file_name=None, **options):
+        made[file_name] = data_callable
+        return register(self, data_callable, mimetype, coordinates, file_name, **options)
+
+    monkeypatch.setattr(MediaFileManager, "add_deferred", recorded)
+    return made
+
+
+@pytest.fixture(scope="module", autouse=True)  # autouse in the modules that import it
+def one_torch_thread():
+    """The app runs torch with one thread (app_pages/model_runs.py); the CLI's captures here do too, so that both
+    sides compute bit-equal weights."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)

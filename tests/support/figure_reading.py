@@ -1,6 +1,7 @@
 """Reading plotly figures as a person sees them: hover labels, axis texts, and a small zh/en map."""
 
 import base64
+import json
 import math
 
 import numpy as np
@@ -71,3 +72,16 @@ def plotly_array(value) -> np.ndarray:
     if value and not isinstance(value[0], list):  # one dimension
         return np.array([math.nan if v is None else v for v in value], dtype=float)
     return np.array([[math.nan if v is None else v for v in row] for row in value], dtype=float)
+
+
+def html_figure(page: str) -> dict:
+    """The data and layout of the figure an HTML export draws (the arguments of its Plotly.newPlot call)."""
+    decoder = json.JSONDecoder()
+    position = page.rindex("Plotly.newPlot(") + len("Plotly.newPlot(")
+    values = []
+    for _ in range(3):  # the div id, the data, the layout
+        while page[position] in " \n\t,":
+            position += 1
+        value, position = decoder.raw_decode(page, position)
+        values.append(value)
+    return {"data": values[1], "layout": values[2]}
