@@ -5,8 +5,8 @@
 `run_job(config)` cuts the input into shards (`attnviz.corpus.shards`), has an engine compute the shards it lacks —
 `inprocess` (the default: this process, one shard after another) or `ray` (`attnviz.corpus.ray_engine`: a pool of
 Ray actors) — and merges the shards in shard order as they finish (`attnviz.corpus.report.ShardMerge`: while Ray's
-workers compute, the driver merges), then writes the report. A job stopped half way and
-started again with `resume` computes only the shards that are not finished; both engines give the same report.
+workers compute, the driver merges), then writes the report. A job stopped half way and started again with `resume`
+computes only the shards that are not finished; both engines give the same report.
 Each run also writes `timeline.json` (`attnviz.corpus.timeline`): the engine's start, each worker's model load, each
 shard's wall and CPU seconds, the merge, and the steady-state pairs per second.
 """
