@@ -12,7 +12,7 @@ Measured, each from the pairs file to the per-head statistics of every map (mode
 - in-process corpus job: `python -m attnviz corpus` (`attnviz.corpus.job.run_job`, batches grouped by length);
 - Ray engine with 1 and 2 actors at one torch thread each (a local Ray started by the job, its start included),
   with demo-zh-en and again with a translator of opus-mt-zh-en's size (`--no-large` leaves it out): Ray's start,
-  each actor's (Python, torch, transformers), the merge and the stop (~10 s on an idle 2-core machine) weigh the
+  each actor's (Python, torch, transformers), the merge and the stop (~6-7 s on an idle 2-core machine) weigh the
   same whatever the model, so only a model of the size researchers run (opus-mt-zh-en, 6 + 6 layers of width 512)
   shows how the job scales when it is the work, not the start, that takes the time. No hub model can be downloaded here: the stand-in has opus-mt-zh-en's shape
   and random weights (seed 0), which take the same time per pair — the pairs are forced, nothing is generated;
