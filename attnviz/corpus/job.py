@@ -142,12 +142,16 @@ def run_job(config: JobConfig, progress: Progress | None = None, handle=None) ->
         if progress:
             progress(done, total)
 
-    if config.engine == "ray":
-        from attnviz.corpus import ray_engine
+    try:
+        if config.engine == "ray":
+            from attnviz.corpus import ray_engine
 
-        ray_engine.run_shards(config, todo, finished, len(specs), timeline)
-    else:
-        run_shards_inprocess(config, todo, finished, len(specs), handle, timeline)
+            ray_engine.run_shards(config, todo, finished, len(specs), timeline)
+        else:
+            run_shards_inprocess(config, todo, finished, len(specs), handle, timeline)
+    except BaseException:  # stopped or failed: the finished shards stay for `resume`, the open pairs file is let go
+        merge.close()
+        raise
     merging = time.time()
     summary = report.write_report(config, specs, time.time() - started, merge)
     timeline.phases |= {

@@ -65,6 +65,12 @@ class ShardMerge:
         self._partial.replace(self.folder / "pairs.parquet")
         return self.total, self.bad
 
+    def close(self) -> None:
+        """Let go of the partial pairs file when the job stops before `finish` (a resumed job starts it again)."""
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
+
     def _add(self, index: int) -> None:
         import pyarrow as pa
         import pyarrow.parquet as pq
