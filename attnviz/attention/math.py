@@ -119,13 +119,20 @@ def closed_rows(attention_mask: torch.Tensor | None, keys: int) -> torch.Tensor 
     if attention_mask is None or keys == 0:
         return None
     seen = _READ_MASKS.get(id(attention_mask))
-    if seen is not None and seen[0]() is attention_mask and seen[1:3] == (attention_mask._version, keys):
+    version = _version(attention_mask)
+    if seen is not None and seen[0]() is attention_mask and seen[1:3] == (version, keys):
         return seen[3]
     closed = _closed_rows(attention_mask[..., :keys])
     if len(_READ_MASKS) > 64:  # masks of finished passes
         _READ_MASKS.clear()
-    _READ_MASKS[id(attention_mask)] = (weakref.ref(attention_mask), attention_mask._version, keys, closed)
+    _READ_MASKS[id(attention_mask)] = (weakref.ref(attention_mask), version, keys, closed)
     return closed
+
+
+def _version(tensor: torch.Tensor) -> int:
+    """How often `tensor` was changed in place; an inference tensor (made in a recorded pass) keeps no count, and
+    no code changes a pass's mask in place while the pass runs."""
+    return -1 if tensor.is_inference() else tensor._version
 
 
 def _closed_rows(mask: torch.Tensor) -> torch.Tensor | None:

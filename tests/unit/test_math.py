@@ -66,6 +66,19 @@ def test_the_nan_policy_zeroes_closed_rows_only_and_leaves_other_nans_to_be_refu
     assert torch.isfinite(weights[0, 2]).all()
 
 
+def test_a_mask_made_in_inference_mode_closes_its_rows_too():
+    # Recorded passes run in inference mode, whose tensors keep no version count: the mask is still read right.
+    q, k, _ = qkv(batch=1, heads=2, kv_heads=2, q_len=3, k_len=3)
+    with torch.inference_mode():
+        additive = torch.zeros(1, 1, 3, 3)
+        additive[..., 1, :] = float("-inf")  # a query row that may look at nothing
+        first, again = attention_probabilities(q, k, additive), attention_probabilities(q, k, additive)
+    assert additive.is_inference()
+    for probabilities in (first, again):  # the second call reads the mask from what the first learnt
+        assert torch.all(probabilities[..., 1, :] == 0)
+        torch.testing.assert_close(probabilities[..., [0, 2], :].sum(-1), torch.ones(1, 2, 2))
+
+
 def test_bad_heads_and_masks_are_refused_with_a_sentence():
     q, k, _ = qkv()
     with pytest.raises(InputError, match="multiple"):
