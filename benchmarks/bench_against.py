@@ -8,6 +8,8 @@ earlier code, today's code, and today's code with the two per-capture costs adde
 (value norms — `Recorder.keep_norms` a no-op — and the provenance record), so that what a change of structure costs
 is told apart from what a feature costs. Each process times eager `output_attentions` and `capture` back to back,
 pair by pair, on all-MiniLM-L6-v2 (2 torch threads) and reports the median of the paired ratios.
+The eager baseline runs under `torch.no_grad()`, as a researcher's loop would; capture runs its pass in
+`torch.inference_mode()` since 32a1da6 (about 2% of a short pass).
 Writes its section of benchmarks/RESULTS.md.
 """
 
