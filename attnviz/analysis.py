@@ -562,8 +562,8 @@ def statistic_sums(
     if square:
         distance = np.abs(q_pos[:, None] - np.arange(keys)[None, :])  # (rows, keys)
         result["distance"] = sums((w * distance).sum(axis=-1))
-        result["previous_token"] = tuple(part[..., 1] for part in _offset_sums(w, q_pos, sums, 2))
-        result["positional"] = _offset_sums(w, q_pos, sums, POSITIONAL_OFFSETS)
+        result["positional"] = _offset_sums(w, q_pos, live, POSITIONAL_OFFSETS)
+        result["previous_token"] = tuple(part[..., 1] for part in result["positional"])  # offset 1: key q − 1
         if induction is not None:
             result["induction"] = sums((w * induction).sum(axis=-1), induction.any(axis=-1))
     # Proportional diagonal: for a square map it is the identity; for cross-attention it is the monotone alignment.
@@ -575,18 +575,15 @@ def statistic_sums(
     return result
 
 
-def _offset_sums(w: np.ndarray, q_pos: np.ndarray, sums, offsets: int) -> tuple[np.ndarray, np.ndarray]:
-    """Per offset d < `offsets`: the weight of each row on key q − d, summed over the rows that have that key.
-    Returns (sums, counts), each (..., offsets)."""
-    totals, counts = [], []
-    for d in range(offsets):
-        has_key = q_pos >= d
-        at_offset = np.zeros(w.shape[:-1])  # (..., rows); rows too close to the start have no key d back
-        at_offset[..., has_key] = w[..., np.flatnonzero(has_key), q_pos[has_key] - d]
-        total, count = sums(at_offset, has_key)
-        totals.append(total)
-        counts.append(count)
-    return np.stack(totals, axis=-1), np.stack(counts, axis=-1)
+def _offset_sums(w: np.ndarray, q_pos: np.ndarray, live: np.ndarray, offsets: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per offset d < `offsets`: the weight of each live row on key q − d, summed over the live rows that have that
+    key (rows too close to the start have none). Returns (sums, counts), each (..., offsets); all offsets in one
+    gather, since a map's statistics are computed per pair of a corpus."""
+    keys = q_pos[None, :] - np.arange(offsets)[:, None]  # (offsets, rows): key q − d of each row
+    has_key = keys >= 0
+    at_offset = w[..., np.arange(len(q_pos))[None, :], np.maximum(keys, 0)]  # (..., offsets, rows)
+    use = live[..., None, :] & has_key  # (..., offsets, rows)
+    return np.where(use, at_offset, 0.0).sum(axis=-1), use.sum(axis=-1)
 
 
 def statistic_means(sums: dict[str, tuple[np.ndarray, np.ndarray]], shape: tuple[int, ...]) -> dict[str, np.ndarray]:

@@ -39,7 +39,7 @@ class JobOptions:
     gold: bool = False  # the input's third column holds gold links
     segmented: bool = False  # each side is space-separated words
     batch_size: int = 16  # pairs per forward pass (grouped by length)
-    max_tokens: int = 256  # longer pairs (either side, in tokens) are bad lines
+    max_tokens: int = 256  # longer pairs (either side, in the tokens the model reads) are bad lines
     threshold: float = links.DEFAULT_THRESHOLD  # weakest link (`links.link_mask`)
     reverse_model: str | None = None  # a model translating target → source: also score the links both find
 
@@ -85,12 +85,11 @@ def read_shard(path: Path, spec: ShardSpec, options: JobOptions) -> list[CorpusP
 # Work
 
 
-def _too_long(handle, pair: CorpusPair, limit: int) -> InputError | None:
-    tokenizer = handle.tokenizer
-    lengths = [len(tokenizer(pair.source).input_ids)]
-    if handle.is_seq2seq:
-        lengths.append(len(tokenizer(text_target=pair.target).input_ids))
-    longest = max(lengths)
+def _too_long(captured, limit: int) -> InputError | None:
+    """The refusal of a pair of which either side has more than `limit` tokens as the model read it (counted on its
+    capture: the pair is tokenized once, and a line longer than the model takes has already been refused there)."""
+    maps = [captured[kind] for kind in captured.kinds]
+    longest = max(max(len(amap.query_tokens), len(amap.key_tokens)) for amap in maps)
     return InputError("corpus_too_long", tokens=longest, limit=limit) if longest > limit else None
 
 
@@ -138,16 +137,15 @@ def process_shard(handle, path: Path, spec: ShardSpec, options: JobOptions, reve
         if isinstance(item, BadLine):
             result.bad.append(item)
             continue
-        refusal = _too_long(handle, item, options.max_tokens)
-        if refusal is not None:
-            result.bad.append(bad_line(item.line, refusal, f"{item.source}\t{item.target}"))
-        else:
-            pairs.append(item)
+        pairs.append(item)
     backward = _reverse_views(reverse, pairs, options.batch_size) if reverse is not None else {}
     for pair, captured in _captures(handle, pairs, options.batch_size):
         try:
             if isinstance(captured, AttnvizError):
                 raise captured
+            refusal = _too_long(captured, options.max_tokens)
+            if refusal is not None:
+                raise refusal
             result.rows.append(_pair_row(handle, pair, captured, result.acc, options, backward.get(pair.line)))
         except AttnvizError as error:
             result.bad.append(bad_line(pair.line, error, f"{pair.source}\t{pair.target}"))

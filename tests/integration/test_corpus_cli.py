@@ -89,6 +89,29 @@ def test_bad_lines_are_listed_with_line_numbers_and_reasons(job):
     assert summary["pairs"] == 9 and summary["bad_lines"] == 3 and summary["best_heads"][0]["aer"] <= 1
 
 
+def test_pairs_over_max_tokens_or_the_models_positions_are_skipped_and_the_rest_counted(tmp_path, capsys, handle):
+    short = ["我喜欢学习中文。\tI like studying Chinese.", "早上好！\tGood morning!", "谢谢。\tThank you."]
+    over_option = "我喜欢学习中文，也喜欢看书。\tI like studying Chinese and I also like reading books."
+    over_model = "我" * (handle.max_positions + 20) + "\tI."  # more than the model has positions for
+    path = tmp_path / "pairs.tsv"
+    path.write_text("\n".join([short[0], over_option, short[1], over_model, short[2]]) + "\n", encoding="utf-8")
+    code, _, err = _run(capsys, "corpus", "--model", MODEL, "--input", path, "--max-tokens", "10",
+                        "--batch-size", "5", "-q", "-o", tmp_path / "report")  # fmt: skip
+    assert code == 0, err
+    listed = pd.read_parquet(tmp_path / "report" / "bad_lines.parquet")
+    assert dict(zip(listed["line"], listed["key"], strict=True)) == {2: "corpus_too_long", 4: "text_too_many_tokens"}
+    longest = max(len(handle.tokenizer(over_option.split("\t")[0]).input_ids),
+                  len(handle.tokenizer(text_target=over_option.split("\t")[1]).input_ids))  # fmt: skip
+    assert f"{longest} tokens" in listed[listed["line"] == 2]["message"].iloc[0]
+    pairs = pd.read_parquet(tmp_path / "report" / "pairs.parquet").sort_values("line")
+    assert pairs["line"].tolist() == [1, 3, 5]
+    for (_, row), line in zip(pairs.iterrows(), short, strict=True):  # counted as when captured on their own
+        alone = capture(handle, *line.split("\t"))
+        assert row["encoder.entropy"] == pytest.approx(
+            np.nanmean(analysis.head_statistics(alone["encoder"])["entropy"])
+        )
+
+
 def test_the_html_report_is_standalone_and_links_each_pair_to_the_app(job):
     _, _, out, _, _ = job
     page = (out / "report.html").read_text(encoding="utf-8")
