@@ -10,7 +10,6 @@ exists is finished and complete. A shard run again replaces its own files: nothi
 from __future__ import annotations
 
 import json
-import math
 import os
 import time
 from dataclasses import asdict, dataclass, field, replace
@@ -164,9 +163,8 @@ def _pair_row(handle, pair: CorpusPair, captured, acc: HeadAccumulator, options:
     row["source_tokens"] = len(first.key_tokens)
     row["target_tokens"] = len(first.query_tokens) if "cross" in captured.kinds else 0
     for kind in captured.kinds:
-        for name, values in acc.add_map(captured[kind]).items():
-            finite = values[np.isfinite(values)]
-            row[f"{kind}.{name}"] = float(finite.mean()) if finite.size else math.nan
+        for name, mean in acc.add_map(captured[kind]).items():
+            row[f"{kind}.{name}"] = mean
     if gold_part is not None:
         counts, views, (layer, head) = gold_part
         acc.add_gold(counts)

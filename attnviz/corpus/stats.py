@@ -47,24 +47,58 @@ class Moments:
 
 
 @dataclass
+class StatisticBlock:
+    """One map kind's statistics stacked: `moments` of shape (statistics, layers, heads), row i for `names[i]`
+    (one numpy operation per map instead of one per statistic: the job adds a map per pair)."""
+
+    names: tuple[str, ...]
+    moments: Moments
+
+    @classmethod
+    def of(cls, statistics: dict[str, Moments]) -> StatisticBlock:
+        parts = [np.stack([getattr(m, part) for m in statistics.values()]) for part in ("count", "total", "squares")]
+        return cls(tuple(statistics), Moments(*parts))
+
+    def split(self) -> dict[str, Moments]:
+        m = self.moments
+        return {name: Moments(m.count[i], m.total[i], m.squares[i]) for i, name in enumerate(self.names)}
+
+    def add(self, other: StatisticBlock) -> StatisticBlock:
+        if other.names == self.names:
+            return StatisticBlock(self.names, self.moments.add(other.moments))
+        mine, theirs = self.split(), other.split()
+        merged = {**mine, **theirs}  # statistics either one lacks are kept as they are
+        merged.update({name: mine[name].add(theirs[name]) for name in mine.keys() & theirs.keys()})
+        return StatisticBlock.of(merged)
+
+
+@dataclass
 class HeadAccumulator:
     """Head statistics per map kind, and gold counts of the cross-attention, summed over pairs."""
 
-    moments: dict[str, dict[str, Moments]] = field(default_factory=dict)  # kind → statistic → Moments
+    blocks: dict[str, StatisticBlock] = field(default_factory=dict)  # kind → its statistics, stacked
     layer_names: dict[str, list[str]] = field(default_factory=dict)  # kind → module paths
     gold: dict[str, np.ndarray] = field(default_factory=dict)  # Counts field → (layers, heads) int64
     views: dict[str, np.ndarray] = field(default_factory=dict)  # "<view>.<Counts field>" → int64 (one number)
     pairs: int = 0
 
-    def add_map(self, amap: AttentionMap) -> dict[str, np.ndarray]:
-        """Count one map's head statistics; returns them (statistic → (layers, heads))."""
+    @property
+    def moments(self) -> dict[str, dict[str, Moments]]:
+        """kind → statistic → Moments of shape (layers, heads)."""
+        return {kind: block.split() for kind, block in self.blocks.items()}
+
+    def add_map(self, amap: AttentionMap) -> dict[str, float]:
+        """Count one map's head statistics; returns each one's mean over the heads where it applies (NaN where it
+        applies to none)."""
         stats = analysis.head_statistics(amap)
-        kind = self.moments.setdefault(amap.kind, {})
+        block = StatisticBlock(tuple(stats), Moments.of(np.stack(list(stats.values()))))  # (statistics, layers, heads)
         self.layer_names.setdefault(amap.kind, list(amap.layer_names))
-        for name, values in stats.items():
-            moments = Moments.of(values)
-            kind[name] = kind[name].add(moments) if name in kind else moments
-        return stats
+        mine = self.blocks.get(amap.kind)
+        self.blocks[amap.kind] = block if mine is None else mine.add(block)
+        counts, totals = block.moments.count.sum(axis=(1, 2)), block.moments.total.sum(axis=(1, 2))  # (statistics,)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            means = np.where(counts > 0, totals / np.maximum(counts, 1), np.nan)
+        return dict(zip(block.names, means.tolist(), strict=True))
 
     def add_gold(self, counts: dict[str, np.ndarray]) -> None:
         for name, values in counts.items():
@@ -87,10 +121,8 @@ class HeadAccumulator:
 
     def merge(self, other: HeadAccumulator) -> HeadAccumulator:
         """This accumulator with `other` added (kinds and statistics either one lacks are kept as they are)."""
-        for kind, stats in other.moments.items():
-            mine = self.moments.setdefault(kind, {})
-            for name, moments in stats.items():
-                mine[name] = mine[name].add(moments) if name in mine else moments
+        for kind, block in other.blocks.items():
+            self.blocks[kind] = self.blocks[kind].add(block) if kind in self.blocks else block
         for kind, names in other.layer_names.items():
             self.layer_names.setdefault(kind, names)
         self.add_gold(other.gold)
@@ -117,14 +149,16 @@ class HeadAccumulator:
     @classmethod
     def from_arrays(cls, arrays, layer_names: dict[str, list[str]]) -> HeadAccumulator:
         acc = cls(layer_names={k: list(v) for k, v in layer_names.items()}, pairs=int(arrays["pairs"]))
+        statistics: dict[str, dict[str, Moments]] = {}  # kind → statistic → Moments, in the file's order
         for key in arrays:
             parts = key.split("/")
             if parts[0] == "m" and parts[3] == "count":
                 kind, name = parts[1], parts[2]
                 moments = Moments(*(np.asarray(arrays[f"m/{kind}/{name}/{p}"]) for p in ("count", "total", "squares")))
-                acc.moments.setdefault(kind, {})[name] = moments
+                statistics.setdefault(kind, {})[name] = moments
             elif parts[0] == "g":
                 acc.gold[parts[1]] = np.asarray(arrays[key])
             elif parts[0] == "v":
                 acc.views[parts[1]] = np.int64(arrays[key])
+        acc.blocks = {kind: StatisticBlock.of(stats) for kind, stats in statistics.items()}
         return acc

@@ -6,10 +6,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from attnviz import analysis
 from attnviz.corpus.inputs import BadLine, CorpusPair, read_pairs
 from attnviz.corpus.report import ShardMerge
 from attnviz.corpus.shards import JobOptions, ShardResult, is_done, read_shard, shard_specs, write_shard
-from attnviz.corpus.stats import HeadAccumulator, Moments
+from attnviz.corpus.stats import HeadAccumulator, Moments, StatisticBlock
 from tests.support.maps import random_map, tokens_from
 
 
@@ -75,6 +76,27 @@ def test_accumulators_merged_in_shard_order_equal_one_pass_and_survive_their_fil
     kind = maps[0].kind
     for name, moments in whole.moments[kind].items():
         assert merged.moments[kind][name].mean() == pytest.approx(moments.mean(), nan_ok=True)
+
+
+def test_a_maps_means_are_over_the_heads_where_each_statistic_applies():
+    amap = random_map(tokens_from(["The", "cat", "sat", "the", "cat", "."]), layers=2, heads=3, seed=4)
+    means = HeadAccumulator().add_map(amap)
+    for name, values in analysis.head_statistics(amap).items():
+        finite = values[np.isfinite(values)]
+        assert means[name] == (
+            pytest.approx(float(finite.mean()), rel=1e-6) if finite.size else pytest.approx(np.nan, nan_ok=True)
+        )
+
+
+def test_blocks_with_other_statistics_merge_each_one_and_keep_what_one_lacks():
+    rng = np.random.default_rng(1)
+    one = {name: Moments.of(rng.random((2, 3))) for name in ("entropy", "sink")}
+    two = {name: Moments.of(rng.random((2, 3))) for name in ("sink", "distance")}
+    merged = StatisticBlock.of(one).add(StatisticBlock.of(two)).split()
+    assert list(merged) == ["entropy", "sink", "distance"]
+    assert merged["sink"].total == pytest.approx(one["sink"].total + two["sink"].total)
+    assert merged["entropy"].total == pytest.approx(one["entropy"].total)
+    assert merged["distance"].count.tolist() == two["distance"].count.tolist()
 
 
 def test_shards_cut_the_file_by_lines_and_read_back_exactly(tmp_path):
