@@ -52,6 +52,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from run import write_section  # noqa: E402  (the shared RESULTS.md section writer)
 
 from attnviz.corpus.job import JobConfig  # noqa: E402
+from attnviz.corpus.shards import JobOptions  # noqa: E402
 
 SECTION = "## Corpus job"
 MODEL = "demo-zh-en"
@@ -244,8 +245,8 @@ READING = (
     "share); *side by side* is the workers' busy seconds over the compute span (2.00× = two workers busy all along); "
     "*CPU s* near *busy s* means one core per worker; *steady pairs/s* counts the pairs computed after the last worker "
     "was ready, per second of that window (– when no shard ran in it: the corpus was done before the last worker "
-    "started). Both engines batch 16 pairs a forward pass, grouped by length within a shard (the in-process row "
-    "with the job's default, longer shards; the Ray rows with 32-line shards). End-to-end seconds include the pool's start, which on a short corpus of a small model "
+    "started). Both engines batch {batch} pairs a forward pass, grouped by length within a shard (the in-process row "
+    "with the job's default, longer shards; the Ray rows with {shard}-line shards). End-to-end seconds include the pool's start, which on a short corpus of a small model "
     "outweighs the compute: the steady-state ratio is the one that says whether the per-pair work parallelises."
 )
 
@@ -317,7 +318,7 @@ def section(r: dict) -> str:
                 f"| {CLUSTER[key]} | {seconds_here:.1f} | {r['pairs'] / seconds_here:.1f} | {_number(steady)} |"
             )
     lines += ["", "Where the seconds went (each job's `timeline.json`; seconds from the job's start):", "",
-              *breakdown(r), "", READING]  # fmt: skip
+              *breakdown(r), "", READING.format(batch=JobOptions.batch_size, shard=SHARD_SIZE)]  # fmt: skip
     goals = [f"1. In-process corpus job ≥ 3× the naive loop: {speed:.2f}× ({'met' if speed >= 3 else 'NOT met'})."]
     if "ray1" in r:
         scale = seconds["ray1"] / seconds["ray2"]
