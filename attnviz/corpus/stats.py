@@ -4,6 +4,8 @@ Each pair gives, per map kind and head statistic (`attnviz.analysis.STATISTICS`,
 (layers, heads) array (`analysis.head_statistics`). `Moments` keeps, per head, the count of pairs where the statistic
 applies, the sum and the sum of squares (float64): the corpus mean and spread (population standard deviation) come
 from those, and two `Moments` add up. Adding shards in the same order gives the same bits on any engine.
+A kind's statistics are kept stacked in one `StatisticBlock` (statistics, layers, heads), so a map is counted in a
+few numpy operations; `HeadAccumulator.moments` gives them one by one.
 With gold links, `links.mask_counts` are kept the same way (integers: any order gives the same counts).
 """
 
