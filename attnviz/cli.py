@@ -165,7 +165,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(
         dest="command",
         required=True,
-        metavar="{export,capture,find-head,corpus,corpus-workers,models}",
+        metavar="{export,capture,find-head,corpus,corpus-workers,models,devices,doctor}",
         parser_class=_Parser,
     )
 
@@ -603,7 +603,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{PROG}: error: {error.message(getattr(args, 'lang', 'en'))}", file=sys.stderr)
         return 2
     except OSError as error:
-        print(f"{PROG}: error: {error.strerror or error} ({error.filename or ''})".rstrip(" ()"), file=sys.stderr)
+        where = f" ({error.filename})" if error.filename else ""
+        print(f"{PROG}: error: {error.strerror or error}{where}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)

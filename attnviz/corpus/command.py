@@ -75,8 +75,8 @@ def config_of(args: argparse.Namespace) -> JobConfig:
 
     if not 0 <= args.threshold < 1:
         raise InputError("cli_threshold_range")
-    for name in ("max_tokens", "batch_size", "shard_size", "workers"):
-        if getattr(args, name) < 1:
+    for name in ("max_tokens", "batch_size", "shard_size", "workers", "threads"):
+        if getattr(args, name) is not None and getattr(args, name) < 1:
             raise InputError("corpus_positive", option="--" + name.replace("_", "-"))
     options = JobOptions(args.gold, args.segmented, args.batch_size, args.max_tokens, args.threshold,
                          args.reverse_model)  # fmt: skip
@@ -105,8 +105,23 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if bar is not None:
             bar.close()
+    if not summary["pairs"]:
+        raise nothing_analysed(config, summary)
     if summary["bad_lines"]:
         print(f"attnviz: {summary['bad_lines']} lines skipped (see {args.output / 'bad_lines.parquet'})",
               file=sys.stderr)  # fmt: skip
     print(f"{summary['pairs']} pairs in {args.output}")
     return 0
+
+
+def nothing_analysed(config: JobConfig, summary: dict):
+    """The error of a job that could analyse no pair (its report, written, lists the lines): the first line's reason
+    is often the whole story (a third column without --gold, a model without cross-attention)."""
+    from attnviz.corpus.report import read_report
+    from attnviz.errors import InputError
+
+    if not summary["bad_lines"]:
+        return InputError("corpus_input_empty", path=str(config.input))
+    first = read_report(config.output)["bad_lines"].iloc[0]
+    return InputError("corpus_nothing_analysed", path=str(config.input), bad=summary["bad_lines"],
+                      line=int(first["line"]), reason=first["message"], output=str(config.output))  # fmt: skip

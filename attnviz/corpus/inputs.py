@@ -44,7 +44,12 @@ class BadLine:
 def parse_line(number: int, line: str, gold: bool, is_segmented: bool) -> CorpusPair:
     """One input line as a pair; an InputError (with its sentence) when it cannot be used."""
     columns = line.rstrip("\r\n").split("\t")
-    if len(columns) != (3 if gold else 2):
+    expected = 3 if gold else 2
+    while len(columns) > expected and not columns[-1].strip():  # trailing tabs a spreadsheet left
+        columns.pop()
+    if len(columns) != expected:
+        if len(columns) == 3 and not gold:
+            raise InputError("corpus_columns_gold", count=len(columns))
         raise InputError("corpus_columns", count=len(columns))
     source, target = columns[0].strip(), columns[1].strip()
     if not source:
@@ -71,7 +76,7 @@ def parse_lines(numbered, gold: bool, is_segmented: bool) -> Iterator[CorpusPair
     """(line number, raw bytes) → pairs and bad lines; a line that is not UTF-8 is a bad line too."""
     for number, raw in numbered:
         try:
-            line = raw.decode("utf-8")
+            line = raw.decode("utf-8-sig" if number == 1 else "utf-8")  # a byte-order mark is not text
         except UnicodeDecodeError:
             yield bad_line(number, InputError("corpus_not_utf8"), raw.decode("utf-8", errors="replace"))
             continue

@@ -59,18 +59,25 @@ def prepare_output(config: JobConfig) -> None:
         raise InputError("corpus_keep_workers_needs_cluster")
     if config.options.reverse_model and not config.options.gold:
         raise InputError("corpus_reverse_needs_gold")
-    earlier = (folder / SHARDS).exists() or (folder / "report.json").exists()
-    if earlier and config.force and not config.resume:
-        shutil.rmtree(folder / SHARDS, ignore_errors=True)
-    elif earlier and not config.resume:
+    earlier = (folder / "report.json").exists() or any((folder / SHARDS).glob("shard-*.json"))
+    if earlier and not (config.force or config.resume):
         raise InputError("corpus_output_exists", path=str(folder))
+    if config.force and not config.resume:  # nothing of the earlier report stays to be taken for this one's
+        from attnviz.corpus.report import OUTPUTS
+
+        shutil.rmtree(folder / SHARDS, ignore_errors=True)
+        for name in (*OUTPUTS, TIMELINE):
+            (folder / name).unlink(missing_ok=True)
     (folder / SHARDS).mkdir(parents=True, exist_ok=True)
     _check_same_job(config)
 
 
 def job_signature(config: JobConfig) -> dict:
-    """What the shards of a report depend on: a resumed job must have the same."""
-    return {"model": config.model, "input": str(Path(config.input).resolve()), "shard_size": config.shard_size,
+    """What the shards of a report depend on: a resumed job must have the same (the input's size and modification
+    time too: an input edited since would mix two files' lines)."""
+    stat = Path(config.input).stat()
+    return {"model": config.model, "input": str(Path(config.input).resolve()), "input_bytes": stat.st_size,
+            "input_mtime_ns": stat.st_mtime_ns, "shard_size": config.shard_size,
             "options": asdict(config.options)}  # fmt: skip
 
 
@@ -85,10 +92,14 @@ def _check_same_job(config: JobConfig) -> None:
 
 def load_worker_model(model: str, device: str, threads: int | None):
     """The model as a worker loads it: once, with `threads` torch threads."""
+    import logging
+
     import torch
 
     from attnviz.models import load_model
 
+    # a line longer than the model takes is a bad line of the report: no tokenizer warning on stderr beside it
+    logging.getLogger("transformers.tokenization_utils_base").setLevel(logging.ERROR)
     if threads:
         torch.set_num_threads(threads)
     return load_model(model, device)

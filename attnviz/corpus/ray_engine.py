@@ -59,12 +59,16 @@ def _ray():
     return ray
 
 
-def _connect(ray, address: str | None) -> None:
-    """Join the cluster at `address`, or start a local Ray (None); a cluster that is not there is a sentence."""
+def _connect(ray, address: str | None, stopping: bool = False) -> None:
+    """Join the cluster at `address`, or start a local Ray (None); a cluster that is not there is a sentence (for a
+    job, or for `stop_kept_workers`)."""
     try:
         ray.init(address=address, include_dashboard=False, log_to_driver=False, configure_logging=False)
     except ConnectionError as error:
-        raise InputError("corpus_ray_unreachable", address=address or "local", detail=str(error)) from None
+        where = address or "local"
+        if stopping:
+            raise InputError("corpus_workers_unreachable", address=where, detail=str(error)) from None
+        raise InputError("corpus_ray_unreachable", address=where, detail=str(error)) from None
 
 
 class ShardWorker:
@@ -173,7 +177,7 @@ def stop_kept_workers(ray_address: str | None = "auto") -> int:
     ray = _ray()
     connected_here = not ray.is_initialized()
     if connected_here:
-        _connect(ray, ray_address)
+        _connect(ray, ray_address, stopping=True)
     try:
         names = [entry["name"] for entry in ray.util.list_named_actors(all_namespaces=True)
                  if entry["namespace"] == KEPT_NAMESPACE]  # fmt: skip

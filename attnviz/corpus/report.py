@@ -32,6 +32,8 @@ from attnviz.errors import InputError
 
 APP_URL = "http://localhost:8501/"  # where `link` opens a pair; the Corpus page rewrites it for its own address
 TABLES = ("heads", "layers", "pairs", "bad_lines")
+PARTIAL = ".pairs.parquet.partial"  # pairs.parquet while the shards are merged
+OUTPUTS = ("report.json", "report.html", PARTIAL, *(f"{name}.parquet" for name in TABLES))  # what a report writes
 BEST = 10  # heads ranked in report.json and the HTML report
 
 
@@ -39,13 +41,14 @@ class ShardMerge:
     """The finished shards merged in shard order — sums added up, bad lines in line order, pair rows streamed into
     pairs.parquet — as they finish: `advance()` after each shard merges every finished one at the front of the order,
     so a driver that waits on its workers merges while they compute; `finish()` merges the rest. The order is the
-    shards', whoever finished first, so the sums are the same bits on every engine."""
+    shards', whoever finished first, so the sums are the same bits on every engine (given the same torch threads:
+    a matrix product may round its last bit otherwise)."""
 
     def __init__(self, folder: Path, specs: list[ShardSpec], model: str, app_url: str = APP_URL):
         self.folder, self.specs, self.model, self.app_url = Path(folder), specs, model, app_url
         self.total, self.bad, self.pairs = HeadAccumulator(), [], 0
         self.merged = 0  # shards merged so far: specs[:merged]
-        self._partial = self.folder / ".pairs.parquet.partial"  # becomes pairs.parquet once every shard is in
+        self._partial = self.folder / PARTIAL  # becomes pairs.parquet once every shard is in
         self._writer = None
 
     def advance(self) -> None:
@@ -59,7 +62,7 @@ class ShardMerge:
         if self.merged < len(self.specs):  # a shard the engines did not finish: a fault, not a user's mistake
             raise RuntimeError(f"shard {self.specs[self.merged].index} of {self.folder} is not finished")
         if self._writer is None:
-            _write_table([], self._partial)
+            _write_table([], self._partial, _schema(EMPTY_PAIRS_COLUMNS))
         else:
             self._writer.close()
         self._partial.replace(self.folder / "pairs.parquet")
@@ -111,7 +114,7 @@ def head_rows(acc: HeadAccumulator) -> list[dict]:
                     is_cross = kind == "cross"
                     for name in ("precision", "recall", "aer"):
                         row[name] = float(getattr(gold, name)[layer, head]) if is_cross else math.nan
-                    row["aer_rank"] = int(ranks[layer, head]) if is_cross else 0
+                    row["aer_rank"] = int(ranks[layer, head]) if is_cross else None  # ranked: cross heads only
                 rows.append(row)
     return rows
 
@@ -140,11 +143,22 @@ def pair_link(model: str, row: dict, app_url: str = APP_URL) -> str:
     return f"{app_url}?{urllib.parse.urlencode(params)}"
 
 
-def _write_table(rows: list[dict], path: Path) -> None:
+def _write_table(rows: list[dict], path: Path, schema=None) -> None:
+    """`rows` as a Parquet file; `schema` (pyarrow) keeps a table of no rows its columns."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    pq.write_table(pa.Table.from_pylist(rows), path)
+    pq.write_table(pa.Table.from_pylist(rows, schema=schema if not rows else None), path)
+
+
+def _schema(columns: dict[str, str]):
+    import pyarrow as pa
+
+    return pa.schema([(name, pa.int64() if kind == "int" else pa.string()) for name, kind in columns.items()])
+
+
+BAD_LINE_COLUMNS = {"line": "int", "key": "str", "message": "str", "message_zh": "str", "text": "str"}
+EMPTY_PAIRS_COLUMNS = {"line": "int", "source": "str", "target": "str", "link": "str"}  # a corpus of no pair
 
 
 def _link_columns(table) -> list[str]:
@@ -162,8 +176,8 @@ def write_report(config, specs: list[ShardSpec], seconds: float, merge: ShardMer
     heads = head_rows(acc)
     _write_table(heads, folder / "heads.parquet")
     _write_table(layer_rows(heads), folder / "layers.parquet")
-    _write_table([{"line": b.line, "key": b.key, "message": b.message, "message_zh": b.message_zh, "text": b.text}
-                  for b in bad], folder / "bad_lines.parquet")  # fmt: skip
+    _write_table([{name: getattr(b, name) for name in BAD_LINE_COLUMNS} for b in bad], folder / "bad_lines.parquet",
+                 _schema(BAD_LINE_COLUMNS))  # fmt: skip
     pairs = merge.pairs
     summary = {
         "model": config.model,

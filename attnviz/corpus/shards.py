@@ -84,6 +84,18 @@ def read_shard(path: Path, spec: ShardSpec, options: JobOptions) -> list[CorpusP
 # Work
 
 
+def _refusal(captured, limit: int) -> AttnvizError | None:
+    """Why a pair is not counted, or None: the error its capture raised (a line longer than the model takes said as
+    the job's limit: the smaller of the model's and `limit`), or more than `limit` tokens on either side."""
+    if not isinstance(captured, AttnvizError):
+        return _too_long(captured, limit)
+    if captured.key == "text_too_many_tokens":
+        return InputError(
+            "corpus_too_long", tokens=captured.values["count"], limit=min(limit, captured.values["limit"])
+        )
+    return captured
+
+
 def _too_long(captured, limit: int) -> InputError | None:
     """The refusal of a pair of which either side has more than `limit` tokens as the model read it (counted on its
     capture: the pair is tokenized once, and a line longer than the model takes has already been refused there)."""
@@ -130,6 +142,9 @@ def _reverse_views(reverse, pairs: list[CorpusPair], batch_size: int) -> dict[in
 def process_shard(handle, path: Path, spec: ShardSpec, options: JobOptions, reverse=None) -> ShardResult:
     """One shard's sums, rows and bad lines (rows and bad lines in line order); `reverse`: the loaded
     `options.reverse_model`."""
+    for model in (handle, reverse) if options.gold else ():  # a job-wide mistake: said once, not on every line
+        if model is not None and not model.is_seq2seq:
+            raise InputError("corpus_no_cross", model=model.name)
     result = ShardResult(spec.index)
     pairs = []
     for item in read_shard(path, spec, options):
@@ -140,9 +155,7 @@ def process_shard(handle, path: Path, spec: ShardSpec, options: JobOptions, reve
     backward = _reverse_views(reverse, pairs, options.batch_size) if reverse is not None else {}
     for pair, captured in _captures(handle, pairs, options.batch_size):
         try:
-            if isinstance(captured, AttnvizError):
-                raise captured
-            refusal = _too_long(captured, options.max_tokens)
+            refusal = _refusal(captured, options.max_tokens)
             if refusal is not None:
                 raise refusal
             result.rows.append(_pair_row(handle, pair, captured, result.acc, options, backward.get(pair.line)))

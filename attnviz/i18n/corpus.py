@@ -19,7 +19,13 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.corpus_too_long": "The pair is too long: {tokens} tokens, more than the {limit} the job takes.",
         "error.corpus_columns": "Expected source<TAB>target (and a third column of gold links when the input has them), found {count} columns.",
         "error.corpus_no_cross": "Model {model} has no cross-attention: gold links need a translation model.",
-        "error.corpus_input_empty": "{path} holds no usable pair.",
+        "error.corpus_input_empty": "{path} holds no pair: every line is blank.",
+        "error.corpus_columns_gold": "Expected source<TAB>target, found {count} columns: a third column of gold "
+        "links is read with --gold.",
+        "error.corpus_nothing_analysed": "No pair of {path} could be analysed: all {bad} lines were skipped, the "
+        "first (line {line}) because: {reason} The report in {output} lists them.",
+        "error.corpus_workers_unreachable": "No Ray cluster answers at {address} ({detail}): there are no kept "
+        "actors to stop there.",
         "error.corpus_report_missing": "No corpus report in {path}: it needs heads.parquet and report.json.",
         "error.corpus_ray_missing": "The Ray engine needs Ray Data: pip install -r requirements-ray.txt "
         "(ray[data]); the in-process engine needs nothing more.",
@@ -101,7 +107,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "corpus_stat_recall": "recall",
         "corpus_layer_aer_title": "AER per layer (mean over its heads)",
         "corpus_report_title": "Corpus report · {model}",
-        "corpus_report_counts": "{pairs} pairs analysed, {bad} lines skipped, {shards} shards.",
+        "corpus_report_counts": "Pairs analysed: {pairs}; lines skipped: {bad}; shards: {shards}.",
         "corpus_best_heads": "Best-aligning heads",
         "corpus_worst_pairs": "Worst-aligned pairs (alignment view)",
         "corpus_bad_lines": "Lines skipped ({count})",
@@ -122,7 +128,11 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.corpus_too_long": "句对太长：{tokens} 个词元，超过任务接受的 {limit} 个。",
         "error.corpus_columns": "应为 源语<TAB>目标语（输入带标准链接时再加第三列），实际有 {count} 列。",
         "error.corpus_no_cross": "模型 {model} 没有交叉注意力：标准链接需要翻译模型。",
-        "error.corpus_input_empty": "{path} 中没有可用的句对。",
+        "error.corpus_input_empty": "{path} 中没有句对：每一行都是空行。",
+        "error.corpus_columns_gold": "应为 源语<TAB>目标语，实际有 {count} 列：第三列的标准链接要加 --gold 才会读取。",
+        "error.corpus_nothing_analysed": "{path} 中没有一对句子能够分析：{bad} 行全部被跳过，第一行（第 {line} 行）"
+        "的原因是：{reason} {output} 中的报告列出了这些行。",
+        "error.corpus_workers_unreachable": "在 {address} 没有应答的 Ray 集群（{detail}）：那里没有保留的工作进程可停止。",
         "error.corpus_report_missing": "{path} 中没有语料报告：需要 heads.parquet 和 report.json。",
         "error.corpus_ray_missing": "Ray 引擎需要 Ray Data：pip install -r requirements-ray.txt（ray[data]）；"
         "进程内引擎无需其他安装。",

@@ -99,7 +99,8 @@ def test_pairs_over_max_tokens_or_the_models_positions_are_skipped_and_the_rest_
                         "--batch-size", "5", "-q", "-o", tmp_path / "report")  # fmt: skip
     assert code == 0, err
     listed = pd.read_parquet(tmp_path / "report" / "bad_lines.parquet")
-    assert dict(zip(listed["line"], listed["key"], strict=True)) == {2: "corpus_too_long", 4: "text_too_many_tokens"}
+    assert dict(zip(listed["line"], listed["key"], strict=True)) == {2: "corpus_too_long", 4: "corpus_too_long"}
+    assert "more than the 10 the job takes" in listed[listed["line"] == 4]["message"].iloc[0]  # said as the job's
     longest = max(len(handle.tokenizer(over_option.split("\t")[0]).input_ids),
                   len(handle.tokenizer(text_target=over_option.split("\t")[1]).input_ids))  # fmt: skip
     assert f"{longest} tokens" in listed[listed["line"] == 2]["message"].iloc[0]
@@ -215,3 +216,68 @@ def test_an_exported_figure_records_the_gold_links_and_reverse_model_drawn_on_it
     code, _, err = _run(capsys, "export", "--model", MODEL, "--text", SOURCE, "--target", TARGET,
                         "--reverse-model", "demo-en-zh", "-o", tmp_path / "x.html")  # fmt: skip
     assert code == 2 and "--gold" in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_start_that_failed_is_no_report_in_the_way_and_force_leaves_nothing_of_the_old(capsys, tmp_path):
+    path = tmp_path / "pairs.tsv"
+    path.write_text("\n".join(gold_lines(6)) + "\n", encoding="utf-8")
+    out, gold = tmp_path / "report", ("--gold", "--segmented")
+    code, _, err = _run(capsys, "corpus", "--model", "demo-zh-xx", "--input", path, *gold, "-q", "-o", out)
+    assert code == 2 and "demo-zh-xx" in err
+    code, _, err = _run(capsys, "corpus", "--model", MODEL, "--input", path, *gold, "-q", "-o", out)
+    assert code == 0, err  # no --force needed: the failed start left no report
+    bad = pd.read_parquet(out / "bad_lines.parquet")  # none, and still the columns a script reads
+    assert bad.empty and bad.columns.tolist() == ["line", "key", "message", "message_zh", "text"]
+    heads = pd.read_parquet(out / "heads.parquet")
+    assert heads[heads["kind"] != "cross"]["aer_rank"].isna().all()  # only cross-attention heads are ranked
+    assert sorted(heads[heads["kind"] == "cross"]["aer_rank"]) == list(range(1, (heads["kind"] == "cross").sum() + 1))
+    code, _, err = _run(capsys, "corpus", "--model", "demo-zh-xx", "--input", path, *gold, "-q", "--force", "-o", out)
+    assert code == 2
+    assert not [p.name for p in out.iterdir() if p.is_file()]  # no report of the job before, taken for this one's
+
+
+def test_resuming_after_the_input_was_edited_is_refused(job, capsys, tmp_path):
+    path = tmp_path / "pairs.tsv"
+    shutil.copy(job[0], path)
+    out = tmp_path / "report"
+    argv = ("corpus", "--model", MODEL, "--input", path, "--gold", "--segmented", "--shard-size", 4, "-q", "-o", out)
+    assert _run(capsys, *argv)[0] == 0
+    shard_paths(out, 1)["json"].unlink()  # stopped before shard 1 was written …
+    path.write_text("早上 好 ！\tGood morning !\t0-0 1-1 2-2\n" + path.read_text(encoding="utf-8"), encoding="utf-8")
+    code, _, err = _run(capsys, *argv, "--resume")  # … and the input edited since: other lines at the same places
+    assert code == 2 and "another job" in err
+
+
+def test_a_byte_order_mark_trailing_tabs_and_a_gold_column_without_gold_are_read_as_a_user_means(capsys, tmp_path):
+    path = tmp_path / "pairs.tsv"
+    lines = ["早上好！\tGood morning!", "谢谢。\tThank you.\t", "我喜欢学习中文。\tI like studying Chinese.\t0-0"]
+    path.write_bytes("\ufeff".encode() + "\n".join(lines).encode() + b"\n")
+    code, _, err = _run(capsys, "corpus", "--model", MODEL, "--input", path, "-q", "-o", tmp_path / "report")
+    assert code == 0, err
+    pairs = pd.read_parquet(tmp_path / "report" / "pairs.parquet")
+    assert pairs["source"].tolist() == ["早上好！", "谢谢。"]  # no byte-order mark read; the empty column dropped
+    bad = pd.read_parquet(tmp_path / "report" / "bad_lines.parquet")
+    assert bad["key"].tolist() == ["corpus_columns_gold"] and "--gold" in bad["message"].iloc[0]
+
+
+def test_a_job_that_can_analyse_no_pair_says_why_in_one_line(capsys, tmp_path):
+    links = tmp_path / "links.tsv"
+    links.write_text("早上好！\tGood morning!\t0-0\n谢谢。\tThank you.\t0-0\n", encoding="utf-8")
+    code, _, err = _run(capsys, "corpus", "--model", MODEL, "--input", links, "-q", "-o", tmp_path / "a")
+    assert code == 2 and "line 1" in err and "--gold" in err and len(err.strip().splitlines()) == 1
+    assert (tmp_path / "a" / "bad_lines.parquet").exists()  # the report that lists them is written
+    blank = tmp_path / "blank.tsv"
+    blank.write_text("\n  \n", encoding="utf-8")
+    code, _, err = _run(capsys, "corpus", "--model", MODEL, "--input", blank, "-q", "-o", tmp_path / "b")
+    assert code == 2 and "blank" in err
+    code, _, err = _run(capsys, "corpus", "--model", "minilm", "--input", links, "--gold", "-q", "-o", tmp_path / "c")
+    assert code == 2 and "cross-attention" in err and len(err.strip().splitlines()) == 1
+
+
+def test_bad_threads_and_an_output_that_is_a_file_are_one_line(job, capsys, tmp_path):
+    code, _, err = _run(capsys, "corpus", "--model", MODEL, "--input", job[0], "--threads", -2, "-o", tmp_path / "t")
+    assert code == 2 and "--threads must be 1 or more" in err and not (tmp_path / "t").exists()
+    afile = tmp_path / "afile"
+    afile.write_text("x", encoding="utf-8")
+    code, _, err = _run(capsys, "corpus", "--model", MODEL, "--input", job[0], "-q", "-o", afile)
+    assert code == 1 and err.strip().endswith(f"({afile / 'shards'})") and len(err.strip().splitlines()) == 1
