@@ -15,7 +15,7 @@ from app_pages.state import ViewState
 from attnviz import figures
 from attnviz.corpus.html_report import head_grid, report_figures
 from attnviz.corpus.job import JobConfig, run_job
-from attnviz.corpus.report import REPORT_FILES, bad_lines_in, read_report, read_report_files
+from attnviz.corpus.report import REPORT_FILES, bad_lines_in, pair_view, read_report, read_report_files, report_options
 from attnviz.corpus.shards import JobOptions
 from attnviz.policy import Policy
 
@@ -138,19 +138,16 @@ def statistics_section(view: ViewState, report: dict, drawn: dict) -> None:
 def _pair_opens(pairs) -> None:
     rows = st.session_state["corpus_pairs"]["selection"]["rows"]
     if rows:
-        row = pairs.iloc[rows[0]]
+        summary = st.session_state[REPORT]["summary"]
         view = st.session_state[VIEW]
-        view.text, view.target, view.mode = row["source"], row["target"], "pair"
-        view.gold = row["gold"] if "gold" in pairs.columns else ""
-        view.model = report_model()
+        changes = {"gold": "", "gold_reverse": "", "segmented": False}  # what an earlier pair opened set
+        changes |= pair_view(summary["model"], pairs.iloc[rows[0]].to_dict(), report_options(summary))
+        for name, value in changes.items():
+            setattr(view, name, value)
         for key in (MODEL_PICK, MODEL_CUSTOM):  # the sidebar's picker starts again from the view's model
             st.session_state.pop(key, None)
-        reset_widgets("text", "target", "mode", "gold")
+        reset_widgets(*changes)
         st.session_state[navigation.GOTO] = navigation.PAGES["translate"]
-
-
-def report_model() -> str:
-    return st.session_state[REPORT]["summary"]["model"]
 
 
 def pairs_section(view: ViewState, report: dict) -> None:

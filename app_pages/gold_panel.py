@@ -4,6 +4,8 @@ model may read the pair the other way: then only the links both directions find 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import streamlit as st
 
 from app_pages import caches, figure_export
@@ -11,7 +13,9 @@ from app_pages.session import VIEW, bound, reset_widgets, tr
 from app_pages.sidebar import model_label, offered_models
 from app_pages.state import ViewState
 from attnviz import figures, i18n, selection
+from attnviz.corpus.pair import PairWords
 from attnviz.corpus.view import GoldShown, reading_prefix, reverse_texts, reverse_view, show_gold
+from attnviz.corpus.words import segmented
 from attnviz.errors import AttnvizError
 from attnviz.figures._common import format_value
 
@@ -22,6 +26,8 @@ def field(view: ViewState) -> None:
     t = tr(view)
     bound(st.text_input, "gold", t("corpus_gold_label"), placeholder=t("corpus_gold_placeholder"),
           help=t("corpus_gold_help"))  # fmt: skip
+    if view.mode == "pair":
+        bound(st.checkbox, "segmented", t("corpus_is_segmented"), help=t("corpus_is_segmented_help"))
     if view.gold.strip():
         entries = offered_models(view)
 
@@ -30,6 +36,25 @@ def field(view: ViewState) -> None:
 
         bound(st.selectbox, "gold_reverse", t("corpus_reverse_label"), ["", *reverse_candidates(view)],
               format_func=label, help=t("corpus_reverse_help"))  # fmt: skip
+
+
+def is_segmented(view: ViewState) -> bool:
+    return view.segmented and view.mode == "pair" and bool(view.text.split()) and bool(view.target.split())
+
+
+def as_read(view: ViewState) -> ViewState:
+    """The view with the texts the model reads: a pair typed as space-separated words, its words joined."""
+    if not is_segmented(view):
+        return view
+    return replace(view, text=segmented(view.text).text, target=segmented(view.target).text)
+
+
+def user_words(view: ViewState, result) -> PairWords | None:
+    """The words a pair typed as space-separated words gives, in the texts the model read (after its prefix); None:
+    the word merge's words index the gold links."""
+    if not is_segmented(view):
+        return None
+    return PairWords(segmented(view.text).behind(reading_prefix(result)), segmented(view.target))
 
 
 def reverse_candidates(view: ViewState) -> list[str]:
@@ -55,7 +80,7 @@ def scored(view: ViewState, result, shown: selection.Shown, options: selection.V
         st.warning(i18n.error_sentence(error, view.lang), icon=":material/rule:")
         reverse = None
     try:
-        return show_gold(result, shown, options, view.gold, reverse)
+        return show_gold(result, shown, options, view.gold, reverse, user_words(view, result))
     except AttnvizError as error:
         st.warning(i18n.error_sentence(error, view.lang), icon=":material/rule:")
         return None

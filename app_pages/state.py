@@ -62,6 +62,8 @@ class ViewState:
     v: str = ""
     gold: str = ""  # Translate & align: gold links of the pair, Pharaoh format ("0-0 1?2")
     gold_reverse: str = ""  # … and a model translating the other way: only links both find count; empty = none
+    segmented: bool = False  # … a given pair typed as space-separated words: the model reads them joined (Chinese
+    # without spaces), the gold links index them (`attnviz.corpus.words.segmented`)
     corpus: str = ""  # Corpus: the report folder opened
 
 
@@ -84,7 +86,19 @@ _INPUT = ("text", "mode", "target")  # the target only in pair mode: generated, 
 _LINKS = ("words", "hide", "threshold", "scale", "weighting")
 _LONG = ("truncate",)  # a text longer than the model: whether it is cut (the page says what was)
 PAGE_FIELDS = {  # the fields each page uses: its link carries these and no others (navigation.PAGES names)
-    "translate": (*_COMMON, *_INPUT, *_LONG, "view", "layer", "head", *_LINKS, "step", "gold", "gold_reverse"),
+    "translate": (
+        *_COMMON,
+        *_INPUT,
+        *_LONG,
+        "view",
+        "layer",
+        "head",
+        *_LINKS,
+        "step",
+        "gold",
+        "gold_reverse",
+        "segmented",
+    ),
     "self": (
         *_COMMON,
         *_INPUT,
@@ -197,7 +211,7 @@ def applies(state: ViewState, page: str | None) -> set[str]:
     applies only to a given pair: a generated one is the model's; the reverse model only to gold links."""
     names = set(PAGE_FIELDS.get(page, [f.name for f in fields(ViewState)]))
     if page in PAGE_FIELDS and state.mode != "pair":
-        names.discard("target")
+        names.difference_update({"target", "segmented"})
     if page in PAGE_FIELDS and not state.gold.strip():  # a reverse model checks gold links: none, nothing to check
         names.discard("gold_reverse")
     return names

@@ -32,7 +32,7 @@ with right:
 truth_notes.language_check(view)
 with shown_errors(view):
     tokens = long_text.truncate_choice(view)
-    handle, result = caches.analysis(view)
+    handle, result = caches.analysis(gold_panel.as_read(view))
     truth_notes.caveat_notes(view, result)
     long_text.truncation_note(view, result, tokens)
     result = selection.whole_capture(result, ["cross"])  # a long source: its cross map is still small (target rows)

@@ -146,7 +146,7 @@ def run_job(config: JobConfig, progress: Progress | None = None, handle=None) ->
     prepare_output(config)
     specs = shard_specs(Path(config.input), config.shard_size)
     todo = [spec for spec in specs if not (config.resume and is_done(config.output, spec.index))]
-    merge = report.ShardMerge(Path(config.output), specs, config.model)
+    merge = report.ShardMerge(Path(config.output), specs, config.model, options=config.options)
 
     def finished(done: int, total: int) -> None:  # merging while the other workers compute
         merge.advance()

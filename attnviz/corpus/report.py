@@ -26,7 +26,7 @@ import numpy as np
 
 from attnviz import analysis
 from attnviz.corpus.gold import Scores
-from attnviz.corpus.shards import SHARDS, ShardSpec, is_done, read_shard_sums, shard_paths
+from attnviz.corpus.shards import SHARDS, JobOptions, ShardSpec, is_done, read_shard_sums, shard_paths
 from attnviz.corpus.stats import HeadAccumulator
 from attnviz.errors import InputError
 
@@ -44,8 +44,10 @@ class ShardMerge:
     shards', whoever finished first, so the sums are the same bits on every engine (given the same torch threads:
     a matrix product may round its last bit otherwise)."""
 
-    def __init__(self, folder: Path, specs: list[ShardSpec], model: str, app_url: str = APP_URL):
+    def __init__(self, folder: Path, specs: list[ShardSpec], model: str, app_url: str = APP_URL,
+                 options: JobOptions | None = None):  # fmt: skip
         self.folder, self.specs, self.model, self.app_url = Path(folder), specs, model, app_url
+        self.options = options or JobOptions()  # what each pair's `link` opens it with
         self.total, self.bad, self.pairs = HeadAccumulator(), [], 0
         self.merged = 0  # shards merged so far: specs[:merged]
         self._partial = self.folder / PARTIAL  # becomes pairs.parquet once every shard is in
@@ -84,7 +86,8 @@ class ShardMerge:
         table = pq.read_table(shard_paths(self.folder, index)["parquet"])
         if table.num_rows == 0:
             return
-        links = [pair_link(self.model, row, self.app_url) for row in table.select(_link_columns(table)).to_pylist()]
+        rows = table.select(_link_columns(table)).to_pylist()
+        links = [pair_link(self.model, row, self.app_url, self.options) for row in rows]
         table = table.append_column("link", pa.array(links, pa.string()))
         if self._writer is None:
             self._writer = pq.ParquetWriter(self._partial, table.schema)
@@ -135,12 +138,34 @@ def layer_rows(heads: list[dict]) -> list[dict]:
     return rows
 
 
-def pair_link(model: str, row: dict, app_url: str = APP_URL) -> str:
-    """The pair opened on the app's Translate & align page, its gold links with it."""
-    params = {"model": model, "text": row["source"], "target": row["target"], "mode": "pair"}
-    if row.get("gold"):
-        params["gold"] = row["gold"]
+def pair_view(model: str, row: dict, options: JobOptions | None = None) -> dict:
+    """A pair as the job scored it, as the Translate & align page's view fields (name → value): its texts (a
+    pre-segmented pair's words, which its gold links index), its gold links, the link threshold, the reverse model."""
+    options = options or JobOptions()
+    view = {"model": model, "text": row["source"], "target": row["target"], "mode": "pair"}
+    if isinstance(row.get("source_words"), str):
+        view |= {"text": row["source_words"], "target": row["target_words"], "segmented": True}
+    if isinstance(row.get("gold"), str) and row["gold"]:
+        view |= {"gold": row["gold"], "threshold": options.threshold}
+        if options.reverse_model:
+            view["gold_reverse"] = options.reverse_model
+    return view
+
+
+def pair_link(model: str, row: dict, app_url: str = APP_URL, options: JobOptions | None = None) -> str:
+    """The pair opened on the app's Translate & align page (`pair_view`), as a link."""
+    view = pair_view(model, row, options)
+    params = {name: "1" if value is True else f"{value:g}" if isinstance(value, float) else value
+              for name, value in view.items()}  # fmt: skip
     return f"{app_url}?{urllib.parse.urlencode(params)}"
+
+
+def report_options(summary: dict) -> JobOptions:
+    """The options a report's job ran with (report.json's), as far as this version knows them."""
+    known = {
+        name: value for name, value in summary.get("options", {}).items() if name in JobOptions.__dataclass_fields__
+    }
+    return JobOptions(**known)
 
 
 def _write_table(rows: list[dict], path: Path, schema=None) -> None:
@@ -162,7 +187,7 @@ EMPTY_PAIRS_COLUMNS = {"line": "int", "source": "str", "target": "str", "link": 
 
 
 def _link_columns(table) -> list[str]:
-    return [name for name in ("source", "target", "gold") if name in table.column_names]
+    return [name for name in ("source", "target", "gold", "source_words", "target_words") if name in table.column_names]
 
 
 def write_report(config, specs: list[ShardSpec], seconds: float, merge: ShardMerge | None = None) -> dict:
@@ -171,7 +196,7 @@ def write_report(config, specs: list[ShardSpec], seconds: float, merge: ShardMer
     from attnviz.corpus import html_report
 
     folder = Path(config.output)
-    merge = merge or ShardMerge(folder, specs, config.model)
+    merge = merge or ShardMerge(folder, specs, config.model, options=config.options)
     acc, bad = merge.finish()
     heads = head_rows(acc)
     _write_table(heads, folder / "heads.parquet")

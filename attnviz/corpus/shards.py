@@ -172,6 +172,8 @@ def _pair_row(handle, pair: CorpusPair, captured, acc: HeadAccumulator, options:
     model, `backward` its view of this pair) of the links both directions find."""
     gold_part = _gold_part(handle, pair, captured, options, backward) if options.gold else None  # may refuse: first
     row = {"line": pair.line, "source": pair.source, "target": pair.target}
+    if pair.source_words is not None:  # a pre-segmented pair: the words its gold links index
+        row |= {"source_words": " ".join(pair.source_words.words), "target_words": " ".join(pair.target_words.words)}
     first = captured["cross"] if "cross" in captured.kinds else captured[captured.kinds[0]]
     row["source_tokens"] = len(first.key_tokens)
     row["target_tokens"] = len(first.query_tokens) if "cross" in captured.kinds else 0

@@ -81,13 +81,18 @@ def in_forward_texts(view: TokenView, forward_prefix: str, reverse_prefix: str =
 
 
 def show_gold(
-    result: AttentionCapture, shown: Shown, options: ViewOptions, gold_text: str, reverse: TokenView | None = None
-) -> GoldShown:
+    result: AttentionCapture, shown: Shown, options: ViewOptions, gold_text: str, reverse: TokenView | None = None,
+    words: PairWords | None = None,
+) -> GoldShown:  # fmt: skip
     """`shown` scored against `gold_text` (Pharaoh links), with `reverse` (`reverse_view`) only the links both
-    directions find; an InputError when a link cannot be read or points outside the pair's words."""
+    directions find; the links index `words` (a pre-segmented pair's, in the texts the model read), by default the
+    word merge's (`pair_words`). An InputError when a link cannot be read or points outside the pair's words."""
     from attnviz import figures
 
-    words = pair_words(result)
+    if words is None:
+        words = pair_words(result)
+    elif (words.source.text, words.target.text) != (result.source_text, result.target_text):
+        raise InputError("corpus_words_other_text")
     gold = Gold.parse(gold_text).check(len(words.source), len(words.target))
     chosen = shown.selection
     selected = {**chosen.figure_kwargs, "head_reduce": chosen.head_reduce, "layer_reduce": chosen.layer_reduce}

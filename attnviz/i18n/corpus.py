@@ -20,6 +20,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.corpus_columns": "Expected source<TAB>target (and a third column of gold links when the input has them), found {count} columns.",
         "error.corpus_no_cross": "Model {model} has no cross-attention: gold links need a translation model.",
         "error.corpus_input_empty": "{path} holds no pair: every line is blank.",
+        "error.corpus_words_other_text": "The space-separated words, joined, are not the text the model read: the "
+        "gold links cannot be placed on it.",
         "error.corpus_columns_gold": "Expected source<TAB>target, found {count} columns: a third column of gold "
         "links is read with --gold.",
         "error.corpus_nothing_analysed": "No pair of {path} could be analysed: all {bad} lines were skipped, the "
@@ -129,6 +131,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.corpus_columns": "应为 源语<TAB>目标语（输入带标准链接时再加第三列），实际有 {count} 列。",
         "error.corpus_no_cross": "模型 {model} 没有交叉注意力：标准链接需要翻译模型。",
         "error.corpus_input_empty": "{path} 中没有句对：每一行都是空行。",
+        "error.corpus_words_other_text": "以空格分隔的词连起来后不是模型读入的文本：无法在其上标出标准链接。",
         "error.corpus_columns_gold": "应为 源语<TAB>目标语，实际有 {count} 列：第三列的标准链接要加 --gold 才会读取。",
         "error.corpus_nothing_analysed": "{path} 中没有一对句子能够分析：{bad} 行全部被跳过，第一行（第 {line} 行）"
         "的原因是：{reason} {output} 中的报告列出了这些行。",

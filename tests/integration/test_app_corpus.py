@@ -16,6 +16,7 @@ from streamlit.testing.v1 import AppTest
 from attnviz.corpus.job import JobConfig, run_job
 from attnviz.corpus.report import read_report
 from attnviz.corpus.shards import JobOptions
+from attnviz.figures._common import format_value
 from tests.support.corpus_files import corpus_file, gold_lines
 
 APP = str(Path(__file__).resolve().parents[2] / "app_pages" / "main.py")
@@ -106,11 +107,14 @@ def test_a_pair_opens_on_translate_with_its_gold_links(report):
     at = open_corpus(corpus=str(report))
     pairs = at.dataframe(key="corpus_pairs").value
     table = next(d for d in at.dataframe if d.key == "corpus_pairs")
-    select(at, table, {"rows": [2], "columns": [], "cells": []})
+    select(at, table, {"rows": [0], "columns": [], "cells": []})
     assert not at.exception and at.title[0].value == "Translate & align"
-    assert at.text_input(key="w_text").value == pairs.iloc[2]["source"]
-    assert at.text_input(key="w_gold").value == pairs.iloc[2]["gold"]
-    assert any("AER" in m.value for m in at.markdown)
+    row = pairs.iloc[0]  # a pre-segmented pair (爷爷 和 奶奶 …): it opens as its words, which its gold links index
+    assert at.text_input(key="w_text").value == row["source_words"] and at.checkbox(key="w_segmented").value
+    assert at.text_input(key="w_gold").value == row["gold"]
+    line = next(m.value for m in at.markdown if "AER" in m.value)
+    assert re.search(r"AER\D*([0-9.]+)", line).group(1) == format_value(row["aer"])  # the score the report gave it
+    assert any(" · ".join(row["source_words"].split()) in c.value for c in at.caption)  # not the word merge's 爷 · 爷
 
 
 def test_a_small_corpus_runs_live_on_the_page():

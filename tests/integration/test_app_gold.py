@@ -161,3 +161,15 @@ def test_a_reverse_model_the_page_does_not_offer_is_not_used():
     assert not at.exception and not at.error and not at.warning
     assert at.selectbox(key="w_gold_reverse").value == ""
     assert any("precision" in m.value for m in at.markdown)
+
+
+def test_a_pair_typed_as_space_separated_words_is_read_joined_and_its_links_index_those_words():
+    words = {"text": "爷爷 和 奶奶 身体 都 很 好 。", "target": "Grandpa and grandma are both healthy ."}
+    gold = "0-0 1-1 2-2 3-5 4-4 5?3 6-5 7-6"
+    at = open_app(**PAIR | words, gold=gold, segmented=1)
+    assert not at.exception and not at.error and at.checkbox(key="w_segmented").value
+    assert any("爷爷 · 和 · 奶奶 · 身体" in c.value for c in at.caption)  # the user's words, not the word merge's
+    # that the model read them joined, scored as the corpus job scores them: test_app_corpus (a pair opens …)
+    assert at.query_params["segmented"] == "1"
+    at.checkbox(key="w_segmented").uncheck().run()  # the same links now index the word merge's words
+    assert not at.exception and not any("爷爷 · 和 · 奶奶" in c.value for c in at.caption)

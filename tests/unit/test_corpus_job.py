@@ -139,3 +139,22 @@ def test_shards_merge_in_shard_order_as_they_finish(tmp_path):
     pairs = pd.read_parquet(tmp_path / "pairs.parquet")
     assert pairs["line"].tolist() == list(range(1, 7)) and pairs["link"].str.contains("model=demo-zh-en").all()
     assert total.pairs == 6
+
+
+def test_a_pairs_link_opens_it_as_the_job_scored_it():
+    from urllib.parse import parse_qs, urlsplit
+
+    from attnviz.corpus.report import pair_link, report_options
+
+    row = {"source": "早上好！", "target": "Good morning!", "gold": "0-0 1-1", "source_words": "早上 好 ！",
+           "target_words": "Good morning !"}  # fmt: skip
+    options = JobOptions(gold=True, segmented=True, threshold=0.25, reverse_model="demo-en-zh")
+    params = parse_qs(urlsplit(pair_link("demo-zh-en", row, options=options)).query)
+    assert {name: values[0] for name, values in params.items()} == {
+        "model": "demo-zh-en", "mode": "pair", "text": "早上 好 ！", "target": "Good morning !", "segmented": "1",
+        "gold": "0-0 1-1", "threshold": "0.25", "gold_reverse": "demo-en-zh",
+    }  # fmt: skip
+    plain = parse_qs(urlsplit(pair_link("demo-zh-en", {"source": "早上好！", "target": "Good morning!"})).query)
+    assert set(plain) == {"model", "mode", "text", "target"} and plain["text"] == ["早上好！"]
+    summary = {"options": vars(options) | {"shard_size": 256, "from_a_later_version": 1}}
+    assert report_options(summary) == options  # what report.json keeps, read back; unknown names left out
