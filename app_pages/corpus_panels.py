@@ -15,7 +15,15 @@ from app_pages.state import ViewState
 from attnviz import figures
 from attnviz.corpus.html_report import head_grid, report_figures
 from attnviz.corpus.job import JobConfig, run_job
-from attnviz.corpus.report import REPORT_FILES, bad_lines_in, pair_view, read_report, read_report_files, report_options
+from attnviz.corpus.report import (
+    REPORT_FILES,
+    bad_lines_in,
+    pair_view,
+    read_report,
+    read_report_files,
+    report_options,
+    unread_sentences,
+)
 from attnviz.corpus.shards import JobOptions
 from attnviz.policy import Policy
 
@@ -179,6 +187,8 @@ def show_report(view: ViewState, report: dict) -> None:
     st.success(t("corpus_summary", model=summary["model"], pairs=summary["pairs"], bad=summary["bad_lines"],
                  shards=summary["shards"], seconds=summary.get("seconds", "–"), engine=_engine_name(t, summary)),
                icon=":material/dataset:")  # fmt: skip
+    for sentence in unread_sentences(summary, view.lang):
+        st.warning(sentence, icon=":material/translate:")
     drawn = report_figures(report, view.lang)
     if "gold.aer" in drawn:
         gold_section(view, report, drawn)

@@ -108,13 +108,19 @@ def language_sentence(text: str, model: str, languages: Sequence[str], lang: str
     (or declares nothing); said before a capture (`attnviz.language`)."""
     if reads(languages, text):
         return None
+    script = i18n.t(f"truth_script_{main_script(text)}", lang)
+    return i18n.t(
+        "truth_language_mismatch", lang, script=script, model=model, languages=language_names(languages, lang)
+    )
+
+
+def language_names(languages: Sequence[str], lang: str = "en") -> str:
+    """ISO codes as the catalogue names them in `lang` ("Chinese, English"); a code it does not name, as itself."""
     separator = i18n.t("truth_list_separator", lang)
-    named = separator.join(
+    return separator.join(
         i18n.t(f"truth_language_{code}", lang) if i18n.has(f"truth_language_{code}", lang) else code
         for code in languages
     )
-    script = i18n.t(f"truth_script_{main_script(text)}", lang)
-    return i18n.t("truth_language_mismatch", lang, script=script, model=model, languages=named)
 
 
 def full_translator(text: str) -> str:

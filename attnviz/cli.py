@@ -348,8 +348,8 @@ def _warn_language(handle, example: Example, args: argparse.Namespace) -> None:
     """A warning line when the text is in a script the model does not read (the app says it before capturing)."""
     from attnviz import models
 
-    languages = next((entry.languages for entry in models.catalogue() if entry.name == handle.name), ())
-    said = caveats.language_sentence(example.text, handle.name, languages, getattr(args, "lang", "en"))
+    said = caveats.language_sentence(example.text, handle.name, models.source_languages(handle),
+                                     getattr(args, "lang", "en"))  # fmt: skip
     if said:
         _warning(said, example, args)
 

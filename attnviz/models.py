@@ -83,6 +83,24 @@ def catalogue(lang: str = "en") -> list[CatalogueEntry]:
     return [catalogue_entry(name, path, kind, lang) for name, path, kind in catalogue_folders()]
 
 
+def source_languages(handle: ModelHandle) -> tuple[str, ...]:
+    """The languages a loaded model reads, as its catalogue entry says (() when not declared, or from the hub)."""
+    return catalogue_entry(handle.name, handle.path, handle.kind).languages if handle.path else ()
+
+
+def declared_languages(name_or_path: str) -> tuple[str, ...]:
+    """What a model named in the catalogue or given as a folder reads (`catalogue_entry`), without loading it; ()
+    for a hub id or a folder that declares nothing."""
+    listed = next(((folder, kind) for name, folder, kind in catalogue_folders() if name == name_or_path), None)
+    folder, kind = listed or (Path(name_or_path), None)
+    try:
+        config = json.loads((Path(folder) / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return ()
+    kind = kind or ("encoder-decoder" if config.get("is_encoder_decoder") else "encoder")
+    return catalogue_entry(name_or_path, folder, kind).languages
+
+
 def catalogue_entry(name: str, path: str | Path, kind: str, lang: str = "en") -> CatalogueEntry:
     """The catalogue's entry for the model folder `path`: its description in `lang`, and how much and what it reads
     (its config's positions; the languages of its source side: its model card's `language:`, a translator's first

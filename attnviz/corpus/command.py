@@ -107,6 +107,10 @@ def run(args: argparse.Namespace) -> int:
             bar.close()
     if not summary["pairs"]:
         raise nothing_analysed(config, summary)
+    from attnviz.corpus.report import unread_sentences
+
+    for sentence in unread_sentences(summary):
+        print(f"attnviz: warning: {sentence}", file=sys.stderr)
     if summary["bad_lines"]:
         print(f"attnviz: {summary['bad_lines']} lines skipped (see {args.output / 'bad_lines.parquet'})",
               file=sys.stderr)  # fmt: skip

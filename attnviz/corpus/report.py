@@ -6,9 +6,12 @@ Files in the report folder (all Parquet, read by pandas, DuckDB, Ray or pyarrow)
   `aer` (the corpus' links counted together) and `aer_rank` (1 = the best-aligning head);
 - `layers.parquet`: the same averaged over each layer's heads;
 - `pairs.parquet`: one row per pair (line, texts, token counts, each map's statistics averaged over its heads, with
-  gold the scores of the model's alignment view and its best head for that pair, and `link`: the pair in the app);
+  gold the scores of the model's alignment view and its best head for that pair, `link`: the pair in the app,
+  `source_read`: whether the source is in a script the model reads, `reverse_read`: the target, the reverse model;
+  a pre-segmented pair's words in `source_words`, `target_words`);
 - `bad_lines.parquet`: every input line skipped, with its number and why;
-- `report.json`: the summary (model, options, counts, best heads, and with gold `links`: precision, recall and AER
+- `report.json`: the summary (model, options, counts, `unread`: pairs in a script a model does not read (with the
+  languages it declares), best heads, and with gold `links`: precision, recall and AER
   over the corpus of the alignment view's links, `view`, and with a reverse model of the links both directions find,
   `both`); `report.html`: the figures, standalone;
 - `timeline.json`: when each part of the last run ran (`attnviz.corpus.timeline`).
@@ -49,6 +52,7 @@ class ShardMerge:
         self.folder, self.specs, self.model, self.app_url = Path(folder), specs, model, app_url
         self.options = options or JobOptions()  # what each pair's `link` opens it with
         self.total, self.bad, self.pairs = HeadAccumulator(), [], 0
+        self.unread = {"source_read": 0, "reverse_read": 0}  # pairs a model was given in a script it does not read
         self.merged = 0  # shards merged so far: specs[:merged]
         self._partial = self.folder / PARTIAL  # becomes pairs.parquet once every shard is in
         self._writer = None
@@ -86,6 +90,9 @@ class ShardMerge:
         table = pq.read_table(shard_paths(self.folder, index)["parquet"])
         if table.num_rows == 0:
             return
+        for column in self.unread:
+            if column in table.column_names:
+                self.unread[column] += table.num_rows - sum(table[column].to_pylist())
         rows = table.select(_link_columns(table)).to_pylist()
         links = [pair_link(self.model, row, self.app_url, self.options) for row in rows]
         table = table.append_column("link", pa.array(links, pa.string()))
@@ -214,6 +221,7 @@ def write_report(config, specs: list[ShardSpec], seconds: float, merge: ShardMer
         "shards": len(specs),
         "pairs": pairs,
         "bad_lines": len(bad),
+        "unread": unread_summary(config, merge.unread),
         "links": {view: asdict(counts.scores()) for view, counts in acc.view_counts().items()},
         "kinds": list(acc.moments),
         "statistics": [name for name in analysis.STATISTICS if any(name in s for s in acc.moments.values())],
@@ -225,6 +233,30 @@ def write_report(config, specs: list[ShardSpec], seconds: float, merge: ShardMer
     (folder / "report.json").write_text(json.dumps(summary, ensure_ascii=False, indent=2), encoding="utf-8")
     html_report.write_html(folder, summary)
     return summary
+
+
+def unread_summary(config, unread: dict[str, int]) -> dict:
+    """How many pairs' source the model, and target the reverse model, were given in a script they do not read
+    (pairs.parquet's `source_read`, `reverse_read`), with the languages each declares."""
+    from attnviz.models import declared_languages
+
+    reverse = config.options.reverse_model
+    return {"source": unread["source_read"], "languages": list(declared_languages(config.model)),
+            "reverse": unread["reverse_read"], "reverse_languages": list(declared_languages(reverse) if reverse else ())}  # fmt: skip
+
+
+def unread_sentences(summary: dict, lang: str = "en") -> list[str]:
+    """The warnings of a report whose pairs were (partly) in a script its models do not read."""
+    from attnviz import i18n
+    from attnviz.caveats import language_names
+
+    unread, found = summary.get("unread") or {}, []
+    for side, model, languages in (("source", summary["model"], "languages"),
+                                   ("reverse", summary.get("options", {}).get("reverse_model"), "reverse_languages")):  # fmt: skip
+        if unread.get(side):
+            found.append(i18n.t(f"corpus_unread_{side}", lang, count=unread[side], pairs=summary["pairs"],
+                                model=model, languages=language_names(unread[languages], lang)))  # fmt: skip
+    return found
 
 
 def read_report(folder: Path) -> dict:

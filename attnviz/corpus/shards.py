@@ -161,9 +161,25 @@ def process_shard(handle, path: Path, spec: ShardSpec, options: JobOptions, reve
             result.rows.append(_pair_row(handle, pair, captured, result.acc, options, backward.get(pair.line)))
         except AttnvizError as error:
             result.bad.append(bad_line(pair.line, error, f"{pair.source}\t{pair.target}"))
+    _mark_unread(result.rows, handle, reverse)
     result.rows.sort(key=lambda row: row["line"])
     result.bad.sort(key=lambda bad: bad.line)
     return result
+
+
+def _mark_unread(rows: list[dict], handle, reverse=None) -> None:
+    """Each row's `source_read`: whether its source is in a script the model reads (as its catalogue entry says:
+    a pair in another language is computed, but its attention says little); with a reverse model, `reverse_read`
+    of its target."""
+    from attnviz.language import reads
+    from attnviz.models import source_languages
+
+    languages = source_languages(handle)
+    backward = source_languages(reverse) if reverse is not None else None
+    for row in rows:
+        row["source_read"] = reads(languages, row["source"])
+        if backward is not None:
+            row["reverse_read"] = reads(backward, row["target"])
 
 
 def _pair_row(handle, pair: CorpusPair, captured, acc: HeadAccumulator, options: JobOptions, backward=None) -> dict:

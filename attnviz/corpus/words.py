@@ -3,7 +3,8 @@
 Two ways to say what the words are:
 - `segmented(line)`: pre-segmented input, as awesome-align reads it — words separated by spaces on each side. The
   text the model reads joins the words with one space, except where a CJK character sits on either side of the seam
-  (Chinese words are written without spaces: "我 喜欢 学习 。" is read as "我喜欢学习。").
+  (Chinese words are written without spaces: "我 喜欢 学习 。" is read as "我喜欢学习。") and where punctuation
+  or a clitic is written against its word ("Good morning !" is read as "Good morning!").
 - `merged(tokens, text)`: plain input — the words of the word merge (`attnviz.analysis.word_groups`: English
   subwords joined into words, Chinese words as the tokenizer's pieces allow), special tokens left out. These are the
   words the app's word view draws.
@@ -45,9 +46,20 @@ class Words:
         return Words(prefix + self.text, tuple((start + len(prefix), end + len(prefix)) for start, end in self.spans))
 
 
+CLOSING = set(".,!?;:%)]}\u2019\u201d")  # punctuation written against the word before it
+OPENING = set("([{\u2018\u201c$")  # … and against the word after it
+CLITICS = ("'s", "'re", "'ve", "'ll", "'d", "'m", "n't")  # tokenized English ("do n't", "it 's"), as it is written
+
+
 def _seam(left: str, right: str) -> str:
-    """What joins two words: nothing where Chinese (or Japanese) script meets the seam, else a space."""
-    return "" if _is_cjk(left[-1]) or _is_cjk(right[0]) else " "
+    """What joins two words as they are written: nothing where Chinese (or Japanese) script meets the seam, before
+    closing punctuation or a clitic, after opening punctuation; else a space (tokenized English "healthy ." is
+    read as "healthy.", the text a model saw in training)."""
+    if _is_cjk(left[-1]) or _is_cjk(right[0]):
+        return ""
+    if set(right) <= CLOSING or right.lower() in CLITICS or set(left) <= OPENING:
+        return ""
+    return " "
 
 
 def segmented(line: str) -> Words:

@@ -20,6 +20,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.corpus_columns": "Expected source<TAB>target (and a third column of gold links when the input has them), found {count} columns.",
         "error.corpus_no_cross": "Model {model} has no cross-attention: gold links need a translation model.",
         "error.corpus_input_empty": "{path} holds no pair: every line is blank.",
+        "corpus_unread_source": "{count} of {pairs} pairs have a source in a script {model} does not read (it "
+        "reads {languages}): their attention says little of the model. Is the input the other direction?",
+        "corpus_unread_reverse": "{count} of {pairs} pairs have a target in a script the reverse model {model} does "
+        "not read (it reads {languages}): does it translate the other way?",
         "error.corpus_words_other_text": "The space-separated words, joined, are not the text the model read: the "
         "gold links cannot be placed on it.",
         "error.corpus_columns_gold": "Expected source<TAB>target, found {count} columns: a third column of gold "
@@ -131,6 +135,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.corpus_columns": "应为 源语<TAB>目标语（输入带标准链接时再加第三列），实际有 {count} 列。",
         "error.corpus_no_cross": "模型 {model} 没有交叉注意力：标准链接需要翻译模型。",
         "error.corpus_input_empty": "{path} 中没有句对：每一行都是空行。",
+        "corpus_unread_source": "{pairs} 对句子中有 {count} 对的源语所用文字 {model} 读不了（它读的是{languages}）："
+        "它们的注意力说明不了模型什么。输入是否是反方向的？",
+        "corpus_unread_reverse": "{pairs} 对句子中有 {count} 对的目标语所用文字反向模型 {model} 读不了（它读的是"
+        "{languages}）：它是否是反方向翻译的？",
         "error.corpus_words_other_text": "以空格分隔的词连起来后不是模型读入的文本：无法在其上标出标准链接。",
         "error.corpus_columns_gold": "应为 源语<TAB>目标语，实际有 {count} 列：第三列的标准链接要加 --gold 才会读取。",
         "error.corpus_nothing_analysed": "{path} 中没有一对句子能够分析：{bad} 行全部被跳过，第一行（第 {line} 行）"

@@ -136,3 +136,13 @@ def test_a_folder_without_a_report_is_a_sentence(tmp_path):
 def test_the_corpus_page_speaks_chinese(report):
     at = open_corpus(corpus=str(report), lang="zh")
     assert at.title[0].value == "语料" and "对句子" in at.success[0].value
+
+
+@pytest.mark.parametrize("lang, said", [("en", "1 of 2 pairs have a source in a script"), ("zh", "2 对句子中有 1 对")])
+def test_pairs_the_model_cannot_read_are_said_on_the_page(lang, said):
+    at = open_corpus(lang=lang)
+    at.radio(key="corpus_source").set_value("run").run()
+    at.text_area(key="corpus_lines").set_value("早上好！\tGood morning!\nThank you.\t谢谢。").run()
+    at.button(key="corpus_run").click().run()
+    assert not at.exception and not at.error
+    assert any(said in w.value for w in at.warning)

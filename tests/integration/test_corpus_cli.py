@@ -281,3 +281,23 @@ def test_bad_threads_and_an_output_that_is_a_file_are_one_line(job, capsys, tmp_
     afile.write_text("x", encoding="utf-8")
     code, _, err = _run(capsys, "corpus", "--model", MODEL, "--input", job[0], "-q", "-o", afile)
     assert code == 1 and err.strip().endswith(f"({afile / 'shards'})") and len(err.strip().splitlines()) == 1
+
+
+def test_pairs_in_a_script_the_model_does_not_read_are_counted_and_said(capsys, tmp_path):
+    path = tmp_path / "pairs.tsv"
+    lines = ["早上好！\tGood morning!", "谢谢。\tThank you.", "Good morning!\t早上好！"]  # the last: the other way
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    code, _, err = _run(capsys, "corpus", "--model", MODEL, "--input", path, "-q", "-o", tmp_path / "r")
+    assert code == 0 and "1 of 3 pairs have a source in a script demo-zh-en does not read (it reads Chinese)" in err
+    pairs = pd.read_parquet(tmp_path / "r" / "pairs.parquet")
+    assert pairs["source_read"].tolist() == [True, True, False]
+    summary = json.loads((tmp_path / "r" / "report.json").read_text(encoding="utf-8"))
+    assert summary["unread"] == {"source": 1, "languages": ["zh"], "reverse": 0, "reverse_languages": []}
+    assert "1 of 3 pairs have a source" in (tmp_path / "r" / "report.html").read_text(encoding="utf-8")
+    code, _, err = _run(capsys, "corpus", "--model", "demo-en-zh", "--input", path, "-q", "-o", tmp_path / "e")
+    assert code == 0 and "2 of 3 pairs" in err and "(it reads English)" in err
+    gold = tmp_path / "gold.tsv"
+    gold.write_text("早上好！\tGood morning!\t0-0\n", encoding="utf-8")
+    code, _, err = _run(capsys, "corpus", "--model", MODEL, "--reverse-model", MODEL, "--input", gold, "--gold", "-q",
+                        "-o", tmp_path / "g")  # fmt: skip
+    assert code == 0 and "1 of 1 pairs have a target in a script the reverse model demo-zh-en does not read" in err

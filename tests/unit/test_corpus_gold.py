@@ -64,7 +64,10 @@ def test_segmented_input_joins_chinese_without_spaces_and_keeps_the_spans():
     zh = segmented("爷爷 和 奶奶 身体 都 很 好 。")
     assert zh.text == "爷爷和奶奶身体都很好。" and zh.words[3] == "身体" and zh.spans[3] == (5, 7)
     en = segmented("Grandpa and grandma are  both healthy .")
-    assert en.text == "Grandpa and grandma are both healthy ." and en.words[-1] == "." and len(en) == 7
+    assert en.text == "Grandpa and grandma are both healthy." and en.words[-1] == "." and len(en) == 7
+    assert en.spans[-1] == (len(en.text) - 1, len(en.text))  # the full stop keeps its own span
+    tokenized = segmented("He said ( quietly ) : it 's fine , do n't worry !")
+    assert tokenized.text == "He said (quietly): it's fine, don't worry!" and len(tokenized) == 14
     mixed = segmented("我 用 iPhone 手机")
     assert mixed.text == "我用iPhone手机"
     with pytest.raises(InputError) as refused:

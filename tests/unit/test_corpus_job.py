@@ -35,7 +35,7 @@ def test_bad_lines_are_listed_with_their_numbers_and_the_others_read(tmp_path):
     good = [i for i in items if isinstance(i, CorpusPair)]
     bad = {i.line: i.key for i in items if isinstance(i, BadLine)}
     assert [p.line for p in good] == [1, 7]
-    assert good[0].source == "早上好！" and good[0].target == "Good morning !" and good[1].gold.possible >= {(3, 3)}
+    assert good[0].source == "早上好！" and good[0].target == "Good morning!" and good[1].gold.possible >= {(3, 3)}
     assert bad == {3: "corpus_empty_source", 4: "corpus_not_pharaoh", 5: "corpus_link_outside",
                    6: "corpus_columns", 8: "corpus_not_utf8"}  # fmt: skip
     sentence = next(i for i in items if isinstance(i, BadLine) and i.line == 4).message
