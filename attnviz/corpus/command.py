@@ -30,7 +30,9 @@ def add_parser(commands) -> None:
     corpus.add_argument("--model", "-m", required=True, help="catalogue name, HF folder or hub id")
     corpus.add_argument("--input", "-i", required=True, type=Path, help="UTF-8 file: source<TAB>target[<TAB>links]")
     corpus.add_argument("--output", "-o", required=True, type=Path, help="the report folder")
-    corpus.add_argument("--gold", action="store_true", help="the third column holds gold links (Pharaoh i-j, i?j)")
+    corpus.add_argument("--gold", action="store_true",
+                        help="the third column holds gold links (Pharaoh i-j, i?j; empty: a pair without links, "
+                             "whose every link found counts as extra)")  # fmt: skip
     corpus.add_argument("--segmented", action="store_true",
                         help="each side is space-separated words, which the links index (Chinese read without "
                              "spaces); default: plain text, links index the word view's words")  # fmt: skip
@@ -86,9 +88,10 @@ def config_of(args: argparse.Namespace) -> JobConfig:
 
 
 def run(args: argparse.Namespace) -> int:
-    from attnviz.corpus.job import run_job
+    from attnviz.corpus.job import check_config, run_job
 
     config = config_of(args)
+    check_config(config)  # a job that cannot start says so before its progress bar
     bar = None
     if not args.quiet:
         from tqdm import tqdm

@@ -47,21 +47,33 @@ class JobConfig:
     force: bool = False  # replace an earlier report
 
 
-def prepare_output(config: JobConfig) -> None:
-    """The report folder, emptied of an earlier report when `force`; an earlier one is refused without `force` or
-    `resume`."""
-    folder = Path(config.output)
+def check_config(config: JobConfig) -> None:
+    """An InputError for a job that cannot start: its input, engine, options, or an earlier report in its folder
+    without `force` or `resume` (before anything is written)."""
+    if Path(config.input).is_dir():
+        raise InputError("corpus_input_folder", path=str(config.input))
     if not Path(config.input).is_file():
         raise InputError("cli_input_missing", path=str(config.input))
+    with open(config.input, "rb") as start:
+        if start.read(2) in (b"\xff\xfe", b"\xfe\xff"):  # what a spreadsheet's "Unicode text" writes
+            raise InputError("corpus_input_utf16", path=str(config.input))
     if config.engine not in ENGINES:
         raise InputError("corpus_engine_unknown", engine=config.engine)
     if config.keep_workers and (config.engine != "ray" or not config.ray_address):
         raise InputError("corpus_keep_workers_needs_cluster")
     if config.options.reverse_model and not config.options.gold:
         raise InputError("corpus_reverse_needs_gold")
+    folder = Path(config.output)
     earlier = (folder / "report.json").exists() or any((folder / SHARDS).glob("shard-*.json"))
     if earlier and not (config.force or config.resume):
         raise InputError("corpus_output_exists", path=str(folder))
+
+
+def prepare_output(config: JobConfig) -> None:
+    """The report folder, emptied of an earlier report when `force`; an earlier one is refused without `force` or
+    `resume`."""
+    check_config(config)
+    folder = Path(config.output)
     if config.force and not config.resume:  # nothing of the earlier report stays to be taken for this one's
         from attnviz.corpus.report import OUTPUTS
 

@@ -213,7 +213,7 @@ def write_report(config, specs: list[ShardSpec], seconds: float, merge: ShardMer
     pairs = merge.pairs
     summary = {
         "model": config.model,
-        "input": str(config.input),
+        "input": str(Path(config.input).resolve()),
         "options": vars(config.options) | {"shard_size": config.shard_size},
         "engine": config.engine,
         "workers": config.workers if config.engine == "ray" else 1,

@@ -24,6 +24,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "reads {languages}): their attention says little of the model. Is the input the other direction?",
         "corpus_unread_reverse": "{count} of {pairs} pairs have a target in a script the reverse model {model} does "
         "not read (it reads {languages}): does it translate the other way?",
+        "error.corpus_input_folder": "--input {path} is a folder: give the file of pairs.",
+        "error.corpus_input_utf16": '{path} is UTF-16 text (a spreadsheet\'s "Unicode text"): save it as UTF-8.',
         "error.corpus_words_other_text": "The space-separated words, joined, are not the text the model read: the "
         "gold links cannot be placed on it.",
         "error.corpus_columns_gold": "Expected source<TAB>target, found {count} columns: a third column of gold "
@@ -139,6 +141,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "它们的注意力说明不了模型什么。输入是否是反方向的？",
         "corpus_unread_reverse": "{pairs} 对句子中有 {count} 对的目标语所用文字反向模型 {model} 读不了（它读的是"
         "{languages}）：它是否是反方向翻译的？",
+        "error.corpus_input_folder": "--input {path} 是文件夹：请给出句对文件。",
+        "error.corpus_input_utf16": "{path} 是 UTF-16 文本（电子表格的“Unicode 文本”）：请另存为 UTF-8。",
         "error.corpus_words_other_text": "以空格分隔的词连起来后不是模型读入的文本：无法在其上标出标准链接。",
         "error.corpus_columns_gold": "应为 源语<TAB>目标语，实际有 {count} 列：第三列的标准链接要加 --gold 才会读取。",
         "error.corpus_nothing_analysed": "{path} 中没有一对句子能够分析：{bad} 行全部被跳过，第一行（第 {line} 行）"

@@ -301,3 +301,12 @@ def test_pairs_in_a_script_the_model_does_not_read_are_counted_and_said(capsys, 
     code, _, err = _run(capsys, "corpus", "--model", MODEL, "--reverse-model", MODEL, "--input", gold, "--gold", "-q",
                         "-o", tmp_path / "g")  # fmt: skip
     assert code == 0 and "1 of 1 pairs have a target in a script the reverse model demo-zh-en does not read" in err
+
+
+def test_a_folder_or_a_utf16_file_as_input_is_one_line(capsys, tmp_path):
+    code, _, err = _run(capsys, "corpus", "--model", MODEL, "--input", tmp_path, "-o", tmp_path / "r")
+    assert code == 2 and "is a folder" in err
+    utf16 = tmp_path / "pairs.tsv"
+    utf16.write_bytes("早上好！\tGood morning!\n".encode("utf-16"))  # with its byte-order mark, as Excel writes it
+    code, _, err = _run(capsys, "corpus", "--model", MODEL, "--input", utf16, "-o", tmp_path / "r")
+    assert code == 2 and "UTF-16" in err and len(err.strip().splitlines()) == 1 and not (tmp_path / "r").exists()
