@@ -8,9 +8,7 @@ from app_pages.page_errors import shown_errors
 
 view, t = session.page_start("corpus_title", "corpus_intro")
 with shown_errors(view):
-    source = st.radio(t("corpus_source"), ("open", "run"), key="corpus_source", horizontal=True,
-                      format_func=lambda s: t(f"corpus_source_{s}"))  # fmt: skip
-    if source == "open":
+    if corpus_panels.source_choice(view) == "open":
         corpus_panels.open_controls(view)
     else:
         corpus_panels.run_controls(view)

@@ -5,14 +5,15 @@ each head and pair one click from opening on the Translate & align page."""
 from __future__ import annotations
 
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 import streamlit as st
 
 from app_pages import caches, figure_export, navigation
-from app_pages.session import MODEL_CUSTOM, MODEL_PICK, VIEW, bound, reset_widgets, tr
+from app_pages.session import MODEL_CUSTOM, MODEL_PICK, VIEW, bound, held, reset_widgets, tr
 from app_pages.state import ViewState
-from attnviz import figures
+from attnviz import figures, i18n
 from attnviz.corpus.html_report import head_grid, report_figures
 from attnviz.corpus.job import JobConfig, run_job
 from attnviz.corpus.report import (
@@ -28,9 +29,31 @@ from attnviz.corpus.shards import JobOptions
 from attnviz.policy import Policy
 
 REPORT = "attnviz_corpus_report"  # session key of the report shown
+RUN = "attnviz_corpus_run"  # session key of the page's own choices (`CorpusRun`)
 LIVE_LIMIT = 200  # lines a corpus run in the app may hold
 GOLD_MAP = "chart_corpus_gold"
 SCORE_COLUMNS = ("aer", "precision", "recall")
+
+
+@dataclass
+class CorpusRun:
+    """The Corpus page's choices that are not part of a shareable view: kept in the session, so that the pasted lines
+    and boxes outlive a switch of page or language (Streamlit forgets a widget it does not draw)."""
+
+    corpus_source: str = "open"  # "open" a report, or "run" a small corpus here
+    corpus_lines: str = ""
+    corpus_has_gold: bool = False
+    corpus_segmented: bool = False
+
+
+def choices() -> CorpusRun:
+    return held(RUN, CorpusRun)
+
+
+def source_choice(view: ViewState) -> str:
+    t = tr(view)
+    return bound(st.radio, "corpus_source", t("corpus_source"), ("open", "run"), holder=choices(), horizontal=True,
+                 format_func=lambda s: t(f"corpus_source_{s}"))  # fmt: skip
 
 
 def opened_folder(view: ViewState) -> None:
@@ -57,14 +80,24 @@ def open_controls(view: ViewState) -> None:
 
 def run_controls(view: ViewState) -> None:
     t = tr(view)
-    lines = st.text_area(t("corpus_lines"), key="corpus_lines", help=t("corpus_lines_help", limit=LIVE_LIMIT))
+    run = choices()
+    lines = bound(
+        st.text_area, "corpus_lines", t("corpus_lines"), holder=run, help=t("corpus_lines_help", limit=LIVE_LIMIT)
+    )
     columns = st.columns(3, vertical_alignment="bottom")
-    gold = columns[0].checkbox(t("corpus_has_gold"), key="corpus_has_gold")
-    segmented = columns[1].checkbox(t("corpus_is_segmented"), key="corpus_segmented",
-                                    help=t("corpus_is_segmented_help"))  # fmt: skip
-    if columns[2].button(t("corpus_run", model=view.model), key="corpus_run", type="primary", disabled=not lines):
-        kept = "\n".join(lines.splitlines()[:LIVE_LIMIT]) + "\n"
+    with columns[0]:
+        gold = bound(st.checkbox, "corpus_has_gold", t("corpus_has_gold"), holder=run)
+    with columns[1]:
+        segmented = bound(st.checkbox, "corpus_segmented", t("corpus_is_segmented"), holder=run,
+                          help=t("corpus_is_segmented_help"))  # fmt: skip
+    if columns[2].button(
+        t("corpus_run", model=view.model), key="corpus_run", type="primary", disabled=not lines.strip()
+    ):
+        given = lines.splitlines()
+        kept = "\n".join(given[:LIVE_LIMIT]) + "\n"
         st.session_state[REPORT] = run_live(view, kept, JobOptions(gold=gold, segmented=segmented))
+        if len(given) > LIVE_LIMIT:
+            st.session_state[REPORT]["cut"] = len(given) - LIVE_LIMIT
 
 
 def run_live(view: ViewState, lines: str, options: JobOptions) -> dict:
@@ -148,7 +181,9 @@ def _pair_opens(pairs) -> None:
     if rows:
         summary = st.session_state[REPORT]["summary"]
         view = st.session_state[VIEW]
-        changes = {"gold": "", "gold_reverse": "", "segmented": False}  # what an earlier pair opened set
+        default = ViewState()  # the pair opens as the job scored it: its model's alignment view, not the last head
+        changes = {"gold": "", "gold_reverse": "", "segmented": False, "view": default.view, "layer": default.layer,
+                   "head": default.head}  # fmt: skip
         changes |= pair_view(summary["model"], pairs.iloc[rows[0]].to_dict(), report_options(summary))
         for name, value in changes.items():
             setattr(view, name, value)
@@ -158,16 +193,37 @@ def _pair_opens(pairs) -> None:
         st.session_state[navigation.GOTO] = navigation.PAGES["translate"]
 
 
+PAIR_COLUMNS = ("line", "source", "target", "gold", "aer", "precision", "recall", "best_layer", "best_head",
+                "best_aer", "both_aer", "source_tokens", "target_tokens")  # first, in this order; statistics follow  # fmt: skip
+
+
 def pairs_section(view: ViewState, report: dict) -> None:
     t = tr(view)
     pairs = report["pairs"]
-    if not len(pairs):
-        return
     st.subheader(t("corpus_pairs_title"))
-    shown = pairs.drop(columns=[c for c in ("link",) if c in pairs.columns]).reset_index(drop=True)
+    hidden = ("link", "source_words", "target_words", "source_read", "reverse_read")  # in the file, not the table
+    first = [c for c in PAIR_COLUMNS if c in pairs.columns]
+    rest = [c for c in pairs.columns if c not in first and c not in hidden]
+    shown = pairs[first + rest].reset_index(drop=True)
     st.dataframe(shown, key="corpus_pairs", hide_index=True, selection_mode="single-row",
-                 on_select=lambda: _pair_opens(shown), height=320)  # fmt: skip
+                 on_select=lambda: _pair_opens(pairs.reset_index(drop=True)), height=320,
+                 column_config=_pair_columns(view, rest))  # fmt: skip
     st.caption(t("corpus_pairs_hint"))
+
+
+def _pair_columns(view: ViewState, statistics: list[str]) -> dict:
+    """The pairs table's headings in the UI language: "encoder.entropy" reads "Encoder · entropy"."""
+    t = tr(view)
+    named = {c: t(f"corpus_pair_{c}") for c in PAIR_COLUMNS}
+    for column in statistics:
+        kind, _, name = column.partition(".")
+        if i18n.has(f"kind_{kind}", view.lang) and i18n.has(f"stat_{name}", view.lang):
+            named[column] = f"{t(f'kind_{kind}')} · {t(f'stat_{name}')}"
+    return named
+
+
+def bad_lines_section(view: ViewState, report: dict) -> None:
+    t = tr(view)
     bad = report["bad_lines"]
     if len(bad):
         st.subheader(t("corpus_bad_lines", count=len(bad)))
@@ -187,10 +243,14 @@ def show_report(view: ViewState, report: dict) -> None:
     st.success(t("corpus_summary", model=summary["model"], pairs=summary["pairs"], bad=summary["bad_lines"],
                  shards=summary["shards"], seconds=summary.get("seconds", "–"), engine=_engine_name(t, summary)),
                icon=":material/dataset:")  # fmt: skip
+    if report.get("cut"):
+        st.warning(t("corpus_lines_cut", limit=LIVE_LIMIT, cut=report["cut"]), icon=":material/content_cut:")
     for sentence in unread_sentences(summary, view.lang):
         st.warning(sentence, icon=":material/translate:")
     drawn = report_figures(report, view.lang)
     if "gold.aer" in drawn:
         gold_section(view, report, drawn)
-    statistics_section(view, report, drawn)
-    pairs_section(view, report)
+    if summary["pairs"]:
+        statistics_section(view, report, drawn)
+        pairs_section(view, report)
+    bad_lines_section(view, report)

@@ -12,7 +12,7 @@ from types import SimpleNamespace
 
 import streamlit as st
 
-from app_pages.session import bound, tr, widget_key
+from app_pages.session import bound, held, tr
 from app_pages.state import ViewState
 from attnviz import i18n, selection
 from attnviz.errors import AttnvizError
@@ -75,11 +75,7 @@ class Download:
 
 def download_size() -> DownloadSize:
     """This session's download size, holding what its widgets hold now (as `session.state` does for the view)."""
-    size = st.session_state.setdefault(SIZE, DownloadSize())
-    for name in (entry.name for entry in dataclasses.fields(DownloadSize)):
-        if widget_key(name) in st.session_state:
-            setattr(size, name, st.session_state[widget_key(name)])
-    return size
+    return held(SIZE, DownloadSize)
 
 
 def download_size_control(view: ViewState) -> None:

@@ -40,6 +40,16 @@ def state() -> ViewState:
     return view
 
 
+def held(key: str, kind: type):
+    """This session's settings object of dataclass `kind` (kept under `key`), holding what its widgets hold now (as
+    `state` does for the view): the `holder` of `bound` widgets whose values outlive a page they are not drawn on."""
+    holder = st.session_state.setdefault(key, kind())
+    for name in (entry.name for entry in fields(kind)):
+        if widget_key(name) in st.session_state:
+            setattr(holder, name, st.session_state[widget_key(name)])
+    return holder
+
+
 def tr(view: ViewState) -> Callable[..., str]:
     """The page's translator: tr("key", **values) in the view's language."""
     return lambda key, **values: i18n.t(key, view.lang, **values)

@@ -534,17 +534,25 @@ def focus_sentence(
     its attention or more went to hidden tokens (`hidden`, from `hidden_focus`), it says where, and names only the
     shown tokens that hold some weight: never "looked at 学习 (0.00)" when the weight sits on </s>."""
     token, looked = newest_focus(chosen)
-    values = {"step": step, "steps": steps, "token": shown_text(token)}
+    values = {"step": step, "steps": steps, "token": said_token(token)}
     if hidden is not None and hidden.weight >= 0.5 and hidden.tokens:
         looked = [(key, weight) for key, weight in looked if weight >= 0.01]
-        names = ", ".join(shown_text(key) for key, _ in hidden.tokens[:2])
+        names = i18n.t("truth_list_separator", lang).join(said_token(key) for key, _ in hidden.tokens[:2])
         values |= {"weight": f"{hidden.weight:.2f}", "hidden": names, "keys": _weighted(looked, lang)}
         return i18n.t("find_focus_hidden_also" if looked else "find_focus_hidden", lang, **values)
     return i18n.t("step_focus", lang, **values, keys=_weighted(looked, lang))
 
 
 def _weighted(looked: Sequence[tuple[Token, float]], lang: str) -> str:
-    return ", ".join(i18n.t("weighted", lang, token=shown_text(key), weight=f"{weight:.2f}") for key, weight in looked)
+    return i18n.t("truth_list_separator", lang).join(
+        i18n.t("weighted", lang, token=said_token(key), weight=f"{weight:.2f}") for key, weight in looked
+    )
+
+
+def said_token(token: Token) -> str:
+    """A token as a sentence names it: as plain text shows it, a space drawn ␣ as the figures draw it."""
+    text = shown_text(token)
+    return text if text.strip() else "␣"
 
 
 # ----------------------------------------------------------------------------------------------------------------------

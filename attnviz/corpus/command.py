@@ -28,7 +28,13 @@ def add_parser(commands) -> None:
     corpus = commands.add_parser("corpus", help="analyse a corpus of pairs: head statistics and AER per head",
                                  description="Analyse every pair of a file; write Parquet tables and an HTML report.")  # fmt: skip
     corpus.add_argument("--model", "-m", required=True, help="catalogue name, HF folder or hub id")
-    corpus.add_argument("--input", "-i", required=True, type=Path, help="UTF-8 file: source<TAB>target[<TAB>links]")
+    corpus.add_argument(
+        "--input",
+        "-i",
+        required=True,
+        type=Path,
+        help="UTF-8 file: source<TAB>target[<TAB>links] (or source ||| target [||| links])",
+    )
     corpus.add_argument("--output", "-o", required=True, type=Path, help="the report folder")
     corpus.add_argument("--gold", action="store_true",
                         help="the third column holds gold links (Pharaoh i-j, i?j; empty: a pair without links, "
@@ -54,6 +60,8 @@ def add_parser(commands) -> None:
     corpus.add_argument("--keep-workers", action="store_true",
                         help="ray, with --ray-address: leave the loaded actors on the cluster, so the next job of the "
                              "same model, device and threads starts at once (stop them: corpus-workers --stop)")  # fmt: skip
+    corpus.add_argument("--app-url", metavar="URL",
+                        help="where each pair's link opens it in the app (default http://localhost:8501/)")  # fmt: skip
     corpus.add_argument("--resume", action="store_true", help="keep the finished shards of an earlier run")
     corpus.add_argument("--force", "-f", action="store_true", help="replace an earlier report")
     corpus.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
@@ -84,7 +92,7 @@ def config_of(args: argparse.Namespace) -> JobConfig:
                          args.reverse_model)  # fmt: skip
     return JobConfig(args.model, args.input, args.output, options, args.device, args.shard_size, args.engine,
                      args.workers, args.ray_address, args.keep_workers, args.threads, args.resume,
-                     args.force)  # fmt: skip
+                     args.force, args.app_url)  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:

@@ -2,6 +2,7 @@
 
     source<TAB>target                  a pair
     source<TAB>target<TAB>links        a pair with gold links (the job's --gold): Pharaoh, `attnviz.corpus.gold`
+    source ||| target [||| links]      the same, as fast_align and awesome-align write it (a line without a tab)
 
 With `segmented`, each side is space-separated words (awesome-align's input) and the links index those words; the
 model reads the words joined (`attnviz.corpus.words.segmented`: Chinese without spaces). Without it, each side is
@@ -20,6 +21,8 @@ from pathlib import Path
 from attnviz.corpus.gold import Gold
 from attnviz.corpus.words import Words, segmented
 from attnviz.errors import AttnvizError, InputError
+
+SEPARATOR = "|||"  # between columns where a line has no tab: fast_align's and awesome-align's "source ||| target"
 
 
 @dataclass(frozen=True)
@@ -43,7 +46,8 @@ class BadLine:
 
 def parse_line(number: int, line: str, gold: bool, is_segmented: bool) -> CorpusPair:
     """One input line as a pair; an InputError (with its sentence) when it cannot be used."""
-    columns = line.rstrip("\r\n").split("\t")
+    text = line.rstrip("\r\n")
+    columns = text.split("\t") if "\t" in text or SEPARATOR not in text else text.split(SEPARATOR)
     expected = 3 if gold else 2
     while len(columns) > expected and not columns[-1].strip():  # trailing tabs a spreadsheet left
         columns.pop()

@@ -45,6 +45,7 @@ class JobConfig:
     threads: int | None = None  # torch threads per worker (None: torch's default in-process, 1 per Ray actor)
     resume: bool = False  # keep finished shards of an earlier run
     force: bool = False  # replace an earlier report
+    app_url: str | None = None  # where each pair's `link` opens it (None: `report.APP_URL`, the app run locally)
 
 
 def check_config(config: JobConfig) -> None:
@@ -63,6 +64,8 @@ def check_config(config: JobConfig) -> None:
         raise InputError("corpus_keep_workers_needs_cluster")
     if config.options.reverse_model and not config.options.gold:
         raise InputError("corpus_reverse_needs_gold")
+    if config.app_url is not None and not config.app_url.startswith(("http://", "https://")):
+        raise InputError("corpus_app_url", url=config.app_url)
     folder = Path(config.output)
     earlier = (folder / "report.json").exists() or any((folder / SHARDS).glob("shard-*.json"))
     if earlier and not (config.force or config.resume):
@@ -158,7 +161,9 @@ def run_job(config: JobConfig, progress: Progress | None = None, handle=None) ->
     prepare_output(config)
     specs = shard_specs(Path(config.input), config.shard_size)
     todo = [spec for spec in specs if not (config.resume and is_done(config.output, spec.index))]
-    merge = report.ShardMerge(Path(config.output), specs, config.model, options=config.options)
+    merge = report.ShardMerge(
+        Path(config.output), specs, config.model, config.app_url or report.APP_URL, config.options
+    )
 
     def finished(done: int, total: int) -> None:  # merging while the other workers compute
         merge.advance()

@@ -33,7 +33,9 @@ from attnviz.corpus.shards import SHARDS, JobOptions, ShardSpec, is_done, read_s
 from attnviz.corpus.stats import HeadAccumulator
 from attnviz.errors import InputError
 
-APP_URL = "http://localhost:8501/"  # where `link` opens a pair; the Corpus page rewrites it for its own address
+APP_URL = (
+    "http://localhost:8501/"  # where `link` opens a pair by default (`--app-url`); the Corpus page opens it itself
+)
 TABLES = ("heads", "layers", "pairs", "bad_lines")
 PARTIAL = ".pairs.parquet.partial"  # pairs.parquet while the shards are merged
 OUTPUTS = ("report.json", "report.html", PARTIAL, *(f"{name}.parquet" for name in TABLES))  # what a report writes
@@ -203,7 +205,7 @@ def write_report(config, specs: list[ShardSpec], seconds: float, merge: ShardMer
     from attnviz.corpus import html_report
 
     folder = Path(config.output)
-    merge = merge or ShardMerge(folder, specs, config.model, options=config.options)
+    merge = merge or ShardMerge(folder, specs, config.model, config.app_url or APP_URL, config.options)
     acc, bad = merge.finish()
     heads = head_rows(acc)
     _write_table(heads, folder / "heads.parquet")

@@ -6,8 +6,8 @@ STRINGS: dict[str, dict[str, str]] = {
         # errors
         "error.corpus_not_pharaoh": "Gold link {item!r} is not Pharaoh format: write links as 'i-j' (sure) or 'i?j' "
         "(possible), 0-based source word i and target word j, separated by spaces.",
-        "error.corpus_link_outside": "Gold link {link} points outside the pair: it has {source} source words and "
-        "{target} target words (counted from 0).",
+        "error.corpus_link_outside": "Gold link {link} points outside the pair: words count from 0, and it has "
+        "source words: {source}, target words: {target}.",
         "error.corpus_no_words": "One side of the pair has no words.",
         "error.corpus_not_utf8": "The line is not UTF-8 text.",
         "error.corpus_resume_other_job": "The shards in {path} belong to another job (model, input, shard size or "
@@ -17,19 +17,20 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.corpus_empty_source": "The source side is empty.",
         "error.corpus_empty_target": "The target side is empty.",
         "error.corpus_too_long": "The pair is too long: {tokens} tokens, more than the {limit} the job takes.",
-        "error.corpus_columns": "Expected source<TAB>target (and a third column of gold links when the input has them), found {count} columns.",
+        "error.corpus_columns": "Expected source<TAB>target (and a third column of gold links when the input has them), columns found: {count}.",
         "error.corpus_no_cross": "Model {model} has no cross-attention: gold links need a translation model.",
         "error.corpus_input_empty": "{path} holds no pair: every line is blank.",
         "corpus_unread_source": "{count} of {pairs} pairs have a source in a script {model} does not read (it "
         "reads {languages}): their attention says little of the model. Is the input the other direction?",
         "corpus_unread_reverse": "{count} of {pairs} pairs have a target in a script the reverse model {model} does "
         "not read (it reads {languages}): does it translate the other way?",
+        "error.corpus_app_url": "--app-url {url!r} is not an address: give one such as http://localhost:8501/.",
         "error.corpus_input_folder": "--input {path} is a folder: give the file of pairs.",
         "error.corpus_input_utf16": '{path} is UTF-16 text (a spreadsheet\'s "Unicode text"): save it as UTF-8.',
         "error.corpus_words_other_text": "The space-separated words, joined, are not the text the model read: the "
         "gold links cannot be placed on it.",
-        "error.corpus_columns_gold": "Expected source<TAB>target, found {count} columns: a third column of gold "
-        "links is read with --gold.",
+        "error.corpus_columns_gold": "Expected source<TAB>target, columns found: {count}. A third column of gold "
+        "links is read with --gold (on the Corpus page: “Third column: gold links”).",
         "error.corpus_nothing_analysed": "No pair of {path} could be analysed: all {bad} lines were skipped, the "
         "first (line {line}) because: {reason} The report in {output} lists them.",
         "error.corpus_workers_unreachable": "No Ray cluster answers at {address} ({detail}): there are no kept "
@@ -83,7 +84,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "corpus_upload": "…or upload its files",
         "corpus_upload_help": "report.json and heads.parquet at least; pairs.parquet, layers.parquet and "
         "bad_lines.parquet too for every table.",
-        "corpus_lines": "Pairs, one per line: source<TAB>target (and<TAB>gold links)",
+        "corpus_lines": "Pairs, one per line: source ||| target (and ||| gold links), or pasted tab-separated",
         "corpus_lines_help": "At most {limit} lines here; use the command line for more.",
         "corpus_has_gold": "Third column: gold links",
         "corpus_is_segmented": "Space-separated words",
@@ -93,9 +94,24 @@ STRINGS: dict[str, dict[str, str]] = {
         "corpus_running": "Shard {done} of {total}",
         "corpus_none": "Open a report or run a corpus to see its heads.",
         "corpus_summary": "{model} — pairs: {pairs}, lines skipped: {bad}, shards: {shards}, {seconds} s ({engine}).",
-        "corpus_engine_inprocess": "in this process",
+        "corpus_engine_inprocess": "in-process engine",
         "corpus_head_table_hint": "Select a row to open that head on the Translate & align page.",
         "corpus_pairs_title": "Pairs",
+        "corpus_lines_cut": "Only the first {limit} lines were run here ({cut} more left out); the command line "
+        "(python -m attnviz corpus) runs a corpus of any size.",
+        "corpus_pair_line": "line",
+        "corpus_pair_source": "source",
+        "corpus_pair_target": "target",
+        "corpus_pair_gold": "gold links",
+        "corpus_pair_aer": "AER (view)",
+        "corpus_pair_precision": "precision (view)",
+        "corpus_pair_recall": "recall (view)",
+        "corpus_pair_best_layer": "best layer",
+        "corpus_pair_best_head": "best head",
+        "corpus_pair_best_aer": "best head's AER",
+        "corpus_pair_both_aer": "AER (both directions)",
+        "corpus_pair_source_tokens": "source tokens",
+        "corpus_pair_target_tokens": "target tokens",
         "corpus_pairs_hint": "Select a pair to open it on the Translate & align page, its gold links with it.",
         "corpus_statistics_title": "Head statistics over the corpus (mean)",
         "corpus_map": "Map",
@@ -141,10 +157,12 @@ STRINGS: dict[str, dict[str, str]] = {
         "它们的注意力说明不了模型什么。输入是否是反方向的？",
         "corpus_unread_reverse": "{pairs} 对句子中有 {count} 对的目标语所用文字反向模型 {model} 读不了（它读的是"
         "{languages}）：它是否是反方向翻译的？",
+        "error.corpus_app_url": "--app-url {url!r} 不是网址：请给出如 http://localhost:8501/ 的地址。",
         "error.corpus_input_folder": "--input {path} 是文件夹：请给出句对文件。",
         "error.corpus_input_utf16": "{path} 是 UTF-16 文本（电子表格的“Unicode 文本”）：请另存为 UTF-8。",
         "error.corpus_words_other_text": "以空格分隔的词连起来后不是模型读入的文本：无法在其上标出标准链接。",
-        "error.corpus_columns_gold": "应为 源语<TAB>目标语，实际有 {count} 列：第三列的标准链接要加 --gold 才会读取。",
+        "error.corpus_columns_gold": "应为 源语<TAB>目标语，实际有 {count} 列：第三列的标准链接要加 --gold 才会读取"
+        "（语料页面上：勾选“第三列：标准链接”）。",
         "error.corpus_nothing_analysed": "{path} 中没有一对句子能够分析：{bad} 行全部被跳过，第一行（第 {line} 行）"
         "的原因是：{reason} {output} 中的报告列出了这些行。",
         "error.corpus_workers_unreachable": "在 {address} 没有应答的 Ray 集群（{detail}）：那里没有保留的工作进程可停止。",
@@ -191,7 +209,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "corpus_upload": "……或上传其中的文件",
         "corpus_upload_help": "至少需要 report.json 和 heads.parquet；要看全部表格，再加上 pairs.parquet、"
         "layers.parquet 和 bad_lines.parquet。",
-        "corpus_lines": "句对，每行一对：源语<TAB>目标语（可再加<TAB>标准链接）",
+        "corpus_lines": "句对，每行一对：源语 ||| 目标语（可再加 ||| 标准链接），或粘贴以制表符分隔的行",
         "corpus_lines_help": "这里最多 {limit} 行；更多请用命令行。",
         "corpus_has_gold": "第三列：标准链接",
         "corpus_is_segmented": "以空格分词",
@@ -200,9 +218,23 @@ STRINGS: dict[str, dict[str, str]] = {
         "corpus_running": "第 {done} 个分片，共 {total} 个",
         "corpus_none": "打开报告或运行语料后，即可看到各个头。",
         "corpus_summary": "{model}：{pairs} 对句子，跳过 {bad} 行，{shards} 个分片，{seconds} 秒（{engine}）。",
-        "corpus_engine_inprocess": "本进程内",
+        "corpus_engine_inprocess": "进程内引擎",
         "corpus_head_table_hint": "选中一行，即可在“翻译与对齐”页打开该头。",
         "corpus_pairs_title": "句对",
+        "corpus_lines_cut": "这里只运行了前 {limit} 行（另有 {cut} 行未运行）；命令行（python -m attnviz corpus）可运行任意大小的语料。",
+        "corpus_pair_line": "行",
+        "corpus_pair_source": "源语",
+        "corpus_pair_target": "目标语",
+        "corpus_pair_gold": "标准链接",
+        "corpus_pair_aer": "AER（视图）",
+        "corpus_pair_precision": "精确率（视图）",
+        "corpus_pair_recall": "召回率（视图）",
+        "corpus_pair_best_layer": "最佳层",
+        "corpus_pair_best_head": "最佳头",
+        "corpus_pair_best_aer": "最佳头的 AER",
+        "corpus_pair_both_aer": "AER（双向）",
+        "corpus_pair_source_tokens": "源语词元数",
+        "corpus_pair_target_tokens": "目标语词元数",
         "corpus_pairs_hint": "选中一对句子，即可在“翻译与对齐”页打开它及其标准链接。",
         "corpus_statistics_title": "整个语料上的头统计（平均）",
         "corpus_map": "注意力图",

@@ -81,6 +81,16 @@ def test_default_view_shows_the_alignment_of_good_morning(page, app_url, screens
         save(page, screenshot_dir, name)
 
 
+def test_the_app_asks_nothing_of_any_host_but_its_own(page, app_url):
+    outside = []
+    page.on("request", lambda request: outside.append(request.url) if not request.url.startswith(app_url) else None)
+    page.goto(f"{app_url}/self-attention")
+    wait_for_app(page)
+    page.goto(app_url)  # Translate & align, the icon in the tab
+    wait_for_app(page)
+    assert outside == []  # offline: no font, icon or script fetched from elsewhere
+
+
 def test_typing_a_new_text_updates_the_alignment(page, app_url):
     page.goto(app_url)
     wait_for_app(page)

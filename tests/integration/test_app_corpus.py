@@ -9,6 +9,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from unittest import mock
 
+import pandas as pd
 import pytest
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 from streamlit.testing.v1 import AppTest
@@ -63,7 +64,7 @@ def test_a_report_folder_opens_with_its_maps_tables_and_bad_lines(report):
 def test_in_chinese_the_summary_and_bad_lines_are_chinese(report):
     at = open_corpus(corpus=str(report), lang="zh")
     assert not at.exception and not at.error
-    assert "跳过 2 行" in at.success[0].value and "本进程内" in at.success[0].value
+    assert "跳过 2 行" in at.success[0].value and "进程内引擎" in at.success[0].value
     bad = at.dataframe[-1].value
     assert list(bad.columns) == ["line", "message", "text"] and len(bad) == 2
     english = read_report(report)["bad_lines"]["message"]
@@ -104,14 +105,15 @@ def test_a_cell_of_the_aer_map_opens_that_head(report):
 
 
 def test_a_pair_opens_on_translate_with_its_gold_links(report):
-    at = open_corpus(corpus=str(report))
-    pairs = at.dataframe(key="corpus_pairs").value
+    at = open_corpus(corpus=str(report), view="head", layer=1, head=2)  # a head chosen before: not how it was scored
+    pairs = pd.read_parquet(report / "pairs.parquet")  # the table shows these rows, less the words and link
     table = next(d for d in at.dataframe if d.key == "corpus_pairs")
     select(at, table, {"rows": [0], "columns": [], "cells": []})
     assert not at.exception and at.title[0].value == "Translate & align"
     row = pairs.iloc[0]  # a pre-segmented pair (爷爷 和 奶奶 …): it opens as its words, which its gold links index
     assert at.text_input(key="w_text").value == row["source_words"] and at.checkbox(key="w_segmented").value
     assert at.text_input(key="w_gold").value == row["gold"]
+    assert at.selectbox(key="w_view").value == "alignment"  # the model's alignment view, as the job scored it
     line = next(m.value for m in at.markdown if "AER" in m.value)
     assert re.search(r"AER\D*([0-9.]+)", line).group(1) == format_value(row["aer"])  # the score the report gave it
     assert any(" · ".join(row["source_words"].split()) in c.value for c in at.caption)  # not the word merge's 爷 · 爷
@@ -119,10 +121,10 @@ def test_a_pair_opens_on_translate_with_its_gold_links(report):
 
 def test_a_small_corpus_runs_live_on_the_page():
     at = open_corpus()
-    at.radio(key="corpus_source").set_value("run").run()
-    at.text_area(key="corpus_lines").set_value("\n".join(gold_lines(3))).run()
-    at.checkbox(key="corpus_has_gold").check().run()
-    at.checkbox(key="corpus_segmented").check().run()
+    at.radio(key="w_corpus_source").set_value("run").run()
+    at.text_area(key="w_corpus_lines").set_value("\n".join(gold_lines(3))).run()
+    at.checkbox(key="w_corpus_has_gold").check().run()
+    at.checkbox(key="w_corpus_segmented").check().run()
     at.button(key="corpus_run").click().run()
     assert not at.exception and not at.error
     assert "pairs: 3" in at.success[0].value and "score_grid" in views(at)
@@ -141,8 +143,37 @@ def test_the_corpus_page_speaks_chinese(report):
 @pytest.mark.parametrize("lang, said", [("en", "1 of 2 pairs have a source in a script"), ("zh", "2 对句子中有 1 对")])
 def test_pairs_the_model_cannot_read_are_said_on_the_page(lang, said):
     at = open_corpus(lang=lang)
-    at.radio(key="corpus_source").set_value("run").run()
-    at.text_area(key="corpus_lines").set_value("早上好！\tGood morning!\nThank you.\t谢谢。").run()
+    at.radio(key="w_corpus_source").set_value("run").run()
+    at.text_area(key="w_corpus_lines").set_value("早上好！\tGood morning!\nThank you.\t谢谢。").run()
     at.button(key="corpus_run").click().run()
     assert not at.exception and not at.error
     assert any(said in w.value for w in at.warning)
+
+
+def test_the_pages_choices_outlive_a_switch_of_language_and_page_and_the_run_works_after():
+    at = open_corpus()
+    at.radio(key="w_corpus_source").set_value("run").run()
+    at.text_area(key="w_corpus_lines").set_value("早上好！ ||| Good morning!\n谢谢。 ||| Thank you.").run()
+    at.checkbox(key="w_corpus_has_gold").check().uncheck().run()
+    at.button_group(key="w_lang").set_value("zh").run()
+    at.switch_page("translate.py").run()
+    at.switch_page("corpus.py").run()
+    assert at.radio(key="w_corpus_source").value == "run"
+    assert at.text_area(key="w_corpus_lines").value.startswith("早上好！ ||| Good morning!")
+    at.button(key="corpus_run").click().run()
+    assert not at.exception and not at.error and "2 对句子" in at.success[0].value  # ||| separates the columns
+
+
+def test_a_run_of_only_bad_lines_lists_them_and_a_long_paste_says_what_was_left_out():
+    at = open_corpus()
+    at.radio(key="w_corpus_source").set_value("run").run()
+    at.text_area(key="w_corpus_lines").set_value("garbage only\nmore garbage").run()
+    at.button(key="corpus_run").click().run()
+    assert not at.exception and not at.error and "pairs: 0" in at.success[0].value
+    bad = next(d.value for d in at.dataframe if "message" in d.value.columns)
+    assert bad["line"].tolist() == [1, 2]
+    assert "corpus_kind" not in [s.key for s in at.selectbox]  # no statistics of no pairs
+    lines = "\n".join(["早上好！\tGood morning!"] * 203)
+    at.text_area(key="w_corpus_lines").set_value(lines).run()
+    at.button(key="corpus_run").click().run()
+    assert "pairs: 200" in at.success[0].value and any("3 more left out" in w.value for w in at.warning)

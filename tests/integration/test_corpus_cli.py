@@ -310,3 +310,14 @@ def test_a_folder_or_a_utf16_file_as_input_is_one_line(capsys, tmp_path):
     utf16.write_bytes("早上好！\tGood morning!\n".encode("utf-16"))  # with its byte-order mark, as Excel writes it
     code, _, err = _run(capsys, "corpus", "--model", MODEL, "--input", utf16, "-o", tmp_path / "r")
     assert code == 2 and "UTF-16" in err and len(err.strip().splitlines()) == 1 and not (tmp_path / "r").exists()
+
+
+def test_pair_links_open_the_app_where_it_runs(job, capsys, tmp_path):
+    argv = ("corpus", "--model", MODEL, "--input", job[0], "--gold", "--segmented", "-q")
+    code, _, err = _run(capsys, *argv, "--app-url", "https://attnviz.example.org/", "-o", tmp_path / "r")
+    assert code == 0, err
+    assert (
+        pd.read_parquet(tmp_path / "r" / "pairs.parquet")["link"].str.startswith("https://attnviz.example.org/?").all()
+    )
+    code, _, err = _run(capsys, *argv, "--app-url", "attnviz.example.org", "-o", tmp_path / "s")
+    assert code == 2 and "--app-url" in err

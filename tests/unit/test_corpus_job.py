@@ -158,3 +158,10 @@ def test_a_pairs_link_opens_it_as_the_job_scored_it():
     assert set(plain) == {"model", "mode", "text", "target"} and plain["text"] == ["早上好！"]
     summary = {"options": vars(options) | {"shard_size": 256, "from_a_later_version": 1}}
     assert report_options(summary) == options  # what report.json keeps, read back; unknown names left out
+
+
+def test_lines_without_a_tab_may_separate_their_columns_as_awesome_align_does(tmp_path):
+    path = _write(tmp_path, "早上 好 ！ ||| Good morning ! ||| 0-0 1-1 2-2\na|||b\tc|||d\t0-0\n")
+    first, second = read_pairs(path, gold=True, is_segmented=True)
+    assert (first.source, first.target, first.gold.sure) == ("早上好！", "Good morning!", {(0, 0), (1, 1), (2, 2)})
+    assert (second.source, second.target) == ("a|||b", "c|||d")  # a line with a tab: its columns are the tabs'

@@ -5,6 +5,7 @@ when the weight went to hidden tokens, and links that carry only their page's st
 import html
 import itertools
 import sys
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -227,6 +228,16 @@ def test_the_replay_sentence_says_the_weight_went_to_a_hidden_token():
 def test_the_replay_sentence_names_shown_tokens_when_they_hold_the_weight():
     sentence = _sentence(_cross_capture([0.1, 0.1, 0.7, 0.1]))
     assert "looked at 学习 (0.70)" in sentence and "hidden" not in sentence
+
+
+def test_the_replay_sentence_lists_tokens_as_the_language_writes_lists_and_names_a_space():
+    assert "学习（0.40）、喜欢（0.30）" in _sentence(_cross_capture([0.2, 0.3, 0.4, 0.1]), "zh")
+    result = _cross_capture([0.2, 0.3, 0.4, 0.1])
+    source = result["cross"].key_tokens
+    spaced = replace(source[2], text=" ")  # a lone word boundary (▁), which the figures draw ␣
+    amap = replace(result["cross"], key_tokens=[*source[:2], spaced, source[3]])
+    sentence = _sentence(replace(result, maps={"cross": amap}))
+    assert "looked at ␣ (0.40), 喜欢 (0.30)" in sentence
 
 
 # ----------------------------------------------------------------------------------------------------------------------
