@@ -106,7 +106,7 @@ def figure(
     fig, name: str, key: str, view: ViewState, source: Source | None = None, model: str | None = None,
     select_points: bool = False, on_select: Callable[[], None] | None = None, screen=None,
 ):  # fmt: skip
-    """A plotly figure (its modebar saves PNG) with a download button per format; files are made on click.
+    """A plotly figure with a download button per format (the modebar's camera left out); files are made on click.
 
     `source`: what the figure was drawn from (its JSON/NPZ downloads save that capture; without one, JSON is the
     plotly figure). `model`: named in the files' titles and names (on the page the sidebar names it).
@@ -116,13 +116,15 @@ def figure(
     """
     size = download_size()
     downloads, refusal = figure_downloads(fig, name, view, source or Source(), model, size)
-    camera = {"format": "png", "filename": downloads[0].file_name.removesuffix(".png"), "scale": size.download_scale}
+    # No camera in the modebar: its PNG is the screen's pixels (a long title cut, no provenance); the PNG button's
+    # file is sized to the figure and records where it came from.
+    modebar = {"displaylogo": False, "modeBarButtonsToRemove": ["toImage"]}
     if on_select is not None:
         clicks = {"on_select": on_select, "selection_mode": "points"}
     else:
         clicks = {"on_select": "rerun", "selection_mode": ("points",)} if select_points else {}
     event = st.plotly_chart(fig if screen is None else screen, key=chart_key(key), width="stretch",
-                            config={"displaylogo": False, "toImageButtonOptions": camera}, **clicks)  # fmt: skip
+                            config=modebar, **clicks)  # fmt: skip
     if refusal is not None:
         st.caption(i18n.error_sentence(refusal, view.lang))
     with st.container(horizontal=True, gap="small"):

@@ -12,7 +12,7 @@ from app_pages import caches, figure_export
 from app_pages.session import VIEW, bound, reset_widgets, tr
 from app_pages.sidebar import model_label, offered_models
 from app_pages.state import ViewState
-from attnviz import figures, i18n, selection
+from attnviz import figures, i18n, language, selection
 from attnviz.corpus.pair import PairWords
 from attnviz.corpus.view import GoldShown, reading_prefix, reverse_texts, reverse_view, show_gold
 from attnviz.corpus.words import segmented
@@ -59,11 +59,14 @@ def user_words(view: ViewState, result) -> PairWords | None:
 
 def reverse_candidates(view: ViewState) -> list[str]:
     """Translation models, other than the view's, that could read the pair the other way: the catalogue's, and the
-    hub's where this deployment takes hub models; first those whose source language is not the view model's (the
-    likely reverse direction), then those that also read it (many-language models)."""
+    hub's where this deployment takes hub models, less those that declare they do not read the pair's target (a
+    model of the same direction, or of other languages); first those whose source language is not the view model's
+    (the likely reverse direction), then those that also read it (many-language models)."""
     entries = offered_models(view)
     own = entries[view.model].languages if view.model in entries else ()
-    others = [entry for entry in entries.values() if entry.kind == "encoder-decoder" and entry.name != view.model]
+    target = view.target if view.mode == "pair" else ""
+    others = [entry for entry in entries.values() if entry.kind == "encoder-decoder" and entry.name != view.model
+              and (not target.strip() or language.reads(entry.languages, target))]  # fmt: skip
     others.sort(key=lambda entry: bool(own) and bool(set(own) & set(entry.languages)))  # stable: the rest in order
     return [entry.name for entry in others]
 

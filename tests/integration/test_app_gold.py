@@ -173,3 +173,20 @@ def test_a_pair_typed_as_space_separated_words_is_read_joined_and_its_links_inde
     assert at.query_params["segmented"] == "1"
     at.checkbox(key="w_segmented").uncheck().run()  # the same links now index the word merge's words
     assert not at.exception and not any("爷爷 · 和 · 奶奶" in c.value for c in at.caption)
+
+
+def test_the_charts_png_is_the_download_buttons_not_the_modebars_screen_pixels():
+    at = open_app(**PAIR)
+    configs = [json.loads(chart.proto.config) for chart in at.get("plotly_chart")]
+    assert configs and all(config["modeBarButtonsToRemove"] == ["toImage"] for config in configs)
+    assert any(button.label == "PNG" for button in at.get("download_button"))
+
+
+def test_a_reverse_model_that_does_not_read_the_pairs_target_is_not_offered():
+    from attnviz import i18n
+
+    english = {"model": "demo-en-zh", "text": "Good morning!", "mode": "pair", "gold": "0-0"}
+    offered = open_app(**english, target="早上好！").selectbox(key="w_gold_reverse").options
+    assert i18n.t("model_demo-zh-en", "en") in offered  # it reads the Chinese target
+    at_options = open_app(**english, target="Good morning!").selectbox(key="w_gold_reverse").options
+    assert i18n.t("model_demo-zh-en", "en") not in at_options  # an English target: it reads none of it
