@@ -64,7 +64,7 @@ def weighting_choice(view: ViewState, column) -> None:
 def replay_slider(view: ViewState, steps: int) -> int:
     """The generation step to replay up to (1..steps), 0 meaning all; back to all whenever the input changes."""
     key = widget_key("step")
-    signature = (view.model, view.device, view.text, view.target, view.mode, view.words, view.hide)
+    signature = (view.model, view.device, view.text, view.target, view.mode, view.segmented, view.words, view.hide)
     if st.session_state.get(REPLAY_FOR) != signature:
         if REPLAY_FOR in st.session_state:  # a new input (not the first run, which may restore a step from a link)
             view.step = 0

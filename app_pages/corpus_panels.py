@@ -19,6 +19,7 @@ from attnviz.corpus.job import JobConfig, run_job
 from attnviz.corpus.report import (
     REPORT_FILES,
     bad_lines_in,
+    links_sentences,
     pair_view,
     read_report,
     read_report_files,
@@ -44,6 +45,8 @@ class CorpusRun:
     corpus_lines: str = ""
     corpus_has_gold: bool = False
     corpus_segmented: bool = False
+    corpus_kind: str = ""  # the statistics' map ("" until a report offers its kinds: the first)
+    corpus_stat: str = ""  # … and statistic
 
 
 def choices() -> CorpusRun:
@@ -62,6 +65,7 @@ def opened_folder(view: ViewState) -> None:
         return
     held = st.session_state.get(REPORT)
     if held is None or held.get("folder") != view.corpus:
+        st.session_state.pop(REPORT, None)  # a folder that cannot be opened leaves no other report on show
         Policy.from_settings().check_folder(view.corpus)
         st.session_state[REPORT] = read_report(Path(view.corpus)) | {"folder": view.corpus}
 
@@ -93,11 +97,21 @@ def run_controls(view: ViewState) -> None:
     if columns[2].button(
         t("corpus_run", model=view.model), key="corpus_run", type="primary", disabled=not lines.strip()
     ):
-        given = lines.splitlines()
-        kept = "\n".join(given[:LIVE_LIMIT]) + "\n"
-        st.session_state[REPORT] = run_live(view, kept, JobOptions(gold=gold, segmented=segmented))
-        if len(given) > LIVE_LIMIT:
-            st.session_state[REPORT]["cut"] = len(given) - LIVE_LIMIT
+        kept, cut = within_limit(lines.splitlines())
+        st.session_state[REPORT] = run_live(view, "\n".join(kept) + "\n", JobOptions(gold=gold, segmented=segmented))
+        if cut:
+            st.session_state[REPORT]["cut"] = cut
+
+
+def within_limit(lines: list[str]) -> tuple[list[str], int]:
+    """(the lines up to the LIVE_LIMIT-th that is not blank, how many more are not blank): blank lines are no pairs,
+    and they stay, so the line numbers of the report are the box's."""
+    seen = 0
+    for index, line in enumerate(lines):
+        seen += bool(line.strip())
+        if seen > LIVE_LIMIT:
+            return lines[:index], sum(bool(rest.strip()) for rest in lines[index:])
+    return lines, 0
 
 
 def run_live(view: ViewState, lines: str, options: JobOptions) -> dict:
@@ -138,6 +152,8 @@ def gold_section(view: ViewState, report: dict, drawn: dict) -> None:
     t = tr(view)
     heads = report["heads"]
     st.subheader(t("corpus_gold_title"))
+    for sentence in links_sentences(report["summary"], view.lang):
+        st.markdown(sentence)
     left, right = st.columns([3, 2])
     with left:
         fig = figures.score_grid(head_grid(heads, "cross", "aer"), "aer", style=figures.FigureStyle(lang=view.lang))
@@ -169,9 +185,13 @@ def statistics_section(view: ViewState, report: dict, drawn: dict) -> None:
     st.subheader(t("corpus_statistics_title"))
     kinds = report["summary"]["kinds"]
     choice = st.columns(2)
-    kind = choice[0].selectbox(t("corpus_map"), kinds, key="corpus_kind", format_func=lambda k: t(f"kind_{k}"))
+    with choice[0]:
+        kind = bound(st.selectbox, "corpus_kind", t("corpus_map"), kinds, holder=choices(),
+                     format_func=lambda k: t(f"kind_{k}"))  # fmt: skip
     stats = [s for s in report["summary"]["statistics"] if f"{kind}.{s}" in drawn]
-    stat = choice[1].selectbox(t("statistic"), stats, key="corpus_stat", format_func=lambda s: t(f"stat_{s}"))
+    with choice[1]:
+        stat = bound(st.selectbox, "corpus_stat", t("statistic"), stats, holder=choices(),
+                     format_func=lambda s: t(f"stat_{s}"))  # fmt: skip
     if stat:
         figure_export.figure(drawn[f"{kind}.{stat}"], f"corpus-{kind}-{stat}", "corpus_statistic", view)
 

@@ -31,10 +31,11 @@ with right:
 
 truth_notes.language_check(view)
 with shown_errors(view):
-    tokens = long_text.truncate_choice(view)
-    handle, result = caches.analysis(gold_panel.as_read(view))
+    read = gold_panel.as_read(view)  # the texts the model reads: a pair of space-separated words, joined
+    tokens = long_text.truncate_choice(read)
+    handle, result = caches.analysis(read)
     truth_notes.caveat_notes(view, result)
-    long_text.truncation_note(view, result, tokens)
+    long_text.truncation_note(read, result, tokens)
     result = selection.whole_capture(result, ["cross"])  # a long source: its cross map is still small (target rows)
     if "cross" not in result.maps:
         st.info(t("no_cross", model=view.model), icon=":material/info:")

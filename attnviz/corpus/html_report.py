@@ -71,7 +71,7 @@ def _table(rows: list[dict], columns: list[str], links: str | None = None) -> st
 
 def write_html(folder: Path, summary: dict, lang: str = "en") -> Path:
     """report.html in `folder`, from the tables already written there."""
-    from attnviz.corpus.report import bad_lines_in, read_report, unread_sentences
+    from attnviz.corpus.report import bad_lines_in, links_sentences, read_report, unread_sentences
 
     report = read_report(folder)
     t = lambda key, **values: i18n.t(key, lang, **values)  # noqa: E731
@@ -79,6 +79,7 @@ def write_html(folder: Path, summary: dict, lang: str = "en") -> Path:
     parts = [f"<h1>{html.escape(t('corpus_report_title', model=summary['model']))}</h1>",
              f"<p>{html.escape(counts)}</p>"]  # fmt: skip
     parts += [f"<p><strong>{html.escape(sentence)}</strong></p>" for sentence in unread_sentences(summary, lang)]
+    parts += [f"<p>{html.escape(sentence)}</p>" for sentence in links_sentences(summary, lang)]
     for index, (name, fig) in enumerate(report_figures(report, lang).items()):
         parts.append(fig.to_html(full_html=False, include_plotlyjs=index == 0, div_id=f"fig-{name}"))
     if summary["best_heads"]:

@@ -3,7 +3,8 @@
 Files in the report folder (all Parquet, read by pandas, DuckDB, Ray or pyarrow):
 - `heads.parquet`: one row per map kind × layer × head: every head statistic's mean and spread (`<stat>_mean`,
   `<stat>_std`, over the pairs where it applies) and, for cross-attention with gold links, `precision`, `recall`,
-  `aer` (the corpus' links counted together) and `aer_rank` (1 = the best-aligning head);
+  `aer` (the corpus' links counted together; with a reverse model, each head's links its view also finds, as the
+  page's head map scores them) and `aer_rank` (1 = the best-aligning head);
 - `layers.parquet`: the same averaged over each layer's heads;
 - `pairs.parquet`: one row per pair (line, texts, token counts, each map's statistics averaged over its heads, with
   gold the scores of the model's alignment view and its best head for that pair, `link`: the pair in the app,
@@ -245,6 +246,22 @@ def unread_summary(config, unread: dict[str, int]) -> dict:
     reverse = config.options.reverse_model
     return {"source": unread["source_read"], "languages": list(declared_languages(config.model)),
             "reverse": unread["reverse_read"], "reverse_languages": list(declared_languages(reverse) if reverse else ())}  # fmt: skip
+
+
+def links_sentences(summary: dict, lang: str = "en") -> list[str]:
+    """What a report with gold links scored over the corpus: the alignment view's links at the job's threshold, and
+    with a reverse model the links both directions find (report.json's `links`)."""
+    from attnviz import i18n
+    from attnviz.figures._common import format_value
+
+    found, options = summary.get("links") or {}, summary.get("options", {})
+    said = []
+    for view, key in (("view", "corpus_links_view"), ("both", "corpus_links_both")):
+        if view in found:
+            scores = {name: format_value(found[view][name]) for name in ("precision", "recall", "aer")}
+            said.append(i18n.t(key, lang, threshold=f"{options.get('threshold', JobOptions.threshold):g}",
+                               model=options.get("reverse_model") or "", **scores))  # fmt: skip
+    return said
 
 
 def unread_sentences(summary: dict, lang: str = "en") -> list[str]:

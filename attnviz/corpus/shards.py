@@ -217,8 +217,9 @@ def pair_gold_text(gold: Gold) -> str:
 
 
 def _gold_part(handle, pair: CorpusPair, captured, options: JobOptions, backward=None):
-    """(per-head counts, the views' counts — "view": the alignment view's, "both": its links that the reverse
-    model's view (`backward`) also finds —, the best head) of one pair; InputError when its links point outside its
+    """(per-head counts — with a reverse model, of each head's links its view also finds —, the views' counts —
+    "view": the alignment view's, "both": its links that the reverse model's view (`backward`) also finds —, the best
+    head) of one pair; InputError when its links point outside its
     words, a model has no cross-attention or the reverse model's capture failed."""
     if "cross" not in captured.kinds:
         raise InputError("corpus_no_cross", model=handle.name)
@@ -229,17 +230,23 @@ def _gold_part(handle, pair: CorpusPair, captured, options: JobOptions, backward
         words = PairWords(merged(cross.key_tokens, captured.source_text, skip=len(prefix)),
                           merged(cross.query_tokens, pair.target))  # fmt: skip
     gold = pair.gold.check(len(words.source), len(words.target))
-    word_weights = words.word_weights(cross)  # (layers, heads, target words, source words)
-    counts = links.mask_counts(links.link_mask(word_weights, options.threshold), gold)
-    pairs = selection.alignment_pairs(handle.alignment_heads, cross.num_layers, cross.num_heads)
-    view = word_weights[[p[0] for p in pairs], [p[1] for p in pairs]].mean(axis=0)  # (target words, source words)
-    view_mask = links.link_mask(view, options.threshold)
-    views = {"view": links.counts_at(links.mask_counts(view_mask, gold), ())}
+    backward_mask = None  # with a reverse model: the links its view finds, (source words, target words)
     if options.reverse_model:
         if backward is None or isinstance(backward, AttnvizError):
             raise backward or InputError("corpus_reverse_failed", model=options.reverse_model)
         backward = in_forward_texts(backward, prefix)  # its queries: the source, read here after the prefix
-        both = links.intersect_masks(view_mask, reverse_mask(words, backward, options.threshold))
+        backward_mask = reverse_mask(words, backward, options.threshold)
+    word_weights = words.word_weights(cross)  # (layers, heads, target words, source words)
+    masks = links.link_mask(word_weights, options.threshold)
+    if backward_mask is not None:  # each head's links both directions find, as the page's head map scores them
+        masks = links.intersect_masks(masks, backward_mask)
+    counts = links.mask_counts(masks, gold)
+    pairs = selection.alignment_pairs(handle.alignment_heads, cross.num_layers, cross.num_heads)
+    view = word_weights[[p[0] for p in pairs], [p[1] for p in pairs]].mean(axis=0)  # (target words, source words)
+    view_mask = links.link_mask(view, options.threshold)
+    views = {"view": links.counts_at(links.mask_counts(view_mask, gold), ())}
+    if backward_mask is not None:
+        both = links.intersect_masks(view_mask, backward_mask)
         views["both"] = links.counts_at(links.mask_counts(both, gold), ())
     aer = Scores.of(**counts).aer
     best = np.unravel_index(int(np.argmin(aer)), aer.shape)

@@ -20,6 +20,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.corpus_columns": "Expected source<TAB>target (and a third column of gold links when the input has them), columns found: {count}.",
         "error.corpus_no_cross": "Model {model} has no cross-attention: gold links need a translation model.",
         "error.corpus_input_empty": "{path} holds no pair: every line is blank.",
+        "corpus_links_view": "Over the corpus, the alignment view's links (each target word's strongest source "
+        "word, at least {threshold}): precision {precision} · recall {recall} · AER {aer}.",
+        "corpus_links_both": "Those that {model}, reading each pair back, also finds: precision {precision} · recall "
+        "{recall} · AER {aer}. The head map and best heads count each head's links both directions find.",
         "corpus_unread_source": "{count} of {pairs} pairs have a source in a script {model} does not read (it "
         "reads {languages}): their attention says little of the model. Is the input the other direction?",
         "corpus_unread_reverse": "{count} of {pairs} pairs have a target in a script the reverse model {model} does "
@@ -153,6 +157,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.corpus_columns": "应为 源语<TAB>目标语（输入带标准链接时再加第三列），实际有 {count} 列。",
         "error.corpus_no_cross": "模型 {model} 没有交叉注意力：标准链接需要翻译模型。",
         "error.corpus_input_empty": "{path} 中没有句对：每一行都是空行。",
+        "corpus_links_view": "整个语料上，对齐视图的链接（每个目标语词权重最大的源语词，至少 {threshold}）：精确率 "
+        "{precision} · 召回率 {recall} · AER {aer}。",
+        "corpus_links_both": "其中 {model} 反向读每对句子时也找到的：精确率 {precision} · 召回率 {recall} · AER {aer}。"
+        "头图和最佳头统计的是每个头双向都找到的链接。",
         "corpus_unread_source": "{pairs} 对句子中有 {count} 对的源语所用文字 {model} 读不了（它读的是{languages}）："
         "它们的注意力说明不了模型什么。输入是否是反方向的？",
         "corpus_unread_reverse": "{pairs} 对句子中有 {count} 对的目标语所用文字反向模型 {model} 读不了（它读的是"

@@ -52,6 +52,13 @@ def select(at: AppTest, element, selection: dict) -> None:
     at._run(widget_state=states)
 
 
+def test_the_corpus_scores_of_the_alignment_view_are_said_at_the_jobs_threshold(report):
+    at = open_corpus(corpus=str(report))
+    summary = json.loads((report / "report.json").read_text(encoding="utf-8"))
+    line = next(m.value for m in at.markdown if "Over the corpus" in m.value)
+    assert "at least 0.1" in line and f"AER {format_value(summary['links']['view']['aer'])}" in line
+
+
 def test_a_report_folder_opens_with_its_maps_tables_and_bad_lines(report):
     at = open_corpus(corpus=str(report))
     assert not at.exception and not at.error
@@ -173,7 +180,17 @@ def test_a_run_of_only_bad_lines_lists_them_and_a_long_paste_says_what_was_left_
     bad = next(d.value for d in at.dataframe if "message" in d.value.columns)
     assert bad["line"].tolist() == [1, 2]
     assert "corpus_kind" not in [s.key for s in at.selectbox]  # no statistics of no pairs
-    lines = "\n".join(["早上好！\tGood morning!"] * 203)
+    lines = "\n".join(["早上好！\tGood morning!", ""] * 203)  # blank lines are no pairs: 200 pairs run, 3 left out
     at.text_area(key="w_corpus_lines").set_value(lines).run()
     at.button(key="corpus_run").click().run()
     assert "pairs: 200" in at.success[0].value and any("3 more left out" in w.value for w in at.warning)
+
+
+def test_the_statistics_choice_outlives_a_page_switch_and_a_folder_that_fails_leaves_no_report(report, tmp_path):
+    at = open_corpus(corpus=str(report))
+    at.selectbox(key="w_corpus_kind").set_value("cross").run()
+    at.switch_page("translate.py").run()
+    at.switch_page("corpus.py").run()
+    assert at.selectbox(key="w_corpus_kind").value == "cross"
+    at.text_input(key="w_corpus").set_value(str(tmp_path)).run()  # no report there
+    assert at.error and not at.success  # the report before is not left on show under the error

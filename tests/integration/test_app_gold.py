@@ -190,3 +190,18 @@ def test_a_reverse_model_that_does_not_read_the_pairs_target_is_not_offered():
     assert i18n.t("model_demo-zh-en", "en") in offered  # it reads the Chinese target
     at_options = open_app(**english, target="Good morning!").selectbox(key="w_gold_reverse").options
     assert i18n.t("model_demo-zh-en", "en") not in at_options  # an English target: it reads none of it
+
+
+def test_space_separated_words_are_counted_as_read_and_toggling_them_keeps_the_replay_whole():
+    words = {"model": "demo-en-zh", "text": "I love you , my dear friend .", "target": "我 爱 你 ， 亲爱 的 朋友 。"}
+    at = open_app(**PAIR | words, gold="0-0 1-1 2-2", segmented=1)
+    assert not at.exception and not any("Kept" in w.value for w in at.warning)  # nothing was cut
+    words = {
+        "text": "他 普通话 说 得 很 流利 。",
+        "target": "He speaks Mandarin fluently .",
+    }  # 5 steps joined, 6 spaced
+    at = open_app(**PAIR | words, gold="0-0 1-2 2-1 3?3 4?3 5-3 6-4", segmented=1)
+    at.checkbox(key="w_segmented").uncheck().run()
+    assert not at.exception and "step" not in at.query_params  # the whole translation, not a step of it
+    slider = at.slider(key="w_step")
+    assert slider.value == slider.max

@@ -8,6 +8,7 @@ import contextlib
 import io
 import json
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -16,8 +17,10 @@ from attnviz.attention.capture import capture
 from attnviz.cli import main
 from attnviz.corpus import links
 from attnviz.corpus.gold import Counts, Gold
-from attnviz.corpus.pair import PairWords
+from attnviz.corpus.pair import PairWords, head_scores, reverse_mask
+from attnviz.corpus.view import reverse_view
 from attnviz.corpus.words import segmented
+from attnviz.figures._common import format_value
 from attnviz.models import load_model
 from tests.support.corpus_files import corpus_file, gold_lines
 from tests.support.tiny import save_tiny
@@ -80,12 +83,20 @@ def test_both_directions_links_are_the_intersection_one_pair_at_a_time_gives(mod
         assert row["both_recall"] == pytest.approx(both_counts.scores().recall)
         assert row["both_aer"] == pytest.approx(both_counts.scores().aer, nan_ok=True)
         total_view, total_both = total_view + view_counts, total_both + both_counts
+        backward = reverse_view(capture(reverse, words.target.text, words.source.text), reverse.alignment_heads)
+        page = head_scores(capture(forward, words.source.text, words.target.text)["cross"], words, gold, THRESHOLD,
+                           reverse_mask(words, backward, THRESHOLD))  # the page's head map, both directions  # fmt: skip
+        best = np.unravel_index(int(np.argmin(page.aer)), page.aer.shape)
+        assert (row["best_layer"], row["best_head"]) == best and row["best_aer"] == pytest.approx(page.aer[best])
     summary = json.loads((report / "report.json").read_text(encoding="utf-8"))
     assert summary["options"]["reverse_model"] == models[1]
     assert summary["links"]["view"]["aer"] == pytest.approx(total_view.scores().aer)
     assert summary["links"]["both"]["aer"] == pytest.approx(total_both.scores().aer)
     assert summary["links"]["both"]["recall"] <= summary["links"]["view"]["recall"]
     assert total_both.predicted > 0  # the test compares links, not two empty sets
+    page = (report / "report.html").read_text(encoding="utf-8")
+    both_aer = format_value(total_both.scores().aer)
+    assert "reading each pair back, also finds: precision" in page and f"AER {both_aer}" in page
 
 
 def test_a_reverse_model_without_gold_links_is_one_line(models, tmp_path):
