@@ -213,7 +213,7 @@ def _pair_opens(pairs) -> None:
         st.session_state[navigation.GOTO] = navigation.PAGES["translate"]
 
 
-PAIR_COLUMNS = ("line", "source", "target", "gold", "aer", "precision", "recall", "best_layer", "best_head",
+PAIR_COLUMNS = ("line", "source", "target", "source_words", "target_words", "gold", "aer", "precision", "recall", "best_layer", "best_head",
                 "best_aer", "both_aer", "source_tokens", "target_tokens")  # first, in this order; statistics follow  # fmt: skip
 
 
@@ -221,7 +221,7 @@ def pairs_section(view: ViewState, report: dict) -> None:
     t = tr(view)
     pairs = report["pairs"]
     st.subheader(t("corpus_pairs_title"))
-    hidden = ("link", "source_words", "target_words", "source_read", "reverse_read")  # in the file, not the table
+    hidden = ("link", "source_read", "reverse_read")  # in the file, not the table
     first = [c for c in PAIR_COLUMNS if c in pairs.columns]
     rest = [c for c in pairs.columns if c not in first and c not in hidden]
     shown = pairs[first + rest].reset_index(drop=True)

@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import streamlit as st
 
-from app_pages import caches, figure_export
+from app_pages import caches, figure_export, pair_target
 from app_pages.session import VIEW, bound, reset_widgets, tr
 from app_pages.sidebar import model_label, offered_models
 from app_pages.state import ViewState
@@ -64,7 +64,7 @@ def reverse_candidates(view: ViewState) -> list[str]:
     (the likely reverse direction), then those that also read it (many-language models)."""
     entries = offered_models(view)
     own = entries[view.model].languages if view.model in entries else ()
-    target = view.target if view.mode == "pair" else ""
+    target = view.target if view.mode == "pair" else pair_target.written(view)
     others = [entry for entry in entries.values() if entry.kind == "encoder-decoder" and entry.name != view.model
               and (not target.strip() or language.reads(entry.languages, target))]  # fmt: skip
     others.sort(key=lambda entry: bool(own) and bool(set(own) & set(entry.languages)))  # stable: the rest in order

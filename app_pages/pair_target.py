@@ -29,6 +29,13 @@ def remember(view: ViewState, translation: str | None) -> None:
     st.session_state[TRANSLATED] = (view.model, view.text, translation or "")
 
 
+def written(view: ViewState, text: str | None = None) -> str:
+    """What the model wrote for `text` (by default the view's), when the page has shown it ("" before, or for
+    another text or model)."""
+    model, shown, translation = st.session_state.get(TRANSLATED, ("", "", ""))
+    return translation if (model, shown) == (view.model, view.text if text is None else text) else ""
+
+
 def mode_changed() -> None:
     """The mode radio's callback: on a switch to a given pair, a target given for another text gives way to the
     model's translation of this one (empty when the page has not shown it)."""
@@ -38,7 +45,6 @@ def mode_changed() -> None:
     text = st.session_state.get(widget_key("text"), view.text)
     if st.session_state.get(TARGET_FOR) == text:
         return
-    shown = st.session_state.get(TRANSLATED)
-    view.target = shown[2] if shown and shown[:2] == (view.model, text) else ""
+    view.target = written(view, text)
     st.session_state[widget_key("target")] = view.target
     st.session_state[TARGET_FOR] = text

@@ -46,7 +46,8 @@ def gold_links(
 ) -> go.Figure:
     """`fig` (an `alignment` figure of `amap`) with the gold verdicts drawn over it: `links` maps "found", "missed"
     and "extra" to (source word, target word) links; the owners give the word of each key and query token drawn.
-    A link whose word has no token drawn (hidden, or not yet written in a replay) is left out. `both_directions`:
+    A link whose word has no token drawn (hidden, not yet written in a replay, or sharing its token with a
+    neighbour) is left out, and its verdict's legend entry says how many were. `both_directions`:
     the links are those a model reading the pair backwards also finds, and the legend says so."""
     key_x = _word_x(source_owners, _positions(len(amap.key_tokens)))
     query_x = _word_x(target_owners, _positions(len(amap.query_tokens)))
@@ -58,13 +59,17 @@ def gold_links(
             xs += [key_x[s], query_x[t], None]
             ys += [1.0, 0.0, None]
         name = i18n.t(f"corpus_gold_{verdict}", style.lang)
+        unplaced = len(links.get(verdict, ())) - len(placed)  # counted in the score line, so said here too
+        count = f"{len(placed)}" + (
+            f"; {i18n.t('corpus_gold_not_drawn', style.lang, count=unplaced)}" if unplaced else ""
+        )
         out.add_trace(
             go.Scatter(
                 x=xs or [None],
                 y=ys or [None],
                 mode="lines",
                 line=dict(color=drawn["color"], dash=drawn["dash"], width=drawn["width"]),
-                name=f"{name} ({len(placed)})",
+                name=f"{name} ({count})",
                 legendgroup="gold",
                 hoverinfo="skip",
                 showlegend=True,

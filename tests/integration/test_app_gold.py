@@ -4,6 +4,7 @@ alignment, the layer × head AER map, and a link that cannot be read said as a s
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -205,3 +206,21 @@ def test_space_separated_words_are_counted_as_read_and_toggling_them_keeps_the_r
     assert not at.exception and "step" not in at.query_params  # the whole translation, not a step of it
     slider = at.slider(key="w_step")
     assert slider.value == slider.max
+
+
+def test_once_the_model_has_written_its_translation_the_reverse_choice_reads_it():
+    from attnviz import i18n
+
+    at = open_app(model="demo-en-zh", text="Good morning!", mode="generate", gold="0-0")
+    at.run()  # the translation written, the choice is drawn again with it
+    assert not at.exception and i18n.t("model_demo-zh-en", "en") in at.selectbox(key="w_gold_reverse").options
+
+
+def test_a_link_on_a_word_without_a_token_of_its_own_is_counted_in_the_legend_as_not_drawn():
+    at = open_app(**PAIR | {"text": "早 上 好 ！", "target": "Good morning !"}, segmented=1, gold="0-1 1-1 2-0 3-2")
+    assert not at.exception and not at.error
+    line = next(m.value for m in at.markdown if "precision" in m.value)
+    missed = int(re.search(r"(\d+) missed", line).group(1))
+    legend = next(t for t in charts(at)["alignment"]["data"] if t.get("meta", {}).get("verdict") == "missed")
+    drawn = legend["meta"]["links"]
+    assert missed > drawn and f"{missed - drawn} not drawn" in legend["name"]  # the line's count, said in the legend
