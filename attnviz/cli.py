@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from attnviz import analysis, caveats, i18n, selection
+from attnviz.corpus.inputs import input_columns
 from attnviz.errors import AttnvizError, InputError, Phrase
 from attnviz.selection import ViewOptions
 
@@ -222,6 +223,10 @@ def _run_find(args: argparse.Namespace) -> int:
     from attnviz import models
     from attnviz.attention.capture import capture
 
+    if args.top < 0:
+        raise InputError("cli_top_negative")
+    if args.occurrence < 1:
+        raise InputError("cli_occurrence_positive")
     _quiet_libraries()
     handle = models.load_model(args.model, device=args.device)
     result = capture(handle, args.text, args.target, truncate=args.truncate)
@@ -278,7 +283,7 @@ def _examples(args: argparse.Namespace) -> list[Example]:
     if args.input is None:
         return [Example(1, args.text, args.target, getattr(args, "gold", None))]
     try:
-        lines = args.input.read_text(encoding="utf-8").splitlines()
+        lines = args.input.read_text(encoding="utf-8-sig").splitlines()  # a byte-order mark is not text
     except FileNotFoundError:
         raise InputError("cli_input_missing", path=str(args.input)) from None
     except (UnicodeDecodeError, IsADirectoryError) as error:
@@ -287,8 +292,7 @@ def _examples(args: argparse.Namespace) -> list[Example]:
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
-        text, _, rest = line.partition("\t")
-        target, _, gold = rest.partition("\t")  # a third column: the pair's gold links
+        text, target, gold = (*input_columns(line), "", "")[:3]  # a third column: the pair's gold links
         examples.append(Example(number, text, target if target.strip() else None, gold.strip() or None))
     if not examples:
         raise InputError("cli_input_empty", path=str(args.input))
@@ -506,7 +510,11 @@ def _progress(items, args: argparse.Namespace):
 
 
 def _quiet_libraries() -> None:
-    """Transformers' own loading bars would interleave with ours; its warnings stay on."""
+    """Transformers' own loading bars would interleave with ours; its warnings stay on, but for the tokenizer's on
+    a text longer than the model, which attnviz says itself (with --truncate)."""
+    import logging
+
+    logging.getLogger("transformers.tokenization_utils_base").setLevel(logging.ERROR)
     try:
         from transformers.utils import logging as transformers_logging
 
@@ -568,20 +576,21 @@ def _run(args: argparse.Namespace) -> int:
 
     _quiet_libraries()
     handle = models.load_model(args.model, device=args.device)
-    written = []
+    written, skipped = [], 0
     for example, path in _progress(list(zip(examples, paths)), args):
         try:
             written.append(_write(_capture(handle, example, args), args, handle, example, path, fmt))
         except AttnvizError as error:
             if args.input is None:
                 raise
-            said = _said(error)
-            raise type(error)("cli_input_line", line=example.number, path=str(args.input), error=said) from error
+            said = type(error)("cli_input_line", line=example.number, path=str(args.input), error=_said(error))
+            print(f"{PROG}: error: {said.message(getattr(args, 'lang', 'en'))}", file=sys.stderr)  # and go on
+            skipped += 1
     if args.input is None:
         print(written[0])
-    else:
-        print(f"{len(paths)} files in {args.output}")
-    return 0
+        return 0
+    print(f"{len(written)} files in {args.output}" + (f"; {skipped} lines skipped (said above)" if skipped else ""))
+    return 2 if skipped else 0  # a script sees that not every line was drawn
 
 
 def _said(error: AttnvizError) -> Phrase | str:

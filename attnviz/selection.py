@@ -306,6 +306,8 @@ def replayed_scores(scores: Sequence[StepScore], amap: AttentionMap, step: int) 
 def rollout_range(layers: tuple[int, int] | None, num_layers: int) -> tuple[int, int]:
     """(first, last) layer of a rollout, both included: all layers for None; an InputError outside the map."""
     first, last = (0, num_layers - 1) if layers is None else (int(layers[0]), int(layers[1]))
+    if 0 <= last < first < num_layers:
+        raise InputError("qk_rollout_reversed", first=first, last=last)
     if not 0 <= first <= last < num_layers:
         raise InputError("qk_rollout_range", first=first, last=last, top=num_layers - 1)
     return first, last

@@ -44,10 +44,15 @@ class BadLine:
     message_zh: str = ""  # the sentence in Chinese (shards written before it was kept have none)
 
 
+def input_columns(line: str) -> list[str]:
+    """A line's columns: split at its tabs, or where it has none at ' ||| ' (the command line's input files too)."""
+    text = line.rstrip("\r\n")
+    return text.split("\t") if "\t" in text or SEPARATOR not in text else [c.strip() for c in text.split(SEPARATOR)]
+
+
 def parse_line(number: int, line: str, gold: bool, is_segmented: bool) -> CorpusPair:
     """One input line as a pair; an InputError (with its sentence) when it cannot be used."""
-    text = line.rstrip("\r\n")
-    columns = text.split("\t") if "\t" in text or SEPARATOR not in text else text.split(SEPARATOR)
+    columns = input_columns(line)
     expected = 3 if gold else 2
     while len(columns) > expected and not columns[-1].strip():  # trailing tabs a spreadsheet left
         columns.pop()

@@ -196,6 +196,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.cli_format_unknown": "Cannot tell the format from {path}; end it with {suffixes} or pass --format.",
         "error.cli_one_index": "With --aggregation, --{option} takes one index; got {value!r}.",
         "error.cli_input_line": "line {line} of {path}: {error}",
+        "error.cli_top_negative": "--top takes 0 (every head) or more.",
+        "error.cli_occurrence_positive": "--occurrence counts from 1 (the first copy of the token).",
         # the app (app_pages)
         "error.custom_models_off": "This app only offers the models listed in the sidebar; {model!r} is not one of "
         "them.",
@@ -298,9 +300,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "again as text.",
         "error.text_no_tokens": "The {what} gives no tokens for {model}; type words the model's tokenizer knows.",
         "error.text_too_many_tokens": "The {what} has {count} tokens but {model} accepts at most {limit}; shorten "
-        "it, or truncate it to the first {limit} tokens (truncate=True).",
-        "error.generate_needs_decoder": "{model} is an encoder-only model and cannot generate text; use capture "
-        "instead.",
+        "it, or keep its first {limit} tokens (--truncate on the command line, the page's toggle, truncate=True in "
+        "Python).",
+        "error.generate_needs_decoder": "{model} is an encoder-only model and cannot generate text; capture its "
+        "attention without --generate.",
         "error.max_new_tokens_invalid": "max_new_tokens must be a positive whole number, not {value!r}.",
         "error.generate_replay_differs": "Replaying the text beam search chose for {model} wrote something else; "
         "nothing is shown rather than steps the model did not take. Ask for greedy decoding instead (num_beams=1; "
@@ -531,6 +534,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.cli_format_unknown": "无法从 {path} 看出格式；请让它以 {suffixes} 之一结尾，或给出 --format。",
         "error.cli_one_index": "使用 --aggregation 时，--{option} 只能是一个编号；收到的是 {value!r}。",
         "error.cli_input_line": "{path} 第 {line} 行：{error}",
+        "error.cli_top_negative": "--top 需要 0（所有头）或更大的数。",
+        "error.cli_occurrence_positive": "--occurrence 从 1 起数（词元的第一次出现）。",
         # the app (app_pages)
         "error.custom_models_off": "此应用只提供侧边栏中列出的模型；{model!r} 不在其中。",
         "error.mode_unknown": "未知的模式 {mode!r}；请使用 {modes} 之一。",
@@ -624,8 +629,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.text_broken_characters": "{what}中有损坏的字符（未配对的 UTF-16 代理项）；请以文本形式重新粘贴。",
         "error.text_no_tokens": "{what}在 {model} 中得不到任何词元；请输入该模型分词器认识的词。",
         "error.text_too_many_tokens": "{what}有 {count} 个词元，而 {model} 最多接受 {limit} 个；请缩短它，或截取前 "
-        "{limit} 个词元（truncate=True）。",
-        "error.generate_needs_decoder": "{model} 是仅编码器模型，不能生成文本；请改用 capture。",
+        "{limit} 个词元（命令行加 --truncate，页面上用开关，Python 中 truncate=True）。",
+        "error.generate_needs_decoder": "{model} 是仅编码器模型，不能生成文本；请不加 --generate 直接捕获它的注意力。",
         "error.max_new_tokens_invalid": "max_new_tokens 必须是正整数，而不是 {value!r}。",
         "error.generate_replay_differs": "重放束搜索为 {model} 选出的译文时写出了别的内容；为免显示模型没有走过的步骤，这里不显示结果。"
         "请改用贪心解码（num_beams=1；命令行中用 --beams 1）。",

@@ -121,6 +121,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "composing it layer by layer would multiply maps of two different token sets: roll out the encoder or the "
         "decoder self-attention instead.",
         "error.qk_rollout_range": "The rollout layer range {first}–{last} is not inside layers 0–{top}.",
+        "error.qk_rollout_reversed": "The rollout layer range {first}–{last} runs backwards: give the first layer "
+        "first ({last}–{first}).",
         "error.qk_rollout_layers_text": "--rollout-layers takes FIRST-LAST, such as 0-3 (or one layer); got {value!r}.",
     },
     "zh": {
@@ -211,6 +213,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.qk_rollout_cross": "注意力展开（rollout）只对自注意力有定义：一层读的词元就是它写出的词元。交叉注意力读的是编码器的最后输出，"
         "而不是解码器的上一层，逐层相乘会把两组不同词元的矩阵相乘：请改为展开编码器或解码器的自注意力。",
         "error.qk_rollout_range": "展开的层范围 {first}–{last} 不在第 0–{top} 层之内。",
+        "error.qk_rollout_reversed": "展开的层范围 {first}–{last} 是倒过来的：请先写起始层（{last}–{first}）。",
         "error.qk_rollout_layers_text": "--rollout-layers 的写法是 起-止，如 0-3（或一个层号）；收到的是 {value!r}。",
     },
 }

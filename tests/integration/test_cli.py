@@ -1,3 +1,4 @@
+import json
 import os
 import subprocess
 import sys
@@ -243,3 +244,26 @@ def test_an_index_beside_aggregation_is_checked_not_clamped(capsys, tmp_path, ti
     code, _, err = run_cli(capsys, "export", "--model", tiny_folder("bert"), "--text", "hi", "--aggregation", "layer",
                         "--head", "0,1", "--engine", "static", "-o", str(tmp_path / "a.png"))  # fmt: skip
     assert code == 2 and "takes one index" in one_line_error(err)
+
+
+def test_a_bad_input_line_is_said_and_the_lines_after_it_are_still_drawn(capsys, tmp_path, tiny_folder):
+    lines = tmp_path / "lines.txt"
+    text = "\ufefffine\n\tonly a target\nGood morning ||| Guten Morgen\n"  # a byte-order mark, a bad line, ' ||| '
+    lines.write_text(text, encoding="utf-8")
+    code, out, err = run_cli(capsys, "capture", "--model", tiny_folder("marian"), "--input", str(lines), "-q",
+                             "-o", str(tmp_path / "out"))  # fmt: skip
+    assert code == 2 and "line 2 of" in one_line_error(err) and "2 files" in out and "1 lines skipped" in out
+    assert sorted(os.listdir(tmp_path / "out")) == ["0001.json", "0003.json"]
+    first = json.loads((tmp_path / "out" / "0001.json").read_text(encoding="utf-8"))
+    third = json.loads((tmp_path / "out" / "0003.json").read_text(encoding="utf-8"))
+    assert first["source_text"] == "fine" and (third["source_text"], third["target_text"]) == ("Good morning",
+                                                                                            "Guten Morgen")  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "option, said", [(("--top", "-1"), "--top takes 0"), (("--occurrence", "0"), "--occurrence counts from 1")]
+)
+def test_find_head_numbers_out_of_range_are_one_line(capsys, tiny_folder, option, said):
+    argv = ("find-head", "--model", tiny_folder("bert"), "--text", "Hi there", "--query", "Hi", "--key", "there")
+    code, _, err = run_cli(capsys, *argv, *option)
+    assert code == 2 and said in one_line_error(err)

@@ -49,7 +49,7 @@ def test_cross_attention_is_refused_with_the_reason():
     assert "交叉注意力" in raised.value.message("zh")
 
 
-@pytest.mark.parametrize("layers", [(2, 1), (0, 4), (-1, 2)])
+@pytest.mark.parametrize("layers", [(0, 4), (-1, 2)])  # (2, 1) runs backwards: its own sentence (below)
 def test_a_range_outside_the_map_is_refused(layers):
     with pytest.raises(InputError, match="not inside layers 0–3"):
         selection.rollout_map(self_map(), layers)
@@ -94,3 +94,16 @@ def test_other_views_are_unchanged_by_the_rollout_fields():
     odd = replace(plain, rollout_layers=(1, 1), residual=False)
     np.testing.assert_array_equal(selection.prepare(capture, plain).weights, selection.prepare(capture, odd).weights)
     assert selection.ROLLOUT in selection.SELF_AGGREGATIONS and selection.ROLLOUT not in selection.AGGREGATIONS
+
+
+def test_a_rollout_range_given_backwards_says_so_and_one_outside_says_where():
+    from attnviz.errors import InputError
+    from attnviz.selection import rollout_range
+
+    assert rollout_range((1, 3), 6) == (1, 3) and rollout_range(None, 6) == (0, 5)
+    with pytest.raises(InputError) as backwards:
+        rollout_range((3, 1), 6)
+    assert backwards.value.key == "qk_rollout_reversed" and "(1–3)" in str(backwards.value)
+    with pytest.raises(InputError) as outside:
+        rollout_range((2, 9), 6)
+    assert outside.value.key == "qk_rollout_range"
