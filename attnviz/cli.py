@@ -459,9 +459,14 @@ def _reverse_view(args: argparse.Namespace, result):
         return None
     from attnviz.attention.capture import capture
     from attnviz.corpus.view import reading_prefix, reverse_texts, reverse_view
+    from attnviz.models import source_languages
 
     handle = _loaded_model(name, getattr(args, "device", "auto"))
-    backward = capture(handle, *reverse_texts(result))
+    source, target = reverse_texts(result)
+    said = caveats.language_sentence(source, handle.name, source_languages(handle), getattr(args, "lang", "en"))
+    if said:  # a reverse model of the same direction, or of other languages: its links say little
+        print(f"{PROG}: warning: --reverse-model: {said}", file=sys.stderr)
+    backward = capture(handle, source, target)
     return reverse_view(backward, handle.alignment_heads, reading_prefix(result))
 
 

@@ -52,6 +52,8 @@ def reading_prefix(result: AttentionCapture) -> str:
 def pair_words(result: AttentionCapture) -> PairWords:
     """The words gold links index in a captured pair: the word merge's words of its cross-attention, the words of a
     prefix the model put before the source left out (gold links count the user's words)."""
+    if "cross" not in result.kinds and "encoder" in result.kinds:  # a translator given no target to read
+        raise InputError("gold_needs_target", model=result.model)
     if "cross" not in result.kinds:
         raise InputError("corpus_no_cross", model=result.model)
     cross, source = result["cross"], result.source_text or ""

@@ -28,6 +28,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "reads {languages}): their attention says little of the model. Is the input the other direction?",
         "corpus_unread_reverse": "{count} of {pairs} pairs have a target in a script the reverse model {model} does "
         "not read (it reads {languages}): does it translate the other way?",
+        "error.gold_needs_target": "Gold links score a translation pair: give {model} the target text too "
+        "(--target, or the page's translation).",
         "error.corpus_app_url": "--app-url {url!r} is not an address: give one such as http://localhost:8501/.",
         "error.corpus_input_folder": "--input {path} is a folder: give the file of pairs.",
         "error.corpus_input_utf16": '{path} is UTF-16 text (a spreadsheet\'s "Unicode text"): save it as UTF-8.',
@@ -168,6 +170,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "它们的注意力说明不了模型什么。输入是否是反方向的？",
         "corpus_unread_reverse": "{pairs} 对句子中有 {count} 对的目标语所用文字反向模型 {model} 读不了（它读的是"
         "{languages}）：它是否是反方向翻译的？",
+        "error.gold_needs_target": "标准链接评分的是一对译文：请同时给 {model} 目标语文本（--target，或页面上的译文）。",
         "error.corpus_app_url": "--app-url {url!r} 不是网址：请给出如 http://localhost:8501/ 的地址。",
         "error.corpus_input_folder": "--input {path} 是文件夹：请给出句对文件。",
         "error.corpus_input_utf16": "{path} 是 UTF-16 文本（电子表格的“Unicode 文本”）：请另存为 UTF-8。",

@@ -321,3 +321,18 @@ def test_pair_links_open_the_app_where_it_runs(job, capsys, tmp_path):
     )
     code, _, err = _run(capsys, *argv, "--app-url", "attnviz.example.org", "-o", tmp_path / "s")
     assert code == 2 and "--app-url" in err
+
+
+def test_gold_links_on_a_translator_given_no_target_ask_for_the_target(capsys, tmp_path):
+    code, _, err = _run(capsys, "export", "--model", MODEL, "--text", "我喜欢绿茶。", "--gold", "0-0", "--view",
+                        "alignment", "-o", tmp_path / "g.png")  # fmt: skip
+    assert code == 2 and "give demo-zh-en the target text too (--target" in err
+
+
+def test_a_reverse_model_that_cannot_read_the_target_is_warned_of(capsys, tmp_path):
+    argv = ("export", "--model", MODEL, "--text", "早上好！", "--target", "Good morning!", "--gold", "0-0", "--view",
+            "alignment", "--engine", "static")  # fmt: skip
+    code, _, err = _run(capsys, *argv, "--reverse-model", MODEL, "-o", tmp_path / "same.png")  # the same direction
+    assert code == 0 and "warning: --reverse-model:" in err and "demo-zh-en does not read" in err
+    code, _, err = _run(capsys, *argv, "--reverse-model", "demo-en-zh", "-o", tmp_path / "back.png")
+    assert code == 0 and "--reverse-model" not in err
