@@ -540,8 +540,11 @@ def _run_models() -> int:
 
 
 def _run_devices(args: argparse.Namespace) -> int:
+    from attnviz import settings
     from attnviz.devices import device_report
 
+    if args.device and not settings.DEVICE_SPEC.match(args.device.strip().lower()):
+        raise InputError("device_unknown", device=args.device)  # a typo, not a device that is missing here
     print(device_report(args.device).summary())
     return 0
 

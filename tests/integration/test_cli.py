@@ -267,3 +267,10 @@ def test_find_head_numbers_out_of_range_are_one_line(capsys, tiny_folder, option
     argv = ("find-head", "--model", tiny_folder("bert"), "--text", "Hi there", "--query", "Hi", "--key", "there")
     code, _, err = run_cli(capsys, *argv, *option)
     assert code == 2 and said in one_line_error(err)
+
+
+def test_devices_with_a_device_that_is_no_device_is_one_line(capsys):
+    code, _, err = run_cli(capsys, "devices", "--device", "bogus")
+    assert code == 2 and "Unknown device 'bogus'" in one_line_error(err)
+    code, out, _ = run_cli(capsys, "devices", "--device", "cpu")
+    assert code == 0 and "cpu" in out
