@@ -318,11 +318,18 @@ def _output_paths(args: argparse.Namespace, examples: list[Example], fmt: str) -
     return paths
 
 
+FILE_FORMATS = ("png", "svg", "pdf", "html", "json", "npz", "csv")  # every format a command writes
+
+
 def _format(args: argparse.Namespace, allowed: tuple[str, ...], default: str | None) -> str:
-    if args.format:
-        return args.format
     suffix = args.output.suffix.lower().lstrip(".")
     suffix = "html" if suffix == "htm" else suffix
+    one_file = args.input is None and not args.output.is_dir()
+    chosen = args.format or suffix
+    if one_file and suffix in FILE_FORMATS and (chosen != suffix or chosen not in allowed):  # x.png holding JSON
+        raise InputError("cli_format_suffix", path=str(args.output), format=args.format or default or allowed[0])
+    if args.format:
+        return args.format
     if args.input is None and suffix in allowed and not args.output.is_dir():
         return suffix
     if args.input is None and default is None and not args.output.is_dir():

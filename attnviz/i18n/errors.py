@@ -194,6 +194,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.cli_output_exists": "{path} already exists; pass --force to replace.",
         "error.cli_outputs_exist": "{path} (and {more} more) already exists; pass --force to replace.",
         "error.cli_format_unknown": "Cannot tell the format from {path}; end it with {suffixes} or pass --format.",
+        "error.cli_format_suffix": "{path} names another format than the {format} this writes: end it with .{format}, "
+        "or pass the --format it names.",
         "error.cli_one_index": "With --aggregation, --{option} takes one index; got {value!r}.",
         "error.cli_input_line": "line {line} of {path}: {error}",
         "error.cli_top_negative": "--top takes 0 (every head) or more.",
@@ -532,6 +534,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.cli_output_exists": "{path} 已存在；如要替换，请加上 --force。",
         "error.cli_outputs_exist": "{path}（另外还有 {more} 个文件）已存在；如要替换，请加上 --force。",
         "error.cli_format_unknown": "无法从 {path} 看出格式；请让它以 {suffixes} 之一结尾，或给出 --format。",
+        "error.cli_format_suffix": "{path} 的后缀是另一种格式，而这里写的是 {format}：请以 .{format} 结尾，或给出与后缀一致的 --format。",
         "error.cli_one_index": "使用 --aggregation 时，--{option} 只能是一个编号；收到的是 {value!r}。",
         "error.cli_input_line": "{path} 第 {line} 行：{error}",
         "error.cli_top_negative": "--top 需要 0（所有头）或更大的数。",

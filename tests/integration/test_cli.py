@@ -274,3 +274,18 @@ def test_devices_with_a_device_that_is_no_device_is_one_line(capsys):
     assert code == 2 and "Unknown device 'bogus'" in one_line_error(err)
     code, out, _ = run_cli(capsys, "devices", "--device", "cpu")
     assert code == 0 and "cpu" in out
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("capture", "-o", "x.png"),
+        ("export", "--format", "svg", "-o", "x.png"),
+        ("capture", "--format", "npz", "-o", "x.csv"),
+    ],
+)
+def test_a_file_whose_suffix_names_another_format_is_refused_before_any_work(capsys, tmp_path, argv):
+    command, *rest = argv
+    rest[-1] = str(tmp_path / rest[-1])
+    code, _, err = run_cli(capsys, command, "--model", "not-loaded", "--text", "hi", *rest)
+    assert code == 2 and "names another format" in one_line_error(err) and not list(tmp_path.iterdir())
