@@ -522,11 +522,8 @@ def _progress(items, args: argparse.Namespace):
 
 
 def _quiet_libraries() -> None:
-    """Transformers' own loading bars would interleave with ours; its warnings stay on, but for the tokenizer's on
-    a text longer than the model, which attnviz says itself (with --truncate)."""
-    import logging
-
-    logging.getLogger("transformers.tokenization_utils_base").setLevel(logging.ERROR)
+    """Transformers' own loading bars would interleave with ours; its warnings stay on (but for the tokenizer's
+    on a too-long text, which attnviz says itself: `attnviz.attention.encoding`)."""
     try:
         from transformers.utils import logging as transformers_logging
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import logging
 import re
 from dataclasses import dataclass
 
@@ -10,6 +11,9 @@ from attnviz.errors import InputError, Phrase
 from attnviz.tokens import tokens_for_ids, tokens_from_offsets
 from attnviz.types import Token
 
+# A text longer than the model is said by attnviz itself (text_too_many_tokens, or the truncation note): the
+# tokenizer's own warning beside that sentence, on stderr, would say it twice and name another remedy.
+logging.getLogger("transformers.tokenization_utils_base").setLevel(logging.ERROR)
 _SURROGATE = re.compile("[\ud800-\udfff]")  # unpaired UTF-16 halves: text that cannot be encoded
 
 

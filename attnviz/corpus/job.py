@@ -107,14 +107,10 @@ def _check_same_job(config: JobConfig) -> None:
 
 def load_worker_model(model: str, device: str, threads: int | None):
     """The model as a worker loads it: once, with `threads` torch threads."""
-    import logging
-
     import torch
 
     from attnviz.models import load_model
 
-    # a line longer than the model takes is a bad line of the report: no tokenizer warning on stderr beside it
-    logging.getLogger("transformers.tokenization_utils_base").setLevel(logging.ERROR)
     if threads:
         torch.set_num_threads(threads)
     return load_model(model, device)
