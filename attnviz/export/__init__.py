@@ -66,7 +66,7 @@ from attnviz.export.schema import (
     load_capture,
     save_capture,
 )
-from attnviz.export.sizing import PRESETS, ExportSize, PrintPreset, resolve_size
+from attnviz.export.sizing import MAX_SIDE, PRESETS, ExportSize, PrintPreset, resolve_size
 from attnviz.export.stamp import read_stamp, stamp
 from attnviz.export.upload import UploadLimits, read_capture_upload
 
@@ -104,6 +104,27 @@ def _render(fig, fmt: str, engine: str, size: ExportSize) -> bytes:
     return RENDERERS["static"](fig, fmt, width=width, height=height, scale=size.scale)
 
 
+def _fitted(fig, size: ExportSize, height: int | None) -> tuple:
+    """The figure laid out again for the width it is exported at, and the size to draw it at: an alignment's labels
+    planned for that width (its height then what they need, unless a `height` was asked for), a title too wide for
+    it broken into lines (the height grown by them, unless asked for)."""
+    from attnviz.figures.alignment import fit_width  # plotly is loaded by now: the figure is one
+    from attnviz.figures.style import TITLE_LINE, fit_title
+
+    if size.width is None:
+        return fig, size
+    width, drawn_height = size.of(fig)
+    laid = fit_width(fig, width, height)
+    titled = fit_title(laid, width)
+    if height is None:
+        drawn_height = laid.layout.height if laid is not fig else drawn_height
+        lines = [(drawn.layout.title.text or "").count("<br>") for drawn in (titled, laid)]
+        drawn_height += (lines[0] - lines[1]) * TITLE_LINE
+    fitted = ExportSize(width, min(drawn_height, MAX_SIDE), size.scale)
+    fitted.of(titled)  # the pixel budget, for the size it is drawn at
+    return titled, fitted
+
+
 def figure_bytes(
     fig,
     fmt: str = "png",
@@ -128,6 +149,7 @@ def figure_bytes(
     size = resolve_size(fig, preset=preset, width=width, height=height, scale=scale, dpi=dpi)
     if fmt == "html":
         return figure_html(fig, provenance).encode("utf-8")
+    fig, size = _fitted(fig, size, height)
     data = _render(fig, fmt, engine, size)
     title = static.plain_text(fig.layout.title.text if fig.layout.title else "").split("\n")[0]
     return stamp(data, fmt, provenance, dpi=size.png_dpi, title=title)

@@ -29,6 +29,7 @@ MARGINS = (90, 40)  # px left and right of the plot (FigureStyle.layout's)
 # a page column stretches or shrinks a figure to its own width (a half column beside the app's sidebar on a
 # 1,400 px window is about 450 px).
 PLAN_WIDTH = 440
+LABEL_NAME = "token label"  # the name of the label annotations, which `fit_width` places again
 
 
 def link_width(weight: float) -> float:
@@ -293,6 +294,40 @@ def _labels(xs: np.ndarray, labels: list[str], plan: LabelPlan, top: bool) -> li
         notes.append(dict(
             x=float(x), y=1.0 if top else 0.0, xref="x", yref="y", text=label, showarrow=False,
             xanchor="center", yanchor="bottom" if top else "top", yshift=start if top else -start,
-            textangle=plan.angle, font=dict(size=plan.size), borderpad=0,
+            textangle=plan.angle, font=dict(size=plan.size), borderpad=0, name=LABEL_NAME,
         ))  # fmt: skip
     return notes
+
+
+def fit_width(fig: go.Figure, width: int, height: int | None = None) -> go.Figure:
+    """`fig` laid out again for an export `width` px wide (and `height`, None: what its labels need): an alignment's
+    labels planned for that width, so that a narrow print size (a paper's column) stands them upright or smaller
+    instead of overlapping. Any other figure, or an alignment whose labels would stand as they do, is `fig` itself."""
+    meta = fig.layout.meta if isinstance(fig.layout.meta, dict) else {}
+    own = fig.layout.width or width
+    if meta.get("view") != "alignment" or min(width, PLAN_WIDTH) == min(own, PLAN_WIDTH):
+        return fig
+    labels = [note for note in fig.layout.annotations if note.name == LABEL_NAME]
+    keys, queries = ([note for note in labels if note.y == y] for y in (1.0, 0.0))
+    lines = _Lines(
+        key_x=np.array([note.x for note in keys]),
+        query_x=np.array([note.x for note in queries]),
+        key_labels=[note.text for note in keys],
+        query_labels=[note.text for note in queries],
+    )
+    key_plan, query_plan = lines.plans(width)
+    height, pad, key_plan, query_plan = _label_room(lines, key_plan, query_plan, FigureStyle(height=height))
+    others = [note for note in fig.layout.annotations if note.name != LABEL_NAME]
+    fitted = go.Figure(fig)
+    fitted.update_layout(
+        width=width,
+        height=height,
+        annotations=[
+            *others,
+            *_labels(lines.key_x, lines.key_labels, key_plan, top=True),
+            *_labels(lines.query_x, lines.query_labels, query_plan, top=False),
+        ],
+        meta={**meta, "labels": {"keys": vars(key_plan), "queries": vars(query_plan)}},
+    )
+    fitted.update_yaxes(range=[-pad, 1 + pad])
+    return fitted

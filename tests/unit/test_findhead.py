@@ -8,6 +8,7 @@ import sys
 from dataclasses import replace
 
 import numpy as np
+import plotly.graph_objects as go
 import pytest
 
 from app_pages import state as app_state
@@ -189,6 +190,71 @@ def test_no_two_alignment_labels_overlap_even_for_long_words(source, target):
         assert all(0 <= x0 and x1 <= fig.layout.width - sum(alignment_figure.MARGINS) + 40 for x0, x1, _, _ in boxes)
     plan = fig.layout.meta["labels"]["queries"]
     assert plan["angle"] in (0, -90) and plan["rows"] in (1, 2)
+
+
+COLUMN_PAIR = (
+    "明天 我 要 坐 飞机 去 上海 看 朋友".split(),
+    "Tomorrow I will take a plane to Shanghai to see friends".split(),
+)
+
+
+def _at_width(fig, width: int, height: int):
+    """`fig` as an export of that size draws it unchanged: the same annotations, another width and height."""
+    drawn = go.Figure(fig)
+    drawn.update_layout(width=width, height=height)
+    return drawn
+
+
+@pytest.mark.parametrize("width", [336, 200])  # the single-column print preset (3.5 in), and narrower
+def test_an_alignment_exported_narrow_has_its_labels_planned_for_that_width(width):
+    src, tgt = COLUMN_PAIR
+    fig = figures.alignment(random_map(tokens_from(tgt), tokens_from(src), layers=1, heads=1))
+    as_before = _at_width(fig, width, round(width * fig.layout.height / fig.layout.width))
+    assert _overlapping(_label_boxes(as_before))  # the figure's own plan squeezed into a column: labels collide
+    fitted = alignment_figure.fit_width(fig, width)
+    boxes = _label_boxes(fitted)
+    assert fitted.layout.width == width and len(boxes) == len(src) + len(tgt)
+    assert _overlapping(boxes) == []
+    left, right = alignment_figure.MARGINS  # labels may reach into the margins, not past the figure's edges
+    assert all(-left <= x0 and x1 <= width - left for x0, x1, _, _ in boxes)
+    assert fitted.layout.meta["labels"]["queries"]["angle"] == -90
+    assert len(fitted.data) == len(fig.data) and alignment_figure.fit_width(fig, 900) is fig  # links kept; wide: as is
+
+
+def test_export_draws_an_alignment_fitted_to_the_preset_width(monkeypatch):
+    from attnviz import export
+
+    src, tgt = COLUMN_PAIR
+    fig = figures.alignment(random_map(tokens_from(tgt), tokens_from(src), layers=1, heads=1))
+    drawn = {}
+
+    def record(figure, fmt, width, height, scale):
+        drawn.update(figure=figure, width=width, height=height)
+        return b"<svg/>"
+
+    monkeypatch.setitem(export.RENDERERS, "static", record)
+    export.figure_bytes(fig, "svg", engine="static", preset="single-column")
+    assert drawn["width"] == 336 and drawn["figure"].layout.height == drawn["height"]
+    assert _overlapping(_label_boxes(drawn["figure"])) == []
+    export.figure_bytes(fig, "svg", engine="static", preset="single-column", height=300)
+    assert drawn["height"] == 300  # a height asked for is kept
+
+
+def test_a_title_wider_than_a_narrow_export_is_broken_at_its_parts():
+    from attnviz.figures.style import TITLE_SIZE, fit_title
+    from attnviz.fonts import plain_text
+
+    amap = random_map(tokens_from("I fly".split()), tokens_from("我 飞".split()), layers=4, heads=4)
+    fig = figures.alignment(amap, heads=[0, 1, 2], layers=[1, 2, 3], style=figures.FigureStyle(model="demo-zh-en"))
+    first = fig.layout.title.text.split("<br>")[0]
+    assert text_width(plain_text(first), TITLE_SIZE) > 300  # too wide for a column
+    fitted = fit_title(fig, 336)
+    lines = fitted.layout.title.text.split("<br>")
+    added = lines.index(fig.layout.title.text.split("<br>")[1]) - 1 if "<br>" in fig.layout.title.text else 0
+    assert added >= 1 and " · ".join(lines[: added + 1]) == first  # the same words, broken at their parts
+    assert all(text_width(plain_text(line), TITLE_SIZE) <= 336 for line in lines[: added + 1])
+    assert fitted.layout.margin.t - fig.layout.margin.t == added * 22  # room made above the plot, a line each
+    assert fit_title(fig, 2000) is fig
 
 
 def test_short_sentences_keep_level_labels_in_one_row():
