@@ -59,14 +59,15 @@ def user_words(view: ViewState, result) -> PairWords | None:
 
 def reverse_candidates(view: ViewState) -> list[str]:
     """Translation models, other than the view's, that could read the pair the other way: the catalogue's, and the
-    hub's where this deployment takes hub models, less those that declare they do not read the pair's target (a
-    model of the same direction, or of other languages); first those whose source language is not the view model's
-    (the likely reverse direction), then those that also read it (many-language models)."""
+    hub's where this deployment takes hub models, less those that declare they do not read the pair's target or do
+    not write its source (a model of the same direction, or of other languages: t5-small reads English but writes
+    German, French and Romanian); first those whose source language is not the view model's (the likely reverse
+    direction), then those that also read it (many-language models)."""
     entries = offered_models(view)
     own = entries[view.model].languages if view.model in entries else ()
     target = view.target if view.mode == "pair" else pair_target.written(view)
     others = [entry for entry in entries.values() if entry.kind == "encoder-decoder" and entry.name != view.model
-              and (not target.strip() or language.reads(entry.languages, target))]  # fmt: skip
+              and language.reads(entry.languages, target) and language.reads(entry.writes, view.text)]  # fmt: skip
     others.sort(key=lambda entry: bool(own) and bool(set(own) & set(entry.languages)))  # stable: the rest in order
     return [entry.name for entry in others]
 

@@ -103,15 +103,16 @@ def records(result: AttentionResult) -> list[dict]:
     return [caveat.record() for caveat in caveats(result)]
 
 
-def language_sentence(text: str, model: str, languages: Sequence[str], lang: str = "en") -> str | None:
+def language_sentence(
+    text: str, model: str, languages: Sequence[str], lang: str = "en", key: str = "truth_language_mismatch"
+) -> str | None:
     """The sentence for a text in a script `model` does not read (it reads `languages`), or None when it reads it
-    (or declares nothing); said before a capture (`attnviz.language`)."""
+    (or declares nothing); said before a capture (`attnviz.language`). With `key="truth_writes_mismatch"`: for a
+    text in a script a translator does not write (it writes `languages`)."""
     if reads(languages, text):
         return None
     script = i18n.t(f"truth_script_{main_script(text)}", lang)
-    return i18n.t(
-        "truth_language_mismatch", lang, script=script, model=model, languages=language_names(languages, lang)
-    )
+    return i18n.t(key, lang, script=script, model=model, languages=language_names(languages, lang))
 
 
 def language_names(languages: Sequence[str], lang: str = "en") -> str:

@@ -22,13 +22,14 @@ class HubModel:
     kind: str  # attnviz.models.KINDS
     languages: tuple[str, ...]  # ISO 639-1 codes of the languages it reads
     download_mb: int  # what the first use downloads
+    writes: tuple[str, ...] = ()  # a translator's: the languages it writes (its model card's translation pairs)
 
 
 HUB_MODELS: tuple[HubModel, ...] = (
-    HubModel("Helsinki-NLP/opus-mt-zh-en", "encoder-decoder", ("zh",), 312),  # 78M parameters, fp32
-    HubModel("Helsinki-NLP/opus-mt-en-zh", "encoder-decoder", ("en",), 312),
-    HubModel("facebook/nllb-200-distilled-600M", "encoder-decoder", ("zh", "en"), 2460),  # 615M, fp32
-    HubModel("google-t5/t5-small", "encoder-decoder", ("en",), 242),  # 60M, fp32
+    HubModel("Helsinki-NLP/opus-mt-zh-en", "encoder-decoder", ("zh",), 312, ("en",)),  # 78M parameters, fp32
+    HubModel("Helsinki-NLP/opus-mt-en-zh", "encoder-decoder", ("en",), 312, ("zh",)),
+    HubModel("facebook/nllb-200-distilled-600M", "encoder-decoder", ("zh", "en"), 2460, ("zh", "en")),  # 615M, fp32
+    HubModel("google-t5/t5-small", "encoder-decoder", ("en",), 242, ("de", "fr", "ro")),  # 60M, fp32
     HubModel("bert-base-chinese", "encoder", ("zh",), 412),  # 102M, fp32
     HubModel("bert-base-multilingual-cased", "encoder", ("zh", "en"), 714),  # 178M, fp32
     HubModel("gpt2", "decoder", ("en",), 548),  # 124M, fp32, with the saved attention masks
@@ -55,6 +56,7 @@ def hub_catalogue(lang: str = "en", policy: Policy | None = None) -> list[Catalo
             model.kind,
             i18n.t(f"hub_description.{model.id}", lang),
             languages=model.languages,
+            writes=model.writes,
         )
         for model in offered
     ]

@@ -29,6 +29,7 @@ class CatalogueEntry:
     description: str  # in the language the catalogue was asked for
     max_positions: int | None = None  # longest input it reads (its config), None when unbounded or not said
     languages: tuple[str, ...] = ()  # ISO 639-1 codes of the text it reads (its source side); () = not declared
+    writes: tuple[str, ...] = ()  # a translator's target side: the languages it writes; () = not declared
 
 
 @dataclass
@@ -88,6 +89,16 @@ def source_languages(handle: ModelHandle) -> tuple[str, ...]:
     return catalogue_entry(handle.name, handle.path, handle.kind).languages if handle.path else ()
 
 
+def target_languages(handle: ModelHandle) -> tuple[str, ...]:
+    """The languages a loaded translator writes, as its catalogue entry says (() when not declared, or from the hub:
+    `attnviz.hub.BY_ID` says it for the hub models the app offers)."""
+    if not handle.path:
+        from attnviz.hub import BY_ID
+
+        return BY_ID[handle.name].writes if handle.name in BY_ID else ()
+    return catalogue_entry(handle.name, handle.path, handle.kind).writes
+
+
 def declared_languages(name_or_path: str) -> tuple[str, ...]:
     """What a model named in the catalogue or given as a folder reads (`catalogue_entry`), without loading it; ()
     for a hub id or a folder that declares nothing."""
@@ -104,11 +115,12 @@ def declared_languages(name_or_path: str) -> tuple[str, ...]:
 def catalogue_entry(name: str, path: str | Path, kind: str, lang: str = "en") -> CatalogueEntry:
     """The catalogue's entry for the model folder `path`: its description in `lang`, and how much and what it reads
     (its config's positions; the languages of its source side: its model card's `language:`, a translator's first
-    only), read without loading the model. attnviz.language checks a text against them before a capture."""
+    only, the others being those it writes), read without loading the model. attnviz.language checks a text against
+    them before a capture."""
     description = i18n.t(f"model_description.{name}", lang)
     positions, card = _reach(Path(path))
-    read = card[:1] if kind == "encoder-decoder" else card
-    return CatalogueEntry(name, str(path), kind, description, positions, read)
+    read, writes = (card[:1], card[1:]) if kind == "encoder-decoder" else (card, ())
+    return CatalogueEntry(name, str(path), kind, description, positions, read, writes)
 
 
 POSITION_FIELDS = ("max_position_embeddings", "n_positions", "max_source_positions")  # the longest input, by family

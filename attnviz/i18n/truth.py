@@ -22,6 +22,8 @@ STRINGS: dict[str, dict[str, str]] = {
         # Language (attnviz/language.py)
         "truth_language_mismatch": "This text is written in {script}, which {model} does not read (it reads "
         "{languages}): its attention would show nothing real.",
+        "truth_writes_mismatch": "The pair's source is written in {script}, which {model} does not write (it "
+        "writes {languages}): read back by it, the links say little.",
         "truth_language_offer": "Models that read it:",
         "truth_language_none": "No model listed here reads it; load a full model such as {suggestion}.",
         "truth_switch_model": "Use {model}",
@@ -37,6 +39,9 @@ STRINGS: dict[str, dict[str, str]] = {
         "truth_script_thai": "Thai script",
         "truth_language_zh": "Chinese",
         "truth_language_en": "English",
+        "truth_language_de": "German",
+        "truth_language_fr": "French",
+        "truth_language_ro": "Romanian",
         # Step scores (app_pages/translate.py)
         "truth_steps_title": "How sure the model was of each token it wrote",
         "truth_steps_intro": "For every token it wrote: the probability the model gave it, and the tokens it "
@@ -69,6 +74,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "truth_list_separator": "、",
         "truth_token_probability": "“{token}”（{probability}）",
         "truth_language_mismatch": "这段文字用的是{script}，{model} 读不了（它读的是{languages}）：它的注意力不会显示任何真实的东西。",
+        "truth_writes_mismatch": "这对句子的源文用的是{script}，{model} 写不出来（它写的是{languages}）：由它反向读出的连线说明不了什么。",
         "truth_language_offer": "能读它的模型：",
         "truth_language_none": "这里列出的模型都读不了它；请加载完整的模型，例如 {suggestion}。",
         "truth_switch_model": "改用{model}",
@@ -84,6 +90,9 @@ STRINGS: dict[str, dict[str, str]] = {
         "truth_script_thai": "泰文",
         "truth_language_zh": "中文",
         "truth_language_en": "英文",
+        "truth_language_de": "德文",
+        "truth_language_fr": "法文",
+        "truth_language_ro": "罗马尼亚文",
         "truth_steps_title": "模型对写出的每个词元有多确定",
         "truth_steps_intro": "对它写出的每个词元：模型给它的概率，以及它认为那里最可能的词元。概率低表示模型在猜。",
         "truth_beam_chose": "它不是这里最可能的词元：束搜索选了它，因为它所在的整句译文得分最高。",

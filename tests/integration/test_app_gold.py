@@ -208,6 +208,13 @@ def test_space_separated_words_are_counted_as_read_and_toggling_them_keeps_the_r
     assert slider.value == slider.max
 
 
+def test_a_reverse_model_that_does_not_write_the_pairs_source_is_not_offered():
+    offered = open_app(**PAIR, gold="0-0").selectbox(key="w_gold_reverse").options  # 早上好！ → Good morning!
+    hub_ids = {label.split(" — ")[0] for label in offered if " — " in label}
+    assert {"Helsinki-NLP/opus-mt-en-zh", "facebook/nllb-200-distilled-600M"} <= hub_ids  # read English, write Chinese
+    assert "google-t5/t5-small" not in hub_ids  # reads English, writes German, French and Romanian
+
+
 def test_once_the_model_has_written_its_translation_the_reverse_choice_reads_it():
     from attnviz import i18n
 
