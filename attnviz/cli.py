@@ -158,7 +158,8 @@ def _add_size_arguments(parser: argparse.ArgumentParser) -> None:
     resolution.add_argument("--dpi", type=float, help="PNG resolution in dots per inch, 96–384 (instead of --scale)")
     presets = "; ".join(f"{p.name}: {p.width_in:g} in at {p.dpi:g} dpi" for p in PRESETS.values())
     size.add_argument("--preset", choices=tuple(PRESETS), help=f"a print size ({presets}); keeps the figure's "
-                      "proportions unless --height is given")  # fmt: skip
+                      "proportions unless --height is given (an alignment's labels and a long title are laid out "
+                      "again for a narrow width)")  # fmt: skip
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -262,6 +263,31 @@ def _check(args: argparse.Namespace) -> None:
             raise InputError("cli_step_negative")
         if args.reverse_model and args.input is None and not args.gold:
             raise InputError("corpus_reverse_needs_gold")  # it checks gold links; an input file may hold them
+        for option, why in _ignored_options(args):
+            print(f"{PROG}: warning: {i18n.t('cli.ignored', args.lang, option=option, why=i18n.t(why, args.lang))}",
+                  file=sys.stderr)  # fmt: skip
+
+
+def _ignored_options(args: argparse.Namespace) -> list[tuple[str, str]]:
+    """The export options given that the figure asked for does not use (the app hides their controls there), as
+    (option, the catalogue key of why): an option that changes nothing must not look as if it had."""
+    aggregation, view = args.aggregation, args.view
+    ignored = []
+    if aggregation in ("alignment", "all", selection.ROLLOUT) and (args.layer is not None or args.head is not None):
+        ignored.append(("--layer/--head", f"cli.ignored.{aggregation}"))
+    if aggregation == "layer" and args.head is not None:
+        ignored.append(("--head", "cli.ignored.layer"))
+    if aggregation != selection.ROLLOUT and (args.rollout_layers is not None or not args.residual):
+        ignored.append(("--rollout-layers/--no-residual", "cli.ignored.not_rollout"))
+    if view != "alignment" and (args.gold or args.reverse_model):
+        ignored.append(("--gold/--reverse-model", "cli.ignored.gold"))
+    if view != "alignment" and args.top_k != ViewOptions.top_k:
+        ignored.append(("--top-k", "cli.ignored.top_k"))
+    if view not in ("alignment", "lines") and args.threshold != ViewOptions.threshold:
+        ignored.append(("--threshold", "cli.ignored.threshold"))
+    if view != "heatmap" and args.log_scale:
+        ignored.append(("--log-scale", "cli.ignored.log_scale"))
+    return ignored
 
 
 def size_options(args: argparse.Namespace) -> dict:
@@ -396,8 +422,10 @@ def _head_fields(args: argparse.Namespace, amap) -> dict:
     With neither, the map opens as in the app. Listed indices are checked against the map (an index it lacks is an
     error, not clamped as a link's is) and also limit the grid to them.
     """
-    if args.aggregation is not None:
-        layer, head = _one_index(args.layer, "layer", amap.num_layers), _one_index(args.head, "head", amap.num_heads)
+    if args.aggregation is not None:  # read where the aggregation uses them (else warned of, in _ignored_options)
+        uses = {"head": ("layer", "head"), "layer": ("layer",)}.get(args.aggregation, ())
+        layer = _one_index(args.layer, "layer", amap.num_layers) if "layer" in uses else ViewOptions.layer
+        head = _one_index(args.head, "head", amap.num_heads) if "head" in uses else ViewOptions.head
         return {"aggregation": args.aggregation, "layer": layer, "head": head}
     if args.layer is None and args.head is None and args.aggregate is None and args.layer_aggregate == "mean":
         return {}
@@ -450,7 +478,7 @@ def _drawn(result, args: argparse.Namespace, handle, gold: str | None = None) ->
     """(the figure as `figure` gives it, the options it shows, its file name's layer and head parts)."""
     options = view_options(args, result)
     shown = selection.show(result, options, handle.alignment_heads, (args.view,))
-    if gold:
+    if gold and args.view == "alignment":  # gold links are drawn over the alignment only (see _ignored_options)
         from attnviz.corpus.view import show_gold
 
         reverse = _reverse_view(args, result)
@@ -466,11 +494,14 @@ def _reverse_view(args: argparse.Namespace, result):
         return None
     from attnviz.attention.capture import capture
     from attnviz.corpus.view import reading_prefix, reverse_texts, reverse_view
-    from attnviz.models import source_languages
+    from attnviz.models import source_languages, target_languages
 
     handle = _loaded_model(name, getattr(args, "device", "auto"))
     source, target = reverse_texts(result)
-    said = caveats.language_sentence(source, handle.name, source_languages(handle), getattr(args, "lang", "en"))
+    lang = getattr(args, "lang", "en")
+    said = caveats.language_sentence(source, handle.name, source_languages(handle), lang) or caveats.language_sentence(
+        target, handle.name, target_languages(handle), lang, key="truth_writes_mismatch"
+    )
     if said:  # a reverse model of the same direction, or of other languages: its links say little
         print(f"{PROG}: warning: --reverse-model: {said}", file=sys.stderr)
     backward = capture(handle, source, target)
@@ -507,7 +538,8 @@ def _write(result, args: argparse.Namespace, handle, example: Example, path: Pat
     if path is None:
         path = args.output / export.figure_filename(args.view, fmt, model=handle.name, text=example.text, **heads)
     size = size_options(args)
-    recorded = gold_record(example.gold, getattr(args, "reverse_model", None))  # the gold links drawn, if any
+    drew_gold = example.gold if args.view == "alignment" else None
+    recorded = gold_record(drew_gold, getattr(args, "reverse_model", None))  # the gold links drawn, if any
     provenance = view_provenance(result.provenance, args.view, {**asdict(options), **recorded, "export": size})
     return export.export_figure(drawn, path, fmt, engine=args.engine, overwrite=args.force, provenance=provenance,
                                 **size)  # fmt: skip

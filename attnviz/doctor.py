@@ -43,6 +43,9 @@ class ParityReport:
             lines.append(f"  {kind:<8} max |difference| per layer: " + ", ".join(f"{d:.2e}" for d in diffs))
         verdict = "PASS" if self.passed else "FAIL"
         lines.append(f"{verdict}: worst {self.worst:.2e} (tolerance {self.tolerance:.0e})")
+        if self.device == "cpu":  # "auto" on a machine without an accelerator
+            lines.append("note: no accelerator was checked: this is the CPU against itself (the capture runs and "
+                         "gives the same weights twice); run it where an NPU or GPU is, or name one with --device")  # fmt: skip
         return "\n".join(lines)
 
 

@@ -179,13 +179,13 @@ def prepare_map(
     """The map a view draws: weighted by value norm when asked (`WEIGHTINGS`, per head and key before anything is
     hidden or merged), special tokens (and the first token) hidden, then subword pieces merged into words.
 
-    Decoder self-attention is drawn as self-attention is: each row named by the token at its position, the decoder's
-    input (start token, then the target but its last token), so rows and columns name the same tokens. capture names
-    decoder rows by the token each step produces, which is what cross-attention wants.
+    Decoder self-attention is drawn as self-attention is: each row named by the token at its position
+    (`AttentionMap.row_tokens`), where capture names decoder rows by the token each step produces, which is what
+    cross-attention wants.
     """
     amap = weighted(result[kind], weighting)
-    if kind == "decoder" and len(amap.query_tokens) == len(amap.key_tokens):
-        amap = replace(amap, query_tokens=list(amap.key_tokens))
+    if amap.row_tokens is not amap.query_tokens:
+        amap = replace(amap, query_tokens=amap.row_tokens)
     amap = _hidden(amap, special=hide, first=hide_first, renormalize=renormalize)
     if words:
         query_text, key_text = map_texts(result, kind)
@@ -240,6 +240,17 @@ def prepare(result: AttentionCapture, options: ViewOptions) -> AttentionMap:
 def step_count(amap: AttentionMap) -> int:
     """How many steps the replay slider has: one per query row shown (per target token, or word in the word view)."""
     return len(amap.query_tokens)
+
+
+def check_step(amap: AttentionMap, step: int) -> None:
+    """A replay step `amap` has: 0 (all), or 1..`step_count` rows of a map a decoder wrote (cross-attention or a
+    decoder's self-attention). An encoder reads its text at once, so "after N rows" would only crop it."""
+    if not step:
+        return
+    if not 1 <= step <= step_count(amap):
+        raise InputError("step_past_end", step=step, steps=step_count(amap))
+    if amap.kind not in ("cross", "decoder") and not amap.causal:
+        raise InputError("step_not_replayed", kind=amap.kind)
 
 
 def replay(amap: AttentionMap, step: int) -> AttentionMap:
@@ -572,6 +583,7 @@ def show_map(written: AttentionMap, options: ViewOptions, alignment_heads: Pairs
     unknown = [name for name in names if name not in FIGURES]
     if unknown:
         raise InputError("figure_unknown", figure=unknown[0], figures=", ".join(FIGURES))
+    check_step(written, options.step)
     amap = replay(written, options.step)
     chosen = choose_heads(amap, options, alignment_heads)
     return Shown(amap, chosen, _figures(amap, chosen, options, names))

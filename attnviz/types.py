@@ -178,6 +178,16 @@ class AttentionMap:
         return len(self.layer_names)  # one name per layer, checked above
 
     @property
+    def row_tokens(self) -> list[Token]:
+        """The tokens that name the rows where they are shown (figures, CSV): a decoder's self-attention row by the
+        decoder's input at its position (its keys: start token, then the target but its last token), so that rows
+        and columns name the same tokens; any other row by its query token (a decoder row of cross-attention by
+        the token that step produces, as capture names it)."""
+        if self.kind == "decoder" and len(self.query_tokens) == len(self.key_tokens):
+            return list(self.key_tokens)
+        return self.query_tokens
+
+    @property
     def num_heads(self) -> int:
         return self.weights.shape[1]
 

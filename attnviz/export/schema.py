@@ -359,13 +359,14 @@ def _csv_cell(text: str) -> str:
 
 
 def capture_to_csv(capture: AttentionCapture | AttentionMap) -> str:
-    """Long-format CSV, one row per weight of every map (columns: `CSV_COLUMNS`)."""
+    """Long-format CSV, one row per weight of every map (columns: `CSV_COLUMNS`); rows named as the figures name
+    them (`AttentionMap.row_tokens`: a decoder's self-attention row by the decoder's input at that position)."""
     capture = as_capture(capture)
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
     for kind, amap in capture.maps.items():
-        queries = [_csv_cell(shown(t)) for t in amap.query_tokens]  # an unknown token marked "?" (tokens.shown)
+        queries = [_csv_cell(shown(t)) for t in amap.row_tokens]  # an unknown token marked "?" (tokens.shown)
         keys = [_csv_cell(shown(t)) for t in amap.key_tokens]
         for layer, name in enumerate(map(_csv_cell, amap.layer_names)):
             for head in range(amap.num_heads):

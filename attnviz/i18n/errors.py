@@ -175,6 +175,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.alignment_needs_cross_attention": "Alignment heads are cross-attention heads; show a {kind} map by "
         "head, layer or all instead.",
         "error.figure_unknown": "Unknown figure {figure!r}; use one of {figures}.",
+        "error.step_past_end": "Step {step} is not in this map: it has {steps} rows written (target tokens, or words "
+        "in the word view); choose 1–{steps}, or 0 for all.",
+        "error.step_not_replayed": "The replay step applies to what a decoder writes (cross-attention or a decoder's "
+        "self-attention); the {kind} map reads its whole text at once. Leave the step at 0.",
         # attnviz.cli
         "error.cli_index_list": "--{option} takes an index, a comma-separated list (0,2) or 'all'; got {value!r}.",
         "error.cli_generate_positive": "--generate takes a positive number of tokens.",
@@ -198,6 +202,16 @@ STRINGS: dict[str, dict[str, str]] = {
         "or pass the --format it names.",
         "error.cli_one_index": "With --aggregation, --{option} takes one index; got {value!r}.",
         "error.cli_input_line": "line {line} of {path}: {error}",
+        "cli.ignored": "{option} changes nothing in this figure and is not applied: {why}",
+        "cli.ignored.alignment": "--aggregation alignment shows the model's alignment heads.",
+        "cli.ignored.all": "--aggregation all shows the mean of every head of every layer.",
+        "cli.ignored.rollout": "--aggregation rollout rolls through --rollout-layers, every head of each.",
+        "cli.ignored.layer": "--aggregation layer shows the mean of every head of --layer.",
+        "cli.ignored.not_rollout": "they are options of --aggregation rollout.",
+        "cli.ignored.gold": "gold links are drawn and scored over --view alignment.",
+        "cli.ignored.top_k": "links per target token are drawn by --view alignment.",
+        "cli.ignored.threshold": "the smallest weight drawn is an option of --view alignment and lines.",
+        "cli.ignored.log_scale": "a logarithmic colour scale is an option of --view heatmap.",
         "error.cli_top_negative": "--top takes 0 (every head) or more.",
         "error.cli_occurrence_positive": "--occurrence counts from 1 (the first copy of the token).",
         # the app (app_pages)
@@ -517,6 +531,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.view_unknown": "未知的视图 {view!r}；请使用 {views} 之一。",
         "error.alignment_needs_cross_attention": "对齐头是交叉注意力的头；{kind} 图请改用 head、layer 或 all 显示。",
         "error.figure_unknown": "未知的图 {figure!r}；请使用 {figures} 之一。",
+        "error.step_past_end": "此图没有第 {step} 步：它写出了 {steps} 行（目标词元，词视图中为词）；请选择 1–{steps}，"
+        "或 0 表示全部。",
+        "error.step_not_replayed": "回放步数只适用于解码器写出的内容（交叉注意力或解码器的自注意力）；{kind} 图一次读入整段"
+        "文本。请把步数保持为 0。",
         # attnviz.cli
         "error.cli_index_list": "--{option} 需要一个编号、逗号分隔的列表（0,2）或 'all'；收到的是 {value!r}。",
         "error.cli_generate_positive": "--generate 需要一个正的词元数。",
@@ -537,6 +555,16 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.cli_format_suffix": "{path} 的后缀是另一种格式，而这里写的是 {format}：请以 .{format} 结尾，或给出与后缀一致的 --format。",
         "error.cli_one_index": "使用 --aggregation 时，--{option} 只能是一个编号；收到的是 {value!r}。",
         "error.cli_input_line": "{path} 第 {line} 行：{error}",
+        "cli.ignored": "{option} 不会改变这张图，因此未被采用：{why}",
+        "cli.ignored.alignment": "--aggregation alignment 显示模型的对齐头。",
+        "cli.ignored.all": "--aggregation all 显示所有层所有头的平均。",
+        "cli.ignored.rollout": "--aggregation rollout 逐层累乘 --rollout-layers 中每层的所有头。",
+        "cli.ignored.layer": "--aggregation layer 显示 --layer 中所有头的平均。",
+        "cli.ignored.not_rollout": "它们是 --aggregation rollout 的选项。",
+        "cli.ignored.gold": "标准对齐只画在 --view alignment 上并在那里评分。",
+        "cli.ignored.top_k": "每个目标词元的连线数由 --view alignment 画出。",
+        "cli.ignored.threshold": "画出的最小权重是 --view alignment 和 lines 的选项。",
+        "cli.ignored.log_scale": "对数色阶是 --view heatmap 的选项。",
         "error.cli_top_negative": "--top 需要 0（所有头）或更大的数。",
         "error.cli_occurrence_positive": "--occurrence 从 1 起数（词元的第一次出现）。",
         # the app (app_pages)

@@ -241,9 +241,36 @@ def test_an_index_beside_aggregation_is_checked_not_clamped(capsys, tmp_path, ti
     code, _, err = run_cli(capsys, "export", "--model", tiny_folder("bert"), "--text", "hi", "--aggregation", "head",
                         "--layer", "7", "--engine", "static", "-o", str(tmp_path / "a.png"))  # fmt: skip
     assert code == 2 and "Layer 7 does not exist" in one_line_error(err)
-    code, _, err = run_cli(capsys, "export", "--model", tiny_folder("bert"), "--text", "hi", "--aggregation", "layer",
+    code, _, err = run_cli(capsys, "export", "--model", tiny_folder("bert"), "--text", "hi", "--aggregation", "head",
                         "--head", "0,1", "--engine", "static", "-o", str(tmp_path / "a.png"))  # fmt: skip
     assert code == 2 and "takes one index" in one_line_error(err)
+
+
+@pytest.mark.parametrize(
+    "given, option",
+    [
+        (["--aggregation", "alignment", "--layer", "1"], "--layer/--head"),
+        (["--aggregation", "layer", "--head", "0,1"], "--head"),  # not read, so not refused either
+        (["--rollout-layers", "0-1"], "--rollout-layers/--no-residual"),
+        (["--view", "heatmap", "--gold", "0-0"], "--gold/--reverse-model"),
+        (["--view", "heatmap", "--top-k", "1"], "--top-k"),
+        (["--view", "grid", "--threshold", "0.3"], "--threshold"),
+        (["--view", "alignment", "--log-scale"], "--log-scale"),
+    ],
+)
+def test_an_option_the_figure_does_not_use_is_warned_of_and_not_recorded(capsys, tmp_path, tiny_folder, given,
+                                                                         option):  # fmt: skip
+    target = tmp_path / "a.png"
+    code, _, err = run_cli(capsys, "export", "--model", tiny_folder("marian"), "--text", "早上好", "--target",
+                           "Good morning", *given, "--engine", "static", "-o", str(target))  # fmt: skip
+    assert code == 0, err
+    warned = [line for line in err.splitlines() if "changes nothing in this figure" in line]
+    assert len(warned) == 1 and warned[0].startswith(f"attnviz: warning: {option} ")
+    recorded = export.read_stamp(target.read_bytes(), "png")["view"]["options"]
+    assert "gold" not in recorded and recorded["layer"] == 0 and recorded["head"] == 0
+    code, _, err = run_cli(capsys, "export", "--model", tiny_folder("marian"), "--text", "早上好", "--target",
+                           "Good morning", "--engine", "static", "--force", "-o", str(target))  # fmt: skip
+    assert code == 0 and "changes nothing" not in err  # the defaults warn of nothing
 
 
 def test_a_bad_input_line_is_said_and_the_lines_after_it_are_still_drawn(capsys, tmp_path, tiny_folder):

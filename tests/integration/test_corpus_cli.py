@@ -336,3 +336,19 @@ def test_a_reverse_model_that_cannot_read_the_target_is_warned_of(capsys, tmp_pa
     assert code == 0 and "warning: --reverse-model:" in err and "demo-zh-en does not read" in err
     code, _, err = _run(capsys, *argv, "--reverse-model", "demo-en-zh", "-o", tmp_path / "back.png")
     assert code == 0 and "--reverse-model" not in err
+
+
+def test_a_reverse_model_that_cannot_write_the_source_is_warned_of(capsys, tmp_path):
+    from attnviz.demo import model_dir
+
+    english_german = tmp_path / "en-de"  # demo-en-zh's weights under a card that says it writes German
+    english_german.mkdir()
+    for file in model_dir("en-zh").iterdir():
+        if file.name != "README.md":
+            (english_german / file.name).symlink_to(file)
+    (english_german / "README.md").write_text("---\nlanguage: [en, de]\n---\n", encoding="utf-8")
+    argv = ("export", "--model", MODEL, "--text", "早上好！", "--target", "Good morning!", "--gold", "0-0", "--view",
+            "alignment", "--engine", "static", "--reverse-model", english_german, "-o", tmp_path / "back.png")  # fmt: skip
+    code, _, err = _run(capsys, *argv)
+    warned = [line for line in err.splitlines() if "warning: --reverse-model:" in line]
+    assert code == 0 and len(warned) == 1 and "does not write (it writes German)" in warned[0]

@@ -9,6 +9,7 @@ def test_parity_on_cpu_is_exact():
     assert set(report.max_difference) == {"self"}
     assert len(report.max_difference["self"]) == 6 and report.worst == 0.0
     assert "PASS" in report.summary() and "torch" in report.summary()
+    assert report.summary().splitlines()[-1].startswith("note: no accelerator was checked")  # not read as a device's
 
 
 def test_a_large_difference_fails():

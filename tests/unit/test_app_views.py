@@ -258,6 +258,22 @@ def test_replay_keeps_a_causal_map_causal():
     assert shown.causal and shown.weights.shape[2:] == (3, 3)
 
 
+def test_a_step_past_the_rows_written_or_on_an_encoder_map_is_refused():
+    result = seq2seq_capture()
+    options = selection.ViewOptions(kind="cross", aggregation="head", words=False, hide_special=False)
+    assert selection.show(result, replace(options, step=5)).amap.weights.shape[2] == 5  # the last step: all
+    with pytest.raises(InputError) as past:
+        selection.show(result, replace(options, step=6))
+    assert past.value.key == "step_past_end" and "1–5" in str(past.value)
+    with pytest.raises(InputError, match="Step -1 is not in this map"):
+        selection.show(result, replace(options, step=-1))
+    with pytest.raises(InputError) as encoder:
+        selection.show(result, replace(options, kind="encoder", step=2))
+    assert encoder.value.key == "step_not_replayed"
+    causal = random_map("decoder", queries=5, keys=5, causal=True)
+    selection.check_step(causal, 3)  # a decoder's own map replays too
+
+
 def test_prepare_map_hides_special_tokens_then_merges_words():
     result = seq2seq_capture()
     shown = selection.prepare_map(result, "cross", hide=True, words=True)

@@ -163,6 +163,22 @@ def test_json_and_npz_keep_unknown_tokens_step_scores_and_warnings():
     assert ",龘龘?," in capture_to_csv(capture)  # the CSV's token columns mark it too
 
 
+def test_the_csv_names_decoder_rows_as_the_figures_do():
+    start = Token("</s>", -1, -1, True)
+    decoder_input = [start, Token("Good", 0, 4), Token("morning", 5, 12)]  # what the decoder read at each position
+    written = [Token("Good", 0, 4), Token("morning", 5, 12), Token("</s>", -1, -1, True)]  # what each step wrote
+    weights = np.tril(np.ones((3, 3), np.float32))
+    weights = np.broadcast_to(weights / weights.sum(-1, keepdims=True), (1, 1, 3, 3))
+    decoder = AttentionMap("decoder", weights, written, decoder_input, ["l0"], causal=True)
+    rows = [line.split(",") for line in capture_to_csv(decoder).splitlines()[1:]]
+    named = {int(row[4]): row[5] for row in rows}  # query_index -> query_token
+    assert named == {0: "</s>", 1: "Good", 2: "morning"}  # the input at each position, as the row is drawn
+    heatmap = figures.heatmap(selection.prepare_map(AttentionCapture("m", "cpu", {"decoder": decoder}, "", ""),
+                                                    "decoder"))  # fmt: skip
+    assert [plain(label) for label in heatmap.layout.yaxis.ticktext] == ["</s>", "Good", "morning"]
+    assert capture_to_dict(decoder)["maps"]["decoder"]["query_tokens"][0]["text"] == "Good"  # the file keeps both
+
+
 def test_files_from_before_unknown_and_step_scores_still_open():
     data = capture_to_dict(written())
     for tokens in (data["maps"]["cross"]["query_tokens"], data["maps"]["cross"]["key_tokens"]):
