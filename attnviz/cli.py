@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from attnviz import analysis, caveats, i18n, selection
-from attnviz.corpus.inputs import input_columns
+from attnviz.corpus.inputs import header_names, input_columns
 from attnviz.errors import AttnvizError, InputError, Phrase
 from attnviz.selection import ViewOptions
 
@@ -317,6 +317,11 @@ def _examples(args: argparse.Namespace) -> list[Example]:
     examples = []
     for number, line in enumerate(lines, start=1):
         if not line.strip():
+            continue
+        names = header_names(line) if number == 1 else None
+        if names:  # "zh<TAB>en": the columns' names, not a text to draw
+            said = InputError("corpus_header", columns=", ".join(names)).message(getattr(args, "lang", "en"))
+            print(f"{PROG}: warning: line 1: {said}", file=sys.stderr)
             continue
         text, target, gold = (*input_columns(line), "", "")[:3]  # a third column: the pair's gold links
         examples.append(Example(number, text, target if target.strip() else None, gold.strip() or None))

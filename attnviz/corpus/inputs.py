@@ -7,6 +7,7 @@
 With `segmented`, each side is space-separated words (awesome-align's input) and the links index those words; the
 model reads the words joined (`attnviz.corpus.words.segmented`: Chinese without spaces). Without it, each side is
 plain text and links index the word merge's words (the words the app's word view draws).
+A line 1 that names the columns ("zh<TAB>en") is a header: listed as skipped, not read as a pair.
 A line that cannot be used (an empty side, links that cannot be read or point outside the words, too many columns)
 becomes a `BadLine` with its number and the sentence why; the lines before and after it are read as usual. A line
 too long for the model is found later, when it is tokenized, and listed the same way.
@@ -14,6 +15,7 @@ too long for the model is found later, when it is tokenized, and listed the same
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,6 +52,21 @@ def input_columns(line: str) -> list[str]:
     return text.split("\t") if "\t" in text or SEPARATOR not in text else [c.strip() for c in text.split(SEPARATOR)]
 
 
+HEADER_NAMES = {"source", "target", "src", "tgt", "text", "translation", "sentence", "links", "alignment",
+                "alignments", "gold", "words"}  # fmt: skip
+
+
+def header_names(line: str) -> list[str] | None:
+    """The column names of a first line that names its columns ("zh<TAB>en", "source ||| target ||| links",
+    "zh_words") instead of holding a pair; None for any other line."""
+    from attnviz.language import LANGUAGE_SCRIPTS
+
+    names = [column.strip() for column in input_columns(line) if column.strip()]
+    bases = [re.sub(r"[_\- ](words|text|sentence|tokens)$", "", name.lower()) for name in names]
+    named = len(names) >= 2 and all(base in HEADER_NAMES or base in LANGUAGE_SCRIPTS for base in bases)
+    return names if named else None
+
+
 def parse_line(number: int, line: str, gold: bool, is_segmented: bool) -> CorpusPair:
     """One input line as a pair; an InputError (with its sentence) when it cannot be used."""
     columns = input_columns(line)
@@ -82,7 +99,8 @@ def read_pairs(path: Path, gold: bool = False, is_segmented: bool = False) -> It
 
 
 def parse_lines(numbered, gold: bool, is_segmented: bool) -> Iterator[CorpusPair | BadLine]:
-    """(line number, raw bytes) → pairs and bad lines; a line that is not UTF-8 is a bad line too."""
+    """(line number, raw bytes) → pairs and bad lines; a line that is not UTF-8 is a bad line too, and a line 1 that
+    names the columns (`header_names`) is said and skipped (shards start elsewhere: only the file's first line)."""
     for number, raw in numbered:
         try:
             line = raw.decode("utf-8-sig" if number == 1 else "utf-8")  # a byte-order mark is not text
@@ -90,6 +108,10 @@ def parse_lines(numbered, gold: bool, is_segmented: bool) -> Iterator[CorpusPair
             yield bad_line(number, InputError("corpus_not_utf8"), raw.decode("utf-8", errors="replace"))
             continue
         if not line.strip():
+            continue
+        names = header_names(line) if number == 1 else None
+        if names:  # said as a line skipped, so that the count of lines read still adds up
+            yield bad_line(number, InputError("corpus_header", columns=", ".join(names)), line)
             continue
         try:
             yield parse_line(number, line, gold, is_segmented)

@@ -119,6 +119,17 @@ def test_input_file_runs_each_line_with_a_progress_bar(capsys, tmp_path, tiny_fo
     assert code == 2 and "already exists" in one_line_error(err)
 
 
+def test_an_input_files_header_line_is_said_and_not_drawn(capsys, tmp_path, tiny_folder):
+    lines = tmp_path / "lines.tsv"
+    lines.write_text("zh\ten\n早上好！\tGood morning!\n", encoding="utf-8")
+    out_dir = tmp_path / "figs"
+    code, out, err = run_cli(capsys, "export", "--model", tiny_folder("marian"), "--input", str(lines), "--view",
+                             "alignment", "--engine", "static", "-o", str(out_dir))  # fmt: skip
+    assert code == 0, err
+    assert sorted(os.listdir(out_dir)) == ["0002.png"] and "1 files" in out
+    assert "warning: line 1: This line names the columns (zh, en): a header, not a pair; skipped." in err
+
+
 def test_an_error_on_one_input_line_names_the_line(capsys, tmp_path, tiny_folder):
     lines = tmp_path / "lines.txt"
     lines.write_text("fine\n" + "word " * 400 + "\n", encoding="utf-8")  # line 2 is longer than 128 positions

@@ -165,3 +165,25 @@ def test_lines_without_a_tab_may_separate_their_columns_as_awesome_align_does(tm
     first, second = read_pairs(path, gold=True, is_segmented=True)
     assert (first.source, first.target, first.gold.sure) == ("早上好！", "Good morning!", {(0, 0), (1, 1), (2, 2)})
     assert (second.source, second.target) == ("a|||b", "c|||d")  # a line with a tab: its columns are the tabs'
+
+
+@pytest.mark.parametrize(
+    "header, gold",
+    [("zh\ten", False), ("source\ttarget\tlinks", True), ("zh_words ||| en_words ||| alignment", True),
+     ("\ufeffSRC\tTGT", False)],
+)  # fmt: skip
+def test_a_first_line_that_names_the_columns_is_said_and_skipped_not_read_as_a_pair(tmp_path, header, gold):
+    pair = "早上 好 ！\tGood morning !" + ("\t0-0 1-1 2-2" if gold else "")
+    path = _write(tmp_path, f"{header}\n{pair}\nzh\ten\n")
+    first, second, third = read_pairs(path, gold=gold, is_segmented=True)
+    assert isinstance(first, BadLine) and (first.line, first.key) == (1, "corpus_header")
+    assert "a header, not a pair" in first.message and "表头" in first.message_zh
+    assert isinstance(second, CorpusPair) and second.source == "早上好！"
+    assert not isinstance(third, BadLine) or third.key != "corpus_header"  # only line 1 can be a header
+
+
+@pytest.mark.parametrize("line", ["no\tja", "Hello\t你好", "text\tGood morning", "en"])
+def test_pairs_that_only_look_like_names_are_not_headers(line):
+    from attnviz.corpus.inputs import header_names
+
+    assert header_names(line) is None
