@@ -83,4 +83,23 @@ def offline_error(name: str) -> ModelLoadError:
         reason = Phrase("hub_reason_offline_setting")
     else:
         reason = Phrase("hub_reason_unreachable", endpoint=os.environ.get("HF_ENDPOINT", "https://huggingface.co"))
-    return ModelLoadError("hub_offline", name=name, size=size, reason=reason, cache=hub_cache())
+    return ModelLoadError(
+        "hub_offline", name=name, size=size, reason=reason, cache=hub_cache(), suggestion=embedded_like(known)
+    )
+
+
+def embedded_like(model: HubModel | None) -> str:
+    """The embedded model nearest a hub model, to use instead while it cannot download: of its kind, reading and
+    writing what it does where one does (demo-en-zh for opus-mt-en-zh), else of its kind; demo-zh-en for the rest."""
+    from attnviz.models import catalogue
+
+    entries = catalogue()
+    if model is not None:
+        for alike in (
+            lambda entry: entry.languages[:1] == model.languages[:1] and set(entry.writes) <= set(model.writes or ()),
+            lambda entry: True,
+        ):
+            found = [entry.name for entry in entries if entry.kind == model.kind and alike(entry)]
+            if found:
+                return found[0]
+    return "demo-zh-en"

@@ -30,8 +30,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "plain text (no chat template)",
         "error.hub_offline": "{name} is not on this computer yet ({size}; it downloads from the Hugging Face hub on first use), "
         "and {reason}, so it cannot be downloaded now. "
-        "Connect to the internet and pick it again (it downloads once, into {cache}), copy the model into that "
-        "cache, or pick an embedded model such as demo-zh-en.",
+        "Connect to the internet and try again (it downloads once, into {cache}), copy the model into that "
+        "cache, or use an embedded model such as {suggestion}.",
         "error.hub_t5_no_chinese": "{model} translates only from English ({pairs}); it has no Chinese. For Chinese "
         "text pick facebook/nllb-200-distilled-600M or Helsinki-NLP/opus-mt-zh-en.",
         "error.hub_t5_no_pair": "{model} has no task prefix for {wanted}; it knows {pairs}.",
@@ -64,8 +64,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "hub_description.gpt2": "GPT-2（124M），英文，读取并续写纯文本",
         "hub_description.Qwen/Qwen2.5-0.5B": "Qwen2.5 0.5B 基础模型，中英文，读取并续写纯文本（不套用对话模板）",
         "error.hub_offline": "{name} 还不在这台电脑上（{size}，首次使用时从 Hugging Face Hub 下载），而且{reason}，现在无法下载。"
-        "请连上网络后再选一次"
-        "（只下载一次，存入 {cache}），或把模型复制到该缓存中，或选择内置模型，例如 demo-zh-en。",
+        "请连上网络后再试一次"
+        "（只下载一次，存入 {cache}），或把模型复制到该缓存中，或改用内置模型，例如 {suggestion}。",
         "error.hub_t5_no_chinese": "{model} 只能从英文翻译（{pairs}），不支持中文。中文文本请选择 "
         "facebook/nllb-200-distilled-600M 或 Helsinki-NLP/opus-mt-zh-en。",
         "error.hub_t5_no_pair": "{model} 没有 {wanted} 的任务前缀；它支持 {pairs}。",

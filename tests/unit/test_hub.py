@@ -75,6 +75,20 @@ def test_offline_a_hub_model_is_refused_with_a_sentence_within_seconds(monkeypat
     assert chinese.startswith("gpt2 还不在这台电脑上") and "HF_HUB_OFFLINE 已开启" in chinese and "无法下载" in chinese
 
 
+@pytest.mark.parametrize(
+    "hub_id, embedded",
+    [("Helsinki-NLP/opus-mt-en-zh", "demo-en-zh"), ("Helsinki-NLP/opus-mt-zh-en", "demo-zh-en"),
+     ("gpt2", "demo-decoder"), ("bert-base-chinese", "minilm"), ("org/unknown", "demo-zh-en")],
+)  # fmt: skip
+def test_offline_the_sentence_offers_the_embedded_model_nearest_the_one_asked_for(monkeypatch, hub_id, embedded):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setattr(models, "_cached", lambda model_id: False)
+    with pytest.raises(ModelLoadError) as refused:
+        models.load_model(hub_id, "cpu")
+    assert f"use an embedded model such as {embedded}." in str(refused.value)
+    assert f"改用内置模型，例如 {embedded}。" in refused.value.message("zh")
+
+
 def test_an_unreachable_hub_is_named_in_the_sentence(monkeypatch):
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
     monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")  # the discard port: nothing listens
