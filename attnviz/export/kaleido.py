@@ -29,6 +29,7 @@ RENDER_TIMEOUT_S = 60.0  # one figure, even a 4× PNG of a large grid, renders i
 CLOSE_TIMEOUT_S = 20.0  # choreographer's own close waits up to ~15 s before it kills the browser
 KILLED_CLOSE_TIMEOUT_S = 3.0  # … and after a kill its cleanup can wait for a reply that never comes
 log = logging.getLogger(__name__)
+BROWSER_LOGGERS = ("choreographer", "kaleido")  # their warnings narrate a failure KaleidoFailed says in one sentence
 
 
 class KaleidoFailed(RuntimeError):
@@ -61,6 +62,8 @@ class _Browser:
         import kaleido
 
         os.environ.update(fonts.chromium_environment())  # before Chromium starts: it reads fontconfig once
+        for name in BROWSER_LOGGERS:  # "Wait expired, Browser is being closed by watchdog." and the like
+            logging.getLogger(name).setLevel(logging.ERROR)
         os.environ.setdefault("BROWSER_PATH", browser_path() or "")
         self.loop = asyncio.new_event_loop()
         # what a cancelled start leaves behind is reported by `_wait`, not printed by asyncio as "never retrieved"
@@ -87,7 +90,7 @@ class _Browser:
             future.cancel()
             raise KaleidoFailed(f"Chromium did not {what} within {timeout:.0f} s") from error
         except Exception as error:  # noqa: BLE001 - whatever the browser raised, one type for the caller
-            raise KaleidoFailed(f"Chromium failed to {what}: {error}") from error
+            raise KaleidoFailed(f"Chromium failed to {what}: {_reason(error)}") from error
 
     def close(self, failed: bool = False) -> None:
         """Stop the browser process (bounded) and the loop. `failed`: it failed or overran a start or render, so it
@@ -110,6 +113,14 @@ class _Browser:
         if process is not None and process.poll() is None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(process.pid, signal.SIGKILL)
+
+
+def _reason(error: Exception) -> str:
+    """What went wrong, without the advice the browser library adds for its own API ("set the logging.Logger level
+    lower", "run choreo_get_chrome"): the first of its message's parts, when it gives several."""
+    parts = [str(part) for part in error.args if str(part).strip()]
+    first = parts[0] if parts else type(error).__name__
+    return first.rstrip(".") + (f" (browser: {os.environ['BROWSER_PATH']})" if os.environ.get("BROWSER_PATH") else "")
 
 
 _lock = threading.Lock()  # one render at a time: the browser has one tab

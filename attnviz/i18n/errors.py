@@ -233,8 +233,10 @@ STRINGS: dict[str, dict[str, str]] = {
         # figure and capture export, fonts, figures (attnviz.export, attnviz.fonts, attnviz.figures)
         "error.export_engine_unknown": "Unknown export engine {engine!r}; use one of {engines}.",
         "error.export_needs_browser": "The kaleido engine needs Chrome or Chromium (e.g. apt install chromium, or set "
-        "BROWSER_PATH); engine='static' exports without a browser.",
-        "error.export_chromium_failed": "Chromium could not render the figure ({detail}); try engine='static'.",
+        "BROWSER_PATH); the static engine exports without a browser (--engine static on the command line, "
+        "engine='static' in Python).",
+        "error.export_chromium_failed": "Chromium could not render the figure ({detail}); the static engine draws it "
+        "without a browser (--engine static on the command line, engine='static' in Python).",
         "error.export_figure_format": "Cannot export a figure as {fmt!r}; use one of {formats}.",
         "error.export_format_unknown": "Cannot tell what to write from {where}; use one of: {formats}.",
         "export_where.format": "format {fmt!r}",
@@ -583,8 +585,9 @@ STRINGS: dict[str, dict[str, str]] = {
         # figure and capture export, fonts, figures (attnviz.export, attnviz.fonts, attnviz.figures)
         "error.export_engine_unknown": "未知的导出引擎 {engine!r}；请使用 {engines} 之一。",
         "error.export_needs_browser": "kaleido 引擎需要 Chrome 或 Chromium（例如 apt install chromium，或设置 "
-        "BROWSER_PATH）；engine='static' 不用浏览器也能导出。",
-        "error.export_chromium_failed": "Chromium 无法绘制这张图（{detail}）；请试试 engine='static'。",
+        "BROWSER_PATH）；static 引擎不用浏览器也能导出（命令行用 --engine static，Python 中用 engine='static'）。",
+        "error.export_chromium_failed": "Chromium 无法绘制这张图（{detail}）；static 引擎不用浏览器也能画出它（命令行用 "
+        "--engine static，Python 中用 engine='static'）。",
         "error.export_figure_format": "无法把图导出为 {fmt!r}；请使用 {formats} 之一。",
         "error.export_format_unknown": "无法判断要写成什么格式（{where}）；请使用以下之一：{formats}。",
         "export_where.format": "给出的格式是 {fmt!r}",

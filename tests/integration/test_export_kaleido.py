@@ -70,6 +70,21 @@ def test_a_failed_browser_falls_back_to_the_static_engine_under_auto(fresh_brows
     assert refused.value.key == "export_chromium_failed"
 
 
+def test_a_browser_that_fails_is_one_sentence_without_the_browser_librarys_own_lines(
+    fresh_browser, tmp_path, monkeypatch, capfd
+):
+    script = stand_in(tmp_path, monkeypatch, "exit 3").with_name("browser.sh")
+    monkeypatch.setattr(kaleido, "START_TIMEOUT_S", 30.0)  # time for a cold start to see the browser exit
+    with pytest.raises(AttnvizError) as refused:
+        export.figure_bytes(figures.heatmap(seed_pair_map()), "png", engine="kaleido")
+    said = str(refused.value)
+    assert f"seemed to close immediately after starting (browser: {script})" in said
+    assert "choreo_get_chrome" not in said and "logging.Logger" not in said  # its advice for its own API
+    assert "--engine static on the command line" in said and "engine='static' in Python" in said
+    time.sleep(1.5)  # the library's watchdog reports the exit a moment later, from its own thread
+    assert "watchdog" not in capfd.readouterr().err
+
+
 @pytest.mark.skipif(not HAS_BROWSER, reason=NO_BROWSER)
 def test_after_a_failure_the_next_render_starts_a_working_browser(fresh_browser, tmp_path, monkeypatch):
     real = kaleido.browser_path()
