@@ -52,8 +52,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "memory.capturing_batch": "Capturing {batch} texts of up to {tokens:,} tokens with {model} ({mode} mode)",
         "memory.capturing_batch_pair": "Capturing {batch} texts of up to {tokens:,} tokens and a {target:,}-token "
         "target with {model} ({mode} mode)",
-        "memory.advice_full": "use fewer tokens, or lazy mode (about {lazy} here: queries and keys are kept and a "
-        "head is computed when it is opened)",
+        "memory.advice_full": "use fewer tokens, or lazy mode, as the app opens long texts (capture_lazy in Python; "
+        "about {lazy} here: queries and keys are kept and a head is computed when it is opened)",
         "memory.advice_lazy": "use fewer tokens",
         # attnviz.demo
         "error.demo_piece_outside_words": "Piece {piece!r} in {pieces} does not fall inside one of the words {words}.",
@@ -426,7 +426,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "memory.capturing_batch": "用 {model}（{mode} 模式）捕获 {batch} 段文本，每段至多 {tokens:,} 个词元，",
         "memory.capturing_batch_pair": "用 {model}（{mode} 模式）捕获 {batch} 段文本，每段至多 {tokens:,} 个词元，"
         "目标文本 {target:,} 个词元，",
-        "memory.advice_full": "请减少词元，或改用 lazy 模式（这里约需 {lazy}：只保留查询和键，打开某个头时才计算它）",
+        "memory.advice_full": "请减少词元，或像应用打开长文本那样改用 lazy 模式（Python 中用 capture_lazy；这里约需 {lazy}：只保留查询和键，打开某个头时才计算它）",
         "memory.advice_lazy": "请减少词元",
         # attnviz.demo
         "error.demo_piece_outside_words": "{pieces} 中的片段 {piece!r} 没有完整落在 {words} 的某一个词里。",

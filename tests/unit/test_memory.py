@@ -52,6 +52,7 @@ def test_check_budget_refuses_with_estimate_budget_and_remedies(monkeypatch):
         memory.check_budget(handle, 8192, mode="full")
     message = str(refused.value)
     assert "8,192 tokens" in message and "4.0 GiB" in message and "lazy mode" in message
+    assert "capture_lazy in Python" in message  # where lazy mode is, for a caller outside the app
     assert memory.BUDGET_ENV in message and "fewer tokens" in message
     assert memory.check_budget(handle, 8192, mode="lazy") == memory.estimate_bytes(handle, 8192, mode="lazy")
     assert memory.check_budget(handle, 8192, mode="full", budget=256 * 2**30) > 0
