@@ -369,7 +369,9 @@ def _axes(layout: _Layout, max_labels: int, size: tuple[int, int], text: Mapping
             tickmode="array",
             tickvals=y_ticks,
             ticktext=[query_labels[i] for i in y_ticks],
-            autorange="reversed",
+            # the first query on top; a set range, as plotly pads the masked cells' outline (a scatter) when it
+            # autoranges, which drew grey "masked" bands above the first row and below the last
+            range=[len(query_labels) - 0.5, -0.5],
             showgrid=False,
             zeroline=False,
             **hover_axis(query_labels),

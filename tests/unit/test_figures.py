@@ -18,7 +18,9 @@ def test_heatmap_ticks_are_tokens_and_z_is_the_aggregation():
     assert list(fig.layout.yaxis.ticktext) == ["Good", "Morning", "!"]
     np.testing.assert_allclose(trace.z, analysis.aggregate(amap, [0, 1], [0, 2], "max"))
     assert trace.zmin == 0 and trace.zmax == pytest.approx(float(np.max(trace.z)))
-    assert fig.layout.yaxis.autorange == "reversed"  # first query on top
+    assert list(fig.layout.yaxis.range) == [2.5, -0.5]  # first query on top, the axis no longer than the rows
+    causal = figures.heatmap(random_map(tokens_from("a b c d".split()), causal=True))
+    assert len(causal.data) == 2 and list(causal.layout.yaxis.range) == [3.5, -0.5]  # not padded for the outline
 
 
 def test_heatmap_hover_and_title_name_tokens_model_layer_and_head():
