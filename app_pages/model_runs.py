@@ -51,7 +51,9 @@ def use_interactive_threads(environ: Mapping[str, str] | None = None) -> int:
 
 def source_tokens(handle, text: str) -> int:
     """How many tokens the model's tokenizer makes of `text`, special tokens included (none for an empty text)."""
-    return len(handle.tokenizer(text)["input_ids"]) if text.strip() else 0
+    from attnviz.long_texts import token_count
+
+    return token_count(handle, text)
 
 
 def analysis_mode(

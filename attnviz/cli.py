@@ -32,7 +32,7 @@ from __future__ import annotations
 import argparse
 import functools
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from attnviz import analysis, caveats, i18n, selection
@@ -57,6 +57,7 @@ class Example:
     text: str
     target: str | None
     gold: str | None = None  # gold links of the pair (Pharaoh), drawn over its alignment (`attnviz.corpus.view`)
+    refused: InputError | None = None  # why this --input line cannot be drawn (said, and the line skipped)
 
 
 # ----------------------------------------------------------------------------------------------------------------------
@@ -253,6 +254,8 @@ def _check(args: argparse.Namespace) -> None:
         raise InputError("cli_beams_need_generate")
     if args.input is not None and args.target is not None:
         raise InputError("cli_input_with_target")
+    if args.input is not None and getattr(args, "gold", None):
+        raise InputError("cli_input_with_gold")
     if args.command == "export":
         _check_size(args)
         if not 0 <= args.threshold < 1:
@@ -287,6 +290,13 @@ def _ignored_options(args: argparse.Namespace) -> list[tuple[str, str]]:
         ignored.append(("--threshold", "cli.ignored.threshold"))
     if view != "heatmap" and args.log_scale:
         ignored.append(("--log-scale", "cli.ignored.log_scale"))
+    if view not in ("heatmap", "grid") and args.color_scale != ViewOptions.color_scale:
+        ignored.append(("--color-scale", "cli.ignored.color_scale"))
+    fmt = args.format or args.output.suffix.lower().lstrip(".")
+    if fmt in ("svg", "pdf", "html") and (args.scale is not None or args.dpi is not None):
+        ignored.append(("--scale/--dpi", "cli.ignored.vector"))
+    if fmt == "html" and args.engine != "auto":
+        ignored.append(("--engine", "cli.ignored.html_engine"))
     return ignored
 
 
@@ -323,11 +333,25 @@ def _examples(args: argparse.Namespace) -> list[Example]:
             said = InputError("corpus_header", columns=", ".join(names)).message(getattr(args, "lang", "en"))
             print(f"{PROG}: warning: line 1: {said}", file=sys.stderr)
             continue
-        text, target, gold = (*input_columns(line), "", "")[:3]  # a third column: the pair's gold links
-        examples.append(Example(number, text, target if target.strip() else None, gold.strip() or None))
+        columns = input_columns(line)
+        while len(columns) > 1 and not columns[-1].strip():  # trailing tabs a spreadsheet left
+            columns.pop()
+        text, target, gold = (*columns, "", "")[:3]  # a third column: the pair's gold links
+        example = Example(number, text, target if target.strip() else None, gold.strip() or None)
+        examples.append(replace(example, refused=_refused(example, len(columns), args)))
     if not examples:
         raise InputError("cli_input_empty", path=str(args.input))
     return examples
+
+
+def _refused(example: Example, columns: int, args: argparse.Namespace) -> InputError | None:
+    """Why an --input line cannot be drawn as asked: more columns than text, target and links, or a target given
+    where --generate writes one."""
+    if columns > 3:
+        return InputError("cli_input_columns", count=columns)
+    if example.target is not None and args.generate is not None:
+        return InputError("cli_input_target_and_generate")
+    return None
 
 
 def _output_paths(args: argparse.Namespace, examples: list[Example], fmt: str) -> list[Path | None]:
@@ -340,6 +364,8 @@ def _output_paths(args: argparse.Namespace, examples: list[Example], fmt: str) -
     else:
         if args.output.exists() and not args.output.is_dir():
             raise InputError("cli_output_is_a_file", path=str(args.output))
+        if not args.output.exists() and args.output.suffix.lower().lstrip(".") in FILE_FORMATS:
+            raise InputError("cli_output_named_as_a_file", path=str(args.output), format=fmt)
         paths = [args.output / f"{example.number:04d}.{fmt}" for example in examples]
     existing = [p for p in paths if p.exists()]
     if existing and not args.force:
@@ -383,7 +409,22 @@ def _capture(handle, example: Example, args: argparse.Namespace):
         result = capture.capture(handle, example.text, example.target, truncate=args.truncate)
     for caveat in caveats.caveats(result):  # what the app's page says above the figures, as warning lines
         _warning(caveat.sentence(getattr(args, "lang", "en")), example, args)
+    if args.truncate:
+        _warn_truncated(handle, result, example, args)
     return result
+
+
+def _warn_truncated(handle, result, example: Example, args: argparse.Namespace) -> None:
+    """The app's note under a truncated capture: how many tokens it kept of how many, and where it cut."""
+    from attnviz import long_texts
+
+    source = "self" if "self" in result.kinds else "encoder"
+    kept = long_texts.truncation(result.tokens(source)[1], long_texts.token_count(handle, example.text), example.text)
+    if kept.cut:
+        said = i18n.t(
+            "long_truncated", getattr(args, "lang", "en"), kept=kept.kept, total=kept.total, cut=kept.cut_text
+        )
+        _warning(said, example, args)
 
 
 def _warn_language(handle, example: Example, args: argparse.Namespace) -> None:
@@ -480,16 +521,29 @@ def figure(result, args: argparse.Namespace, handle, gold: str | None = None):
 
 
 def _drawn(result, args: argparse.Namespace, handle, gold: str | None = None) -> tuple:
-    """(the figure as `figure` gives it, the options it shows, its file name's layer and head parts)."""
+    """(the figure as `figure` gives it, the options it shows, its file name's layer and head parts, the line that
+    scores it against the gold links, or None)."""
     options = view_options(args, result)
     shown = selection.show(result, options, handle.alignment_heads, (args.view,))
+    scored = None
     if gold and args.view == "alignment":  # gold links are drawn over the alignment only (see _ignored_options)
         from attnviz.corpus.view import show_gold
 
         reverse = _reverse_view(args, result)
-        shown = show_gold(result, shown, options, gold, reverse).shown
+        against = show_gold(result, shown, options, gold, reverse)
+        shown, scored = against.shown, _gold_line(against, options.lang)
     heads = selection.file_heads(shown.selection, selection.aggregation_of(options, options.kind))
-    return selection.as_file(shown.figures[args.view], handle.name), options, heads
+    return selection.as_file(shown.figures[args.view], handle.name), options, heads, scored
+
+
+def _gold_line(against, lang: str) -> str:
+    """The app's precision · recall · AER line of the view against the gold links."""
+    from attnviz.figures._common import format_value
+
+    scores, view = against.scores.scores, against.scores
+    return i18n.t("corpus_gold_line", lang, precision=format_value(scores.precision),
+                  recall=format_value(scores.recall), aer=format_value(scores.aer), found=len(view.found),
+                  missed=len(view.missed), extra=len(view.extra))  # fmt: skip
 
 
 def _reverse_view(args: argparse.Namespace, result):
@@ -538,8 +592,19 @@ def _write(result, args: argparse.Namespace, handle, example: Example, path: Pat
     result = with_provenance(result, handle, capture_options(args))
     if args.command == "capture":
         path = path or args.output / export.capture_filename(result, fmt)
-        return export.save_capture(result, path, fmt, overwrite=args.force)
-    drawn, options, heads = _drawn(result, args, handle, example.gold)
+        saved = export.save_capture(result, path, fmt, overwrite=args.force)
+        limit = export.UploadLimits().max_bytes
+        if saved.stat().st_size > limit and fmt != "csv":  # a CSV is for reading, never opened by the app
+            size, most = f"{saved.stat().st_size / 2**20:,.0f} MB", f"{limit / 2**20:.0f} MB"
+            _warning(
+                i18n.t("cli.capture_too_large", getattr(args, "lang", "en"), size=size, limit=most, format=fmt),
+                example,
+                args,
+            )
+        return saved
+    drawn, options, heads, scored = _drawn(result, args, handle, example.gold)
+    if scored:  # on stderr: stdout names the files written
+        print(f"{PROG}: " + (f"line {example.number}: " if args.input is not None else "") + scored, file=sys.stderr)
     if path is None:
         path = args.output / export.figure_filename(args.view, fmt, model=handle.name, text=example.text, **heads)
     size = size_options(args)
@@ -628,6 +693,8 @@ def _run(args: argparse.Namespace) -> int:
     written, skipped = [], 0
     for example, path in _progress(list(zip(examples, paths)), args):
         try:
+            if example.refused is not None:
+                raise example.refused
             written.append(_write(_capture(handle, example, args), args, handle, example, path, fmt))
         except AttnvizError as error:
             if args.input is None:

@@ -47,6 +47,11 @@ class Truncation:
         return self.kept < self.total
 
 
+def token_count(handle, text: str) -> int:
+    """How many tokens the model's tokenizer makes of `text`, special tokens included (none for an empty text)."""
+    return len(handle.tokenizer(text)["input_ids"]) if text.strip() else 0
+
+
 def truncation(tokens: Sequence[Token], total: int, text: str) -> Truncation:
     """What a capture whose source tokens are `tokens` kept of a text of `total` tokens: where the last kept token
     ends in `text` (special tokens have no place in it), and the start of what follows."""

@@ -187,6 +187,14 @@ STRINGS: dict[str, dict[str, str]] = {
         "model write).",
         "error.cli_input_with_target": "With --input, put each target after a tab on its line instead of using "
         "--target.",
+        "error.cli_input_with_gold": "With --input, put each pair's gold links in a third column of its line instead "
+        "of using --gold.",
+        "error.cli_input_columns": "Expected text, text<TAB>target or text<TAB>target<TAB>links; columns found: "
+        "{count}.",
+        "error.cli_input_target_and_generate": "This line gives a target, and --generate lets the model write one: "
+        "drop the target from the line, or --generate.",
+        "error.cli_output_named_as_a_file": "With --input, --output names a folder for one file per line; {path} is "
+        "named like a file. Give a folder (and --format {format} for the files' format).",
         "error.cli_scale_positive": "--scale must be positive.",
         "error.cli_threshold_range": "--threshold must lie in [0, 1).",
         "error.cli_top_k_positive": "--top-k must be at least 1.",
@@ -202,6 +210,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "or pass the --format it names.",
         "error.cli_one_index": "With --aggregation, --{option} takes one index; got {value!r}.",
         "error.cli_input_line": "line {line} of {path}: {error}",
+        "cli.capture_too_large": "This {format} file is {size}: the app's “Open a capture” takes files of at most "
+        "{limit}. NPZ is several times smaller than JSON; fewer tokens shrink it by their square.",
         "cli.ignored": "{option} changes nothing in this figure and is not applied: {why}",
         "cli.ignored.alignment": "--aggregation alignment shows the model's alignment heads.",
         "cli.ignored.all": "--aggregation all shows the mean of every head of every layer.",
@@ -212,6 +222,9 @@ STRINGS: dict[str, dict[str, str]] = {
         "cli.ignored.top_k": "links per target token are drawn by --view alignment.",
         "cli.ignored.threshold": "the smallest weight drawn is an option of --view alignment and lines.",
         "cli.ignored.log_scale": "a logarithmic colour scale is an option of --view heatmap.",
+        "cli.ignored.color_scale": "colour scales are options of --view heatmap and grid.",
+        "cli.ignored.vector": "they set a PNG's pixels; SVG, PDF and HTML are drawn at any size.",
+        "cli.ignored.html_engine": "an HTML file is the interactive figure itself, drawn by no engine.",
         "error.cli_top_negative": "--top takes 0 (every head) or more.",
         "error.cli_occurrence_positive": "--occurrence counts from 1 (the first copy of the token).",
         # the app (app_pages)
@@ -543,6 +556,12 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.cli_beams_need_generate": "--beams 决定模型如何写出译文：请与 --generate N 一起使用。",
         "error.cli_target_or_generate": "--target（强制解码给定的目标文本）与 --generate（让模型自己写）只能二选一。",
         "error.cli_input_with_target": "使用 --input 时，请把每行的目标文本写在该行的制表符之后，而不要用 --target。",
+        "error.cli_input_with_gold": "使用 --input 时，请把每对句子的标准链接写在该行的第三列，而不要用 --gold。",
+        "error.cli_input_columns": "应为 文本、文本<TAB>目标文本 或 文本<TAB>目标文本<TAB>链接；实际有 {count} 列。",
+        "error.cli_input_target_and_generate": "这一行给出了目标文本，而 --generate 会让模型自己写：请去掉该行的目标文本，"
+        "或去掉 --generate。",
+        "error.cli_output_named_as_a_file": "使用 --input 时，--output 是存放每行一个文件的文件夹；{path} 的名字像是文件。"
+        "请给出文件夹（文件格式用 --format {format} 指定）。",
         "error.cli_scale_positive": "--scale 必须是正数。",
         "error.cli_threshold_range": "--threshold 必须在 [0, 1) 之内。",
         "error.cli_top_k_positive": "--top-k 至少为 1。",
@@ -557,6 +576,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.cli_format_suffix": "{path} 的后缀是另一种格式，而这里写的是 {format}：请以 .{format} 结尾，或给出与后缀一致的 --format。",
         "error.cli_one_index": "使用 --aggregation 时，--{option} 只能是一个编号；收到的是 {value!r}。",
         "error.cli_input_line": "{path} 第 {line} 行：{error}",
+        "cli.capture_too_large": "这个 {format} 文件有 {size}：应用的“打开捕获文件”最多接受 {limit} 的文件。NPZ "
+        "比 JSON 小好几倍；词元减少，文件按其平方缩小。",
         "cli.ignored": "{option} 不会改变这张图，因此未被采用：{why}",
         "cli.ignored.alignment": "--aggregation alignment 显示模型的对齐头。",
         "cli.ignored.all": "--aggregation all 显示所有层所有头的平均。",
@@ -567,6 +588,9 @@ STRINGS: dict[str, dict[str, str]] = {
         "cli.ignored.top_k": "每个目标词元的连线数由 --view alignment 画出。",
         "cli.ignored.threshold": "画出的最小权重是 --view alignment 和 lines 的选项。",
         "cli.ignored.log_scale": "对数色阶是 --view heatmap 的选项。",
+        "cli.ignored.color_scale": "色阶是 --view heatmap 和 grid 的选项。",
+        "cli.ignored.vector": "它们设定 PNG 的像素；SVG、PDF 和 HTML 在任何尺寸下都清晰。",
+        "cli.ignored.html_engine": "HTML 文件就是可交互的图本身，不经过任何绘图引擎。",
         "error.cli_top_negative": "--top 需要 0（所有头）或更大的数。",
         "error.cli_occurrence_positive": "--occurrence 从 1 起数（词元的第一次出现）。",
         # the app (app_pages)

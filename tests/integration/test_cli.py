@@ -130,6 +130,50 @@ def test_an_input_files_header_line_is_said_and_not_drawn(capsys, tmp_path, tiny
     assert "warning: line 1: This line names the columns (zh, en): a header, not a pair; skipped." in err
 
 
+def test_input_options_that_would_be_overridden_or_dropped_are_refused(capsys, tmp_path, tiny_folder):
+    lines = tmp_path / "lines.tsv"
+    lines.write_text("早上好！\tGood morning!\n太多\t列\t0-0\t了\n我喜欢学习。\n", encoding="utf-8")
+    model = tiny_folder("marian")
+    code, _, err = run_cli(capsys, "capture", "--model", model, "--input", str(lines), "-o", str(tmp_path / "c.npz"))
+    assert code == 2 and "is named like a file" in one_line_error(err) and not (tmp_path / "c.npz").exists()
+    code, _, err = run_cli(capsys, "export", "--model", model, "--input", str(lines), "--gold", "0-0",
+                           "-o", str(tmp_path / "g"))  # fmt: skip
+    assert code == 2 and "third column" in one_line_error(err)
+    out_dir = tmp_path / "gen"
+    code, out, err = run_cli(capsys, "export", "--model", model, "--input", str(lines), "--generate", "3",
+                             "--engine", "static", "-o", str(out_dir))  # fmt: skip
+    assert code == 2 and sorted(os.listdir(out_dir)) == ["0003.png"]  # only the line without a target is written
+    assert "line 1 of" in err and "--generate lets the model write one" in err
+    assert "line 2 of" in err and "columns found: 4" in err and "2 lines skipped" in out
+
+
+def test_a_truncated_text_is_said_with_how_much_was_kept(capsys, tmp_path, tiny_folder):
+    import re
+
+    text = " ".join(["hello", "world"] * 300)  # more tokens than the tiny model reads
+    code, _, err = run_cli(capsys, "export", "--model", tiny_folder("bert"), "--text", text, "--truncate",
+                           "--engine", "static", "-o", str(tmp_path / "t.png"))  # fmt: skip
+    assert code == 0, err
+    said = re.search(r"warning: Kept ([\d,]+) of ([\d,]+) tokens; cut from “(world|hello) ", err)
+    assert said and int(said.group(1).replace(",", "")) < int(said.group(2).replace(",", "")), err
+    code, _, err = run_cli(capsys, "export", "--model", tiny_folder("bert"), "--text", "hello world", "--truncate",
+                           "--engine", "static", "-o", str(tmp_path / "s.png"))  # fmt: skip
+    assert code == 0 and "Kept" not in err  # nothing cut, nothing said
+
+
+def test_a_capture_too_large_for_the_apps_upload_is_said(capsys, tmp_path, tiny_folder, monkeypatch):
+    from attnviz.export.upload import UploadLimits
+
+    monkeypatch.setattr(export, "UploadLimits", lambda: UploadLimits(max_bytes=2**20))  # 1 MB, for a small file
+    text = " ".join(["hello", "world"] * 20)
+    argv = ["capture", "--model", tiny_folder("bert"), "--text", text, "--force"]
+    code, _, err = run_cli(capsys, *argv, "-o", str(tmp_path / "c.json"))
+    assert (tmp_path / "c.json").stat().st_size > 2**20
+    assert code == 0 and "warning: This json file is" in err and "takes files of at most 1 MB" in err
+    code, _, err = run_cli(capsys, *argv, "-o", str(tmp_path / "c.csv"))
+    assert code == 0 and "at most" not in err  # a CSV is read, not opened in the app
+
+
 def test_an_error_on_one_input_line_names_the_line(capsys, tmp_path, tiny_folder):
     lines = tmp_path / "lines.txt"
     lines.write_text("fine\n" + "word " * 400 + "\n", encoding="utf-8")  # line 2 is longer than 128 positions
@@ -267,20 +311,25 @@ def test_an_index_beside_aggregation_is_checked_not_clamped(capsys, tmp_path, ti
         (["--view", "heatmap", "--top-k", "1"], "--top-k"),
         (["--view", "grid", "--threshold", "0.3"], "--threshold"),
         (["--view", "alignment", "--log-scale"], "--log-scale"),
+        (["--view", "alignment", "--color-scale", "head"], "--color-scale"),
+        (["--format", "svg", "--scale", "3"], "--scale/--dpi"),
+        (["--format", "html", "--engine", "kaleido"], "--engine"),
     ],
 )
 def test_an_option_the_figure_does_not_use_is_warned_of_and_not_recorded(capsys, tmp_path, tiny_folder, given,
                                                                          option):  # fmt: skip
-    target = tmp_path / "a.png"
+    fmt = given[given.index("--format") + 1] if "--format" in given else "png"
+    target = tmp_path / f"a.{fmt}"
     code, _, err = run_cli(capsys, "export", "--model", tiny_folder("marian"), "--text", "早上好", "--target",
-                           "Good morning", *given, "--engine", "static", "-o", str(target))  # fmt: skip
+                           "Good morning", "--engine", "static", *given, "-o", str(target))  # fmt: skip
     assert code == 0, err
     warned = [line for line in err.splitlines() if "changes nothing in this figure" in line]
     assert len(warned) == 1 and warned[0].startswith(f"attnviz: warning: {option} ")
-    recorded = export.read_stamp(target.read_bytes(), "png")["view"]["options"]
+    recorded = export.read_stamp(target.read_bytes(), fmt)["view"]["options"]
     assert "gold" not in recorded and recorded["layer"] == 0 and recorded["head"] == 0
+    engine = () if fmt == "html" else ("--engine", "static")
     code, _, err = run_cli(capsys, "export", "--model", tiny_folder("marian"), "--text", "早上好", "--target",
-                           "Good morning", "--engine", "static", "--force", "-o", str(target))  # fmt: skip
+                           "Good morning", *engine, "--force", "-o", str(target))  # fmt: skip
     assert code == 0 and "changes nothing" not in err  # the defaults warn of nothing
 
 

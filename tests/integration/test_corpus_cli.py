@@ -352,3 +352,20 @@ def test_a_reverse_model_that_cannot_write_the_source_is_warned_of(capsys, tmp_p
     code, _, err = _run(capsys, *argv)
     warned = [line for line in err.splitlines() if "warning: --reverse-model:" in line]
     assert code == 0 and len(warned) == 1 and "does not write (it writes German)" in warned[0]
+
+
+def test_export_with_gold_links_says_the_views_precision_recall_and_aer(capsys, tmp_path):
+    import re
+
+    code, out, err = _run(capsys, "export", "--model", MODEL, "--text", "我喜欢学习。", "--target", "I like studying.",
+                          "--gold", "0-0 1-1 2-2 3-3", "--view", "alignment", "--engine", "static",
+                          "-o", tmp_path / "g.png")  # fmt: skip
+    assert code == 0 and out.strip() == str(tmp_path / "g.png")  # stdout names the file, the score goes to stderr
+    said = re.search(r"precision (\S+) · recall (\S+) · AER (\S+) \((\d+) found, (\d+) missed, (\d+) extra\)", err)
+    assert said, err
+    precision, recall, aer = (float(value) for value in said.groups()[:3])
+    found, missed, extra = (int(value) for value in said.groups()[3:])
+    assert found + missed == 4  # every gold link is found or missed
+    assert precision == pytest.approx(found / max(found + extra, 1), abs=0.01)  # sure links only: AER = 1 − F1
+    assert recall == pytest.approx(found / 4, abs=0.01)
+    assert aer == pytest.approx(1 - 2 * found / (found + extra + 4), abs=0.01)
