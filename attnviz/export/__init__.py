@@ -106,15 +106,16 @@ def _render(fig, fmt: str, engine: str, size: ExportSize) -> bytes:
 
 def _fitted(fig, size: ExportSize, height: int | None) -> tuple:
     """The figure laid out again for the width it is exported at, and the size to draw it at: an alignment's labels
-    planned for that width (its height then what they need, unless a `height` was asked for), a title too wide for
-    it broken into lines (the height grown by them, unless asked for)."""
-    from attnviz.figures.alignment import fit_width  # plotly is loaded by now: the figure is one
+    planned for that width, a heatmap's ticks thinned for it (the height then what their labels need, unless a
+    `height` was asked for), a title too wide for it broken into lines (the height grown by them, unless asked)."""
+    from attnviz.figures.alignment import fit_width as fit_alignment  # plotly is loaded by now: the figure is one
+    from attnviz.figures.heatmap import fit_width as fit_heatmap
     from attnviz.figures.style import TITLE_LINE, fit_title
 
     if size.width is None:
         return fig, size
     width, drawn_height = size.of(fig)
-    laid = fit_width(fig, width, height)
+    laid = fit_heatmap(fit_alignment(fig, width, height), width, height)  # each leaves the other's figures as they are
     titled = fit_title(laid, width)
     if height is None:
         drawn_height = laid.layout.height if laid is not fig else drawn_height

@@ -379,6 +379,24 @@ def _axes(layout: _Layout, max_labels: int, size: tuple[int, int], text: Mapping
     )
 
 
+def fit_width(fig: go.Figure, width: int, height: int | None = None) -> go.Figure:
+    """`fig` laid out again for an export `width` px wide (a paper's column) and `height` (None: its own, the room
+    its rows need, rather than shrunk with the width): tick labels thinned and slanted for that size as `heatmap`
+    places them, instead of crowded. Any other figure, or a heatmap exported at its own width or wider, is `fig`."""
+    meta = fig.layout.meta if isinstance(fig.layout.meta, dict) else {}
+    if meta.get("view") != "heatmap" or width >= (fig.layout.width or width) or not fig.layout.xaxis.labelalias:
+        return fig
+    queries, keys = ([axis.labelalias[str(i)] for i in range(len(axis.labelalias))]
+                     for axis in (fig.layout.yaxis, fig.layout.xaxis))  # fmt: skip
+    frame = _Layout(queries, keys, meta, kind="", selection=None, notes=[])
+    drawn = max(
+        len(fig.layout.xaxis.tickvals or ()), len(fig.layout.yaxis.tickvals or ()), 1
+    )  # its max_labels, or less
+    size = (width, height or fig.layout.height or 500)
+    words = {"key": fig.layout.xaxis.title.text, "query": fig.layout.yaxis.title.text}
+    return go.Figure(fig).update_layout(width=size[0], height=size[1], **_axes(frame, drawn, size, words))
+
+
 def selected_ranges(
     fig: go.Figure, x: tuple[float, float], y: tuple[float, float]
 ) -> tuple[tuple[int, int], tuple[int, int]]:

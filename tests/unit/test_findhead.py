@@ -240,6 +240,28 @@ def test_export_draws_an_alignment_fitted_to_the_preset_width(monkeypatch):
     assert drawn["height"] == 300  # a height asked for is kept
 
 
+def test_a_heatmap_exported_narrow_keeps_its_rows_height_and_thins_its_key_labels_to_fit(monkeypatch):
+    from attnviz import export
+
+    heatmap_figure = sys.modules["attnviz.figures.heatmap"]  # the module; `figures.heatmap` is its function
+    src, tgt = COLUMN_PAIR
+    fig = figures.heatmap(random_map(tokens_from(tgt * 2), tokens_from(src * 2), layers=1, heads=1))
+    drawn = {}
+    monkeypatch.setitem(export.RENDERERS, "static", lambda figure, fmt, width, height, scale: drawn.update(
+        figure=figure, width=width, height=height) or b"<svg/>")  # fmt: skip
+    export.figure_bytes(fig, "svg", engine="static", preset="single-column")
+    fitted, width = drawn["figure"], drawn["width"]
+    assert width == 336 and drawn["height"] >= fig.layout.height  # rows keep their room (plus any title line)
+    ticks = list(fitted.layout.xaxis.tickvals)
+    plot_px = width - heatmap_figure.PLOT_MARGIN_PX[0]
+    assert 1 <= len(ticks) < len(src) * 2 and len(ticks) <= plot_px // heatmap_figure.LABEL_ROOM_PX
+    assert [fitted.layout.xaxis.ticktext[i] for i in range(len(ticks))] == [
+        fig.layout.xaxis.labelalias[str(t)] for t in ticks
+    ]  # each drawn label names its own column
+    assert list(fitted.layout.yaxis.tickvals) == list(fig.layout.yaxis.tickvals)  # every row still named
+    assert heatmap_figure.fit_width(fig, 900) is fig
+
+
 def test_a_title_wider_than_a_narrow_export_is_broken_at_its_parts():
     from attnviz.figures.style import TITLE_SIZE, fit_title
     from attnviz.fonts import plain_text
