@@ -589,6 +589,25 @@ def show_map(written: AttentionMap, options: ViewOptions, alignment_heads: Pairs
     return Shown(amap, chosen, _figures(amap, chosen, options, names))
 
 
+HIDDEN_SAID_FROM = 0.05  # the share of a row's weight on hidden tokens from which a figure's title says it
+
+
+def hidden_notes(chosen: HeadSelection, options: ViewOptions) -> tuple[str, ...]:
+    """What a figure's title says of the tokens the view hid: rows renormalised after hiding them, or how much of
+    each row's weight (on average) they held, when that is at least `HIDDEN_SAID_FROM` (rows then sum to less than
+    1: a map that looks faint may hold most of its weight on [CLS])."""
+    if not (options.hide_special or options.hide_first):
+        return ()
+    if options.renormalize:
+        return (i18n.t("hidden_renormalized", options.lang),)
+    matrix = analysis.aggregate(chosen.amap, chosen.figure_kwargs.get("layers"), chosen.figure_kwargs.get("heads"),
+                                chosen.head_reduce, chosen.layer_reduce)  # fmt: skip  # (queries, keys)
+    share = 1.0 - float(np.nanmean(np.nansum(matrix, axis=-1))) if matrix.size else 0.0
+    if share < HIDDEN_SAID_FROM:
+        return ()
+    return (i18n.t("hidden_share", options.lang, share=f"{share:.0%}"),)
+
+
 def _figures(amap: AttentionMap, chosen: HeadSelection, options: ViewOptions, names: Names) -> dict[str, go.Figure]:
     """The figures `names` of a chosen selection. The alignment takes the heatmap's height, so that the two stand
     side by side with their buttons in line; the grid draws every head of the map (or the ones the options list)."""
@@ -596,7 +615,8 @@ def _figures(amap: AttentionMap, chosen: HeadSelection, options: ViewOptions, na
 
     selected = {**chosen.figure_kwargs, "head_reduce": chosen.head_reduce, "layer_reduce": chosen.layer_reduce}
     weighting = weighting_labels(options.weighting, options.lang)
-    style = figures.FigureStyle(lang=options.lang, labels={**(chosen.labels or {}), **weighting})
+    notes = hidden_notes(chosen, options)
+    style = figures.FigureStyle(lang=options.lang, labels={**(chosen.labels or {}), **weighting}, notes=notes)
     drawn: dict[str, go.Figure] = {}
     if "heatmap" in names or "alignment" in names:
         bar = options.weighting == "value-norm"  # the norms that weighted the map, beside its keys

@@ -15,7 +15,8 @@ class FigureStyle:
 
     `lang` picks the built-in strings ("en" or "zh"); `labels` overrides any of them (the app passes its i18n
     strings); `model` is named in the title; `title` replaces the built title; `width`/`height` (px) replace the
-    size the figure would choose for its content.
+    size the figure would choose for its content; `notes` are said under the title beside the figure's own (what
+    the caller did to the map before the figure drew it, e.g. tokens hidden).
     """
 
     lang: str = "en"
@@ -24,6 +25,7 @@ class FigureStyle:
     title: str | None = None
     width: int | None = None
     height: int | None = None
+    notes: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         resolve_labels(self.lang, self.labels)  # an unknown language is refused where it enters
@@ -35,7 +37,7 @@ class FigureStyle:
     def heading(self, kind: str | None, selection: str | None, notes: Sequence[str] = ()) -> str:
         """The title a figure builds: this style's model · the map's kind · the selection, notes on the lines below
         (see `figure_title`); `title` replaces it in `layout`."""
-        return figure_title(self.model, kind, selection, self.words(), notes)
+        return figure_title(self.model, kind, selection, self.words(), [*notes, *self.notes])
 
     def layout(self, title: str, width: int, height: int, **extra) -> dict:
         """The layout every attnviz figure starts from: white template, one font stack, margins, and this style's

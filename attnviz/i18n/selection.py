@@ -10,11 +10,15 @@ STRINGS: dict[str, dict[str, str]] = {
         "pairs_mean": "mean of {pairs}",
         "pair": "L{layer}·H{head}",
         "pair_layer": "L{layer} (all heads)",
+        "hidden_share": "hidden tokens hold {share} of each row's weight (mean): rows sum to less than 1",
+        "hidden_renormalized": "rows renormalised after hiding tokens",
     },
     "zh": {
         "alignment_view": "对齐头",
         "pairs_mean": "{pairs} 的平均",
         "pair": "第{layer}层·第{head}头",
         "pair_layer": "第{layer}层全部头",
+        "hidden_share": "隐藏的词元占每行权重的 {share}（平均）：各行之和小于 1",
+        "hidden_renormalized": "隐藏词元后各行已重新归一化",
     },
 }

@@ -524,3 +524,26 @@ def test_show_draws_the_named_figures_of_the_chosen_map():
     with pytest.raises(InputError, match="cross-attention heads"):
         selection.show(result, selection.ViewOptions(kind="encoder", aggregation="alignment"))
     assert selection.default_kind(result) == "cross"
+
+
+def test_a_title_says_how_much_weight_the_hidden_tokens_held_or_that_rows_were_renormalised():
+    amap = random_map(kind="self", layers=1, heads=1, queries=4, keys=4, specials=(0,))
+    weights = np.full((1, 1, 4, 4), 0.1, np.float32)
+    weights[..., 0] = 0.7  # the special token holds 70% of every row
+    amap = AttentionMap("self", weights, amap.query_tokens, amap.key_tokens, amap.layer_names)
+    result = AttentionCapture("m", "cpu", {"self": amap}, source_text="q0q1q2q3")
+    options = selection.ViewOptions(kind="self", aggregation="head", words=False)
+    titles = {
+        name: fig.layout.title.text
+        for name, fig in selection.show(result, options, names=("heatmap", "alignment", "lines")).figures.items()
+    }
+    assert all("hidden tokens hold 70% of each row's weight" in title for title in titles.values()), titles
+    renormalised = selection.show(result, replace(options, renormalize=True)).figures["heatmap"].layout.title.text
+    assert "rows renormalised after hiding tokens" in renormalised and "hold" not in renormalised
+    shown = selection.show(result, replace(options, hide_special=False)).figures["heatmap"].layout.title.text
+    assert "hidden" not in shown
+    weights[..., 0] = 0.01
+    weights[..., 1:] = 0.33
+    faint = AttentionMap("self", weights, amap.query_tokens, amap.key_tokens, amap.layer_names)
+    result = AttentionCapture("m", "cpu", {"self": faint}, source_text="q0q1q2q3")
+    assert "hidden" not in selection.show(result, options).figures["heatmap"].layout.title.text  # 1%: not said
