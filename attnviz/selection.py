@@ -586,7 +586,9 @@ def show_map(written: AttentionMap, options: ViewOptions, alignment_heads: Pairs
     check_step(written, options.step)
     amap = replay(written, options.step)
     chosen = choose_heads(amap, options, alignment_heads)
-    return Shown(amap, chosen, _figures(amap, chosen, options, names))
+    steps = step_count(written)
+    replayed = (i18n.t("replay_note", options.lang, step=options.step, steps=steps),) if amap is not written else ()
+    return Shown(amap, chosen, _figures(amap, chosen, options, names, replayed))
 
 
 HIDDEN_SAID_FROM = 0.05  # the share of a row's weight on hidden tokens from which a figure's title says it
@@ -608,15 +610,18 @@ def hidden_notes(chosen: HeadSelection, options: ViewOptions) -> tuple[str, ...]
     return (i18n.t("hidden_share", options.lang, share=f"{share:.0%}"),)
 
 
-def _figures(amap: AttentionMap, chosen: HeadSelection, options: ViewOptions, names: Names) -> dict[str, go.Figure]:
-    """The figures `names` of a chosen selection. The alignment takes the heatmap's height, so that the two stand
-    side by side with their buttons in line; the grid draws every head of the map (or the ones the options list)."""
+def _figures(
+    amap: AttentionMap, chosen: HeadSelection, options: ViewOptions, names: Names, notes: tuple[str, ...] = ()
+) -> dict[str, go.Figure]:
+    """The figures `names` of a chosen selection, `notes` said under their titles (the replay step). The alignment
+    takes the heatmap's height, so that the two stand side by side with their buttons in line; the grid draws
+    every head of the map (or the ones the options list)."""
     from attnviz import figures
 
     selected = {**chosen.figure_kwargs, "head_reduce": chosen.head_reduce, "layer_reduce": chosen.layer_reduce}
     weighting = weighting_labels(options.weighting, options.lang)
-    notes = hidden_notes(chosen, options)
-    style = figures.FigureStyle(lang=options.lang, labels={**(chosen.labels or {}), **weighting}, notes=notes)
+    said = (*notes, *hidden_notes(chosen, options))
+    style = figures.FigureStyle(lang=options.lang, labels={**(chosen.labels or {}), **weighting}, notes=said)
     drawn: dict[str, go.Figure] = {}
     if "heatmap" in names or "alignment" in names:
         bar = options.weighting == "value-norm"  # the norms that weighted the map, beside its keys
@@ -648,7 +653,7 @@ def _figures(amap: AttentionMap, chosen: HeadSelection, options: ViewOptions, na
             heads=heads,
             color_scale=options.color_scale,
             clickable=True,  # on screen a click on a head opens it
-            style=figures.FigureStyle(lang=options.lang, labels=weighting or None),
+            style=figures.FigureStyle(lang=options.lang, labels=weighting or None, notes=notes),
         )
     return {name: drawn[name] for name in names}
 

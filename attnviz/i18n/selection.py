@@ -12,6 +12,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "pair_layer": "L{layer} (all heads)",
         "hidden_share": "hidden tokens hold {share} of each row's weight (mean): rows sum to less than 1",
         "hidden_renormalized": "rows renormalised after hiding tokens",
+        "replay_note": "replay: the first {step} of {steps} rows written",
     },
     "zh": {
         "alignment_view": "对齐头",
@@ -20,5 +21,6 @@ STRINGS: dict[str, dict[str, str]] = {
         "pair_layer": "第{layer}层全部头",
         "hidden_share": "隐藏的词元占每行权重的 {share}（平均）：各行之和小于 1",
         "hidden_renormalized": "隐藏词元后各行已重新归一化",
+        "replay_note": "回放：已写出 {steps} 行中的前 {step} 行",
     },
 }

@@ -547,3 +547,14 @@ def test_a_title_says_how_much_weight_the_hidden_tokens_held_or_that_rows_were_r
     faint = AttentionMap("self", weights, amap.query_tokens, amap.key_tokens, amap.layer_names)
     result = AttentionCapture("m", "cpu", {"self": faint}, source_text="q0q1q2q3")
     assert "hidden" not in selection.show(result, options).figures["heatmap"].layout.title.text  # 1%: not said
+
+
+def test_a_replayed_figure_says_which_step_it_shows():
+    result = seq2seq_capture()
+    options = selection.ViewOptions(kind="cross", aggregation="head", words=False, hide_special=False, step=2)
+    for name, fig in selection.show(result, options, names=("heatmap", "alignment", "grid")).figures.items():
+        assert "replay: the first 2 of 5 rows written" in fig.layout.title.text, name
+    whole = selection.show(result, replace(options, step=5)).figures["heatmap"].layout.title.text
+    assert "replay" not in whole  # the last step is the whole map
+    chinese = selection.show(result, replace(options, lang="zh")).figures["heatmap"].layout.title.text
+    assert "回放：已写出 5 行中的前 2 行" in chinese
