@@ -17,11 +17,12 @@ MOST_NAMED = 8  # words a sentence names before it says "…"
 TRANSLATORS = {"han": "Helsinki-NLP/opus-mt-zh-en", "latin": "Helsinki-NLP/opus-mt-en-zh"}
 ANY_TRANSLATOR = "facebook/nllb-200-distilled-600M"
 READER = "bert-base-multilingual-cased"  # for models that read rather than translate
+WRITER = "Qwen/Qwen2.5-0.5B"  # for models that continue text (Chinese and English)
 
 
 @dataclass(frozen=True)
 class Caveat:
-    """One warning: its catalogue key (`truth_unknown_words`, `truth_unknown_words_read` or `truth_unsure`) and
+    """One warning: its catalogue key (`truth_unknown_words(_read)`, `truth_unsure(_continued)`) and
     what it names: `words` (unknown words), `tokens` ((text, probability) of unsure steps), `suggestion`."""
 
     key: str
@@ -77,10 +78,19 @@ def unsure_steps(steps: Sequence[GenerationStep] | None, below: float = UNSURE_B
 
 
 def suggestion(result: AttentionResult) -> str:
-    """A full hub model that reads the run's text: a translator for translation runs, else a multilingual reader."""
+    """A full hub model for the run's text: a translator for translation runs, a model that writes for a decoder's
+    (one that continues text), else a multilingual reader."""
     if "self" in result.kinds:
-        return READER
+        return WRITER if _continues(result) else READER
     return full_translator(result.source_text or "")
+
+
+def _continues(result: AttentionResult) -> bool:
+    """Whether the run is a decoder's: a model that reads causally, and may write a continuation."""
+    try:
+        return bool(result["self"].causal)
+    except Exception:  # noqa: BLE001 - a lazy result may not build the map here; its steps say it wrote
+        return bool(getattr(result, "steps", None))
 
 
 def caveats(result: AttentionResult, below: float = UNSURE_BELOW) -> list[Caveat]:
@@ -88,13 +98,16 @@ def caveats(result: AttentionResult, below: float = UNSURE_BELOW) -> list[Caveat
     found = []
     suggested = suggestion(result)
     words = unknown_words(result)
+    wrote = bool(getattr(result, "steps", None))  # the model wrote the target (else it read one given)
     if words:
-        key = "truth_unknown_words_read" if "self" in result.kinds else "truth_unknown_words"
+        translated = "self" not in result.kinds and wrote  # "give the translation yourself" only where it wrote one
+        key = "truth_unknown_words" if translated else "truth_unknown_words_read"
         found.append(Caveat(key, words=tuple(words), suggestion=suggested))
     unsure = unsure_steps(getattr(result, "steps", None), below)
     if unsure:
         tokens = tuple((step.token.text, float(step.probability)) for step in unsure)
-        found.append(Caveat("truth_unsure", tokens=tokens, suggestion=suggested, threshold=below))
+        key = "truth_unsure_continued" if "self" in result.kinds else "truth_unsure"
+        found.append(Caveat(key, tokens=tokens, suggestion=suggested, threshold=below))
     return found
 
 

@@ -17,6 +17,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "truth_unsure": "The model is unsure of what it wrote: it gave {tokens} a probability below {threshold}, so "
         "those words are guesses. Check them, give the translation yourself, or load a full model such as "
         "{suggestion}.",
+        "truth_unsure_continued": "The model is unsure of what it wrote: it gave {tokens} a probability below "
+        "{threshold}, so those words are guesses. Load a full model such as {suggestion}.",
         "truth_list_separator": ", ",
         "truth_token_probability": "“{token}” ({probability})",
         # Language (attnviz/language.py)
@@ -71,6 +73,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "请加载认识它们的模型，例如 {suggestion}。",
         "truth_unsure": "模型对自己写出的内容没有把握：它给{tokens}的概率低于 {threshold}，所以这些词是猜的。"
         "请核对，自己给出译文，或加载完整的模型，例如 {suggestion}。",
+        "truth_unsure_continued": "模型对自己写出的内容没有把握：它给{tokens}的概率低于 {threshold}，所以这些词是猜的。"
+        "请加载完整的模型，例如 {suggestion}。",
         "truth_list_separator": "、",
         "truth_token_probability": "“{token}”（{probability}）",
         "truth_language_mismatch": "这段文字用的是{script}，{model} 读不了（它读的是{languages}）：它的注意力不会显示任何真实的东西。",

@@ -6,6 +6,7 @@ from __future__ import annotations
 import html
 import json
 import re
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -94,6 +95,21 @@ def test_caveats_name_unknown_words_and_unsure_steps():
     assert caveats.caveats(written((0.9, 0.8, 0.2)))[1:] == []  # a sure sentence, an unsure end: nothing to say
     record = unsure.record()
     assert record["key"] == "truth_unsure" and record["message"] == unsure.sentence("en")
+
+
+def test_caveats_advise_what_fits_the_run_a_given_pair_or_a_decoders_continuation():
+    given = replace(written(), steps=[])  # the target read, not written
+    (unknown,) = caveats.caveats(given)
+    assert unknown.key == "truth_unknown_words_read" and "translation yourself" not in unknown.sentence("en")
+    tokens = [Token("从前", 0, 2), Token("有", 2, 3)]
+    weights = np.tril(np.ones((2, 2), np.float32))
+    weights = np.broadcast_to(weights / weights.sum(-1, keepdims=True), (1, 1, 2, 2))
+    decoder = AttentionMap("self", weights, tokens, tokens, ["l0"], causal=True)
+    step = GenerationStep(tokens[1], weights[:, :, 1], None, 0.2, (("有", 0.2), ("是", 0.1)))
+    continued = AttentionCapture("demo-decoder", "cpu", {"self": decoder}, "从前有", None, steps=[step])
+    (unsure,) = caveats.caveats(continued)
+    assert unsure.key == "truth_unsure_continued" and unsure.suggestion == caveats.WRITER
+    assert "translation" not in unsure.sentence("en") and "译文" not in unsure.sentence("zh")
 
 
 def test_a_clean_run_has_no_caveats():
