@@ -30,7 +30,9 @@ provenance (`attnviz.provenance`): model and weights hash, device, dtype, versio
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
+import os
 import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -111,8 +113,8 @@ def _add_view_arguments(parser: argparse.ArgumentParser) -> None:
                       help="layer index; without --aggregation also a list (0,2) or 'all' (default: the app's view; "
                            "all when only --head is given)")  # fmt: skip
     view.add_argument("--head", default=None,
-                      help="head index; without --aggregation also a list (0,2), 'mean' or 'max' (default: the app's "
-                           "view; mean when only --layer is given)")  # fmt: skip
+                      help="head index; without --aggregation also a list (0,2), 'all', 'mean' or 'max' (default: "
+                           "the app's view; mean when only --layer is given)")  # fmt: skip
     view.add_argument("--aggregate", choices=("mean", "max"), default=None,
                       help="how listed heads are combined (default mean)")  # fmt: skip
     view.add_argument("--layer-aggregate", choices=("mean", "max"), default="mean", help="how layers are combined")
@@ -727,6 +729,10 @@ def main(argv: list[str] | None = None) -> int:
     except AttnvizError as error:
         print(f"{PROG}: error: {error.message(getattr(args, 'lang', 'en'))}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # `... | head` stopped reading: what it took was printed; say nothing more
+        with contextlib.suppress(OSError):
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - Python flushes stdout at exit: into nothing now
+        return 0
     except OSError as error:
         where = f" ({error.filename})" if error.filename else ""
         print(f"{PROG}: error: {error.strerror or error}{where}", file=sys.stderr)

@@ -319,7 +319,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.lines_query_missing": "Query {query} does not exist; the map has {count} query tokens.",
         # attention capture and maths, the data types (attnviz.attention, attnviz.types)
         "error.texts_none": "No texts given; pass at least one.",
-        "error.target_side_missing": "{model} has no target side (it is a {kind} model); give only the text, or "
+        "error.target_side_missing": "{model} has no target side (its kind is {kind}); give only the text, or "
         "choose a translation (encoder-decoder) model for a pair.",
         "error.targets_count": "Got {texts} texts but {targets} targets; give one target per text.",
         "error.decoder_start_missing": "This encoder-decoder model has no decoder_start_token_id in its config.",

@@ -208,6 +208,16 @@ def test_a_failing_input_line_is_named_in_the_language_of_the_export(capsys, tmp
     )
 
 
+def test_a_reader_that_stops_early_is_no_error(tmp_path, tiny_folder):
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1"}
+    argv = [sys.executable, "-m", "attnviz", "find-head", "--model", tiny_folder("bert"), "--text", "the cat saw the cat",
+            "--query", "saw", "--key", "cat", "--top", "0"]  # fmt: skip
+    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=tmp_path)
+    process.stdout.close()  # as `| head` does once it has what it wants: the table meets a closed pipe
+    err = process.stderr.read().decode()
+    assert process.wait(timeout=300) == 0 and err == "", err
+
+
 def test_cli_as_a_subprocess(tmp_path, tiny_folder):
     target = tmp_path / "sub.png"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1"}
