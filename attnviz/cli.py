@@ -333,7 +333,7 @@ def _examples(args: argparse.Namespace) -> list[Example]:
         names = header_names(line) if number == 1 else None
         if names:  # "zh<TAB>en": the columns' names, not a text to draw
             said = InputError("corpus_header", columns=", ".join(names)).message(getattr(args, "lang", "en"))
-            print(f"{PROG}: warning: line 1: {said}", file=sys.stderr)
+            print(f"{PROG}: warning: {i18n.t('cli.line', getattr(args, 'lang', 'en'), line=1)}{said}", file=sys.stderr)
             continue
         columns = input_columns(line)
         while len(columns) > 1 and not columns[-1].strip():  # trailing tabs a spreadsheet left
@@ -440,8 +440,13 @@ def _warn_language(handle, example: Example, args: argparse.Namespace) -> None:
 
 
 def _warning(sentence: str, example: Example, args: argparse.Namespace) -> None:
-    where = f"line {example.number}: " if args.input is not None else ""
+    where = _where(example, args)
     print(f"{PROG}: warning: {where}{sentence}", file=sys.stderr)
+
+
+def _where(example: Example, args: argparse.Namespace) -> str:
+    """Which --input line a message is about ("line 3: "), in the export's language; nothing for --text."""
+    return i18n.t("cli.line", getattr(args, "lang", "en"), line=example.number) if args.input is not None else ""
 
 
 def _one_index(value: str | None, what: str, size: int) -> int:
@@ -606,7 +611,7 @@ def _write(result, args: argparse.Namespace, handle, example: Example, path: Pat
         return saved
     drawn, options, heads, scored = _drawn(result, args, handle, example.gold)
     if scored:  # on stderr: stdout names the files written
-        print(f"{PROG}: " + (f"line {example.number}: " if args.input is not None else "") + scored, file=sys.stderr)
+        print(f"{PROG}: {_where(example, args)}{scored}", file=sys.stderr)
     if path is None:
         path = args.output / export.figure_filename(args.view, fmt, model=handle.name, text=example.text, **heads)
     size = size_options(args)
@@ -707,7 +712,9 @@ def _run(args: argparse.Namespace) -> int:
     if args.input is None:
         print(written[0])
         return 0
-    print(f"{len(written)} files in {args.output}" + (f"; {skipped} lines skipped (said above)" if skipped else ""))
+    lang = getattr(args, "lang", "en")
+    said = i18n.t("cli.written", lang, count=len(written), folder=args.output)
+    print(said + (i18n.t("cli.skipped", lang, count=skipped) if skipped else ""))
     return 2 if skipped else 0  # a script sees that not every line was drawn
 
 

@@ -210,6 +210,9 @@ STRINGS: dict[str, dict[str, str]] = {
         "or pass the --format it names.",
         "error.cli_one_index": "With --aggregation, --{option} takes one index; got {value!r}.",
         "error.cli_input_line": "line {line} of {path}: {error}",
+        "cli.line": "line {line}: ",
+        "cli.written": "{count} files in {folder}",
+        "cli.skipped": "; {count} lines skipped (said above)",
         "cli.capture_too_large": "This {format} file is {size}: the app's “Open a capture” takes files of at most "
         "{limit}. NPZ is several times smaller than JSON; fewer tokens shrink it by their square.",
         "cli.ignored": "{option} changes nothing in this figure and is not applied: {why}",
@@ -576,6 +579,9 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.cli_format_suffix": "{path} 的后缀是另一种格式，而这里写的是 {format}：请以 .{format} 结尾，或给出与后缀一致的 --format。",
         "error.cli_one_index": "使用 --aggregation 时，--{option} 只能是一个编号；收到的是 {value!r}。",
         "error.cli_input_line": "{path} 第 {line} 行：{error}",
+        "cli.line": "第 {line} 行：",
+        "cli.written": "{count} 个文件，位于 {folder}",
+        "cli.skipped": "；跳过了 {count} 行（原因见上）",
         "cli.capture_too_large": "这个 {format} 文件有 {size}：应用的“打开捕获文件”最多接受 {limit} 的文件。NPZ "
         "比 JSON 小好几倍；词元减少，文件按其平方缩小。",
         "cli.ignored": "{option} 不会改变这张图，因此未被采用：{why}",

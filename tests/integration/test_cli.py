@@ -174,6 +174,15 @@ def test_a_capture_too_large_for_the_apps_upload_is_said(capsys, tmp_path, tiny_
     assert code == 0 and "at most" not in err  # a CSV is read, not opened in the app
 
 
+def test_an_input_runs_summary_and_line_warnings_are_in_the_exports_language(capsys, tmp_path, tiny_folder):
+    lines = tmp_path / "lines.tsv"
+    lines.write_text("zh\ten\n早上好！\tGood morning!\n\tGood morning!\n", encoding="utf-8")
+    code, out, err = run_cli(capsys, "export", "--model", tiny_folder("marian"), "--input", str(lines), "--lang", "zh",
+                             "--engine", "static", "-o", str(tmp_path / "figs"))  # fmt: skip
+    assert code == 2 and "warning: 第 1 行：这一行是各列的名称" in err
+    assert out.strip() == f"1 个文件，位于 {tmp_path / 'figs'}；跳过了 1 行（原因见上）"
+
+
 def test_an_error_on_one_input_line_names_the_line(capsys, tmp_path, tiny_folder):
     lines = tmp_path / "lines.txt"
     lines.write_text("fine\n" + "word " * 400 + "\n", encoding="utf-8")  # line 2 is longer than 128 positions
