@@ -172,7 +172,8 @@ def alignment(
     links = strongest_links(matrix, threshold, top_k)
     fig = go.Figure([*_link_traces(links, lines, color), *_link_hovers(links, lines, color, text),
                      *_token_lines(lines)])  # fmt: skip
-    notes = [_link_rule(threshold, top_k, text), *unknown_notes([*amap.key_tokens, *amap.query_tokens], text)]
+    cross = amap.kind == "cross"  # a translation's two sides; any other map's lines are its keys and its queries
+    notes = [_link_rule(threshold, top_k, text, cross), *unknown_notes([*amap.key_tokens, *amap.query_tokens], text)]
     selection = selection_text(amap, layers, heads, head_reduce, layer_reduce, text)
     width = lines.width_for(style)
     key_plan, query_plan = lines.plans(width)
@@ -193,7 +194,7 @@ def alignment(
         yaxis=dict(
             tickmode="array",
             tickvals=[0.0, 1.0],
-            ticktext=[text["target"], text["source"]],
+            ticktext=[text["target"], text["source"]] if cross else [text["query"], text["key"]],
             range=[-pad, 1 + pad],
             showgrid=False,
             zeroline=False,
@@ -202,11 +203,11 @@ def alignment(
     return fig
 
 
-def _link_rule(threshold: float, top_k: int | None, text: Mapping[str, str]) -> str:
-    """The subtitle line saying which links are drawn."""
+def _link_rule(threshold: float, top_k: int | None, text: Mapping[str, str], cross: bool = True) -> str:
+    """The subtitle line saying which links are drawn (per target token of a translation, else per query token)."""
     if top_k is None:
         return text["links_all"].format(threshold=format_value(threshold))
-    return text["links"].format(threshold=format_value(threshold), top_k=top_k)
+    return text["links" if cross else "links_self"].format(threshold=format_value(threshold), top_k=top_k)
 
 
 def _reach(lines: _Lines, key_plan: LabelPlan, query_plan: LabelPlan) -> float:

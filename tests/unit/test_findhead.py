@@ -346,3 +346,12 @@ def test_a_page_link_carries_only_the_state_that_page_uses():
     assert pair["target"] == "Hi" and pair["mode"] == "pair"
     assert "target" not in app_state.to_query_params(app_state.ViewState(), "translate")
     assert set(app_state.to_query_params(app_state.ViewState())) == set(app_state.ALWAYS_IN_URL)  # no page: all
+
+
+def test_an_alignment_of_self_attention_names_its_lines_queries_and_keys():
+    tokens = tokens_from("the cat sat".split())
+    own = figures.alignment(random_map(tokens, layers=1, heads=1))
+    assert list(own.layout.yaxis.ticktext) == ["Query", "Key"] and "per query token" in own.layout.title.text
+    src, tgt = COLUMN_PAIR
+    pair = figures.alignment(random_map(tokens_from(tgt), tokens_from(src), layers=1, heads=1))
+    assert list(pair.layout.yaxis.ticktext) == ["Target", "Source"] and "per target token" in pair.layout.title.text
