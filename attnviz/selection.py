@@ -675,9 +675,14 @@ def exported_title(title: str, model: str | None) -> str:
 
 
 def title_width(title: str, font_px: int = 16) -> int:
-    """About how many px the first line of a title takes (CJK glyphs are about twice as wide as Latin ones)."""
-    first = plain_text(title.split("<br>")[0])
-    return int(sum(font_px if unicodedata.east_asian_width(char) in "WF" else 0.55 * font_px for char in first))
+    """About how many px the widest line of a title takes: its first line at `font_px`, the notes below it
+    (<sup>) at plotly's 70% (CJK glyphs are about twice as wide as Latin ones)."""
+
+    def width(line: str, px: float) -> float:
+        return sum(px if unicodedata.east_asian_width(char) in "WF" else 0.55 * px for char in plain_text(line))
+
+    first, *notes = title.split("<br>")
+    return int(max([width(first, font_px), *(width(note, 0.7 * font_px) for note in notes)]))
 
 
 def export_size(title: str, width: int | None, height: int | None, margin: int = 80) -> tuple[int | None, int | None]:
