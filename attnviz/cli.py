@@ -321,13 +321,20 @@ def _examples(args: argparse.Namespace) -> list[Example]:
     if args.input is None:
         return [Example(1, args.text, args.target, getattr(args, "gold", None))]
     try:
-        lines = args.input.read_text(encoding="utf-8-sig").splitlines()  # a byte-order mark is not text
+        data = args.input.read_bytes()
     except FileNotFoundError:
         raise InputError("cli_input_missing", path=str(args.input)) from None
-    except (UnicodeDecodeError, IsADirectoryError) as error:
+    except IsADirectoryError as error:
         raise InputError("cli_input_not_text", path=str(args.input), detail=str(error)) from None
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):  # UTF-16: every line would be unreadable
+        raise InputError("cli_input_not_text", path=str(args.input), detail="UTF-16")
     examples = []
-    for number, line in enumerate(lines, start=1):
+    for number, raw in enumerate(data.splitlines(), start=1):
+        try:
+            line = raw.decode("utf-8-sig" if number == 1 else "utf-8")  # a byte-order mark is not text
+        except UnicodeDecodeError:  # this line is skipped with its reason; the others are drawn
+            examples.append(Example(number, "", None, refused=InputError("corpus_not_utf8")))
+            continue
         if not line.strip():
             continue
         names = header_names(line) if number == 1 else None

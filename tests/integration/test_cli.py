@@ -183,6 +183,20 @@ def test_an_input_runs_summary_and_line_warnings_are_in_the_exports_language(cap
     assert out.strip() == f"1 个文件，位于 {tmp_path / 'figs'}；跳过了 1 行（原因见上）"
 
 
+def test_a_line_that_is_not_utf8_is_skipped_and_the_others_drawn(capsys, tmp_path, tiny_folder):
+    lines = tmp_path / "lines.tsv"
+    lines.write_bytes("早上好！\tGood morning!\n".encode() + b"\xff\xfebroken\tline\n" + "我喜欢学习。\n".encode())
+    out_dir = tmp_path / "figs"
+    code, out, err = run_cli(capsys, "export", "--model", tiny_folder("marian"), "--input", str(lines),
+                             "--engine", "static", "-o", str(out_dir))  # fmt: skip
+    assert code == 2 and sorted(os.listdir(out_dir)) == ["0001.png", "0003.png"]
+    assert "line 2 of" in err and "The line is not UTF-8 text." in err and "1 lines skipped" in out
+    lines.write_bytes("早上好！".encode("utf-16"))
+    code, _, err = run_cli(capsys, "export", "--model", tiny_folder("marian"), "--input", str(lines),
+                           "-o", str(tmp_path / "other"))  # fmt: skip
+    assert code == 2 and "is not a UTF-8 text file (UTF-16)" in one_line_error(err)
+
+
 def test_an_error_on_one_input_line_names_the_line(capsys, tmp_path, tiny_folder):
     lines = tmp_path / "lines.txt"
     lines.write_text("fine\n" + "word " * 400 + "\n", encoding="utf-8")  # line 2 is longer than 128 positions
