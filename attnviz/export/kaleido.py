@@ -80,7 +80,15 @@ class _Browser:
             raise
 
     def render(self, fig, opts: dict) -> bytes:
-        return self._wait(self.kaleido.calc_fig(fig, opts=opts), RENDER_TIMEOUT_S, "render")
+        try:
+            return self._wait(self.kaleido.calc_fig(fig, opts=opts), RENDER_TIMEOUT_S, "render")
+        except KaleidoFailed as failure:
+            if not _page_was_not_ready(failure.__cause__):
+                raise
+            # kaleido can point a new tab at the blank page's context rather than its own page's (about 1 start in
+            # 20 on a busy machine); it reloads the tab after every render, failed or not, so once more is enough
+            log.debug("kaleido: the tab's page was not ready; rendering again")
+            return self._wait(self.kaleido.calc_fig(fig, opts=opts), RENDER_TIMEOUT_S, "render")
 
     def _wait(self, coroutine, timeout: float, what: str):
         future = asyncio.run_coroutine_threadsafe(coroutine, self.loop)
@@ -113,6 +121,11 @@ class _Browser:
         if process is not None and process.poll() is None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(process.pid, signal.SIGKILL)
+
+
+def _page_was_not_ready(error: BaseException | None) -> bool:
+    """The render ran in a context without kaleido's page script: a JavaScript ReferenceError naming it."""
+    return error is not None and "ReferenceError" in str(error) and "kaleido_scopes" in str(error)
 
 
 def _reason(error: Exception) -> str:
