@@ -127,6 +127,8 @@ def figure(
                             config=modebar, **clicks)  # fmt: skip
     if refusal is not None:
         st.caption(i18n.error_sentence(refusal, view.lang))
+    elif (illegible := _small_labels(fig, model, size)) is not None:
+        st.caption(illegible.sentence(view.lang))
     with st.container(horizontal=True, gap="small"):
         for download in downloads:
             st.download_button(
@@ -216,6 +218,17 @@ def figure_downloads(
         downloads.append(Download(fmt, export.capture_filename(saved, fmt), _capture_maker(saved, fmt),
                                   "export_capture_help"))  # fmt: skip
     return downloads, refusal
+
+
+def _small_labels(fig, model: str | None, size: DownloadSize):
+    """`attnviz.export.SmallLabels` when an alignment's file at the chosen size would stand its labels too small to
+    read (said before the click that makes it), else None."""
+    from attnviz import export
+
+    meta = fig.layout.meta if isinstance(fig.layout.meta, dict) else {}
+    if meta.get("view") != "alignment":
+        return None
+    return export.small_labels(selection.as_file(fig, model), **size.options())
 
 
 def figure_maker(drawn, fmt: str, name: str, source: Source, size: dict) -> Callable[[], bytes]:

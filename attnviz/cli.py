@@ -34,6 +34,7 @@ import contextlib
 import functools
 import os
 import sys
+import warnings
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -625,8 +626,15 @@ def _write(result, args: argparse.Namespace, handle, example: Example, path: Pat
     drew_gold = example.gold if args.view == "alignment" else None
     recorded = gold_record(drew_gold, getattr(args, "reverse_model", None))  # the gold links drawn, if any
     provenance = view_provenance(result.provenance, args.view, {**asdict(options), **recorded, "export": size})
-    return export.export_figure(drawn, path, fmt, engine=args.engine, overwrite=args.force, provenance=provenance,
-                                **size)  # fmt: skip
+    with warnings.catch_warnings(record=True) as caught:  # said as the command's warning lines, in --lang
+        warnings.simplefilter("always")
+        written = export.export_figure(drawn, path, fmt, engine=args.engine, overwrite=args.force,
+                                       provenance=provenance, **size)  # fmt: skip
+    lang = getattr(args, "lang", "en")
+    for warning in caught:
+        message = warning.message
+        _warning(message.sentence(lang) if isinstance(message, export.SmallLabels) else str(message), example, args)
+    return written
 
 
 def _progress(items, args: argparse.Namespace):

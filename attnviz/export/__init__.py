@@ -74,6 +74,30 @@ RENDERERS = {"kaleido": kaleido.render, "static": static.render}  # engine name 
 ENGINES = settings.EXPORT_ENGINES  # "auto" and the RENDERERS, as the export_engine setting accepts them
 ENGINE_ENV = settings.variable("export_engine")
 PRINT_FORMATS = ("pdf", "svg")  # drawn by the static engine under "auto" (see the module docstring)
+LEGIBLE_LABEL_PX = 6.0  # 4.5 pt in print (a px is 1/96 in): smaller token labels are a grey blur on paper
+
+
+class SmallLabels(UserWarning):
+    """An exported figure's token labels stand smaller than `LEGIBLE_LABEL_PX`: `size` px, to fit `tokens` labels on
+    a line of a figure `width` px wide. `sentence(lang)` says it in the UI language."""
+
+    def __init__(self, size: float, tokens: int, width: int):
+        self.size, self.tokens, self.width = size, tokens, width
+        super().__init__(self.sentence("en"))
+
+    def sentence(self, lang: str = "en") -> str:
+        from attnviz import i18n
+
+        return i18n.t("export.small_labels", lang, size=f"{self.size:.1f}", points=f"{self.size * 0.75:.1f}",
+                      tokens=self.tokens, width=self.width)  # fmt: skip
+
+
+def _warn_if_illegible(fig, width: int) -> None:
+    from attnviz.figures.alignment import smallest_labels
+
+    smallest = smallest_labels(fig)
+    if smallest is not None and smallest[0] < LEGIBLE_LABEL_PX:
+        warnings.warn(SmallLabels(smallest[0], smallest[1], width), stacklevel=4)
 
 
 def resolve_engine(engine: str = "auto", fmt: str = "png") -> str:
@@ -112,11 +136,14 @@ def _fitted(fig, size: ExportSize, height: int | None) -> tuple:
     from attnviz.figures.heatmap import fit_width as fit_heatmap
     from attnviz.figures.style import TITLE_LINE, fit_title
 
-    if size.width is None:
-        return fig, size
+    if size.width is None:  # the figure's own width: an alignment's labels planned for it (the page's may be less)
+        laid = fit_alignment(fig, size.of(fig)[0], size.height)
+        _warn_if_illegible(laid, size.of(laid)[0])
+        return laid, size
     width, drawn_height = size.of(fig)
     laid = fit_heatmap(fit_alignment(fig, width, height), width, height)  # each leaves the other's figures as they are
     titled = fit_title(laid, width)
+    _warn_if_illegible(titled, width)
     if height is None:
         drawn_height = laid.layout.height if laid is not fig else drawn_height
         lines = [(drawn.layout.title.text or "").count("<br>") for drawn in (titled, laid)]
@@ -124,6 +151,16 @@ def _fitted(fig, size: ExportSize, height: int | None) -> tuple:
     fitted = ExportSize(width, min(drawn_height, MAX_SIDE), size.scale)
     fitted.of(titled)  # the pixel budget, for the size it is drawn at
     return titled, fitted
+
+
+def small_labels(fig, **size_options) -> SmallLabels | None:
+    """What an export of `fig` at that size (`figure_bytes`'s size options) would warn of its token labels, or None:
+    checked without drawing, for a page to say beside its download buttons."""
+    size = resolve_size(fig, **size_options)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", SmallLabels)
+        _fitted(fig, size, size_options.get("height"))
+    return next((warning.message for warning in caught if isinstance(warning.message, SmallLabels)), None)
 
 
 def figure_bytes(
@@ -173,6 +210,8 @@ def export_figure(
 
 __all__ = [
     "CSV_COLUMNS",
+    "LEGIBLE_LABEL_PX",
+    "SmallLabels",
     "DATA_FORMATS",
     "ENGINES",
     "ENGINE_ENV",
@@ -208,6 +247,7 @@ __all__ = [
     "resolve_size",
     "safe_filename",
     "save_capture",
+    "small_labels",
     "stamp",
     "static",
     "write_atomic",

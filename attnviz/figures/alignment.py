@@ -133,14 +133,27 @@ class _Lines:
             need = max(need, pair * len(labels) * (X_RANGE[1] - X_RANGE[0]))
         return clamp(need + sum(MARGINS), 520, 1600)
 
-    def plans(self, width: int) -> tuple[LabelPlan, LabelPlan]:
-        """How the key labels and the query labels stand in a figure `width` px wide, or shown at `PLAN_WIDTH`."""
-        plot_px = min(width, PLAN_WIDTH) - sum(MARGINS)
+    def plans(self, width: int, exact: bool = False) -> tuple[LabelPlan, LabelPlan]:
+        """How the key labels and the query labels stand in a figure `width` px wide, or shown at `PLAN_WIDTH` (a
+        page may shrink it to that); `exact`: drawn at `width` itself (a file)."""
+        plot_px = (width if exact else min(width, PLAN_WIDTH)) - sum(MARGINS)
         chosen = []
         for labels in (self.key_labels, self.query_labels):
             spacing = plot_px / (X_RANGE[1] - X_RANGE[0]) / max(len(labels), 1)
             chosen.append(plan_labels(label_widths(labels, LABEL_SIZE), spacing))
         return chosen[0], chosen[1]
+
+
+def smallest_labels(fig: go.Figure) -> tuple[float, int] | None:
+    """(font size px, labels on that line) of the line whose token labels an alignment figure draws smallest; None
+    for any other figure."""
+    meta = fig.layout.meta if isinstance(fig.layout.meta, dict) else {}
+    if meta.get("view") != "alignment" or not meta.get("labels"):
+        return None
+    side, plan = min(meta["labels"].items(), key=lambda item: item[1]["size"])
+    line_y = 1.0 if side == "keys" else 0.0  # keys on the top line
+    count = sum(1 for note in fig.layout.annotations if note.name == LABEL_NAME and note.y == line_y)
+    return float(plan["size"]), count
 
 
 def alignment(
@@ -302,11 +315,12 @@ def _labels(xs: np.ndarray, labels: list[str], plan: LabelPlan, top: bool) -> li
 
 def fit_width(fig: go.Figure, width: int, height: int | None = None) -> go.Figure:
     """`fig` laid out again for an export `width` px wide (and `height`, None: what its labels need): an alignment's
-    labels planned for that width, so that a narrow print size (a paper's column) stands them upright or smaller
-    instead of overlapping. Any other figure, or an alignment whose labels would stand as they do, is `fig` itself."""
+    labels planned for exactly that width, so that a narrow print size (a paper's column) stands them upright or
+    smaller instead of overlapping, and a wide one (a file at the figure's own width, which the page planned for a
+    column as narrow as `PLAN_WIDTH`) stands them as large as it has room for. Any other figure, or an alignment
+    whose labels would stand as they do, is `fig` itself."""
     meta = fig.layout.meta if isinstance(fig.layout.meta, dict) else {}
-    own = fig.layout.width or width
-    if meta.get("view") != "alignment" or min(width, PLAN_WIDTH) == min(own, PLAN_WIDTH):
+    if meta.get("view") != "alignment":
         return fig
     labels = [note for note in fig.layout.annotations if note.name == LABEL_NAME]
     keys, queries = ([note for note in labels if note.y == y] for y in (1.0, 0.0))
@@ -316,7 +330,10 @@ def fit_width(fig: go.Figure, width: int, height: int | None = None) -> go.Figur
         key_labels=[note.text for note in keys],
         query_labels=[note.text for note in queries],
     )
-    key_plan, query_plan = lines.plans(width)
+    key_plan, query_plan = lines.plans(width, exact=True)
+    own = fig.layout.width or width
+    if width >= own and (key_plan, query_plan) == lines.plans(own) and height in (None, fig.layout.height):
+        return fig  # as wide or wider, labels as they stand: the figure scales as drawn
     height, pad, key_plan, query_plan = _label_room(lines, key_plan, query_plan, FigureStyle(height=height))
     others = [note for note in fig.layout.annotations if note.name != LABEL_NAME]
     fitted = go.Figure(fig)

@@ -21,6 +21,9 @@ STRINGS: dict[str, dict[str, str]] = {
         "{inches} in wide, fonts at their printed size. Applies to every download.",
         "export_capture_help": "Download the capture this figure is drawn from as {format}, with where it came from "
         "(opens again on the Open a capture page)",
+        "export.small_labels": "At {width} px wide, the {tokens} token labels of a line stand {size} px high "
+        "({points} pt in print): too small to read. Export it wider, or show fewer tokens (words instead of pieces, "
+        "special tokens hidden).",
         # Open a capture (app_pages/open_capture.py, app_pages/opened.py)
         "page_open": "Open a capture",
         "open_title": "Open a capture",
@@ -77,6 +80,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "download_preset_note": "打印宽度 {inches} 英寸、{dpi} dpi：PNG 宽 {pixels} 像素，PDF 或 SVG 页面宽 {inches} "
         "英寸，字号即打印字号。对每次下载都生效。",
         "export_capture_help": "把绘制这张图所用的捕获下载为 {format}，附带来源信息（可在“打开捕获文件”页面再次打开）",
+        "export.small_labels": "图宽 {width} px 时，一条线上的 {tokens} 个词元标签只有 {size} px 高（印刷时 {points} "
+        "pt），无法辨认。请导出得更宽，或显示更少的词元（按词而非词片显示、隐藏特殊词元）。",
         "page_open": "打开捕获文件",
         "open_title": "打开捕获文件",
         "open_intro": "attnviz 保存的捕获文件——本应用下载的 JSON 或 NPZ，或在另一台机器（GPU 或 NPU 服务器）上用 "

@@ -137,3 +137,14 @@ def test_a_figure_file_records_the_gold_links_and_the_reverse_model_drawn_on_it(
     name = next(n for n in downloads if n.startswith("alignment_") and n.endswith(".html"))
     options = export.read_stamp(downloads[name](), "html")["view"]["options"]
     assert options["gold"] == "0-0 1-1 2-2" and options["reverse_model"] == "demo-en-zh"
+
+
+def test_labels_too_small_for_the_chosen_size_are_said_beside_the_downloads(downloads):
+    source, target = "我们明天早上去学校，下午回家吃饭，晚上一起看书。" * 2, "We go to school tomorrow morning. " * 4
+    for lang, said in (("en", "too small to read"), ("zh", "无法辨认")):
+        at = sized(open_app(text=source, target=target, mode="pair", lang=lang), preset="single-column")
+        assert [caption.value for caption in at.caption if said in caption.value]
+        at = sized(at, preset="double-column")  # twice the room: 7 in
+        assert not [caption.value for caption in at.caption if said in caption.value]
+    at = sized(open_app(), preset="single-column")  # 早上好！ → Good morning! fits a column
+    assert not [caption.value for caption in at.caption if "too small to read" in caption.value]

@@ -154,3 +154,16 @@ def test_png_dpi_is_recorded_for_word_processors(capsys, tmp_path):
     assert code == 0, err
     with Image.open(io.BytesIO(target.read_bytes())) as image:
         assert round(image.info["dpi"][0]) == 300
+
+
+def test_labels_too_small_to_read_at_the_size_asked_are_a_warning_line(capsys, tmp_path):
+    source, target = "我们明天早上去学校，下午回家吃饭，晚上一起看书。" * 2, "We go to school tomorrow morning. " * 4
+    long_pair = ["--model", "demo-zh-en", "--device", "cpu", "--text", source, "--target", target]
+    for lang, said in (("en", "too small to read"), ("zh", "无法辨认")):
+        code, _, err = run(capsys, "export", *long_pair, "--view", "alignment", "--preset", "single-column",
+                           "--engine", "static", "--lang", lang, "-o", str(tmp_path / f"{lang}.svg"))  # fmt: skip
+        assert code == 0, err
+        assert [line for line in err.splitlines() if said in line and line.startswith("attnviz: warning: ")], err
+    code, _, err = run(capsys, "export", *PAIR, "--view", "alignment", "--preset", "single-column",
+                       "--engine", "static", "-o", str(tmp_path / "short.svg"))  # fmt: skip
+    assert code == 0 and "too small to read" not in err, err

@@ -318,3 +318,24 @@ def test_the_stamped_svg_still_parses():
 
 def random_map_figure():
     return figures.heatmap(random_map(tokens_from(["a", "b"])))
+
+
+def _pair_of(count: int):
+    words = [f"w{i}" for i in range(count)]
+    return random_map(tokens_from(words), tokens_from(words[::-1]), layers=1, heads=1)
+
+
+def test_labels_too_small_to_read_in_print_are_said_in_both_languages():
+    fig = figures.alignment(_pair_of(40))  # 40 tokens a line in a 3.5 in column
+    with pytest.warns(export.SmallLabels) as caught:
+        export.figure_bytes(fig, "svg", engine="static", preset="single-column")
+    warning = caught[0].message
+    assert warning.tokens == 40 and warning.width == 336 and warning.size < export.LEGIBLE_LABEL_PX
+    assert f"{warning.size:.1f} px" in warning.sentence("en") and "336 px" in warning.sentence("en")
+    assert "无法辨认" in warning.sentence("zh")
+
+
+def test_labels_that_can_be_read_are_not_warned_of(recwarn):
+    export.figure_bytes(figures.alignment(_pair_of(6)), "svg", engine="static", preset="single-column")
+    export.figure_bytes(figures.alignment(_pair_of(24)), "svg", engine="static", preset="double-column")
+    assert not [w for w in recwarn if issubclass(w.category, export.SmallLabels)]

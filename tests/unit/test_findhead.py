@@ -218,7 +218,12 @@ def test_an_alignment_exported_narrow_has_its_labels_planned_for_that_width(widt
     left, right = alignment_figure.MARGINS  # labels may reach into the margins, not past the figure's edges
     assert all(-left <= x0 and x1 <= width - left for x0, x1, _, _ in boxes)
     assert fitted.layout.meta["labels"]["queries"]["angle"] == -90
-    assert len(fitted.data) == len(fig.data) and alignment_figure.fit_width(fig, 900) is fig  # links kept; wide: as is
+    assert len(fitted.data) == len(fig.data)  # links kept
+    wide = alignment_figure.fit_width(fig, 900)  # a file wider than the page plans for: labels as large as fit
+    assert wide.layout.meta["labels"]["queries"] == {"angle": 0, "rows": 1, "size": alignment_figure.LABEL_SIZE}
+    assert _overlapping(_label_boxes(wide)) == []
+    short = figures.alignment(random_map(tokens_from(["a", "b"]), tokens_from(["c", "d"]), layers=1, heads=1))
+    assert alignment_figure.fit_width(short, 900) is short  # labels that would stand as they do: the figure as is
 
 
 def test_export_draws_an_alignment_fitted_to_the_preset_width(monkeypatch):
@@ -355,3 +360,23 @@ def test_an_alignment_of_self_attention_names_its_lines_queries_and_keys():
     src, tgt = COLUMN_PAIR
     pair = figures.alignment(random_map(tokens_from(tgt), tokens_from(src), layers=1, heads=1))
     assert list(pair.layout.yaxis.ticktext) == ["Target", "Source"] and "per target token" in pair.layout.title.text
+
+
+def test_an_alignment_exported_at_its_own_width_stands_its_labels_for_that_width(monkeypatch):
+    from attnviz import export
+
+    words = [f"word{i}" for i in range(24)]
+    fig = figures.alignment(random_map(tokens_from(words), tokens_from(words[::-1]), layers=1, heads=1))
+    drawn = {}
+
+    def record(figure, fmt, width, height, scale):
+        drawn.update(figure=figure, width=width)
+        return b"<svg/>"
+
+    monkeypatch.setitem(export.RENDERERS, "static", record)
+    export.figure_bytes(fig, "svg", engine="static")  # no size asked: the figure's own width
+    assert drawn["width"] == fig.layout.width > alignment_figure.PLAN_WIDTH
+    on_page = fig.layout.meta["labels"]["keys"]["size"]  # planned for a column as narrow as PLAN_WIDTH
+    in_file = drawn["figure"].layout.meta["labels"]["keys"]["size"]
+    assert on_page < export.LEGIBLE_LABEL_PX <= in_file
+    assert _overlapping(_label_boxes(drawn["figure"])) == []
