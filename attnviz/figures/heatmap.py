@@ -299,7 +299,7 @@ def _draw(
             fig_height,
             plot_bgcolor=MASKED_COLOR,
             annotations=[_masked_legend(text)] if has_masked else [],
-            meta=layout.meta,
+            meta={**layout.meta, "axis_words": {key: text[key] for key in AXIS_WORDS}},
         ),
         **_axes(layout, max_labels, (fig_width, fig_height), text),
     )
@@ -341,6 +341,9 @@ def _masked_legend(text: Mapping[str, str]) -> dict:
     )  # fmt: skip
 
 
+AXIS_WORDS = ("key", "query", "labelled")  # the words of the axis titles, kept in meta for `fit_width`
+
+
 def _axes(layout: _Layout, max_labels: int, size: tuple[int, int], text: Mapping[str, str]) -> dict:
     """x (keys) and y (queries) axes: at most `max_labels` ticks and no more than the figure's `size` (width, height)
     shows readably, key labels slanted when they would overlap."""
@@ -348,13 +351,19 @@ def _axes(layout: _Layout, max_labels: int, size: tuple[int, int], text: Mapping
     plot_width, plot_height = (max(side - margin, 1) for side, margin in zip(size, PLOT_MARGIN_PX))
     x_ticks = tick_positions(len(key_labels), readable_labels(plot_width, max_labels))
     y_ticks = tick_positions(len(query_labels), readable_labels(plot_height, max_labels))
+
+    def title(axis: str, ticks: list, labels: list) -> str:  # a thinned axis says so: a file has no hover
+        if len(ticks) == len(labels):
+            return text[axis]
+        return text["labelled"].format(axis=text[axis], shown=len(ticks), count=len(labels))
+
     fig_width = size[0]
     cell_px = (fig_width - 250) / max(len(key_labels), 1)  # plot width ≈ figure minus margins and colour bar
     spacing_px = cell_px * len(key_labels) / max(len(x_ticks), 1)  # between two drawn labels
     rotate = max((_label_px(key_labels[i]) for i in x_ticks), default=0) > 0.9 * spacing_px
     return dict(
         xaxis=dict(
-            title=dict(text=text["key"]),
+            title=dict(text=title("key", x_ticks, key_labels)),
             tickmode="array",
             tickvals=x_ticks,
             ticktext=[key_labels[i] for i in x_ticks],
@@ -365,7 +374,7 @@ def _axes(layout: _Layout, max_labels: int, size: tuple[int, int], text: Mapping
             **hover_axis(key_labels),
         ),
         yaxis=dict(
-            title=dict(text=text["query"]),
+            title=dict(text=title("query", y_ticks, query_labels)),
             tickmode="array",
             tickvals=y_ticks,
             ticktext=[query_labels[i] for i in y_ticks],
@@ -393,7 +402,11 @@ def fit_width(fig: go.Figure, width: int, height: int | None = None) -> go.Figur
         len(fig.layout.xaxis.tickvals or ()), len(fig.layout.yaxis.tickvals or ()), 1
     )  # its max_labels, or less
     size = (width, height or fig.layout.height or 500)
-    words = {"key": fig.layout.xaxis.title.text, "query": fig.layout.yaxis.title.text}
+    words = meta.get("axis_words") or {  # the axis titles before any "(n of m labelled)"; a figure made before: as is
+        "key": fig.layout.xaxis.title.text,
+        "query": fig.layout.yaxis.title.text,
+        "labelled": "{axis}",
+    }
     return go.Figure(fig).update_layout(width=size[0], height=size[1], **_axes(frame, drawn, size, words))
 
 

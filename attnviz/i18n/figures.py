@@ -4,6 +4,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "en": {
         "query": "Query",
         "key": "Key",
+        "labelled": "{axis} ({shown} of {count} labelled)",
         "weight": "Weight",
         "layer": "Layer",
         "head": "Head",
@@ -58,6 +59,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "zh": {
         "query": "查询 (Query)",
         "key": "键 (Key)",
+        "labelled": "{axis}（{count} 个中标注 {shown} 个）",
         "weight": "权重",
         "layer": "层",
         "head": "头",

@@ -289,3 +289,18 @@ def test_a_heatmap_of_up_to_45_tokens_labels_every_token(count):
     fig = figures.heatmap(amap, layers=[0], heads=[0])
     assert list(fig.layout.xaxis.ticktext) == list(fig.layout.yaxis.ticktext) == [f"w{i}" for i in range(count)]
     assert fig.layout.height <= 1200 and fig.layout.width <= 1200
+
+
+def test_a_heatmap_axis_that_labels_only_some_tokens_says_how_many():
+    from attnviz.figures.heatmap import fit_width
+
+    words = [f"w{i}" for i in range(120)]
+    fig = figures.heatmap(random_map(tokens_from(words), layers=1, heads=1))
+    shown = len(fig.layout.xaxis.tickvals)
+    assert shown < 120 and fig.layout.xaxis.title.text == f"Key ({shown} of 120 labelled)"
+    narrow = fit_width(fig, 336)  # a column thins them again: said once, with the new count
+    assert narrow.layout.xaxis.title.text == f"Key ({len(narrow.layout.xaxis.tickvals)} of 120 labelled)"
+    zh = figures.heatmap(random_map(tokens_from(words), layers=1, heads=1), style=figures.FigureStyle(lang="zh"))
+    assert zh.layout.yaxis.title.text == f"查询 (Query)（120 个中标注 {len(zh.layout.yaxis.tickvals)} 个）"
+    few = figures.heatmap(random_map(tokens_from(words[:8]), layers=1, heads=1))
+    assert (few.layout.xaxis.title.text, few.layout.yaxis.title.text) == ("Key", "Query")  # every token labelled
