@@ -11,8 +11,8 @@ With --input FILE every non-empty line is one example ("source" or "source<TAB>t
 stderr, and --output names a folder that receives 0001.<format>, 0002.<format>, ... (numbered by line). With --text,
 an --output that is an existing folder receives one file named after what it holds (`attnviz.export.figure_filename`: no
 path separators or control characters; png or json unless --format says otherwise).
-Bad arguments and attnviz errors print one line on stderr and exit with 2 (attnviz's errors in English, or in Chinese
-for `export --lang zh`, whose figures speak Chinese); existing files are kept unless --force;
+Bad arguments and attnviz errors print one line on stderr and exit with 2 (in English, or in Chinese for
+`export --lang zh`, whose figures speak Chinese: argparse's own messages too); existing files are kept unless --force;
 every file is written atomically (temporary file, then rename).
 
 A figure is the one the app draws for the same options (`attnviz.selection`, which both call), written as the app's
@@ -33,6 +33,7 @@ import argparse
 import contextlib
 import functools
 import os
+import re
 import sys
 import warnings
 from dataclasses import dataclass, replace
@@ -48,10 +49,52 @@ KINDS = ("self", "encoder", "decoder", "cross")
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse that reports a bad argument in one line (no usage dump) and exits with 2."""
+    """argparse that reports a bad argument in one line (no usage dump) and exits with 2, in Chinese when the
+    command line asks for `--lang zh` (`lang`, read from it before it is parsed)."""
+
+    def __init__(self, *args, lang: str = "en", **kwargs):
+        super().__init__(*args, **kwargs)
+        self.lang = lang
 
     def error(self, message: str):
-        self.exit(2, f"{PROG}: error: {message} (see {self.prog} --help)\n")
+        if self.lang == "en":
+            self.exit(2, f"{PROG}: error: {message} (see {self.prog} --help)\n")
+        said = argparse_sentence(message, self.lang)
+        self.exit(2, f"{PROG}: error: {said}{i18n.t('cli.argparse.see_help', self.lang, prog=self.prog)}\n")
+
+
+# argparse's messages (Python 3.11), each with the catalogue key that says it: matched in order, the first wins
+_ARGPARSE_MESSAGES = (
+    (re.compile(r"invalid choice: (?P<value>.+) \(choose from (?P<choices>.+)\)$"), "cli.argparse.invalid_choice"),
+    (re.compile(r"invalid (?P<type>\S+) value: (?P<value>.+)$"), "cli.argparse.invalid_value"),
+    (re.compile(r"expected one argument$"), "cli.argparse.expected_one"),
+    (re.compile(r"not allowed with argument (?P<other>.+)$"), "cli.argparse.not_allowed_with"),
+    (re.compile(r"the following arguments are required: (?P<names>.+)$"), "cli.argparse.required"),
+    (re.compile(r"unrecognized arguments: (?P<names>.+)$"), "cli.argparse.unrecognized"),
+)
+
+
+def argparse_sentence(message: str, lang: str) -> str:
+    """An argparse error message in `lang`: "argument --x: invalid choice: ..." said in its words; a message it
+    does not know (one of attnviz's own argument checks) as it is."""
+    named = re.match(r"argument (?P<name>[^:]+): (?P<message>.+)$", message, re.S)
+    inner = named["message"] if named else message
+    for pattern, key in _ARGPARSE_MESSAGES:
+        if found := pattern.match(inner):
+            inner = i18n.t(key, lang, **found.groupdict())
+            break
+    return i18n.t("cli.argparse.argument", lang, name=named["name"], message=inner) if named else inner
+
+
+def _asked_lang(argv: list[str]) -> str:
+    """The --lang the command line gives ("en" when none, or not one the CLI speaks), read before argparse runs."""
+    for index, word in enumerate(argv):
+        value = word.split("=", 1)[1] if word.startswith("--lang=") else None
+        if word == "--lang" and index + 1 < len(argv):
+            value = argv[index + 1]
+        if value in i18n.LANGUAGES:
+            return value
+    return "en"
 
 
 @dataclass(frozen=True)
@@ -166,13 +209,14 @@ def _add_size_arguments(parser: argparse.ArgumentParser) -> None:
                       "again for a narrow width)")  # fmt: skip
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog=f"python -m {PROG}", description="Capture and export Transformer attention.")
+def build_parser(lang: str = "en") -> argparse.ArgumentParser:
+    """The command line's parser; `lang`: the language its argument errors are said in."""
+    parser = _Parser(prog=f"python -m {PROG}", description="Capture and export Transformer attention.", lang=lang)
     commands = parser.add_subparsers(
         dest="command",
         required=True,
         metavar="{export,capture,find-head,corpus,corpus-workers,models,devices,doctor}",
-        parser_class=_Parser,
+        parser_class=functools.partial(_Parser, lang=lang),
     )
 
     export = commands.add_parser("export", help="draw a figure (png, svg, pdf, html)", description="Draw a figure.")
@@ -742,9 +786,10 @@ def _said(error: AttnvizError) -> Phrase | str:
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit code (0 ok, 1 file-system failure, 2 bad arguments or input).
 
-    Its messages are English; `export --lang zh` (Chinese titles and labels) says its errors in Chinese too.
-    """
-    parser = build_parser()
+    Its messages are English; `export --lang zh` (Chinese titles and labels) says its errors in Chinese too, those
+    of a bad argument included (the --lang is read before the arguments are parsed)."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(_asked_lang(argv))
     args = parser.parse_args(argv)
     try:
         return _run(args)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from attnviz import export
+from attnviz import cli, export
 from tests.support.cli import one_line_error, run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -216,6 +216,32 @@ def test_errors_are_english_unless_the_export_is_drawn_in_chinese(capsys, tmp_pa
     (tmp_path / "a.png").write_bytes(b"")
     code, _, err = run_cli(capsys, "export", "--model", "x", "--text", "hi", "-o", "a.png", "--lang", "zh")
     assert code == 2 and one_line_error(err) == "attnviz: error: a.png 已存在；如要替换，请加上 --force。"
+
+
+@pytest.mark.parametrize(
+    "argv, english, chinese",
+    [
+        (["--preset", "a4"], "argument --preset: invalid choice: 'a4'", "参数 --preset：无效的选项 'a4'（可选："),
+        (["--scale", "2", "--dpi", "300"], "argument --dpi: not allowed with argument --scale",
+         "参数 --dpi：不能与参数 --scale 同时使用"),
+        (["--scale", "x"], "argument --scale: invalid float value: 'x'", "参数 --scale：无效的 float 值：'x'"),
+        (["--model"], "argument --model/-m: expected one argument", "参数 --model/-m：需要一个值"),
+        ([], "the following arguments are required: --model/-m, --output/-o", "缺少必需的参数：--model/-m, --output/-o"),
+    ],
+)  # fmt: skip
+def test_argument_errors_are_said_in_the_language_asked_for(capsys, argv, english, chinese):
+    code, _, err = run_cli(capsys, "export", *argv)
+    assert (
+        code == 2 and english in one_line_error(err) and err.rstrip().endswith("(see python -m attnviz export --help)")
+    )
+    for lang in (["--lang", "zh"], ["--lang=zh"]):
+        code, _, err = run_cli(capsys, "export", *lang, *argv)
+        assert code == 2 and chinese in one_line_error(err) and "（见 python -m attnviz export --help）" in err, err
+
+
+def test_an_argument_error_argparse_does_not_know_is_said_as_it_is():
+    assert cli.argparse_sentence("argument --top: must be at least 1", "zh") == "参数 --top：must be at least 1"
+    assert cli.argparse_sentence("something new", "zh") == "something new"
 
 
 def test_a_failing_input_line_is_named_in_the_language_of_the_export(capsys, tmp_path, tiny_folder):
