@@ -226,7 +226,12 @@ def build_parser(lang: str = "en") -> argparse.ArgumentParser:
     capture = commands.add_parser("capture", help="write attention data (json, npz, csv)",
                                   description="Write the captured attention.")  # fmt: skip
     _add_model_arguments(capture)
-    capture.add_argument("--format", choices=("json", "npz", "csv"), help="default: from the output suffix, else json")
+    capture.add_argument(
+        "--format",
+        choices=("json", "npz", "csv"),
+        help="default: from the output suffix, else json; a CSV gets NAME.header.json beside it "
+        "(provenance, texts, tokens)",
+    )
 
     _add_find_parser(commands)
     from attnviz.corpus import command as corpus_command
@@ -421,7 +426,10 @@ def _output_paths(args: argparse.Namespace, examples: list[Example], fmt: str) -
         if not args.output.exists() and args.output.suffix.lower().lstrip(".") in FILE_FORMATS:
             raise InputError("cli_output_named_as_a_file", path=str(args.output), format=fmt)
         paths = [args.output / f"{example.number:04d}.{fmt}" for example in examples]
-    existing = [p for p in paths if p.exists()]
+    from attnviz.export import csv_header_path
+
+    headers = [csv_header_path(p) for p in paths] if fmt == "csv" else []  # a CSV's header is written beside it
+    existing = [p for p in [*paths, *headers] if p.exists()]
     if existing and not args.force:
         if len(existing) == 1:
             raise InputError("cli_output_exists", path=str(existing[0]))

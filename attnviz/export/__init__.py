@@ -63,6 +63,7 @@ from attnviz.export.schema import (
     capture_to_dict,
     capture_to_json,
     capture_to_npz,
+    csv_header_path,
     load_capture,
     save_capture,
 )
@@ -234,6 +235,7 @@ __all__ = [
     "capture_to_dict",
     "capture_to_json",
     "capture_to_npz",
+    "csv_header_path",
     "export_figure",
     "figure_bytes",
     "figure_filename",

@@ -42,6 +42,8 @@ NPZ holds the same: a "header" entry (this JSON without weights, as a string) pl
 "steps/<i>/cross_weights"; it loads without pickle.
 CSV is long format, one row per weight: kind, layer, layer_name, head, query_index, query_token, key_index,
 key_token, weight (for spreadsheets; it does not load back; a carriage return in a token is written as ␍).
+`save_capture` writes beside it `<name>.header.json`, the header NPZ holds (model, texts, provenance, warnings,
+each map's shape and tokens): a CSV file has no place of its own for what made it.
 """
 
 from __future__ import annotations
@@ -60,7 +62,7 @@ import numpy as np
 
 from attnviz import caveats
 from attnviz.errors import InputError, Phrase
-from attnviz.export.files import DATA_FORMATS, format_of, write_atomic
+from attnviz.export.files import DATA_FORMATS, format_of, refuse_existing, write_atomic
 from attnviz.tokens import shown
 from attnviz.types import AttentionCapture, AttentionMap, GenerationStep, Token
 
@@ -217,6 +219,8 @@ def check_header(data) -> None:
     """The parts every capture file has, checked before any array is read."""
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
         raise InputError("capture_not_attnviz", schema=SCHEMA)
+    if "weights_file" in data:  # a CSV's header (`save_capture`): its weights are in the CSV, which does not load
+        raise InputError("capture_is_csv_header", csv=str(data["weights_file"]))
     version = data.get("version")
     if not is_int(version) or version != SCHEMA_VERSION:
         raise InputError("capture_schema_version", version=repr(version), supported=SCHEMA_VERSION)
@@ -312,7 +316,7 @@ def capture_to_json(capture: AttentionCapture | AttentionMap) -> str:
 
 def capture_to_npz(capture: AttentionCapture | AttentionMap) -> bytes:
     capture = as_capture(capture)
-    arrays = {"header": np.array(json.dumps(_header(capture), ensure_ascii=False))}
+    arrays = {"header": np.array(header_json(capture))}
     for kind, amap in capture.maps.items():
         arrays[f"maps/{kind}/weights"] = amap.weights
         if amap.value_norms is not None:
@@ -358,6 +362,18 @@ def _csv_cell(text: str) -> str:
     return text.replace("\r", "\u240d")
 
 
+def header_json(capture: AttentionCapture | AttentionMap, weights_file: str | None = None) -> str:
+    """Everything of a capture but its weights, as JSON: NPZ's "header" entry, and (naming the CSV that holds the
+    weights, `weights_file`) the file beside a CSV."""
+    header = _header(as_capture(capture))
+    return json.dumps(header if weights_file is None else {**header, "weights_file": weights_file}, ensure_ascii=False)
+
+
+def csv_header_path(path: str | os.PathLike) -> Path:
+    """Where `save_capture` puts a CSV's header: `weights.csv` → `weights.header.json`."""
+    return Path(path).with_suffix(".header.json")
+
+
 def capture_to_csv(capture: AttentionCapture | AttentionMap) -> str:
     """Long-format CSV, one row per weight of every map (columns: `CSV_COLUMNS`); rows named as the figures name
     them (`AttentionMap.row_tokens`: a decoder's self-attention row by the decoder's input at that position)."""
@@ -401,9 +417,17 @@ def save_capture(
     *,
     overwrite: bool = False,
 ) -> Path:
-    """Write a capture (or one map) as JSON, NPZ or CSV (format from `fmt` or the suffix), atomically."""
+    """Write a capture (or one map) as JSON, NPZ or CSV (format from `fmt` or the suffix), atomically; a CSV with
+    its header beside it (`csv_header_path`: provenance, texts, tokens — what the JSON holds but the weights)."""
     fmt = format_of(path, fmt, DATA_FORMATS)
-    return write_atomic(path, capture_bytes(capture, fmt), overwrite=overwrite)
+    if fmt != "csv":
+        return write_atomic(path, capture_bytes(capture, fmt), overwrite=overwrite)
+    header = csv_header_path(path)
+    refuse_existing(header, overwrite)  # before the CSV: neither is written when the header could not be
+    saved = write_atomic(path, capture_bytes(capture, fmt), overwrite=overwrite)
+    text = header_json(capture, weights_file=Path(path).name)
+    write_atomic(header, text.encode("utf-8", "backslashreplace"), overwrite=overwrite)
+    return saved
 
 
 def load_capture(path: str | os.PathLike) -> AttentionCapture:

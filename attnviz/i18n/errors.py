@@ -285,6 +285,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.capture_data_format": "Cannot export attention data as {fmt!r}; use one of {formats}.",
         "error.capture_file_missing": "{path} does not exist or is not a file.",
         "error.capture_file_bad_json": "{path} is not valid JSON ({problem}).",
+        "error.capture_is_csv_header": "This is the header written beside the CSV {csv}; a CSV does not load back: "
+        "save the capture as .json or .npz to open it.",
         "error.capture_file_too_deep": "{path} nests too deeply to be an attnviz capture.",
         "capture_part.capture": "The capture",
         "capture_part.npz_capture": "The NPZ capture",
@@ -656,6 +658,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.capture_data_format": "无法把注意力数据导出为 {fmt!r}；请使用 {formats} 之一。",
         "error.capture_file_missing": "{path} 不存在，或者不是文件。",
         "error.capture_file_bad_json": "{path} 不是有效的 JSON（{problem}）。",
+        "error.capture_is_csv_header": "这是写在 CSV 文件 {csv} 旁边的文件头；CSV 不能读回：要打开它，请把捕获保存为 .json 或 "
+        ".npz。",
         "error.capture_file_too_deep": "{path} 嵌套太深，不可能是 attnviz 的捕获文件。",
         "capture_part.capture": "捕获文件",
         "capture_part.npz_capture": "NPZ 捕获文件",

@@ -102,6 +102,13 @@ def test_capture_json_and_npz_round_trip(capsys, tmp_path, tiny_folder):
                         "-o", str(tmp_path / "g.data"))  # fmt: skip
     assert code == 0, err
     assert (tmp_path / "g.data").read_text(encoding="utf-8").startswith(",".join(export.CSV_COLUMNS))
+    header = json.loads((tmp_path / "g.header.json").read_text(encoding="utf-8"))  # what made the CSV, beside it
+    assert header["weights_file"] == "g.data" and header["provenance"]["source_text"] == "早上好"
+    assert header["provenance"]["options"]["max_new_tokens"] == 3 and header["steps"]
+    (tmp_path / "g.data").unlink()  # the header alone is not replaced without --force either
+    code, _, err = run_cli(capsys, "capture", "--model", model, "--text", "早上好", "--format", "csv",
+                           "-o", str(tmp_path / "g.data"))  # fmt: skip
+    assert code == 2 and "g.header.json" in err and not (tmp_path / "g.data").exists()
 
 
 def test_input_file_runs_each_line_with_a_progress_bar(capsys, tmp_path, tiny_folder):

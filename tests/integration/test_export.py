@@ -417,6 +417,26 @@ def test_tokens_with_specials_survive_every_format(tmp_path):
     assert rows[2][7] == 'a,"b"' and rows[3][7] == "\n"
 
 
+def test_a_csv_is_written_with_its_header_beside_it(tmp_path):
+    amap = random_map([Token("早上", 0, 2), Token("好", 2, 3)], layers=2, heads=3)
+    capture = export.as_capture(amap, model="demo-zh-en", text="早上好", provenance={"model": {"name": "demo-zh-en"}})
+    saved = export.save_capture(capture, tmp_path / "w.csv")
+    header = json.loads((tmp_path / "w.header.json").read_text(encoding="utf-8"))
+    assert export.csv_header_path(saved) == tmp_path / "w.header.json"
+    assert header["weights_file"] == "w.csv" and header["provenance"] == {"model": {"name": "demo-zh-en"}}
+    assert header["source_text"] == "早上好" and header["maps"]["self"]["shape"] == [2, 3, 2, 2]
+    assert [t["text"] for t in header["maps"]["self"]["key_tokens"]] == ["早上", "好"]
+    assert "weights" not in header["maps"]["self"]  # those are the CSV's rows
+    with pytest.raises(InputError, match="header written beside the CSV w.csv"):
+        export.load_capture(tmp_path / "w.header.json")
+    (tmp_path / "w.csv").unlink()
+    with pytest.raises(InputError, match="w.header.json"):  # neither file is replaced without overwrite
+        export.save_capture(capture, tmp_path / "w.csv")
+    assert not (tmp_path / "w.csv").exists()
+    export.save_capture(capture, tmp_path / "w.csv", overwrite=True)
+    assert (tmp_path / "w.csv").read_text(encoding="utf-8").startswith(",".join(export.CSV_COLUMNS))
+
+
 # ---------------------------------------------------------------------------------------------------------------------
 # file names that say what a file holds
 
