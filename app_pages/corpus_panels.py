@@ -55,8 +55,15 @@ def choices() -> CorpusRun:
 
 def source_choice(view: ViewState) -> str:
     t = tr(view)
-    return bound(st.radio, "corpus_source", t("corpus_source"), ("open", "run"), holder=choices(), horizontal=True,
-                 format_func=lambda s: t(f"corpus_source_{s}"))  # fmt: skip
+    return bound(
+        st.radio,
+        "corpus_source",
+        t("corpus_source"),
+        ("open", "run"),
+        holder=choices(),
+        horizontal=True,
+        format_func=lambda s: t(f"corpus_source_{s}"),
+    )
 
 
 def opened_folder(view: ViewState) -> None:
@@ -73,8 +80,13 @@ def opened_folder(view: ViewState) -> None:
 def open_controls(view: ViewState) -> None:
     t = tr(view)
     bound(st.text_input, "corpus", t("corpus_folder"), help=t("corpus_folder_help"))
-    uploaded = st.file_uploader(t("corpus_upload"), type=["json", "parquet"], accept_multiple_files=True,
-                                key="corpus_upload", help=t("corpus_upload_help"))  # fmt: skip
+    uploaded = st.file_uploader(
+        t("corpus_upload"),
+        type=["json", "parquet"],
+        accept_multiple_files=True,
+        key="corpus_upload",
+        help=t("corpus_upload_help"),
+    )
     if uploaded:
         files = {f.name: f.getvalue() for f in uploaded if f.name in REPORT_FILES}
         names = ", ".join(f.name for f in uploaded)  # named in the error when they make no report
@@ -92,8 +104,9 @@ def run_controls(view: ViewState) -> None:
     with columns[0]:
         gold = bound(st.checkbox, "corpus_has_gold", t("corpus_has_gold"), holder=run)
     with columns[1]:
-        segmented = bound(st.checkbox, "corpus_segmented", t("corpus_is_segmented"), holder=run,
-                          help=t("corpus_is_segmented_help"))  # fmt: skip
+        segmented = bound(
+            st.checkbox, "corpus_segmented", t("corpus_is_segmented"), holder=run, help=t("corpus_is_segmented_help")
+        )
     if columns[2].button(
         t("corpus_run", model=view.model), key="corpus_run", type="primary", disabled=not lines.strip()
     ):
@@ -158,16 +171,22 @@ def gold_section(view: ViewState, report: dict, drawn: dict) -> None:
     with left:
         fig = figures.score_grid(head_grid(heads, "cross", "aer"), "aer", style=figures.FigureStyle(lang=view.lang))
         # model=None: a file named after the page's text would name a pair this figure does not show
-        figure_export.figure(fig, "corpus-head-aer", GOLD_MAP.removeprefix("chart_"), view,
-                             on_select=_gold_map_opens_head)  # fmt: skip
+        figure_export.figure(
+            fig, "corpus-head-aer", GOLD_MAP.removeprefix("chart_"), view, on_select=_gold_map_opens_head
+        )
         st.caption(t("corpus_gold_map_hint"))
         figure_export.figure(drawn["gold.layers"], "corpus-layer-aer", "corpus_layers", view)
     with right:
         best = heads[heads["kind"] == "cross"].sort_values("aer_rank")[["layer", "head", *SCORE_COLUMNS]]
         best = best.reset_index(drop=True)
-        st.dataframe(best, key="corpus_best_heads", hide_index=True, selection_mode="single-row",
-                     on_select=lambda: _table_opens_head("corpus_best_heads", lambda r: tuple(best.iloc[r][:2])),
-                     column_config=_score_columns(view))  # fmt: skip
+        st.dataframe(
+            best,
+            key="corpus_best_heads",
+            hide_index=True,
+            selection_mode="single-row",
+            on_select=lambda: _table_opens_head("corpus_best_heads", lambda r: tuple(best.iloc[r][:2])),
+            column_config=_score_columns(view),
+        )
         st.caption(t("corpus_head_table_hint"))
 
 
@@ -186,12 +205,14 @@ def statistics_section(view: ViewState, report: dict, drawn: dict) -> None:
     kinds = report["summary"]["kinds"]
     choice = st.columns(2)
     with choice[0]:
-        kind = bound(st.selectbox, "corpus_kind", t("corpus_map"), kinds, holder=choices(),
-                     format_func=lambda k: t(f"kind_{k}"))  # fmt: skip
+        kind = bound(
+            st.selectbox, "corpus_kind", t("corpus_map"), kinds, holder=choices(), format_func=lambda k: t(f"kind_{k}")
+        )
     stats = [s for s in report["summary"]["statistics"] if f"{kind}.{s}" in drawn]
     with choice[1]:
-        stat = bound(st.selectbox, "corpus_stat", t("statistic"), stats, holder=choices(),
-                     format_func=lambda s: t(f"stat_{s}"))  # fmt: skip
+        stat = bound(
+            st.selectbox, "corpus_stat", t("statistic"), stats, holder=choices(), format_func=lambda s: t(f"stat_{s}")
+        )
     if stat:
         figure_export.figure(drawn[f"{kind}.{stat}"], f"corpus-{kind}-{stat}", "corpus_statistic", view)
 
@@ -202,8 +223,14 @@ def _pair_opens(pairs) -> None:
         summary = st.session_state[REPORT]["summary"]
         view = st.session_state[VIEW]
         default = ViewState()  # the pair opens as the job scored it: its model's alignment view, not the last head
-        changes = {"gold": "", "gold_reverse": "", "segmented": False, "view": default.view, "layer": default.layer,
-                   "head": default.head}  # fmt: skip
+        changes = {
+            "gold": "",
+            "gold_reverse": "",
+            "segmented": False,
+            "view": default.view,
+            "layer": default.layer,
+            "head": default.head,
+        }
         changes |= pair_view(summary["model"], pairs.iloc[rows[0]].to_dict(), report_options(summary))
         for name, value in changes.items():
             setattr(view, name, value)
@@ -213,8 +240,23 @@ def _pair_opens(pairs) -> None:
         st.session_state[navigation.GOTO] = navigation.PAGES["translate"]
 
 
-PAIR_COLUMNS = ("line", "source", "target", "source_words", "target_words", "gold", "aer", "precision", "recall", "best_layer", "best_head",
-                "best_aer", "both_aer", "source_tokens", "target_tokens")  # first, in this order; statistics follow  # fmt: skip
+PAIR_COLUMNS = (
+    "line",
+    "source",
+    "target",
+    "source_words",
+    "target_words",
+    "gold",
+    "aer",
+    "precision",
+    "recall",
+    "best_layer",
+    "best_head",
+    "best_aer",
+    "both_aer",
+    "source_tokens",
+    "target_tokens",
+)  # first, in this order; statistics follow
 
 
 def pairs_section(view: ViewState, report: dict) -> None:
@@ -225,9 +267,15 @@ def pairs_section(view: ViewState, report: dict) -> None:
     first = [c for c in PAIR_COLUMNS if c in pairs.columns]
     rest = [c for c in pairs.columns if c not in first and c not in hidden]
     shown = pairs[first + rest].reset_index(drop=True)
-    st.dataframe(shown, key="corpus_pairs", hide_index=True, selection_mode="single-row",
-                 on_select=lambda: _pair_opens(pairs.reset_index(drop=True)), height=320,
-                 column_config=_pair_columns(view, rest))  # fmt: skip
+    st.dataframe(
+        shown,
+        key="corpus_pairs",
+        hide_index=True,
+        selection_mode="single-row",
+        on_select=lambda: _pair_opens(pairs.reset_index(drop=True)),
+        height=320,
+        column_config=_pair_columns(view, rest),
+    )
     st.caption(t("corpus_pairs_hint"))
 
 
@@ -247,9 +295,16 @@ def bad_lines_section(view: ViewState, report: dict) -> None:
     bad = report["bad_lines"]
     if len(bad):
         st.subheader(t("corpus_bad_lines", count=len(bad)))
-        st.dataframe(bad_lines_in(bad, view.lang), key="corpus_bad", hide_index=True,
-                     column_config={"line": t("corpus_column_line"), "message": t("corpus_column_message"),
-                                    "text": t("corpus_column_text")})  # fmt: skip
+        st.dataframe(
+            bad_lines_in(bad, view.lang),
+            key="corpus_bad",
+            hide_index=True,
+            column_config={
+                "line": t("corpus_column_line"),
+                "message": t("corpus_column_message"),
+                "text": t("corpus_column_text"),
+            },
+        )
 
 
 def _engine_name(t, summary: dict) -> str:
@@ -260,9 +315,18 @@ def _engine_name(t, summary: dict) -> str:
 def show_report(view: ViewState, report: dict) -> None:
     t = tr(view)
     summary = report["summary"]
-    st.success(t("corpus_summary", model=summary["model"], pairs=summary["pairs"], bad=summary["bad_lines"],
-                 shards=summary["shards"], seconds=summary.get("seconds", "–"), engine=_engine_name(t, summary)),
-               icon=":material/dataset:")  # fmt: skip
+    st.success(
+        t(
+            "corpus_summary",
+            model=summary["model"],
+            pairs=summary["pairs"],
+            bad=summary["bad_lines"],
+            shards=summary["shards"],
+            seconds=summary.get("seconds", "–"),
+            engine=_engine_name(t, summary),
+        ),
+        icon=":material/dataset:",
+    )
     if report.get("cut"):
         st.warning(t("corpus_lines_cut", limit=LIVE_LIMIT, cut=report["cut"]), icon=":material/content_cut:")
     for sentence in unread_sentences(summary, view.lang):

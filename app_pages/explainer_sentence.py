@@ -25,8 +25,9 @@ def choices(view: ViewState, lazy) -> int:
     """The map, layer and head widgets; returns how many query tokens the chosen map has."""
     t = session.tr(view)
     columns = st.columns([2, 1, 1])
-    session.bound(columns[0].selectbox, "kind", t("heads_map"), options=lazy.kinds,
-                  format_func=lambda k: t(f"kind_{k}"))  # fmt: skip
+    session.bound(
+        columns[0].selectbox, "kind", t("heads_map"), options=lazy.kinds, format_func=lambda k: t(f"kind_{k}")
+    )
     layers, heads, queries, _ = lazy.shape(view.kind)
     session.bound(columns[1].selectbox, "layer", t("layer"), options=range(layers))
     session.bound(columns[2].selectbox, "head", t("head"), options=range(heads))
@@ -40,15 +41,29 @@ def step_texts(view: ViewState, walk: SentenceSteps) -> list[tuple[str, str]]:
     top = int(np.argmax(steps.weights[0]))
     token, key = vectors.query_tokens[walk.row].text, vectors.key_tokens[top].text
     d = vectors.head_dim
-    numbers = {"token": token, "other": key, "d": d, "score": f"{steps.scores[0, top]:.4f}",
-               "scale": f"{steps.scale:.4g}", "scaled": f"{steps.scaled_scores[0, top]:.4f}",
-               "weight": f"{steps.weights[0, top]:.4f}", "hidden": int((~walk.allowed).sum())}  # fmt: skip
-    texts = [("qk_ex_step_vectors", "qk_ex_step_vectors_text"), ("qk_ex_step_scores", "qk_ex_step_scores_text"),
-             ("qk_ex_step_scale", "qk_ex_step_scale_text")]  # fmt: skip
+    numbers = {
+        "token": token,
+        "other": key,
+        "d": d,
+        "score": f"{steps.scores[0, top]:.4f}",
+        "scale": f"{steps.scale:.4g}",
+        "scaled": f"{steps.scaled_scores[0, top]:.4f}",
+        "weight": f"{steps.weights[0, top]:.4f}",
+        "hidden": int((~walk.allowed).sum()),
+    }
+    texts = [
+        ("qk_ex_step_vectors", "qk_ex_step_vectors_text"),
+        ("qk_ex_step_scores", "qk_ex_step_scores_text"),
+        ("qk_ex_step_scale", "qk_ex_step_scale_text"),
+    ]
     shown = [(t(title), t(text, **numbers)) for title, text in texts]
     if walk.bias is not None:
-        shown[-1] = (shown[-1][0], shown[-1][1] + " " + t("qk_ex_step_bias_text", bias=f"{walk.bias[top]:.4f}",
-                                                          biased=f"{steps.masked_scores[0, top]:.4f}"))  # fmt: skip
+        shown[-1] = (
+            shown[-1][0],
+            shown[-1][1]
+            + " "
+            + t("qk_ex_step_bias_text", bias=f"{walk.bias[top]:.4f}", biased=f"{steps.masked_scores[0, top]:.4f}"),
+        )
     if numbers["hidden"]:
         shown[-1] = (shown[-1][0], shown[-1][1] + " " + t("qk_ex_step_hidden_text", hidden=numbers["hidden"]))
     shown.append((t("qk_ex_step_softmax"), t("qk_ex_step_softmax_text", **numbers)))
@@ -75,8 +90,11 @@ def number_table(view: ViewState, walk: SentenceSteps):
 
     t = session.tr(view)
     steps = walk.steps
-    table = {t("key"): [f"{i} {token.text}" for i, token in enumerate(walk.vectors.key_tokens)],
-             "q·k": steps.scores[0], f"× {steps.scale:.4g}": steps.scaled_scores[0]}  # fmt: skip
+    table = {
+        t("key"): [f"{i} {token.text}" for i, token in enumerate(walk.vectors.key_tokens)],
+        "q·k": steps.scores[0],
+        f"× {steps.scale:.4g}": steps.scaled_scores[0],
+    }
     if walk.bias is not None:
         table[t("qk_ex_col_bias")] = steps.masked_scores[0]
     table[t("qk_ex_col_weight")] = steps.weights[0]
@@ -113,6 +131,7 @@ def sentence_section(view: ViewState) -> None:
     equality(view, walk)
     fig = sentence_steps(walk, style=figures.FigureStyle(lang=view.lang))
     heads = {"layer": view.layer, "head": view.head}
-    figure_export.figure(fig, "sentence-steps", "explainer_sentence", view, figure_export.Source(heads=heads),
-                         model=view.model)  # fmt: skip
+    figure_export.figure(
+        fig, "sentence-steps", "explainer_sentence", view, figure_export.Source(heads=heads), model=view.model
+    )
     st.dataframe(number_table(view, walk), hide_index=True, width="stretch")

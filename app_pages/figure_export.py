@@ -85,27 +85,53 @@ def download_size_control(view: ViewState) -> None:
     size = download_size()
     with st.popover(t("download_size"), icon=":material/photo_size_select_large:", width="stretch"):
         presets = [None, *PRESETS]
-        bound(st.selectbox, "download_preset", t("download_preset"), options=presets, holder=size,
-              format_func=lambda name: t(f"preset_{name}") if name else t("preset_screen"))  # fmt: skip
+        bound(
+            st.selectbox,
+            "download_preset",
+            t("download_preset"),
+            options=presets,
+            holder=size,
+            format_func=lambda name: t(f"preset_{name}") if name else t("preset_screen"),
+        )
         preset = PRESETS.get(size.download_preset)
-        bound(st.segmented_control, "download_scale", t("download_scale"), options=SCALES, holder=size,
-              format_func=lambda scale: f"{scale}×", selection_mode="single", required=True,
-              disabled=preset is not None)  # fmt: skip
+        bound(
+            st.segmented_control,
+            "download_scale",
+            t("download_scale"),
+            options=SCALES,
+            holder=size,
+            format_func=lambda scale: f"{scale}×",
+            selection_mode="single",
+            required=True,
+            disabled=preset is not None,
+        )
         sides = {"min_value": MIN_SIDE, "max_value": MAX_SIDE, "step": 10, "placeholder": t("download_own_size")}
-        bound(st.number_input, "download_width", t("download_width"), holder=size, disabled=preset is not None,
-              **sides)  # fmt: skip
+        bound(st.number_input, "download_width", t("download_width"), holder=size, disabled=preset is not None, **sides)
         bound(st.number_input, "download_height", t("download_height"), holder=size, **sides)
         if preset is not None:
-            st.caption(t("download_preset_note", inches=f"{preset.width_in:g}", dpi=f"{preset.dpi:g}",
-                         pixels=round(preset.width_in * preset.dpi)))  # fmt: skip
+            st.caption(
+                t(
+                    "download_preset_note",
+                    inches=f"{preset.width_in:g}",
+                    dpi=f"{preset.dpi:g}",
+                    pixels=round(preset.width_in * preset.dpi),
+                )
+            )
         else:
             st.caption(t("download_scale_note", scale=size.download_scale, dpi=round(96 * size.download_scale)))
 
 
 def figure(
-    fig, name: str, key: str, view: ViewState, source: Source | None = None, model: str | None = None,
-    select_points: bool = False, on_select: Callable[[], None] | None = None, screen=None,
-):  # fmt: skip
+    fig,
+    name: str,
+    key: str,
+    view: ViewState,
+    source: Source | None = None,
+    model: str | None = None,
+    select_points: bool = False,
+    on_select: Callable[[], None] | None = None,
+    screen=None,
+):
     """A plotly figure with a download button per format (the modebar's camera left out); files are made on click.
 
     `source`: what the figure was drawn from (its JSON/NPZ downloads save that capture; without one, JSON is the
@@ -123,8 +149,9 @@ def figure(
         clicks = {"on_select": on_select, "selection_mode": "points"}
     else:
         clicks = {"on_select": "rerun", "selection_mode": ("points",)} if select_points else {}
-    event = st.plotly_chart(fig if screen is None else screen, key=chart_key(key), width="stretch",
-                            config=modebar, **clicks)  # fmt: skip
+    event = st.plotly_chart(
+        fig if screen is None else screen, key=chart_key(key), width="stretch", config=modebar, **clicks
+    )
     if refusal is not None:
         st.caption(i18n.error_sentence(refusal, view.lang))
     elif (illegible := _small_labels(fig, model, size)) is not None:
@@ -205,18 +232,22 @@ def figure_downloads(
     except AttnvizError as error:
         refusal = error
     downloads = [
-        Download(fmt, export.figure_filename(name, fmt, model=model, text=text, **source.heads),
-                 figure_maker(lambda: selection.as_file(fig, model), fmt, name, source, size.options()),
-                 disabled=refusal is not None)
+        Download(
+            fmt,
+            export.figure_filename(name, fmt, model=model, text=text, **source.heads),
+            figure_maker(lambda: selection.as_file(fig, model), fmt, name, source, size.options()),
+            disabled=refusal is not None,
+        )
         for fmt in FIGURE_FORMATS
-    ]  # fmt: skip
+    ]
     if source.capture is None:
         downloads.append(Download("json", export.figure_filename(name, "json"), lambda: fig.to_json().encode()))
         return downloads, refusal
     saved = _saved_capture(source.capture, model, view.text)
     for fmt in CAPTURE_FORMATS:
-        downloads.append(Download(fmt, export.capture_filename(saved, fmt), _capture_maker(saved, fmt),
-                                  "export_capture_help"))  # fmt: skip
+        downloads.append(
+            Download(fmt, export.capture_filename(saved, fmt), _capture_maker(saved, fmt), "export_capture_help")
+        )
     return downloads, refusal
 
 

@@ -24,8 +24,13 @@ HEAD_MAP = "chart_gold_heads"  # the AER map's chart key: its selection opens a 
 
 def field(view: ViewState) -> None:
     t = tr(view)
-    bound(st.text_input, "gold", t("corpus_gold_label"), placeholder=t("corpus_gold_placeholder"),
-          help=t("corpus_gold_help"))  # fmt: skip
+    bound(
+        st.text_input,
+        "gold",
+        t("corpus_gold_label"),
+        placeholder=t("corpus_gold_placeholder"),
+        help=t("corpus_gold_help"),
+    )
     if view.mode == "pair":
         bound(st.checkbox, "segmented", t("corpus_is_segmented"), help=t("corpus_is_segmented_help"))
     if view.gold.strip():
@@ -34,8 +39,14 @@ def field(view: ViewState) -> None:
         def label(name: str) -> str:
             return model_label(view, name, entries) if name else t("corpus_reverse_none")
 
-        bound(st.selectbox, "gold_reverse", t("corpus_reverse_label"), ["", *reverse_candidates(view)],
-              format_func=label, help=t("corpus_reverse_help"))  # fmt: skip
+        bound(
+            st.selectbox,
+            "gold_reverse",
+            t("corpus_reverse_label"),
+            ["", *reverse_candidates(view)],
+            format_func=label,
+            help=t("corpus_reverse_help"),
+        )
 
 
 def is_segmented(view: ViewState) -> bool:
@@ -66,8 +77,14 @@ def reverse_candidates(view: ViewState) -> list[str]:
     entries = offered_models(view)
     own = entries[view.model].languages if view.model in entries else ()
     target = view.target if view.mode == "pair" else pair_target.written(view)
-    others = [entry for entry in entries.values() if entry.kind == "encoder-decoder" and entry.name != view.model
-              and language.reads(entry.languages, target) and language.reads(entry.writes, view.text)]  # fmt: skip
+    others = [
+        entry
+        for entry in entries.values()
+        if entry.kind == "encoder-decoder"
+        and entry.name != view.model
+        and language.reads(entry.languages, target)
+        and language.reads(entry.writes, view.text)
+    ]
     others.sort(key=lambda entry: bool(own) and bool(set(own) & set(entry.languages)))  # stable: the rest in order
     return [entry.name for entry in others]
 
@@ -104,10 +121,20 @@ def _reverse(view: ViewState, result):
 def score_line(view: ViewState, gold: GoldShown) -> None:
     t = tr(view)
     s, v = gold.scores.scores, gold.scores
-    st.markdown(t("corpus_gold_line", precision=format_value(s.precision), recall=format_value(s.recall),
-                  aer=format_value(s.aer), found=len(v.found), missed=len(v.missed), extra=len(v.extra)))  # fmt: skip
-    st.caption(t("corpus_gold_words", source=" · ".join(gold.words.source.words),
-                 target=" · ".join(gold.words.target.words)))  # fmt: skip
+    st.markdown(
+        t(
+            "corpus_gold_line",
+            precision=format_value(s.precision),
+            recall=format_value(s.recall),
+            aer=format_value(s.aer),
+            found=len(v.found),
+            missed=len(v.missed),
+            extra=len(v.extra),
+        )
+    )
+    st.caption(
+        t("corpus_gold_words", source=" · ".join(gold.words.source.words), target=" · ".join(gold.words.target.words))
+    )
     if gold.both_directions:
         st.caption(t("corpus_reverse_line", model=view.gold_reverse))
 
@@ -127,5 +154,6 @@ def head_map(view: ViewState, gold: GoldShown) -> None:
     layer, head = gold.heads.best()
     st.caption(t("corpus_head_aer_hint", layer=layer, head=head, aer=format_value(gold.heads.aer[layer, head])))
     fig = figures.score_grid(gold.heads.aer, "aer", style=figures.FigureStyle(lang=view.lang))
-    figure_export.figure(fig, "head-aer", HEAD_MAP.removeprefix("chart_"), view, model=view.model,
-                         on_select=_open_selected_head)  # fmt: skip
+    figure_export.figure(
+        fig, "head-aer", HEAD_MAP.removeprefix("chart_"), view, model=view.model, on_select=_open_selected_head
+    )

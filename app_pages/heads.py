@@ -62,9 +62,16 @@ with shown_errors(view):
         source = figure_export.Source(None if amap is None else result)
         clickable = figures.clickable_heads(grid, figures.FigureStyle(lang=view.lang))
         page, changes = page_for_head(view.kind)
-        figure_export.figure(grid, "head-statistics", "heads_statistic", view, source, model=model,
-                             on_select=lambda: navigation.grid_opens_head("heads_statistic", page, changes),
-                             screen=clickable)  # fmt: skip
+        figure_export.figure(
+            grid,
+            "head-statistics",
+            "heads_statistic",
+            view,
+            source,
+            model=model,
+            on_select=lambda: navigation.grid_opens_head("heads_statistic", page, changes),
+            screen=clickable,
+        )
         st.caption(t("find_grid_hint"))
 
     st.subheader(t("open_head_title"))

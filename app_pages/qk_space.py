@@ -22,13 +22,20 @@ with shown_errors(view):
         # a long text's capture already keeps every query and key; a short one's keeps weights, so run once more
         lazy = result if not result.is_complete else caches.vectors(view, handle, result).lazy
         columns = st.columns([2, 1, 1, 2, 2])
-        session.bound(columns[0].selectbox, "kind", t("heads_map"), options=lazy.kinds,
-                      format_func=lambda k: t(f"kind_{k}"))  # fmt: skip
+        session.bound(
+            columns[0].selectbox, "kind", t("heads_map"), options=lazy.kinds, format_func=lambda k: t(f"kind_{k}")
+        )
         layers, heads, queries, keys = lazy.shape(view.kind)
         session.bound(columns[1].selectbox, "layer", t("layer"), options=range(layers))
         session.bound(columns[2].selectbox, "head", t("head"), options=range(heads))
-        session.bound(columns[3].radio, "qk_color", t("qk_color"), options=qkspace.COLOR_BY, horizontal=True,
-                      format_func=lambda c: t(f"qk_color_{c}"))  # fmt: skip
+        session.bound(
+            columns[3].radio,
+            "qk_color",
+            t("qk_color"),
+            options=qkspace.COLOR_BY,
+            horizontal=True,
+            format_func=lambda c: t(f"qk_color_{c}"),
+        )
         with columns[4]:
             session.bound(st.toggle, "qk_norm", t("qk_norm"), help=t("qk_norm_help"))
 
@@ -40,12 +47,28 @@ with shown_errors(view):
             view.qk_point = picked_to_field(chosen)
         picked = picked_from_field(view.qk_point, queries, keys)
         style = figures.FigureStyle(lang=view.lang)
-        space = qkspace.qk_space(projection, vectors.query_tokens, vectors.key_tokens, color_by=view.qk_color,
-                                 selected=picked, kind=view.kind, layer=view.layer, head=view.head, style=style)  # fmt: skip
+        space = qkspace.qk_space(
+            projection,
+            vectors.query_tokens,
+            vectors.key_tokens,
+            color_by=view.qk_color,
+            selected=picked,
+            kind=view.kind,
+            layer=view.layer,
+            head=view.head,
+            style=style,
+        )
         file_heads = {"layer": view.layer, "head": view.head}
         st.caption(t("qk_pick_hint"))
-        figure_export.figure(space, "qk-space", "qk_space", view, figure_export.Source(heads=file_heads),
-                             model=view.model, select_points=True)  # fmt: skip
+        figure_export.figure(
+            space,
+            "qk-space",
+            "qk_space",
+            view,
+            figure_export.Source(heads=file_heads),
+            model=view.model,
+            select_points=True,
+        )
 
         st.subheader(t("qk_map_title"))
         role, index = picked if picked is not None else ("query", 0)
@@ -59,5 +82,11 @@ with shown_errors(view):
             st.markdown(t(f"qk_picked_{role}", token=token.text, index=index))
         if (rows[1] - rows[0], cols[1] - cols[0]) != (queries, keys):
             st.caption(t("qk_map_window", rows=f"{rows[0]}–{rows[1] - 1}", keys=f"{cols[0]}–{cols[1] - 1}"))
-        figure_export.figure(drawn, "qk-space-heatmap", "qk_heatmap", view, figure_export.Source(block, heads=file_heads),
-                             model=view.model)  # fmt: skip
+        figure_export.figure(
+            drawn,
+            "qk-space-heatmap",
+            "qk_heatmap",
+            view,
+            figure_export.Source(block, heads=file_heads),
+            model=view.model,
+        )

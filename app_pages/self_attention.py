@@ -67,6 +67,7 @@ with shown_errors(view):
         st.caption(t("grid_intro") + " " + t("find_grid_hint"))
         grid = shown.figures["grid"]
         source = figure_export.Source(result, options)
-        figure_export.figure(grid, "layer-head-grid", find_head.GRID_KEY, view, source, model=model,
-                             on_select=find_head.grid_clicked)  # fmt: skip
+        figure_export.figure(
+            grid, "layer-head-grid", find_head.GRID_KEY, view, source, model=model, on_select=find_head.grid_clicked
+        )
     find_head.section(view, result, kind)

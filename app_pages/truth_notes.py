@@ -64,8 +64,13 @@ def step_line(view: ViewState, scores: list[selection.StepScore]) -> None:
             t("truth_token_probability", token=text, probability=f"{probability:.2f}")
             for text, probability in score.alternatives
         )
-        line = t("truth_step_line", step=score.step, token=f"“{shown(score.token)}”",
-                 probability=f"{score.probability:.2f}", alternatives=alternatives)  # fmt: skip
+        line = t(
+            "truth_step_line",
+            step=score.step,
+            token=f"“{shown(score.token)}”",
+            probability=f"{score.probability:.2f}",
+            alternatives=alternatives,
+        )
         if not score.ranked_first:
             line += " " + t("truth_beam_chose")
         st.markdown(f"{line} **({t('truth_guess')})**" if score.unsure else line)

@@ -35,12 +35,17 @@ class Caveat:
         """The caveat in `lang` ("en" or "zh"): which words, and what to do."""
         separator = i18n.t("truth_list_separator", lang)
         words = separator.join(_shortened([f"“{word}”" for word in self.words]))
-        tokens = separator.join(_shortened([
-            i18n.t("truth_token_probability", lang, token=text, probability=f"{probability:.2f}")
-            for text, probability in self.tokens
-        ]))  # fmt: skip
-        return i18n.t(self.key, lang, words=words, tokens=tokens, suggestion=self.suggestion,
-                      threshold=f"{self.threshold:g}")  # fmt: skip
+        tokens = separator.join(
+            _shortened(
+                [
+                    i18n.t("truth_token_probability", lang, token=text, probability=f"{probability:.2f}")
+                    for text, probability in self.tokens
+                ]
+            )
+        )
+        return i18n.t(
+            self.key, lang, words=words, tokens=tokens, suggestion=self.suggestion, threshold=f"{self.threshold:g}"
+        )
 
     def record(self) -> dict:
         """The caveat as a capture file keeps it: its key, what it names, and its English sentence."""

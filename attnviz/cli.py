@@ -128,8 +128,12 @@ def _add_model_arguments(parser: argparse.ArgumentParser) -> None:
     text.add_argument("--input", "-i", type=Path, help="a UTF-8 file, one example per line (source<TAB>target)")
     source.add_argument("--target", help="target text to force-decode (encoder-decoder models)")
     source.add_argument("--generate", type=int, metavar="N", help="let the model write up to N tokens instead")
-    source.add_argument("--beams", type=int, metavar="N",
-                        help="with --generate: beams of beam search, 1 = greedy (default: the model's own setting)")  # fmt: skip
+    source.add_argument(
+        "--beams",
+        type=int,
+        metavar="N",
+        help="with --generate: beams of beam search, 1 = greedy (default: the model's own setting)",
+    )
     source.add_argument("--device", default="auto", help="auto (npu → cuda → mps → cpu), cpu, cuda, npu, mps")
     source.add_argument("--truncate", action="store_true", help="keep the first tokens of too-long input")
     out = parser.add_argument_group("output")
@@ -143,53 +147,106 @@ def _add_view_arguments(parser: argparse.ArgumentParser) -> None:
     view = parser.add_argument_group("view")
     view.add_argument("--view", choices=selection.FIGURES, default="heatmap", help="the figure (default heatmap)")
     view.add_argument("--kind", choices=KINDS, help="which map (default: cross for translation pairs, else self)")
-    view.add_argument("--aggregation", choices=(*selection.AGGREGATIONS, selection.ROLLOUT),
-                      help="which heads, as the app's View menu: the model's alignment heads (cross-attention), one "
-                           "head (--layer, --head), the mean of --layer's heads, or of all, or the attention rollout "
-                           "of self-attention through --rollout-layers (default: alignment for cross-attention, else "
-                           "head 0 of layer 0)")  # fmt: skip
-    view.add_argument("--rollout-layers", default=None, metavar="FIRST-LAST",
-                      help="rollout: the layers rolled through, both included, e.g. 0-3 (default: all)")  # fmt: skip
-    view.add_argument("--residual", action=argparse.BooleanOptionalAction, default=ViewOptions.residual,
-                      help="rollout: each layer's map as 0.5·A + 0.5·I, the skip connection (Abnar & Zuidema "
-                           "2020; default on, as in the app)")  # fmt: skip
-    view.add_argument("--layer", default=None,
-                      help="layer index; without --aggregation also a list (0,2) or 'all' (default: the app's view; "
-                           "all when only --head is given)")  # fmt: skip
-    view.add_argument("--head", default=None,
-                      help="head index; without --aggregation also a list (0,2), 'all', 'mean' or 'max' (default: "
-                           "the app's view; mean when only --layer is given)")  # fmt: skip
-    view.add_argument("--aggregate", choices=("mean", "max"), default=None,
-                      help="how listed heads are combined (default mean)")  # fmt: skip
+    view.add_argument(
+        "--aggregation",
+        choices=(*selection.AGGREGATIONS, selection.ROLLOUT),
+        help="which heads, as the app's View menu: the model's alignment heads (cross-attention), one "
+        "head (--layer, --head), the mean of --layer's heads, or of all, or the attention rollout "
+        "of self-attention through --rollout-layers (default: alignment for cross-attention, else "
+        "head 0 of layer 0)",
+    )
+    view.add_argument(
+        "--rollout-layers",
+        default=None,
+        metavar="FIRST-LAST",
+        help="rollout: the layers rolled through, both included, e.g. 0-3 (default: all)",
+    )
+    view.add_argument(
+        "--residual",
+        action=argparse.BooleanOptionalAction,
+        default=ViewOptions.residual,
+        help="rollout: each layer's map as 0.5·A + 0.5·I, the skip connection (Abnar & Zuidema "
+        "2020; default on, as in the app)",
+    )
+    view.add_argument(
+        "--layer",
+        default=None,
+        help="layer index; without --aggregation also a list (0,2) or 'all' (default: the app's view; "
+        "all when only --head is given)",
+    )
+    view.add_argument(
+        "--head",
+        default=None,
+        help="head index; without --aggregation also a list (0,2), 'all', 'mean' or 'max' (default: "
+        "the app's view; mean when only --layer is given)",
+    )
+    view.add_argument(
+        "--aggregate", choices=("mean", "max"), default=None, help="how listed heads are combined (default mean)"
+    )
     view.add_argument("--layer-aggregate", choices=("mean", "max"), default="mean", help="how layers are combined")
-    view.add_argument("--words", action=argparse.BooleanOptionalAction, default=ViewOptions.words,
-                      help="merge subword pieces into words (default on, as in the app)")  # fmt: skip
-    view.add_argument("--hide-special", action=argparse.BooleanOptionalAction, default=ViewOptions.hide_special,
-                      help="hide special tokens (</s>, [CLS], ...) (default on, as in the app)")  # fmt: skip
+    view.add_argument(
+        "--words",
+        action=argparse.BooleanOptionalAction,
+        default=ViewOptions.words,
+        help="merge subword pieces into words (default on, as in the app)",
+    )
+    view.add_argument(
+        "--hide-special",
+        action=argparse.BooleanOptionalAction,
+        default=ViewOptions.hide_special,
+        help="hide special tokens (</s>, [CLS], ...) (default on, as in the app)",
+    )
     view.add_argument("--hide-first", action="store_true", help="hide the first token (attention sink)")
     view.add_argument("--renormalize", action="store_true", help="renormalise rows after hiding tokens")
     view.add_argument("--log-scale", action="store_true", help="heatmap: logarithmic colour scale")
-    view.add_argument("--weighting", choices=selection.WEIGHTINGS, default=ViewOptions.weighting,
-                      help="weights, or value-norm: each weight × its key's value norm ‖f(x)‖, rows summing to 1")  # fmt: skip
-    view.add_argument("--color-scale", choices=selection.COLOR_SCALES, default=ViewOptions.color_scale,
-                      help="heatmap/grid colours: unit (0–1 on every head, the default, as in the app), shared (0 to "
-                           "the largest weight of any head) or head (each figure its own max)")  # fmt: skip
-    view.add_argument("--threshold", type=float, default=ViewOptions.threshold,
-                      help="alignment/lines: smallest weight drawn (default 0.1)")  # fmt: skip
+    view.add_argument(
+        "--weighting",
+        choices=selection.WEIGHTINGS,
+        default=ViewOptions.weighting,
+        help="weights, or value-norm: each weight × its key's value norm ‖f(x)‖, rows summing to 1",
+    )
+    view.add_argument(
+        "--color-scale",
+        choices=selection.COLOR_SCALES,
+        default=ViewOptions.color_scale,
+        help="heatmap/grid colours: unit (0–1 on every head, the default, as in the app), shared (0 to "
+        "the largest weight of any head) or head (each figure its own max)",
+    )
+    view.add_argument(
+        "--threshold",
+        type=float,
+        default=ViewOptions.threshold,
+        help="alignment/lines: smallest weight drawn (default 0.1)",
+    )
     view.add_argument("--top-k", type=int, default=ViewOptions.top_k, help="alignment: links per target token (3)")
-    view.add_argument("--step", type=int, default=ViewOptions.step,
-                      help="replay: the map after N target tokens were written (default 0: all)")  # fmt: skip
-    view.add_argument("--lang", choices=("en", "zh"), default=ViewOptions.lang,
-                      help="language of titles, labels and error messages")  # fmt: skip
+    view.add_argument(
+        "--step",
+        type=int,
+        default=ViewOptions.step,
+        help="replay: the map after N target tokens were written (default 0: all)",
+    )
+    view.add_argument(
+        "--lang", choices=("en", "zh"), default=ViewOptions.lang, help="language of titles, labels and error messages"
+    )
     view.add_argument("--format", choices=("png", "svg", "pdf", "html"), help="default: from the output suffix")
-    view.add_argument("--gold", metavar="LINKS",
-                      help="gold links of the pair, Pharaoh 'i-j' / 'i?j' (0-based words as the word view draws "
-                           "them), drawn over the alignment; with --input, a third column")  # fmt: skip
-    view.add_argument("--reverse-model", metavar="M2",
-                      help="with gold links: a model translating the other way; only the links both directions "
-                           "find are scored and drawn (as the app's 'Check the links with a model translating back')")  # fmt: skip
-    view.add_argument("--engine", choices=("auto", "kaleido", "static"), default="auto",
-                      help="png/svg/pdf renderer: kaleido (Chromium) or static (matplotlib, no browser)")  # fmt: skip
+    view.add_argument(
+        "--gold",
+        metavar="LINKS",
+        help="gold links of the pair, Pharaoh 'i-j' / 'i?j' (0-based words as the word view draws "
+        "them), drawn over the alignment; with --input, a third column",
+    )
+    view.add_argument(
+        "--reverse-model",
+        metavar="M2",
+        help="with gold links: a model translating the other way; only the links both directions "
+        "find are scored and drawn (as the app's 'Check the links with a model translating back')",
+    )
+    view.add_argument(
+        "--engine",
+        choices=("auto", "kaleido", "static"),
+        default="auto",
+        help="png/svg/pdf renderer: kaleido (Chromium) or static (matplotlib, no browser)",
+    )
     _add_size_arguments(parser)
 
 
@@ -204,9 +261,13 @@ def _add_size_arguments(parser: argparse.ArgumentParser) -> None:
     resolution.add_argument("--scale", type=float, help="PNG pixels per figure pixel, 1–4 (default 1)")
     resolution.add_argument("--dpi", type=float, help="PNG resolution in dots per inch, 96–384 (instead of --scale)")
     presets = "; ".join(f"{p.name}: {p.width_in:g} in at {p.dpi:g} dpi" for p in PRESETS.values())
-    size.add_argument("--preset", choices=tuple(PRESETS), help=f"a print size ({presets}); keeps the figure's "
-                      "proportions unless --height is given (an alignment's labels and a long title are laid out "
-                      "again for a narrow width)")  # fmt: skip
+    size.add_argument(
+        "--preset",
+        choices=tuple(PRESETS),
+        help=f"a print size ({presets}); keeps the figure's "
+        "proportions unless --height is given (an alignment's labels and a long title are laid out "
+        "again for a narrow width)",
+    )
 
 
 def build_parser(lang: str = "en") -> argparse.ArgumentParser:
@@ -223,8 +284,9 @@ def build_parser(lang: str = "en") -> argparse.ArgumentParser:
     _add_model_arguments(export)
     _add_view_arguments(export)
 
-    capture = commands.add_parser("capture", help="write attention data (json, npz, csv)",
-                                  description="Write the captured attention.")  # fmt: skip
+    capture = commands.add_parser(
+        "capture", help="write attention data (json, npz, csv)", description="Write the captured attention."
+    )
     _add_model_arguments(capture)
     capture.add_argument(
         "--format",
@@ -256,8 +318,11 @@ def build_parser(lang: str = "en") -> argparse.ArgumentParser:
 
 def _add_find_parser(commands) -> None:
     """`find-head`: every layer × head ranked by the weight from a query token to a key token."""
-    find = commands.add_parser("find-head", help="rank every layer × head by the weight from one token to another",
-                               description="Rank every layer × head by the weight from --query to --key.")  # fmt: skip
+    find = commands.add_parser(
+        "find-head",
+        help="rank every layer × head by the weight from one token to another",
+        description="Rank every layer × head by the weight from --query to --key.",
+    )
     find.add_argument("--model", "-m", required=True, help="catalogue name (see `models`), HF folder or hub id")
     find.add_argument("--text", "-t", required=True, help="the input (source) text")
     find.add_argument("--target", help="target text to force-decode (encoder-decoder models)")
@@ -265,8 +330,12 @@ def _add_find_parser(commands) -> None:
     find.add_argument("--key", required=True, help="the token looked at")
     find.add_argument("--occurrence", type=int, default=1, help="which copy of a repeated --query/--key (1)")
     find.add_argument("--kind", choices=KINDS, help="which map (default: cross for translation pairs, else self)")
-    find.add_argument("--words", action=argparse.BooleanOptionalAction, default=ViewOptions.words,
-                      help="pick words, not subword pieces (default on, as in the app)")  # fmt: skip
+    find.add_argument(
+        "--words",
+        action=argparse.BooleanOptionalAction,
+        default=ViewOptions.words,
+        help="pick words, not subword pieces (default on, as in the app)",
+    )
     find.add_argument("--top", type=int, default=10, help="heads listed, strongest first (default 10; 0: all)")
     find.add_argument("--device", default="auto", help="auto (npu → cuda → mps → cpu), cpu, cuda, npu, mps")
     find.add_argument("--truncate", action="store_true", help="keep the first tokens of too-long input")
@@ -319,8 +388,10 @@ def _check(args: argparse.Namespace) -> None:
         if args.reverse_model and args.input is None and not args.gold:
             raise InputError("corpus_reverse_needs_gold")  # it checks gold links; an input file may hold them
         for option, why in _ignored_options(args):
-            print(f"{PROG}: warning: {i18n.t('cli.ignored', args.lang, option=option, why=i18n.t(why, args.lang))}",
-                  file=sys.stderr)  # fmt: skip
+            print(
+                f"{PROG}: warning: {i18n.t('cli.ignored', args.lang, option=option, why=i18n.t(why, args.lang))}",
+                file=sys.stderr,
+            )
 
 
 def _ignored_options(args: argparse.Namespace) -> list[tuple[str, str]]:
@@ -465,8 +536,9 @@ def _capture(handle, example: Example, args: argparse.Namespace):
 
     _warn_language(handle, example, args)
     if args.generate is not None:
-        result = generation.generate(handle, example.text, max_new_tokens=args.generate, truncate=args.truncate,
-                                     num_beams=args.beams)  # fmt: skip
+        result = generation.generate(
+            handle, example.text, max_new_tokens=args.generate, truncate=args.truncate, num_beams=args.beams
+        )
     else:
         result = capture.capture(handle, example.text, example.target, truncate=args.truncate)
     for caveat in caveats.caveats(result):  # what the app's page says above the figures, as warning lines
@@ -493,8 +565,9 @@ def _warn_language(handle, example: Example, args: argparse.Namespace) -> None:
     """A warning line when the text is in a script the model does not read (the app says it before capturing)."""
     from attnviz import models
 
-    said = caveats.language_sentence(example.text, handle.name, models.source_languages(handle),
-                                     getattr(args, "lang", "en"))  # fmt: skip
+    said = caveats.language_sentence(
+        example.text, handle.name, models.source_languages(handle), getattr(args, "lang", "en")
+    )
     if said:
         _warning(said, example, args)
 
@@ -554,9 +627,19 @@ def _head_fields(args: argparse.Namespace, amap) -> dict:
 
 # Export arguments named as the ViewOptions fields they set, which mean there what the app's controls mean.
 SAME_AS_OPTIONS = (
-    "words", "hide_special", "threshold", "step", "lang", "hide_first", "renormalize", "top_k", "log_scale",
-    "weighting", "residual", "color_scale",
-)  # fmt: skip
+    "words",
+    "hide_special",
+    "threshold",
+    "step",
+    "lang",
+    "hide_first",
+    "renormalize",
+    "top_k",
+    "log_scale",
+    "weighting",
+    "residual",
+    "color_scale",
+)
 
 
 def _rollout_layers(value: str | None) -> tuple[int, int] | None:
@@ -608,9 +691,16 @@ def _gold_line(against, lang: str) -> str:
     from attnviz.figures._common import format_value
 
     scores, view = against.scores.scores, against.scores
-    return i18n.t("corpus_gold_line", lang, precision=format_value(scores.precision),
-                  recall=format_value(scores.recall), aer=format_value(scores.aer), found=len(view.found),
-                  missed=len(view.missed), extra=len(view.extra))  # fmt: skip
+    return i18n.t(
+        "corpus_gold_line",
+        lang,
+        precision=format_value(scores.precision),
+        recall=format_value(scores.recall),
+        aer=format_value(scores.aer),
+        found=len(view.found),
+        missed=len(view.missed),
+        extra=len(view.extra),
+    )
 
 
 def _reverse_view(args: argparse.Namespace, result):
@@ -680,8 +770,9 @@ def _write(result, args: argparse.Namespace, handle, example: Example, path: Pat
     provenance = view_provenance(result.provenance, args.view, {**asdict(options), **recorded, "export": size})
     with warnings.catch_warnings(record=True) as caught:  # said as the command's warning lines, in --lang
         warnings.simplefilter("always")
-        written = export.export_figure(drawn, path, fmt, engine=args.engine, overwrite=args.force,
-                                       provenance=provenance, **size)  # fmt: skip
+        written = export.export_figure(
+            drawn, path, fmt, engine=args.engine, overwrite=args.force, provenance=provenance, **size
+        )
     lang = getattr(args, "lang", "en")
     for warning in caught:
         message = warning.message

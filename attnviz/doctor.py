@@ -44,8 +44,10 @@ class ParityReport:
         verdict = "PASS" if self.passed else "FAIL"
         lines.append(f"{verdict}: worst {self.worst:.2e} (tolerance {self.tolerance:.0e})")
         if self.device == "cpu":  # "auto" on a machine without an accelerator
-            lines.append("note: no accelerator was checked: this is the CPU against itself (the capture runs and "
-                         "gives the same weights twice); run it where an NPU or GPU is, or name one with --device")  # fmt: skip
+            lines.append(
+                "note: no accelerator was checked: this is the CPU against itself (the capture runs and "
+                "gives the same weights twice); run it where an NPU or GPU is, or name one with --device"
+            )
         return "\n".join(lines)
 
 

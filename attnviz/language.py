@@ -42,11 +42,25 @@ LANGUAGE_SCRIPTS = {
     "zh": ("han",),
     "ja": ("han", "kana"),
     "ko": ("hangul", "han"),
-    "en": ("latin",), "fr": ("latin",), "de": ("latin",), "es": ("latin",), "it": ("latin",), "pt": ("latin",),
-    "nl": ("latin",), "vi": ("latin",), "id": ("latin",), "tr": ("latin",), "pl": ("latin",),
-    "ru": ("cyrillic",), "uk": ("cyrillic",), "el": ("greek",), "he": ("hebrew",), "ar": ("arabic",),
-    "hi": ("devanagari",), "th": ("thai",),
-}  # fmt: skip
+    "en": ("latin",),
+    "fr": ("latin",),
+    "de": ("latin",),
+    "es": ("latin",),
+    "it": ("latin",),
+    "pt": ("latin",),
+    "nl": ("latin",),
+    "vi": ("latin",),
+    "id": ("latin",),
+    "tr": ("latin",),
+    "pl": ("latin",),
+    "ru": ("cyrillic",),
+    "uk": ("cyrillic",),
+    "el": ("greek",),
+    "he": ("hebrew",),
+    "ar": ("arabic",),
+    "hi": ("devanagari",),
+    "th": ("thai",),
+}
 
 
 def script_of(char: str) -> str | None:

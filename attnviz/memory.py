@@ -196,9 +196,13 @@ def check_bytes(needed: int, what: str | Phrase, advice: str | Phrase, budget: i
     budget = budget_bytes() if budget is None else budget
     if needed > budget:
         raise ResourceLimitError(
-            "over_memory_budget", what=what, needed=format_bytes(needed), budget=format_bytes(budget), advice=advice,
+            "over_memory_budget",
+            what=what,
+            needed=format_bytes(needed),
+            budget=format_bytes(budget),
+            advice=advice,
             variable=BUDGET_ENV,
-        )  # fmt: skip
+        )
     return needed
 
 

@@ -197,8 +197,9 @@ def _dtype(model) -> str | None:
     return None if dtype is None else str(dtype).removeprefix("torch.")
 
 
-def view_provenance(provenance: dict | None, view: str, options: dict | None = None, *,
-                    now: datetime | None = None) -> dict:  # fmt: skip
+def view_provenance(
+    provenance: dict | None, view: str, options: dict | None = None, *, now: datetime | None = None
+) -> dict:
     """A capture's provenance with what a figure of it shows: the view's name and options (layers, heads, threshold
     …) and the export time. Without a capture's provenance (a figure of hand-made data), the versions stand alone."""
     base = dict(provenance or {"provenance_version": PROVENANCE_VERSION, "versions": versions()})

@@ -325,9 +325,12 @@ def rollout_range(layers: tuple[int, int] | None, num_layers: int) -> tuple[int,
 
 
 def rollout_map(
-    amap: AttentionMap, layers: tuple[int, int] | None = None, heads: Sequence[int] | None = None,
-    head_reduce: str = "mean", residual: bool = True,
-) -> AttentionMap:  # fmt: skip
+    amap: AttentionMap,
+    layers: tuple[int, int] | None = None,
+    heads: Sequence[int] | None = None,
+    head_reduce: str = "mean",
+    residual: bool = True,
+) -> AttentionMap:
     """Attention rollout (Abnar & Zuidema 2020, `analysis.rollout`) through `layers` (first, last) of a
     self-attention map: one head per layer, layer i holding the rollout from the first layer through layer i.
 
@@ -517,9 +520,12 @@ class HiddenFocus:
 
 
 def hidden_focus(
-    result: AttentionCapture, options: ViewOptions, chosen: HeadSelection, alignment_heads: Pairs = (),
+    result: AttentionCapture,
+    options: ViewOptions,
+    chosen: HeadSelection,
+    alignment_heads: Pairs = (),
     floor: float = 0.01,
-) -> HiddenFocus:  # fmt: skip
+) -> HiddenFocus:
     """The weight of `chosen`'s newest query row (`newest_focus`) that went to tokens the view hides: the same row
     and heads in the map drawn without hiding. Nothing hidden, or a row the unhidden map lacks: weight 0."""
     shown = chosen.amap
@@ -532,9 +538,12 @@ def hidden_focus(
         return HiddenFocus(0.0, [])
     unhidden = choose_heads(whole, replace(options, step=0), alignment_heads)
     matrix = analysis.aggregate(
-        unhidden.amap, unhidden.figure_kwargs.get("layers"), unhidden.figure_kwargs.get("heads"),
-        unhidden.head_reduce, unhidden.layer_reduce,
-    )  # fmt: skip  # (queries, keys)
+        unhidden.amap,
+        unhidden.figure_kwargs.get("layers"),
+        unhidden.figure_kwargs.get("heads"),
+        unhidden.head_reduce,
+        unhidden.layer_reduce,
+    )  # (queries, keys)
     row = matrix[rows[-1]]
     holding = sorted(((whole.key_tokens[i], float(row[i])) for i in hidden if row[i] >= floor), key=lambda p: -p[1])
     return HiddenFocus(float(row[hidden].sum()), holding)
@@ -602,8 +611,13 @@ def hidden_notes(chosen: HeadSelection, options: ViewOptions) -> tuple[str, ...]
         return ()
     if options.renormalize:
         return (i18n.t("hidden_renormalized", options.lang),)
-    matrix = analysis.aggregate(chosen.amap, chosen.figure_kwargs.get("layers"), chosen.figure_kwargs.get("heads"),
-                                chosen.head_reduce, chosen.layer_reduce)  # fmt: skip  # (queries, keys)
+    matrix = analysis.aggregate(
+        chosen.amap,
+        chosen.figure_kwargs.get("layers"),
+        chosen.figure_kwargs.get("heads"),
+        chosen.head_reduce,
+        chosen.layer_reduce,
+    )  # (queries, keys)
     share = 1.0 - float(np.nanmean(np.nansum(matrix, axis=-1))) if matrix.size else 0.0
     if share < HIDDEN_SAID_FROM:
         return ()
@@ -773,8 +787,10 @@ def token_choices(
         units = [((i, i + 1), token) for i, token in enumerate(tokens)]
     if hide_special and not all(token.special for _, token in units):
         units = [unit for unit in units if not unit[1].special]
-    return [TokenChoice(f"{token.text} #{number}", token.text, number, start, stop)
-            for number, ((start, stop), token) in enumerate(units)]  # fmt: skip
+    return [
+        TokenChoice(f"{token.text} #{number}", token.text, number, start, stop)
+        for number, ((start, stop), token) in enumerate(units)
+    ]
 
 
 def find_choice(choices: Sequence[TokenChoice], wanted: str, occurrence: int = 1) -> TokenChoice:
@@ -815,7 +831,10 @@ def pair_weight(chosen: HeadSelection, query: TokenChoice, key: TokenChoice) -> 
     if not (col < len(amap.key_tokens) and amap.key_tokens[col].text == key.text):
         return None
     matrix = analysis.aggregate(
-        amap, chosen.figure_kwargs.get("layers"), chosen.figure_kwargs.get("heads"),
-        chosen.head_reduce, chosen.layer_reduce,
-    )  # fmt: skip  # (queries, keys)
+        amap,
+        chosen.figure_kwargs.get("layers"),
+        chosen.figure_kwargs.get("heads"),
+        chosen.head_reduce,
+        chosen.layer_reduce,
+    )  # (queries, keys)
     return float(matrix[row, col])

@@ -80,8 +80,13 @@ def measure(tree: Path, sizes: list[int], pairs: int, without_later_features: bo
         env["WITHOUT_LATER_FEATURES"] = "1"
     done = subprocess.run(
         [sys.executable, "-c", WORKER, json.dumps(sizes), str(pairs)],
-        cwd=tree, env=env, capture_output=True, text=True, timeout=900, check=True,
-    )  # fmt: skip
+        cwd=tree,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=True,
+    )
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 

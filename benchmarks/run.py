@@ -92,8 +92,10 @@ def interleaved_ms(methods: dict, repeats: int, baselines: dict[str, str] | None
             run()
             wall[name].append((time.perf_counter() - start) * 1000)
             cpu[name].append((time.process_time() - start_cpu) * 1000)
-    timed = {name: {"best": min(wall[name]), "median": statistics.median(wall[name]), "cpu": min(cpu[name])}
-             for name in methods}  # fmt: skip
+    timed = {
+        name: {"best": min(wall[name]), "median": statistics.median(wall[name]), "cpu": min(cpu[name])}
+        for name in methods
+    }
     for name, baseline in (baselines or {}).items():
         timed[name]["paired"] = statistics.median(a / b for a, b in zip(wall[name], wall[baseline]))
         timed[name]["paired_cpu"] = statistics.median(a / b for a, b in zip(cpu[name], cpu[baseline]))
@@ -206,10 +208,12 @@ def short_worker(sizes: list[int], repeats: int, bertviz_max: int, part: str) ->
         overview = lazy.head_statistics("self")  # streamed, tile by tile
         row["statistics_ms"] = (time.perf_counter() - start) * 1000
         amap = lazy.map("self")  # the exact map: to check the streamed statistics, and for the head's heatmap
-        row["statistics_match"] = float(max(
-            np.nanmax(np.abs(overview[k] - v)) if np.isfinite(v).any() else 0.0
-            for k, v in analysis.head_statistics(amap).items()
-        ))  # fmt: skip
+        row["statistics_match"] = float(
+            max(
+                np.nanmax(np.abs(overview[k] - v)) if np.isfinite(v).any() else 0.0
+                for k, v in analysis.head_statistics(amap).items()
+            )
+        )
         start = time.perf_counter()
         style = FigureStyle(model="minilm")
         grid_json = statistic_grid(values=overview, statistic="entropy", kind="self", style=style).to_json()
@@ -261,10 +265,18 @@ def long_worker(tokens: int) -> dict:
 
     vocab = 8192
     config = transformers.Qwen2Config(
-        vocab_size=vocab, hidden_size=512, num_hidden_layers=12, num_attention_heads=8, num_key_value_heads=2,
-        intermediate_size=1536, max_position_embeddings=max(2 * tokens, 4096), pad_token_id=0, eos_token_id=1,
-        bos_token_id=3, architectures=["Qwen2ForCausalLM"],
-    )  # fmt: skip
+        vocab_size=vocab,
+        hidden_size=512,
+        num_hidden_layers=12,
+        num_attention_heads=8,
+        num_key_value_heads=2,
+        intermediate_size=1536,
+        max_position_embeddings=max(2 * tokens, 4096),
+        pad_token_id=0,
+        eos_token_id=1,
+        bos_token_id=3,
+        architectures=["Qwen2ForCausalLM"],
+    )
     folder = tempfile.mkdtemp(prefix="attnviz-bench-")
     torch.manual_seed(0)
     transformers.Qwen2ForCausalLM(config).save_pretrained(folder)
@@ -275,11 +287,15 @@ def long_worker(tokens: int) -> dict:
     text = " ".join(f"w{i}" for i in words)
     kept_by_eager = config.num_hidden_layers * config.num_attention_heads * tokens * tokens * 4
     result = {
-        "tokens": tokens, "layers": 12, "heads": 8, "kv_heads": 2, "hidden": 512,
+        "tokens": tokens,
+        "layers": 12,
+        "heads": 8,
+        "kv_heads": 2,
+        "hidden": 512,
         "estimate_full": memory.estimate_bytes(handle, tokens, mode="full"),
         "estimate_lazy": memory.estimate_bytes(handle, tokens, mode="lazy"),
         "eager_weights": kept_by_eager,
-    }  # fmt: skip
+    }
     try:
         memory.check_budget(handle, tokens, mode="full")
         result["refusal"] = None
@@ -349,11 +365,16 @@ def bench_python(install_bertviz: bool) -> tuple[str, str]:
 def run_worker(python: str, args: list[str], threads: int, measure_memory: bool) -> dict:
     env = dict(os.environ)
     env.update(
-        PYTHONPATH=str(ROOT), OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads),
-        TORCH_DEVICE_BACKEND_AUTOLOAD="0", HF_HUB_OFFLINE="1", TRANSFORMERS_VERBOSITY="error",
-        HF_HUB_DISABLE_PROGRESS_BARS="1", TOKENIZERS_PARALLELISM="false",
+        PYTHONPATH=str(ROOT),
+        OMP_NUM_THREADS=str(threads),
+        MKL_NUM_THREADS=str(threads),
+        TORCH_DEVICE_BACKEND_AUTOLOAD="0",
+        HF_HUB_OFFLINE="1",
+        TRANSFORMERS_VERBOSITY="error",
+        HF_HUB_DISABLE_PROGRESS_BARS="1",
+        TOKENIZERS_PARALLELISM="false",
         ATTNVIZ_MAX_CHARS="200000",  # the 8,192-word text of the long run is 48,000 characters (default limit 20,000)
-    )  # fmt: skip
+    )
     if measure_memory:  # large blocks come from mmap and go back on free: each method's peak is its own
         env.update(MALLOC_MMAP_THRESHOLD_="131072", MALLOC_TRIM_THRESHOLD_="131072")
     with tempfile.NamedTemporaryFile(suffix=".json") as out:
@@ -630,8 +651,18 @@ def main() -> None:
     started = time.time()
     load_before = _load()
     python, bertviz = bench_python(not args.no_bertviz)
-    common = ["--threads", str(args.threads), "--sizes", ",".join(map(str, sizes)), "--repeats", str(args.repeats),
-              "--bertviz-max", str(args.bertviz_max), "--long-tokens", str(args.long_tokens)]  # fmt: skip
+    common = [
+        "--threads",
+        str(args.threads),
+        "--sizes",
+        ",".join(map(str, sizes)),
+        "--repeats",
+        str(args.repeats),
+        "--bertviz-max",
+        str(args.bertviz_max),
+        "--long-tokens",
+        str(args.long_tokens),
+    ]
     short = None
     if sizes:
         short = run_worker(python, ["--worker", "short", "--part", "time", *common], args.threads, False)

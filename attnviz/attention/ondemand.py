@@ -118,17 +118,25 @@ class LazyCapture:
         return stack, stack.layers[index], index
 
     def head(
-        self, kind: str, layer: int, head: int, rows: int | tuple[int, int] | None = None,
+        self,
+        kind: str,
+        layer: int,
+        head: int,
+        rows: int | tuple[int, int] | None = None,
         keys: tuple[int, int] | None = None,
-    ) -> np.ndarray:  # fmt: skip
+    ) -> np.ndarray:
         """One head: float32 (rows, keys) for query rows `rows` (an index, (start, stop) or None = all) and key
         columns `keys` ((start, stop) or None = all). Costs that head's rows only."""
         return self.layer(kind, layer, rows, keys, heads=[head])[0]
 
     def layer(
-        self, kind: str, layer: int, rows: int | tuple[int, int] | None = None, keys: tuple[int, int] | None = None,
+        self,
+        kind: str,
+        layer: int,
+        rows: int | tuple[int, int] | None = None,
+        keys: tuple[int, int] | None = None,
         heads: int | Sequence[int] | None = None,
-    ) -> np.ndarray:  # fmt: skip
+    ) -> np.ndarray:
         """Every head (or `heads`) of one layer: float32 (heads, rows, keys), computed in row tiles."""
         _, inputs, index = self._layer(kind, layer)
         head_idx = analysis.indices(heads, inputs.heads, "head")
@@ -147,9 +155,13 @@ class LazyCapture:
         return result
 
     def map(
-        self, kind: str, layers: int | Sequence[int] | None = None, heads: int | Sequence[int] | None = None,
-        queries: tuple[int, int] | None = None, keys: tuple[int, int] | None = None,
-    ) -> AttentionMap:  # fmt: skip
+        self,
+        kind: str,
+        layers: int | Sequence[int] | None = None,
+        heads: int | Sequence[int] | None = None,
+        queries: tuple[int, int] | None = None,
+        keys: tuple[int, int] | None = None,
+    ) -> AttentionMap:
         """An exact AttentionMap of the chosen layers, heads and query/key ranges (None = all), for figures and
         analysis. Its head axis holds `heads` in the order given; its layer names are the chosen modules'."""
         stack = self.stack(kind)
@@ -172,9 +184,14 @@ class LazyCapture:
         if norms is not None:
             norms = norms[np.ix_(layer_idx, head_idx, range(k0, k1))]  # (layers', heads', keys')
         return AttentionMap(
-            kind, weights, stack.query_tokens[q0:q1], stack.key_tokens[k0:k1],
-            [stack.layer_names[i] for i in layer_idx], causal, norms,
-        )  # fmt: skip
+            kind,
+            weights,
+            stack.query_tokens[q0:q1],
+            stack.key_tokens[k0:k1],
+            [stack.layer_names[i] for i in layer_idx],
+            causal,
+            norms,
+        )
 
     def to_capture(self) -> AttentionCapture:
         """Everything, as `capture` would return it (checked against the memory budget first)."""
@@ -239,8 +256,10 @@ class LazyCapture:
         spans = tiles.spans(0, queries, tiles.tile_rows(keys, multiple=query_factor))
         if pool == "max" and not value_weighted:  # pooled where the tile is computed, never copied out whole
             shape = (queries, keys)
-            parts = [_max_pooled(inputs.probabilities(head_idx, *span)[0], span, factors, shape, stack.causal)
-                     for span in spans]  # fmt: skip
+            parts = [
+                _max_pooled(inputs.probabilities(head_idx, *span)[0], span, factors, shape, stack.causal)
+                for span in spans
+            ]
             return Pooled(np.concatenate(parts), query_factor, key_factor, pool)
         masked = analysis.mask_of(queries, keys, stack.causal)  # (queries, keys) bool
         parts = []
@@ -287,9 +306,12 @@ def capture_lazy(handle: ModelHandle, text: str, target: str | None = None, trun
 
 
 def lazy_run(
-    handle: ModelHandle, text: str, target: str | None = None, truncate: bool = False,
+    handle: ModelHandle,
+    text: str,
+    target: str | None = None,
+    truncate: bool = False,
     recorder_class: type[QueryKeyRecorder] = QueryKeyRecorder,
-) -> tuple[LazyCapture, QueryKeyRecorder]:  # fmt: skip
+) -> tuple[LazyCapture, QueryKeyRecorder]:
     """`capture_lazy`, with the recorder of the pass (of `recorder_class`, a QueryKeyRecorder that may keep more per
     call) and, per map kind, the (module path, call) of each layer: `recorder.layers_by_role(handle.is_seq2seq)`."""
     batch = prepare_batch(handle, [text], None if target is None else [target], truncate, mode="lazy")
@@ -299,12 +321,16 @@ def lazy_run(
     norms = {role: recorder.value_norms(role_layers) for role, role_layers in layers.items()}  # (layers, 1, h, k)
     stacks = {
         spec.kind: LazyStack(
-            spec.kind, [recorder.calls[name][call] for name, call in layers[spec.kind]],
-            recorder.layer_names(layers[spec.kind]), batch.tokens(0, spec.queries), batch.tokens(0, spec.keys),
-            spec.is_causal(handle.kind), None if norms[spec.kind] is None else norms[spec.kind][:, 0],
+            spec.kind,
+            [recorder.calls[name][call] for name, call in layers[spec.kind]],
+            recorder.layer_names(layers[spec.kind]),
+            batch.tokens(0, spec.queries),
+            batch.tokens(0, spec.keys),
+            spec.is_causal(handle.kind),
+            None if norms[spec.kind] is None else norms[spec.kind][:, 0],
         )
         for spec in map_specs(handle.is_seq2seq, batch.decoded is not None)
-    }  # fmt: skip
+    }
     record = build_provenance(handle, batch.texts[0], target, {"mode": "lazy", "truncate": truncate})
     lazy = LazyCapture(
         handle.name, handle.device, stacks, source_text=batch.texts[0], target_text=target, provenance=record

@@ -245,9 +245,14 @@ class WeightRecorder(Recorder):
         name = self.name_of(module)
         shape = torch.Size((query.shape[0], heads, query.shape[2], key.shape[2]))
         probabilities = attention_probabilities(
-            query, key, attention_mask, scaling, kwargs.get("position_bias"), kwargs.get("softcap"),
+            query,
+            key,
+            attention_mask,
+            scaling,
+            kwargs.get("position_bias"),
+            kwargs.get("softcap"),
             out=self._slot(name, shape, query.device),
-        )  # fmt: skip
+        )
         if name is not None:
             self.keep(name, probabilities if probabilities.device.type == "cpu" else probabilities.to("cpu"))  # fp32
             self.keep_norms(name, module, value, heads)
@@ -324,9 +329,15 @@ class QueryKeyRecorder(Recorder):
                 )
             else:
                 output = torch.nn.functional.scaled_dot_product_attention(
-                    query, key, value, attn_mask=additive, dropout_p=dropout, is_causal=causal, scale=scaling,
+                    query,
+                    key,
+                    value,
+                    attn_mask=additive,
+                    dropout_p=dropout,
+                    is_causal=causal,
+                    scale=scaling,
                     enable_gqa=key.shape[1] != query.shape[1],
-                )  # (b, heads, q, d)  # fmt: skip
+                )  # (b, heads, q, d)
                 closed = closed_rows(additive, key.shape[-2])  # SDPA gives NaN there; the NaN policy says 0
                 output = output if closed is None else output.masked_fill(closed, 0.0)
             output = output.transpose(1, 2).contiguous()  # (b, q, heads, d)

@@ -86,11 +86,19 @@ def head_vectors(
     if kind == "decoder" and len(query_tokens) == len(stack.key_tokens):
         query_tokens = stack.key_tokens  # each query named by the token it reads, as `selection.prepare_map` does
     return HeadVectors(
-        kind, index, head_index, stack.layer_names[index], query_tokens, stack.key_tokens,
+        kind,
+        index,
+        head_index,
+        stack.layer_names[index],
+        query_tokens,
+        stack.key_tokens,
         inputs.query[0, head_index].float().cpu().numpy(),  # (queries, d)
         inputs.key[0, key_head].float().cpu().numpy(),  # (keys, d)
-        kept_values, float(scaling), inputs.softcap, key_head,
-    )  # fmt: skip
+        kept_values,
+        float(scaling),
+        inputs.softcap,
+        key_head,
+    )
 
 
 def capture_with_values(

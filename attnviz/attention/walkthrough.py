@@ -80,9 +80,12 @@ class SentenceSteps:
 
 
 def sentence_walkthrough(
-    vectors: HeadVectors, row: int, mask: np.ndarray | None = None, bias: np.ndarray | None = None,
+    vectors: HeadVectors,
+    row: int,
+    mask: np.ndarray | None = None,
+    bias: np.ndarray | None = None,
     captured: np.ndarray | None = None,
-) -> SentenceSteps:  # fmt: skip
+) -> SentenceSteps:
     """The four steps for query token `row` of `vectors`' head, from the vectors the model computed: q·k, ·scaling,
     + `bias`, masked by `mask` (the additive mask eager attention adds, (keys,): 0 = may look), softmax, · values.
 
@@ -97,8 +100,10 @@ def sentence_walkthrough(
     if bias is not None:
         additive = additive + np.asarray(bias, dtype=np.float64)
     values = vectors.values if vectors.values is not None else np.zeros_like(vectors.keys)
-    query, key, value = (torch.from_numpy(np.asarray(m, dtype=np.float64)) for m in (
-        vectors.queries[row : row + 1], vectors.keys, values))  # fmt: skip
+    query, key, value = (
+        torch.from_numpy(np.asarray(m, dtype=np.float64))
+        for m in (vectors.queries[row : row + 1], vectors.keys, values)
+    )
     steps = attention_steps(query, key, value, torch.from_numpy(additive)[None], scale=vectors.scaling).numpy()
     if vectors.values is None:  # no values kept: no weighted sum to show
         steps = replace(steps, value=None, context=None)

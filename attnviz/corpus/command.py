@@ -25,8 +25,11 @@ from attnviz.corpus.shards import JobOptions
 
 
 def add_parser(commands) -> None:
-    corpus = commands.add_parser("corpus", help="analyse a corpus of pairs: head statistics and AER per head",
-                                 description="Analyse every pair of a file; write Parquet tables and an HTML report.")  # fmt: skip
+    corpus = commands.add_parser(
+        "corpus",
+        help="analyse a corpus of pairs: head statistics and AER per head",
+        description="Analyse every pair of a file; write Parquet tables and an HTML report.",
+    )
     corpus.add_argument("--model", "-m", required=True, help="catalogue name, HF folder or hub id")
     corpus.add_argument(
         "--input",
@@ -36,16 +39,25 @@ def add_parser(commands) -> None:
         help="UTF-8 file: source<TAB>target[<TAB>links] (or source ||| target [||| links])",
     )
     corpus.add_argument("--output", "-o", required=True, type=Path, help="the report folder")
-    corpus.add_argument("--gold", action="store_true",
-                        help="the third column holds gold links (Pharaoh i-j, i?j; empty: a pair without links, "
-                             "whose every link found counts as extra)")  # fmt: skip
-    corpus.add_argument("--segmented", action="store_true",
-                        help="each side is space-separated words, which the links index (Chinese read without "
-                             "spaces); default: plain text, links index the word view's words")  # fmt: skip
-    corpus.add_argument("--reverse-model", metavar="M2",
-                        help="with --gold: a model translating the other way (target → source); also scores the links "
-                             "both directions find: the forward alignment view's links that M2's view of the pair "
-                             "read backwards also finds, on the same words (attnviz.corpus.links)")  # fmt: skip
+    corpus.add_argument(
+        "--gold",
+        action="store_true",
+        help="the third column holds gold links (Pharaoh i-j, i?j; empty: a pair without links, "
+        "whose every link found counts as extra)",
+    )
+    corpus.add_argument(
+        "--segmented",
+        action="store_true",
+        help="each side is space-separated words, which the links index (Chinese read without "
+        "spaces); default: plain text, links index the word view's words",
+    )
+    corpus.add_argument(
+        "--reverse-model",
+        metavar="M2",
+        help="with --gold: a model translating the other way (target → source); also scores the links "
+        "both directions find: the forward alignment view's links that M2's view of the pair "
+        "read backwards also finds, on the same words (attnviz.corpus.links)",
+    )
     corpus.add_argument("--threshold", type=float, default=JobOptions.threshold, help="weakest link (default 0.1)")
     corpus.add_argument("--max-tokens", type=int, default=JobOptions.max_tokens, help="longer pairs are skipped")
     corpus.add_argument("--batch-size", type=int, default=JobOptions.batch_size, help="pairs per forward pass")
@@ -57,18 +69,24 @@ def add_parser(commands) -> None:
     corpus.add_argument("--engine", choices=ENGINES, default="inprocess", help="inprocess (default) or ray")
     corpus.add_argument("--workers", type=int, default=JobConfig.workers, help="ray: actors in the pool (2)")
     corpus.add_argument("--ray-address", help="ray: join this cluster (default: start a local one)")
-    corpus.add_argument("--keep-workers", action="store_true",
-                        help="ray, with --ray-address: leave the loaded actors on the cluster, so the next job of the "
-                             "same model, device and threads starts at once (stop them: corpus-workers --stop)")  # fmt: skip
-    corpus.add_argument("--app-url", metavar="URL",
-                        help="where each pair's link opens it in the app (default http://localhost:8501/)")  # fmt: skip
+    corpus.add_argument(
+        "--keep-workers",
+        action="store_true",
+        help="ray, with --ray-address: leave the loaded actors on the cluster, so the next job of the "
+        "same model, device and threads starts at once (stop them: corpus-workers --stop)",
+    )
+    corpus.add_argument(
+        "--app-url", metavar="URL", help="where each pair's link opens it in the app (default http://localhost:8501/)"
+    )
     corpus.add_argument("--resume", action="store_true", help="keep the finished shards of an earlier run")
     corpus.add_argument("--force", "-f", action="store_true", help="replace an earlier report")
     corpus.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
 
-    workers = commands.add_parser("corpus-workers", help="stop the actors corpus jobs kept on a Ray cluster",
-                                  description="Stop the actors that corpus jobs run with --keep-workers left on a "
-                                              "Ray cluster.")  # fmt: skip
+    workers = commands.add_parser(
+        "corpus-workers",
+        help="stop the actors corpus jobs kept on a Ray cluster",
+        description="Stop the actors that corpus jobs run with --keep-workers left on a Ray cluster.",
+    )
     workers.add_argument("--stop", action="store_true", required=True, help="stop them (the only action)")
     workers.add_argument("--ray-address", default="auto", help="the cluster (default: auto, the one running here)")
 
@@ -88,11 +106,25 @@ def config_of(args: argparse.Namespace) -> JobConfig:
     for name in ("max_tokens", "batch_size", "shard_size", "workers", "threads"):
         if getattr(args, name) is not None and getattr(args, name) < 1:
             raise InputError("corpus_positive", option="--" + name.replace("_", "-"))
-    options = JobOptions(args.gold, args.segmented, args.batch_size, args.max_tokens, args.threshold,
-                         args.reverse_model)  # fmt: skip
-    return JobConfig(args.model, args.input, args.output, options, args.device, args.shard_size, args.engine,
-                     args.workers, args.ray_address, args.keep_workers, args.threads, args.resume,
-                     args.force, args.app_url)  # fmt: skip
+    options = JobOptions(
+        args.gold, args.segmented, args.batch_size, args.max_tokens, args.threshold, args.reverse_model
+    )
+    return JobConfig(
+        args.model,
+        args.input,
+        args.output,
+        options,
+        args.device,
+        args.shard_size,
+        args.engine,
+        args.workers,
+        args.ray_address,
+        args.keep_workers,
+        args.threads,
+        args.resume,
+        args.force,
+        args.app_url,
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -123,8 +155,9 @@ def run(args: argparse.Namespace) -> int:
     for sentence in unread_sentences(summary):
         print(f"attnviz: warning: {sentence}", file=sys.stderr)
     if summary["bad_lines"]:
-        print(f"attnviz: {summary['bad_lines']} lines skipped (see {args.output / 'bad_lines.parquet'})",
-              file=sys.stderr)  # fmt: skip
+        print(
+            f"attnviz: {summary['bad_lines']} lines skipped (see {args.output / 'bad_lines.parquet'})", file=sys.stderr
+        )
     print(f"{summary['pairs']} pairs in {args.output}")
     return 0
 
@@ -138,5 +171,11 @@ def nothing_analysed(config: JobConfig, summary: dict):
     if not summary["bad_lines"]:
         return InputError("corpus_input_empty", path=str(config.input))
     first = read_report(config.output)["bad_lines"].iloc[0]
-    return InputError("corpus_nothing_analysed", path=str(config.input), bad=summary["bad_lines"],
-                      line=int(first["line"]), reason=first["message"], output=str(config.output))  # fmt: skip
+    return InputError(
+        "corpus_nothing_analysed",
+        path=str(config.input),
+        bad=summary["bad_lines"],
+        line=int(first["line"]),
+        reason=first["message"],
+        output=str(config.output),
+    )

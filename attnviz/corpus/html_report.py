@@ -76,27 +76,37 @@ def write_html(folder: Path, summary: dict, lang: str = "en") -> Path:
     report = read_report(folder)
     t = lambda key, **values: i18n.t(key, lang, **values)  # noqa: E731
     counts = t("corpus_report_counts", pairs=summary["pairs"], bad=summary["bad_lines"], shards=summary["shards"])
-    parts = [f"<h1>{html.escape(t('corpus_report_title', model=summary['model']))}</h1>",
-             f"<p>{html.escape(counts)}</p>"]  # fmt: skip
+    parts = [
+        f"<h1>{html.escape(t('corpus_report_title', model=summary['model']))}</h1>",
+        f"<p>{html.escape(counts)}</p>",
+    ]
     parts += [f"<p><strong>{html.escape(sentence)}</strong></p>" for sentence in unread_sentences(summary, lang)]
     parts += [f"<p>{html.escape(sentence)}</p>" for sentence in links_sentences(summary, lang)]
     for index, (name, fig) in enumerate(report_figures(report, lang).items()):
         parts.append(fig.to_html(full_html=False, include_plotlyjs=index == 0, div_id=f"fig-{name}"))
     if summary["best_heads"]:
-        parts += [f"<h2>{t('corpus_best_heads')}</h2>",
-                  _table(summary["best_heads"], ["layer", "head", "aer", "precision", "recall"])]  # fmt: skip
+        parts += [
+            f"<h2>{t('corpus_best_heads')}</h2>",
+            _table(summary["best_heads"], ["layer", "head", "aer", "precision", "recall"]),
+        ]
     pairs = report["pairs"]
     if "aer" in pairs.columns and len(pairs):
         worst = pairs.sort_values(["aer", "line"], ascending=[False, True]).head(WORST).to_dict("records")
-        parts += [f"<h2>{t('corpus_worst_pairs')}</h2>",
-                  _table(worst, ["line", "source", "target", "aer", "best_layer", "best_head"], links="link")]  # fmt: skip
+        parts += [
+            f"<h2>{t('corpus_worst_pairs')}</h2>",
+            _table(worst, ["line", "source", "target", "aer", "best_layer", "best_head"], links="link"),
+        ]
     bad = report["bad_lines"]
     if len(bad):
-        parts += [f"<h2>{t('corpus_bad_lines', count=len(bad))}</h2>",
-                  _table(bad_lines_in(bad, lang).to_dict("records"), ["line", "message", "text"])]  # fmt: skip
+        parts += [
+            f"<h2>{t('corpus_bad_lines', count=len(bad))}</h2>",
+            _table(bad_lines_in(bad, lang).to_dict("records"), ["line", "message", "text"]),
+        ]
     style = "body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px}"
-    page = (f'<!DOCTYPE html><html lang="{lang}"><head><meta charset="utf-8"><title>attnviz corpus report</title>'
-            f"<style>{style}</style></head><body>{''.join(parts)}</body></html>")  # fmt: skip
+    page = (
+        f'<!DOCTYPE html><html lang="{lang}"><head><meta charset="utf-8"><title>attnviz corpus report</title>'
+        f"<style>{style}</style></head><body>{''.join(parts)}</body></html>"
+    )
     path = Path(folder) / "report.html"
     path.write_text(page, encoding="utf-8")
     return path

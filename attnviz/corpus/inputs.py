@@ -52,8 +52,20 @@ def input_columns(line: str) -> list[str]:
     return text.split("\t") if "\t" in text or SEPARATOR not in text else [c.strip() for c in text.split(SEPARATOR)]
 
 
-HEADER_NAMES = {"source", "target", "src", "tgt", "text", "translation", "sentence", "links", "alignment",
-                "alignments", "gold", "words"}  # fmt: skip
+HEADER_NAMES = {
+    "source",
+    "target",
+    "src",
+    "tgt",
+    "text",
+    "translation",
+    "sentence",
+    "links",
+    "alignment",
+    "alignments",
+    "gold",
+    "words",
+}
 
 
 def header_names(line: str) -> list[str] | None:
@@ -121,5 +133,6 @@ def parse_lines(numbered, gold: bool, is_segmented: bool) -> Iterator[CorpusPair
 
 def bad_line(number: int, error: AttnvizError, line: str) -> BadLine:
     text = line.rstrip("\r\n")
-    return BadLine(number, error.key, error.message("en"), text if len(text) <= 200 else text[:199] + "…",
-                   error.message("zh"))  # fmt: skip
+    return BadLine(
+        number, error.key, error.message("en"), text if len(text) <= 200 else text[:199] + "…", error.message("zh")
+    )

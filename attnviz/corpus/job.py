@@ -91,9 +91,14 @@ def job_signature(config: JobConfig) -> dict:
     """What the shards of a report depend on: a resumed job must have the same (the input's size and modification
     time too: an input edited since would mix two files' lines)."""
     stat = Path(config.input).stat()
-    return {"model": config.model, "input": str(Path(config.input).resolve()), "input_bytes": stat.st_size,
-            "input_mtime_ns": stat.st_mtime_ns, "shard_size": config.shard_size,
-            "options": asdict(config.options)}  # fmt: skip
+    return {
+        "model": config.model,
+        "input": str(Path(config.input).resolve()),
+        "input_bytes": stat.st_size,
+        "input_mtime_ns": stat.st_mtime_ns,
+        "shard_size": config.shard_size,
+        "options": asdict(config.options),
+    }
 
 
 def _check_same_job(config: JobConfig) -> None:
@@ -128,17 +133,22 @@ def load_reverse_model(options: JobOptions, device: str, threads: int | None):
 
 
 def run_shards_inprocess(
-    config: JobConfig, todo: list[ShardSpec], progress: Progress | None, total: int, handle=None,
+    config: JobConfig,
+    todo: list[ShardSpec],
+    progress: Progress | None,
+    total: int,
+    handle=None,
     timeline: Timeline | None = None,
-) -> None:  # fmt: skip
+) -> None:
     if not todo:
         return
     timeline = timeline or Timeline("inprocess")
     worker = {"worker": os.getpid(), "requested": time.time()}
     handle = handle or load_worker_model(config.model, config.device, config.threads)
     reverse = load_reverse_model(config.options, config.device, config.threads)
-    timeline.workers.append(worker | {"ready": time.time(), "load_s": time.time() - worker["requested"],
-                                      "threads": _torch_threads()})  # fmt: skip
+    timeline.workers.append(
+        worker | {"ready": time.time(), "load_s": time.time() - worker["requested"], "threads": _torch_threads()}
+    )
     done = total - len(todo)
     for spec in todo:
         timeline.shards.append(run_shard(handle, Path(config.input), spec, config.options, config.output, reverse))

@@ -89,8 +89,14 @@ class ShardWorker:
         import ray
         import torch
 
-        self.info = {"worker": os.getpid(), "node": ray.get_runtime_context().get_node_id()[:8], "started": started,
-                     "ready": time.time(), "load_s": time.time() - started, "threads": torch.get_num_threads()}  # fmt: skip
+        self.info = {
+            "worker": os.getpid(),
+            "node": ray.get_runtime_context().get_node_id()[:8],
+            "started": started,
+            "ready": time.time(),
+            "load_s": time.time() - started,
+            "threads": torch.get_num_threads(),
+        }
         self.jobs = 0  # jobs that asked whether this actor is ready
 
     def ready(self) -> dict:
@@ -150,10 +156,15 @@ def _start_pool(ray, config, size: int, timeline: Timeline) -> list:
     """`size` actors, asked for all at once (their model loads overlap), spread over the nodes; with `keep_workers`,
     named actors that outlive the job, found again by the next job of the same model, device and threads."""
     options = asdict(config.options)
-    worker_args = dict(model=config.model, device=config.device, threads=config.threads or 1,
-                       reverse_model=options["reverse_model"])  # fmt: skip
-    actor_options = dict(max_restarts=-1, max_task_retries=-1, scheduling_strategy="SPREAD",
-                         **actor_resources(config.device, ray.cluster_resources()))  # fmt: skip
+    worker_args = dict(
+        model=config.model, device=config.device, threads=config.threads or 1, reverse_model=options["reverse_model"]
+    )
+    actor_options = dict(
+        max_restarts=-1,
+        max_task_retries=-1,
+        scheduling_strategy="SPREAD",
+        **actor_resources(config.device, ray.cluster_resources()),
+    )
     timeline.workers = [{"requested": time.time()} for _ in range(size)]
     if not config.keep_workers:
         remote = ray.remote(ShardWorker).options(**actor_options)
@@ -179,8 +190,11 @@ def stop_kept_workers(ray_address: str | None = "auto") -> int:
     if connected_here:
         _connect(ray, ray_address, stopping=True)
     try:
-        names = [entry["name"] for entry in ray.util.list_named_actors(all_namespaces=True)
-                 if entry["namespace"] == KEPT_NAMESPACE]  # fmt: skip
+        names = [
+            entry["name"]
+            for entry in ray.util.list_named_actors(all_namespaces=True)
+            if entry["namespace"] == KEPT_NAMESPACE
+        ]
         for name in names:
             ray.kill(ray.get_actor(name, namespace=KEPT_NAMESPACE))
         return len(names)

@@ -50,8 +50,14 @@ class ShardMerge:
     shards', whoever finished first, so the sums are the same bits on every engine (given the same torch threads:
     a matrix product may round its last bit otherwise)."""
 
-    def __init__(self, folder: Path, specs: list[ShardSpec], model: str, app_url: str = APP_URL,
-                 options: JobOptions | None = None):  # fmt: skip
+    def __init__(
+        self,
+        folder: Path,
+        specs: list[ShardSpec],
+        model: str,
+        app_url: str = APP_URL,
+        options: JobOptions | None = None,
+    ):
         self.folder, self.specs, self.model, self.app_url = Path(folder), specs, model, app_url
         self.options = options or JobOptions()  # what each pair's `link` opens it with
         self.total, self.bad, self.pairs = HeadAccumulator(), [], 0
@@ -165,8 +171,10 @@ def pair_view(model: str, row: dict, options: JobOptions | None = None) -> dict:
 def pair_link(model: str, row: dict, app_url: str = APP_URL, options: JobOptions | None = None) -> str:
     """The pair opened on the app's Translate & align page (`pair_view`), as a link."""
     view = pair_view(model, row, options)
-    params = {name: "1" if value is True else f"{value:g}" if isinstance(value, float) else value
-              for name, value in view.items()}  # fmt: skip
+    params = {
+        name: "1" if value is True else f"{value:g}" if isinstance(value, float) else value
+        for name, value in view.items()
+    }
     return f"{app_url}?{urllib.parse.urlencode(params)}"
 
 
@@ -211,8 +219,11 @@ def write_report(config, specs: list[ShardSpec], seconds: float, merge: ShardMer
     heads = head_rows(acc)
     _write_table(heads, folder / "heads.parquet")
     _write_table(layer_rows(heads), folder / "layers.parquet")
-    _write_table([{name: getattr(b, name) for name in BAD_LINE_COLUMNS} for b in bad], folder / "bad_lines.parquet",
-                 _schema(BAD_LINE_COLUMNS))  # fmt: skip
+    _write_table(
+        [{name: getattr(b, name) for name in BAD_LINE_COLUMNS} for b in bad],
+        folder / "bad_lines.parquet",
+        _schema(BAD_LINE_COLUMNS),
+    )
     pairs = merge.pairs
     summary = {
         "model": config.model,
@@ -244,8 +255,12 @@ def unread_summary(config, unread: dict[str, int]) -> dict:
     from attnviz.models import declared_languages
 
     reverse = config.options.reverse_model
-    return {"source": unread["source_read"], "languages": list(declared_languages(config.model)),
-            "reverse": unread["reverse_read"], "reverse_languages": list(declared_languages(reverse) if reverse else ())}  # fmt: skip
+    return {
+        "source": unread["source_read"],
+        "languages": list(declared_languages(config.model)),
+        "reverse": unread["reverse_read"],
+        "reverse_languages": list(declared_languages(reverse) if reverse else ()),
+    }
 
 
 def links_sentences(summary: dict, lang: str = "en") -> list[str]:
@@ -259,8 +274,15 @@ def links_sentences(summary: dict, lang: str = "en") -> list[str]:
     for view, key in (("view", "corpus_links_view"), ("both", "corpus_links_both")):
         if view in found:
             scores = {name: format_value(found[view][name]) for name in ("precision", "recall", "aer")}
-            said.append(i18n.t(key, lang, threshold=f"{options.get('threshold', JobOptions.threshold):g}",
-                               model=options.get("reverse_model") or "", **scores))  # fmt: skip
+            said.append(
+                i18n.t(
+                    key,
+                    lang,
+                    threshold=f"{options.get('threshold', JobOptions.threshold):g}",
+                    model=options.get("reverse_model") or "",
+                    **scores,
+                )
+            )
     return said
 
 
@@ -270,11 +292,21 @@ def unread_sentences(summary: dict, lang: str = "en") -> list[str]:
     from attnviz.caveats import language_names
 
     unread, found = summary.get("unread") or {}, []
-    for side, model, languages in (("source", summary["model"], "languages"),
-                                   ("reverse", summary.get("options", {}).get("reverse_model"), "reverse_languages")):  # fmt: skip
+    for side, model, languages in (
+        ("source", summary["model"], "languages"),
+        ("reverse", summary.get("options", {}).get("reverse_model"), "reverse_languages"),
+    ):
         if unread.get(side):
-            found.append(i18n.t(f"corpus_unread_{side}", lang, count=unread[side], pairs=summary["pairs"],
-                                model=model, languages=language_names(unread[languages], lang)))  # fmt: skip
+            found.append(
+                i18n.t(
+                    f"corpus_unread_{side}",
+                    lang,
+                    count=unread[side],
+                    pairs=summary["pairs"],
+                    model=model,
+                    languages=language_names(unread[languages], lang),
+                )
+            )
     return found
 
 

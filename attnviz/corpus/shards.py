@@ -201,8 +201,15 @@ def _pair_row(handle, pair: CorpusPair, captured, acc: HeadAccumulator, options:
         acc.add_gold(counts)
         best = Scores.of(**{name: values[layer, head] for name, values in counts.items()})
         view = views["view"].scores()
-        row |= {"gold": pair_gold_text(pair.gold), "precision": view.precision, "recall": view.recall,
-                "aer": view.aer, "best_layer": layer, "best_head": head, "best_aer": float(best.aer)}  # fmt: skip
+        row |= {
+            "gold": pair_gold_text(pair.gold),
+            "precision": view.precision,
+            "recall": view.recall,
+            "aer": view.aer,
+            "best_layer": layer,
+            "best_head": head,
+            "best_aer": float(best.aer),
+        }
         for name, view_counts in views.items():
             acc.add_view(name, view_counts)
         if "both" in views:
@@ -227,8 +234,9 @@ def _gold_part(handle, pair: CorpusPair, captured, options: JobOptions, backward
     if pair.source_words is not None:
         words = PairWords(pair.source_words.behind(prefix), pair.target_words)
     else:
-        words = PairWords(merged(cross.key_tokens, captured.source_text, skip=len(prefix)),
-                          merged(cross.query_tokens, pair.target))  # fmt: skip
+        words = PairWords(
+            merged(cross.key_tokens, captured.source_text, skip=len(prefix)), merged(cross.query_tokens, pair.target)
+        )
     gold = pair.gold.check(len(words.source), len(words.target))
     backward_mask = None  # with a reverse model: the links its view finds, (source words, target words)
     if options.reverse_model:
@@ -278,8 +286,12 @@ def write_shard(folder: Path, result: ShardResult) -> None:
     paths["json"].parent.mkdir(parents=True, exist_ok=True)
     _atomic(paths["parquet"], lambda p: pq.write_table(pa.Table.from_pylist(result.rows), p))
     _atomic(paths["npz"], lambda p: _save_arrays(p, result.acc.to_arrays()))
-    done = {"index": result.index, "pairs": result.acc.pairs, "layer_names": result.acc.layer_names,
-            "bad": [asdict(bad) for bad in result.bad]}  # fmt: skip
+    done = {
+        "index": result.index,
+        "pairs": result.acc.pairs,
+        "layer_names": result.acc.layer_names,
+        "bad": [asdict(bad) for bad in result.bad],
+    }
     _atomic(paths["json"], lambda p: p.write_text(json.dumps(done, ensure_ascii=False), encoding="utf-8"))
 
 
@@ -290,8 +302,15 @@ def run_shard(handle, path: Path, spec: ShardSpec, options: JobOptions, folder: 
     result = process_shard(handle, path, spec, options, reverse)
     computed = time.time()
     write_shard(folder, result)
-    return {"index": spec.index, "worker": os.getpid(), "start": start, "end": time.time(),
-            "cpu_s": time.process_time() - cpu, "write_s": time.time() - computed, "pairs": result.acc.pairs}  # fmt: skip
+    return {
+        "index": spec.index,
+        "worker": os.getpid(),
+        "start": start,
+        "end": time.time(),
+        "cpu_s": time.process_time() - cpu,
+        "write_s": time.time() - computed,
+        "pairs": result.acc.pairs,
+    }
 
 
 def _save_arrays(path: Path, arrays: dict[str, np.ndarray]) -> None:

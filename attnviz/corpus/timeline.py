@@ -53,8 +53,9 @@ class Timeline:
     def _per_worker(self) -> dict:
         rows: dict = {}
         for shard in self.shards:
-            row = rows.setdefault(str(shard["worker"]), {"shards": 0, "pairs": 0, "busy_s": 0.0, "cpu_s": 0.0,
-                                                         "write_s": 0.0})  # fmt: skip
+            row = rows.setdefault(
+                str(shard["worker"]), {"shards": 0, "pairs": 0, "busy_s": 0.0, "cpu_s": 0.0, "write_s": 0.0}
+            )
             row["shards"] += 1
             row["pairs"] += shard["pairs"]
             row["busy_s"] = round(row["busy_s"] + shard["end"] - shard["start"], 3)

@@ -57,8 +57,10 @@ def pair_words(result: AttentionCapture) -> PairWords:
     if "cross" not in result.kinds:
         raise InputError("corpus_no_cross", model=result.model)
     cross, source = result["cross"], result.source_text or ""
-    return PairWords(merged(cross.key_tokens, source, skip=len(reading_prefix(result))),
-                     merged(cross.query_tokens, result.target_text or ""))  # fmt: skip
+    return PairWords(
+        merged(cross.key_tokens, source, skip=len(reading_prefix(result))),
+        merged(cross.query_tokens, result.target_text or ""),
+    )
 
 
 def reverse_texts(result: AttentionCapture) -> tuple[str, str]:
@@ -72,20 +74,26 @@ def reverse_view(backward: AttentionCapture, alignment_heads, forward_prefix: st
     there after `forward_prefix`; its source is the forward target, read here after its own prefix."""
     if "cross" not in backward.kinds:
         raise InputError("corpus_no_cross", model=backward.model)
-    return in_forward_texts(alignment_view(backward["cross"], alignment_heads), forward_prefix,
-                            reading_prefix(backward))  # fmt: skip
+    return in_forward_texts(
+        alignment_view(backward["cross"], alignment_heads), forward_prefix, reading_prefix(backward)
+    )
 
 
 def in_forward_texts(view: TokenView, forward_prefix: str, reverse_prefix: str = "") -> TokenView:
     """A reverse view whose offsets count the forward model's source prefix and not the reverse model's own."""
-    return TokenView(view.weights, shifted(view.query_tokens, len(forward_prefix)),
-                     shifted(view.key_tokens, -len(reverse_prefix)))  # fmt: skip
+    return TokenView(
+        view.weights, shifted(view.query_tokens, len(forward_prefix)), shifted(view.key_tokens, -len(reverse_prefix))
+    )
 
 
 def show_gold(
-    result: AttentionCapture, shown: Shown, options: ViewOptions, gold_text: str, reverse: TokenView | None = None,
+    result: AttentionCapture,
+    shown: Shown,
+    options: ViewOptions,
+    gold_text: str,
+    reverse: TokenView | None = None,
     words: PairWords | None = None,
-) -> GoldShown:  # fmt: skip
+) -> GoldShown:
     """`shown` scored against `gold_text` (Pharaoh links), with `reverse` (`reverse_view`) only the links both
     directions find; the links index `words` (a pre-segmented pair's, in the texts the model read), by default the
     word merge's (`pair_words`). An InputError when a link cannot be read or points outside the pair's words."""

@@ -300,11 +300,15 @@ def _averaging(config: TrainConfig, record: dict) -> tuple[list[str], str, str]:
     ]
     kept = [f for i, (c, run) in enumerate(siblings, 1) for f in _kept(f"runs/{i}", run["averaged_steps"], c.steps)]
     kept += _kept(folder, steps, config.steps)
-    commands = (f" --save-every {config.save_every} --keep-checkpoints\n"
-                f"python -m attnviz.demo.average --out {folder} {' '.join(kept)}")  # fmt: skip
+    commands = (
+        f" --save-every {config.save_every} --keep-checkpoints\n"
+        f"python -m attnviz.demo.average --out {folder} {' '.join(kept)}"
+    )
     if not siblings:
-        sentence = (f"**These weights are the mean of the last stage's checkpoints at steps {', '.join(map(str, steps))}** "
-                    "(checkpoint averaging, as Vaswani et al. 2017 did: `attnviz.demo.average`).\n")  # fmt: skip
+        sentence = (
+            f"**These weights are the mean of the last stage's checkpoints at steps {', '.join(map(str, steps))}** "
+            "(checkpoint averaging, as Vaswani et al. 2017 did: `attnviz.demo.average`).\n"
+        )
         return sibling_commands, commands, sentence
     runs = averaged_runs(record)
     sentence = (

@@ -254,8 +254,11 @@ card: {found["seconds"]:.0f} s.
 def _seeds(chain: list[dict]) -> str:
     """The stages' seeds: "7", or "7 (stage 8: 8)" where a later stage drew other data with its own."""
     first = chain[0]["config"]["seed"]
-    others = [f"stage {number}: {stage['config']['seed']}" for number, stage in enumerate(chain, start=1)
-              if stage["config"]["seed"] != first]  # fmt: skip
+    others = [
+        f"stage {number}: {stage['config']['seed']}"
+        for number, stage in enumerate(chain, start=1)
+        if stage["config"]["seed"] != first
+    ]
     return f"{first} ({', '.join(others)})" if others else str(first)
 
 

@@ -212,8 +212,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--stop-at", type=int, default=None, help="stop at this step (the schedule runs to --steps)")
     mix = Repeats()
     for name in REPEAT_OPTIONS:
-        parser.add_argument(f"--repeat-{name.replace('_', '-')}", type=type(getattr(mix, name)),
-                            default=getattr(mix, name), help=f"synthetic repeats: {name} (decoder_data.Repeats)")  # fmt: skip
+        parser.add_argument(
+            f"--repeat-{name.replace('_', '-')}",
+            type=type(getattr(mix, name)),
+            default=getattr(mix, name),
+            help=f"synthetic repeats: {name} (decoder_data.Repeats)",
+        )
     args = parser.parse_args(argv)
     repeats = Repeats(**{name: getattr(args, f"repeat_{name}") for name in REPEAT_OPTIONS})
     config = DecoderConfig(

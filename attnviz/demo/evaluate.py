@@ -98,9 +98,15 @@ def target_pieces(tokenizer, text: str) -> list[str]:
 
 @torch.no_grad()
 def alignment_attention(
-    model, tokenizer, sources: list[str], targets: list[str], layer: int, head: int, batch_size: int = BATCH_SIZE,
+    model,
+    tokenizer,
+    sources: list[str],
+    targets: list[str],
+    layer: int,
+    head: int,
+    batch_size: int = BATCH_SIZE,
     weighting: str = "weights",
-) -> list[np.ndarray]:  # fmt: skip
+) -> list[np.ndarray]:
     """Cross-attention of one head while force-decoding each target: (target pieces + </s>, source pieces + </s>).
 
     Row i is the decoder step that produces target piece i (it reads the start token and the pieces before i).
@@ -306,8 +312,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--model", type=Path, default=None, help="model folder (default: the committed one)")
     parser.add_argument("--corpus", type=Path, default=CORPUS_DIR)
     parser.add_argument("--write-card", action="store_true", help="also rewrite the folder's README.md")
-    parser.add_argument("--weighting", choices=selection.WEIGHTINGS, default="weights",
-                        help="the alignment view's weighting: weights, or weighted by value norm")  # fmt: skip
+    parser.add_argument(
+        "--weighting",
+        choices=selection.WEIGHTINGS,
+        default="weights",
+        help="the alignment view's weighting: weights, or weighted by value norm",
+    )
     parser.add_argument("--alignment-only", action="store_true", help="only the AER of the alignment view")
     args = parser.parse_args(argv)
     torch.set_num_threads(1)

@@ -372,8 +372,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--init-from", default=None, help="continue from the weights of an earlier run's folder")
     parser.add_argument("--learning-rate", type=float, default=defaults.learning_rate)
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
-    parser.add_argument("--keep-checkpoints", action="store_true",
-                        help="keep every checkpoint in OUT/checkpoints/<step> (to average them: attnviz.demo.average)")  # fmt: skip
+    parser.add_argument(
+        "--keep-checkpoints",
+        action="store_true",
+        help="keep every checkpoint in OUT/checkpoints/<step> (to average them: attnviz.demo.average)",
+    )
     args = parser.parse_args(argv)
     config = TrainConfig(
         direction=args.direction,
@@ -384,8 +387,14 @@ def main(argv: list[str] | None = None) -> None:
         **{name: getattr(args, name) for name in sizes},
     )
     began = time.monotonic()
-    record = train(config, args.corpus, args.out, progress=not args.quiet, evaluate_heldout=not args.no_eval,
-                   keep_checkpoints=args.keep_checkpoints)  # fmt: skip
+    record = train(
+        config,
+        args.corpus,
+        args.out,
+        progress=not args.quiet,
+        evaluate_heldout=not args.no_eval,
+        keep_checkpoints=args.keep_checkpoints,
+    )
     print(
         f"saved {args.out or model_dir(config.direction)} ({record['parameters']:,} parameters): weights after "
         f"{record['seconds'] / 60:.1f} min, done after {(time.monotonic() - began) / 60:.1f} min"

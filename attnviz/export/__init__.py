@@ -89,8 +89,14 @@ class SmallLabels(UserWarning):
     def sentence(self, lang: str = "en") -> str:
         from attnviz import i18n
 
-        return i18n.t("export.small_labels", lang, size=f"{self.size:.1f}", points=f"{self.size * 0.75:.1f}",
-                      tokens=self.tokens, width=self.width)  # fmt: skip
+        return i18n.t(
+            "export.small_labels",
+            lang,
+            size=f"{self.size:.1f}",
+            points=f"{self.size * 0.75:.1f}",
+            tokens=self.tokens,
+            width=self.width,
+        )
 
 
 def _warn_if_illegible(fig, width: int) -> None:

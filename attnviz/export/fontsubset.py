@@ -103,8 +103,15 @@ def _to_truetype(font) -> None:
     maxp = font["maxp"] = newTable("maxp")
     maxp.tableVersion = 0x00010000
     maxp.maxZones = 1
-    for field in ("maxTwilightPoints", "maxStorage", "maxFunctionDefs", "maxInstructionDefs", "maxStackElements",
-                  "maxSizeOfInstructions", "maxComponentElements"):  # fmt: skip
+    for field in (
+        "maxTwilightPoints",
+        "maxStorage",
+        "maxFunctionDefs",
+        "maxInstructionDefs",
+        "maxStackElements",
+        "maxSizeOfInstructions",
+        "maxComponentElements",
+    ):
         setattr(maxp, field, 0)  # no hinting programs, no composite glyphs
     post = font["post"]
     post.formatType, post.extraNames, post.mapping, post.glyphOrder = 2.0, [], {}, order

@@ -151,8 +151,9 @@ def render(fig, fmt: str = "png", *, width: int | None = None, height: int | Non
     """PNG, SVG or PDF bytes of a plotly figure, drawn by plotly.js in the warm Chromium. Raises `KaleidoFailed`
     when Chromium fails or overruns (see the module docstring); the next call then starts a new one."""
     global _browser
-    opts = dict(format=fmt, width=width or fig.layout.width or 700, height=height or fig.layout.height or 500,
-                scale=scale)  # fmt: skip
+    opts = dict(
+        format=fmt, width=width or fig.layout.width or 700, height=height or fig.layout.height or 500, scale=scale
+    )
     with _lock:
         if _browser is None:
             _browser = _Browser()

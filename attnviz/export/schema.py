@@ -196,11 +196,22 @@ def capture_to_dict(capture: AttentionCapture | AttentionMap) -> dict:
 
 
 _DAMAGED = (
-    KeyError, IndexError, TypeError, ValueError, AttributeError, OverflowError, RecursionError, EOFError, OSError,
-    zipfile.BadZipFile, zlib.error,
-    NotImplementedError, RuntimeError,  # zipfile: a compression method it lacks, an encrypted member
-    SyntaxError, tokenize.TokenError,  # numpy: a damaged .npy header (a Python literal it parses)
-)  # fmt: skip
+    KeyError,
+    IndexError,
+    TypeError,
+    ValueError,
+    AttributeError,
+    OverflowError,
+    RecursionError,
+    EOFError,
+    OSError,
+    zipfile.BadZipFile,
+    zlib.error,
+    NotImplementedError,
+    RuntimeError,  # zipfile: a compression method it lacks, an encrypted member
+    SyntaxError,
+    tokenize.TokenError,  # numpy: a damaged .npy header (a Python literal it parses)
+)
 
 
 @contextlib.contextmanager

@@ -204,9 +204,13 @@ class StaticRenderer:
             if axis.showticklabels is not False:
                 text = axis.ticktext if axis.ticktext is not None else [str(v) for v in axis.tickvals]
                 pad_pt += self._tick_texts(
-                    ax, letter, list(axis.tickvals), [plain_text(t) for t in text], axis.tickangle,
+                    ax,
+                    letter,
+                    list(axis.tickvals),
+                    [plain_text(t) for t in text],
+                    axis.tickangle,
                     [label_color(t) for t in text],
-                )  # fmt: skip
+                )
         elif axis.showticklabels is False:
             ax.tick_params(axis=letter, labelbottom=False, labelleft=False)
         title = axis.title.text if axis.title else None
@@ -277,10 +281,14 @@ class StaticRenderer:
         sy = (self.canvas.y1 - self.canvas.y0) / (self.canvas.y1 - old[1])
         for ax in self.axes.values():
             box = ax.get_position()
-            ax.set_position((
-                self.canvas.x0 + (box.x0 - old[0]) * sx, self.canvas.y0 + (box.y0 - old[1]) * sy,
-                box.width * sx, box.height * sy,
-            ))  # fmt: skip
+            ax.set_position(
+                (
+                    self.canvas.x0 + (box.x0 - old[0]) * sx,
+                    self.canvas.y0 + (box.y0 - old[1]) * sy,
+                    box.width * sx,
+                    box.height * sy,
+                )
+            )
 
     # -- traces ----------------------------------------------------------------------------------------------------
 
@@ -307,23 +315,39 @@ class StaticRenderer:
         if gap:
             edges_x, edges_y = np.arange(cols + 1) - 0.5, np.arange(rows + 1) - 0.5
             image = ax.pcolormesh(
-                edges_x, edges_y, masked, cmap=cmap, norm=norm,
+                edges_x,
+                edges_y,
+                masked,
+                cmap=cmap,
+                norm=norm,
                 edgecolors=_color(self.fig.layout.paper_bgcolor, "white"),
                 linewidth=gap * PX_TO_PT,
-            )  # fmt: skip
+            )
         else:
             image = ax.imshow(
-                masked, cmap=cmap, norm=norm, origin="lower", aspect="auto", interpolation="nearest",
+                masked,
+                cmap=cmap,
+                norm=norm,
+                origin="lower",
+                aspect="auto",
+                interpolation="nearest",
                 extent=(-0.5, cols - 0.5, -0.5, rows - 0.5),
-            )  # fmt: skip
+            )
         if trace.texttemplate == "%{text}" and trace.text is not None:
             size = _font_pt(trace.textfont, 12)
             for r in range(rows):
                 for c in range(cols):
                     shade = cmap(norm(z[r, c])) if np.isfinite(z[r, c]) else (1, 1, 1, 1)
                     dark = 0.299 * shade[0] + 0.587 * shade[1] + 0.114 * shade[2] < 0.55
-                    ax.text(c, r, plain_text(trace.text[r][c]), ha="center", va="center", fontsize=size,
-                            color="white" if dark else "#222222")  # fmt: skip
+                    ax.text(
+                        c,
+                        r,
+                        plain_text(trace.text[r][c]),
+                        ha="center",
+                        va="center",
+                        fontsize=size,
+                        color="white" if dark else "#222222",
+                    )
         if show and self.pending_colorbar is None:
             self.pending_colorbar = (image, colorbar)  # drawn after the margins are final
 
@@ -357,9 +381,14 @@ class StaticRenderer:
         if "lines" in mode:
             line = trace.line
             ax.plot(
-                x, y, color=_color(line.color), linewidth=float(line.width or 2) * PX_TO_PT, alpha=opacity,
-                solid_capstyle="round", label=plain_text(trace.name) if trace.showlegend else None,
-            )  # fmt: skip
+                x,
+                y,
+                color=_color(line.color),
+                linewidth=float(line.width or 2) * PX_TO_PT,
+                alpha=opacity,
+                solid_capstyle="round",
+                label=plain_text(trace.name) if trace.showlegend else None,
+            )
         marker = trace.marker
         marker_opacity = opacity * (1.0 if marker.opacity is None else float(np.min(marker.opacity)))
         if "markers" in mode and marker_opacity > 0:
@@ -413,9 +442,16 @@ class StaticRenderer:
         for xi, yi, label in zip(x, y, texts):
             colored = {"color": _color(label_color(label))} if label_color(label) else {}  # an unknown token's
             ax.annotate(
-                plain_text(label), (xi, yi), xytext=(dx * PX_TO_PT, dy * PX_TO_PT), textcoords="offset points",
-                ha=ha, va=va, fontsize=size, annotation_clip=False, **colored,
-            )  # fmt: skip
+                plain_text(label),
+                (xi, yi),
+                xytext=(dx * PX_TO_PT, dy * PX_TO_PT),
+                textcoords="offset points",
+                ha=ha,
+                va=va,
+                fontsize=size,
+                annotation_clip=False,
+                **colored,
+            )
 
     def _bar(self, trace):
         ax = self._axes(trace.xaxis, trace.yaxis)
@@ -484,8 +520,15 @@ class StaticRenderer:
         self.mfig.text(x, top, main, ha=_anchor(title.xanchor, "left"), va="top", fontsize=size)
         if notes:
             below = top - (size / PX_TO_PT + 6) / self.height
-            self.mfig.text(x, below, "\n".join(notes), ha=_anchor(title.xanchor, "left"),
-                           va="top", fontsize=size * 0.72, color="#444444")  # fmt: skip
+            self.mfig.text(
+                x,
+                below,
+                "\n".join(notes),
+                ha=_anchor(title.xanchor, "left"),
+                va="top",
+                fontsize=size * 0.72,
+                color="#444444",
+            )
 
     def _annotation(self, note):
         if not note.text:
@@ -517,11 +560,20 @@ class StaticRenderer:
 
         self.mfig.add_artist(
             Annotation(
-                plain_text(note.text), point, xycoords=transform, xytext=shift, textcoords="offset points",
-                ha=ha, va=va, rotation=angle, fontsize=_font_pt(note.font, 13), bbox=bbox,
-                color=_color(note.font.color if note.font else None, "#222222"), annotation_clip=False,
+                plain_text(note.text),
+                point,
+                xycoords=transform,
+                xytext=shift,
+                textcoords="offset points",
+                ha=ha,
+                va=va,
+                rotation=angle,
+                fontsize=_font_pt(note.font, 13),
+                bbox=bbox,
+                color=_color(note.font.color if note.font else None, "#222222"),
+                annotation_clip=False,
             )
-        )  # fmt: skip
+        )
 
     def _legend(self):
         handles = []
@@ -532,8 +584,13 @@ class StaticRenderer:
             handles.append(Line2D([0], [0], color=_color(color), linewidth=3, label=plain_text(trace.name)))
         if handles:
             left = self.canvas.x1 + 20.0 / self.width
-            self.mfig.legend(handles=handles, loc="upper left", bbox_to_anchor=(left, self.canvas.y1), frameon=False,
-                             fontsize=_font_pt(None, 12))  # fmt: skip
+            self.mfig.legend(
+                handles=handles,
+                loc="upper left",
+                bbox_to_anchor=(left, self.canvas.y1),
+                frameon=False,
+                fontsize=_font_pt(None, 12),
+            )
 
     # -- entry point -----------------------------------------------------------------------------------------------
 

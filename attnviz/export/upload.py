@@ -166,14 +166,23 @@ def check_map_entry(kind: str, entry: dict) -> None:
     """A map's header agrees with itself: a known kind, one token per query row and per key column, one name per
     layer (what AttentionMap refuses too, said here in each language, before the weights are read)."""
     if entry.get("kind") not in MAP_KINDS:
-        raise InputError("capture_unknown_kind", kind=kind, value=str(entry.get("kind"))[:40],
-                         choices=", ".join(MAP_KINDS))  # fmt: skip
+        raise InputError(
+            "capture_unknown_kind", kind=kind, value=str(entry.get("kind"))[:40], choices=", ".join(MAP_KINDS)
+        )
     layers, _heads, queries, keys = entry["shape"]
     query_tokens, key_tokens = entry.get("query_tokens"), entry.get("key_tokens")
-    if not isinstance(query_tokens, list) or not isinstance(key_tokens, list) or \
-            (len(query_tokens), len(key_tokens)) != (queries, keys):  # fmt: skip
-        raise InputError("capture_tokens_mismatch", kind=kind, shape=str(entry["shape"]),
-                         queries=_count(query_tokens), keys=_count(key_tokens))  # fmt: skip
+    if (
+        not isinstance(query_tokens, list)
+        or not isinstance(key_tokens, list)
+        or (len(query_tokens), len(key_tokens)) != (queries, keys)
+    ):
+        raise InputError(
+            "capture_tokens_mismatch",
+            kind=kind,
+            shape=str(entry["shape"]),
+            queries=_count(query_tokens),
+            keys=_count(key_tokens),
+        )
     names = entry.get("layer_names")
     if isinstance(names, list) and len(names) != layers:
         raise InputError("capture_layer_names_mismatch", kind=kind, layers=layers, names=len(names))
@@ -192,8 +201,15 @@ def check_rows(capture: AttentionCapture, tolerance: float = DEFAULT_LIMITS.row_
         found = _first_bad_row(amap.weights.sum(axis=-1, dtype=np.float64), tolerance)  # (layers, heads, queries)
         if found:
             (layer, head, query), total = found
-            raise InputError("capture_rows_not_normalised", kind=kind, layer=layer, head=head, query=query,
-                             total=f"{total:.4f}", tolerance=tolerance)  # fmt: skip
+            raise InputError(
+                "capture_rows_not_normalised",
+                kind=kind,
+                layer=layer,
+                head=head,
+                query=query,
+                total=f"{total:.4f}",
+                tolerance=tolerance,
+            )
     for index, step in enumerate(capture.steps or []):
         for kind, weights in (("self", step.self_weights), ("cross", step.cross_weights)):
             if weights is None:
@@ -201,5 +217,12 @@ def check_rows(capture: AttentionCapture, tolerance: float = DEFAULT_LIMITS.row_
             found = _first_bad_row(np.asarray(weights).sum(axis=-1, dtype=np.float64), tolerance)  # (layers, heads)
             if found:
                 (layer, head), total = found
-                raise InputError("capture_step_rows_not_normalised", step=index, kind=kind, layer=layer, head=head,
-                                 total=f"{total:.4f}", tolerance=tolerance)  # fmt: skip
+                raise InputError(
+                    "capture_step_rows_not_normalised",
+                    step=index,
+                    kind=kind,
+                    layer=layer,
+                    head=head,
+                    total=f"{total:.4f}",
+                    tolerance=tolerance,
+                )

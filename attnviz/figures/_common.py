@@ -29,9 +29,23 @@ FONT_FAMILY = (
 _SURROGATES = re.compile("[\ud800-\udfff]")  # lone UTF-16 halves: no file or browser encodes them
 MASKED_COLOR = "#d0d0d0"  # background seen through masked (NaN) cells; outside every default colour scale
 HEAD_COLORS = (
-    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
-    "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd",
-)  # fmt: skip
+    "#1f77b4",
+    "#ff7f0e",
+    "#2ca02c",
+    "#d62728",
+    "#9467bd",
+    "#8c564b",
+    "#e377c2",
+    "#7f7f7f",
+    "#bcbd22",
+    "#17becf",
+    "#393b79",
+    "#637939",
+    "#8c6d31",
+    "#843c39",
+    "#7b4173",
+    "#3182bd",
+)
 
 # Every string a figure shows. The app passes its own (i18n) strings through `labels=`; `lang` picks a built-in set.
 # The figures' words, parts of the string catalogue (attnviz/i18n/figures.py, truth.py's `truth_figure_*` and the
@@ -170,8 +184,13 @@ class Pooling:
         """(queries, keys) values as (query cells, key cells); NaN (masked) cells stay NaN when all of a block is."""
         return analysis.downsample(values, self.query_factor, self.key_factor, self.pool) if self.pooled else values
 
-    def labels(self, query_tokens: Sequence[Token], key_tokens: Sequence[Token], text: Mapping[str, str],
-               offsets: tuple[int, int] = (0, 0)) -> tuple[list[str], list[str]]:  # fmt: skip
+    def labels(
+        self,
+        query_tokens: Sequence[Token],
+        key_tokens: Sequence[Token],
+        text: Mapping[str, str],
+        offsets: tuple[int, int] = (0, 0),
+    ) -> tuple[list[str], list[str]]:
         """One label per row and per column (see `axis_labels`); `offsets`: where the tokens start in the map."""
         return (
             axis_labels(query_tokens, self.query_factor, offsets[0], text),
@@ -186,12 +205,14 @@ class Pooling:
         """The subtitle of a pooled map ("downsampled: 3×3 tokens per cell (max-pool); …"), nothing when unpooled."""
         if not self.pooled:
             return []
-        return [text["downsampled"].format(query_factor=self.query_factor, key_factor=self.key_factor,
-                                           pool=text[self.pool])]  # fmt: skip
+        return [
+            text["downsampled"].format(query_factor=self.query_factor, key_factor=self.key_factor, pool=text[self.pool])
+        ]
 
 
-def token_markers(x: Sequence[float], y: Sequence[float], labels: Sequence[str], position: str, size: int,
-                  **text_style) -> go.Scatter:  # fmt: skip
+def token_markers(
+    x: Sequence[float], y: Sequence[float], labels: Sequence[str], position: str, size: int, **text_style
+) -> go.Scatter:
     """Tokens as labelled dots (the lines of the alignment, the columns of the head view); hovering one names it."""
     return go.Scatter(
         x=list(x),

@@ -183,8 +183,9 @@ def alignment(
     matrix = analysis.aggregate(amap, layers, heads, head_reduce, layer_reduce)  # (queries, keys)
     lines = _Lines.of(amap)
     links = strongest_links(matrix, threshold, top_k)
-    fig = go.Figure([*_link_traces(links, lines, color), *_link_hovers(links, lines, color, text),
-                     *_token_lines(lines)])  # fmt: skip
+    fig = go.Figure(
+        [*_link_traces(links, lines, color), *_link_hovers(links, lines, color, text), *_token_lines(lines)]
+    )
     cross = amap.kind == "cross"  # a translation's two sides; any other map's lines are its keys and its queries
     notes = [_link_rule(threshold, top_k, text, cross), *unknown_notes([*amap.key_tokens, *amap.query_tokens], text)]
     selection = selection_text(amap, layers, heads, head_reduce, layer_reduce, text)
@@ -225,8 +226,10 @@ def _link_rule(threshold: float, top_k: int | None, text: Mapping[str, str], cro
 
 def _reach(lines: _Lines, key_plan: LabelPlan, query_plan: LabelPlan) -> float:
     """How far (px) the farther-reaching of the two lines' labels stands from its line."""
-    return max(plan.extent(label_widths(labels, plan.size))
-               for plan, labels in ((key_plan, lines.key_labels), (query_plan, lines.query_labels)))  # fmt: skip
+    return max(
+        plan.extent(label_widths(labels, plan.size))
+        for plan, labels in ((key_plan, lines.key_labels), (query_plan, lines.query_labels))
+    )
 
 
 def _label_room(lines: _Lines, key_plan, query_plan, style: FigureStyle) -> tuple[int, float, LabelPlan, LabelPlan]:
@@ -305,11 +308,23 @@ def _labels(xs: np.ndarray, labels: list[str], plan: LabelPlan, top: bool) -> li
     notes = []
     for index, (x, label) in enumerate(zip(xs, labels)):
         start = plan.box(0.0, 0.0, index)[2]
-        notes.append(dict(
-            x=float(x), y=1.0 if top else 0.0, xref="x", yref="y", text=label, showarrow=False,
-            xanchor="center", yanchor="bottom" if top else "top", yshift=start if top else -start,
-            textangle=plan.angle, font=dict(size=plan.size), borderpad=0, name=LABEL_NAME,
-        ))  # fmt: skip
+        notes.append(
+            dict(
+                x=float(x),
+                y=1.0 if top else 0.0,
+                xref="x",
+                yref="y",
+                text=label,
+                showarrow=False,
+                xanchor="center",
+                yanchor="bottom" if top else "top",
+                yshift=start if top else -start,
+                textangle=plan.angle,
+                font=dict(size=plan.size),
+                borderpad=0,
+                name=LABEL_NAME,
+            )
+        )
     return notes
 
 

@@ -150,23 +150,44 @@ def mixture(
     formula = " + ".join(f"{s}·{n}" for s, n in zip(shown, names))
     colors = [HEAD_COLORS[i % len(HEAD_COLORS)] for i in range(len(names))]
     fig = make_subplots(
-        rows=2, cols=1, row_heights=[0.72, 0.28], vertical_spacing=0.2,
+        rows=2,
+        cols=1,
+        row_heights=[0.72, 0.28],
+        vertical_spacing=0.2,
         subplot_titles=[text["mixture_weights"], text["mixture_parts"]],
-    )  # fmt: skip
+    )
     fig.add_trace(
-        go.Bar(x=names, y=values, text=shown, textposition="outside", marker=dict(color=colors), showlegend=False,
-               hovertemplate="%{x}: %{text}<extra></extra>"),
-        row=1, col=1,
-    )  # fmt: skip
+        go.Bar(
+            x=names,
+            y=values,
+            text=shown,
+            textposition="outside",
+            marker=dict(color=colors),
+            showlegend=False,
+            hovertemplate="%{x}: %{text}<extra></extra>",
+        ),
+        row=1,
+        col=1,
+    )
     for name, value, label, color in zip(names, values, shown, colors):
         if value <= 0:
             continue  # a zero part has no width in the mix
         fig.add_trace(
-            go.Bar(x=[value], y=[query], orientation="h", name=name, text=[f"{name} {label}"],
-                   textposition="inside", insidetextanchor="middle", marker=dict(color=color), showlegend=False,
-                   hovertemplate=f"{name}: {label}<extra></extra>"),
-            row=2, col=1,
-        )  # fmt: skip
+            go.Bar(
+                x=[value],
+                y=[query],
+                orientation="h",
+                name=name,
+                text=[f"{name} {label}"],
+                textposition="inside",
+                insidetextanchor="middle",
+                marker=dict(color=color),
+                showlegend=False,
+                hovertemplate=f"{name}: {label}<extra></extra>",
+            ),
+            row=2,
+            col=1,
+        )
     fig.update_yaxes(range=[0, max(values.max() * 1.25, 0.1)], row=1, col=1)
     fig.update_xaxes(range=[0, 1], row=2, col=1)
     fig.update_layout(

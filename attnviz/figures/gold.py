@@ -121,13 +121,29 @@ def score_grid(values: np.ndarray, statistic: str = "aer", style: FigureStyle = 
     )
     title = style.title if style.title is not None else name
     fig.update_layout(
-        **style.layout(title, clamp(220 + 56 * heads, 420, 1400), clamp(180 + 40 * layers, 320, 1400),
-                       meta=dict(view="score_grid", statistic=statistic)),
+        **style.layout(
+            title,
+            clamp(220 + 56 * heads, 420, 1400),
+            clamp(180 + 40 * layers, 320, 1400),
+            meta=dict(view="score_grid", statistic=statistic),
+        ),
         clickmode="event+select",
         dragmode=False,
-        xaxis=dict(title=dict(text=head_word), tickmode="array", tickvals=list(range(heads)), showgrid=False,
-                   zeroline=False, range=[-0.5, heads - 0.5]),
-        yaxis=dict(title=dict(text=layer_word), tickmode="array", tickvals=list(range(layers)), showgrid=False,
-                   zeroline=False, autorange="reversed"),
-    )  # fmt: skip
+        xaxis=dict(
+            title=dict(text=head_word),
+            tickmode="array",
+            tickvals=list(range(heads)),
+            showgrid=False,
+            zeroline=False,
+            range=[-0.5, heads - 0.5],
+        ),
+        yaxis=dict(
+            title=dict(text=layer_word),
+            tickmode="array",
+            tickvals=list(range(layers)),
+            showgrid=False,
+            zeroline=False,
+            autorange="reversed",
+        ),
+    )
     return fig

@@ -66,8 +66,15 @@ def grid(
     return clickable_heads(fig, style) if clickable else fig
 
 
-def _lay_out(fig: go.Figure, amap: AttentionMap, pooling: Pooling, style: FigureStyle, sizes: tuple[int, int, int],
-             meta: dict, colors: tuple[str, float, str]) -> None:  # fmt: skip
+def _lay_out(
+    fig: go.Figure,
+    amap: AttentionMap,
+    pooling: Pooling,
+    style: FigureStyle,
+    sizes: tuple[int, int, int],
+    meta: dict,
+    colors: tuple[str, float, str],
+) -> None:
     """Hover axes, size (`sizes`: rows, columns, cell px), heading and the colour axis (`colors`: scale, top, title)
     of a grid figure."""
     rows, cols, cell_px = sizes
@@ -96,12 +103,19 @@ def _lay_out(fig: go.Figure, amap: AttentionMap, pooling: Pooling, style: Figure
         ),
         coloraxis=dict(
             colorscale=colorscale, cmin=0.0, cmax=top, colorbar=dict(title=dict(text=scale_title)), showscale=not each
-        ),  # fmt: skip
+        ),
     )
 
 
-def _add_cells(fig: go.Figure, amap: AttentionMap, layer_idx: list[int], head_idx: list[int],
-               pooling: Pooling, text: Mapping[str, str], each: str | None = None) -> float:  # fmt: skip
+def _add_cells(
+    fig: go.Figure,
+    amap: AttentionMap,
+    layer_idx: list[int],
+    head_idx: list[int],
+    pooling: Pooling,
+    text: Mapping[str, str],
+    each: str | None = None,
+) -> float:
     """One heatmap per (layer, head) in its subplot, masked cells NaN, in `pooling`'s cells, on the shared colour
     axis (or, `each` naming a colour scale, on its own from 0 to its own largest weight); returns the largest
     weight drawn."""
@@ -115,9 +129,12 @@ def _add_cells(fig: go.Figure, amap: AttentionMap, layer_idx: list[int], head_id
             own = float(np.nanmax(values)) if np.isfinite(values).any() else 0.0
             scale = dict(zmin=0.0, zmax=own or 1.0, colorscale=each, showscale=False) if each else {}
             cell = go.Heatmap(
-                z=values, coloraxis=None if each else "coloraxis", hoverongaps=False,
-                hovertemplate=hover_template(text, prefix=prefix), **scale,
-            )  # fmt: skip
+                z=values,
+                coloraxis=None if each else "coloraxis",
+                hoverongaps=False,
+                hovertemplate=hover_template(text, prefix=prefix),
+                **scale,
+            )
             fig.add_trace(cell, row=row, col=col)
     return top
 
@@ -152,10 +169,17 @@ def clickable_heads(fig: go.Figure, style: FigureStyle = DEFAULT_STYLE) -> go.Fi
 def _targets(x, y, pairs, size: int, hover: str) -> go.Scatter:
     """Invisible markers at (x, y), one per (layer, head, …) of `pairs` (their `customdata`), hovering `hover`."""
     return go.Scatter(
-        x=list(x), y=list(y), mode="markers", customdata=[[float(v) for v in pair] for pair in pairs],
-        marker=dict(size=size, opacity=0), selected=dict(marker=dict(opacity=0)),
-        unselected=dict(marker=dict(opacity=0)), showlegend=False, name="open", hovertemplate=hover,
-    )  # fmt: skip
+        x=list(x),
+        y=list(y),
+        mode="markers",
+        customdata=[[float(v) for v in pair] for pair in pairs],
+        marker=dict(size=size, opacity=0),
+        selected=dict(marker=dict(opacity=0)),
+        unselected=dict(marker=dict(opacity=0)),
+        showlegend=False,
+        name="open",
+        hovertemplate=hover,
+    )
 
 
 def statistic_grid(
@@ -196,16 +220,30 @@ def statistic_grid(
             clamp(180 + 40 * layers, 320, 1400),
             meta=dict(view="statistic", statistic=statistic),
         ),
-        xaxis=dict(title=dict(text=text["head"]), tickmode="array", tickvals=list(range(heads)),
-                   ticktext=[str(h) for h in range(heads)], showgrid=False, zeroline=False),
-        yaxis=dict(title=dict(text=text["layer"]), tickmode="array", tickvals=list(range(layers)),
-                   ticktext=[str(i) for i in range(layers)], autorange="reversed", showgrid=False, zeroline=False),
-    )  # fmt: skip
+        xaxis=dict(
+            title=dict(text=text["head"]),
+            tickmode="array",
+            tickvals=list(range(heads)),
+            ticktext=[str(h) for h in range(heads)],
+            showgrid=False,
+            zeroline=False,
+        ),
+        yaxis=dict(
+            title=dict(text=text["layer"]),
+            tickmode="array",
+            tickvals=list(range(layers)),
+            ticktext=[str(i) for i in range(layers)],
+            autorange="reversed",
+            showgrid=False,
+            zeroline=False,
+        ),
+    )
     return fig
 
 
-def _statistic(amap: AttentionMap | None, statistic: str, values: Mapping[str, np.ndarray] | None,
-               kind: str | None) -> np.ndarray:  # fmt: skip
+def _statistic(
+    amap: AttentionMap | None, statistic: str, values: Mapping[str, np.ndarray] | None, kind: str | None
+) -> np.ndarray:
     """The (layers, heads) values of `statistic`: from `values` when given, else computed from `amap`; checked."""
     if statistic not in analysis.STATISTICS:
         raise InputError("statistic_unknown", statistic=statistic, statistics=", ".join(analysis.STATISTICS))

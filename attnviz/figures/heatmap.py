@@ -68,9 +68,15 @@ def masked_outline(values: np.ndarray, text: Mapping[str, str]) -> go.Scatter:
     return go.Scatter(
         x=np.concatenate([[cols - 0.5], edges, [cols - 0.5]]),
         y=np.concatenate([[-0.5], row_sides, [rows - 0.5]]),
-        mode="none", fill="toself", fillcolor="rgba(0,0,0,0)", hoveron="fills",
-        text=text["masked"], hoverinfo="text", showlegend=False, name=text["masked"],
-    )  # fmt: skip
+        mode="none",
+        fill="toself",
+        fillcolor="rgba(0,0,0,0)",
+        hoveron="fills",
+        text=text["masked"],
+        hoverinfo="text",
+        showlegend=False,
+        name=text["masked"],
+    )
 
 
 def heatmap(
@@ -135,23 +141,39 @@ def _add_value_bar(fig: go.Figure, norms: np.ndarray, key_labels: Sequence[str],
     hover = i18n.t("values_bar_hover", style.lang, key="%{customdata}", value="%{y:.3g}")
     fig.add_trace(
         go.Bar(
-            x=np.arange(len(norms)), y=norms, xaxis="x2", yaxis="y2", marker_color=VALUE_BAR_COLOR, name=title,
-            showlegend=False, customdata=list(key_labels), hovertemplate=hover + "<extra></extra>",
+            x=np.arange(len(norms)),
+            y=norms,
+            xaxis="x2",
+            yaxis="y2",
+            marker_color=VALUE_BAR_COLOR,
+            name=title,
+            showlegend=False,
+            customdata=list(key_labels),
+            hovertemplate=hover + "<extra></extra>",
         )
-    )  # fmt: skip
+    )
     fig.update_layout(
         yaxis=dict(domain=[0.0, 0.84]),
         xaxis2=dict(
-            anchor="y2", matches="x", range=list(fig.layout.xaxis.range), showticklabels=False, showgrid=False,
+            anchor="y2",
+            matches="x",
+            range=list(fig.layout.xaxis.range),
+            showticklabels=False,
+            showgrid=False,
             zeroline=False,
         ),
         yaxis2=dict(
-            domain=[0.87, 1.0], anchor="x2", rangemode="tozero", showgrid=False, zeroline=False, nticks=3,
+            domain=[0.87, 1.0],
+            anchor="x2",
+            rangemode="tozero",
+            showgrid=False,
+            zeroline=False,
+            nticks=3,
             title=dict(text=title, font=dict(size=11)),
         ),
         height=style.height or fig.layout.height + 60,
         meta={**fig.layout.meta, "value_bar": True},
-    )  # fmt: skip
+    )
 
 
 def _masked_part(amap: AttentionMap, query_range, key_range, *selection) -> tuple[AttentionMap, np.ndarray, tuple]:
@@ -201,11 +223,19 @@ def pooled_heatmap(
     bins = (-(-len(query_tokens) // pooling.query_factor), -(-len(key_tokens) // pooling.key_factor))  # ceil division
     if values.shape != bins:
         raise InputError(
-            "pooled_shape_mismatch", shape=values.shape, queries=len(query_tokens), keys=len(key_tokens),
-            query_factor=pooling.query_factor, key_factor=pooling.key_factor, rows=bins[0], columns=bins[1],
-        )  # fmt: skip
-    heading = [text["layer_one"].format(layer=layer) if layer is not None else None,
-               text["head_one"].format(head=head) if head is not None else None]  # fmt: skip
+            "pooled_shape_mismatch",
+            shape=values.shape,
+            queries=len(query_tokens),
+            keys=len(key_tokens),
+            query_factor=pooling.query_factor,
+            key_factor=pooling.key_factor,
+            rows=bins[0],
+            columns=bins[1],
+        )
+    heading = [
+        text["layer_one"].format(layer=layer) if layer is not None else None,
+        text["head_one"].format(head=head) if head is not None else None,
+    ]
     selection = " · ".join(part for part in heading if part) or None
     frame = _frame(query_tokens, key_tokens, pooling, (0, 0), kind, selection, colours, text)
     return _draw(values, frame, pooling, colours, max_labels, style, text)
@@ -251,9 +281,15 @@ class _Layout:
 
 
 def _frame(
-    query_tokens: Sequence[Token], key_tokens: Sequence[Token], pooling: Pooling, offsets: tuple[int, int],
-    kind: str, selection: str | None, colours: _Colours, text: Mapping[str, str],
-) -> _Layout:  # fmt: skip
+    query_tokens: Sequence[Token],
+    key_tokens: Sequence[Token],
+    pooling: Pooling,
+    offsets: tuple[int, int],
+    kind: str,
+    selection: str | None,
+    colours: _Colours,
+    text: Mapping[str, str],
+) -> _Layout:
     """The labels and meta of `query_tokens` × `key_tokens` (the first at `offsets` in the whole map) drawn in
     `pooling`'s cells."""
     query_labels, key_labels = pooling.labels(query_tokens, key_tokens, text, offsets)
@@ -278,9 +314,14 @@ def _frame(
 
 
 def _draw(
-    values: np.ndarray, layout: _Layout, pooling: Pooling, colours: _Colours, max_labels: int, style: FigureStyle,
+    values: np.ndarray,
+    layout: _Layout,
+    pooling: Pooling,
+    colours: _Colours,
+    max_labels: int,
+    style: FigureStyle,
     text: Mapping[str, str],
-) -> go.Figure:  # fmt: skip
+) -> go.Figure:
     """The figure of (rows, columns) `values` (NaN = masked): colour scale, ticks, hover, masked cells, title."""
     max_labels = check_count(max_labels, "max_labels")
     notes = pooling.notes(text)
@@ -335,10 +376,18 @@ def _trace(values: np.ndarray, colours: _Colours, text: Mapping[str, str]) -> go
 
 def _masked_legend(text: Mapping[str, str]) -> dict:
     return dict(
-        text=text["masked_legend"], bgcolor=MASKED_COLOR, borderpad=3,
-        x=1.0, y=1.0, xref="paper", yref="paper", xanchor="right", yanchor="bottom",
-        showarrow=False, font=dict(size=11),
-    )  # fmt: skip
+        text=text["masked_legend"],
+        bgcolor=MASKED_COLOR,
+        borderpad=3,
+        x=1.0,
+        y=1.0,
+        xref="paper",
+        yref="paper",
+        xanchor="right",
+        yanchor="bottom",
+        showarrow=False,
+        font=dict(size=11),
+    )
 
 
 AXIS_WORDS = ("key", "query", "labelled")  # the words of the axis titles, kept in meta for `fit_width`
@@ -395,8 +444,9 @@ def fit_width(fig: go.Figure, width: int, height: int | None = None) -> go.Figur
     meta = fig.layout.meta if isinstance(fig.layout.meta, dict) else {}
     if meta.get("view") != "heatmap" or width >= (fig.layout.width or width) or not fig.layout.xaxis.labelalias:
         return fig
-    queries, keys = ([axis.labelalias[str(i)] for i in range(len(axis.labelalias))]
-                     for axis in (fig.layout.yaxis, fig.layout.xaxis))  # fmt: skip
+    queries, keys = (
+        [axis.labelalias[str(i)] for i in range(len(axis.labelalias))] for axis in (fig.layout.yaxis, fig.layout.xaxis)
+    )
     frame = _Layout(queries, keys, meta, kind="", selection=None, notes=[])
     drawn = max(
         len(fig.layout.xaxis.tickvals or ()), len(fig.layout.yaxis.tickvals or ()), 1

@@ -69,9 +69,16 @@ def head_lines(
         fig.add_traces(_band_traces(matrix, edges, query, name, group_heads, color))
     columns = (("query", amap.query_tokens, 0.0, "middle left"), ("key", amap.key_tokens, 1.0, "middle right"))
     for side, tokens, x, position in columns:  # customdata [side, index]: what a click on a token reports
-        fig.add_trace(token_markers([x] * len(tokens), [-float(i) for i in range(len(tokens))],
-                                    [token_label(t) for t in tokens], position, 8,
-                                    customdata=[[side, i] for i in range(len(tokens))]))  # fmt: skip
+        fig.add_trace(
+            token_markers(
+                [x] * len(tokens),
+                [-float(i) for i in range(len(tokens))],
+                [token_label(t) for t in tokens],
+                position,
+                8,
+                customdata=[[side, i] for i in range(len(tokens))],
+            )
+        )
     rows = max(len(amap.query_tokens), len(amap.key_tokens))
     selection = selection_text(amap, layers, head_idx, combine or "mean", layer_reduce, text, overlaid=not combine)
     fig.update_layout(
@@ -110,8 +117,9 @@ def _groups(head_idx: list[int], combine: str | None, text: Mapping[str, str]) -
     return [(text["head_legend"].format(head=h), [h], h) for h in head_idx]
 
 
-def _band_traces(matrix: np.ndarray, edges: np.ndarray, query: int | None, name: str, heads: list[int],
-                 color: str) -> list[go.Scatter]:  # fmt: skip
+def _band_traces(
+    matrix: np.ndarray, edges: np.ndarray, query: int | None, name: str, heads: list[int], color: str
+) -> list[go.Scatter]:
     """One trace per weight band that holds links, wider and more opaque for stronger bands; the first one stands
     for the whole group in the legend."""
     traces = []

@@ -32,16 +32,26 @@ def _colours(tokens: Sequence[Token], offset: int, color_by: str, palette: Mappi
 
 def _trace(role, points, tokens, colours, color_by, total, words, showscale) -> go.Scatter:
     labels = [token_label(t) for t in tokens]
-    marker = dict(symbol=SYMBOLS[role], size=10 if role == "query" else 11, color=colours,
-                  line=dict(width=1, color="#333333"))  # fmt: skip
+    marker = dict(
+        symbol=SYMBOLS[role], size=10 if role == "query" else 11, color=colours, line=dict(width=1, color="#333333")
+    )
     if color_by == "position":
-        marker.update(colorscale="Viridis", cmin=0, cmax=max(total - 1, 1), showscale=showscale,
-                      colorbar=dict(title=dict(text=words["qk_fig_position"]), thickness=14))  # fmt: skip
+        marker.update(
+            colorscale="Viridis",
+            cmin=0,
+            cmax=max(total - 1, 1),
+            showscale=showscale,
+            colorbar=dict(title=dict(text=words["qk_fig_position"]), thickness=14),
+        )
     return go.Scatter(
-        x=points[:, 0], y=points[:, 1], mode="markers", name=words["qk_fig_queries" if role == "query" else "qk_fig_keys_legend"], marker=marker,
+        x=points[:, 0],
+        y=points[:, 1],
+        mode="markers",
+        name=words["qk_fig_queries" if role == "query" else "qk_fig_keys_legend"],
+        marker=marker,
         customdata=[[role, i, label] for i, label in enumerate(labels)],
         hovertemplate=words[f"qk_fig_hover_{role}"] + "<extra></extra>",
-    )  # fmt: skip
+    )
 
 
 def qk_space(
@@ -62,18 +72,37 @@ def qk_space(
     if color_by not in COLOR_BY:
         raise InputError("qk_color_unknown", color_by=color_by, choices=", ".join(COLOR_BY))
     if len(projection.queries) != len(query_tokens) or len(projection.keys) != len(key_tokens):
-        raise InputError("qk_projection_tokens", points=(len(projection.queries), len(projection.keys)),
-                         tokens=(len(query_tokens), len(key_tokens)))  # fmt: skip
+        raise InputError(
+            "qk_projection_tokens",
+            points=(len(projection.queries), len(projection.keys)),
+            tokens=(len(query_tokens), len(key_tokens)),
+        )
     words = qk_words(style)
     distinct = dict.fromkeys(t.text for t in [*query_tokens, *key_tokens])
     palette = {text: HEAD_COLORS[i % len(HEAD_COLORS)] for i, text in enumerate(distinct)}
     total = max(len(query_tokens), len(key_tokens))
     traces = [
-        _trace("query", projection.queries, query_tokens, _colours(query_tokens, 0, color_by, palette), color_by,
-               total, words, True),
-        _trace("key", projection.keys, key_tokens, _colours(key_tokens, 0, color_by, palette), color_by, total,
-               words, False),
-    ]  # fmt: skip
+        _trace(
+            "query",
+            projection.queries,
+            query_tokens,
+            _colours(query_tokens, 0, color_by, palette),
+            color_by,
+            total,
+            words,
+            True,
+        ),
+        _trace(
+            "key",
+            projection.keys,
+            key_tokens,
+            _colours(key_tokens, 0, color_by, palette),
+            color_by,
+            total,
+            words,
+            False,
+        ),
+    ]
     if selected is not None:
         traces.append(_ring(projection, selected, words))
     notes = (
@@ -87,14 +116,25 @@ def qk_space(
     fig = go.Figure(traces)
     fig.update_layout(
         **style.layout(
-            f"{title}<br><sup>{notes}</sup>", 760, 600,
-            legend=dict(orientation="h", x=0.0, y=-0.12), clickmode="event+select",
-            xaxis=dict(title=dict(text="PC 1"), zeroline=False), yaxis=dict(title=dict(text="PC 2"), zeroline=False),
-            meta=dict(view="qk_space", kind=kind, layer=layer, head=head, color_by=color_by,
-                      queries=len(query_tokens), keys=len(key_tokens), explained=[float(e) for e in
-                                                                                 projection.explained]),
+            f"{title}<br><sup>{notes}</sup>",
+            760,
+            600,
+            legend=dict(orientation="h", x=0.0, y=-0.12),
+            clickmode="event+select",
+            xaxis=dict(title=dict(text="PC 1"), zeroline=False),
+            yaxis=dict(title=dict(text="PC 2"), zeroline=False),
+            meta=dict(
+                view="qk_space",
+                kind=kind,
+                layer=layer,
+                head=head,
+                color_by=color_by,
+                queries=len(query_tokens),
+                keys=len(key_tokens),
+                explained=[float(e) for e in projection.explained],
+            ),
         )
-    )  # fmt: skip
+    )
     return fig
 
 
@@ -105,9 +145,13 @@ def _ring(projection: QueryKeyProjection, selected: tuple[str, int], words: Mapp
     points = projection.queries if role == "query" else projection.keys
     index = min(max(int(index), 0), len(points) - 1)
     return go.Scatter(
-        x=[points[index, 0]], y=[points[index, 1]], mode="markers", name=words["qk_fig_picked"], hoverinfo="skip",
+        x=[points[index, 0]],
+        y=[points[index, 1]],
+        mode="markers",
+        name=words["qk_fig_picked"],
+        hoverinfo="skip",
         marker=dict(symbol="circle-open", size=22, color="#d62728", line=dict(width=3)),
-    )  # fmt: skip
+    )
 
 
 def highlight(fig: go.Figure, role: str, index: int) -> go.Figure:

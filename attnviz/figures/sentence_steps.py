@@ -21,10 +21,17 @@ def _strip(matrix: np.ndarray, names: Sequence[str], what: str, words: Mapping[s
     """Vectors as rows of colour cells (diverging around 0); hover: token, dimension, value."""
     top = float(np.abs(matrix).max()) or 1.0
     return go.Heatmap(
-        z=matrix, zmin=-top, zmax=top, zmid=0, colorscale="RdBu_r", showscale=False, xgap=1, ygap=1,
+        z=matrix,
+        zmin=-top,
+        zmax=top,
+        zmid=0,
+        colorscale="RdBu_r",
+        showscale=False,
+        xgap=1,
+        ygap=1,
         customdata=[[name] * matrix.shape[1] for name in names],
         hovertemplate=words["qk_fig_hover_vector"].replace("{what}", what) + "<extra></extra>",
-    )  # fmt: skip
+    )
 
 
 def _column(values: np.ndarray, names: Sequence[str], what: str, colorscale: str, words) -> go.Heatmap:
@@ -33,11 +40,19 @@ def _column(values: np.ndarray, names: Sequence[str], what: str, colorscale: str
     low, high = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
     text = [[format_value(v) if np.isfinite(v) else words["qk_fig_masked"]] for v in values]
     return go.Heatmap(
-        z=np.where(np.isfinite(values), values, np.nan)[:, None], zmin=low, zmax=high if high > low else low + 1,
-        colorscale=colorscale, showscale=False, xgap=1, ygap=1, text=text, texttemplate="%{text}",
-        customdata=[[name] for name in names], hoverongaps=False,
+        z=np.where(np.isfinite(values), values, np.nan)[:, None],
+        zmin=low,
+        zmax=high if high > low else low + 1,
+        colorscale=colorscale,
+        showscale=False,
+        xgap=1,
+        ygap=1,
+        text=text,
+        texttemplate="%{text}",
+        customdata=[[name] for name in names],
+        hoverongaps=False,
         hovertemplate=words["qk_fig_hover_number"].replace("{what}", what) + "<extra></extra>",
-    )  # fmt: skip
+    )
 
 
 def _columns(walk, words) -> list[tuple[str, np.ndarray, str]]:
@@ -72,10 +87,15 @@ def sentence_steps(walk, *, style: FigureStyle = DEFAULT_STYLE) -> go.Figure:
     titles += [words["qk_fig_keys"]] + [title for title, _, _ in columns] + ([words["qk_fig_values"]] * has_values)
     keys = len(key_names)
     fig = make_subplots(
-        rows=2, cols=count, column_widths=widths, row_heights=[1, max(keys, 2)], subplot_titles=titles,
-        horizontal_spacing=0.02, vertical_spacing=0.16 if keys < 8 else 0.08,
+        rows=2,
+        cols=count,
+        column_widths=widths,
+        row_heights=[1, max(keys, 2)],
+        subplot_titles=titles,
+        horizontal_spacing=0.02,
+        vertical_spacing=0.16 if keys < 8 else 0.08,
         specs=[[{}] + [None] * len(columns) + ([{}] if has_values else []), [{}] * count],
-    )  # fmt: skip
+    )
     fig.add_trace(_strip(steps.query, [query_name], words["qk_fig_q"], words), row=1, col=1)
     fig.add_trace(_strip(steps.key, key_names, words["qk_fig_k"], words), row=2, col=1)
     for index, (title, values, scale) in enumerate(columns, 2):
@@ -85,17 +105,29 @@ def sentence_steps(walk, *, style: FigureStyle = DEFAULT_STYLE) -> go.Figure:
         fig.add_trace(_strip(steps.value, key_names, words["qk_fig_v"], words), row=2, col=count)
     fig.update_xaxes(showticklabels=False, showgrid=False, zeroline=False, ticks="")
     fig.update_yaxes(showticklabels=False, showgrid=False, zeroline=False, ticks="", autorange="reversed")
-    fig.update_yaxes(showticklabels=True, tickmode="array", tickvals=list(range(keys)), ticktext=key_names,
-                     row=2, col=1)  # fmt: skip
+    fig.update_yaxes(
+        showticklabels=True, tickmode="array", tickvals=list(range(keys)), ticktext=key_names, row=2, col=1
+    )
     title = words["qk_fig_steps_title"].format(token=query_name, layer=vectors.layer, head=vectors.head, d=d)
     if walk.difference is not None:  # "equals" only where it does
         said = words["qk_fig_steps_equal" if walk.equal else "qk_fig_steps_differs"]
         title += "<br><sup>" + said.format(difference=f"{walk.difference:.1e}") + "</sup>"
     fig.update_layout(
         **style.layout(
-            title, 1100, max(440, 300 + 24 * keys), margin=dict(l=120, r=30, t=120, b=30),
-            meta=dict(view="sentence_steps", kind=vectors.kind, layer=vectors.layer, head=vectors.head,
-                      row=walk.row, difference=walk.difference, keys=keys, head_dim=d),
+            title,
+            1100,
+            max(440, 300 + 24 * keys),
+            margin=dict(l=120, r=30, t=120, b=30),
+            meta=dict(
+                view="sentence_steps",
+                kind=vectors.kind,
+                layer=vectors.layer,
+                head=vectors.head,
+                row=walk.row,
+                difference=walk.difference,
+                keys=keys,
+                head_dim=d,
+            ),
         )
-    )  # fmt: skip
+    )
     return fig

@@ -87,8 +87,10 @@ async def _session(browser, base: str, model: str, index: int) -> dict:
             await page.wait_for_function(
                 "(label) => [...document.querySelectorAll('textarea, input')].some("
                 "e => e.getAttribute('aria-label') === label && e.value !== '')",
-                arg="Text", polling=250, timeout=30_000,
-            )  # fmt: skip
+                arg="Text",
+                polling=250,
+                timeout=30_000,
+            )
         main = page.locator('[data-testid="stMain"]')
         return {
             "charts": await page.evaluate(CHART_TEXT),

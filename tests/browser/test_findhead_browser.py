@@ -132,8 +132,9 @@ def test_the_head_search_finds_the_head_that_sends_it_to_animal_and_opens_it(pag
         arg=f"layer {second_layer} · head {second_head}), it → animal",
         timeout=60_000,
     )
-    page.wait_for_function("want => location.search.includes(want)", arg=f"layer={second_layer}&head={second_head}",
-                           timeout=30_000)  # fmt: skip
+    page.wait_for_function(
+        "want => location.search.includes(want)", arg=f"layer={second_layer}&head={second_head}", timeout=30_000
+    )
     assert _opened(page) == (str(second_layer), str(second_head))
 
     # A click on a query token in the head lines keeps only its lines.

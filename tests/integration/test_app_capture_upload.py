@@ -101,8 +101,9 @@ def test_every_page_draws_the_opened_capture_as_the_live_page_draws_its_input(sa
     live, shown = app(**LINK), opened_app("capture.npz", saved["npz"])
     assert page_charts(shown, "translate.py") == page_charts(live, "translate.py")
     for stack in ("encoder", "decoder"):
-        assert page_charts(shown, "self_attention.py", stack=stack) == page_charts(live, "self_attention.py",
-                                                                                   stack=stack)  # fmt: skip
+        assert page_charts(shown, "self_attention.py", stack=stack) == page_charts(
+            live, "self_attention.py", stack=stack
+        )
     for kind in ("cross", "encoder"):
         opened_table = page_charts(shown, "heads.py", kind=kind), shown.dataframe[0].value
         live_table = page_charts(live, "heads.py", kind=kind), live.dataframe[0].value
@@ -244,21 +245,21 @@ def bad_files(saved: dict[str, bytes]) -> dict[str, tuple[bytes, str]]:
         "NaN weights": (
             _edited(saved, _set([*cross, "weights", 0, 0, 0, 0], float("nan"))),
             "capture_weights_not_finite",
-        ),  # fmt: skip
+        ),
         "rows not summing to 1": (
             _edited(saved, _set([*cross, "weights", 1, 0, 2], [0.1, 0.1, 0.1, 0.1])),
             "capture_rows_not_normalised",
-        ),  # fmt: skip
+        ),
         "huge token list": (
             _edited(saved, _set([*cross, "key_tokens"], [{"text": "x", "start": 0, "end": 1}] * 50_000)),
             "capture_too_many_tokens",
-        ),  # fmt: skip
+        ),
         "declared huge": (_edited(saved, _set([*cross, "shape"], [64, 64, 4000, 4000])), "capture_unpacked_too_large"),
         "pickled NPZ": (_pickled(saved), "capture_npz_pickle"),
         "a token of the wrong type": (
             _edited(saved, _set([*cross, "key_tokens", 0, "start"], "0")),
             "capture_bad_token",
-        ),  # fmt: skip
+        ),
     }
 
 

@@ -108,7 +108,10 @@ def test_a_cell_of_the_aer_map_opens_that_head(report):
     select(at, chart, {"points": [{"x": 2, "y": 1}], "point_indices": [6], "box": [], "lasso": []})
     assert at.title[0].value == "Translate & align"
     assert (at.selectbox(key="w_view").value, at.selectbox(key="w_layer").value, at.selectbox(key="w_head").value) == (
-        "head", 1, 2)  # fmt: skip
+        "head",
+        1,
+        2,
+    )
 
 
 def test_a_pair_opens_on_translate_with_its_gold_links(report):

@@ -72,8 +72,11 @@ def test_the_png_scale_chosen_once_applies_to_every_figure_on_every_page(downloa
         assert png_size(data) == (math.ceil(3 * width), math.ceil(3 * height))
         with Image.open(io.BytesIO(data)) as image:
             assert round(image.info["dpi"][0]) == 288
-        assert export.read_stamp(data, "png")["view"]["options"]["export"] == {"scale": 3, "width": None,
-                                                                                "height": None}  # fmt: skip
+        assert export.read_stamp(data, "png")["view"]["options"]["export"] == {
+            "scale": 3,
+            "width": None,
+            "height": None,
+        }
     at.switch_page("self_attention.py").run()
     assert_page_ok(at)
     grid = charts(at)["grid"]
@@ -131,8 +134,9 @@ def test_each_figure_file_carries_the_captures_provenance_and_the_view(downloads
 
 
 def test_a_figure_file_records_the_gold_links_and_the_reverse_model_drawn_on_it(downloads):
-    at = open_app(model=MODEL, text="早上好！", target="Good morning!", mode="pair", gold="0-0 1-1 2-2",
-                  gold_reverse="demo-en-zh")  # fmt: skip
+    at = open_app(
+        model=MODEL, text="早上好！", target="Good morning!", mode="pair", gold="0-0 1-1 2-2", gold_reverse="demo-en-zh"
+    )
     assert_page_ok(at)
     name = next(n for n in downloads if n.startswith("alignment_") and n.endswith(".html"))
     options = export.read_stamp(downloads[name](), "html")["view"]["options"]

@@ -67,14 +67,30 @@ def test_the_explainer_walks_your_sentence_and_says_the_row_equals_the_capture(l
 def test_the_cli_exports_a_rollout_and_refuses_one_of_cross_attention(tmp_path, capsys):
     out = tmp_path / "rollout.html"
     argv = ["export", "--model", "demo-zh-en", "--device", "cpu", "--text", "早上好！", "--target", "Good morning!"]
-    assert cli.main([*argv, "--kind", "encoder", "--aggregation", "rollout", "--rollout-layers", "0-1", "-o",
-                     str(out)]) == 0  # fmt: skip
+    assert (
+        cli.main([*argv, "--kind", "encoder", "--aggregation", "rollout", "--rollout-layers", "0-1", "-o", str(out)])
+        == 0
+    )
     assert "rollout L0–L1" in out.read_text(encoding="utf-8")
     capsys.readouterr()
     assert cli.main([*argv, "--kind", "cross", "--aggregation", "rollout", "-o", str(tmp_path / "x.html")]) == 2
     assert "encoder's last output" in capsys.readouterr().err
-    assert cli.main([*argv, "--kind", "encoder", "--aggregation", "rollout", "--rollout-layers", "a-b", "-o",
-                     str(tmp_path / "y.html")]) == 2  # fmt: skip
+    assert (
+        cli.main(
+            [
+                *argv,
+                "--kind",
+                "encoder",
+                "--aggregation",
+                "rollout",
+                "--rollout-layers",
+                "a-b",
+                "-o",
+                str(tmp_path / "y.html"),
+            ]
+        )
+        == 2
+    )
     assert "FIRST-LAST" in capsys.readouterr().err
     assert not (tmp_path / "x.html").exists() and not (tmp_path / "y.html").exists()
 
@@ -86,8 +102,14 @@ def test_a_long_text_uses_its_own_on_demand_capture_and_a_window_of_the_map(monk
 
     monkeypatch.setenv("ATTNVIZ_LAZY_FROM_TOKENS", "8")
     monkeypatch.setattr(selection, "LONG_WINDOW", 4)
-    at = open_page("qk_space.py", model="minilm", text="Attention lets every token look at every other token.",
-                   qk_point="q6", layer=3, head=1)  # fmt: skip
+    at = open_page(
+        "qk_space.py",
+        model="minilm",
+        text="Attention lets every token look at every other token.",
+        qk_point="q6",
+        layer=3,
+        head=1,
+    )
     drawn = charts(at)
     assert drawn["qk_space"]["layout"]["meta"]["queries"] > 8
     heatmap = drawn["heatmap"]["layout"]["meta"]

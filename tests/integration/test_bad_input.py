@@ -155,8 +155,13 @@ def test_spaces_kept_in_token_offsets_still_separate_words(text, pieces, words):
 
 def _empty(shape) -> AttentionMap:
     layers, _heads, queries, keys = shape
-    return AttentionMap("self", np.zeros(shape, np.float32), tokens_from(["a"] * queries, "a" * queries),
-                        tokens_from(["a"] * keys, "a" * keys), [f"l{i}" for i in range(layers)])  # fmt: skip
+    return AttentionMap(
+        "self",
+        np.zeros(shape, np.float32),
+        tokens_from(["a"] * queries, "a" * queries),
+        tokens_from(["a"] * keys, "a" * keys),
+        [f"l{i}" for i in range(layers)],
+    )
 
 
 @pytest.mark.parametrize("shape", [(0, 2, 3, 3), (2, 0, 3, 3), (2, 2, 0, 0)])
@@ -294,7 +299,7 @@ WRONG_DICTS = {
             lambda d: d.update(
                 steps=[{"token": {"text": "a", "start": 0, "end": 1, "special": False}, "self_weights": [0.5]}]
             )
-        ),  # fmt: skip
+        ),
         "must have 3 dimensions",
     ),
     "target a number": (_edited(lambda d: d.update(target_text=3)), '"target_text" must be a string'),
@@ -388,7 +393,7 @@ _WEIGHTS = np.load(io.BytesIO(GOOD_NPZ))["maps/cross/weights"]
                 **{"maps/cross/weights": _WEIGHTS},
             ),
             "KeyError",
-        ),  # fmt: skip
+        ),
     ],
 )
 def test_corrupt_npz_files_are_input_errors(tmp_path, content, expected):
@@ -429,8 +434,12 @@ def test_texts_with_lone_surrogates_still_export_and_round_trip():
     assert export.figure_bytes(fig, "html").startswith(b"<!doctype html>")
 
 
-AWKWARD_TOKENS = [Token(text, i, i + 1) for i, text in enumerate(
-    ["早上", "👩\u200d👩\u200d👧", "שלום", "\x00", "\u202e", "</s>", "a\ud800", "é" * 40, "\n", " "])]  # fmt: skip
+AWKWARD_TOKENS = [
+    Token(text, i, i + 1)
+    for i, text in enumerate(
+        ["早上", "👩\u200d👩\u200d👧", "שלום", "\x00", "\u202e", "</s>", "a\ud800", "é" * 40, "\n", " "]
+    )
+]
 
 
 @pytest.mark.filterwarnings("ignore:Glyph")  # emoji and ␀-style symbols are not in the packaged fonts: boxes, no crash
@@ -595,10 +604,26 @@ def test_cli_unavailable_device_in_a_real_process(tmp_path, bert):
         pytest.skip("an NPU is available here")
     env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", "TORCH_DEVICE_BACKEND_AUTOLOAD": "0"}
     run = subprocess.run(
-        [sys.executable, "-m", "attnviz", "capture", "--model", bert, "--text", "hi", "--device", "npu",
-         "-o", str(tmp_path / "a.json")],
-        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "attnviz",
+            "capture",
+            "--model",
+            bert,
+            "--text",
+            "hi",
+            "--device",
+            "npu",
+            "-o",
+            str(tmp_path / "a.json"),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=300,
+    )
     assert run.returncode == 2 and "npu" in _one_line(run.stderr), run.stderr
     assert not (tmp_path / "a.json").exists()
 

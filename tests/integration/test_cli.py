@@ -47,8 +47,9 @@ def test_bad_arguments_give_one_line_and_exit_2(capsys, tmp_path, monkeypatch, a
 
 
 def test_unknown_model_is_a_one_line_error(capsys, tmp_path):
-    code, _, err = run_cli(capsys, "export", "--model", str(tmp_path / "nowhere"), "--text", "hi", "-o",
-                        str(tmp_path / "a.png"))  # fmt: skip
+    code, _, err = run_cli(
+        capsys, "export", "--model", str(tmp_path / "nowhere"), "--text", "hi", "-o", str(tmp_path / "a.png")
+    )
     assert code == 2 and one_line_error(err)
     assert not (tmp_path / "a.png").exists()
 
@@ -60,8 +61,21 @@ def test_unknown_model_is_a_one_line_error(capsys, tmp_path):
 def test_export_heatmap_png_and_refuse_to_overwrite(capsys, tmp_path, tiny_folder):
     model = tiny_folder("bert")
     target = tmp_path / "map.png"
-    args = ["export", "--model", model, "--text", "早上好！Good morning", "--layer", "1", "--head", "2",
-            "--engine", "static", "-o", str(target)]  # fmt: skip
+    args = [
+        "export",
+        "--model",
+        model,
+        "--text",
+        "早上好！Good morning",
+        "--layer",
+        "1",
+        "--head",
+        "2",
+        "--engine",
+        "static",
+        "-o",
+        str(target),
+    ]
     code, out, err = run_cli(capsys, *args)
     assert code == 0, err
     assert out.strip() == str(target)
@@ -79,9 +93,26 @@ def test_export_heatmap_png_and_refuse_to_overwrite(capsys, tmp_path, tiny_folde
 def test_export_views_of_a_translation_pair(capsys, tmp_path, tiny_folder, view, suffix):
     model = tiny_folder("marian")
     target = tmp_path / f"pair.{suffix}"
-    code, _, err = run_cli(capsys, "export", "--model", model, "--text", "早上好！", "--target", "Good morning!",
-                        "--view", view, "--head", "mean", "--words", "--hide-special", "--engine", "static",
-                        "-o", str(target))  # fmt: skip
+    code, _, err = run_cli(
+        capsys,
+        "export",
+        "--model",
+        model,
+        "--text",
+        "早上好！",
+        "--target",
+        "Good morning!",
+        "--view",
+        view,
+        "--head",
+        "mean",
+        "--words",
+        "--hide-special",
+        "--engine",
+        "static",
+        "-o",
+        str(target),
+    )
     assert code == 0, err
     head = target.read_bytes()[:5]
     assert head == {"svg": b"<?xml", "pdf": b"%PDF-", "html": b"<!doc"}[suffix]
@@ -91,23 +122,37 @@ def test_capture_json_and_npz_round_trip(capsys, tmp_path, tiny_folder):
     model = tiny_folder("marian")
     for suffix in ("json", "npz"):
         target = tmp_path / f"c.{suffix}"
-        code, _, err = run_cli(capsys, "capture", "--model", model, "--text", "早上好！", "--target", "Good morning!",
-                            "-o", str(target))  # fmt: skip
+        code, _, err = run_cli(
+            capsys, "capture", "--model", model, "--text", "早上好！", "--target", "Good morning!", "-o", str(target)
+        )
         assert code == 0, err
         loaded = export.load_capture(target)
         assert set(loaded.maps) == {"encoder", "decoder", "cross"}
         assert loaded.source_text == "早上好！" and loaded.target_text == "Good morning!"
         np.testing.assert_allclose(loaded["cross"].weights.sum(-1), 1.0, rtol=1e-4)
-    code, _, err = run_cli(capsys, "capture", "--model", model, "--text", "早上好", "--generate", "3", "--format", "csv",
-                        "-o", str(tmp_path / "g.data"))  # fmt: skip
+    code, _, err = run_cli(
+        capsys,
+        "capture",
+        "--model",
+        model,
+        "--text",
+        "早上好",
+        "--generate",
+        "3",
+        "--format",
+        "csv",
+        "-o",
+        str(tmp_path / "g.data"),
+    )
     assert code == 0, err
     assert (tmp_path / "g.data").read_text(encoding="utf-8").startswith(",".join(export.CSV_COLUMNS))
     header = json.loads((tmp_path / "g.header.json").read_text(encoding="utf-8"))  # what made the CSV, beside it
     assert header["weights_file"] == "g.data" and header["provenance"]["source_text"] == "早上好"
     assert header["provenance"]["options"]["max_new_tokens"] == 3 and header["steps"]
     (tmp_path / "g.data").unlink()  # the header alone is not replaced without --force either
-    code, _, err = run_cli(capsys, "capture", "--model", model, "--text", "早上好", "--format", "csv",
-                           "-o", str(tmp_path / "g.data"))  # fmt: skip
+    code, _, err = run_cli(
+        capsys, "capture", "--model", model, "--text", "早上好", "--format", "csv", "-o", str(tmp_path / "g.data")
+    )
     assert code == 2 and "g.header.json" in err and not (tmp_path / "g.data").exists()
 
 
@@ -115,8 +160,19 @@ def test_input_file_runs_each_line_with_a_progress_bar(capsys, tmp_path, tiny_fo
     lines = tmp_path / "lines.txt"
     lines.write_text("早上好！\tGood morning!\n\n我喜欢学习。\tI like studying.\n", encoding="utf-8")
     out_dir = tmp_path / "figs"
-    argv = ["export", "--model", tiny_folder("marian"), "--input", str(lines), "--view", "alignment",
-            "--engine", "static", "-o", str(out_dir)]  # fmt: skip
+    argv = [
+        "export",
+        "--model",
+        tiny_folder("marian"),
+        "--input",
+        str(lines),
+        "--view",
+        "alignment",
+        "--engine",
+        "static",
+        "-o",
+        str(out_dir),
+    ]
     code, out, err = run_cli(capsys, *argv)
     assert code == 0, err
     assert sorted(os.listdir(out_dir)) == ["0001.png", "0003.png"]  # named by line; the blank line is skipped
@@ -130,8 +186,20 @@ def test_an_input_files_header_line_is_said_and_not_drawn(capsys, tmp_path, tiny
     lines = tmp_path / "lines.tsv"
     lines.write_text("zh\ten\n早上好！\tGood morning!\n", encoding="utf-8")
     out_dir = tmp_path / "figs"
-    code, out, err = run_cli(capsys, "export", "--model", tiny_folder("marian"), "--input", str(lines), "--view",
-                             "alignment", "--engine", "static", "-o", str(out_dir))  # fmt: skip
+    code, out, err = run_cli(
+        capsys,
+        "export",
+        "--model",
+        tiny_folder("marian"),
+        "--input",
+        str(lines),
+        "--view",
+        "alignment",
+        "--engine",
+        "static",
+        "-o",
+        str(out_dir),
+    )
     assert code == 0, err
     assert sorted(os.listdir(out_dir)) == ["0002.png"] and "1 files" in out
     assert "warning: line 1: This line names the columns (zh, en): a header, not a pair; skipped." in err
@@ -143,12 +211,25 @@ def test_input_options_that_would_be_overridden_or_dropped_are_refused(capsys, t
     model = tiny_folder("marian")
     code, _, err = run_cli(capsys, "capture", "--model", model, "--input", str(lines), "-o", str(tmp_path / "c.npz"))
     assert code == 2 and "is named like a file" in one_line_error(err) and not (tmp_path / "c.npz").exists()
-    code, _, err = run_cli(capsys, "export", "--model", model, "--input", str(lines), "--gold", "0-0",
-                           "-o", str(tmp_path / "g"))  # fmt: skip
+    code, _, err = run_cli(
+        capsys, "export", "--model", model, "--input", str(lines), "--gold", "0-0", "-o", str(tmp_path / "g")
+    )
     assert code == 2 and "third column" in one_line_error(err)
     out_dir = tmp_path / "gen"
-    code, out, err = run_cli(capsys, "export", "--model", model, "--input", str(lines), "--generate", "3",
-                             "--engine", "static", "-o", str(out_dir))  # fmt: skip
+    code, out, err = run_cli(
+        capsys,
+        "export",
+        "--model",
+        model,
+        "--input",
+        str(lines),
+        "--generate",
+        "3",
+        "--engine",
+        "static",
+        "-o",
+        str(out_dir),
+    )
     assert code == 2 and sorted(os.listdir(out_dir)) == ["0003.png"]  # only the line without a target is written
     assert "line 1 of" in err and "--generate lets the model write one" in err
     assert "line 2 of" in err and "columns found: 4" in err and "2 lines skipped" in out
@@ -158,13 +239,35 @@ def test_a_truncated_text_is_said_with_how_much_was_kept(capsys, tmp_path, tiny_
     import re
 
     text = " ".join(["hello", "world"] * 300)  # more tokens than the tiny model reads
-    code, _, err = run_cli(capsys, "export", "--model", tiny_folder("bert"), "--text", text, "--truncate",
-                           "--engine", "static", "-o", str(tmp_path / "t.png"))  # fmt: skip
+    code, _, err = run_cli(
+        capsys,
+        "export",
+        "--model",
+        tiny_folder("bert"),
+        "--text",
+        text,
+        "--truncate",
+        "--engine",
+        "static",
+        "-o",
+        str(tmp_path / "t.png"),
+    )
     assert code == 0, err
     said = re.search(r"warning: Kept ([\d,]+) of ([\d,]+) tokens; cut from “(world|hello) ", err)
     assert said and int(said.group(1).replace(",", "")) < int(said.group(2).replace(",", "")), err
-    code, _, err = run_cli(capsys, "export", "--model", tiny_folder("bert"), "--text", "hello world", "--truncate",
-                           "--engine", "static", "-o", str(tmp_path / "s.png"))  # fmt: skip
+    code, _, err = run_cli(
+        capsys,
+        "export",
+        "--model",
+        tiny_folder("bert"),
+        "--text",
+        "hello world",
+        "--truncate",
+        "--engine",
+        "static",
+        "-o",
+        str(tmp_path / "s.png"),
+    )
     assert code == 0 and "Kept" not in err  # nothing cut, nothing said
 
 
@@ -184,8 +287,20 @@ def test_a_capture_too_large_for_the_apps_upload_is_said(capsys, tmp_path, tiny_
 def test_an_input_runs_summary_and_line_warnings_are_in_the_exports_language(capsys, tmp_path, tiny_folder):
     lines = tmp_path / "lines.tsv"
     lines.write_text("zh\ten\n早上好！\tGood morning!\n\tGood morning!\n", encoding="utf-8")
-    code, out, err = run_cli(capsys, "export", "--model", tiny_folder("marian"), "--input", str(lines), "--lang", "zh",
-                             "--engine", "static", "-o", str(tmp_path / "figs"))  # fmt: skip
+    code, out, err = run_cli(
+        capsys,
+        "export",
+        "--model",
+        tiny_folder("marian"),
+        "--input",
+        str(lines),
+        "--lang",
+        "zh",
+        "--engine",
+        "static",
+        "-o",
+        str(tmp_path / "figs"),
+    )
     assert code == 2 and "warning: 第 1 行：这一行是各列的名称" in err
     assert out.strip() == f"1 个文件，位于 {tmp_path / 'figs'}；跳过了 1 行（原因见上）"
 
@@ -194,21 +309,33 @@ def test_a_line_that_is_not_utf8_is_skipped_and_the_others_drawn(capsys, tmp_pat
     lines = tmp_path / "lines.tsv"
     lines.write_bytes("早上好！\tGood morning!\n".encode() + b"\xff\xfebroken\tline\n" + "我喜欢学习。\n".encode())
     out_dir = tmp_path / "figs"
-    code, out, err = run_cli(capsys, "export", "--model", tiny_folder("marian"), "--input", str(lines),
-                             "--engine", "static", "-o", str(out_dir))  # fmt: skip
+    code, out, err = run_cli(
+        capsys,
+        "export",
+        "--model",
+        tiny_folder("marian"),
+        "--input",
+        str(lines),
+        "--engine",
+        "static",
+        "-o",
+        str(out_dir),
+    )
     assert code == 2 and sorted(os.listdir(out_dir)) == ["0001.png", "0003.png"]
     assert "line 2 of" in err and "The line is not UTF-8 text." in err and "1 lines skipped" in out
     lines.write_bytes("早上好！".encode("utf-16"))
-    code, _, err = run_cli(capsys, "export", "--model", tiny_folder("marian"), "--input", str(lines),
-                           "-o", str(tmp_path / "other"))  # fmt: skip
+    code, _, err = run_cli(
+        capsys, "export", "--model", tiny_folder("marian"), "--input", str(lines), "-o", str(tmp_path / "other")
+    )
     assert code == 2 and "is not a UTF-8 text file (UTF-16)" in one_line_error(err)
 
 
 def test_an_error_on_one_input_line_names_the_line(capsys, tmp_path, tiny_folder):
     lines = tmp_path / "lines.txt"
     lines.write_text("fine\n" + "word " * 400 + "\n", encoding="utf-8")  # line 2 is longer than 128 positions
-    code, _, err = run_cli(capsys, "capture", "--model", tiny_folder("bert"), "--input", str(lines), "-q",
-                        "-o", str(tmp_path / "out"))  # fmt: skip
+    code, _, err = run_cli(
+        capsys, "capture", "--model", tiny_folder("bert"), "--input", str(lines), "-q", "-o", str(tmp_path / "out")
+    )
     assert code == 2 and "line 2 of" in one_line_error(err)
     assert os.listdir(tmp_path / "out") == ["0001.json"]
 
@@ -229,13 +356,20 @@ def test_errors_are_english_unless_the_export_is_drawn_in_chinese(capsys, tmp_pa
     "argv, english, chinese",
     [
         (["--preset", "a4"], "argument --preset: invalid choice: 'a4'", "参数 --preset：无效的选项 'a4'（可选："),
-        (["--scale", "2", "--dpi", "300"], "argument --dpi: not allowed with argument --scale",
-         "参数 --dpi：不能与参数 --scale 同时使用"),
+        (
+            ["--scale", "2", "--dpi", "300"],
+            "argument --dpi: not allowed with argument --scale",
+            "参数 --dpi：不能与参数 --scale 同时使用",
+        ),
         (["--scale", "x"], "argument --scale: invalid float value: 'x'", "参数 --scale：无效的 float 值：'x'"),
         (["--model"], "argument --model/-m: expected one argument", "参数 --model/-m：需要一个值"),
-        ([], "the following arguments are required: --model/-m, --output/-o", "缺少必需的参数：--model/-m, --output/-o"),
+        (
+            [],
+            "the following arguments are required: --model/-m, --output/-o",
+            "缺少必需的参数：--model/-m, --output/-o",
+        ),
     ],
-)  # fmt: skip
+)
 def test_argument_errors_are_said_in_the_language_asked_for(capsys, argv, english, chinese):
     code, _, err = run_cli(capsys, "export", *argv)
     assert (
@@ -254,8 +388,20 @@ def test_an_argument_error_argparse_does_not_know_is_said_as_it_is():
 def test_a_failing_input_line_is_named_in_the_language_of_the_export(capsys, tmp_path, tiny_folder):
     lines = tmp_path / "lines.txt"
     lines.write_text("Good morning\n", encoding="utf-8")
-    argv = ["export", "--model", tiny_folder("bert"), "--input", str(lines), "--layer", "9", "--engine", "static",
-            "-q", "-o", str(tmp_path / "out")]  # fmt: skip
+    argv = [
+        "export",
+        "--model",
+        tiny_folder("bert"),
+        "--input",
+        str(lines),
+        "--layer",
+        "9",
+        "--engine",
+        "static",
+        "-q",
+        "-o",
+        str(tmp_path / "out"),
+    ]
     code, _, err = run_cli(capsys, *argv)
     assert code == 2 and one_line_error(err).startswith(f"attnviz: error: line 1 of {lines}: Layer 9 does not exist")
     code, _, err = run_cli(capsys, *argv, "--lang", "zh")
@@ -266,8 +412,22 @@ def test_a_failing_input_line_is_named_in_the_language_of_the_export(capsys, tmp
 
 def test_a_reader_that_stops_early_is_no_error(tmp_path, tiny_folder):
     env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1"}
-    argv = [sys.executable, "-m", "attnviz", "find-head", "--model", tiny_folder("bert"), "--text", "the cat saw the cat",
-            "--query", "saw", "--key", "cat", "--top", "0"]  # fmt: skip
+    argv = [
+        sys.executable,
+        "-m",
+        "attnviz",
+        "find-head",
+        "--model",
+        tiny_folder("bert"),
+        "--text",
+        "the cat saw the cat",
+        "--query",
+        "saw",
+        "--key",
+        "cat",
+        "--top",
+        "0",
+    ]
     process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=tmp_path)
     process.stdout.close()  # as `| head` does once it has what it wants: the table meets a closed pipe
     err = process.stderr.read().decode()
@@ -278,14 +438,36 @@ def test_cli_as_a_subprocess(tmp_path, tiny_folder):
     target = tmp_path / "sub.png"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1"}
     run = subprocess.run(
-        [sys.executable, "-m", "attnviz", "export", "--model", tiny_folder("bert"), "--text", "Good morning",
-         "--engine", "static", "-o", str(target)],
-        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "attnviz",
+            "export",
+            "--model",
+            tiny_folder("bert"),
+            "--text",
+            "Good morning",
+            "--engine",
+            "static",
+            "-o",
+            str(target),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=300,
+    )
     assert run.returncode == 0, run.stderr
     assert Image.open(target).format == "PNG"
-    bad = subprocess.run([sys.executable, "-m", "attnviz", "export", "--view", "pie"], capture_output=True, text=True,
-                         env=env, cwd=tmp_path, timeout=300)  # fmt: skip
+    bad = subprocess.run(
+        [sys.executable, "-m", "attnviz", "export", "--view", "pie"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=300,
+    )
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1 and "Traceback" not in bad.stderr
 
 
@@ -359,11 +541,39 @@ def test_head_arguments_mean_the_apps_aggregations_where_they_can(tiny_folder, v
 
 
 def test_an_index_beside_aggregation_is_checked_not_clamped(capsys, tmp_path, tiny_folder):
-    code, _, err = run_cli(capsys, "export", "--model", tiny_folder("bert"), "--text", "hi", "--aggregation", "head",
-                        "--layer", "7", "--engine", "static", "-o", str(tmp_path / "a.png"))  # fmt: skip
+    code, _, err = run_cli(
+        capsys,
+        "export",
+        "--model",
+        tiny_folder("bert"),
+        "--text",
+        "hi",
+        "--aggregation",
+        "head",
+        "--layer",
+        "7",
+        "--engine",
+        "static",
+        "-o",
+        str(tmp_path / "a.png"),
+    )
     assert code == 2 and "Layer 7 does not exist" in one_line_error(err)
-    code, _, err = run_cli(capsys, "export", "--model", tiny_folder("bert"), "--text", "hi", "--aggregation", "head",
-                        "--head", "0,1", "--engine", "static", "-o", str(tmp_path / "a.png"))  # fmt: skip
+    code, _, err = run_cli(
+        capsys,
+        "export",
+        "--model",
+        tiny_folder("bert"),
+        "--text",
+        "hi",
+        "--aggregation",
+        "head",
+        "--head",
+        "0,1",
+        "--engine",
+        "static",
+        "-o",
+        str(tmp_path / "a.png"),
+    )
     assert code == 2 and "takes one index" in one_line_error(err)
 
 
@@ -382,20 +592,44 @@ def test_an_index_beside_aggregation_is_checked_not_clamped(capsys, tmp_path, ti
         (["--format", "html", "--engine", "kaleido"], "--engine"),
     ],
 )
-def test_an_option_the_figure_does_not_use_is_warned_of_and_not_recorded(capsys, tmp_path, tiny_folder, given,
-                                                                         option):  # fmt: skip
+def test_an_option_the_figure_does_not_use_is_warned_of_and_not_recorded(capsys, tmp_path, tiny_folder, given, option):
     fmt = given[given.index("--format") + 1] if "--format" in given else "png"
     target = tmp_path / f"a.{fmt}"
-    code, _, err = run_cli(capsys, "export", "--model", tiny_folder("marian"), "--text", "早上好", "--target",
-                           "Good morning", "--engine", "static", *given, "-o", str(target))  # fmt: skip
+    code, _, err = run_cli(
+        capsys,
+        "export",
+        "--model",
+        tiny_folder("marian"),
+        "--text",
+        "早上好",
+        "--target",
+        "Good morning",
+        "--engine",
+        "static",
+        *given,
+        "-o",
+        str(target),
+    )
     assert code == 0, err
     warned = [line for line in err.splitlines() if "changes nothing in this figure" in line]
     assert len(warned) == 1 and warned[0].startswith(f"attnviz: warning: {option} ")
     recorded = export.read_stamp(target.read_bytes(), fmt)["view"]["options"]
     assert "gold" not in recorded and recorded["layer"] == 0 and recorded["head"] == 0
     engine = () if fmt == "html" else ("--engine", "static")
-    code, _, err = run_cli(capsys, "export", "--model", tiny_folder("marian"), "--text", "早上好", "--target",
-                           "Good morning", *engine, "--force", "-o", str(target))  # fmt: skip
+    code, _, err = run_cli(
+        capsys,
+        "export",
+        "--model",
+        tiny_folder("marian"),
+        "--text",
+        "早上好",
+        "--target",
+        "Good morning",
+        *engine,
+        "--force",
+        "-o",
+        str(target),
+    )
     assert code == 0 and "changes nothing" not in err  # the defaults warn of nothing
 
 
@@ -403,14 +637,17 @@ def test_a_bad_input_line_is_said_and_the_lines_after_it_are_still_drawn(capsys,
     lines = tmp_path / "lines.txt"
     text = "\ufefffine\n\tonly a target\nGood morning ||| Guten Morgen\n"  # a byte-order mark, a bad line, ' ||| '
     lines.write_text(text, encoding="utf-8")
-    code, out, err = run_cli(capsys, "capture", "--model", tiny_folder("marian"), "--input", str(lines), "-q",
-                             "-o", str(tmp_path / "out"))  # fmt: skip
+    code, out, err = run_cli(
+        capsys, "capture", "--model", tiny_folder("marian"), "--input", str(lines), "-q", "-o", str(tmp_path / "out")
+    )
     assert code == 2 and "line 2 of" in one_line_error(err) and "2 files" in out and "1 lines skipped" in out
     assert sorted(os.listdir(tmp_path / "out")) == ["0001.json", "0003.json"]
     first = json.loads((tmp_path / "out" / "0001.json").read_text(encoding="utf-8"))
     third = json.loads((tmp_path / "out" / "0003.json").read_text(encoding="utf-8"))
-    assert first["source_text"] == "fine" and (third["source_text"], third["target_text"]) == ("Good morning",
-                                                                                            "Guten Morgen")  # fmt: skip
+    assert first["source_text"] == "fine" and (third["source_text"], third["target_text"]) == (
+        "Good morning",
+        "Guten Morgen",
+    )
 
 
 @pytest.mark.parametrize(

@@ -70,8 +70,15 @@ class Combination:
     def widgets(self) -> dict:
         """The values of the page's widgets (ViewState fields) that show this combination; the replay step aside."""
         field = "view" if self.page == "translate" else "self_view"
-        return {field: self.aggregation, "layer": self.layer, "head": self.head, "words": self.words,
-                "hide": self.hide, "lang": self.lang, "threshold": self.threshold}  # fmt: skip
+        return {
+            field: self.aggregation,
+            "layer": self.layer,
+            "head": self.head,
+            "words": self.words,
+            "hide": self.hide,
+            "lang": self.lang,
+            "threshold": self.threshold,
+        }
 
     def link(self) -> dict[str, str]:
         link = {**self.widgets(), "step": self.step, "stack": self.kind if self.kind in selection.STACKS else None}

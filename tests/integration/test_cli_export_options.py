@@ -47,8 +47,9 @@ def figure_size(argv: list[str]) -> tuple[int, int]:
 )
 def test_bad_sizes_are_one_line_and_exit_2_before_any_model_loads(capsys, tmp_path, size, message):
     target = tmp_path / "a.png"
-    code, _, err = run(capsys, "export", "--model", str(tmp_path / "no-such-model"), "--text", "hi", *size,
-                       "-o", str(target))  # fmt: skip
+    code, _, err = run(
+        capsys, "export", "--model", str(tmp_path / "no-such-model"), "--text", "hi", *size, "-o", str(target)
+    )
     assert code == 2 and message in one_line(err)  # a size error, not the missing model's
     assert not target.exists()
 
@@ -84,8 +85,19 @@ def test_a_preset_prints_at_its_width_as_png_and_pdf(capsys, tmp_path):
     preset = PRESETS["single-column"]
     for suffix in ("png", "pdf"):
         target = tmp_path / f"a.{suffix}"
-        code, _, err = run(capsys, "export", *PAIR, "--view", "alignment", "--preset", "single-column",
-                           "--engine", "static", "-o", str(target))  # fmt: skip
+        code, _, err = run(
+            capsys,
+            "export",
+            *PAIR,
+            "--view",
+            "alignment",
+            "--preset",
+            "single-column",
+            "--engine",
+            "static",
+            "-o",
+            str(target),
+        )
         assert code == 0, err
     with Image.open(tmp_path / "a.png") as image:
         assert image.size[0] == round(preset.width_in * preset.dpi) and round(image.info["dpi"][0]) == 300
@@ -118,8 +130,20 @@ def test_files_in_an_output_folder_are_named_after_what_they_hold(capsys, tmp_pa
 @pytest.mark.parametrize("suffix", ["json", "npz"])
 def test_captures_the_cli_writes_carry_their_provenance(capsys, tmp_path, suffix):
     target = tmp_path / f"c.{suffix}"
-    code, _, err = run(capsys, "capture", "--model", "demo-zh-en", "--device", "cpu", "--text", "早上好！",
-                       "--generate", "8", "-o", str(target))  # fmt: skip
+    code, _, err = run(
+        capsys,
+        "capture",
+        "--model",
+        "demo-zh-en",
+        "--device",
+        "cpu",
+        "--text",
+        "早上好！",
+        "--generate",
+        "8",
+        "-o",
+        str(target),
+    )
     assert code == 0, err
     loaded = export.load_capture(target)
     recorded = loaded.provenance
@@ -136,16 +160,34 @@ def test_captures_the_cli_writes_carry_their_provenance(capsys, tmp_path, suffix
 @pytest.mark.parametrize("fmt", ["png", "pdf", "svg", "html"])
 def test_figures_the_cli_writes_carry_the_captures_provenance_and_the_view(capsys, tmp_path, fmt):
     target = tmp_path / f"a.{fmt}"
-    code, _, err = run(capsys, "export", *PAIR, "--view", "alignment", "--lang", "zh", "--scale", "2",
-                       "--engine", "static", "-o", str(target))  # fmt: skip
+    code, _, err = run(
+        capsys,
+        "export",
+        *PAIR,
+        "--view",
+        "alignment",
+        "--lang",
+        "zh",
+        "--scale",
+        "2",
+        "--engine",
+        "static",
+        "-o",
+        str(target),
+    )
     assert code == 0, err
     stamped = export.read_stamp(target.read_bytes(), fmt)
     assert stamped["model"]["name"] == "demo-zh-en" and stamped["source_text"] == "早上好！"
     assert stamped["target_text"] == "Good morning!" and stamped["options"]["mode"] == "pair"
     assert stamped["view"]["name"] == "alignment"
     assert stamped["view"]["options"]["lang"] == "zh" and stamped["view"]["options"]["kind"] == "cross"
-    assert stamped["view"]["options"]["export"] == {"width": None, "height": None, "scale": 2.0, "dpi": None,
-                                                    "preset": None}  # fmt: skip
+    assert stamped["view"]["options"]["export"] == {
+        "width": None,
+        "height": None,
+        "scale": 2.0,
+        "dpi": None,
+        "preset": None,
+    }
 
 
 def test_png_dpi_is_recorded_for_word_processors(capsys, tmp_path):
@@ -160,10 +202,34 @@ def test_labels_too_small_to_read_at_the_size_asked_are_a_warning_line(capsys, t
     source, target = "我们明天早上去学校，下午回家吃饭，晚上一起看书。" * 2, "We go to school tomorrow morning. " * 4
     long_pair = ["--model", "demo-zh-en", "--device", "cpu", "--text", source, "--target", target]
     for lang, said in (("en", "too small to read"), ("zh", "无法辨认")):
-        code, _, err = run(capsys, "export", *long_pair, "--view", "alignment", "--preset", "single-column",
-                           "--engine", "static", "--lang", lang, "-o", str(tmp_path / f"{lang}.svg"))  # fmt: skip
+        code, _, err = run(
+            capsys,
+            "export",
+            *long_pair,
+            "--view",
+            "alignment",
+            "--preset",
+            "single-column",
+            "--engine",
+            "static",
+            "--lang",
+            lang,
+            "-o",
+            str(tmp_path / f"{lang}.svg"),
+        )
         assert code == 0, err
         assert [line for line in err.splitlines() if said in line and line.startswith("attnviz: warning: ")], err
-    code, _, err = run(capsys, "export", *PAIR, "--view", "alignment", "--preset", "single-column",
-                       "--engine", "static", "-o", str(tmp_path / "short.svg"))  # fmt: skip
+    code, _, err = run(
+        capsys,
+        "export",
+        *PAIR,
+        "--view",
+        "alignment",
+        "--preset",
+        "single-column",
+        "--engine",
+        "static",
+        "-o",
+        str(tmp_path / "short.svg"),
+    )
     assert code == 0 and "too small to read" not in err, err

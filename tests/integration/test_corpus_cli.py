@@ -48,8 +48,24 @@ def job(tmp_path_factory):
     out = folder / "report"
     stdout, stderr = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
-        code = main(["corpus", "--model", MODEL, "--input", str(path), "--gold", "--segmented",
-                     "--shard-size", "4", "--batch-size", "3", "-q", "-o", str(out)])  # fmt: skip
+        code = main(
+            [
+                "corpus",
+                "--model",
+                MODEL,
+                "--input",
+                str(path),
+                "--gold",
+                "--segmented",
+                "--shard-size",
+                "4",
+                "--batch-size",
+                "3",
+                "-q",
+                "-o",
+                str(out),
+            ]
+        )
     assert code == 0, stderr.getvalue()
     return path, bad, out, stdout.getvalue(), stderr.getvalue()
 
@@ -75,8 +91,11 @@ def test_the_report_holds_every_heads_statistics_and_aer_as_one_pair_at_a_time_g
         assert rows["entropy_std"].to_numpy() == pytest.approx(per_pair.std(axis=0).ravel(), rel=1e-3, abs=1e-5)
     cross = heads[heads["kind"] == "cross"].sort_values(["layer", "head"])
     layers, heads_per_layer = captured[0]["cross"].weights.shape[:2]
-    expected = [Counts(**{k: int(v[lay, h]) for k, v in counts.items()}).scores().aer
-                for lay in range(layers) for h in range(heads_per_layer)]  # fmt: skip
+    expected = [
+        Counts(**{k: int(v[lay, h]) for k, v in counts.items()}).scores().aer
+        for lay in range(layers)
+        for h in range(heads_per_layer)
+    ]
     assert cross["aer"].to_numpy() == pytest.approx(expected)
     assert cross.sort_values("aer_rank").iloc[0]["aer"] == pytest.approx(min(expected))
 
@@ -95,14 +114,29 @@ def test_pairs_over_max_tokens_or_the_models_positions_are_skipped_and_the_rest_
     over_model = "我" * (handle.max_positions + 20) + "\tI."  # more than the model has positions for
     path = tmp_path / "pairs.tsv"
     path.write_text("\n".join([short[0], over_option, short[1], over_model, short[2]]) + "\n", encoding="utf-8")
-    code, _, err = _run(capsys, "corpus", "--model", MODEL, "--input", path, "--max-tokens", "10",
-                        "--batch-size", "5", "-q", "-o", tmp_path / "report")  # fmt: skip
+    code, _, err = _run(
+        capsys,
+        "corpus",
+        "--model",
+        MODEL,
+        "--input",
+        path,
+        "--max-tokens",
+        "10",
+        "--batch-size",
+        "5",
+        "-q",
+        "-o",
+        tmp_path / "report",
+    )
     assert code == 0, err
     listed = pd.read_parquet(tmp_path / "report" / "bad_lines.parquet")
     assert dict(zip(listed["line"], listed["key"], strict=True)) == {2: "corpus_too_long", 4: "corpus_too_long"}
     assert "more than the 10 the job takes" in listed[listed["line"] == 4]["message"].iloc[0]  # said as the job's
-    longest = max(len(handle.tokenizer(over_option.split("\t")[0]).input_ids),
-                  len(handle.tokenizer(text_target=over_option.split("\t")[1]).input_ids))  # fmt: skip
+    longest = max(
+        len(handle.tokenizer(over_option.split("\t")[0]).input_ids),
+        len(handle.tokenizer(text_target=over_option.split("\t")[1]).input_ids),
+    )
     assert f"{longest} tokens" in listed[listed["line"] == 2]["message"].iloc[0]
     pairs = pd.read_parquet(tmp_path / "report" / "pairs.parquet").sort_values("line")
     assert pairs["line"].tolist() == [1, 3, 5]
@@ -129,8 +163,24 @@ def test_a_stopped_job_resumes_from_its_finished_shards_and_counts_nothing_twice
     before = {name: pd.read_parquet(out / f"{name}.parquet") for name in ("heads", "pairs", "bad_lines")}
     shard_paths(out, 1)["json"].unlink()  # as if the job stopped while writing shard 1
     finished = shard_paths(out, 0)["json"].stat().st_mtime_ns
-    code, _, err = _run(capsys, "corpus", "--model", MODEL, "--input", path, "--gold", "--segmented",
-                        "--shard-size", 4, "--batch-size", 3, "-q", "--resume", "-o", out)  # fmt: skip
+    code, _, err = _run(
+        capsys,
+        "corpus",
+        "--model",
+        MODEL,
+        "--input",
+        path,
+        "--gold",
+        "--segmented",
+        "--shard-size",
+        4,
+        "--batch-size",
+        3,
+        "-q",
+        "--resume",
+        "-o",
+        out,
+    )
     assert code == 0, err
     assert shard_paths(out, 0)["json"].stat().st_mtime_ns == finished  # not computed again
     for name, table in before.items():
@@ -145,8 +195,9 @@ def test_an_earlier_report_is_kept_without_force_and_bad_options_are_one_line(jo
     assert code == 2 and "--shard-size" in err
     code, _, err = _run(capsys, "corpus", "--model", MODEL, "--input", out / "missing.tsv", "-o", out / "y")
     assert code == 2 and "missing.tsv" in err
-    code, _, err = _run(capsys, "corpus", "--model", MODEL, "--input", path, "--engine", "ray", "--keep-workers", "-q",
-                        "-o", out / "z")  # fmt: skip
+    code, _, err = _run(
+        capsys, "corpus", "--model", MODEL, "--input", path, "--engine", "ray", "--keep-workers", "-q", "-o", out / "z"
+    )
     assert code == 2 and "--ray-address" in err and len(err.strip().splitlines()) == 1
     assert not (out / "z").exists()  # refused before anything was written
 
@@ -156,14 +207,42 @@ def test_export_input_files_take_a_gold_column_drawn_over_the_alignment(tmp_path
 
     path = tmp_path / "lines.tsv"
     path.write_text("早上好！\tGood morning!\t0-0 1-1 2-2\n早上好！\tGood morning!\n", encoding="utf-8")
-    code, _, err = _run(capsys, "export", "--model", MODEL, "--input", path, "--view", "alignment", "--format", "html",
-                        "-q", "-o", tmp_path / "figures")  # fmt: skip
+    code, _, err = _run(
+        capsys,
+        "export",
+        "--model",
+        MODEL,
+        "--input",
+        path,
+        "--view",
+        "alignment",
+        "--format",
+        "html",
+        "-q",
+        "-o",
+        tmp_path / "figures",
+    )
     assert code == 0, err
     with_gold, without = (tmp_path / "figures" / f"000{n}.html" for n in (1, 2))
     assert '"verdict"' in with_gold.read_text(encoding="utf-8")
     assert '"verdict"' not in without.read_text(encoding="utf-8")
-    args = build_parser().parse_args(["export", "--model", MODEL, "--text", "早上好！", "--target", "Good morning!",
-                                      "--view", "alignment", "--gold", "0-0 1-1 2-2", "-o", "x.png"])  # fmt: skip
+    args = build_parser().parse_args(
+        [
+            "export",
+            "--model",
+            MODEL,
+            "--text",
+            "早上好！",
+            "--target",
+            "Good morning!",
+            "--view",
+            "alignment",
+            "--gold",
+            "0-0 1-1 2-2",
+            "-o",
+            "x.png",
+        ]
+    )
     handle = load_model(MODEL, "cpu")
     drawn = figure(capture(handle, "早上好！", "Good morning!"), args, handle, args.gold)
     assert [t.meta["verdict"] for t in drawn.data if t.legendgroup == "gold"] == ["found", "missed", "extra"]
@@ -180,22 +259,63 @@ def test_export_with_a_reverse_model_draws_what_the_app_draws(tmp_path):
     from attnviz.cli import build_parser, figure
 
     gold = "0-0 1-5 2-2 2-3 3-4 4-6"
-    args = build_parser().parse_args(["export", "--model", MODEL, "--text", SOURCE, "--target", TARGET,
-                                      "--view", "alignment", "--gold", gold, "--reverse-model", "demo-en-zh",
-                                      "-o", "x.png"])  # fmt: skip
+    args = build_parser().parse_args(
+        [
+            "export",
+            "--model",
+            MODEL,
+            "--text",
+            SOURCE,
+            "--target",
+            TARGET,
+            "--view",
+            "alignment",
+            "--gold",
+            gold,
+            "--reverse-model",
+            "demo-en-zh",
+            "-o",
+            "x.png",
+        ]
+    )
     handle = load_model(MODEL, "cpu")
     drawn = figure(capture(handle, SOURCE, TARGET), args, handle, args.gold)
     cli = {t.meta["verdict"]: t.meta["links"] for t in drawn.data if t.legendgroup == "gold"}
-    one_way = figure(capture(handle, SOURCE, TARGET), build_parser().parse_args(
-        ["export", "--model", MODEL, "--text", SOURCE, "--target", TARGET, "--view", "alignment",
-         "--gold", gold, "-o", "x.png"]), handle, gold)  # fmt: skip
+    one_way = figure(
+        capture(handle, SOURCE, TARGET),
+        build_parser().parse_args(
+            [
+                "export",
+                "--model",
+                MODEL,
+                "--text",
+                SOURCE,
+                "--target",
+                TARGET,
+                "--view",
+                "alignment",
+                "--gold",
+                gold,
+                "-o",
+                "x.png",
+            ]
+        ),
+        handle,
+        gold,
+    )
     alone = {t.meta["verdict"]: t.meta["links"] for t in one_way.data if t.legendgroup == "gold"}
     assert cli.get("found", 0) + cli.get("extra", 0) <= alone.get("found", 0) + alone.get("extra", 0)
 
     app = Path(__file__).resolve().parents[2] / "app_pages" / "main.py"
     at = AppTest.from_file(str(app), default_timeout=180)
-    for name, value in {"model": MODEL, "text": SOURCE, "target": TARGET, "mode": "pair", "gold": gold,
-                        "gold_reverse": "demo-en-zh"}.items():  # fmt: skip
+    for name, value in {
+        "model": MODEL,
+        "text": SOURCE,
+        "target": TARGET,
+        "mode": "pair",
+        "gold": gold,
+        "gold_reverse": "demo-en-zh",
+    }.items():
         at.query_params[name] = value
     at.run()
     specs = [json.loads(element.proto.spec) for element in at.get("plotly_chart")]
@@ -208,13 +328,41 @@ def test_an_exported_figure_records_the_gold_links_and_reverse_model_drawn_on_it
     from attnviz.export.stamp import read_stamp
 
     out = tmp_path / "align.html"
-    code, _, err = _run(capsys, "export", "--model", MODEL, "--text", SOURCE, "--target", TARGET, "--view", "alignment",
-                        "--gold", "0-0 1-5", "--reverse-model", "demo-en-zh", "-o", out)  # fmt: skip
+    code, _, err = _run(
+        capsys,
+        "export",
+        "--model",
+        MODEL,
+        "--text",
+        SOURCE,
+        "--target",
+        TARGET,
+        "--view",
+        "alignment",
+        "--gold",
+        "0-0 1-5",
+        "--reverse-model",
+        "demo-en-zh",
+        "-o",
+        out,
+    )
     assert code == 0, err
     options = read_stamp(out.read_bytes(), "html")["view"]["options"]
     assert options["gold"] == "0-0 1-5" and options["reverse_model"] == "demo-en-zh"
-    code, _, err = _run(capsys, "export", "--model", MODEL, "--text", SOURCE, "--target", TARGET,
-                        "--reverse-model", "demo-en-zh", "-o", tmp_path / "x.html")  # fmt: skip
+    code, _, err = _run(
+        capsys,
+        "export",
+        "--model",
+        MODEL,
+        "--text",
+        SOURCE,
+        "--target",
+        TARGET,
+        "--reverse-model",
+        "demo-en-zh",
+        "-o",
+        tmp_path / "x.html",
+    )
     assert code == 2 and "--gold" in err and len(err.strip().splitlines()) == 1
 
 
@@ -298,8 +446,20 @@ def test_pairs_in_a_script_the_model_does_not_read_are_counted_and_said(capsys, 
     assert code == 0 and "2 of 3 pairs" in err and "(it reads English)" in err
     gold = tmp_path / "gold.tsv"
     gold.write_text("早上好！\tGood morning!\t0-0\n", encoding="utf-8")
-    code, _, err = _run(capsys, "corpus", "--model", MODEL, "--reverse-model", MODEL, "--input", gold, "--gold", "-q",
-                        "-o", tmp_path / "g")  # fmt: skip
+    code, _, err = _run(
+        capsys,
+        "corpus",
+        "--model",
+        MODEL,
+        "--reverse-model",
+        MODEL,
+        "--input",
+        gold,
+        "--gold",
+        "-q",
+        "-o",
+        tmp_path / "g",
+    )
     assert code == 0 and "1 of 1 pairs have a target in a script the reverse model demo-zh-en does not read" in err
 
 
@@ -324,14 +484,39 @@ def test_pair_links_open_the_app_where_it_runs(job, capsys, tmp_path):
 
 
 def test_gold_links_on_a_translator_given_no_target_ask_for_the_target(capsys, tmp_path):
-    code, _, err = _run(capsys, "export", "--model", MODEL, "--text", "我喜欢绿茶。", "--gold", "0-0", "--view",
-                        "alignment", "-o", tmp_path / "g.png")  # fmt: skip
+    code, _, err = _run(
+        capsys,
+        "export",
+        "--model",
+        MODEL,
+        "--text",
+        "我喜欢绿茶。",
+        "--gold",
+        "0-0",
+        "--view",
+        "alignment",
+        "-o",
+        tmp_path / "g.png",
+    )
     assert code == 2 and "give demo-zh-en the target text too (--target" in err
 
 
 def test_a_reverse_model_that_cannot_read_the_target_is_warned_of(capsys, tmp_path):
-    argv = ("export", "--model", MODEL, "--text", "早上好！", "--target", "Good morning!", "--gold", "0-0", "--view",
-            "alignment", "--engine", "static")  # fmt: skip
+    argv = (
+        "export",
+        "--model",
+        MODEL,
+        "--text",
+        "早上好！",
+        "--target",
+        "Good morning!",
+        "--gold",
+        "0-0",
+        "--view",
+        "alignment",
+        "--engine",
+        "static",
+    )
     code, _, err = _run(capsys, *argv, "--reverse-model", MODEL, "-o", tmp_path / "same.png")  # the same direction
     assert code == 0 and "warning: --reverse-model:" in err and "demo-zh-en does not read" in err
     code, _, err = _run(capsys, *argv, "--reverse-model", "demo-en-zh", "-o", tmp_path / "back.png")
@@ -347,8 +532,25 @@ def test_a_reverse_model_that_cannot_write_the_source_is_warned_of(capsys, tmp_p
         if file.name != "README.md":
             (english_german / file.name).symlink_to(file)
     (english_german / "README.md").write_text("---\nlanguage: [en, de]\n---\n", encoding="utf-8")
-    argv = ("export", "--model", MODEL, "--text", "早上好！", "--target", "Good morning!", "--gold", "0-0", "--view",
-            "alignment", "--engine", "static", "--reverse-model", english_german, "-o", tmp_path / "back.png")  # fmt: skip
+    argv = (
+        "export",
+        "--model",
+        MODEL,
+        "--text",
+        "早上好！",
+        "--target",
+        "Good morning!",
+        "--gold",
+        "0-0",
+        "--view",
+        "alignment",
+        "--engine",
+        "static",
+        "--reverse-model",
+        english_german,
+        "-o",
+        tmp_path / "back.png",
+    )
     code, _, err = _run(capsys, *argv)
     warned = [line for line in err.splitlines() if "warning: --reverse-model:" in line]
     assert code == 0 and len(warned) == 1 and "does not write (it writes German)" in warned[0]
@@ -357,9 +559,24 @@ def test_a_reverse_model_that_cannot_write_the_source_is_warned_of(capsys, tmp_p
 def test_export_with_gold_links_says_the_views_precision_recall_and_aer(capsys, tmp_path):
     import re
 
-    code, out, err = _run(capsys, "export", "--model", MODEL, "--text", "我喜欢学习。", "--target", "I like studying.",
-                          "--gold", "0-0 1-1 2-2 3-3", "--view", "alignment", "--engine", "static",
-                          "-o", tmp_path / "g.png")  # fmt: skip
+    code, out, err = _run(
+        capsys,
+        "export",
+        "--model",
+        MODEL,
+        "--text",
+        "我喜欢学习。",
+        "--target",
+        "I like studying.",
+        "--gold",
+        "0-0 1-1 2-2 3-3",
+        "--view",
+        "alignment",
+        "--engine",
+        "static",
+        "-o",
+        tmp_path / "g.png",
+    )
     assert code == 0 and out.strip() == str(tmp_path / "g.png")  # stdout names the file, the score goes to stderr
     said = re.search(r"precision (\S+) · recall (\S+) · AER (\S+) \((\d+) found, (\d+) missed, (\d+) extra\)", err)
     assert said, err

@@ -66,8 +66,11 @@ def in_process(corpus) -> Path:
 
 def assert_same_report(folder: Path, reference: Path) -> None:
     for name in TABLES:
-        pd.testing.assert_frame_equal(pd.read_parquet(folder / f"{name}.parquet"),
-                                      pd.read_parquet(reference / f"{name}.parquet"), check_exact=True)  # fmt: skip
+        pd.testing.assert_frame_equal(
+            pd.read_parquet(folder / f"{name}.parquet"),
+            pd.read_parquet(reference / f"{name}.parquet"),
+            check_exact=True,
+        )
 
 
 def test_ray_and_in_process_give_identical_reports(cluster, corpus, in_process):

@@ -49,8 +49,24 @@ def report(models, tmp_path_factory):
     folder = tmp_path_factory.mktemp("reverse-corpus")
     path, _ = corpus_file(folder, count=5, bad_every=10)
     forward, reverse = models
-    code, _, err = _main("corpus", "--model", forward, "--reverse-model", reverse, "--input", path, "--gold",
-                         "--segmented", "--threshold", THRESHOLD, "--shard-size", 2, "-q", "-o", folder / "report")  # fmt: skip
+    code, _, err = _main(
+        "corpus",
+        "--model",
+        forward,
+        "--reverse-model",
+        reverse,
+        "--input",
+        path,
+        "--gold",
+        "--segmented",
+        "--threshold",
+        THRESHOLD,
+        "--shard-size",
+        2,
+        "-q",
+        "-o",
+        folder / "report",
+    )
     assert code == 0, err
     return folder / "report"
 
@@ -84,8 +100,13 @@ def test_both_directions_links_are_the_intersection_one_pair_at_a_time_gives(mod
         assert row["both_aer"] == pytest.approx(both_counts.scores().aer, nan_ok=True)
         total_view, total_both = total_view + view_counts, total_both + both_counts
         backward = reverse_view(capture(reverse, words.target.text, words.source.text), reverse.alignment_heads)
-        page = head_scores(capture(forward, words.source.text, words.target.text)["cross"], words, gold, THRESHOLD,
-                           reverse_mask(words, backward, THRESHOLD))  # the page's head map, both directions  # fmt: skip
+        page = head_scores(
+            capture(forward, words.source.text, words.target.text)["cross"],
+            words,
+            gold,
+            THRESHOLD,
+            reverse_mask(words, backward, THRESHOLD),
+        )  # the page's head map, both directions
         best = np.unravel_index(int(np.argmin(page.aer)), page.aer.shape)
         assert (row["best_layer"], row["best_head"]) == best and row["best_aer"] == pytest.approx(page.aer[best])
     summary = json.loads((report / "report.json").read_text(encoding="utf-8"))
@@ -101,6 +122,17 @@ def test_both_directions_links_are_the_intersection_one_pair_at_a_time_gives(mod
 
 def test_a_reverse_model_without_gold_links_is_one_line(models, tmp_path):
     path, _ = corpus_file(tmp_path, count=2, bad_every=10)
-    code, _, err = _main("corpus", "--model", models[0], "--reverse-model", models[1], "--input", path, "--segmented",
-                         "-q", "-o", tmp_path / "out")  # fmt: skip
+    code, _, err = _main(
+        "corpus",
+        "--model",
+        models[0],
+        "--reverse-model",
+        models[1],
+        "--input",
+        path,
+        "--segmented",
+        "-q",
+        "-o",
+        tmp_path / "out",
+    )
     assert code == 2 and "--gold" in err and len(err.strip().splitlines()) == 1

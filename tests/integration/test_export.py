@@ -48,12 +48,24 @@ def test_svg_parses_and_pdf_opens(engine):
 
 
 def test_static_svg_carries_title_tokens_and_colour_bar_of_the_screen():
-    fig = figures.heatmap(_cross_map(), layers=0, heads=1, log_scale=True, log_floor=1e-3,
-                          style=figures.FigureStyle(model="demo-en-zh"))  # fmt: skip
+    fig = figures.heatmap(
+        _cross_map(), layers=0, heads=1, log_scale=True, log_floor=1e-3, style=figures.FigureStyle(model="demo-en-zh")
+    )
     svg = export.figure_bytes(fig, "svg", engine="static").decode("utf-8")
     # Static SVG draws text as outlines and keeps each string in a comment next to it.
-    for text in ["demo-en-zh · cross-attention · layer 0 · head 1", "早上", "好", "Good", "morning", "Weight",
-                 "1.0e-03", "0.10", "log scale", "Key", "Query"]:  # fmt: skip
+    for text in [
+        "demo-en-zh · cross-attention · layer 0 · head 1",
+        "早上",
+        "好",
+        "Good",
+        "morning",
+        "Weight",
+        "1.0e-03",
+        "0.10",
+        "log scale",
+        "Key",
+        "Query",
+    ]:
         assert f"<!-- {text} -->" in svg, text
 
 
@@ -78,10 +90,16 @@ def test_exported_heatmap_uses_the_screen_colour_scale(engine):
 def _glyph(char: str, engine: str) -> np.ndarray:
     fig = go.Figure()
     fig.update_layout(
-        width=120, height=120, margin=dict(l=0, r=0, t=0, b=0), xaxis=dict(visible=False),
-        yaxis=dict(visible=False), paper_bgcolor="white", plot_bgcolor="white", font=dict(family=figures.FONT_FAMILY),
+        width=120,
+        height=120,
+        margin=dict(l=0, r=0, t=0, b=0),
+        xaxis=dict(visible=False),
+        yaxis=dict(visible=False),
+        paper_bgcolor="white",
+        plot_bgcolor="white",
+        font=dict(family=figures.FONT_FAMILY),
         annotations=[dict(text=char, x=0.5, y=0.5, xref="paper", yref="paper", showarrow=False, font=dict(size=72))],
-    )  # fmt: skip
+    )
     gray = np.asarray(_png(export.figure_bytes(fig, "png", engine=engine)).convert("L"), dtype=float)
     return gray < 128  # ink
 
@@ -308,10 +326,13 @@ def _capture_with_steps() -> AttentionCapture:
     cross = seed_pair_map(layers=2, heads=3)
     decoder = random_map(cross.query_tokens, layers=2, heads=3, kind="decoder", causal=True)
     steps = [
-        GenerationStep(t, np.random.default_rng(i).random((2, 3, i + 1), dtype=np.float32),
-                       np.random.default_rng(i).random((2, 3, 4), dtype=np.float32))
+        GenerationStep(
+            t,
+            np.random.default_rng(i).random((2, 3, i + 1), dtype=np.float32),
+            np.random.default_rng(i).random((2, 3, 4), dtype=np.float32),
+        )
         for i, t in enumerate(cross.query_tokens)
-    ]  # fmt: skip
+    ]
     meta = {"dtype": np.dtype("float32"), "seconds": np.float64(0.5), "alignment_heads": [(1, 2)]}
     maps = {"cross": cross, "decoder": decoder}
     return AttentionCapture("demo-zh-en", "cpu", maps, "早上好！", "Good Morning!", steps, meta=meta)
@@ -319,7 +340,11 @@ def _capture_with_steps() -> AttentionCapture:
 
 def _assert_same(loaded: AttentionCapture, original: AttentionCapture):
     assert (loaded.model, loaded.device, loaded.source_text, loaded.target_text) == (
-        original.model, original.device, original.source_text, original.target_text)  # fmt: skip
+        original.model,
+        original.device,
+        original.source_text,
+        original.target_text,
+    )
     assert set(loaded.maps) == set(original.maps)
     for kind, amap in original.maps.items():
         other = loaded.maps[kind]
@@ -444,10 +469,24 @@ def test_a_csv_is_written_with_its_header_beside_it(tmp_path):
 @pytest.mark.parametrize(
     "options, expected",
     [
-        (dict(view="alignment", model="demo-zh-en", layer=2, head=0, text="早上好！"), "alignment_demo-zh-en_L2H0_早上好.png"),
-        (dict(view="heatmap", model="Helsinki-NLP/opus-mt-zh-en", layer=[0, 1], head="mean",
-              text="Good morning, everyone! How are you?"), "heatmap_opus-mt-zh-en_L0+1Hmean_Good-morning-everyone.png"),
-        (dict(view="grid", model="C:\\models\\tiny", text="早上好，今天天气很好。"), "grid_tiny_早上好-今天天气很好.png"),
+        (
+            dict(view="alignment", model="demo-zh-en", layer=2, head=0, text="早上好！"),
+            "alignment_demo-zh-en_L2H0_早上好.png",
+        ),
+        (
+            dict(
+                view="heatmap",
+                model="Helsinki-NLP/opus-mt-zh-en",
+                layer=[0, 1],
+                head="mean",
+                text="Good morning, everyone! How are you?",
+            ),
+            "heatmap_opus-mt-zh-en_L0+1Hmean_Good-morning-everyone.png",
+        ),
+        (
+            dict(view="grid", model="C:\\models\\tiny", text="早上好，今天天气很好。"),
+            "grid_tiny_早上好-今天天气很好.png",
+        ),
         (dict(view="lines", model="../../etc", text="a/b\\c:d*e?f"), "lines_etc_a-b-c-d.png"),
         (dict(view="heatmap", model="CON", head=1), "heatmap_CON_H1.png"),
         (dict(view="CON"), "_CON.png"),
@@ -456,7 +495,7 @@ def test_a_csv_is_written_with_its_header_beside_it(tmp_path):
         (dict(view="", model="", text=""), "attnviz.png"),
         (dict(view="heatmap", text="！？。"), "heatmap.png"),
     ],
-)  # fmt: skip
+)
 def test_figure_filename_names_what_the_file_holds(options, expected):
     assert export.figure_filename(suffix="png", **options) == expected
 

@@ -170,10 +170,15 @@ def _title_lines_added(fig, width: int) -> int:
     return fit_title(fig, width).layout.title.text.count("<br>") - fig.layout.title.text.count("<br>")
 
 
-@pytest.mark.parametrize("options, size", [
-    (dict(scale=3), (1200, 900)), (dict(dpi=192), (800, 600)), (dict(scale=1.5), (600, 450)),
-    (dict(width=200, height=100, scale=4), (800, 400)),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "options, size",
+    [
+        (dict(scale=3), (1200, 900)),
+        (dict(dpi=192), (800, 600)),
+        (dict(scale=1.5), (600, 450)),
+        (dict(width=200, height=100, scale=4), (800, 400)),
+    ],
+)
 def test_png_scale_dpi_width_and_height_through_each_engine(engine, options, size):
     fig = _labelled_figures()["heatmap"]
     options = {"width": 400, "height": 300, **options}
@@ -222,8 +227,9 @@ def test_bad_sizes_are_input_errors_that_say_what_is_accepted(options, key, sent
 
 
 def _embedded_font(page: str) -> TTFont:
-    match = re.search(r'@font-face \{ font-family: "attnviz CJK"; src: url\(data:font/woff;base64,([A-Za-z0-9+/=]+)\)',
-                      page)  # fmt: skip
+    match = re.search(
+        r'@font-face \{ font-family: "attnviz CJK"; src: url\(data:font/woff;base64,([A-Za-z0-9+/=]+)\)', page
+    )
     assert match, "no embedded @font-face"
     return TTFont(io.BytesIO(base64.b64decode(match.group(1))))
 
@@ -264,8 +270,14 @@ def test_html_shows_chinese_in_the_embedded_font_offline(tmp_path):
         browser = driver.chromium.launch(executable_path=shutil.which("chromium"), args=["--no-sandbox"])
         try:
             page = browser.new_page()
-            page.route("**/*", lambda route: route.continue_() if route.request.url.startswith(("file:", "data:"))
-                       else (outside.append(route.request.url), route.abort()))  # fmt: skip
+            page.route(
+                "**/*",
+                lambda route: (
+                    route.continue_()
+                    if route.request.url.startswith(("file:", "data:"))
+                    else (outside.append(route.request.url), route.abort())
+                ),
+            )
             page.goto(path.as_uri())
             page.wait_for_selector("g.xtick text", timeout=20_000)
             ticks = page.locator("g.xtick text").all_text_contents()
@@ -281,11 +293,14 @@ def test_html_shows_chinese_in_the_embedded_font_offline(tmp_path):
 
 PROVENANCE = {
     "model": {"name": "demo-zh-en", "revision": None, "weights_sha256": "ab" * 32},
-    "device": "npu:0", "dtype": "bfloat16", "versions": {"attnviz": "0.1.0", "transformers": "5.0.0"},
-    "source_text": "早上好！<b>&amp;</b> \ud800 \ufffe", "target_text": "Good morning!",
+    "device": "npu:0",
+    "dtype": "bfloat16",
+    "versions": {"attnviz": "0.1.0", "transformers": "5.0.0"},
+    "source_text": "早上好！<b>&amp;</b> \ud800 \ufffe",
+    "target_text": "Good morning!",
     "view": {"name": "alignment", "options": {"layer": 2, "head": 0, "threshold": 0.1}},
     "exported_at": "2025-05-01T09:30:00Z",
-}  # fmt: skip
+}
 
 
 @pytest.mark.parametrize("fmt", ["png", "pdf", "svg", "html"])

@@ -85,8 +85,10 @@ def test_the_command_line_lists_the_library_ranking(tiny_folder, capsys):
     lines = capsys.readouterr().out.strip().splitlines()
     query = selection.find_choice(selection.token_choices(full, "self", "query"), "it")
     key = selection.find_choice(selection.token_choices(full, "self", "key"), "cat")
-    expected = [f"{rank}\t{m.layer}\t{m.head}\t{m.weight:.4f}"
-                for rank, m in enumerate(selection.rank_heads(full, "self", query, key)[:3], start=1)]  # fmt: skip
+    expected = [
+        f"{rank}\t{m.layer}\t{m.head}\t{m.weight:.4f}"
+        for rank, m in enumerate(selection.rank_heads(full, "self", query, key)[:3], start=1)
+    ]
     assert lines[1:] == expected
     assert cli.main([*args, "--query", "zebra", "--key", "cat"]) == 2
     assert "zebra" in capsys.readouterr().err

@@ -241,6 +241,9 @@ def test_gold_words_and_a_reverse_view_leave_a_models_prefix_out(replica):
     pairs = zip(view.key_tokens, backward["cross"].key_tokens, strict=True)
     kept = [(new, old) for new, old in pairs if new.start >= 0]
     assert kept and all(words.target.text[n.start : n.end] == backward.source_text[o.start : o.end] for n, o in kept)
-    assert all(o.end <= len(">>cmn_Hans<< ") for n, o in zip(view.key_tokens, backward["cross"].key_tokens)
-               if n.start < 0 and o.start >= 0)  # fmt: skip
+    assert all(
+        o.end <= len(">>cmn_Hans<< ")
+        for n, o in zip(view.key_tokens, backward["cross"].key_tokens)
+        if n.start < 0 and o.start >= 0
+    )
     assert set(token_words(view.key_tokens, words.target)) - {None} == set(range(len(words.target)))

@@ -210,8 +210,9 @@ def test_streamed_results_draw_as_the_full_map_draws(tiny_folder, family, small_
             lazy.downsampled(kind, 1, 2, max_tokens=5), stack.query_tokens, stack.key_tokens, kind=kind, layer=1, head=2
         )
         expected = figures.heatmap(amap, layers=1, heads=2, max_tokens=5)
-        np.testing.assert_allclose(np.array(drawn.data[0].z, float), np.array(expected.data[0].z, float),
-                                   atol=1e-5, equal_nan=True)  # fmt: skip
+        np.testing.assert_allclose(
+            np.array(drawn.data[0].z, float), np.array(expected.data[0].z, float), atol=1e-5, equal_nan=True
+        )
         assert drawn.layout.title.text == expected.layout.title.text and drawn.layout.meta == expected.layout.meta
         assert drawn.layout.xaxis.labelalias == expected.layout.xaxis.labelalias
         streamed = figures.statistic_grid(values=lazy.head_statistics(kind), kind=kind, statistic="sink")

@@ -67,8 +67,9 @@ def test_the_cli_warns_on_stderr_and_the_file_keeps_it(capsys, tmp_path):
 
 
 def test_the_cli_says_nothing_for_the_seed_example(capsys, tmp_path):
-    code = main(["capture", "--model", "demo-zh-en", "--text", "早上好！", "--generate", "8", "-o",
-                 str(tmp_path / "c.json")])  # fmt: skip
+    code = main(
+        ["capture", "--model", "demo-zh-en", "--text", "早上好！", "--generate", "8", "-o", str(tmp_path / "c.json")]
+    )
     assert code == 0 and "warning" not in capsys.readouterr().err
 
 
@@ -77,9 +78,14 @@ def _written_ids(handle, text: str, beams: int, max_new_tokens: int) -> list[int
     ids = torch.tensor([handle.tokenizer(text)["input_ids"]])
     pad = handle.tokenizer.pad_token_id
     with torch.no_grad():
-        out = handle.model.generate(input_ids=ids, attention_mask=torch.ones_like(ids), max_new_tokens=max_new_tokens,
-                                    num_beams=beams, do_sample=False,
-                                    pad_token_id=pad if pad is not None else handle.tokenizer.eos_token_id)  # fmt: skip
+        out = handle.model.generate(
+            input_ids=ids,
+            attention_mask=torch.ones_like(ids),
+            max_new_tokens=max_new_tokens,
+            num_beams=beams,
+            do_sample=False,
+            pad_token_id=pad if pad is not None else handle.tokenizer.eos_token_id,
+        )
     return out[0, 1 if handle.is_seq2seq else ids.shape[1] :].tolist()
 
 
@@ -137,9 +143,17 @@ def test_the_replay_writes_a_forced_sequence_and_keeps_the_models_own_logits(tin
     forced = [(token + 1) % model.config.vocab_size for token in greedy]  # greedy's choice at no step
     pad = handle.tokenizer.pad_token_id if handle.tokenizer.pad_token_id is not None else handle.tokenizer.eos_token_id
     with torch.no_grad():
-        out = model.generate(input_ids=ids, attention_mask=torch.ones_like(ids), max_new_tokens=len(forced),
-                             do_sample=False, num_beams=1, pad_token_id=pad, return_dict_in_generate=True,
-                             output_logits=True, logits_processor=[ForcedTokens(forced, first)])  # fmt: skip
+        out = model.generate(
+            input_ids=ids,
+            attention_mask=torch.ones_like(ids),
+            max_new_tokens=len(forced),
+            do_sample=False,
+            num_beams=1,
+            pad_token_id=pad,
+            return_dict_in_generate=True,
+            output_logits=True,
+            logits_processor=[ForcedTokens(forced, first)],
+        )
         assert out.sequences[0, first:].tolist() == forced
         if handle.is_seq2seq:
             start = [model.config.decoder_start_token_id]

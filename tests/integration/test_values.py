@@ -188,8 +188,21 @@ def test_the_command_line_draws_the_value_weighted_heatmap(tiny_folder, tmp_path
     from attnviz.cli import main
 
     target = tmp_path / "weighted.html"
-    argv = ["export", "--model", tiny_folder("marian"), "--text", "早上好！", "--target", "Good morning!",
-            "--view", "heatmap", "--weighting", "value-norm", "-o", str(target)]  # fmt: skip
+    argv = [
+        "export",
+        "--model",
+        tiny_folder("marian"),
+        "--text",
+        "早上好！",
+        "--target",
+        "Good morning!",
+        "--view",
+        "heatmap",
+        "--weighting",
+        "value-norm",
+        "-o",
+        str(target),
+    ]
     assert main(argv) == 0, capsys.readouterr().err
     page = target.read_text(encoding="utf-8")
     assert "weighted by value norm" in page and '"value_bar":true' in page.replace(" ", "")  # the norm bar

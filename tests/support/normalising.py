@@ -19,9 +19,18 @@ RULES = {"!": "！", "?": "？", ",": "，", ".": "。", " ": ""}
 def _train(lines: list[str], prefix: Path, **options) -> Path:
     (prefix.parent / f"{prefix.name}.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
     spm.SentencePieceTrainer.train(
-        input=str(prefix.parent / f"{prefix.name}.txt"), model_prefix=str(prefix), character_coverage=1.0,
-        hard_vocab_limit=False, bos_id=-1, pad_id=-1, eos_id=2, unk_id=1, minloglevel=2, num_threads=1, **options,
-    )  # fmt: skip
+        input=str(prefix.parent / f"{prefix.name}.txt"),
+        model_prefix=str(prefix),
+        character_coverage=1.0,
+        hard_vocab_limit=False,
+        bos_id=-1,
+        pad_id=-1,
+        eos_id=2,
+        unk_id=1,
+        minloglevel=2,
+        num_threads=1,
+        **options,
+    )
     return prefix.with_suffix(".model")
 
 
@@ -31,8 +40,14 @@ def normalising_marian(folder: Path) -> transformers.MarianTokenizer:
     folder.mkdir(parents=True, exist_ok=True)
     rules = folder / "rules.tsv"
     rules.write_text("".join(f"{ord(a):X}\t{' '.join(f'{ord(c):X}' for c in b)}\n" for a, b in RULES.items()))
-    source = _train(CHINESE, folder / "zh", model_type="unigram", vocab_size=40, add_dummy_prefix=False,
-                    normalization_rule_tsv=str(rules))  # fmt: skip
+    source = _train(
+        CHINESE,
+        folder / "zh",
+        model_type="unigram",
+        vocab_size=40,
+        add_dummy_prefix=False,
+        normalization_rule_tsv=str(rules),
+    )
     target = _train(ENGLISH, folder / "en", model_type="bpe", vocab_size=60)
     from attnviz.demo.tokenizer import write_tokenizer
 

@@ -24,15 +24,44 @@ def property_settings(max_examples: int):
 
 
 AWKWARD_PIECES = (
-    "早上", "好", "！", "學習", "𠮷",  # CJK, a traditional form, a supplementary-plane ideograph
-    "🙂", "👩‍👩‍👧", "🇨🇳", "👍🏽",  # emoji, a ZWJ family, a flag, a skin-tone modifier
-    "שלום", "مرحبا", "\u200f", "\u202e",  # Hebrew, Arabic, a right-to-left mark, a bidi override
-    "é", "e\u0301", "ﬁ",  # precomposed, combining accent, ligature
-    "\x00", "\t", "\n", "\r", "\x7f", "\u2028",  # NUL and other controls, a line separator
-    "\ud800", "\udfff",  # lone surrogates
-    "</s>", "<b>", "&amp;", '"', ",", "\\", " ", "▁", "Ġ", "##ing",  # markup, CSV and tokenizer artefacts
-    "Good", "morning", "a" * 40,
-)  # fmt: skip
+    "早上",
+    "好",
+    "！",
+    "學習",
+    "𠮷",  # CJK, a traditional form, a supplementary-plane ideograph
+    "🙂",
+    "👩‍👩‍👧",
+    "🇨🇳",
+    "👍🏽",  # emoji, a ZWJ family, a flag, a skin-tone modifier
+    "שלום",
+    "مرحبا",
+    "\u200f",
+    "\u202e",  # Hebrew, Arabic, a right-to-left mark, a bidi override
+    "é",
+    "e\u0301",
+    "ﬁ",  # precomposed, combining accent, ligature
+    "\x00",
+    "\t",
+    "\n",
+    "\r",
+    "\x7f",
+    "\u2028",  # NUL and other controls, a line separator
+    "\ud800",
+    "\udfff",  # lone surrogates
+    "</s>",
+    "<b>",
+    "&amp;",
+    '"',
+    ",",
+    "\\",
+    " ",
+    "▁",
+    "Ġ",
+    "##ing",  # markup, CSV and tokenizer artefacts
+    "Good",
+    "morning",
+    "a" * 40,
+)
 SPECIAL_TEXTS = ("</s>", "<s>", "[CLS]", "[SEP]", "<pad>", "<|endoftext|>")
 
 piece_texts = st.one_of(

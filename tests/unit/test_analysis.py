@@ -81,8 +81,19 @@ def test_word_groups_join_a_contraction_but_not_quotes():
     words = ["It", "didn", "'", "t", "stop", "John", "’", "s", "'", "hello", "'", "rock", "'", "n", "'", "roll"]
     groups = analysis.word_groups(tokens_from(words, text))
     assert ["".join(words[a:b]) for a, b in groups] == [
-        "It", "didn't", "stop", "John’s", "'", "hello", "'", "rock", "'", "n", "'", "roll",
-    ]  # fmt: skip
+        "It",
+        "didn't",
+        "stop",
+        "John’s",
+        "'",
+        "hello",
+        "'",
+        "rock",
+        "'",
+        "n",
+        "'",
+        "roll",
+    ]
     # Offsets that keep the space (" '" covers the space before it): a quote opening, not an inner apostrophe.
     spaced = [Token("rock", 0, 4), Token(" '", 4, 6), Token("n", 6, 7), Token("'", 7, 8), Token(" roll", 8, 13)]
     assert analysis.word_groups(spaced) == [(0, 1), (1, 2), (2, 3), (3, 4), (4, 5)]

@@ -36,8 +36,13 @@ def test_bad_lines_are_listed_with_their_numbers_and_the_others_read(tmp_path):
     bad = {i.line: i.key for i in items if isinstance(i, BadLine)}
     assert [p.line for p in good] == [1, 7]
     assert good[0].source == "早上好！" and good[0].target == "Good morning!" and good[1].gold.possible >= {(3, 3)}
-    assert bad == {3: "corpus_empty_source", 4: "corpus_not_pharaoh", 5: "corpus_link_outside",
-                   6: "corpus_columns", 8: "corpus_not_utf8"}  # fmt: skip
+    assert bad == {
+        3: "corpus_empty_source",
+        4: "corpus_not_pharaoh",
+        5: "corpus_link_outside",
+        6: "corpus_columns",
+        8: "corpus_not_utf8",
+    }
     sentence = next(i for i in items if isinstance(i, BadLine) and i.line == 4).message
     assert "Pharaoh" in sentence
 
@@ -146,14 +151,25 @@ def test_a_pairs_link_opens_it_as_the_job_scored_it():
 
     from attnviz.corpus.report import pair_link, report_options
 
-    row = {"source": "早上好！", "target": "Good morning!", "gold": "0-0 1-1", "source_words": "早上 好 ！",
-           "target_words": "Good morning !"}  # fmt: skip
+    row = {
+        "source": "早上好！",
+        "target": "Good morning!",
+        "gold": "0-0 1-1",
+        "source_words": "早上 好 ！",
+        "target_words": "Good morning !",
+    }
     options = JobOptions(gold=True, segmented=True, threshold=0.25, reverse_model="demo-en-zh")
     params = parse_qs(urlsplit(pair_link("demo-zh-en", row, options=options)).query)
     assert {name: values[0] for name, values in params.items()} == {
-        "model": "demo-zh-en", "mode": "pair", "text": "早上 好 ！", "target": "Good morning !", "segmented": "1",
-        "gold": "0-0 1-1", "threshold": "0.25", "gold_reverse": "demo-en-zh",
-    }  # fmt: skip
+        "model": "demo-zh-en",
+        "mode": "pair",
+        "text": "早上 好 ！",
+        "target": "Good morning !",
+        "segmented": "1",
+        "gold": "0-0 1-1",
+        "threshold": "0.25",
+        "gold_reverse": "demo-en-zh",
+    }
     plain = parse_qs(urlsplit(pair_link("demo-zh-en", {"source": "早上好！", "target": "Good morning!"})).query)
     assert set(plain) == {"model", "mode", "text", "target"} and plain["text"] == ["早上好！"]
     summary = {"options": vars(options) | {"shard_size": 256, "from_a_later_version": 1}}
@@ -169,9 +185,13 @@ def test_lines_without_a_tab_may_separate_their_columns_as_awesome_align_does(tm
 
 @pytest.mark.parametrize(
     "header, gold",
-    [("zh\ten", False), ("source\ttarget\tlinks", True), ("zh_words ||| en_words ||| alignment", True),
-     ("\ufeffSRC\tTGT", False)],
-)  # fmt: skip
+    [
+        ("zh\ten", False),
+        ("source\ttarget\tlinks", True),
+        ("zh_words ||| en_words ||| alignment", True),
+        ("\ufeffSRC\tTGT", False),
+    ],
+)
 def test_a_first_line_that_names_the_columns_is_said_and_skipped_not_read_as_a_pair(tmp_path, header, gold):
     pair = "早上 好 ！\tGood morning !" + ("\t0-0 1-1 2-2" if gold else "")
     path = _write(tmp_path, f"{header}\n{pair}\nzh\ten\n")

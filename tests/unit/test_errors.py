@@ -168,18 +168,23 @@ def test_the_list_of_modules_not_yet_converted_only_names_what_is_still_to_conve
         if not (REPO / path).exists() or (function and f"def {function}(" not in (REPO / path).read_text("utf-8")):
             continue  # not (or no longer) here: moved code is covered where it went
         matches = [
-            found for found in unconverted
+            found
+            for found in unconverted
             if (found.path.startswith(path) if path.endswith("/") else found.path == path)
             and (not function or found.function == function)
-        ]  # fmt: skip
+        ]
         assert matches, f"{entry} raises only keyed errors now: take it off NOT_YET_CONVERTED"
 
 
 def test_phrases_are_said_in_the_sentence_language():
     error = ResourceLimitError(
-        "over_memory_budget", what=Phrase("memory.capturing", tokens=8192, model="m", mode="full"),
-        needed="9 GiB", budget="4.0 GiB", advice=Phrase("memory.advice_lazy"), variable="ATTNVIZ_MEMORY_BUDGET_MB",
-    )  # fmt: skip
+        "over_memory_budget",
+        what=Phrase("memory.capturing", tokens=8192, model="m", mode="full"),
+        needed="9 GiB",
+        budget="4.0 GiB",
+        advice=Phrase("memory.advice_lazy"),
+        variable="ATTNVIZ_MEMORY_BUDGET_MB",
+    )
     assert (
         str(error)
         == error.message("en")

@@ -72,8 +72,11 @@ def test_large_heatmap_is_pooled_with_few_labels_and_a_range_gives_exact_values(
     assert hover_label(fig, 5, 101) == "masked"  # every cell of this block is masked
     part = figures.heatmap(amap, query_range=(300, 340), key_range=(280, 330))
     exact = np.array(part.data[0].z, dtype=float)
-    np.testing.assert_allclose(exact, np.where(analysis.causal_mask(amap)[300:340, 280:330], np.nan,
-                                               amap.weights[0, 0, 300:340, 280:330]), equal_nan=True)  # fmt: skip
+    np.testing.assert_allclose(
+        exact,
+        np.where(analysis.causal_mask(amap)[300:340, 280:330], np.nan, amap.weights[0, 0, 300:340, 280:330]),
+        equal_nan=True,
+    )
     assert part.layout.meta["query_offset"] == 300 and part.layout.xaxis.ticktext[0] == "t280"
     assert hover_label(part, 39, 1).startswith("t339 → t281: ") and hover_label(part, 0, 49) == "masked"
     # A box selected on the pooled view (bins 100–102 × 90–95) maps back to tokens 300–308 × 270–287.

@@ -59,8 +59,9 @@ def test_ranking_orders_every_head_by_the_weight_from_query_to_key():
     ]
     assert [m.weight for m in ranked] == pytest.approx(sorted(expected.ravel(), reverse=True))
     top = ranked[0]
-    shown = selection.show(result, selection.ViewOptions(kind="self", aggregation="head", layer=top.layer,
-                                                         head=top.head))  # fmt: skip
+    shown = selection.show(
+        result, selection.ViewOptions(kind="self", aggregation="head", layer=top.layer, head=top.head)
+    )
     assert selection.pair_weight(shown.selection, query, key) == pytest.approx(top.weight)
 
 
@@ -252,8 +253,11 @@ def test_a_heatmap_exported_narrow_keeps_its_rows_height_and_thins_its_key_label
     src, tgt = COLUMN_PAIR
     fig = figures.heatmap(random_map(tokens_from(tgt * 2), tokens_from(src * 2), layers=1, heads=1))
     drawn = {}
-    monkeypatch.setitem(export.RENDERERS, "static", lambda figure, fmt, width, height, scale: drawn.update(
-        figure=figure, width=width, height=height) or b"<svg/>")  # fmt: skip
+    monkeypatch.setitem(
+        export.RENDERERS,
+        "static",
+        lambda figure, fmt, width, height, scale: drawn.update(figure=figure, width=width, height=height) or b"<svg/>",
+    )
     export.figure_bytes(fig, "svg", engine="static", preset="single-column")
     fitted, width = drawn["figure"], drawn["width"]
     assert width == 336 and drawn["height"] >= fig.layout.height  # rows keep their room (plus any title line)

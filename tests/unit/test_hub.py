@@ -77,9 +77,14 @@ def test_offline_a_hub_model_is_refused_with_a_sentence_within_seconds(monkeypat
 
 @pytest.mark.parametrize(
     "hub_id, embedded",
-    [("Helsinki-NLP/opus-mt-en-zh", "demo-en-zh"), ("Helsinki-NLP/opus-mt-zh-en", "demo-zh-en"),
-     ("gpt2", "demo-decoder"), ("bert-base-chinese", "minilm"), ("org/unknown", "demo-zh-en")],
-)  # fmt: skip
+    [
+        ("Helsinki-NLP/opus-mt-en-zh", "demo-en-zh"),
+        ("Helsinki-NLP/opus-mt-zh-en", "demo-zh-en"),
+        ("gpt2", "demo-decoder"),
+        ("bert-base-chinese", "minilm"),
+        ("org/unknown", "demo-zh-en"),
+    ],
+)
 def test_offline_the_sentence_offers_the_embedded_model_nearest_the_one_asked_for(monkeypatch, hub_id, embedded):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setattr(models, "_cached", lambda model_id: False)

@@ -162,8 +162,7 @@ def test_hide_tokens_removes_exactly_the_chosen_tokens(drawn, special, first, re
     hidden |= {i for i, t in enumerate(amap.key_tokens) if special and t.special}
     kept_keys = [i for i in range(num_keys) if i not in hidden]
     square = amap.kind != "cross"
-    kept_queries = kept_keys if square else [
-        i for i, t in enumerate(amap.query_tokens) if not (special and t.special)]  # fmt: skip
+    kept_queries = kept_keys if square else [i for i, t in enumerate(amap.query_tokens) if not (special and t.special)]
     if not kept_keys or not kept_queries:
         with pytest.raises(InputError, match="hide fewer|keep special"):
             analysis.hide_tokens(amap, special=special, first=first, keys=keys, renormalize=renormalize)

@@ -21,7 +21,11 @@ from tests.support.strategies import captures, json_values, property_settings
 
 def _assert_same_capture(loaded, original) -> None:
     assert (loaded.model, loaded.device, loaded.source_text, loaded.target_text) == (
-        original.model, original.device, original.source_text, original.target_text)  # fmt: skip
+        original.model,
+        original.device,
+        original.source_text,
+        original.target_text,
+    )
     assert loaded.meta == original.meta and list(loaded.maps) == list(original.maps)
     for kind, amap in original.maps.items():
         other = loaded.maps[kind]
@@ -121,9 +125,11 @@ def _normalised(capture):
     def rows(weights):
         return None if weights is None else (weights + 1e-3) / (weights + 1e-3).sum(-1, keepdims=True)
 
-    steps = None if capture.steps is None else [
-        GenerationStep(step.token, rows(step.self_weights), rows(step.cross_weights)) for step in capture.steps
-    ]  # fmt: skip
+    steps = (
+        None
+        if capture.steps is None
+        else [GenerationStep(step.token, rows(step.self_weights), rows(step.cross_weights)) for step in capture.steps]
+    )
     return dataclasses.replace(capture, steps=steps)
 
 
@@ -177,8 +183,11 @@ def test_arbitrary_bytes_are_refused_with_a_sentence(data):
 
 
 @property_settings(100)
-@given(header=st.dictionaries(st.sampled_from(["model", "maps", "steps", "meta", "provenance", "shape", "x"]),
-                              json_values, max_size=5))  # fmt: skip
+@given(
+    header=st.dictionaries(
+        st.sampled_from(["model", "maps", "steps", "meta", "provenance", "shape", "x"]), json_values, max_size=5
+    )
+)
 def test_capture_shaped_json_of_any_content_is_refused_with_a_sentence(header):
     data = {"schema": "attnviz.capture", "version": 1, **header}
     _accepted_or_refused(json.dumps(data).encode("utf-8"))

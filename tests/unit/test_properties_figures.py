@@ -123,8 +123,10 @@ def test_grid_has_one_exact_thumbnail_per_layer_and_head(drawn, max_cells, data)
         if not pooled:
             np.testing.assert_array_equal(_z(trace), np.where(mask, np.nan, amap.weights[layer, head]))
         else:
-            assert _z(trace).shape == (math.ceil(len(amap.query_tokens) / fig.layout.meta["query_factor"]),
-                                       math.ceil(len(amap.key_tokens) / fig.layout.meta["key_factor"]))  # fmt: skip
+            assert _z(trace).shape == (
+                math.ceil(len(amap.query_tokens) / fig.layout.meta["query_factor"]),
+                math.ceil(len(amap.key_tokens) / fig.layout.meta["key_factor"]),
+            )
 
 
 @property_settings(25)

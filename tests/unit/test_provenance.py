@@ -26,14 +26,19 @@ def bert(tiny_folder):
 
 
 def test_build_provenance_records_model_weights_device_versions_texts_options_and_time(bert):
-    record = provenance.build_provenance(bert, "早上好", "Good morning", {"max_tokens": 64, "layers": (0, 1)},
-                                         now=MOMENT)  # fmt: skip
+    record = provenance.build_provenance(
+        bert, "早上好", "Good morning", {"max_tokens": 64, "layers": (0, 1)}, now=MOMENT
+    )
     model = record["model"]
     assert model["name"] == bert.name and model["source"] == "folder" and model["path"] == bert.path
     assert re.fullmatch(r"[0-9a-f]{64}", model["weights_sha256"])
     assert model["weights_bytes"] == sum(p.numel() * p.element_size() for p in bert.model.state_dict().values())
     assert (model["class"], model["kind"], model["layers"], model["heads"]) == (
-        type(bert.model).__name__, bert.kind, bert.num_layers, bert.num_heads)  # fmt: skip
+        type(bert.model).__name__,
+        bert.kind,
+        bert.num_layers,
+        bert.num_heads,
+    )
     assert (record["device"], record["dtype"]) == ("cpu", "float32")
     assert record["versions"]["attnviz"] == __version__
     assert record["versions"]["transformers"] == transformers.__version__
@@ -66,8 +71,9 @@ def test_catalogue_and_hub_models_say_where_they_came_from():
 
     entries = catalogue()
     layer = torch.nn.Linear(2, 2)
-    handle = SimpleNamespace(name="org/some-model", path=None, model=layer, kind="encoder", num_layers=1,
-                             num_heads=1, device="cuda:0")  # fmt: skip
+    handle = SimpleNamespace(
+        name="org/some-model", path=None, model=layer, kind="encoder", num_layers=1, num_heads=1, device="cuda:0"
+    )
     layer.config = SimpleNamespace(_commit_hash="0123abcd")
     record = provenance.build_provenance(handle, "text", hash_weights=False)
     assert record["model"]["source"] == "hub" and record["model"]["revision"] == "0123abcd"
@@ -83,8 +89,15 @@ def test_a_capture_s_provenance_reads_no_model_file(monkeypatch):
     from attnviz.models import catalogue_folders
 
     catalogue_folders()  # what is installed is looked up once per process
-    handle = SimpleNamespace(name="demo-zh-en", path="assets/models/zh-en", model=torch.nn.Linear(2, 2),
-                             kind="encoder-decoder", num_layers=1, num_heads=1, device="cpu")  # fmt: skip
+    handle = SimpleNamespace(
+        name="demo-zh-en",
+        path="assets/models/zh-en",
+        model=torch.nn.Linear(2, 2),
+        kind="encoder-decoder",
+        num_layers=1,
+        num_heads=1,
+        device="cpu",
+    )
     opened = []
     real_read = Path.read_text
     monkeypatch.setattr(Path, "read_text", lambda self, *a, **k: opened.append(self) or real_read(self, *a, **k))
@@ -95,8 +108,9 @@ def test_a_capture_s_provenance_reads_no_model_file(monkeypatch):
 
 def test_view_provenance_adds_the_view_and_the_export_time():
     base = {"model": {"name": "demo-zh-en"}, "captured_at": "2025-05-01T09:30:05Z"}
-    view = provenance.view_provenance(base, "alignment", {"layer": 2, "head": np.int64(0), "threshold": 0.1},
-                                      now=MOMENT + timedelta(hours=1))  # fmt: skip
+    view = provenance.view_provenance(
+        base, "alignment", {"layer": 2, "head": np.int64(0), "threshold": 0.1}, now=MOMENT + timedelta(hours=1)
+    )
     assert view["view"] == {"name": "alignment", "options": {"layer": 2, "head": 0, "threshold": 0.1}}
     assert view["exported_at"] == "2025-05-01T10:30:05Z" and view["model"] == base["model"]
     assert "view" not in base  # the capture's own record is left as it was
@@ -107,8 +121,9 @@ def test_view_provenance_adds_the_view_and_the_export_time():
 @pytest.mark.parametrize("suffix", ["json", "npz"])
 def test_load_capture_round_trips_the_provenance(tmp_path, bert, suffix):
     record = provenance.build_provenance(bert, "早上好！", "Good Morning!", {"truncate": False}, now=MOMENT)
-    capture = AttentionCapture("demo-zh-en", "cpu", {"cross": seed_pair_map()}, "早上好！", "Good Morning!",
-                               provenance=record)  # fmt: skip
+    capture = AttentionCapture(
+        "demo-zh-en", "cpu", {"cross": seed_pair_map()}, "早上好！", "Good Morning!", provenance=record
+    )
     loaded = export.load_capture(export.save_capture(capture, tmp_path / f"c.{suffix}"))
     assert loaded.provenance == record
     assert export.read_capture_upload((tmp_path / f"c.{suffix}").read_bytes()).provenance == record

@@ -21,8 +21,20 @@ KEYS = tokens_from(["Good", "morning", "!", "</s>"], specials=("</s>",))
 def vectors(d: int = 6, values: bool = True, seed: int = 0) -> HeadVectors:
     rng = np.random.default_rng(seed)
     q, k, v = rng.normal(size=(3, d)), rng.normal(size=(4, d)), rng.normal(size=(4, d))
-    return HeadVectors("cross", 1, 2, "model.decoder.layers.1.encoder_attn", QUERIES, KEYS, q, k,
-                       v if values else None, d**-0.5, None, 2)  # fmt: skip
+    return HeadVectors(
+        "cross",
+        1,
+        2,
+        "model.decoder.layers.1.encoder_attn",
+        QUERIES,
+        KEYS,
+        q,
+        k,
+        v if values else None,
+        d**-0.5,
+        None,
+        2,
+    )
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -30,8 +42,16 @@ def vectors(d: int = 6, values: bool = True, seed: int = 0) -> HeadVectors:
 def test_queries_and_keys_are_two_traces_told_apart_with_their_tokens(lang, color_by):
     head = vectors()
     projection = project_queries_keys(head.queries, head.keys)
-    fig = qkspace.qk_space(projection, QUERIES, KEYS, color_by=color_by, kind="cross", layer=1, head=2,
-                           style=figures.FigureStyle(lang=lang))  # fmt: skip
+    fig = qkspace.qk_space(
+        projection,
+        QUERIES,
+        KEYS,
+        color_by=color_by,
+        kind="cross",
+        layer=1,
+        head=2,
+        style=figures.FigureStyle(lang=lang),
+    )
     queries, keys = fig.data[:2]
     assert queries.marker.symbol == "circle" and keys.marker.symbol == "diamond"
     np.testing.assert_allclose(queries.x, projection.queries[:, 0])
@@ -121,8 +141,14 @@ def test_both_figures_export_without_a_browser(color_by):
     from attnviz import export
 
     head = vectors()
-    space = qkspace.qk_space(project_queries_keys(head.queries, head.keys), QUERIES, KEYS, color_by=color_by,
-                             selected=("query", 0), style=figures.FigureStyle(lang="zh"))  # fmt: skip
+    space = qkspace.qk_space(
+        project_queries_keys(head.queries, head.keys),
+        QUERIES,
+        KEYS,
+        color_by=color_by,
+        selected=("query", 0),
+        style=figures.FigureStyle(lang="zh"),
+    )
     steps = sentence_steps(sentence_walkthrough(head, 0, captured=np.full(4, 0.25)))
     for fig in (space, steps):
         assert export.figure_bytes(fig, "svg", engine="static").lstrip().startswith((b"<?xml", b"<svg"))

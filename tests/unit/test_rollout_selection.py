@@ -58,8 +58,9 @@ def test_a_range_outside_the_map_is_refused(layers):
 def test_show_draws_the_rollout_through_the_range_and_the_grid_layer_by_layer():
     amap = self_map()
     capture = AttentionCapture("tiny", "cpu", {"self": amap}, "the cat sat", None)
-    options = selection.ViewOptions(aggregation=selection.ROLLOUT, rollout_layers=(1, 3), words=False,
-                                    hide_special=False)  # fmt: skip
+    options = selection.ViewOptions(
+        aggregation=selection.ROLLOUT, rollout_layers=(1, 3), words=False, hide_special=False
+    )
     shown = selection.show(capture, options, names=("heatmap", "grid", "lines"))
     z = np.array(shown.figures["heatmap"].data[0].z, dtype=float)
     np.testing.assert_allclose(z, paper(amap, 1, 3), rtol=1e-5, atol=1e-6)

@@ -38,7 +38,7 @@ def written(probabilities=(0.9, 0.3, 0.8)) -> AttentionCapture:
             amap.weights[:, :, i],
             probability,
             ((token.text, probability), ("Hello", 0.05)),
-        )  # fmt: skip
+        )
         for i, (token, probability) in enumerate(zip(TARGET, probabilities))
     ]
     return AttentionCapture("demo", "cpu", {"cross": amap}, "龘龘早上好", "Good morning", steps=steps)
@@ -50,10 +50,19 @@ def written(probabilities=(0.9, 0.3, 0.8)) -> AttentionCapture:
 
 @pytest.mark.parametrize(
     ("text", "script"),
-    [("The animal did not cross the street.", "latin"), ("人工智能正在改变世界", "han"), ("早上好！Hi", "han"),
-     ("こんにちは世界", "kana"), ("안녕하세요", "hangul"), ("Привет", "cyrillic"), ("123 !?", None), ("ＡＢＣ", "latin"),
-     ("我喜欢用iPhone 15拍照，but sometimes 我更喜欢Leica和龘靐齉。", "han"), ("I love 北京 very much", "latin")],
-)  # fmt: skip
+    [
+        ("The animal did not cross the street.", "latin"),
+        ("人工智能正在改变世界", "han"),
+        ("早上好！Hi", "han"),
+        ("こんにちは世界", "kana"),
+        ("안녕하세요", "hangul"),
+        ("Привет", "cyrillic"),
+        ("123 !?", None),
+        ("ＡＢＣ", "latin"),
+        ("我喜欢用iPhone 15拍照，but sometimes 我更喜欢Leica和龘靐齉。", "han"),
+        ("I love 北京 very much", "latin"),
+    ],
+)
 def test_main_script(text, script):
     assert language.main_script(text) == script
 
@@ -89,7 +98,8 @@ def test_caveats_name_unknown_words_and_unsure_steps():
     unknown, unsure = found
     assert unknown.words == ("龘龘",) and "“龘龘”" in unknown.sentence("en") and "“龘龘”" in unknown.sentence("zh")
     assert "Helsinki-NLP/opus-mt-zh-en" in unknown.sentence("en") and "give the translation yourself" in (
-        unknown.sentence("en").lower())  # fmt: skip
+        unknown.sentence("en").lower()
+    )
     assert unsure.tokens == (("morning", 0.3),)  # the end token's probability is not a word's
     assert "“morning” (0.30)" in unsure.sentence("en") and "“morning”（0.30）" in unsure.sentence("zh")
     assert caveats.caveats(written((0.9, 0.8, 0.2)))[1:] == []  # a sure sentence, an unsure end: nothing to say
@@ -189,8 +199,9 @@ def test_the_csv_names_decoder_rows_as_the_figures_do():
     rows = [line.split(",") for line in capture_to_csv(decoder).splitlines()[1:]]
     named = {int(row[4]): row[5] for row in rows}  # query_index -> query_token
     assert named == {0: "</s>", 1: "Good", 2: "morning"}  # the input at each position, as the row is drawn
-    heatmap = figures.heatmap(selection.prepare_map(AttentionCapture("m", "cpu", {"decoder": decoder}, "", ""),
-                                                    "decoder"))  # fmt: skip
+    heatmap = figures.heatmap(
+        selection.prepare_map(AttentionCapture("m", "cpu", {"decoder": decoder}, "", ""), "decoder")
+    )
     assert [plain(label) for label in heatmap.layout.yaxis.ticktext] == ["</s>", "Good", "morning"]
     assert capture_to_dict(decoder)["maps"]["decoder"]["query_tokens"][0]["text"] == "Good"  # the file keeps both
 
@@ -225,8 +236,11 @@ def test_a_damaged_step_score_is_a_sentence():
 def test_replayed_scores_follow_the_step_in_tokens_and_words():
     capture = written()
     scores = selection.step_scores(capture)
-    assert [(s.step, s.token.text, s.unsure) for s in scores] == [(1, "Good", False), (2, "morning", True),
-                                                                  (3, "</s>", False)]  # fmt: skip
+    assert [(s.step, s.token.text, s.unsure) for s in scores] == [
+        (1, "Good", False),
+        (2, "morning", True),
+        (3, "</s>", False),
+    ]
     amap = capture["cross"]
     assert [s.step for s in selection.replayed_scores(scores, amap, 2)] == [2]
     assert [s.step for s in selection.replayed_scores(scores, amap, 0)] == [3]  # 0 = all: the newest row
@@ -266,8 +280,12 @@ def test_unknown_labels_are_measured_by_the_text_they_draw_not_their_markup():
     from attnviz.figures.alignment import LABEL_SIZE, label_widths
     from attnviz.fonts import text_width
 
-    source = [Token("Good morning", 0, 12, unknown=True), Token(",", 12, 13), Token("class", 14, 19, unknown=True),
-              Token("!", 19, 20)]  # fmt: skip
+    source = [
+        Token("Good morning", 0, 12, unknown=True),
+        Token(",", 12, 13),
+        Token("class", 14, 19, unknown=True),
+        Token("!", 19, 20),
+    ]
     target = [Token("Bus", 0, 3), Token("!", 3, 4)]
     shown = figures._common.token_label(source[0])
     assert label_widths([shown], LABEL_SIZE) == [text_width("Good morning?", LABEL_SIZE)]

@@ -63,8 +63,10 @@ def test_the_decoding_walk_reads_full_width_punctuation_as_typed():
 
     tokens = tokens_for_ids(Tokenizer(), [1, 2, 0], "Hello world.")
     assert [(t.text, t.start, t.end, t.unknown, t.special) for t in tokens] == [
-        ("Hello world", 0, 11, True, False), (".", 11, 12, False, False), ("</s>", -1, -1, False, True),
-    ]  # fmt: skip
+        ("Hello world", 0, 11, True, False),
+        (".", 11, 12, False, False),
+        ("</s>", -1, -1, False, True),
+    ]
 
 
 def test_marian_target_side_uses_its_own_sentencepiece(marian):
@@ -78,9 +80,14 @@ def test_wordpiece_lowercasing_and_accents_keep_the_original_text():
     text = "Café  naïve ＡＢＣ 早上好!"
     encoded = encode(wordpiece(), text)
     assert located(encoded.tokens, text) == [
-        ("Café", 0, 4, False), ("naïve", 6, 11, False), ("ＡＢＣ", 12, 15, True),
-        ("早", 16, 17, False), ("上", 17, 18, False), ("好", 18, 19, True), ("!", 19, 20, False),
-    ]  # fmt: skip
+        ("Café", 0, 4, False),
+        ("naïve", 6, 11, False),
+        ("ＡＢＣ", 12, 15, True),
+        ("早", 16, 17, False),
+        ("上", 17, 18, False),
+        ("好", 18, 19, True),
+        ("!", 19, 20, False),
+    ]
     assert [t.special for t in encoded.tokens] == [True] + [False] * 7 + [True]  # [UNK] is never special
 
 
@@ -118,8 +125,10 @@ def test_embedded_translator_reads_the_issue_sentence_as_unknown():
     assert any(t.unknown for t in tokens) and not any(t.text == "T" for t in tokens)
     located(tokens, text)
     assert located(encode(handle.tokenizer, "早上 好!").tokens, "早上 好!") == [
-        ("早上", 0, 2, False), ("好", 3, 4, False), ("!", 4, 5, False),
-    ]  # fmt: skip
+        ("早上", 0, 2, False),
+        ("好", 3, 4, False),
+        ("!", 4, 5, False),
+    ]
 
 
 def test_minilm_marks_its_unknown_characters():
@@ -130,8 +139,11 @@ def test_minilm_marks_its_unknown_characters():
     handle = load_model("minilm", "cpu")
     text = "Café naïve 龘 studying"
     assert located(encode(handle.tokenizer, text).tokens, text) == [
-        ("Café", 0, 4, False), ("naïve", 5, 10, False), ("龘", 11, 12, True), ("studying", 13, 21, False),
-    ]  # fmt: skip
+        ("Café", 0, 4, False),
+        ("naïve", 5, 10, False),
+        ("龘", 11, 12, True),
+        ("studying", 13, 21, False),
+    ]
 
 
 def test_embedded_en_zh_target_reads_full_width_punctuation_where_it_was_typed():

@@ -22,10 +22,22 @@ def _capture() -> AttentionCapture:
     steps = []
     for index, token in enumerate(cross.query_tokens):
         self_w, cross_w = rng.random((2, 2, index + 1)), rng.random((2, 2, 4))
-        steps.append(GenerationStep(token, (self_w / self_w.sum(-1, keepdims=True)).astype(np.float32),
-                                    (cross_w / cross_w.sum(-1, keepdims=True)).astype(np.float32)))  # fmt: skip
-    return AttentionCapture("demo-zh-en", "npu:0", {"cross": cross, "decoder": decoder}, "早上好！", "Good Morning!",
-                            steps, provenance={"model": {"name": "demo-zh-en"}, "dtype": "bfloat16"})  # fmt: skip
+        steps.append(
+            GenerationStep(
+                token,
+                (self_w / self_w.sum(-1, keepdims=True)).astype(np.float32),
+                (cross_w / cross_w.sum(-1, keepdims=True)).astype(np.float32),
+            )
+        )
+    return AttentionCapture(
+        "demo-zh-en",
+        "npu:0",
+        {"cross": cross, "decoder": decoder},
+        "早上好！",
+        "Good Morning!",
+        steps,
+        provenance={"model": {"name": "demo-zh-en"}, "dtype": "bfloat16"},
+    )
 
 
 GOOD = _capture()
@@ -58,23 +70,26 @@ def test_a_file_over_the_size_limit_is_refused_before_it_is_read():
     _refused(b"{" * 2_000_000, "capture_too_large", ResourceLimitError, UploadLimits(max_bytes=1_000_000))
 
 
-@pytest.mark.parametrize("data, key", [
-    (b"", "capture_empty"),
-    (b" \n\t ", "capture_empty"),
-    (b"\xff\xfe\x00{garbage", "capture_not_utf8"),
-    (b'{"schema": "attnviz.capture", "version": 1, "maps": {"cross": {"weights": [[[[0.5', "capture_truncated"),
-    (b"{'single': 'quotes'}", "capture_bad_json"),
-    (b"[" * 100_000 + b"]" * 100_000, "capture_too_deep"),
-    (b'{"hello": 1}', "capture_not_attnviz"),
-    (b"null", "capture_not_attnviz"),
-    (b'{"schema": "attnviz.capture", "version": 2, "maps": {}}', "capture_schema_version"),
-    (b'{"schema": "attnviz.capture", "version": "1"}', "capture_schema_version"),
-    (b'{"schema": "attnviz.capture", "version": 1, "maps": {}}', "capture_no_maps"),
-    (b"PK\x03\x04 not really a zip", "capture_bad_npz"),
-    (GOOD_NPZ[: len(GOOD_NPZ) // 2], "capture_bad_npz"),
-    (GOOD_NPZ[:-10], "capture_bad_npz"),
-    (b"\x93NUMPY\x01\x00", "capture_single_npy"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "data, key",
+    [
+        (b"", "capture_empty"),
+        (b" \n\t ", "capture_empty"),
+        (b"\xff\xfe\x00{garbage", "capture_not_utf8"),
+        (b'{"schema": "attnviz.capture", "version": 1, "maps": {"cross": {"weights": [[[[0.5', "capture_truncated"),
+        (b"{'single': 'quotes'}", "capture_bad_json"),
+        (b"[" * 100_000 + b"]" * 100_000, "capture_too_deep"),
+        (b'{"hello": 1}', "capture_not_attnviz"),
+        (b"null", "capture_not_attnviz"),
+        (b'{"schema": "attnviz.capture", "version": 2, "maps": {}}', "capture_schema_version"),
+        (b'{"schema": "attnviz.capture", "version": "1"}', "capture_schema_version"),
+        (b'{"schema": "attnviz.capture", "version": 1, "maps": {}}', "capture_no_maps"),
+        (b"PK\x03\x04 not really a zip", "capture_bad_npz"),
+        (GOOD_NPZ[: len(GOOD_NPZ) // 2], "capture_bad_npz"),
+        (GOOD_NPZ[:-10], "capture_bad_npz"),
+        (b"\x93NUMPY\x01\x00", "capture_single_npy"),
+    ],
+)
 def test_malformed_files_each_get_their_sentence(data, key):
     _refused(data, key)
 
@@ -123,8 +138,11 @@ def test_nan_weights_and_rows_not_summing_to_one_are_refused():
 def test_rows_within_half_precision_rounding_are_accepted():
     amap = seed_pair_map()
     rounded = amap.weights.astype(np.float16).astype(np.float32)  # what a half-precision model's rows look like
-    check_rows(AttentionCapture("m", "npu:0", {"cross": type(amap)("cross", rounded, amap.query_tokens,
-                                                                   amap.key_tokens, amap.layer_names)}))  # fmt: skip
+    check_rows(
+        AttentionCapture(
+            "m", "npu:0", {"cross": type(amap)("cross", rounded, amap.query_tokens, amap.key_tokens, amap.layer_names)}
+        )
+    )
 
 
 def test_huge_token_lists_layers_heads_and_steps_are_refused_from_the_header():
