@@ -21,7 +21,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from attnviz.errors import InputError, Phrase
+from attnviz.errors import InputError
+from attnviz.indexing import axis_phrase, indices, is_index
 from attnviz.types import AttentionMap, Token
 
 REDUCTIONS = ("mean", "max")
@@ -42,50 +43,6 @@ POSITIONAL_OFFSETS = 8
 # Head and layer selection
 
 
-def _is_index(value) -> bool:
-    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
-
-
-def _axis(what: str, size: int | None = None, index: int | None = None) -> Phrase:
-    """An axis ("layer", "head", "key", "query", "query row") as a sentence names it: the word, `size` of them
-    ("4 layers"), or one of them by `index` ("Layer 9")."""
-    word = what.replace(" ", "_")
-    if index is not None:
-        return Phrase(f"analysis.axis_item.{word}", index=index)
-    if size is not None:
-        return Phrase(f"analysis.axis_count.{word}", count=size)
-    return Phrase(f"analysis.axis.{word}")
-
-
-def _valid_range(size: int) -> Phrase:
-    return Phrase("analysis.valid_range", last=size - 1, size=size)  # "0–3, or −4 to −1 counting from the end"
-
-
-def indices(selection: int | Sequence[int] | None, size: int, what: str) -> list[int]:
-    """Normalise an index, a list of indices or None (= all) to a list of non-negative indices below `size`; an
-    InputError naming the valid range otherwise. `what` names the axis in that message ("layer", "head")."""
-    if selection is None:
-        return list(range(size))
-    if _is_index(selection):
-        items = [selection]
-    elif isinstance(selection, (str, bytes)) or not isinstance(selection, (Sequence, np.ndarray, range, set)):
-        raise InputError("index_not_integer_or_list", what=_axis(what), selection=selection)
-    else:
-        items = list(np.asarray(selection).ravel()) if isinstance(selection, np.ndarray) else list(selection)
-    if not items:
-        raise InputError("index_none_chosen", what=_axis(what), count=_axis(what, size), valid=_valid_range(size))
-    result = []
-    for item in items:
-        if not _is_index(item):
-            raise InputError("index_not_integer", what=_axis(what), item=item)
-        if not -size <= item < size:
-            raise InputError(
-                "index_missing", item=_axis(what, index=item), count=_axis(what, size), valid=_valid_range(size)
-            )
-        result.append(int(item) % size)
-    return result
-
-
 def require_content(amap: AttentionMap) -> None:
     """Refuse a map with no layers, heads, queries or keys: nothing can be computed or drawn from it."""
     if 0 in amap.weights.shape:
@@ -94,7 +51,7 @@ def require_content(amap: AttentionMap) -> None:
 
 def _check_reduction(reduce: str, what: str) -> None:
     if reduce not in REDUCTIONS:
-        raise InputError("reduction_unknown", what=_axis(what), reduce=reduce)
+        raise InputError("reduction_unknown", what=axis_phrase(what), reduce=reduce)
 
 
 def select_indices(
@@ -216,7 +173,7 @@ def downsample(matrix: np.ndarray, query_factor: int, key_factor: int, pool: str
     """
     if pool not in REDUCTIONS:
         raise InputError("pooling_unknown", pool=pool)
-    if not (_is_index(query_factor) and _is_index(key_factor)) or query_factor < 1 or key_factor < 1:
+    if not (is_index(query_factor) and is_index(key_factor)) or query_factor < 1 or key_factor < 1:
         raise InputError("downsample_factors", query_factor=query_factor, key_factor=key_factor)
     matrix = np.asarray(matrix)
     if matrix.ndim != 2 or not np.issubdtype(matrix.dtype, np.number):
@@ -254,12 +211,12 @@ def index_range(span: tuple[int, int] | None, size: int, what: str) -> tuple[int
         isinstance(span, (str, bytes))
         or not isinstance(span, Sequence)
         or len(span) != 2
-        or not all(_is_index(end) for end in span)
+        or not all(is_index(end) for end in span)
     ):
-        raise InputError("range_not_a_pair", what=_axis(what), span=span)
+        raise InputError("range_not_a_pair", what=axis_phrase(what), span=span)
     start, stop = int(span[0]), int(span[1])
     if not 0 <= start < stop <= size:
-        raise InputError("range_outside", what=_axis(what), start=start, stop=stop, size=size)
+        raise InputError("range_outside", what=axis_phrase(what), start=start, stop=stop, size=size)
     return start, stop
 
 
@@ -432,7 +389,7 @@ def hide_tokens(
     """
     require_content(amap)
     num_keys = len(amap.key_tokens)
-    hidden = set(indices(keys, num_keys, "key")) if _is_index(keys) or len(keys) else set()
+    hidden = set(indices(keys, num_keys, "key")) if is_index(keys) or len(keys) else set()
     if special:
         hidden |= {i for i, t in enumerate(amap.key_tokens) if t.special}
     if first and num_keys:

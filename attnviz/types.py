@@ -11,6 +11,7 @@ from typing import ClassVar, Protocol, runtime_checkable
 import numpy as np
 
 from attnviz.errors import InputError, Phrase
+from attnviz.indexing import indices
 
 
 @dataclass(frozen=True)
@@ -205,8 +206,6 @@ class GenerationStep:
 
 def position(index, size: int, what: str) -> int:
     """One index along an axis of `size` (negative ones count from the end), or an InputError naming the valid ones."""
-    from attnviz.analysis import indices  # analysis builds on these types; its check of a selection serves one index
-
     return indices([index], size, what)[0]
 
 
