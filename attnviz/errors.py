@@ -8,6 +8,8 @@ A value may itself be a `Phrase` (a part of the sentence with a key of its own),
 
 from __future__ import annotations
 
+from attnviz import i18n
+
 
 class Phrase:
     """A part of a sentence that the catalogue words in each language: `Phrase("memory.advice_lazy")`.
@@ -33,8 +35,6 @@ class Phrase:
 
 def _said(key: str, values: dict, lang: str, fallback: str) -> str:
     """The catalogue's `key` in `lang`, its Phrase values said in the same language; `fallback` when it has no `key`."""
-    from attnviz import i18n  # the catalogue imports this module for its error headings
-
     if not i18n.has(key, lang):
         return fallback
     worded = {name: value.text(lang) if isinstance(value, Phrase) else value for name, value in values.items()}

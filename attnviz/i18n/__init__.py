@@ -7,14 +7,6 @@ must have the same keys with the same {placeholders}; tests/unit/test_app_i18n.p
 
 from __future__ import annotations
 
-from attnviz.errors import (
-    AttnvizError,
-    DeviceUnavailableError,
-    InputError,
-    ModelLoadError,
-    ResourceLimitError,
-    SettingError,
-)
 from attnviz.i18n import (
     app,
     corpus,
@@ -71,8 +63,6 @@ def _joined(parts) -> dict[str, dict[str, str]]:
 
 STRINGS: dict[str, dict[str, str]] = _joined(PARTS)
 
-_ERROR_CLASSES = (ModelLoadError, DeviceUnavailableError, InputError, ResourceLimitError, SettingError, AttnvizError)
-
 
 def has(key: str, lang: str = "en") -> bool:
     return key in STRINGS.get(lang, {})
@@ -88,9 +78,11 @@ def t(key: str, lang: str = "en", /, **values) -> str:
     return template.format(**values) if values else template
 
 
-def error_sentence(error: AttnvizError, lang: str = "en") -> str:
-    """What the page says for an error: a short heading, then the error's own sentence, both in the page's language."""
-    kind = next(cls for cls in _ERROR_CLASSES if isinstance(error, cls)).__name__
+def error_sentence(error, lang: str = "en") -> str:
+    """What the page says for an error (an `attnviz.errors.AttnvizError`): a short heading, then the error's own
+    sentence, both in the page's language. The heading is its kind's, `error_<class name>`, of the nearest class in
+    its ancestry that has one (the catalogue is below the errors, which word their sentences with it)."""
+    kind = next(cls.__name__ for cls in type(error).__mro__ if has(f"error_{cls.__name__}"))
     detail = error.message(lang).strip()
     heading = t(f"error_{kind}", lang)
     return (
