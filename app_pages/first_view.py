@@ -25,7 +25,7 @@ from pathlib import Path
 
 from app_pages import opened, startup
 from app_pages.state import ViewState
-from attnviz.models import ASSETS, catalogue_folder
+from attnviz.catalogue import ASSETS, catalogue_folder
 
 log = logging.getLogger("attnviz.app")
 

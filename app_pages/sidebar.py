@@ -10,7 +10,7 @@ from app_pages.page_errors import shown_errors
 from app_pages.session import CUSTOM, MODEL_CUSTOM, MODEL_PICK, bound, tr
 from app_pages.state import DEVICES, LANGUAGES, ViewState
 from attnviz import hub, i18n, settings
-from attnviz.models import hub_cache
+from attnviz.hub import hub_cache
 
 
 def sidebar(view: ViewState) -> None:

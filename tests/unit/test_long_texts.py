@@ -4,7 +4,7 @@ capture kept."""
 from __future__ import annotations
 
 from attnviz import long_texts, selection
-from attnviz.models import CatalogueEntry, card_languages
+from attnviz.catalogue import CatalogueEntry, card_languages
 from attnviz.types import Token
 
 
@@ -35,7 +35,7 @@ def test_a_text_longer_than_the_model_opens_on_the_longest_reader_of_its_languag
 
 
 def test_the_catalogue_reads_positions_and_languages_without_loading_a_model(tmp_path, tiny_folder):
-    from attnviz.models import catalogue, catalogue_entry
+    from attnviz.catalogue import catalogue, catalogue_entry
     from tests.support.tiny import save_long_llama
 
     shipped = {e.name: e for e in catalogue()}

@@ -67,7 +67,7 @@ def test_the_weights_hash_names_the_weights_not_the_object(tiny_folder, bert):
 
 
 def test_catalogue_and_hub_models_say_where_they_came_from():
-    from attnviz.models import catalogue
+    from attnviz.catalogue import catalogue
 
     entries = catalogue()
     layer = torch.nn.Linear(2, 2)
@@ -86,7 +86,7 @@ def test_catalogue_and_hub_models_say_where_they_came_from():
 def test_a_capture_s_provenance_reads_no_model_file(monkeypatch):
     from pathlib import Path
 
-    from attnviz.models import catalogue_folders
+    from attnviz.catalogue import catalogue_folders
 
     catalogue_folders()  # what is installed is looked up once per process
     handle = SimpleNamespace(
