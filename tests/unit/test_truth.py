@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from attnviz import caveats, figures, language, selection
-from attnviz.export.schema import capture_bytes, capture_from_dict, capture_from_npz, capture_to_csv, capture_to_dict
 from attnviz.catalogue import CatalogueEntry, catalogue
+from attnviz.export.schema import capture_bytes, capture_from_dict, capture_from_npz, capture_to_csv, capture_to_dict
 from attnviz.types import AttentionCapture, AttentionMap, GenerationStep, Token
 
 SOURCE = [Token("龘龘", 0, 2, unknown=True), Token("早上", 2, 4), Token("好", 4, 5), Token("</s>", -1, -1, True)]
