@@ -20,8 +20,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from attnviz.corpus.job import ENGINES, JobConfig
+from attnviz.corpus.job import ENGINES, JobConfig, check_config, run_job
+from attnviz.corpus.ray_engine import stop_kept_workers
+from attnviz.corpus.report import read_report, unread_sentences
 from attnviz.corpus.shards import JobOptions
+from attnviz.errors import InputError
 
 
 def add_parser(commands) -> None:
@@ -92,15 +95,11 @@ def add_parser(commands) -> None:
 
 
 def stop_workers(args: argparse.Namespace) -> int:
-    from attnviz.corpus.ray_engine import stop_kept_workers
-
     print(f"{stop_kept_workers(args.ray_address)} kept corpus actors stopped")
     return 0
 
 
 def config_of(args: argparse.Namespace) -> JobConfig:
-    from attnviz.errors import InputError
-
     if not 0 <= args.threshold < 1:
         raise InputError("cli_threshold_range")
     for name in ("max_tokens", "batch_size", "shard_size", "workers", "threads"):
@@ -128,8 +127,6 @@ def config_of(args: argparse.Namespace) -> JobConfig:
 
 
 def run(args: argparse.Namespace) -> int:
-    from attnviz.corpus.job import check_config, run_job
-
     config = config_of(args)
     check_config(config)  # a job that cannot start says so before its progress bar
     bar = None
@@ -150,7 +147,6 @@ def run(args: argparse.Namespace) -> int:
             bar.close()
     if not summary["pairs"]:
         raise nothing_analysed(config, summary)
-    from attnviz.corpus.report import unread_sentences
 
     for sentence in unread_sentences(summary):
         print(f"attnviz: warning: {sentence}", file=sys.stderr)
@@ -165,9 +161,6 @@ def run(args: argparse.Namespace) -> int:
 def nothing_analysed(config: JobConfig, summary: dict):
     """The error of a job that could analyse no pair (its report, written, lists the lines): the first line's reason
     is often the whole story (a third column without --gold, a model without cross-attention)."""
-    from attnviz.corpus.report import read_report
-    from attnviz.errors import InputError
-
     if not summary["bad_lines"]:
         return InputError("corpus_input_empty", path=str(config.input))
     first = read_report(config.output)["bad_lines"].iloc[0]

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from attnviz import figures, i18n
+from attnviz.corpus.report import bad_lines_in, links_sentences, read_report, unread_sentences
 
 WORST = 20  # pairs listed in the HTML report
 
@@ -28,7 +29,7 @@ def head_grid(heads, kind: str, column: str) -> np.ndarray:
 
 def report_figures(report: dict, lang: str = "en") -> dict:
     """name → plotly Figure of a report (`report.read_report`)."""
-    import plotly.graph_objects as go
+    import plotly.graph_objects as go  # plotly: only where figures are drawn
 
     heads, summary = report["heads"], report["summary"]
     style = figures.FigureStyle(lang=lang)
@@ -71,8 +72,6 @@ def _table(rows: list[dict], columns: list[str], links: str | None = None) -> st
 
 def write_html(folder: Path, summary: dict, lang: str = "en") -> Path:
     """report.html in `folder`, from the tables already written there."""
-    from attnviz.corpus.report import bad_lines_in, links_sentences, read_report, unread_sentences
-
     report = read_report(folder)
     t = lambda key, **values: i18n.t(key, lang, **values)  # noqa: E731
     counts = t("corpus_report_counts", pairs=summary["pairs"], bad=summary["bad_lines"], shards=summary["shards"])

@@ -23,6 +23,7 @@ from pathlib import Path
 from attnviz.corpus.gold import Gold
 from attnviz.corpus.words import Words, segmented
 from attnviz.errors import AttnvizError, InputError
+from attnviz.language import LANGUAGE_SCRIPTS
 
 SEPARATOR = "|||"  # between columns where a line has no tab: fast_align's and awesome-align's "source ||| target"
 
@@ -71,8 +72,6 @@ HEADER_NAMES = {
 def header_names(line: str) -> list[str] | None:
     """The column names of a first line that names its columns ("zh<TAB>en", "source ||| target ||| links",
     "zh_words") instead of holding a pair; None for any other line."""
-    from attnviz.language import LANGUAGE_SCRIPTS
-
     names = [column.strip() for column in input_columns(line) if column.strip()]
     bases = [re.sub(r"[_\- ](words|text|sentence|tokens)$", "", name.lower()) for name in names]
     named = len(names) >= 2 and all(base in HEADER_NAMES or base in LANGUAGE_SCRIPTS for base in bases)

@@ -21,8 +21,10 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from attnviz.corpus import html_report, ray_engine, report
 from attnviz.corpus.shards import SHARDS, JobOptions, ShardSpec, is_done, run_shard, shard_specs
 from attnviz.corpus.timeline import Timeline
+from attnviz.corpus.worker import load_reverse_model, load_worker_model, torch_threads
 from attnviz.errors import InputError
 
 ENGINES = ("inprocess", "ray")
@@ -78,10 +80,8 @@ def prepare_output(config: JobConfig) -> None:
     check_config(config)
     folder = Path(config.output)
     if config.force and not config.resume:  # nothing of the earlier report stays to be taken for this one's
-        from attnviz.corpus.report import OUTPUTS
-
         shutil.rmtree(folder / SHARDS, ignore_errors=True)
-        for name in (*OUTPUTS, TIMELINE):
+        for name in (*report.OUTPUTS, TIMELINE):
             (folder / name).unlink(missing_ok=True)
     (folder / SHARDS).mkdir(parents=True, exist_ok=True)
     _check_same_job(config)
@@ -110,28 +110,6 @@ def _check_same_job(config: JobConfig) -> None:
     path.write_text(json.dumps(signature, ensure_ascii=False), encoding="utf-8")
 
 
-def load_worker_model(model: str, device: str, threads: int | None):
-    """The model as a worker loads it: once, with `threads` torch threads."""
-    import torch
-
-    from attnviz.models import load_model
-
-    if threads:
-        torch.set_num_threads(threads)
-    return load_model(model, device)
-
-
-def _torch_threads() -> int:
-    import torch
-
-    return torch.get_num_threads()
-
-
-def load_reverse_model(options: JobOptions, device: str, threads: int | None):
-    """`options.reverse_model` as a worker loads it, or None when the job has none."""
-    return load_worker_model(options.reverse_model, device, threads) if options.reverse_model else None
-
-
 def run_shards_inprocess(
     config: JobConfig,
     todo: list[ShardSpec],
@@ -147,7 +125,7 @@ def run_shards_inprocess(
     handle = handle or load_worker_model(config.model, config.device, config.threads)
     reverse = load_reverse_model(config.options, config.device, config.threads)
     timeline.workers.append(
-        worker | {"ready": time.time(), "load_s": time.time() - worker["requested"], "threads": _torch_threads()}
+        worker | {"ready": time.time(), "load_s": time.time() - worker["requested"], "threads": torch_threads()}
     )
     done = total - len(todo)
     for spec in todo:
@@ -160,8 +138,6 @@ def run_shards_inprocess(
 def run_job(config: JobConfig, progress: Progress | None = None, handle=None) -> dict:
     """Compute the shards that are not finished, then merge them all into the report; returns the report's summary
     (report.json). `handle`: a model already loaded (the app's), for the in-process engine."""
-    from attnviz.corpus import report
-
     started, cpu = time.time(), time.process_time()
     timeline = Timeline(config.engine, started)
     prepare_output(config)
@@ -178,8 +154,6 @@ def run_job(config: JobConfig, progress: Progress | None = None, handle=None) ->
 
     try:
         if config.engine == "ray":
-            from attnviz.corpus import ray_engine
-
             ray_engine.run_shards(config, todo, finished, len(specs), timeline)
         else:
             run_shards_inprocess(config, todo, finished, len(specs), handle, timeline)
@@ -188,6 +162,7 @@ def run_job(config: JobConfig, progress: Progress | None = None, handle=None) ->
         raise
     merging = time.time()
     summary = report.write_report(config, specs, time.time() - started, merge)
+    html_report.write_html(Path(config.output), summary)
     timeline.phases |= {
         "merge": time.time() - merging,
         "total": time.time() - started,

@@ -42,8 +42,9 @@ from collections import deque
 from dataclasses import asdict
 from pathlib import Path
 
-from attnviz.corpus.shards import JobOptions, ShardSpec
+from attnviz.corpus.shards import JobOptions, ShardSpec, run_shard
 from attnviz.corpus.timeline import Timeline
+from attnviz.corpus.worker import load_worker_model
 from attnviz.errors import AttnvizError, InputError
 
 ACTOR_CPUS = 0.5
@@ -53,7 +54,7 @@ KEPT_NAMESPACE = "attnviz-corpus"  # where kept pools' actors are named (`keep_w
 
 def _ray():
     try:
-        import ray
+        import ray  # ray: an optional engine, only for --engine ray
     except ImportError:
         raise InputError("corpus_ray_missing") from None
     return ray
@@ -78,16 +79,14 @@ class ShardWorker:
     def __init__(self, model: str, device: str, threads: int | None, reverse_model: str | None):
         started = time.time()
         os.environ["TOKENIZERS_PARALLELISM"] = "false"  # one thread per actor: no tokenizer thread pool beside it
-        from attnviz.corpus.job import load_worker_model
-
         self.failure = None  # a model that cannot load: said by `ready` (the actor lives, so Ray does not restart it)
         try:
             self.handle = load_worker_model(model, device, threads)
             self.reverse = load_worker_model(reverse_model, device, threads) if reverse_model else None
         except AttnvizError as error:
             self.failure = error
-        import ray
-        import torch
+        import ray  # ray: in the actor's own process
+        import torch  # torch: the actor's threads, once its model is loaded
 
         self.info = {
             "worker": os.getpid(),
@@ -110,8 +109,6 @@ class ShardWorker:
         return self.info | {"started": now, "ready": now, "load_s": 0.0, "kept": True}
 
     def run(self, spec: dict, input: str, output: str, options: dict) -> dict:
-        from attnviz.corpus.shards import run_shard
-
         job_options = JobOptions(**options)
         return run_shard(self.handle, Path(input), ShardSpec(**spec), job_options, Path(output), self.reverse)
 

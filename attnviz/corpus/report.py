@@ -14,7 +14,7 @@ Files in the report folder (all Parquet, read by pandas, DuckDB, Ray or pyarrow)
 - `report.json`: the summary (model, options, counts, `unread`: pairs in a script a model does not read (with the
   languages it declares), best heads, and with gold `links`: precision, recall and AER
   over the corpus of the alignment view's links, `view`, and with a reverse model of the links both directions find,
-  `both`); `report.html`: the figures, standalone;
+  `both`); `report.html`: the figures, standalone (`attnviz.corpus.html_report`);
 - `timeline.json`: when each part of the last run ran (`attnviz.corpus.timeline`).
 """
 
@@ -28,11 +28,14 @@ from pathlib import Path
 
 import numpy as np
 
-from attnviz import analysis
+from attnviz import analysis, i18n
+from attnviz.catalogue import declared_languages
+from attnviz.caveats import language_names
 from attnviz.corpus.gold import Scores
 from attnviz.corpus.shards import SHARDS, JobOptions, ShardSpec, is_done, read_shard_sums, shard_paths
 from attnviz.corpus.stats import HeadAccumulator
 from attnviz.errors import InputError
+from attnviz.figures._common import format_value
 
 APP_URL = (
     "http://localhost:8501/"  # where `link` opens a pair by default (`--app-url`); the Corpus page opens it itself
@@ -90,8 +93,8 @@ class ShardMerge:
             self._writer = None
 
     def _add(self, index: int) -> None:
-        import pyarrow as pa
-        import pyarrow.parquet as pq
+        import pyarrow as pa  # pyarrow: only where a report is written
+        import pyarrow.parquet as pq  # pyarrow: only where a report is written
 
         acc, shard_bad = read_shard_sums(self.folder, index)
         self.total.merge(acc)
@@ -188,14 +191,14 @@ def report_options(summary: dict) -> JobOptions:
 
 def _write_table(rows: list[dict], path: Path, schema=None) -> None:
     """`rows` as a Parquet file; `schema` (pyarrow) keeps a table of no rows its columns."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
+    import pyarrow as pa  # pyarrow: only where a report is written
+    import pyarrow.parquet as pq  # pyarrow: only where a report is written
 
     pq.write_table(pa.Table.from_pylist(rows, schema=schema if not rows else None), path)
 
 
 def _schema(columns: dict[str, str]):
-    import pyarrow as pa
+    import pyarrow as pa  # pyarrow: only where a report is written
 
     return pa.schema([(name, pa.int64() if kind == "int" else pa.string()) for name, kind in columns.items()])
 
@@ -209,10 +212,8 @@ def _link_columns(table) -> list[str]:
 
 
 def write_report(config, specs: list[ShardSpec], seconds: float, merge: ShardMerge | None = None) -> dict:
-    """Merge the finished shards (the rest of `merge`'s, if one has begun) into the report's tables, report.json and
-    report.html; returns the summary."""
-    from attnviz.corpus import html_report
-
+    """Merge the finished shards (the rest of `merge`'s, if one has begun) into the report's tables and report.json;
+    returns the summary (`html_report.write_html` draws report.html from them)."""
     folder = Path(config.output)
     merge = merge or ShardMerge(folder, specs, config.model, config.app_url or APP_URL, config.options)
     acc, bad = merge.finish()
@@ -245,15 +246,12 @@ def write_report(config, specs: list[ShardSpec], seconds: float, merge: ShardMer
         ][:BEST],
     }
     (folder / "report.json").write_text(json.dumps(summary, ensure_ascii=False, indent=2), encoding="utf-8")
-    html_report.write_html(folder, summary)
     return summary
 
 
 def unread_summary(config, unread: dict[str, int]) -> dict:
     """How many pairs' source the model, and target the reverse model, were given in a script they do not read
     (pairs.parquet's `source_read`, `reverse_read`), with the languages each declares."""
-    from attnviz.models import declared_languages
-
     reverse = config.options.reverse_model
     return {
         "source": unread["source_read"],
@@ -266,9 +264,6 @@ def unread_summary(config, unread: dict[str, int]) -> dict:
 def links_sentences(summary: dict, lang: str = "en") -> list[str]:
     """What a report with gold links scored over the corpus: the alignment view's links at the job's threshold, and
     with a reverse model the links both directions find (report.json's `links`)."""
-    from attnviz import i18n
-    from attnviz.figures._common import format_value
-
     found, options = summary.get("links") or {}, summary.get("options", {})
     said = []
     for view, key in (("view", "corpus_links_view"), ("both", "corpus_links_both")):
@@ -288,9 +283,6 @@ def links_sentences(summary: dict, lang: str = "en") -> list[str]:
 
 def unread_sentences(summary: dict, lang: str = "en") -> list[str]:
     """The warnings of a report whose pairs were (partly) in a script its models do not read."""
-    from attnviz import i18n
-    from attnviz.caveats import language_names
-
     unread, found = summary.get("unread") or {}, []
     for side, model, languages in (
         ("source", summary["model"], "languages"),
@@ -332,7 +324,7 @@ def read_report_files(files: dict[str, bytes], where: str = "") -> dict:
     brings them: {"summary": report.json, and each table of TABLES as a DataFrame (empty when absent)}."""
     import io
 
-    import pandas as pd
+    import pandas as pd  # pandas: only where a report is read
 
     if "report.json" not in files or "heads.parquet" not in files:
         raise InputError("corpus_report_missing", path=where or ", ".join(sorted(files)))

@@ -27,6 +27,8 @@ from attnviz.corpus.stats import HeadAccumulator
 from attnviz.corpus.view import in_forward_texts, reading_prefix, reverse_view
 from attnviz.corpus.words import merged
 from attnviz.errors import AttnvizError, InputError
+from attnviz.language import reads
+from attnviz.models import source_languages
 
 SHARDS = "shards"  # the report folder's subfolder of shard files
 
@@ -107,7 +109,7 @@ def _too_long(captured, limit: int) -> InputError | None:
 def _captures(handle, pairs: list[CorpusPair], batch_size: int):
     """(pair, capture or the error it raised) for every pair, in batches of similar length (fewer pad tokens); a
     batch that fails is retried pair by pair, so one bad pair costs only itself."""
-    from attnviz.attention.capture import capture, capture_batch
+    from attnviz.attention.capture import capture, capture_batch  # torch: only where pairs are captured
 
     order = sorted(pairs, key=lambda p: (len(p.source) + len(p.target), p.line))
     targets = handle.is_seq2seq
@@ -171,9 +173,6 @@ def _mark_unread(rows: list[dict], handle, reverse=None) -> None:
     """Each row's `source_read`: whether its source is in a script the model reads (as its catalogue entry says:
     a pair in another language is computed, but its attention says little); with a reverse model, `reverse_read`
     of its target."""
-    from attnviz.language import reads
-    from attnviz.models import source_languages
-
     languages = source_languages(handle)
     backward = source_languages(reverse) if reverse is not None else None
     for row in rows:
@@ -279,8 +278,8 @@ def _atomic(path: Path, write) -> None:
 def write_shard(folder: Path, result: ShardResult) -> None:
     """The shard's rows (Parquet), sums (NPZ) and bad lines with its layer names (JSON, written last: the mark that
     the shard is finished)."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
+    import pyarrow as pa  # pyarrow: only where a shard is written
+    import pyarrow.parquet as pq  # pyarrow: only where a shard is written
 
     paths = shard_paths(folder, result.index)
     paths["json"].parent.mkdir(parents=True, exist_ok=True)

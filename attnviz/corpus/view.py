@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from attnviz import figures
 from attnviz.corpus.gold import Gold
 from attnviz.corpus.pair import (
     HeadScores,
@@ -97,8 +98,6 @@ def show_gold(
     """`shown` scored against `gold_text` (Pharaoh links), with `reverse` (`reverse_view`) only the links both
     directions find; the links index `words` (a pre-segmented pair's, in the texts the model read), by default the
     word merge's (`pair_words`). An InputError when a link cannot be read or points outside the pair's words."""
-    from attnviz import figures
-
     if words is None:
         words = pair_words(result)
     elif (words.source.text, words.target.text) != (result.source_text, result.target_text):
