@@ -39,6 +39,7 @@ import torch
 from torch import nn
 
 from attnviz.attention.math import AttentionSteps, attention_steps, multi_head_merge, multi_head_split
+from attnviz.devices import resolve_device
 from attnviz.errors import InputError
 
 MASK_TYPES = ("none", "causal", "padding")
@@ -139,6 +140,4 @@ class MultiHeadAttention(nn.Module):
 def _resolve(device: str | torch.device | None) -> torch.device | None:
     if device is None or isinstance(device, torch.device):
         return device
-    from attnviz.devices import resolve_device
-
     return resolve_device(device)

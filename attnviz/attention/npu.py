@@ -45,6 +45,7 @@ from dataclasses import dataclass
 import torch
 
 from attnviz.attention.math import causal_keep, expand_kv_heads
+from attnviz.devices import device_statuses
 from attnviz.errors import DeviceUnavailableError, InputError
 
 # Additive masks built by Transformers hold finfo.min (or -10000 in older BERT code) rather than -inf. Any bias this
@@ -72,8 +73,6 @@ def kernel_for(device: torch.device) -> NpuKernel | None:
 
 def npu_kernel() -> NpuKernel:
     """torch_npu.npu_fusion_attention, or a sentence saying why it cannot be used here."""
-    from attnviz.devices import device_statuses
-
     status = next(entry for entry in device_statuses() if entry.name == "npu")
     if not status.available:
         raise DeviceUnavailableError("npu_kernel_unavailable", reason=status.reason)
