@@ -1,0 +1,326 @@
+"""The layering of the house, read from the source with `ast` (nothing of the project is imported or run).
+
+- the library (`attnviz/`) never imports streamlit: only the app (`app.py`, `app_pages/`) does;
+- what is right of the attention line (analysis, selection, figures, export, the corpus statistics) loads no torch
+  and no transformers, neither itself nor through a project module it imports;
+- no import circle among the project's modules, counting imports at any level (one inside a function closes a
+  circle as surely as one at the top), except those under `if TYPE_CHECKING:`;
+- no project module imported inside a function, so that a file shows what it depends on at its top. The one
+  exception: a light module may defer a project module that loads torch when it is imported, with a comment on the
+  line saying why (the app's first page and `import attnviz` stay quick that way).
+
+Each rule has an allow-list of the offenders still being moved. They must end empty: an offender not listed fails,
+and so does a listed one that no longer offends (remove it).
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+LIBRARY = "attnviz"
+PROJECT_PACKAGES = (LIBRARY, "app_pages")  # with app.py: the modules whose imports make the graph
+TORCH = ("torch", "transformers")  # what the right of the attention line never loads
+# What stays free of torch (figures/, export/ and any module of those packages; replay and find_head as they appear).
+TORCH_FREE = (
+    "attnviz.analysis",
+    "attnviz.selection",
+    "attnviz.replay",
+    "attnviz.find_head",
+    "attnviz.figures",
+    "attnviz.export",
+    "attnviz.corpus.stats",
+)
+
+# Offenders being moved; each list must end empty.
+PENDING_STREAMLIT: set[str] = set()  # modules under attnviz/ that import streamlit
+PENDING_TORCH: set[str] = {"attnviz.figures.explainer"}  # modules of TORCH_FREE that load torch
+PENDING_CIRCLES: set[frozenset[str]] = {
+    frozenset({"app_pages.caches", "app_pages.first_view", "app_pages.startup"}),
+}
+PENDING_INNER_IMPORTS: set[tuple[str, str]] = {  # (importing module, imported module)
+    # the app's pages (being laid out in folders)
+    ("app_pages.caches", "attnviz.attention.vectors"),
+    ("app_pages.figure_export", "attnviz.export"),
+    ("app_pages.figure_export", "attnviz.provenance"),
+    ("app_pages.first_view", "app_pages.caches"),
+    ("app_pages.first_view", "app_pages.model_runs"),
+    ("app_pages.first_view", "attnviz.export.schema"),
+    ("app_pages.first_view", "attnviz.models"),
+    ("app_pages.first_view", "attnviz.provenance"),
+    ("app_pages.first_view", "attnviz.settings"),
+    ("app_pages.model_runs", "attnviz.attention.capture"),
+    ("app_pages.model_runs", "attnviz.attention.generation"),
+    ("app_pages.model_runs", "attnviz.attention.ondemand"),
+    ("app_pages.model_runs", "attnviz.long_texts"),
+    ("app_pages.model_runs", "attnviz.memory"),
+    ("app_pages.model_runs", "attnviz.selection"),
+    ("app_pages.multi_head", "attnviz.attention.layer"),
+    ("app_pages.navigation", "app_pages.figure_export"),
+    ("app_pages.opened", "attnviz.export"),
+    ("app_pages.sidebar", "attnviz.devices"),
+    ("app_pages.startup", "app_pages.caches"),
+    ("app_pages.startup", "app_pages.state"),
+    ("app_pages.startup", "attnviz.selection"),
+    # the command line (becoming a package)
+    ("attnviz.cli", "attnviz.attention.capture"),
+    ("attnviz.cli", "attnviz.attention.generation"),
+    ("attnviz.cli", "attnviz.corpus.command"),
+    ("attnviz.cli", "attnviz.corpus.view"),
+    ("attnviz.cli", "attnviz.devices"),
+    ("attnviz.cli", "attnviz.doctor"),
+    ("attnviz.cli", "attnviz.export"),
+    ("attnviz.cli", "attnviz.export.sizing"),
+    ("attnviz.cli", "attnviz.figures._common"),
+    ("attnviz.cli", "attnviz.hub"),
+    ("attnviz.cli", "attnviz.long_texts"),
+    ("attnviz.cli", "attnviz.models"),
+    ("attnviz.cli", "attnviz.provenance"),
+    ("attnviz.cli", "attnviz.settings"),
+    # the training code (leaving the product package)
+    ("attnviz.demo.decoder_card", "attnviz.models"),
+    ("attnviz.demo.decoder_heads", "attnviz.analysis"),
+    ("attnviz.demo.decoder_heads", "attnviz.attention.capture"),
+    ("attnviz.demo.decoder_heads", "attnviz.attention.ondemand"),
+    ("attnviz.demo.evaluate", "attnviz.attention.recorder"),
+    # figures and export (one layout module)
+    ("attnviz.export", "attnviz.figures.alignment"),
+    ("attnviz.export", "attnviz.figures.heatmap"),
+    ("attnviz.export", "attnviz.figures.style"),
+    ("attnviz.export", "attnviz.i18n"),
+    ("attnviz.figures.alignment", "attnviz.fonts"),
+    ("attnviz.figures.heatmap", "attnviz.i18n"),
+    ("attnviz.figures.style", "attnviz.fonts"),
+    # selection (being split)
+    ("attnviz.selection", "attnviz.caveats"),
+    ("attnviz.selection", "attnviz.figures"),
+}
+
+
+@dataclass(frozen=True)
+class Import:
+    importer: str  # the importing module, e.g. "attnviz.models"
+    module: str  # what it imports, resolved: "attnviz.hub", "torch", "numpy.linalg" ...
+    line: int
+    in_function: bool  # inside a def, an async def or a lambda
+    commented: bool  # the statement's lines carry a comment (the reason a deferred import gives)
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+@cache
+def project_files() -> dict[str, Path]:
+    """Module name → file of every project module: attnviz/**, app_pages/**, app.py."""
+    files = [ROOT / "app.py"] + [path for package in PROJECT_PACKAGES for path in (ROOT / package).rglob("*.py")]
+    return {module_name(path): path for path in sorted(files) if path.exists()}
+
+
+def is_project(module: str) -> bool:
+    return module.split(".")[0] in PROJECT_PACKAGES or module == "app"
+
+
+def _targets(node: ast.Import | ast.ImportFrom, importer: str, path: Path) -> list[str]:
+    """The modules an import statement loads: `from attnviz import figures` loads attnviz.figures when that is a
+    module, else the package attnviz (its name is an attribute)."""
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    base = node.module or ""
+    if node.level:  # relative: from the importing module's package
+        package = importer.split(".") if path.name == "__init__.py" else importer.split(".")[:-1]
+        base = ".".join(package[: len(package) - node.level + 1] + ([base] if base else []))
+    modules = project_files()
+    found = [f"{base}.{alias.name}" for alias in node.names if f"{base}.{alias.name}" in modules]
+    return found if len(found) == len(node.names) else [*found, base]
+
+
+def _is_type_checking(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+@cache
+def imports_of(module: str) -> tuple[Import, ...]:
+    """Every import of a project module, at any level, but those under `if TYPE_CHECKING:`."""
+    path = project_files()[module]
+    source = path.read_text(encoding="utf-8")
+    lines = source.splitlines()
+    found: list[Import] = []
+
+    def visit(node: ast.AST, in_function: bool) -> None:
+        if isinstance(node, ast.If) and _is_type_checking(node):
+            for child in node.orelse:
+                visit(child, in_function)
+            return
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            text = lines[node.lineno - 1 : node.end_lineno]
+            commented = any("#" in line for line in text)
+            for target in _targets(node, module, path):
+                found.append(Import(module, target, node.lineno, in_function, commented))
+            return
+        inner = in_function or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+        for child in ast.iter_child_nodes(node):
+            visit(child, inner)
+
+    visit(ast.parse(source, filename=str(path)), False)
+    return tuple(found)
+
+
+def _loads(module: str, names: tuple[str, ...]) -> bool:
+    return any(module == name or module.startswith(name + ".") for name in names)
+
+
+@cache
+def torch_loaders() -> frozenset[str]:
+    """The project modules whose import loads torch or transformers: at their top, or through a project module they
+    import at their top (and so on)."""
+    top = {name: {item.module for item in imports_of(name) if not item.in_function} for name in project_files()}
+    loaders = {name for name, modules in top.items() if any(_loads(module, TORCH) for module in modules)}
+    while more := {name for name, modules in top.items() if name not in loaders and modules & loaders}:
+        loaders |= more
+    return frozenset(loaders)
+
+
+def library_modules() -> list[str]:
+    return [name for name in project_files() if _loads(name, (LIBRARY,))]
+
+
+def streamlit_offenders() -> set[str]:
+    return {name for name in library_modules() for item in imports_of(name) if _loads(item.module, ("streamlit",))}
+
+
+def torch_offenders() -> set[str]:
+    """Modules that must stay free of torch but import it (at any level), or import at any level a project module
+    that loads it when imported."""
+    found = set()
+    for name in project_files():
+        if not _loads(name, TORCH_FREE):
+            continue
+        for item in imports_of(name):
+            if _loads(item.module, TORCH) or item.module in torch_loaders():
+                found.add(name)
+    return found
+
+
+def circles() -> set[frozenset[str]]:
+    """The strongly connected components of more than one module (or a module importing itself), Tarjan's way."""
+    graph = {
+        name: {item.module for item in imports_of(name) if item.module in project_files()} for name in project_files()
+    }
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: set[frozenset[str]] = set()
+
+    def connect(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for successor in graph[node]:
+            if successor not in index:
+                connect(successor)
+                low[node] = min(low[node], low[successor])
+            elif successor in on_stack:
+                low[node] = min(low[node], index[successor])
+        if low[node] == index[node]:
+            component = set()
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.add(member)
+                if member == node:
+                    break
+            if len(component) > 1 or node in graph[node]:
+                found.add(frozenset(component))
+
+    for name in graph:
+        if name not in index:
+            connect(name)
+    return found
+
+
+def inner_import_offenders() -> set[tuple[str, str]]:
+    """(importer, imported) of every project module imported inside a function, but a light module's commented
+    deferral of one that loads torch."""
+    found = set()
+    for name in project_files():
+        for item in imports_of(name):
+            if not (item.in_function and is_project(item.module)):
+                continue
+            deferred_torch = item.commented and item.module in torch_loaders() and name not in torch_loaders()
+            if not deferred_torch:
+                found.add((name, item.module))
+    return found
+
+
+def _said(offender) -> str:
+    if isinstance(offender, frozenset):
+        return " <-> ".join(sorted(offender))
+    return " -> ".join(offender) if isinstance(offender, tuple) else offender
+
+
+def check(found: set, pending: set, rule: str) -> None:
+    new, fixed = found - pending, pending - found
+    assert not new, f"{rule}: {sorted(map(_said, new))}"
+    assert not fixed, f"{rule}: no longer offending, remove from its allow-list: {sorted(map(_said, fixed))}"
+
+
+def test_the_library_never_imports_streamlit():
+    check(streamlit_offenders(), PENDING_STREAMLIT, "attnviz/ imports streamlit (only app.py and app_pages/ may)")
+
+
+def test_the_right_of_the_attention_line_loads_no_torch():
+    check(torch_offenders(), PENDING_TORCH, "loads torch or transformers (numpy in, numpy or figures out)")
+
+
+def test_no_import_circle():
+    check(circles(), PENDING_CIRCLES, "import circle (imports at any level; TYPE_CHECKING ones excluded)")
+
+
+def test_project_modules_are_imported_at_the_top():
+    check(inner_import_offenders(), PENDING_INNER_IMPORTS, "project module imported inside a function")
+
+
+@pytest.fixture
+def fresh_reading():
+    """The cached reading of the source forgotten before and after a test that reads another tree."""
+    caches = (project_files, imports_of, torch_loaders)
+    for function in caches:
+        function.cache_clear()
+    yield
+    for function in caches:
+        function.cache_clear()
+
+
+def test_the_rules_find_what_they_are_for(tmp_path, monkeypatch, fresh_reading):
+    """An inner import, a circle, torch and streamlit where they must not be, in a small tree of the same shape; a
+    commented deferral of a module that loads torch passes."""
+    package = tmp_path / LIBRARY
+    (package / "figures").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "figures" / "__init__.py").write_text("from attnviz import c\n")
+    (package / "a.py").write_text("def f():\n    from attnviz import b\n")
+    (package / "b.py").write_text("import streamlit\nfrom attnviz.a import f\n")
+    (package / "c.py").write_text("import torch\n")
+    (package / "d.py").write_text("def f():\n    from attnviz import c  # torch: only when f runs\n")
+    (package / "e.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from attnviz import d\n")
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    assert inner_import_offenders() == {("attnviz.a", "attnviz.b")}
+    assert circles() == {frozenset({"attnviz.a", "attnviz.b"})}
+    assert torch_offenders() == {"attnviz.figures"}
+    assert streamlit_offenders() == {"attnviz.b"}
+    with pytest.raises(AssertionError, match="inside a function"):
+        check(inner_import_offenders(), set(), "project module imported inside a function")
+    with pytest.raises(AssertionError, match="remove from its allow-list"):
+        check(set(), {("attnviz.a", "attnviz.b")}, "project module imported inside a function")
