@@ -5,6 +5,7 @@ import re
 import numpy as np
 import pytest
 
+from attnviz.attention.capture import capture
 from attnviz.demo import CORPUS_DIR, DIRECTIONS, model_dir
 from attnviz.demo.alignment import piece_words
 from attnviz.demo.corpus import GRAMMAR_HELD_OUT_FILE, HELD_OUT_FILE, TRAIN_FILE
@@ -23,6 +24,7 @@ from attnviz.demo.pairs import read_tsv
 from attnviz.demo.phrasebook import phrasebook_pairs
 from attnviz.demo.train import fitted_to_pieces, is_silver
 from attnviz.demo.weights import MAX_FILE_BYTES, weight_files, weights_bytes
+from attnviz.models import load_model
 
 MAX_WEIGHT_BYTES = 40_000_000  # the size limit of a model (its files: at most MAX_FILE_BYTES each)
 MAX_AER = 0.15  # on the unseen grammar sentences, whose gold links are exact
@@ -255,12 +257,10 @@ def test_heldout_scores_meet_the_bar_and_match_the_card(direction):
 
 def test_capture_sees_the_same_alignment_head():
     """attnviz's own loading and capture give the alignment head that the evaluation reads."""
-    capture = pytest.importorskip("attnviz.attention.capture", reason="attnviz.attention.capture is not there yet")
-    models = pytest.importorskip("attnviz.models", reason="attnviz.models is not there yet")
-    handle = models.load_model("demo-zh-en", device="cpu")
+    handle = load_model("demo-zh-en", device="cpu")
     assert [tuple(h) for h in handle.alignment_heads] == [alignment_head(handle.model)]
     layer, head = handle.alignment_heads[0]
-    result = capture.capture(handle, "早上好！", "Good morning!")
+    result = capture(handle, "早上好！", "Good morning!")
     cross = result["cross"]
     weights = cross.weights[layer, head]  # (target tokens, source tokens)
     model, tokenizer = loaded("zh-en")
