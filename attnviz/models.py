@@ -15,9 +15,9 @@ from pathlib import Path
 
 from attnviz import i18n, settings
 from attnviz.errors import ModelLoadError
+from attnviz.paths import ASSETS
 from attnviz.policy import Policy
 
-ASSETS = Path(__file__).resolve().parent.parent / "assets"
 KINDS = ("encoder", "decoder", "encoder-decoder")
 
 
