@@ -1,13 +1,12 @@
 """The app's Streamlit script (app.py serves it): the sidebar and the navigation; each page is a file beside it."""
 
-from pathlib import Path
-
 import streamlit as st
 
 from attnviz import i18n
+from attnviz.paths import FAVICON
 
 # The icon is a file of the project's own: a Material icon name makes the browser fetch it from Google's servers.
-ICON = str(Path(__file__).resolve().parent.parent / "assets" / "favicon.png")
+ICON = str(FAVICON)
 st.set_page_config(page_title="attnviz", page_icon=ICON, layout="wide")
 st.set_option("client.toolbarMode", "viewer")  # no developer menu or Deploy button for the people using the app
 st.set_option("client.showErrorDetails", "none")  # errors are sentences on the page; a traceback never is

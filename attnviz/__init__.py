@@ -1,6 +1,18 @@
-"""attnviz: capture and show a Transformer's attention exactly — self-attention and cross-attention."""
+"""attnviz: capture and show a Transformer's attention exactly — self-attention and cross-attention.
 
+    import attnviz
+    handle = attnviz.load_model("demo-zh-en")
+    result = attnviz.capture(handle, "早上好！", target="Good morning!")
+
+`load_model`, `capture`, `capture_lazy` and `generate` are imported when first used (PEP 562): `import attnviz`
+stays quick and leaves torch unimported, so the types and errors serve numpy-only code too.
+"""
+
+from __future__ import annotations
+
+import importlib
 import os
+from typing import TYPE_CHECKING
 
 # torch_npu installed without Ascend's CANN breaks `import torch` through the device-backend autoload; the
 # guarded import in attnviz.devices loads it instead. This must run before torch is first imported.
@@ -15,6 +27,20 @@ from attnviz.errors import (  # noqa: E402
 )
 from attnviz.types import AttentionCapture, AttentionMap, GenerationStep, Token  # noqa: E402
 
+if TYPE_CHECKING:  # what the names below resolve to, for type checkers and editors
+    from attnviz.attention.capture import capture
+    from attnviz.attention.generation import generate
+    from attnviz.attention.ondemand import capture_lazy
+    from attnviz.models import load_model
+
+# The everyday API: each name and the module that defines it (they import torch, hence loaded on first use).
+_EVERYDAY = {
+    "load_model": "attnviz.models",
+    "capture": "attnviz.attention.capture",
+    "capture_lazy": "attnviz.attention.ondemand",
+    "generate": "attnviz.attention.generation",
+}
+
 __all__ = [
     "AttentionCapture",
     "AttentionMap",
@@ -25,5 +51,22 @@ __all__ = [
     "ModelLoadError",
     "ResourceLimitError",
     "Token",
+    "capture",
+    "capture_lazy",
+    "generate",
+    "load_model",
 ]
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str):
+    """`attnviz.capture` and the other everyday functions: imported from their module the first time they are read."""
+    if name not in _EVERYDAY:
+        raise AttributeError(f"module 'attnviz' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_EVERYDAY[name]), name)
+    globals()[name] = value  # the next read finds it directly
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EVERYDAY})

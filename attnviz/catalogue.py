@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from attnviz import i18n
+from attnviz.paths import ASSETS
 
-ASSETS = Path(__file__).resolve().parent.parent / "assets"
 KINDS = ("encoder", "decoder", "encoder-decoder")
 
 

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The package as pip installs it: build the wheel, install it into a fresh environment outside the checkout, then,
+# from a folder outside the checkout, run `attnviz --help` and capture with an embedded model. The capture must read
+# the model from the installed package (attnviz/assets), never from this checkout's assets/.
+#
+# PYTHON (default python3) builds the wheel and the environment; pip's cache makes the reinstall quick.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo="$(pwd)"
+python="${PYTHON:-python3}"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+started=$(date +%s)
+
+"$python" -m pip wheel --no-deps -q -w "$work/dist" .
+"$python" -m venv "$work/venv"
+"$work/venv/bin/python" -m pip install -q "$work"/dist/attnviz-*.whl
+installed=$(( $(date +%s) - started ))
+
+cd "$work"
+"$work/venv/bin/attnviz" --help >/dev/null
+"$work/venv/bin/attnviz" capture --model demo-zh-en --text 早上好！ --target "Good morning!" -o capture.json >/dev/null
+"$work/venv/bin/python" - "$work/venv" "$repo" <<'CHECK'
+import json
+import sys
+from pathlib import Path
+
+import attnviz
+
+venv, repo = (Path(arg).resolve() for arg in sys.argv[1:])
+capture = json.loads(Path("capture.json").read_text(encoding="utf-8"))
+folder = Path(capture["provenance"]["model"]["path"]).resolve()
+assert Path(attnviz.__file__).resolve().is_relative_to(venv), f"attnviz imported from {attnviz.__file__}"
+assert folder.is_relative_to(venv) and not folder.is_relative_to(repo), f"model read from {folder}"
+assert {"encoder", "decoder", "cross"} <= set(capture["maps"]), sorted(capture["maps"])
+assert capture["target_text"] == "Good morning!"
+print(f"wheel check: attnviz {attnviz.__version__} from {Path(attnviz.__file__).parent}, model from {folder}")
+CHECK
+echo "wheel check: built and installed in ${installed} s, all in $(( $(date +%s) - started )) s;" \
+  "wheel $(du -h "$work"/dist/attnviz-*.whl | cut -f1), environment $(du -sh "$work/venv" | cut -f1)"
