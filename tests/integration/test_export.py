@@ -13,6 +13,7 @@ from plotly.colors import sample_colorscale, unlabel_rgb
 from pypdf import PdfReader
 
 from attnviz import analysis, export, figures, fonts, settings
+from attnviz.attention.walkthrough import walkthrough
 from attnviz.errors import AttnvizError, InputError, SettingError
 from attnviz.types import AttentionCapture, AttentionMap, GenerationStep, Token
 from tests.support.maps import random_map, seed_pair_map, tokens_from
@@ -203,7 +204,9 @@ FIGURE_KINDS = {
     "head_lines": lambda: figures.head_lines(random_map(tokens_from("a b c".split()), heads=3)),
     "grid": lambda: figures.grid(random_map(tokens_from("a b c".split()), layers=2, heads=2)),
     "statistic_grid": lambda: figures.statistic_grid(random_map(tokens_from("a b c".split()))),
-    "explainer": lambda: figures.explainer(style=figures.FigureStyle(lang="zh")),
+    "explainer": lambda: figures.explainer(
+        walkthrough(figures.SEED_Q, figures.SEED_K, figures.SEED_V), style=figures.FigureStyle(lang="zh")
+    ),
     "mixture": lambda: figures.mixture(),
     "clickable_heads": lambda: figures.clickable_heads(figures.grid(random_map(tokens_from("a b".split()), layers=2))),
     "qk_space": lambda: figures.qk_space(*_query_key_space()),

@@ -253,8 +253,8 @@ def test_statistic_grid_draws_statistics_computed_elsewhere():
 
 
 def test_explainer_shows_each_step_of_the_walk_through():
-    fig = figures.explainer()
     steps = walkthrough(figures.SEED_Q, figures.SEED_K, figures.SEED_V)
+    fig = figures.explainer(steps)
     expected = [steps.query, steps.key.T, steps.scores, steps.scaled_scores, steps.weights, steps.value, steps.context]
     assert len(fig.data) == len(expected)
     for trace, matrix in zip(fig.data, expected):
@@ -262,7 +262,7 @@ def test_explainer_shows_each_step_of_the_walk_through():
         assert trace.text[0][0] == f"{matrix[0, 0]:.2f}" and trace.texttemplate == "%{text}"
     assert figures.SEED_Q.shape == (3, 2) and figures.SEED_K.shape == figures.SEED_V.shape == (4, 2)
     assert "÷1.41" in fig.layout.meta["panels"][3]
-    assert len(figures.explainer(scaled=False).data) == 6
+    assert len(figures.explainer(walkthrough(figures.SEED_Q, figures.SEED_K, figures.SEED_V, scaled=False)).data) == 6
 
 
 def test_mixture_is_the_seed_four_unlike_example():
