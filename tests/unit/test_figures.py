@@ -5,6 +5,7 @@ from attnviz import analysis, figures
 from attnviz.attention.walkthrough import walkthrough
 from attnviz.errors import InputError
 from attnviz.figures import FigureStyle
+from attnviz.figures.layout import fit_heatmap
 from attnviz.types import Token
 from tests.support.figure_reading import _axis, _axis_text, en_zh_map, hover_label  # noqa: F401
 from tests.support.maps import random_map, seed_pair_map, tokens_from
@@ -295,13 +296,11 @@ def test_a_heatmap_of_up_to_45_tokens_labels_every_token(count):
 
 
 def test_a_heatmap_axis_that_labels_only_some_tokens_says_how_many():
-    from attnviz.figures.heatmap import fit_width
-
     words = [f"w{i}" for i in range(120)]
     fig = figures.heatmap(random_map(tokens_from(words), layers=1, heads=1))
     shown = len(fig.layout.xaxis.tickvals)
     assert shown < 120 and fig.layout.xaxis.title.text == f"Key ({shown} of 120 labelled)"
-    narrow = fit_width(fig, 336)  # a column thins them again: said once, with the new count
+    narrow = fit_heatmap(fig, 336)  # a column thins them again: said once, with the new count
     assert narrow.layout.xaxis.title.text == f"Key ({len(narrow.layout.xaxis.tickvals)} of 120 labelled)"
     zh = figures.heatmap(random_map(tokens_from(words), layers=1, heads=1), style=figures.FigureStyle(lang="zh"))
     assert zh.layout.yaxis.title.text == f"查询 (Query)（120 个中标注 {len(zh.layout.yaxis.tickvals)} 个）"
