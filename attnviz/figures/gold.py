@@ -14,8 +14,8 @@ import numpy as np
 import plotly.graph_objects as go
 
 from attnviz import i18n
-from attnviz.figures._common import clamp, format_value
-from attnviz.figures.layout import line_positions
+from attnviz.figures._common import format_value
+from attnviz.figures.layout import head_grid_size, line_positions
 from attnviz.figures.style import DEFAULT_STYLE, FigureStyle
 from attnviz.types import AttentionMap
 
@@ -123,8 +123,7 @@ def score_grid(values: np.ndarray, statistic: str = "aer", style: FigureStyle = 
     fig.update_layout(
         **style.layout(
             title,
-            clamp(220 + 56 * heads, 420, 1400),
-            clamp(180 + 40 * layers, 320, 1400),
+            *head_grid_size(layers, heads),
             meta=dict(view="score_grid", statistic=statistic),
         ),
         clickmode="event+select",

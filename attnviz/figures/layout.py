@@ -191,6 +191,22 @@ def fit_heatmap(fig: go.Figure, width: int, height: int | None = None) -> go.Fig
 
 
 # ----------------------------------------------------------------------------------------------------------------------
+# A layers × heads grid of numbers
+
+HEAD_CELL_PX = (56, 40)  # px a head (a column) and a layer (a row) take, its number written in the cell
+HEAD_GRID_MARGIN_PX = (220, 180)  # px the margins, colour bar and axis titles add around the cells
+HEAD_GRID_WIDTH, HEAD_GRID_HEIGHT = (420, 1400), (320, 1400)  # px: the smallest and largest such a figure is
+
+
+def head_grid_size(layers: int, heads: int) -> tuple[int, int]:
+    """The width and height (px) of a figure that writes a number for each of `layers` × `heads` heads."""
+    return (
+        clamp(HEAD_GRID_MARGIN_PX[0] + HEAD_CELL_PX[0] * heads, *HEAD_GRID_WIDTH),
+        clamp(HEAD_GRID_MARGIN_PX[1] + HEAD_CELL_PX[1] * layers, *HEAD_GRID_HEIGHT),
+    )
+
+
+# ----------------------------------------------------------------------------------------------------------------------
 # An alignment's token labels
 
 LABEL_SIZE = 15.0  # px: the token labels' font size (smaller only when even upright labels would not fit)
