@@ -36,7 +36,7 @@ from attnviz.errors import AttnvizError
 from attnviz.export import fontsubset
 from attnviz.fonts import plain_text
 
-if TYPE_CHECKING:  # plotly is only read here, never imported: loading captures needs no plotly
+if TYPE_CHECKING:  # plotly is only read here (the figure it is given), never imported
     import plotly.graph_objects as go
 
 DPI = 96.0  # CSS pixels per inch: plotly's px, Chromium's PDF pages and this engine's agree
