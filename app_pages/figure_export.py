@@ -17,6 +17,7 @@ from app_pages.state import ViewState
 from attnviz import i18n, selection
 from attnviz.errors import AttnvizError
 from attnviz.export.sizing import MAX_SCALE, MAX_SIDE, MIN_SIDE, PRESETS
+from attnviz.figures.layout import as_file, export_size, exported_title
 from attnviz.types import AttentionCapture, AttentionMap
 
 FIGURE_FORMATS = ("png", "svg", "pdf", "html")
@@ -222,8 +223,8 @@ def figure_downloads(
     disabled, and the page says why), or None."""
     from attnviz import export
 
-    title = selection.exported_title(fig.layout.title.text or "", model)
-    width, height = selection.export_size(title, fig.layout.width, fig.layout.height)
+    title = exported_title(fig.layout.title.text or "", model)
+    width, height = export_size(title, fig.layout.width, fig.layout.height)
     own_size = SimpleNamespace(layout=SimpleNamespace(width=width, height=height))  # all resolve_size reads
     text = view.text if model else None  # a figure of the page's input names it; the explainer's figures do not
     refusal = None
@@ -235,7 +236,7 @@ def figure_downloads(
         Download(
             fmt,
             export.figure_filename(name, fmt, model=model, text=text, **source.heads),
-            figure_maker(lambda: selection.as_file(fig, model), fmt, name, source, size.options()),
+            figure_maker(lambda: as_file(fig, model), fmt, name, source, size.options()),
             disabled=refusal is not None,
         )
         for fmt in FIGURE_FORMATS
@@ -259,13 +260,13 @@ def _small_labels(fig, model: str | None, size: DownloadSize):
     meta = fig.layout.meta if isinstance(fig.layout.meta, dict) else {}
     if meta.get("view") != "alignment":
         return None
-    return export.small_labels(selection.as_file(fig, model), **size.options())
+    return export.small_labels(as_file(fig, model), **size.options())
 
 
 def figure_maker(drawn, fmt: str, name: str, source: Source, size: dict) -> Callable[[], bytes]:
     """The bytes of one figure file at `size` (`DownloadSize.options`), made only when its button is clicked (a
     static image takes a render), with the provenance of the capture it shows, the view's options and the time.
-    `drawn`: the figure as a file shows it (`selection.as_file`), or a function that makes it then."""
+    `drawn`: the figure as a file shows it (`as_file`), or a function that makes it then."""
     from attnviz import export
     from attnviz.provenance import view_provenance
 

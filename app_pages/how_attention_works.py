@@ -60,7 +60,7 @@ with shown_errors(view):
             st.dataframe(table(matrix, rows, columns, decimals=3), width="stretch")
     st.markdown(t("explainer_expectation"))
     figure_export.figure(
-        figures.explainer(q, k, v, style=figures.FigureStyle(lang=view.lang)),
+        figures.explainer(steps, style=figures.FigureStyle(lang=view.lang)),
         "attention-steps",
         "explainer_steps",
         view,

@@ -42,6 +42,7 @@ from pathlib import Path
 from attnviz import analysis, caveats, i18n, selection
 from attnviz.corpus.inputs import header_names, input_columns
 from attnviz.errors import AttnvizError, InputError, Phrase
+from attnviz.figures.layout import as_file
 from attnviz.selection import ViewOptions
 
 PROG = "attnviz"
@@ -683,7 +684,7 @@ def _drawn(result, args: argparse.Namespace, handle, gold: str | None = None) ->
         against = show_gold(result, shown, options, gold, reverse)
         shown, scored = against.shown, _gold_line(against, options.lang)
     heads = selection.file_heads(shown.selection, selection.aggregation_of(options, options.kind))
-    return selection.as_file(shown.figures[args.view], handle.name), options, heads, scored
+    return as_file(shown.figures[args.view], handle.name), options, heads, scored
 
 
 def _gold_line(against, lang: str) -> str:

@@ -6,7 +6,8 @@ Noto Sans SC (SIL Open Font License) comes from the PyPI package `pylopdf-fonts-
   list to draw with (per-glyph fallback: Noto Sans SC, then DejaVu Sans for anything it lacks);
 - Chromium (the kaleido engine): `chromium_environment()` returns FONTCONFIG_FILE pointing at a fonts.conf that adds
   the font's folder to the system configuration, so Chromium finds "Noto Sans SC" even on a machine without CJK fonts.
-Figures measure their labels in the same font (`text_width`), so that they can place them apart.
+Figures measure their labels in the same font (`text_width`, through `attnviz.figures.layout`), so that they can
+place them apart.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import html
 import os
 import re
 import tempfile
+import unicodedata
 from pathlib import Path
 from xml.sax.saxutils import escape
 
@@ -33,7 +35,7 @@ def cjk_font_path() -> Path | None:
             raise SettingError("cjk_font_not_a_file", path=str(chosen), variable=settings.variable("cjk_font"))
         return chosen
     try:
-        import pylopdf_fonts_zh_cn
+        import pylopdf_fonts_zh_cn  # optional package: a missing font is said, not an import failure
     except ImportError:
         return None
     path = Path(pylopdf_fonts_zh_cn.sans_path())
@@ -52,7 +54,7 @@ _REGISTERED: dict[str, str] = {}  # font file -> its family name, for the files 
 
 
 def _register_with_matplotlib(path: str) -> str:
-    from matplotlib import font_manager
+    from matplotlib import font_manager  # matplotlib loads only for the static export engine
 
     if path not in _REGISTERED:
         family = font_manager.FontProperties(fname=path).get_name()
@@ -67,7 +69,7 @@ def _register_with_matplotlib(path: str) -> str:
 
 def forget_matplotlib_font(path: str | os.PathLike) -> None:
     """Take a font file registered by `matplotlib_families` out of matplotlib's list (before the file is deleted)."""
-    from matplotlib import font_manager
+    from matplotlib import font_manager  # matplotlib loads only for the static export engine
 
     path = os.fspath(path)
     if _REGISTERED.pop(path, None) is not None:
@@ -90,7 +92,7 @@ def _measuring_font(size: float):
     path = cjk_font_path()
     if path is None:
         return None
-    from PIL import ImageFont
+    from PIL import ImageFont  # Pillow loads only once a label is measured
 
     return ImageFont.truetype(os.fspath(path), size)
 
@@ -109,8 +111,6 @@ def plain_text(text: str | None) -> str:
 def text_width(text: str, size: float) -> float:
     """How many px `text` takes at font size `size` px in the font figures are drawn with (Noto Sans SC, which the
     browser and every export use); without the font, an estimate (CJK glyphs 1 em, others 0.6 em)."""
-    import unicodedata
-
     font = _measuring_font(float(size))
     if font is not None:
         try:

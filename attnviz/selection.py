@@ -10,7 +10,6 @@
   them in a file name, as `attnviz.export.figure_filename` takes them).
 - `rollout_map` / `rollout_selection`: the ROLLOUT view (self-attention only; cross-attention refused with the
   reason), through `ViewOptions.rollout_layers` with or without the residual term.
-- `as_file`: a figure as a file shows it (the model named in its title, wide enough for that title).
 - Full or on-demand results (`attnviz.types.AttentionResult`, answered alike by both): `whole_capture`;
   a long map's exact block: `token_window`.
 
@@ -21,7 +20,6 @@ same figure wherever they are set.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
@@ -30,7 +28,6 @@ import numpy as np
 
 from attnviz import analysis, i18n
 from attnviz.errors import InputError
-from attnviz.fonts import plain_text
 from attnviz.i18n import selection as selection_words
 from attnviz.tokens import shown as shown_text
 from attnviz.types import MAP_KINDS, AttentionCapture, AttentionMap, AttentionResult, Token
@@ -674,45 +671,6 @@ def _figures(
 
 # ----------------------------------------------------------------------------------------------------------------------
 # A figure as a file shows it
-
-
-def exported_title(title: str, model: str | None) -> str:
-    """A figure title for a file: the page's title with the model named on its small second line.
-
-    On the page the sidebar names the model; a file that leaves the app must name it itself.
-    """
-    if not model:
-        return title
-    if "<br><sup>" in title:
-        return title.replace("<br><sup>", f"<br><sup>{model} · ", 1)
-    return f"{title}<br><sup>{model}</sup>"
-
-
-def title_width(title: str, font_px: int = 16) -> int:
-    """About how many px the widest line of a title takes: its first line at `font_px`, the notes below it
-    (<sup>) at plotly's 70% (CJK glyphs are about twice as wide as Latin ones)."""
-
-    def width(line: str, px: float) -> float:
-        return sum(px if unicodedata.east_asian_width(char) in "WF" else 0.55 * px for char in plain_text(line))
-
-    first, *notes = title.split("<br>")
-    return int(max([width(first, font_px), *(width(note, 0.7 * font_px) for note in notes)]))
-
-
-def export_size(title: str, width: int | None, height: int | None, margin: int = 80) -> tuple[int | None, int | None]:
-    """The figure's size for a file, widened when its title would not fit (files have no column to stretch into)."""
-    if width is None:
-        return width, height
-    return max(width, title_width(title) + margin), height
-
-
-def as_file(fig: go.Figure, model: str | None) -> go.Figure:
-    """The figure a file holds: as on the page, with the model named in its title and room for that title."""
-    import plotly.graph_objects as go
-
-    title = exported_title(fig.layout.title.text or "", model)
-    width, height = export_size(title, fig.layout.width, fig.layout.height)
-    return go.Figure(fig).update_layout(title_text=title, width=width, height=height)
 
 
 def file_heads(chosen: HeadSelection, aggregation: str) -> dict:

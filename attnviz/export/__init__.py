@@ -36,7 +36,7 @@ import os
 import warnings
 from pathlib import Path
 
-from attnviz import settings
+from attnviz import i18n, settings
 from attnviz.errors import AttnvizError, InputError
 from attnviz.export import kaleido, static
 from attnviz.export.files import (
@@ -70,6 +70,7 @@ from attnviz.export.schema import (
 from attnviz.export.sizing import MAX_SIDE, PRESETS, ExportSize, PrintPreset, resolve_size
 from attnviz.export.stamp import read_stamp, stamp
 from attnviz.export.upload import UploadLimits, read_capture_upload
+from attnviz.figures import layout
 
 RENDERERS = {"kaleido": kaleido.render, "static": static.render}  # engine name -> render(fig, fmt, ...) -> bytes
 ENGINES = settings.EXPORT_ENGINES  # "auto" and the RENDERERS, as the export_engine setting accepts them
@@ -87,8 +88,6 @@ class SmallLabels(UserWarning):
         super().__init__(self.sentence("en"))
 
     def sentence(self, lang: str = "en") -> str:
-        from attnviz import i18n
-
         return i18n.t(
             "export.small_labels",
             lang,
@@ -100,9 +99,7 @@ class SmallLabels(UserWarning):
 
 
 def _warn_if_illegible(fig, width: int) -> None:
-    from attnviz.figures.alignment import smallest_labels
-
-    smallest = smallest_labels(fig)
+    smallest = layout.smallest_labels(fig)
     if smallest is not None and smallest[0] < LEGIBLE_LABEL_PX:
         warnings.warn(SmallLabels(smallest[0], smallest[1], width), stacklevel=4)
 
@@ -136,25 +133,16 @@ def _render(fig, fmt: str, engine: str, size: ExportSize) -> bytes:
 
 
 def _fitted(fig, size: ExportSize, height: int | None) -> tuple:
-    """The figure laid out again for the width it is exported at, and the size to draw it at: an alignment's labels
-    planned for that width, a heatmap's ticks thinned for it (the height then what their labels need, unless a
-    `height` was asked for), a title too wide for it broken into lines (the height grown by them, unless asked)."""
-    from attnviz.figures.alignment import fit_width as fit_alignment  # plotly is loaded by now: the figure is one
-    from attnviz.figures.heatmap import fit_width as fit_heatmap
-    from attnviz.figures.style import TITLE_LINE, fit_title
-
+    """The figure laid out again for the width it is exported at, and the size to draw it at
+    (`attnviz.figures.layout.fit_to_width`: an alignment's labels planned for that width, a heatmap's ticks thinned
+    for it, a title too wide for it broken into lines; the height what they need unless a `height` was asked for)."""
     if size.width is None:  # the figure's own width: an alignment's labels planned for it (the page's may be less)
-        laid = fit_alignment(fig, size.of(fig)[0], size.height)
+        laid = layout.fit_alignment(fig, size.of(fig)[0], size.height)
         _warn_if_illegible(laid, size.of(laid)[0])
         return laid, size
-    width, drawn_height = size.of(fig)
-    laid = fit_heatmap(fit_alignment(fig, width, height), width, height)  # each leaves the other's figures as they are
-    titled = fit_title(laid, width)
+    width, own_height = size.of(fig)
+    titled, drawn_height = layout.fit_to_width(fig, width, height, own_height)
     _warn_if_illegible(titled, width)
-    if height is None:
-        drawn_height = laid.layout.height if laid is not fig else drawn_height
-        lines = [(drawn.layout.title.text or "").count("<br>") for drawn in (titled, laid)]
-        drawn_height += (lines[0] - lines[1]) * TITLE_LINE
     fitted = ExportSize(width, min(drawn_height, MAX_SIDE), size.scale)
     fitted.of(titled)  # the pixel budget, for the size it is drawn at
     return titled, fitted

@@ -60,8 +60,8 @@ def figure_text(fig) -> str:
 
 def _subset(text: str):
     """The CJK font cut down to the glyphs of `text` (with their ligatures and positioning kept)."""
-    from fontTools import subset
-    from fontTools.ttLib import TTFont
+    from fontTools import subset  # fontTools loads only when a font is cut down
+    from fontTools.ttLib import TTFont  # fontTools loads only when a font is cut down
 
     path = fonts.require_cjk_font()
     font = TTFont(str(path), fontNumber=0 if path.suffix.lower() in (".ttc", ".otc") else -1)
@@ -79,9 +79,9 @@ def _to_truetype(font) -> None:
     """Replace a font's CFF outlines with TrueType (glyf) outlines, in place; a TrueType font is left as it is."""
     if "CFF " not in font:
         return
-    from fontTools.pens.cu2quPen import Cu2QuPen
-    from fontTools.pens.ttGlyphPen import TTGlyphPen
-    from fontTools.ttLib import newTable
+    from fontTools.pens.cu2quPen import Cu2QuPen  # fontTools loads only when a font is cut down
+    from fontTools.pens.ttGlyphPen import TTGlyphPen  # fontTools loads only when a font is cut down
+    from fontTools.ttLib import newTable  # fontTools loads only when a font is cut down
 
     order = font.getGlyphOrder()
     glyph_set = font.getGlyphSet()

@@ -41,7 +41,7 @@ def browser_path() -> str | None:
     if os.environ.get("BROWSER_PATH"):
         return os.environ["BROWSER_PATH"]
     try:
-        from choreographer.browsers.chromium import Chromium
+        from choreographer.browsers.chromium import Chromium  # kaleido's browser finder: loaded when looked for
 
         found = Chromium.find_browser(skip_local=False)
         if found:
@@ -59,7 +59,7 @@ class _Browser:
     """One warm kaleido Chromium, driven from an event loop in its own daemon thread."""
 
     def __init__(self) -> None:
-        import kaleido
+        import kaleido  # kaleido loads only when the browser engine draws
 
         os.environ.update(fonts.chromium_environment())  # before Chromium starts: it reads fontconfig once
         for name in BROWSER_LOGGERS:  # "Wait expired, Browser is being closed by watchdog." and the like

@@ -26,7 +26,7 @@ def _font_face(woff: bytes) -> str:
 
 def _with_embedded_family(fig):
     """A copy of `fig` whose text asks for the embedded font first (the viewer's fonts follow, for anything else)."""
-    import plotly.graph_objects as go
+    import plotly.graph_objects as go  # plotly loads only when a figure is written as HTML
 
     family = fig.layout.font.family or "sans-serif"
     quoted = f'"{fontsubset.WEB_FAMILY}"'

@@ -5,8 +5,8 @@ A plotly pixel is a CSS pixel, 1/96 inch (as in a browser, and as both engines w
 printed size: a 12 px label prints at 9 pt. `scale` multiplies PNG pixels only; a PDF or SVG is vector at any size.
 A print preset fixes the printed width and resolution — `"single-column"` is 3.5 in (336 px) at 300 dpi, a PNG 1050
 pixels wide — and keeps the figure's proportions unless a height is given. A figure exported narrower than it
-was drawn is laid out again for that width (`attnviz.export.figure_bytes`): an alignment's labels planned for it
-(its height then what they need), a title too wide for it broken into lines (its height grown by them).
+was drawn is laid out again for that width (`attnviz.figures.layout.fit_to_width`): an alignment's labels planned
+for it (its height then what they need), a title too wide for it broken into lines (its height grown by them).
 """
 
 from __future__ import annotations

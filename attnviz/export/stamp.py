@@ -85,7 +85,7 @@ def _stamp_png(data: bytes, provenance: dict | None, dpi: float | None) -> bytes
 
 
 def _stamp_pdf(data: bytes, provenance: dict | None, title: str) -> bytes:
-    from pypdf import PdfWriter
+    from pypdf import PdfWriter  # pypdf loads only for a PDF
 
     writer = PdfWriter(clone_from=io.BytesIO(data))
     info = {"/Creator": SOFTWARE}
@@ -121,7 +121,7 @@ def read_stamp(data: bytes, fmt: str) -> dict | None:
         found = [body for kind, body in _png_chunks(data) if kind == b"iTXt" and body.startswith(KEY.encode() + b"\0")]
         text = found[0].split(b"\x00", 5)[5].decode("utf-8") if found else None
     elif fmt == "pdf":
-        from pypdf import PdfReader
+        from pypdf import PdfReader  # pypdf loads only for a PDF
 
         text = (PdfReader(io.BytesIO(data)).metadata or {}).get(PDF_KEY)
     elif fmt == "svg":

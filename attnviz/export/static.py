@@ -36,7 +36,7 @@ from attnviz.errors import AttnvizError
 from attnviz.export import fontsubset
 from attnviz.fonts import plain_text
 
-if TYPE_CHECKING:  # plotly is only read here, never imported: loading captures needs no plotly
+if TYPE_CHECKING:  # plotly is only read here (the figure it is given), never imported
     import plotly.graph_objects as go
 
 DPI = 96.0  # CSS pixels per inch: plotly's px, Chromium's PDF pages and this engine's agree
@@ -72,10 +72,10 @@ def _color(value, default: str = "#444444"):
 
 
 def _colormap(colorscale):
-    from matplotlib.colors import LinearSegmentedColormap
+    from matplotlib.colors import LinearSegmentedColormap  # matplotlib: loaded only when this engine draws
 
     if not colorscale:
-        import matplotlib
+        import matplotlib  # matplotlib: loaded only when this engine draws
 
         cmap = matplotlib.colormaps["viridis"]
     else:
@@ -228,7 +228,7 @@ class StaticRenderer:
 
         Returns how far (points) they reach from the axis, so the axis title can sit beyond them.
         """
-        from matplotlib import transforms
+        from matplotlib import transforms  # matplotlib: loaded only when this engine draws
 
         size = _font_pt(None, 12)
         gap = 3.0  # points between the plot and a label
@@ -293,7 +293,7 @@ class StaticRenderer:
     # -- traces ----------------------------------------------------------------------------------------------------
 
     def _heatmap(self, trace):
-        from matplotlib import colors as mcolors
+        from matplotlib import colors as mcolors  # matplotlib: loaded only when this engine draws
 
         ax = self._axes(trace.xaxis, trace.yaxis)
         z = np.array(trace.z, dtype=np.float64)  # (rows, cols); NaN = masked
@@ -400,7 +400,7 @@ class StaticRenderer:
     def _markers(self, ax, x, y, marker, opacity: float):
         """Markers of one colour or one per point (colour strings, or numbers on the marker's colour scale, with
         its colour bar when shown), round, diamond or open (`_SYMBOLS`)."""
-        from matplotlib import colors as mcolors
+        from matplotlib import colors as mcolors  # matplotlib: loaded only when this engine draws
 
         size = float(marker.size or 6) * PX_TO_PT
         symbol = marker.symbol if isinstance(marker.symbol, str) else "circle"
@@ -556,7 +556,7 @@ class StaticRenderer:
                 boxstyle=f"square,pad={0.1 + (note.borderpad or 1) / 20}",
             )
         shift = ((note.xshift or 0) * PX_TO_PT, (note.yshift or 0) * PX_TO_PT)
-        from matplotlib.text import Annotation
+        from matplotlib.text import Annotation  # matplotlib: loaded only when this engine draws
 
         self.mfig.add_artist(
             Annotation(
@@ -577,7 +577,7 @@ class StaticRenderer:
 
     def _legend(self):
         handles = []
-        from matplotlib.lines import Line2D
+        from matplotlib.lines import Line2D  # matplotlib: loaded only when this engine draws
 
         for trace in _legend_entries(self.fig):
             color = trace.line.color if trace.type == "scatter" else trace.marker.color
@@ -595,8 +595,8 @@ class StaticRenderer:
     # -- entry point -----------------------------------------------------------------------------------------------
 
     def draw(self):
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-        from matplotlib.figure import Figure
+        from matplotlib.backends.backend_agg import FigureCanvasAgg  # matplotlib: loaded only when this engine draws
+        from matplotlib.figure import Figure  # matplotlib: loaded only when this engine draws
 
         layout = self.fig.layout
         self.mfig = Figure(figsize=(self.width / DPI, self.height / DPI), dpi=DPI)
@@ -619,7 +619,7 @@ _CJK = re.compile("[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef\U00020000-\U0002ebef
 
 
 def _draws_cjk(mfig) -> bool:
-    from matplotlib.text import Text
+    from matplotlib.text import Text  # matplotlib: loaded only when this engine draws
 
     return any(_CJK.search(t.get_text()) for t in mfig.findobj(Text))
 
@@ -628,7 +628,7 @@ def render(
     fig: go.Figure, fmt: str = "png", *, width: int | None = None, height: int | None = None, scale: float = 1.0
 ) -> bytes:
     """PNG, SVG or PDF bytes of a plotly figure, drawn with matplotlib and the packaged CJK font."""
-    import matplotlib
+    import matplotlib  # matplotlib: loaded only when this engine draws
 
     if fmt not in ("png", "svg", "pdf"):
         raise AttnvizError("static_format", fmt=fmt)

@@ -4,8 +4,10 @@ Every figure takes `style=FigureStyle(...)`: `lang` ("en" default, or "zh") and 
 string in `LABELS[lang]`, for the app's i18n), `model` (named in the title), `title` (replaces the built title) and
 `width`/`height` (replace the size the figure chooses for its content).
 Selections follow `attnviz.analysis.aggregate`: `layers`/`heads` are an index, a list, or None for all.
-`qk_space` (a head's queries and keys in one plane, `attnviz.projection`) and `sentence_steps` (the explainer's steps
-for one token of a real head) take what they draw instead of a map.
+`qk_space` (a head's queries and keys in one plane, `attnviz.projection`), `explainer` (the walk-through's steps,
+`attnviz.attention.walkthrough`) and `sentence_steps` (the explainer's steps for one token of a real head) take what
+they draw instead of a map: a figure only draws numbers it is given.
+How wide text is, where labels stand, and a figure laid out again for a file's width: `attnviz.figures.layout`.
 Maps too large to hold (`attnviz.attention.ondemand.LazyCapture`) draw through `pooled_heatmap` (a head pooled block by block)
 and `statistic_grid(values=...)` (statistics streamed tile by tile).
 """

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from fractions import Fraction
+from typing import Protocol
 
 import numpy as np
 import plotly.graph_objects as go
@@ -63,24 +64,40 @@ def _matrix_trace(matrix: np.ndarray, decimals: int, colorscale: str) -> go.Heat
     )
 
 
+class WalkedSteps(Protocol):
+    """What `explainer` draws: the walk-through's steps as numpy matrices (`attention.walkthrough.walkthrough`
+    returns them; `scale` multiplies the scores, 1.0 when they were not scaled)."""
+
+    query: np.ndarray  # (queries, d)
+    key: np.ndarray  # (keys, d)
+    value: np.ndarray  # (keys, d_v)
+    scores: np.ndarray  # (queries, keys): Q·Kᵀ
+    scaled_scores: np.ndarray  # scores · scale
+    weights: np.ndarray  # row softmax
+    context: np.ndarray  # (queries, d_v): weights · V
+    scale: float
+
+
+EXPLAINER_WIDTH = 1000  # px
+PANEL_COLUMNS = 4  # matrices side by side in one row of panels
+FIRST_ROW_HEIGHT, NEXT_ROW_HEIGHT = 300, 230  # px: the first row of panels (with the title), each row below it
+
+
 def explainer(
-    q=SEED_Q,
-    k=SEED_K,
-    v=SEED_V,
+    steps: WalkedSteps,
     *,
-    scaled: bool = True,
     decimals: int = 2,
     colorscale: str = "Blues",
     style: FigureStyle = DEFAULT_STYLE,
 ) -> go.Figure:
-    """Annotated small matrices, in reading order: Q, Kᵀ, Q·Kᵀ, ÷√d (when `scaled`), A = row softmax, V, A·V.
+    """Annotated small matrices, in reading order: Q, Kᵀ, Q·Kᵀ, ÷√d (when the steps scaled the scores), A = row
+    softmax, V, A·V. `steps` come from `attention.walkthrough.walkthrough(q, k, v)` (the seed's: `SEED_Q`, `SEED_K`,
+    `SEED_V`), so the figure itself only draws numbers.
 
     The matrices are no model's, so `style.model` is not named."""
     text = style.words()
     decimals = check_count(decimals, "decimals", minimum=0)
-    from attnviz.attention.walkthrough import walkthrough  # torch, only once a walk-through is drawn
-
-    steps = walkthrough(q, k, v, scaled=scaled)
+    scaled = steps.scale != 1.0
     panels = [
         (text["matrix_q"], steps.query),
         (text["matrix_kt"], steps.key.T),
@@ -93,7 +110,7 @@ def explainer(
         (text["matrix_v"], steps.value),
         (text["matrix_output"], steps.context),
     ]
-    cols = 4
+    cols = PANEL_COLUMNS
     rows = -(-len(panels) // cols)
     fig = make_subplots(
         rows=rows,
@@ -112,8 +129,8 @@ def explainer(
     fig.update_layout(
         **style.layout(
             heading,
-            1000,
-            300 + 230 * (rows - 1),
+            EXPLAINER_WIDTH,
+            FIRST_ROW_HEIGHT + NEXT_ROW_HEIGHT * (rows - 1),
             margin=dict(l=30, r=30, t=100, b=30),
             meta=dict(view="explainer", panels=[name for name, _ in panels]),
         )

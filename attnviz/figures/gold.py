@@ -14,8 +14,8 @@ import numpy as np
 import plotly.graph_objects as go
 
 from attnviz import i18n
-from attnviz.figures._common import clamp, format_value
-from attnviz.figures.alignment import _positions
+from attnviz.figures._common import format_value
+from attnviz.figures.layout import head_grid_size, line_positions
 from attnviz.figures.style import DEFAULT_STYLE, FigureStyle
 from attnviz.types import AttentionMap
 
@@ -49,8 +49,8 @@ def gold_links(
     A link whose word has no token drawn (hidden, not yet written in a replay, or sharing its token with a
     neighbour) is left out, and its verdict's legend entry says how many were. `both_directions`:
     the links are those a model reading the pair backwards also finds, and the legend says so."""
-    key_x = _word_x(source_owners, _positions(len(amap.key_tokens)))
-    query_x = _word_x(target_owners, _positions(len(amap.query_tokens)))
+    key_x = _word_x(source_owners, line_positions(len(amap.key_tokens)))
+    query_x = _word_x(target_owners, line_positions(len(amap.query_tokens)))
     out = go.Figure(fig)
     for verdict, drawn in VERDICTS.items():
         placed = [(s, t) for s, t in sorted(links.get(verdict, ())) if s in key_x and t in query_x]
@@ -123,8 +123,7 @@ def score_grid(values: np.ndarray, statistic: str = "aer", style: FigureStyle = 
     fig.update_layout(
         **style.layout(
             title,
-            clamp(220 + 56 * heads, 420, 1400),
-            clamp(180 + 40 * layers, 320, 1400),
+            *head_grid_size(layers, heads),
             meta=dict(view="score_grid", statistic=statistic),
         ),
         clickmode="event+select",

@@ -20,8 +20,12 @@ from attnviz.figures._common import (
     hover_axis,
     hover_template,
 )
+from attnviz.figures.layout import head_grid_size
 from attnviz.figures.style import DEFAULT_STYLE, FigureStyle
 from attnviz.types import AttentionMap
+
+MAP_GRID_MARGIN_PX = (140, 130)  # px the margins (`margin` below) and the colour bar add around the small maps
+MAP_GRID_WIDTH, MAP_GRID_HEIGHT = (360, 2400), (300, 2400)  # px: the smallest and largest a grid of maps is
 
 
 def grid(
@@ -91,8 +95,8 @@ def _lay_out(
     fig.update_layout(
         **style.layout(
             style.heading(amap.kind, None, notes),
-            clamp(140 + cell_px * cols, 360, 2400),
-            clamp(130 + cell_px * rows, 300, 2400),
+            clamp(MAP_GRID_MARGIN_PX[0] + cell_px * cols, *MAP_GRID_WIDTH),
+            clamp(MAP_GRID_MARGIN_PX[1] + cell_px * rows, *MAP_GRID_HEIGHT),
             plot_bgcolor=MASKED_COLOR,
             margin=dict(l=30, r=90, t=100, b=30),
             meta=dict(
@@ -216,8 +220,7 @@ def statistic_grid(
     fig.update_layout(
         **style.layout(
             style.heading(kind, name),
-            clamp(220 + 56 * heads, 420, 1400),
-            clamp(180 + 40 * layers, 320, 1400),
+            *head_grid_size(layers, heads),
             meta=dict(view="statistic", statistic=statistic),
         ),
         xaxis=dict(

@@ -3,14 +3,13 @@ the same figure from a head pooled block by block (`pooled_heatmap`, for maps to
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import plotly.graph_objects as go
 
-from attnviz import analysis
+from attnviz import analysis, i18n
 from attnviz.errors import InputError
 from attnviz.figures._common import (
     MASKED_COLOR,
@@ -20,37 +19,20 @@ from attnviz.figures._common import (
     clamp,
     color_range,
     format_value,
-    hover_axis,
     hover_template,
     selection_text,
-    tick_positions,
     unknown_notes,
 )
+from attnviz.figures.layout import AXIS_WORDS, PLOT_MARGIN_PX, heatmap_axes, room_for
 from attnviz.figures.style import DEFAULT_STYLE, FigureStyle
-from attnviz.fonts import plain_text
 from attnviz.types import AttentionMap, Token
 
 VALUE_BAR_COLOR = "#4c4c4c"  # the value-norm bars: dark, apart from the colour scale and the masked grey
 
 
-def _label_px(label: str) -> float:
-    """Rough width of a 12 px label: CJK characters are about twice as wide as Latin ones."""
-    shown = plain_text(label)  # the text drawn, without the label's style tags
-    return sum(12.0 if unicodedata.east_asian_width(c) in "WF" else 7.0 for c in shown)
-
-
-LABEL_ROOM_PX = 20  # along its axis, a 12 px label (its box is ~16 px tall; slanted, ~17 px wide) reads clear
-PLOT_MARGIN_PX = (250, 160)  # figure width and height the margins, colour bar and titles take from the plot
-
-
-def _room_for(labels: int, margin_px: int) -> int:
-    """A figure side that draws every one of `labels` tick labels readably (`readable_labels`) when it may."""
-    return margin_px + LABEL_ROOM_PX * (labels + 1)
-
-
-def readable_labels(plot_px: float, wanted: int) -> int:
-    """How many tick labels fit `plot_px` px of axis readably: at most `wanted`, at least one."""
-    return max(1, min(wanted, int(plot_px // LABEL_ROOM_PX)))
+HEATMAP_WIDTH = (520, 1200)  # px: the narrowest and widest a heatmap chooses to be
+HEATMAP_HEIGHT = (420, 1200)  # px: the lowest and highest
+VALUE_BAR_ROOM = 60  # px the value-norm strip adds to the figure's height
 
 
 def masked_outline(values: np.ndarray, text: Mapping[str, str]) -> go.Scatter:
@@ -135,8 +117,6 @@ def heatmap(
 def _add_value_bar(fig: go.Figure, norms: np.ndarray, key_labels: Sequence[str], style: FigureStyle) -> None:
     """Each key's value norm as a bar above its column, on a strip of its own (x2, y2; x2 follows the keys' axis);
     the figure grows to make room unless its style sets the height."""
-    from attnviz import i18n  # the value-norm words (attnviz/i18n/values.py)
-
     title = i18n.t("values_bar", style.lang)
     hover = i18n.t("values_bar_hover", style.lang, key="%{customdata}", value="%{y:.3g}")
     fig.add_trace(
@@ -171,7 +151,7 @@ def _add_value_bar(fig: go.Figure, norms: np.ndarray, key_labels: Sequence[str],
             nticks=3,
             title=dict(text=title, font=dict(size=11)),
         ),
-        height=style.height or fig.layout.height + 60,
+        height=style.height or fig.layout.height + VALUE_BAR_ROOM,
         meta={**fig.layout.meta, "value_bar": True},
     )
 
@@ -328,8 +308,8 @@ def _draw(
     if colours.log_scale:
         notes.append(text["log_scale"])
     notes += layout.notes
-    fig_width = style.width or clamp(_room_for(len(layout.key_labels), PLOT_MARGIN_PX[0]), 520, 1200)
-    fig_height = style.height or clamp(_room_for(len(layout.query_labels), PLOT_MARGIN_PX[1]), 420, 1200)
+    fig_width = style.width or clamp(room_for(len(layout.key_labels), PLOT_MARGIN_PX[0]), *HEATMAP_WIDTH)
+    fig_height = style.height or clamp(room_for(len(layout.query_labels), PLOT_MARGIN_PX[1]), *HEATMAP_HEIGHT)
     has_masked = bool(np.isnan(values).any())
     trace = _trace(values, colours, text)
     fig = go.Figure([trace, masked_outline(values, text)] if has_masked else trace)
@@ -342,7 +322,7 @@ def _draw(
             annotations=[_masked_legend(text)] if has_masked else [],
             meta={**layout.meta, "axis_words": {key: text[key] for key in AXIS_WORDS}},
         ),
-        **_axes(layout, max_labels, (fig_width, fig_height), text),
+        **heatmap_axes(layout.query_labels, layout.key_labels, max_labels, (fig_width, fig_height), text),
     )
     return fig
 
@@ -388,76 +368,6 @@ def _masked_legend(text: Mapping[str, str]) -> dict:
         showarrow=False,
         font=dict(size=11),
     )
-
-
-AXIS_WORDS = ("key", "query", "labelled")  # the words of the axis titles, kept in meta for `fit_width`
-
-
-def _axes(layout: _Layout, max_labels: int, size: tuple[int, int], text: Mapping[str, str]) -> dict:
-    """x (keys) and y (queries) axes: at most `max_labels` ticks and no more than the figure's `size` (width, height)
-    shows readably, key labels slanted when they would overlap."""
-    query_labels, key_labels = layout.query_labels, layout.key_labels
-    plot_width, plot_height = (max(side - margin, 1) for side, margin in zip(size, PLOT_MARGIN_PX))
-    x_ticks = tick_positions(len(key_labels), readable_labels(plot_width, max_labels))
-    y_ticks = tick_positions(len(query_labels), readable_labels(plot_height, max_labels))
-
-    def title(axis: str, ticks: list, labels: list) -> str:  # a thinned axis says so: a file has no hover
-        if len(ticks) == len(labels):
-            return text[axis]
-        return text["labelled"].format(axis=text[axis], shown=len(ticks), count=len(labels))
-
-    fig_width = size[0]
-    cell_px = (fig_width - 250) / max(len(key_labels), 1)  # plot width ≈ figure minus margins and colour bar
-    spacing_px = cell_px * len(key_labels) / max(len(x_ticks), 1)  # between two drawn labels
-    rotate = max((_label_px(key_labels[i]) for i in x_ticks), default=0) > 0.9 * spacing_px
-    return dict(
-        xaxis=dict(
-            title=dict(text=title("key", x_ticks, key_labels)),
-            tickmode="array",
-            tickvals=x_ticks,
-            ticktext=[key_labels[i] for i in x_ticks],
-            tickangle=-60 if rotate else 0,
-            showgrid=False,
-            zeroline=False,
-            range=[-0.5, len(key_labels) - 0.5],
-            **hover_axis(key_labels),
-        ),
-        yaxis=dict(
-            title=dict(text=title("query", y_ticks, query_labels)),
-            tickmode="array",
-            tickvals=y_ticks,
-            ticktext=[query_labels[i] for i in y_ticks],
-            # the first query on top; a set range, as plotly pads the masked cells' outline (a scatter) when it
-            # autoranges, which drew grey "masked" bands above the first row and below the last
-            range=[len(query_labels) - 0.5, -0.5],
-            showgrid=False,
-            zeroline=False,
-            **hover_axis(query_labels),
-        ),
-    )
-
-
-def fit_width(fig: go.Figure, width: int, height: int | None = None) -> go.Figure:
-    """`fig` laid out again for an export `width` px wide (a paper's column) and `height` (None: its own, the room
-    its rows need, rather than shrunk with the width): tick labels thinned and slanted for that size as `heatmap`
-    places them, instead of crowded. Any other figure, or a heatmap exported at its own width or wider, is `fig`."""
-    meta = fig.layout.meta if isinstance(fig.layout.meta, dict) else {}
-    if meta.get("view") != "heatmap" or width >= (fig.layout.width or width) or not fig.layout.xaxis.labelalias:
-        return fig
-    queries, keys = (
-        [axis.labelalias[str(i)] for i in range(len(axis.labelalias))] for axis in (fig.layout.yaxis, fig.layout.xaxis)
-    )
-    frame = _Layout(queries, keys, meta, kind="", selection=None, notes=[])
-    drawn = max(
-        len(fig.layout.xaxis.tickvals or ()), len(fig.layout.yaxis.tickvals or ()), 1
-    )  # its max_labels, or less
-    size = (width, height or fig.layout.height or 500)
-    words = meta.get("axis_words") or {  # the axis titles before any "(n of m labelled)"; a figure made before: as is
-        "key": fig.layout.xaxis.title.text,
-        "query": fig.layout.yaxis.title.text,
-        "labelled": "{axis}",
-    }
-    return go.Figure(fig).update_layout(width=size[0], height=size[1], **_axes(frame, drawn, size, words))
 
 
 def selected_ranges(

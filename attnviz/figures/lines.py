@@ -21,6 +21,11 @@ from attnviz.figures._common import (
 from attnviz.figures.style import DEFAULT_STYLE, FigureStyle
 from attnviz.types import AttentionMap
 
+LINES_WIDTH = 620  # px: two token columns and the links between them
+ROW_PX = 22  # px a token takes in its column
+LINES_MARGIN_PX = 160  # px the margins and the title add above and below the columns
+LINES_HEIGHT = (360, 2400)  # px: the lowest and highest the figure is
+
 
 def _level_edges(threshold: float, levels: int) -> np.ndarray:
     return np.linspace(threshold, 1.0, levels + 1)
@@ -84,8 +89,8 @@ def head_lines(
     fig.update_layout(
         **style.layout(
             style.heading(amap.kind, selection, unknown_notes([*amap.query_tokens, *amap.key_tokens], text)),
-            620,
-            clamp(160 + 22 * rows, 360, 2400),
+            LINES_WIDTH,
+            clamp(LINES_MARGIN_PX + ROW_PX * rows, *LINES_HEIGHT),
             meta=dict(view="lines", threshold=threshold, levels=levels, combine=combine, query=query),
             legend=dict(orientation="v", x=1.02, y=1.0),
         ),

@@ -31,6 +31,7 @@ def files():
     from app_pages.model_runs import MAX_NEW_TOKENS
     from attnviz import selection
     from attnviz.attention.generation import generate
+    from attnviz.figures.layout import as_file
     from attnviz.models import load_model
 
     threads = torch.get_num_threads()
@@ -42,7 +43,7 @@ def files():
         torch.set_num_threads(threads)
     options = selection.ViewOptions(kind="cross", aggregation="alignment", lang="zh")
     shown = selection.show(result, options, handle.alignment_heads, ("alignment", "heatmap"))
-    return {name: selection.as_file(figure, MODEL) for name, figure in shown.figures.items()}
+    return {name: as_file(figure, MODEL) for name, figure in shown.figures.items()}
 
 
 def download(page, button: str, index: int) -> tuple[str, bytes]:

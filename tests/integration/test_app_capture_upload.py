@@ -18,9 +18,10 @@ import tomllib
 from streamlit.testing.v1 import AppTest
 
 from app_pages import figure_export, opened
-from attnviz import analysis, cli, export, i18n, selection
+from attnviz import analysis, cli, export, i18n
 from attnviz.attention.capture import capture
 from attnviz.errors import AttnvizError
+from attnviz.figures.layout import as_file
 from attnviz.models import load_model
 from attnviz.provenance import alignment_heads_of, with_provenance
 from tests.support.app import assert_page_ok, charts, downloads, one_torch_thread  # noqa: F401 - two fixtures
@@ -391,7 +392,7 @@ def test_the_clis_capture_opens_in_the_app_and_draws_the_clis_and_the_live_pages
     for figure in ("alignment", "heatmap"):  # the CLI's export of the same input is the opened page's download
         target = tmp_path / f"{figure}.html"
         assert cli.main(["export", *given, "--view", figure, "-o", str(target)]) == 0, capsys.readouterr().err
-        drawn = selection.as_file(go.Figure(shown[figure]), "demo-zh-en")
+        drawn = as_file(go.Figure(shown[figure]), "demo-zh-en")
         make = figure_export.figure_maker(drawn, "html", figure, figure_export.Source(), {})
         assert html_figure(target.read_text(encoding="utf-8")) == html_figure(make().decode("utf-8"))
     stats = page_charts(at, "heads.py", kind="cross")

@@ -11,8 +11,9 @@ import pytest
 from PIL import Image
 
 from app_pages import figure_export
-from attnviz import export, i18n, selection
+from attnviz import export, i18n
 from attnviz.export.sizing import PRESETS, ExportSize
+from attnviz.figures.layout import as_file
 from tests.support.app import assert_page_ok, charts, downloads, open_app  # noqa: F401 - downloads: a fixture
 
 MODEL = "demo-zh-en"
@@ -35,7 +36,7 @@ def sized(at, **size):
 
 def own_size(spec: dict) -> tuple[int, int]:
     """The width and height (plotly px) a page's chart is exported at by default: its size as a file."""
-    return ExportSize().of(selection.as_file(go.Figure(spec), MODEL))
+    return ExportSize().of(as_file(go.Figure(spec), MODEL))
 
 
 def png_size(data: bytes) -> tuple[int, int]:

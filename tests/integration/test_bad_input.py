@@ -212,7 +212,7 @@ GOOD_Q, GOOD_K, GOOD_V = figures.SEED_Q, figures.SEED_K, figures.SEED_V
     ],
 )
 def test_bad_explainer_matrices(q, k, v, expected):
-    for call in (lambda: walkthrough(q, k, v), lambda: figures.explainer(q, k, v)):
+    for call in (lambda: walkthrough(q, k, v), lambda: figures.explainer(walkthrough(q, k, v))):
         with pytest.raises(InputError) as caught:
             call()
         assert expected in _sentence(caught.value)

@@ -22,6 +22,7 @@ from streamlit.testing.v1 import AppTest
 from app_pages import figure_export
 from app_pages.model_runs import MAX_NEW_TOKENS
 from attnviz import cli, selection
+from attnviz.figures.layout import as_file
 from attnviz.models import load_model
 from tests.support.app import one_torch_thread  # noqa: F401 - a fixture: torch on one thread, as in the app
 from tests.support.figure_reading import html_figure
@@ -152,7 +153,7 @@ def page_charts(case: Case, combination: Combination) -> dict[str, dict]:
 
 def app_download(spec: dict, model: str) -> dict:
     """The figure the page's download buttons write for a chart: the page's own export path, on the page's figure."""
-    return plotly_json(selection.as_file(go.Figure(spec), model))
+    return plotly_json(as_file(go.Figure(spec), model))
 
 
 def plotly_json(fig: go.Figure) -> dict:
@@ -297,7 +298,7 @@ def test_the_clis_html_file_is_the_apps_html_download(capsys, tmp_path, case, co
     argv = ["export", *cli_side.input, *combination.cli_view(figure), "-o", str(target)]
     assert cli.main(argv) == 0, capsys.readouterr().err
     spec = page_charts(case, combination)[figure]
-    drawn = selection.as_file(go.Figure(spec), case.model)  # the page's download path, at the default size
+    drawn = as_file(go.Figure(spec), case.model)  # the page's download path, at the default size
     make = figure_export.figure_maker(drawn, "html", figure, figure_export.Source(), {})
     downloaded = make().decode("utf-8")
     assert html_figure(target.read_text(encoding="utf-8")) == html_figure(downloaded)

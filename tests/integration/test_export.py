@@ -1,3 +1,4 @@
+import csv
 import inspect
 import io
 import json
@@ -7,13 +8,18 @@ import xml.etree.ElementTree as ElementTree
 
 import numpy as np
 import plotly.graph_objects as go
+import plotly.io as pio
 import pytest
 from PIL import Image
 from plotly.colors import sample_colorscale, unlabel_rgb
 from pypdf import PdfReader
 
 from attnviz import analysis, export, figures, fonts, settings
+from attnviz.attention.vectors import HeadVectors
+from attnviz.attention.walkthrough import sentence_walkthrough, walkthrough
 from attnviz.errors import AttnvizError, InputError, SettingError
+from attnviz.figures.style import DRAWN_TRACES, UNDRAWN_LAYOUT, white_template
+from attnviz.projection import project_queries_keys
 from attnviz.types import AttentionCapture, AttentionMap, GenerationStep, Token
 from tests.support.maps import random_map, seed_pair_map, tokens_from
 
@@ -203,7 +209,9 @@ FIGURE_KINDS = {
     "head_lines": lambda: figures.head_lines(random_map(tokens_from("a b c".split()), heads=3)),
     "grid": lambda: figures.grid(random_map(tokens_from("a b c".split()), layers=2, heads=2)),
     "statistic_grid": lambda: figures.statistic_grid(random_map(tokens_from("a b c".split()))),
-    "explainer": lambda: figures.explainer(style=figures.FigureStyle(lang="zh")),
+    "explainer": lambda: figures.explainer(
+        walkthrough(figures.SEED_Q, figures.SEED_K, figures.SEED_V), style=figures.FigureStyle(lang="zh")
+    ),
     "mixture": lambda: figures.mixture(),
     "clickable_heads": lambda: figures.clickable_heads(figures.grid(random_map(tokens_from("a b".split()), layers=2))),
     "qk_space": lambda: figures.qk_space(*_query_key_space()),
@@ -214,8 +222,6 @@ FIGURE_KINDS = {
 
 
 def _head_vectors():
-    from attnviz.attention.vectors import HeadVectors
-
     rng = np.random.default_rng(0)
     queries, keys = tokens_from(["早上", "好", "！"]), tokens_from(["Good", "morning", "!", "</s>"], specials=("</s>",))
     q, k, v = rng.normal(size=(3, 6)), rng.normal(size=(4, 6)), rng.normal(size=(4, 6))
@@ -223,15 +229,11 @@ def _head_vectors():
 
 
 def _query_key_space():
-    from attnviz.projection import project_queries_keys
-
     head = _head_vectors()
     return project_queries_keys(head.queries, head.keys), head.query_tokens, head.key_tokens
 
 
 def _sentence_walk():
-    from attnviz.attention.walkthrough import sentence_walkthrough
-
     return sentence_walkthrough(_head_vectors(), 1, mask=np.zeros(4), captured=np.zeros(4))
 
 
@@ -436,7 +438,6 @@ def test_tokens_with_specials_survive_every_format(tmp_path):
     for suffix in ("json", "npz"):
         loaded = export.load_capture(export.save_capture(amap, tmp_path / f"t.{suffix}"))
         assert loaded["self"].key_tokens == tokens
-    import csv
 
     rows = list(csv.reader(io.StringIO(export.capture_to_csv(amap))))
     assert rows[2][7] == 'a,"b"' and rows[3][7] == "\n"
@@ -519,10 +520,6 @@ def test_capture_filename_uses_the_model_and_the_source_text():
 
 
 def test_every_figure_is_drawn_in_the_white_template_cut_to_the_traces_it_has():
-    import plotly.io as pio
-
-    from attnviz.figures.style import DRAWN_TRACES, UNDRAWN_LAYOUT, white_template
-
     white, cut = pio.templates["plotly_white"].to_plotly_json(), white_template().to_plotly_json()
     assert cut["layout"] == {key: value for key, value in white["layout"].items() if key not in UNDRAWN_LAYOUT}
     assert cut["data"] == {name: white["data"][name] for name in DRAWN_TRACES}  # the same look for these traces

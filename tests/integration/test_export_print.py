@@ -6,6 +6,7 @@ import io
 import re
 import shutil
 import unicodedata
+import xml.etree.ElementTree as ElementTree
 
 import numpy as np
 import pytest
@@ -13,11 +14,10 @@ from fontTools.ttLib import TTFont
 from PIL import Image
 from pypdf import PdfReader
 
-from attnviz import export, figures, i18n
+from attnviz import export, figures, fonts, i18n
 from attnviz.errors import InputError
 from attnviz.export import fontsubset, sizing
-from attnviz.figures.alignment import fit_width
-from attnviz.figures.style import TITLE_LINE, fit_title
+from attnviz.figures.layout import TITLE_LINE, fit_alignment, fit_title
 from attnviz.types import AttentionMap
 from tests.support.engines import HAS_BROWSER, NO_BROWSER
 from tests.support.maps import random_map, tokens_from
@@ -89,8 +89,6 @@ def test_pdf_text_is_the_labels_and_every_font_is_an_embedded_truetype_cid_font(
 
 
 def test_pdf_without_a_cjk_font_still_has_truetype_text_only(monkeypatch):
-    from attnviz import fonts
-
     monkeypatch.setattr(fonts, "cjk_font_path", lambda: None)
     fig = figures.heatmap(random_map(tokens_from(["Good", "morning"])))
     data = export.figure_bytes(fig, "pdf")
@@ -162,7 +160,7 @@ def test_a_preset_pdf_page_is_the_printed_width():
     page = PdfReader(io.BytesIO(export.figure_bytes(fig, "pdf", preset="single-column"))).pages[0]
     assert float(page.mediabox.width) == pytest.approx(3.5 * 72, abs=0.5)
     # an alignment is laid out again for the column: the height its labels need there, and its title's lines
-    height = fit_width(fig, 336).layout.height + _title_lines_added(fig, 336) * TITLE_LINE
+    height = fit_alignment(fig, 336).layout.height + _title_lines_added(fig, 336) * TITLE_LINE
     assert float(page.mediabox.height) == pytest.approx(height * 72 / 96, abs=0.5)
 
 
@@ -324,8 +322,6 @@ def test_provenance_sits_where_other_readers_look_for_it():
 
 
 def test_the_stamped_svg_still_parses():
-    import xml.etree.ElementTree as ElementTree
-
     svg = export.figure_bytes(random_map_figure(), "svg", provenance=PROVENANCE)
     root = ElementTree.fromstring(svg)
     assert root.find("{http://www.w3.org/2000/svg}metadata[@id='attnviz-provenance']") is not None

@@ -445,21 +445,6 @@ def test_every_view_state_field_has_a_default_that_reads_back():
     assert unreadable == [] and state == app_state.ViewState()
 
 
-def test_exported_files_name_the_model_and_fit_their_title():
-    assert selection.exported_title("cross-attention<br><sup>links ≥ 0.1</sup>", "demo-zh-en") == (
-        "cross-attention<br><sup>demo-zh-en · links ≥ 0.1</sup>"
-    )
-    assert selection.exported_title("Heads", "demo-zh-en") == "Heads<br><sup>demo-zh-en</sup>"
-    assert selection.exported_title("Heads", None) == "Heads"
-    assert selection.title_width("交叉注意力") == 5 * 16 and selection.title_width("ab<br>x") == int(2 * 0.55 * 16)
-    long_note = "ab<br><sup>" + "x" * 99 + "</sup>"  # a note line wider than the title: the file makes room for it
-    assert selection.title_width(long_note) == int(99 * 0.55 * 16 * 0.7)
-    long = "cross-attention · alignment heads · mean of L0·H1, L2·H3, L4·H5"
-    width, height = selection.export_size(long, 520, 380)
-    assert width >= selection.title_width(long) + 80 and height == 380
-    assert selection.export_size("short", 700, 400) == (700, 400)
-
-
 def test_interactive_threads_setting():
     import torch
 

@@ -5,6 +5,7 @@ from attnviz import analysis, figures
 from attnviz.attention.walkthrough import walkthrough
 from attnviz.errors import InputError
 from attnviz.figures import FigureStyle
+from attnviz.figures.layout import fit_heatmap
 from attnviz.types import Token
 from tests.support.figure_reading import _axis, _axis_text, en_zh_map, hover_label  # noqa: F401
 from tests.support.maps import random_map, seed_pair_map, tokens_from
@@ -253,8 +254,8 @@ def test_statistic_grid_draws_statistics_computed_elsewhere():
 
 
 def test_explainer_shows_each_step_of_the_walk_through():
-    fig = figures.explainer()
     steps = walkthrough(figures.SEED_Q, figures.SEED_K, figures.SEED_V)
+    fig = figures.explainer(steps)
     expected = [steps.query, steps.key.T, steps.scores, steps.scaled_scores, steps.weights, steps.value, steps.context]
     assert len(fig.data) == len(expected)
     for trace, matrix in zip(fig.data, expected):
@@ -262,7 +263,7 @@ def test_explainer_shows_each_step_of_the_walk_through():
         assert trace.text[0][0] == f"{matrix[0, 0]:.2f}" and trace.texttemplate == "%{text}"
     assert figures.SEED_Q.shape == (3, 2) and figures.SEED_K.shape == figures.SEED_V.shape == (4, 2)
     assert "÷1.41" in fig.layout.meta["panels"][3]
-    assert len(figures.explainer(scaled=False).data) == 6
+    assert len(figures.explainer(walkthrough(figures.SEED_Q, figures.SEED_K, figures.SEED_V, scaled=False)).data) == 6
 
 
 def test_mixture_is_the_seed_four_unlike_example():
@@ -295,13 +296,11 @@ def test_a_heatmap_of_up_to_45_tokens_labels_every_token(count):
 
 
 def test_a_heatmap_axis_that_labels_only_some_tokens_says_how_many():
-    from attnviz.figures.heatmap import fit_width
-
     words = [f"w{i}" for i in range(120)]
     fig = figures.heatmap(random_map(tokens_from(words), layers=1, heads=1))
     shown = len(fig.layout.xaxis.tickvals)
     assert shown < 120 and fig.layout.xaxis.title.text == f"Key ({shown} of 120 labelled)"
-    narrow = fit_width(fig, 336)  # a column thins them again: said once, with the new count
+    narrow = fit_heatmap(fig, 336)  # a column thins them again: said once, with the new count
     assert narrow.layout.xaxis.title.text == f"Key ({len(narrow.layout.xaxis.tickvals)} of 120 labelled)"
     zh = figures.heatmap(random_map(tokens_from(words), layers=1, heads=1), style=figures.FigureStyle(lang="zh"))
     assert zh.layout.yaxis.title.text == f"查询 (Query)（120 个中标注 {len(zh.layout.yaxis.tickvals)} 个）"

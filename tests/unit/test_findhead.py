@@ -4,7 +4,6 @@ when the weight went to hidden tokens, and links that carry only their page's st
 
 import html
 import itertools
-import sys
 from dataclasses import replace
 
 import numpy as np
@@ -14,11 +13,11 @@ import pytest
 from app_pages import state as app_state
 from attnviz import figures, selection
 from attnviz.errors import InputError
+from attnviz.figures import layout
 from attnviz.fonts import text_width
 from attnviz.types import AttentionCapture, AttentionMap
 from tests.support.maps import random_map, tokens_from
 
-alignment_figure = sys.modules["attnviz.figures.alignment"]  # the module; `figures.alignment` is its function
 SENTENCE = "[CLS] the animal was tired because it ran [SEP]".split()
 
 
@@ -144,7 +143,7 @@ def test_clickable_heads_carry_their_layer_and_head():
 def _label_boxes(fig) -> list[tuple[float, float, float, float]]:
     """Every label's box (x0, x1, y0, y1) in px of the figure, read from its annotations and measured in its font."""
     width = fig.layout.width
-    plot_px = width - sum(alignment_figure.MARGINS)
+    plot_px = width - sum(layout.MARGINS)
     y0, y1 = fig.layout.yaxis.range
     plot_h = fig.layout.height - 160
     boxes = []
@@ -152,11 +151,11 @@ def _label_boxes(fig) -> list[tuple[float, float, float, float]]:
         if note.xref != "x":
             continue
         size = note.font.size
-        centre = (note.x - alignment_figure.X_RANGE[0]) / (alignment_figure.X_RANGE[1] - alignment_figure.X_RANGE[0])
+        centre = (note.x - layout.X_RANGE[0]) / (layout.X_RANGE[1] - layout.X_RANGE[0])
         centre *= plot_px
         line = (note.y - y0) / (y1 - y0) * plot_h  # px up from the plot's bottom
         text = text_width(html.unescape(note.text), size)
-        height = alignment_figure.LINE_HEIGHT * size
+        height = layout.LINE_HEIGHT * size
         across, along = (height, text) if note.textangle else (text, height)
         start = line + note.yshift if note.yanchor == "bottom" else line + note.yshift - along
         boxes.append((centre - across / 2, centre + across / 2, start, start + along))
@@ -188,7 +187,7 @@ def test_no_two_alignment_labels_overlap_even_for_long_words(source, target):
         boxes = _label_boxes(fig)
         assert len(boxes) == len(src) + len(tgt)
         assert _overlapping(boxes) == []
-        assert all(0 <= x0 and x1 <= fig.layout.width - sum(alignment_figure.MARGINS) + 40 for x0, x1, _, _ in boxes)
+        assert all(0 <= x0 and x1 <= fig.layout.width - sum(layout.MARGINS) + 40 for x0, x1, _, _ in boxes)
     plan = fig.layout.meta["labels"]["queries"]
     assert plan["angle"] in (0, -90) and plan["rows"] in (1, 2)
 
@@ -212,19 +211,19 @@ def test_an_alignment_exported_narrow_has_its_labels_planned_for_that_width(widt
     fig = figures.alignment(random_map(tokens_from(tgt), tokens_from(src), layers=1, heads=1))
     as_before = _at_width(fig, width, round(width * fig.layout.height / fig.layout.width))
     assert _overlapping(_label_boxes(as_before))  # the figure's own plan squeezed into a column: labels collide
-    fitted = alignment_figure.fit_width(fig, width)
+    fitted = layout.fit_alignment(fig, width)
     boxes = _label_boxes(fitted)
     assert fitted.layout.width == width and len(boxes) == len(src) + len(tgt)
     assert _overlapping(boxes) == []
-    left, right = alignment_figure.MARGINS  # labels may reach into the margins, not past the figure's edges
+    left, right = layout.MARGINS  # labels may reach into the margins, not past the figure's edges
     assert all(-left <= x0 and x1 <= width - left for x0, x1, _, _ in boxes)
     assert fitted.layout.meta["labels"]["queries"]["angle"] == -90
     assert len(fitted.data) == len(fig.data)  # links kept
-    wide = alignment_figure.fit_width(fig, 900)  # a file wider than the page plans for: labels as large as fit
-    assert wide.layout.meta["labels"]["queries"] == {"angle": 0, "rows": 1, "size": alignment_figure.LABEL_SIZE}
+    wide = layout.fit_alignment(fig, 900)  # a file wider than the page plans for: labels as large as fit
+    assert wide.layout.meta["labels"]["queries"] == {"angle": 0, "rows": 1, "size": layout.LABEL_SIZE}
     assert _overlapping(_label_boxes(wide)) == []
     short = figures.alignment(random_map(tokens_from(["a", "b"]), tokens_from(["c", "d"]), layers=1, heads=1))
-    assert alignment_figure.fit_width(short, 900) is short  # labels that would stand as they do: the figure as is
+    assert layout.fit_alignment(short, 900) is short  # labels that would stand as they do: the figure as is
 
 
 def test_export_draws_an_alignment_fitted_to_the_preset_width(monkeypatch):
@@ -249,7 +248,6 @@ def test_export_draws_an_alignment_fitted_to_the_preset_width(monkeypatch):
 def test_a_heatmap_exported_narrow_keeps_its_rows_height_and_thins_its_key_labels_to_fit(monkeypatch):
     from attnviz import export
 
-    heatmap_figure = sys.modules["attnviz.figures.heatmap"]  # the module; `figures.heatmap` is its function
     src, tgt = COLUMN_PAIR
     fig = figures.heatmap(random_map(tokens_from(tgt * 2), tokens_from(src * 2), layers=1, heads=1))
     drawn = {}
@@ -262,36 +260,35 @@ def test_a_heatmap_exported_narrow_keeps_its_rows_height_and_thins_its_key_label
     fitted, width = drawn["figure"], drawn["width"]
     assert width == 336 and drawn["height"] >= fig.layout.height  # rows keep their room (plus any title line)
     ticks = list(fitted.layout.xaxis.tickvals)
-    plot_px = width - heatmap_figure.PLOT_MARGIN_PX[0]
-    assert 1 <= len(ticks) < len(src) * 2 and len(ticks) <= plot_px // heatmap_figure.LABEL_ROOM_PX
+    plot_px = width - layout.PLOT_MARGIN_PX[0]
+    assert 1 <= len(ticks) < len(src) * 2 and len(ticks) <= plot_px // layout.LABEL_ROOM_PX
     assert [fitted.layout.xaxis.ticktext[i] for i in range(len(ticks))] == [
         fig.layout.xaxis.labelalias[str(t)] for t in ticks
     ]  # each drawn label names its own column
     assert list(fitted.layout.yaxis.tickvals) == list(fig.layout.yaxis.tickvals)  # every row still named
-    assert heatmap_figure.fit_width(fig, 900) is fig
+    assert layout.fit_heatmap(fig, 900) is fig
 
 
 def test_a_title_wider_than_a_narrow_export_is_broken_at_its_parts():
-    from attnviz.figures.style import TITLE_SIZE, fit_title
     from attnviz.fonts import plain_text
 
     amap = random_map(tokens_from("I fly".split()), tokens_from("我 飞".split()), layers=4, heads=4)
     fig = figures.alignment(amap, heads=[0, 1, 2], layers=[1, 2, 3], style=figures.FigureStyle(model="demo-zh-en"))
     first = fig.layout.title.text.split("<br>")[0]
-    assert text_width(plain_text(first), TITLE_SIZE) > 300  # too wide for a column
-    fitted = fit_title(fig, 336)
+    assert text_width(plain_text(first), layout.TITLE_SIZE) > 300  # too wide for a column
+    fitted = layout.fit_title(fig, 336)
     lines = fitted.layout.title.text.split("<br>")
     added = lines.index(fig.layout.title.text.split("<br>")[1]) - 1 if "<br>" in fig.layout.title.text else 0
     assert added >= 1 and " · ".join(lines[: added + 1]) == first  # the same words, broken at their parts
-    assert all(text_width(plain_text(line), TITLE_SIZE) <= 336 for line in lines[: added + 1])
+    assert all(text_width(plain_text(line), layout.TITLE_SIZE) <= 336 for line in lines[: added + 1])
     assert fitted.layout.margin.t - fig.layout.margin.t == added * 22  # room made above the plot, a line each
-    assert fit_title(fig, 2000) is fig
+    assert layout.fit_title(fig, 2000) is fig
 
 
 def test_short_sentences_keep_level_labels_in_one_row():
     amap = random_map(tokens_from("I fly tomorrow".split()), tokens_from("明天 我 飞".split()), layers=1, heads=1)
     labels = figures.alignment(amap).layout.meta["labels"]
-    assert labels["keys"] == labels["queries"] == {"angle": 0, "rows": 1, "size": alignment_figure.LABEL_SIZE}
+    assert labels["keys"] == labels["queries"] == {"angle": 0, "rows": 1, "size": layout.LABEL_SIZE}
 
 
 # ----------------------------------------------------------------------------------------------------------------------
@@ -379,7 +376,7 @@ def test_an_alignment_exported_at_its_own_width_stands_its_labels_for_that_width
 
     monkeypatch.setitem(export.RENDERERS, "static", record)
     export.figure_bytes(fig, "svg", engine="static")  # no size asked: the figure's own width
-    assert drawn["width"] == fig.layout.width > alignment_figure.PLAN_WIDTH
+    assert drawn["width"] == fig.layout.width > layout.PLAN_WIDTH
     on_page = fig.layout.meta["labels"]["keys"]["size"]  # planned for a column as narrow as PLAN_WIDTH
     in_file = drawn["figure"].layout.meta["labels"]["keys"]["size"]
     assert on_page < export.LEGIBLE_LABEL_PX <= in_file

@@ -277,7 +277,7 @@ def test_a_long_list_of_guesses_is_shortened():
 
 
 def test_unknown_labels_are_measured_by_the_text_they_draw_not_their_markup():
-    from attnviz.figures.alignment import LABEL_SIZE, label_widths
+    from attnviz.figures.layout import LABEL_SIZE, label_widths
     from attnviz.fonts import text_width
 
     source = [

@@ -1,0 +1,430 @@
+"""How text fits a figure: how wide a label or title is, where a figure's labels stand, and a figure laid out again
+for the width a file is drawn at.
+
+Every width is measured one way, `text_width`: the text plotly draws, in the font figures are drawn with
+(`attnviz.fonts`). Two label plans use it: a heatmap's tick labels (`heatmap_axes`: thinned to what the axis shows
+readably, slanted when they would overlap) and an alignment's token labels (`TokenLines`, `LabelPlan`: level,
+staggered or upright, smaller only when nothing else fits). A file has no page column to stretch into, so
+`fit_to_width` plans both again for the file's width and breaks a title too wide for it (`fit_title`); `as_file`
+names the model in the title and widens the figure for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+import plotly.graph_objects as go
+
+from attnviz.figures._common import clamp, hover_axis, tick_positions
+from attnviz.fonts import plain_text
+from attnviz.fonts import text_width as font_text_width
+
+# ----------------------------------------------------------------------------------------------------------------------
+# How wide text is
+
+
+def text_width(label: str, size: float) -> float:
+    """How many px a plotly label (HTML: escaped, maybe styled, <br> a new line) takes at font size `size` px: the
+    text it draws, measured in the font figures are drawn with."""
+    return font_text_width(plain_text(label), size)
+
+
+def label_widths(labels: Sequence[str], size: float) -> list[float]:
+    """Each label's width in px at `size` (see `text_width`)."""
+    return [text_width(label, size) for label in labels]
+
+
+TITLE_SIZE = 16  # px: the title's first line (`FigureStyle.layout`)
+NOTE_SHARE = 0.7  # plotly draws <sup> (a title's notes) at 70% of the title's size
+TITLE_LINE = 22  # px a wrapped title line adds to the top margin
+TITLE_X = 0.02  # the title starts this share of the width from the left (`FigureStyle.layout`)
+TITLE_END_PX = 10  # px kept free right of the title
+
+
+def title_width(title: str, font_px: float = TITLE_SIZE) -> int:
+    """How many px the widest line of a title takes: its first line at `font_px`, the notes below it (<sup>) at
+    plotly's `NOTE_SHARE` of that."""
+    first, *notes = title.split("<br>")
+    return int(max([text_width(first, font_px), *(text_width(note, NOTE_SHARE * font_px) for note in notes)]))
+
+
+# ----------------------------------------------------------------------------------------------------------------------
+# Titles in a file
+
+
+def fit_title(fig: go.Figure, width: int) -> go.Figure:
+    """`fig` with its title's first line broken at its " · " parts where it is wider than a figure `width` px wide
+    (a paper's column), its top margin grown by `TITLE_LINE` px a line added; `fig` itself when the title fits."""
+    title = fig.layout.title.text or ""
+    first, _, rest = title.partition("<br>")
+    room = width * (1 - TITLE_X) - TITLE_END_PX
+    if text_width(first, TITLE_SIZE) <= room or " · " not in first:
+        return fig
+    lines = [""]
+    for part in first.split(" · "):
+        joined = f"{lines[-1]} · {part}" if lines[-1] else part
+        fits = text_width(joined, TITLE_SIZE) <= room
+        lines[-1:] = [joined] if fits or not lines[-1] else [lines[-1], part]
+    wrapped = "<br>".join(lines) + (f"<br>{rest}" if rest else "")
+    top = (fig.layout.margin.t if fig.layout.margin.t is not None else 80) + (len(lines) - 1) * TITLE_LINE
+    return go.Figure(fig).update_layout(title_text=wrapped, margin_t=top)
+
+
+def exported_title(title: str, model: str | None) -> str:
+    """A figure title for a file: the page's title with the model named on its small second line.
+
+    On the page the sidebar names the model; a file that leaves the app must name it itself.
+    """
+    if not model:
+        return title
+    if "<br><sup>" in title:
+        return title.replace("<br><sup>", f"<br><sup>{model} · ", 1)
+    return f"{title}<br><sup>{model}</sup>"
+
+
+def export_size(title: str, width: int | None, height: int | None, margin: int = 80) -> tuple[int | None, int | None]:
+    """The figure's size for a file, widened when its title would not fit (files have no column to stretch into)."""
+    if width is None:
+        return width, height
+    return max(width, title_width(title) + margin), height
+
+
+def as_file(fig: go.Figure, model: str | None) -> go.Figure:
+    """The figure a file holds: as on the page, with the model named in its title and room for that title."""
+    title = exported_title(fig.layout.title.text or "", model)
+    width, height = export_size(title, fig.layout.width, fig.layout.height)
+    return go.Figure(fig).update_layout(title_text=title, width=width, height=height)
+
+
+# ----------------------------------------------------------------------------------------------------------------------
+# A heatmap's tick labels
+
+TICK_SIZE = 12  # px: tick labels (`FigureStyle.layout`'s font)
+LABEL_ROOM_PX = 20  # along its axis, a 12 px label (its box is ~16 px tall; slanted, ~17 px wide) reads clear
+PLOT_MARGIN_PX = (250, 160)  # figure width and height the margins, colour bar and titles take from the plot
+SLANT_SHARE = 0.9  # key labels slant when the widest drawn one takes more than this share of the room between two
+SLANT_ANGLE = -60  # degrees: slanted key labels
+AXIS_WORDS = ("key", "query", "labelled")  # the words of the axis titles, kept in meta for `fit_heatmap`
+
+
+def room_for(labels: int, margin_px: int) -> int:
+    """A figure side that draws every one of `labels` tick labels readably (`readable_labels`) when it may."""
+    return margin_px + LABEL_ROOM_PX * (labels + 1)
+
+
+def readable_labels(plot_px: float, wanted: int) -> int:
+    """How many tick labels fit `plot_px` px of axis readably: at most `wanted`, at least one."""
+    return max(1, min(wanted, int(plot_px // LABEL_ROOM_PX)))
+
+
+def heatmap_axes(
+    query_labels: Sequence[str],
+    key_labels: Sequence[str],
+    max_labels: int,
+    size: tuple[int, int],
+    text: Mapping[str, str],
+) -> dict:
+    """x (keys) and y (queries) axes: at most `max_labels` ticks and no more than the figure's `size` (width, height)
+    shows readably, key labels slanted when they would overlap."""
+    plot_width, plot_height = (max(side - margin, 1) for side, margin in zip(size, PLOT_MARGIN_PX))
+    x_ticks = tick_positions(len(key_labels), readable_labels(plot_width, max_labels))
+    y_ticks = tick_positions(len(query_labels), readable_labels(plot_height, max_labels))
+
+    def title(axis: str, ticks: list, labels: Sequence[str]) -> str:  # a thinned axis says so: a file has no hover
+        if len(ticks) == len(labels):
+            return text[axis]
+        return text["labelled"].format(axis=text[axis], shown=len(ticks), count=len(labels))
+
+    spacing_px = (size[0] - PLOT_MARGIN_PX[0]) / max(len(x_ticks), 1)  # between two drawn labels
+    slant = max((text_width(key_labels[i], TICK_SIZE) for i in x_ticks), default=0) > SLANT_SHARE * spacing_px
+    return dict(
+        xaxis=dict(
+            title=dict(text=title("key", x_ticks, key_labels)),
+            tickmode="array",
+            tickvals=x_ticks,
+            ticktext=[key_labels[i] for i in x_ticks],
+            tickangle=SLANT_ANGLE if slant else 0,
+            showgrid=False,
+            zeroline=False,
+            range=[-0.5, len(key_labels) - 0.5],
+            **hover_axis(key_labels),
+        ),
+        yaxis=dict(
+            title=dict(text=title("query", y_ticks, query_labels)),
+            tickmode="array",
+            tickvals=y_ticks,
+            ticktext=[query_labels[i] for i in y_ticks],
+            # the first query on top; a set range, as plotly pads the masked cells' outline (a scatter) when it
+            # autoranges, which drew grey "masked" bands above the first row and below the last
+            range=[len(query_labels) - 0.5, -0.5],
+            showgrid=False,
+            zeroline=False,
+            **hover_axis(query_labels),
+        ),
+    )
+
+
+def fit_heatmap(fig: go.Figure, width: int, height: int | None = None) -> go.Figure:
+    """`fig` laid out again for an export `width` px wide (a paper's column) and `height` (None: its own, the room
+    its rows need, rather than shrunk with the width): tick labels thinned and slanted for that size as `heatmap`
+    places them, instead of crowded. Any other figure, or a heatmap exported at its own width or wider, is `fig`."""
+    meta = fig.layout.meta if isinstance(fig.layout.meta, dict) else {}
+    if meta.get("view") != "heatmap" or width >= (fig.layout.width or width) or not fig.layout.xaxis.labelalias:
+        return fig
+    queries, keys = (
+        [axis.labelalias[str(i)] for i in range(len(axis.labelalias))] for axis in (fig.layout.yaxis, fig.layout.xaxis)
+    )
+    drawn = max(
+        len(fig.layout.xaxis.tickvals or ()), len(fig.layout.yaxis.tickvals or ()), 1
+    )  # its max_labels, or less
+    size = (width, height or fig.layout.height or 500)
+    words = meta.get("axis_words") or {  # the axis titles before any "(n of m labelled)"; a figure made before: as is
+        "key": fig.layout.xaxis.title.text,
+        "query": fig.layout.yaxis.title.text,
+        "labelled": "{axis}",
+    }
+    return go.Figure(fig).update_layout(
+        width=size[0], height=size[1], **heatmap_axes(queries, keys, drawn, size, words)
+    )
+
+
+# ----------------------------------------------------------------------------------------------------------------------
+# A layers × heads grid of numbers
+
+HEAD_CELL_PX = (56, 40)  # px a head (a column) and a layer (a row) take, its number written in the cell
+HEAD_GRID_MARGIN_PX = (220, 180)  # px the margins, colour bar and axis titles add around the cells
+HEAD_GRID_WIDTH, HEAD_GRID_HEIGHT = (420, 1400), (320, 1400)  # px: the smallest and largest such a figure is
+
+
+def head_grid_size(layers: int, heads: int) -> tuple[int, int]:
+    """The width and height (px) of a figure that writes a number for each of `layers` × `heads` heads."""
+    return (
+        clamp(HEAD_GRID_MARGIN_PX[0] + HEAD_CELL_PX[0] * heads, *HEAD_GRID_WIDTH),
+        clamp(HEAD_GRID_MARGIN_PX[1] + HEAD_CELL_PX[1] * layers, *HEAD_GRID_HEIGHT),
+    )
+
+
+# ----------------------------------------------------------------------------------------------------------------------
+# An alignment's token labels
+
+LABEL_SIZE = 15.0  # px: the token labels' font size (smaller only when even upright labels would not fit)
+LABEL_GAP = 6.0  # px kept free between two labels
+LABEL_OFFSET = 8.0  # px from a token line to its labels
+LABEL_CLEARANCE = 6.0  # px kept free beyond the labels' outer edge
+LINE_SHARE = 0.3  # in a figure of a given height, the share of the plot kept between the two token lines
+MIN_LABEL_SIZE = 4.0  # px: labels are drawn no smaller to make that room (the hover still reads them)
+LINE_HEIGHT = 1.3  # one label's height, in font sizes
+X_RANGE = (-0.02, 1.02)  # the x axis: token positions lie in (0, 1)
+MARGINS = (90, 40)  # px left and right of the plot (FigureStyle.layout's)
+VERTICAL_MARGINS = 160  # px above and below the plot (FigureStyle.layout's top and bottom margins)
+ALIGNMENT_WIDTH = (520, 1600)  # px: the narrowest and widest an alignment chooses to be
+MIN_HEIGHT = 380  # px: the lowest an alignment chooses to be
+MIN_PAD = 0.45  # y axis units at least beyond each token line (the lines are 1 apart), for its labels
+MIN_LABEL_ROOM = 20  # px of plot at least between the two lines' labels
+# Labels are placed for a figure at most this wide, so that they stay apart wherever it is shown at least this wide:
+# a page column stretches or shrinks a figure to its own width (a half column beside the app's sidebar on a
+# 1,400 px window is about 450 px).
+PLAN_WIDTH = 440
+LABEL_NAME = "token label"  # the name of the label annotations, which `fit_alignment` places again
+
+
+@dataclass(frozen=True)
+class LabelPlan:
+    """How a line's token labels stand so that none touches another: `angle` 0 (level) or −90 (upright), in `rows`
+    1 or 2 (every other label a line further out, staggered), at font size `size` px."""
+
+    angle: int
+    rows: int
+    size: float
+
+    def box(self, center: float, width: float, index: int) -> tuple[float, float, float, float]:
+        """(x0, x1, d0, d1) px of label `index` (`width` px wide, centred at `center` px): its horizontal extent
+        and how far from its token line it starts and ends."""
+        height = LINE_HEIGHT * self.size
+        if self.angle:
+            return center - height / 2, center + height / 2, LABEL_OFFSET, LABEL_OFFSET + width
+        row = index % self.rows
+        start = LABEL_OFFSET + row * height
+        return center - width / 2, center + width / 2, start, start + height
+
+    def extent(self, widths: Sequence[float]) -> float:
+        """How far from the line the labels reach, px."""
+        return max((self.box(0.0, w, i)[3] for i, w in enumerate(widths)), default=LABEL_OFFSET)
+
+
+def plan_labels(widths: Sequence[float], spacing: float) -> LabelPlan:
+    """The plainest standing of labels `widths` px wide, `spacing` px apart, in which none overlaps another: level
+    in one row, else staggered in two, else upright (smaller, when even upright ones are wider than the spacing)."""
+    pairs = zip(widths, widths[1:])
+    if all((a + b) / 2 + LABEL_GAP <= spacing for a, b in pairs):
+        return LabelPlan(0, 1, LABEL_SIZE)
+    if all((a + b) / 2 + LABEL_GAP <= 2 * spacing for a, b in zip(widths, widths[2:])):
+        return LabelPlan(0, 2, LABEL_SIZE)
+    size = min(LABEL_SIZE, (spacing - LABEL_GAP) / LINE_HEIGHT)
+    return LabelPlan(-90, 1, max(size, 1.0))
+
+
+def line_positions(count: int) -> np.ndarray:
+    """Evenly spread x positions in (0, 1), so two lines of different lengths span the same width."""
+    return (np.arange(count) + 0.5) / max(count, 1)
+
+
+def label_centers(count: int, plot_px: float) -> list[float]:
+    """The px positions of `count` tokens along a line of the plot, `plot_px` wide (see `line_positions`)."""
+    return [(x - X_RANGE[0]) / (X_RANGE[1] - X_RANGE[0]) * plot_px for x in line_positions(count)]
+
+
+@dataclass(frozen=True)
+class TokenLines:
+    """The two token lines: keys (source) on top, queries (target) below, with their x positions and labels."""
+
+    key_x: np.ndarray
+    query_x: np.ndarray
+    key_labels: list[str]
+    query_labels: list[str]
+
+    def width_for(self, chosen: int | None) -> int:
+        """The figure's width: `chosen` (the style's), else wide enough for level labels (`ALIGNMENT_WIDTH`)."""
+        if chosen:
+            return chosen
+        need = 0.0
+        for labels in (self.key_labels, self.query_labels):
+            widths = label_widths(labels, LABEL_SIZE)
+            pair = max(((a + b) / 2 + LABEL_GAP for a, b in zip(widths, widths[1:])), default=0.0)
+            need = max(need, pair * len(labels) * (X_RANGE[1] - X_RANGE[0]))
+        return clamp(need + sum(MARGINS), *ALIGNMENT_WIDTH)
+
+    def plans(self, width: int, exact: bool = False) -> tuple[LabelPlan, LabelPlan]:
+        """How the key labels and the query labels stand in a figure `width` px wide, or shown at `PLAN_WIDTH` (a
+        page may shrink it to that); `exact`: drawn at `width` itself (a file)."""
+        plot_px = (width if exact else min(width, PLAN_WIDTH)) - sum(MARGINS)
+        chosen = []
+        for labels in (self.key_labels, self.query_labels):
+            spacing = plot_px / (X_RANGE[1] - X_RANGE[0]) / max(len(labels), 1)
+            chosen.append(plan_labels(label_widths(labels, LABEL_SIZE), spacing))
+        return chosen[0], chosen[1]
+
+    def reach(self, key_plan: LabelPlan, query_plan: LabelPlan) -> float:
+        """How far (px) the farther-reaching of the two lines' labels stands from its line."""
+        return max(
+            plan.extent(label_widths(labels, plan.size))
+            for plan, labels in ((key_plan, self.key_labels), (query_plan, self.query_labels))
+        )
+
+    def room(self, key_plan, query_plan, chosen_height: int | None) -> tuple[int, float, LabelPlan, LabelPlan]:
+        """The figure's height (px: `chosen_height`, else what the labels need), the y axis' pad beyond each line
+        (axis units), and the label plans at the size that fits: in a figure of a given height, labels that would
+        squeeze the two token lines together (long upright words) are drawn smaller, so that the lines keep
+        `LINE_SHARE` of the plot between them."""
+        reach = self.reach(key_plan, query_plan)
+        # the plot in which each line's labels (and their clearance) take exactly MIN_PAD of the lines' distance
+        needed_plot = int((1 + 2 * MIN_PAD) * (reach + LABEL_CLEARANCE) / MIN_PAD)
+        height = chosen_height or max(MIN_HEIGHT, needed_plot + VERTICAL_MARGINS)
+        allowed = (1 - LINE_SHARE) * (height - VERTICAL_MARGINS) / 2 - LABEL_CLEARANCE  # px each line's labels reach
+        if reach > allowed:
+            scale = max(allowed - LABEL_OFFSET, 0.0) / (reach - LABEL_OFFSET)
+            key_plan, query_plan = (
+                replace(plan, size=max(plan.size * scale, MIN_LABEL_SIZE)) for plan in (key_plan, query_plan)
+            )
+            reach = self.reach(key_plan, query_plan)
+        between = max(height - VERTICAL_MARGINS - 2 * (reach + LABEL_CLEARANCE), MIN_LABEL_ROOM)
+        return height, max(MIN_PAD, (reach + LABEL_CLEARANCE) / between), key_plan, query_plan
+
+    def annotations(self, key_plan: LabelPlan, query_plan: LabelPlan) -> list[dict]:
+        """Both lines' labels as annotations standing as their plans say: keys above the top line, queries below
+        the bottom one."""
+        return [
+            *_line_labels(self.key_x, self.key_labels, key_plan, top=True),
+            *_line_labels(self.query_x, self.query_labels, query_plan, top=False),
+        ]
+
+
+def _line_labels(xs: np.ndarray, labels: list[str], plan: LabelPlan, top: bool) -> list[dict]:
+    """The labels of one token line as annotations standing as `plan` says: above the top line, below the bottom."""
+    notes = []
+    for index, (x, label) in enumerate(zip(xs, labels)):
+        start = plan.box(0.0, 0.0, index)[2]
+        notes.append(
+            dict(
+                x=float(x),
+                y=1.0 if top else 0.0,
+                xref="x",
+                yref="y",
+                text=label,
+                showarrow=False,
+                xanchor="center",
+                yanchor="bottom" if top else "top",
+                yshift=start if top else -start,
+                textangle=plan.angle,
+                font=dict(size=plan.size),
+                borderpad=0,
+                name=LABEL_NAME,
+            )
+        )
+    return notes
+
+
+def smallest_labels(fig: go.Figure) -> tuple[float, int] | None:
+    """(font size px, labels on that line) of the line whose token labels an alignment figure draws smallest; None
+    for any other figure."""
+    meta = fig.layout.meta if isinstance(fig.layout.meta, dict) else {}
+    if meta.get("view") != "alignment" or not meta.get("labels"):
+        return None
+    side, plan = min(meta["labels"].items(), key=lambda item: item[1]["size"])
+    line_y = 1.0 if side == "keys" else 0.0  # keys on the top line
+    count = sum(1 for note in fig.layout.annotations if note.name == LABEL_NAME and note.y == line_y)
+    return float(plan["size"]), count
+
+
+def fit_alignment(fig: go.Figure, width: int, height: int | None = None) -> go.Figure:
+    """`fig` laid out again for an export `width` px wide (and `height`, None: what its labels need): an alignment's
+    labels planned for exactly that width, so that a narrow print size (a paper's column) stands them upright or
+    smaller instead of overlapping, and a wide one (a file at the figure's own width, which the page planned for a
+    column as narrow as `PLAN_WIDTH`) stands them as large as it has room for. Any other figure, or an alignment
+    whose labels would stand as they do, is `fig` itself."""
+    meta = fig.layout.meta if isinstance(fig.layout.meta, dict) else {}
+    if meta.get("view") != "alignment":
+        return fig
+    labels = [note for note in fig.layout.annotations if note.name == LABEL_NAME]
+    keys, queries = ([note for note in labels if note.y == y] for y in (1.0, 0.0))
+    lines = TokenLines(
+        key_x=np.array([note.x for note in keys]),
+        query_x=np.array([note.x for note in queries]),
+        key_labels=[note.text for note in keys],
+        query_labels=[note.text for note in queries],
+    )
+    key_plan, query_plan = lines.plans(width, exact=True)
+    own = fig.layout.width or width
+    if width >= own and (key_plan, query_plan) == lines.plans(own) and height in (None, fig.layout.height):
+        return fig  # as wide or wider, labels as they stand: the figure scales as drawn
+    height, pad, key_plan, query_plan = lines.room(key_plan, query_plan, height)
+    others = [note for note in fig.layout.annotations if note.name != LABEL_NAME]
+    fitted = go.Figure(fig)
+    fitted.update_layout(
+        width=width,
+        height=height,
+        annotations=[*others, *lines.annotations(key_plan, query_plan)],
+        meta={**meta, "labels": {"keys": vars(key_plan), "queries": vars(query_plan)}},
+    )
+    fitted.update_yaxes(range=[-pad, 1 + pad])
+    return fitted
+
+
+# ----------------------------------------------------------------------------------------------------------------------
+# A figure laid out for a file's width
+
+
+def fit_to_width(fig: go.Figure, width: int, height: int | None, own_height: int) -> tuple[go.Figure, int]:
+    """`fig` laid out again for a file `width` px wide, and the height to draw it at: an alignment's labels planned
+    for that width, a heatmap's ticks thinned for it, a title too wide for it broken into lines. The height is
+    `height` when asked for; else what the re-planned labels need (or `own_height`, the figure's own at this width,
+    when nothing was planned again), grown by the title's added lines."""
+    laid = fit_heatmap(fit_alignment(fig, width, height), width, height)  # each leaves the other's figures as they are
+    titled = fit_title(laid, width)
+    if height is not None:
+        return titled, height
+    drawn_height = laid.layout.height if laid is not fig else own_height
+    added = (titled.layout.title.text or "").count("<br>") - (laid.layout.title.text or "").count("<br>")
+    return titled, drawn_height + added * TITLE_LINE

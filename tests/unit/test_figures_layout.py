@@ -1,0 +1,25 @@
+"""attnviz.figures.layout: one measure of text width, and titles that fit the file they are drawn in."""
+
+from attnviz import fonts
+from attnviz.figures.layout import NOTE_SHARE, TITLE_SIZE, export_size, exported_title, text_width, title_width
+
+
+def test_a_label_is_measured_by_the_text_it_draws_in_the_figures_font():
+    assert text_width("<i>Good &amp; morning</i>", 12) == fonts.text_width("Good & morning", 12)
+    assert text_width("早上", TITLE_SIZE) == 2 * TITLE_SIZE  # a CJK glyph is one em
+    assert title_width("ab<br><sup>早上</sup>") == int(max(text_width("ab", 16), 2 * 16 * NOTE_SHARE))
+
+
+def test_exported_files_name_the_model_and_fit_their_title():
+    assert exported_title("cross-attention<br><sup>links ≥ 0.1</sup>", "demo-zh-en") == (
+        "cross-attention<br><sup>demo-zh-en · links ≥ 0.1</sup>"
+    )
+    assert exported_title("Heads", "demo-zh-en") == "Heads<br><sup>demo-zh-en</sup>"
+    assert exported_title("Heads", None) == "Heads"
+    assert title_width("交叉注意力") == 5 * 16 and title_width("ab<br>x") == int(text_width("ab", 16))
+    long_note = "ab<br><sup>" + "x" * 99 + "</sup>"  # a note line wider than the title: the file makes room for it
+    assert title_width(long_note) == int(text_width("x" * 99, 16 * NOTE_SHARE))
+    long = "cross-attention · alignment heads · mean of L0·H1, L2·H3, L4·H5"
+    width, height = export_size(long, 520, 380)
+    assert width >= title_width(long) + 80 and height == 380
+    assert export_size("short", 700, 400) == (700, 400)
