@@ -9,7 +9,7 @@ import streamlit as st
 
 from app_pages.session import bound, tr, widget_key
 from app_pages.state import ViewState
-from attnviz import i18n, selection
+from attnviz import focus, i18n, selection
 
 REPLAY_FOR = "attnviz_replay_for"  # the input the replay slider belongs to
 
@@ -81,7 +81,7 @@ def replay_slider(view: ViewState, steps: int) -> int:
 
 
 def step_focus(
-    view: ViewState, chosen: selection.HeadSelection, step: int, steps: int, hidden: selection.HiddenFocus | None = None
+    view: ViewState, chosen: selection.HeadSelection, step: int, steps: int, hidden: focus.HiddenFocus | None = None
 ) -> None:
-    """One sentence under the replay slider (`selection.focus_sentence`): the newest token and where it looked."""
-    st.markdown(selection.focus_sentence(chosen, step, steps, view.lang, hidden))
+    """One sentence under the replay slider (`focus.focus_sentence`): the newest token and where it looked."""
+    st.markdown(focus.focus_sentence(chosen, step, steps, view.lang, hidden))

@@ -54,7 +54,7 @@ class DownloadSize:
 @dataclass(frozen=True)
 class Source:
     """What a figure was drawn from, for its files: the capture (or one map) its JSON/NPZ downloads save and whose
-    provenance its files carry, the view's options (recorded with them), and the heads it shows (`selection.file_heads`,
+    provenance its files carry, the view's options (recorded with them), and the heads it shows (`HeadSelection.file_heads`,
     named in its file name)."""
 
     capture: AttentionCapture | AttentionMap | None = None
@@ -198,8 +198,7 @@ def shown_figures(
     """Figures of one view side by side, one column each: (figure name, file name, key) per chart, drawn from
     `capture` with `options` by `model` (default: the view's); `clicks`: the `on_select` callback of a chart, by its
     key; `recorded`: more that their files record (`Source.recorded`)."""
-    aggregation = selection.aggregation_of(options, shown.amap.kind) if options else None
-    heads = selection.file_heads(shown.selection, aggregation) if aggregation else {}
+    heads = shown.selection.file_heads() if options else {}
     weighted = options is not None and options.weighting != "weights"
     for column, (name, file_name, key) in zip(st.columns(len(charts)), charts):
         file_name = f"{file_name}-value-norm" if weighted else file_name  # a file says what its numbers are

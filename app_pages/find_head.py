@@ -1,5 +1,5 @@
 """Finding a head on the Self-attention page: pick a query and a key token (two selectors, or a click on either
-column of the head-line view), every layer × head ranked by that weight (`selection.rank_heads`), each one click
+column of the head-line view), every layer × head ranked by that weight (`find_head.rank_heads`), each one click
 from opening; a click on the layer × head grid opens that head; a click on a token isolates its head lines."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import streamlit as st
 from app_pages import figure_export
 from app_pages.session import VIEW, bound, reset_widgets, tr
 from app_pages.state import ViewState
-from attnviz import selection
+from attnviz import find_head, selection
 
 LINES_KEY, GRID_KEY = "self_lines", "self_grid"  # the charts whose clicks this module reads (figure_export keys)
 TOP = 6  # heads offered as buttons; the rest are in the ranking's table
@@ -18,7 +18,7 @@ TOP = 6  # heads offered as buttons; the rest are in the ranking's table
 CHOICES = "attnviz_token_choices"  # session key: the choices last made, per side, and the result they were made of
 
 
-def choices(view: ViewState, result, kind: str, side: str) -> list[selection.TokenChoice]:
+def choices(view: ViewState, result, kind: str, side: str) -> list[find_head.TokenChoice]:
     """The tokens of one side a person can pick, as the view draws them (words, hidden special tokens).
 
     Kept for the session while the result object stays the same (a long text's capture is shared, not copied, so
@@ -28,12 +28,12 @@ def choices(view: ViewState, result, kind: str, side: str) -> list[selection.Tok
     kept = made.get(key)
     if kept is not None and kept[0] is result:
         return kept[1]
-    found = selection.token_choices(result, kind, side, words=view.words, hide_special=view.hide)
+    found = find_head.token_choices(result, kind, side, words=view.words, hide_special=view.hide)
     made[key] = (result, found)  # holding the result: its id cannot pass to another object meanwhile
     return found
 
 
-def picked(view: ViewState, options: list[selection.TokenChoice], label: str) -> selection.TokenChoice | None:
+def picked(view: ViewState, options: list[find_head.TokenChoice], label: str) -> find_head.TokenChoice | None:
     return next((choice for choice in options if choice.label == label), None)
 
 
@@ -96,7 +96,7 @@ def opened_weight(view: ViewState, shown: selection.Shown, result, kind: str) ->
     if query is None or key is None:
         return
     t = tr(view)
-    weight = selection.pair_weight(shown.selection, query, key)
+    weight = find_head.pair_weight(shown.selection, query, key)
     if weight is None:
         st.caption(t("find_not_drawn", query=query.text, looked_at=key.text))
         return
@@ -105,9 +105,9 @@ def opened_weight(view: ViewState, shown: selection.Shown, result, kind: str) ->
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def _ranked(_result, identity: tuple, kind: str, query: selection.TokenChoice, key: selection.TokenChoice):
-    """`selection.rank_heads`, once per input and pair (`identity` names the input; the result is not hashed)."""
-    return selection.rank_heads(_result, kind, query, key)
+def _ranked(_result, identity: tuple, kind: str, query: find_head.TokenChoice, key: find_head.TokenChoice):
+    """`find_head.rank_heads`, once per input and pair (`identity` names the input; the result is not hashed)."""
+    return find_head.rank_heads(_result, kind, query, key)
 
 
 def section(view: ViewState, result, kind: str) -> None:
@@ -139,7 +139,7 @@ def section(view: ViewState, result, kind: str) -> None:
     _table(view, ranked, query, key)
 
 
-def _table(view: ViewState, ranked: list[selection.HeadMatch], query, key) -> None:
+def _table(view: ViewState, ranked: list[find_head.HeadMatch], query, key) -> None:
     """Every head, ranked, sortable; a click on a row opens that head."""
     t = tr(view)
     rows = [{"rank": rank, "layer": m.layer, "head": m.head, "weight": m.weight} for rank, m in enumerate(ranked, 1)]
@@ -164,7 +164,7 @@ def _table(view: ViewState, ranked: list[selection.HeadMatch], query, key) -> No
         st.caption(t("find_table_hint"))
 
 
-def _table_opens(ranked: list[selection.HeadMatch]) -> None:
+def _table_opens(ranked: list[find_head.HeadMatch]) -> None:
     rows = st.session_state["w_find_table"]["selection"]["rows"]
     if rows:
         match = ranked[rows[0]]

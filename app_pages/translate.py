@@ -8,7 +8,7 @@ from app_pages import caches, controls, figure_export, gold_panel, long_text, pa
 from app_pages.model_runs import MODES
 from app_pages.page_errors import shown_errors
 from app_pages.state import view_options
-from attnviz import selection
+from attnviz import focus, replay, selection
 from attnviz.corpus.view import gold_record
 
 view = session.state()
@@ -51,14 +51,14 @@ with shown_errors(view):
 
         options = view_options(view, "cross", view.view)
         written = selection.prepare(result, options)
-        steps = selection.step_count(written)
+        steps = replay.step_count(written)
         step = controls.replay_slider(view, steps)
         names = ("alignment", "heatmap")
         shown = selection.show_map(written, replace(options, step=step), handle.alignment_heads, names)
-        hidden = selection.hidden_focus(result, replace(options, step=step), shown.selection, handle.alignment_heads)
+        hidden = focus.hidden_focus(result, replace(options, step=step), shown.selection, handle.alignment_heads)
         controls.step_focus(view, shown.selection, step or steps, steps, hidden)
-        scores = selection.step_scores(result)
-        truth_notes.step_line(view, selection.replayed_scores(scores, written, step))
+        scores = replay.step_scores(result)
+        truth_notes.step_line(view, replay.replayed_scores(scores, written, step))
         gold = gold_panel.scored(view, result, shown, replace(options, step=step))
         if gold is not None:
             shown = gold.shown

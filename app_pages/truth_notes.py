@@ -10,7 +10,7 @@ from app_pages.caches import catalogue_entries
 from app_pages.session import MODEL_CUSTOM, MODEL_PICK, VIEW, tr
 from app_pages.sidebar import model_label
 from app_pages.state import ViewState
-from attnviz import caveats, language, selection
+from attnviz import caveats, language, replay
 from attnviz.tokens import shown
 
 
@@ -56,7 +56,7 @@ def caveat_notes(view: ViewState, result) -> None:
         st.info(caveat.sentence(view.lang), icon=":material/report:")
 
 
-def step_line(view: ViewState, scores: list[selection.StepScore]) -> None:
+def step_line(view: ViewState, scores: list[replay.StepScore]) -> None:
     """Under the replay slider: how sure the model was of the token(s) of the step shown, and what else it weighed."""
     t = tr(view)
     for score in scores:
@@ -83,7 +83,7 @@ def beams_of(result) -> int:
     return beams if isinstance(beams, int) and beams > 0 else 1
 
 
-def step_table(view: ViewState, scores: list[selection.StepScore], beams: int = 1) -> None:
+def step_table(view: ViewState, scores: list[replay.StepScore], beams: int = 1) -> None:
     """Every step's score in a table, opened by itself when the model guessed somewhere; with beam search, a
     sentence says why a written token need not be the step's most likely one."""
     if not scores:

@@ -39,7 +39,7 @@ import warnings
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from attnviz import analysis, caveats, i18n, selection
+from attnviz import analysis, caveats, find_head, i18n, selection
 from attnviz.corpus.inputs import header_names, input_columns
 from attnviz.errors import AttnvizError, InputError, Phrase
 from attnviz.figures.layout import as_file
@@ -356,10 +356,10 @@ def _run_find(args: argparse.Namespace) -> int:
     result = capture(handle, args.text, args.target, truncate=args.truncate)
     kind = args.kind or selection.default_kind(result)
     picked = [
-        selection.find_choice(selection.token_choices(result, kind, side, words=args.words), wanted, args.occurrence)
+        find_head.find_choice(find_head.token_choices(result, kind, side, words=args.words), wanted, args.occurrence)
         for side, wanted in (("query", args.query), ("key", args.key))
     ]
-    ranked = selection.rank_heads(result, kind, *picked)
+    ranked = find_head.rank_heads(result, kind, *picked)
     print(f"rank\tlayer\thead\t{picked[0].label} → {picked[1].label}")
     for rank, match in enumerate(ranked[: args.top or None], start=1):
         print(f"{rank}\t{match.layer}\t{match.head}\t{match.weight:.4f}")
@@ -683,7 +683,7 @@ def _drawn(result, args: argparse.Namespace, handle, gold: str | None = None) ->
         reverse = _reverse_view(args, result)
         against = show_gold(result, shown, options, gold, reverse)
         shown, scored = against.shown, _gold_line(against, options.lang)
-    heads = selection.file_heads(shown.selection, selection.aggregation_of(options, options.kind))
+    heads = shown.selection.file_heads()
     return as_file(shown.figures[args.view], handle.name), options, heads, scored
 
 

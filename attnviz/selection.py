@@ -5,13 +5,17 @@
 - `show(result, options, alignment_heads, names)` -> `Shown`: the map as drawn, the heads chosen and the figures
   (`attnviz.figures`). It is `show_map(prepare(result, options), ...)`; a page that needs the prepared map first
   (the replay slider counts its rows) calls the two halves itself.
-- `prepare_map` (decoder rows relabelled, special tokens hidden, pieces merged into words), `replay` (the rows
-  written so far; `step_scores`/`replayed_scores`: how sure the model was of each token it wrote), `head_selection` (which layers and heads a view means, with `alignment_pairs`; `file_heads` names
-  them in a file name, as `attnviz.export.figure_filename` takes them).
+- `prepare_map` (decoder rows relabelled, special tokens hidden, pieces merged into words), then the replay
+  (`attnviz.replay`: the rows written so far), then `choose_heads` -> `HeadSelection` (which layers and heads a view
+  means, with `alignment_pairs`): each figure, the file name (`HeadSelection.file_heads`) and the sentences take
+  their heads from that one object. `FIGURE_BUILDERS` draws each figure from it.
 - `rollout_map` / `rollout_selection`: the ROLLOUT view (self-attention only; cross-attention refused with the
   reason), through `ViewOptions.rollout_layers` with or without the residual term.
 - Full or on-demand results (`attnviz.types.AttentionResult`, answered alike by both): `whole_capture`;
   a long map's exact block: `token_window`.
+
+Built on it: `attnviz.focus` (the replay's sentence about the newest token) and `attnviz.find_head` (which heads
+send one token to another).
 
 Functions take what they need and return new values: the app caches on their inputs, and the same options give the
 same figure wherever they are set.
@@ -20,17 +24,17 @@ same figure wherever they are set.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from attnviz import analysis, i18n
+from attnviz import analysis, figures, i18n
 from attnviz.errors import InputError
 from attnviz.i18n import selection as selection_words
-from attnviz.tokens import shown as shown_text
-from attnviz.types import MAP_KINDS, AttentionCapture, AttentionMap, AttentionResult, Token
+from attnviz.replay import check_step, replay, step_count
+from attnviz.types import MAP_KINDS, AttentionCapture, AttentionMap, AttentionResult
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
@@ -84,16 +88,66 @@ class ViewOptions:
     log_scale: bool = False  # heatmap: logarithmic colours
 
 
+Indices = int | list[int] | None  # layers or heads as `analysis.aggregate` takes them: one, a list, or None for all
+
+
 @dataclass(frozen=True)
 class HeadSelection:
-    """Which heads a view shows: the map to draw and the keyword arguments `attnviz.figures` take for it."""
+    """Which heads a view shows, as one `aggregation` (AGGREGATIONS, CUSTOM or ROLLOUT) chose them: the map to draw,
+    its `layers` and `heads`, every (layer, head) that contributes, how they combine, and the figure words naming
+    them. Each figure, the file name and the replay's sentence read their heads from this one object, so a figure's
+    title and its data always agree."""
 
     amap: AttentionMap
-    figure_kwargs: dict  # layers, heads
+    aggregation: str
+    layers: Indices
+    heads: Indices
     pairs: tuple[tuple[int, int], ...]  # every (layer, head) that contributes
     head_reduce: str = "mean"
     layer_reduce: str = "mean"
     labels: Mapping[str, str] | None = None  # the figure words naming an alignment selection (FigureStyle.labels)
+
+    @property
+    def reduction(self) -> dict:
+        """The heads and how they combine, as `analysis.aggregate`, `figures.heatmap` and `figures.alignment` take
+        them."""
+        return {
+            "layers": self.layers,
+            "heads": self.heads,
+            "head_reduce": self.head_reduce,
+            "layer_reduce": self.layer_reduce,
+        }
+
+    def matrix(self) -> np.ndarray:
+        """The weights the selection's heatmap draws: its heads combined, (queries, keys)."""
+        return analysis.aggregate(self.amap, **self.reduction)
+
+    def line_options(self) -> dict:
+        """Keyword arguments of `figures.head_lines`: one head, a layer's heads overlaid, or one combined set (every
+        head of the map, or in a custom selection every head combined by its reduction)."""
+        if self.aggregation == CUSTOM:
+            combine = self.head_reduce if self.heads is None else None
+        else:
+            combine = "mean" if self.aggregation == "all" else None
+        return {"layers": self.layers, "heads": self.heads, "layer_reduce": self.layer_reduce, "combine": combine}
+
+    def file_heads(self) -> dict:
+        """The `layer` and `head` of a figure's file name (`attnviz.export.figure_filename`): one head "L2H0", a
+        layer's mean "L2Hmean", the mean of all "Hmean", the alignment heads "Halign", a rollout its layer range
+        ("L0-3Hrollout"), a custom selection its listed indices and reduction ("L0+1Hmax")."""
+        if self.aggregation == "head":
+            layer, head = self.pairs[0]
+            return {"layer": layer, "head": head}
+        if self.aggregation == "layer":
+            return {"layer": self.pairs[0][0], "head": "mean"}
+        if self.aggregation == "all":
+            return {"head": "mean"}
+        if self.aggregation == "alignment":
+            return {"head": "align"}
+        if self.aggregation == ROLLOUT:
+            first, last = re.findall(r"\d+", self.amap.layer_names[-1])[-2:]  # "rollout L0–L3"
+            return {"layer": f"{first}-{last}", "head": ROLLOUT}
+        return {"layer": self.layers, "head": self.heads if self.heads is not None else self.head_reduce}
 
 
 @dataclass(frozen=True)
@@ -234,79 +288,6 @@ def prepare(result: AttentionCapture, options: ViewOptions) -> AttentionMap:
     )
 
 
-def step_count(amap: AttentionMap) -> int:
-    """How many steps the replay slider has: one per query row shown (per target token, or word in the word view)."""
-    return len(amap.query_tokens)
-
-
-def check_step(amap: AttentionMap, step: int) -> None:
-    """A replay step `amap` has: 0 (all), or 1..`step_count` rows of a map a decoder wrote (cross-attention or a
-    decoder's self-attention). An encoder reads its text at once, so "after N rows" would only crop it."""
-    if not step:
-        return
-    if not 1 <= step <= step_count(amap):
-        raise InputError("step_past_end", step=step, steps=step_count(amap))
-    if amap.kind not in ("cross", "decoder") and not amap.causal:
-        raise InputError("step_not_replayed", kind=amap.kind)
-
-
-def replay(amap: AttentionMap, step: int) -> AttentionMap:
-    """The map as it stood after `step` target rows were written (0 = all): generation replayed row by row.
-
-    Row i of a cross map is what the model looked at while writing target token i, whether it generated the target
-    or read a given one, so the replay works for both.
-    """
-    if not step or step >= step_count(amap):
-        return amap
-    keys = (0, step) if amap.causal else None  # a causal map keeps its triangle
-    return analysis.crop(amap, queries=(0, step), keys=keys)
-
-
-@dataclass(frozen=True)
-class StepScore:
-    """How sure the model was of one token it wrote: what a replay shows beside where that token looked."""
-
-    step: int  # 1-based, in generation order
-    token: Token  # the token written
-    probability: float  # what the model gave it at that step
-    alternatives: tuple[tuple[str, float], ...]  # the step's most probable tokens (text, probability), best first
-    unsure: bool  # below caveats.UNSURE_BELOW: a guess
-    ranked_first: bool = True  # the step's most likely token (beam search may write another: it ranks whole texts)
-
-
-def step_scores(result: AttentionResult) -> list[StepScore]:
-    """The score of every generated step that has one (none for a given pair, or a file from before step scores)."""
-    from attnviz.caveats import UNSURE_BELOW
-
-    return [
-        StepScore(
-            index,
-            step.token,
-            step.probability,
-            step.alternatives,
-            step.probability < UNSURE_BELOW,
-            not step.alternatives or step.probability >= step.alternatives[0][1],
-        )
-        for index, step in enumerate(getattr(result, "steps", None) or [], start=1)
-        if step.probability is not None
-    ]
-
-
-def replayed_scores(scores: Sequence[StepScore], amap: AttentionMap, step: int) -> list[StepScore]:
-    """The scores of the steps that wrote the newest row of `replay(amap, step)` (its token, or each piece of its
-    word in the word view): matched by the characters they cover, specials (</s>) by name."""
-    if not scores or not amap.query_tokens:
-        return []
-    row = amap.query_tokens[(step or step_count(amap)) - 1]
-    if row.special or row.start < 0:
-        return [score for score in scores if score.token.special and score.token.text == row.text]
-    return [
-        score
-        for score in scores
-        if not score.token.special and score.token.start < row.end and row.start < score.token.end
-    ]
-
-
 # ----------------------------------------------------------------------------------------------------------------------
 # Rollout
 
@@ -351,7 +332,7 @@ def rollout_selection(amap: AttentionMap, lang: str = "en") -> HeadSelection:
     last = amap.num_layers - 1
     heads = i18n.t("qk_rollout_heads", lang)  # the title's and the head lines' legend: not one head, all of them
     labels = {"layer_one": amap.layer_names[last], "head_one": heads, "head_legend": heads}
-    return HeadSelection(amap, {"layers": last, "heads": 0}, ((last, 0),), labels=labels)
+    return HeadSelection(amap, ROLLOUT, last, 0, ((last, 0),), labels=labels)
 
 
 # ----------------------------------------------------------------------------------------------------------------------
@@ -415,12 +396,12 @@ def head_selection(
     layer = clamp_index(layer, amap.num_layers)
     head = clamp_index(head, amap.num_heads)
     if view == "head":
-        return HeadSelection(amap, {"layers": layer, "heads": head}, ((layer, head),))
+        return HeadSelection(amap, view, layer, head, ((layer, head),))
     if view == "layer":
-        return HeadSelection(amap, {"layers": layer, "heads": None}, tuple((layer, h) for h in range(amap.num_heads)))
+        return HeadSelection(amap, view, layer, None, tuple((layer, h) for h in range(amap.num_heads)))
     if view == "all":
         every = tuple((lay, h) for lay in range(amap.num_layers) for h in range(amap.num_heads))
-        return HeadSelection(amap, {"layers": None, "heads": None}, every)
+        return HeadSelection(amap, view, None, None, every)
     if view != "alignment":
         raise InputError("view_unknown", view=view, views=", ".join(AGGREGATIONS))
     words = alignment_words() if words is None else words
@@ -435,7 +416,7 @@ def head_selection(
         "heads_all": words["pairs_mean"].format(pairs=listed),  # several pairs: their mean
         "head_one": listed,  # a single pair
     }
-    return HeadSelection(sub, {"layers": 0, "heads": None}, pairs, labels=labels)
+    return HeadSelection(sub, view, 0, None, pairs, labels=labels)
 
 
 def custom_selection(
@@ -447,9 +428,8 @@ def custom_selection(
 ) -> HeadSelection:
     """Any layers and heads (None = all), combined by mean or max; an index the map lacks is an InputError."""
     layer_idx, head_idx = analysis.select_indices(amap, _listed(layers), _listed(heads))
-    kwargs = {"layers": _listed(layers), "heads": _listed(heads)}
     pairs = tuple((lay, h) for lay in layer_idx for h in head_idx)
-    return HeadSelection(amap, kwargs, pairs, head_reduce=head_reduce, layer_reduce=layer_reduce)
+    return HeadSelection(amap, CUSTOM, _listed(layers), _listed(heads), pairs, head_reduce, layer_reduce)
 
 
 def _listed(indices: Sequence[int] | None) -> list[int] | None:
@@ -477,101 +457,6 @@ def choose_heads(amap: AttentionMap, options: ViewOptions, alignment_heads: Pair
         raise InputError("alignment_needs_cross_attention", kind=amap.kind)
     words = alignment_words(options.lang)
     return head_selection(amap, aggregation, options.layer, options.head, alignment_heads, words)
-
-
-def head_lines_options(selection: HeadSelection, view: str) -> dict:
-    """Keyword arguments of `figures.head_lines` for a view: one head, a layer's heads overlaid, or one combined set
-    (every head of the map, or in a custom selection every head combined by its reduction)."""
-    if view == CUSTOM:
-        combine = selection.head_reduce if selection.figure_kwargs["heads"] is None else None
-    else:
-        combine = "mean" if view == "all" else None
-    return {**selection.figure_kwargs, "layer_reduce": selection.layer_reduce, "combine": combine}
-
-
-def newest_focus(
-    selection: HeadSelection, top: int = 3, floor: float = 0.01
-) -> tuple[Token, list[tuple[Token, float]]]:
-    """The last query token of the selection's map (the newest one in a replay) and the keys it looked at most:
-    at most `top`, strongest first, those below `floor` left out (but always the strongest one)."""
-    matrix = analysis.aggregate(
-        selection.amap,
-        selection.figure_kwargs.get("layers"),
-        selection.figure_kwargs.get("heads"),
-        selection.head_reduce,
-        selection.layer_reduce,
-    )  # (queries, keys)
-    row = matrix[-1]
-    order = [int(k) for k in np.argsort(-row, kind="stable")[:top]]
-    kept = [k for k in order if row[k] >= floor] or order[:1]
-    return selection.amap.query_tokens[-1], [(selection.amap.key_tokens[k], float(row[k])) for k in kept]
-
-
-@dataclass(frozen=True)
-class HiddenFocus:
-    """Where the newest token's attention went among the tokens a view hides (special tokens, the first token):
-    their total weight, and each one that holds some, strongest first."""
-
-    weight: float
-    tokens: list[tuple[Token, float]]
-
-
-def hidden_focus(
-    result: AttentionCapture,
-    options: ViewOptions,
-    chosen: HeadSelection,
-    alignment_heads: Pairs = (),
-    floor: float = 0.01,
-) -> HiddenFocus:
-    """The weight of `chosen`'s newest query row (`newest_focus`) that went to tokens the view hides: the same row
-    and heads in the map drawn without hiding. Nothing hidden, or a row the unhidden map lacks: weight 0."""
-    shown = chosen.amap
-    whole = prepare_map(result, options.kind or default_kind(result), words=options.words)
-    newest = shown.query_tokens[-1]
-    rows = [i for i, token in enumerate(whole.query_tokens) if token == newest]
-    kept = set(shown.key_tokens)
-    hidden = [i for i, token in enumerate(whole.key_tokens) if token not in kept]
-    if not rows or not hidden:
-        return HiddenFocus(0.0, [])
-    unhidden = choose_heads(whole, replace(options, step=0), alignment_heads)
-    matrix = analysis.aggregate(
-        unhidden.amap,
-        unhidden.figure_kwargs.get("layers"),
-        unhidden.figure_kwargs.get("heads"),
-        unhidden.head_reduce,
-        unhidden.layer_reduce,
-    )  # (queries, keys)
-    row = matrix[rows[-1]]
-    holding = sorted(((whole.key_tokens[i], float(row[i])) for i in hidden if row[i] >= floor), key=lambda p: -p[1])
-    return HiddenFocus(float(row[hidden].sum()), holding)
-
-
-def focus_sentence(
-    chosen: HeadSelection, step: int, steps: int, lang: str = "en", hidden: HiddenFocus | None = None
-) -> str:
-    """The replay's sentence about the newest token: "Step 2 of 3: **morning** looked at 早上 (0.62)." When half
-    its attention or more went to hidden tokens (`hidden`, from `hidden_focus`), it says where, and names only the
-    shown tokens that hold some weight: never "looked at 学习 (0.00)" when the weight sits on </s>."""
-    token, looked = newest_focus(chosen)
-    values = {"step": step, "steps": steps, "token": said_token(token)}
-    if hidden is not None and hidden.weight >= 0.5 and hidden.tokens:
-        looked = [(key, weight) for key, weight in looked if weight >= 0.01]
-        names = i18n.t("truth_list_separator", lang).join(said_token(key) for key, _ in hidden.tokens[:2])
-        values |= {"weight": f"{hidden.weight:.2f}", "hidden": names, "keys": _weighted(looked, lang)}
-        return i18n.t("find_focus_hidden_also" if looked else "find_focus_hidden", lang, **values)
-    return i18n.t("step_focus", lang, **values, keys=_weighted(looked, lang))
-
-
-def _weighted(looked: Sequence[tuple[Token, float]], lang: str) -> str:
-    return i18n.t("truth_list_separator", lang).join(
-        i18n.t("weighted", lang, token=said_token(key), weight=f"{weight:.2f}") for key, weight in looked
-    )
-
-
-def said_token(token: Token) -> str:
-    """A token as a sentence names it: as plain text shows it, a space drawn ␣ as the figures draw it."""
-    text = shown_text(token)
-    return text if text.strip() else "␣"
 
 
 # ----------------------------------------------------------------------------------------------------------------------
@@ -608,191 +493,91 @@ def hidden_notes(chosen: HeadSelection, options: ViewOptions) -> tuple[str, ...]
         return ()
     if options.renormalize:
         return (i18n.t("hidden_renormalized", options.lang),)
-    matrix = analysis.aggregate(
-        chosen.amap,
-        chosen.figure_kwargs.get("layers"),
-        chosen.figure_kwargs.get("heads"),
-        chosen.head_reduce,
-        chosen.layer_reduce,
-    )  # (queries, keys)
+    matrix = chosen.matrix()  # (queries, keys)
     share = 1.0 - float(np.nanmean(np.nansum(matrix, axis=-1))) if matrix.size else 0.0
     if share < HIDDEN_SAID_FROM:
         return ()
     return (i18n.t("hidden_share", options.lang, share=f"{share:.0%}"),)
 
 
+def _heatmap(amap: AttentionMap, chosen: HeadSelection, options: ViewOptions, style: figures.FigureStyle) -> go.Figure:
+    """The chosen heads combined, coloured as the options say; weighted by value norm, with the norms that weighted
+    the map as a bar above its keys."""
+    bar = options.weighting == "value-norm"
+    return figures.heatmap(
+        chosen.amap,
+        **chosen.reduction,
+        log_scale=options.log_scale,
+        value_bar=bar,
+        color_scale=options.color_scale,
+        style=style,
+    )
+
+
+def _alignment(
+    amap: AttentionMap, chosen: HeadSelection, options: ViewOptions, style: figures.FigureStyle
+) -> go.Figure:
+    """The chosen heads' strongest links, as many per query as the options allow."""
+    return figures.alignment(
+        chosen.amap, **chosen.reduction, threshold=options.threshold, top_k=options.top_k, style=style
+    )
+
+
+def _lines(amap: AttentionMap, chosen: HeadSelection, options: ViewOptions, style: figures.FigureStyle) -> go.Figure:
+    """The chosen heads' lines from queries to keys; only one query's lines when the options name a drawn row."""
+    threshold = max(options.threshold, 0.01)  # a line needs some weight; a link may ask for every one
+    asked = options.lines_query
+    query = asked if asked is not None and asked < step_count(amap) else None
+    return figures.head_lines(chosen.amap, **chosen.line_options(), query=query, threshold=threshold, style=style)
+
+
+def _grid(amap: AttentionMap, chosen: HeadSelection, options: ViewOptions, style: figures.FigureStyle) -> go.Figure:
+    """Every head of the map as drawn (or the layers and heads the options list), whichever heads are chosen."""
+    return figures.grid(
+        amap,
+        layers=_listed(options.layers),
+        heads=_listed(options.heads),
+        color_scale=options.color_scale,
+        clickable=True,  # on screen a click on a head opens it
+        style=style,
+    )
+
+
+@dataclass(frozen=True)
+class FigureBuilder:
+    """How `show` draws one figure: `draw(map as drawn, chosen heads, options, style)`."""
+
+    draw: Callable[[AttentionMap, HeadSelection, ViewOptions, figures.FigureStyle], go.Figure]
+    of_selection: bool = True  # draws the chosen heads: its title names them and says what the hidden tokens held
+    beside: str | None = None  # stands beside this figure at its height, their buttons in line
+
+
+FIGURE_BUILDERS: dict[str, FigureBuilder] = {
+    "heatmap": FigureBuilder(_heatmap),
+    "alignment": FigureBuilder(_alignment, beside="heatmap"),
+    "grid": FigureBuilder(_grid, of_selection=False),
+    "lines": FigureBuilder(_lines),
+}
+
+
 def _figures(
     amap: AttentionMap, chosen: HeadSelection, options: ViewOptions, names: Names, notes: tuple[str, ...] = ()
 ) -> dict[str, go.Figure]:
-    """The figures `names` of a chosen selection, `notes` said under their titles (the replay step). The alignment
-    takes the heatmap's height, so that the two stand side by side with their buttons in line; the grid draws
-    every head of the map (or the ones the options list)."""
-    from attnviz import figures
-
-    selected = {**chosen.figure_kwargs, "head_reduce": chosen.head_reduce, "layer_reduce": chosen.layer_reduce}
+    """The figures `names` (`FIGURE_BUILDERS`) of a chosen selection, `notes` said under their titles (the replay
+    step); a figure drawn beside another is drawn after it, at its height."""
     weighting = weighting_labels(options.weighting, options.lang)
     said = (*notes, *hidden_notes(chosen, options))
-    style = figures.FigureStyle(lang=options.lang, labels={**(chosen.labels or {}), **weighting}, notes=said)
+    of_heads = figures.FigureStyle(lang=options.lang, labels={**(chosen.labels or {}), **weighting}, notes=said)
+    of_map = figures.FigureStyle(lang=options.lang, labels=weighting or None, notes=notes)
     drawn: dict[str, go.Figure] = {}
-    if "heatmap" in names or "alignment" in names:
-        bar = options.weighting == "value-norm"  # the norms that weighted the map, beside its keys
-        drawn["heatmap"] = figures.heatmap(
-            chosen.amap,
-            **selected,
-            log_scale=options.log_scale,
-            value_bar=bar,
-            color_scale=options.color_scale,
-            style=style,
-        )
-    if "alignment" in names:
-        beside = replace(style, height=drawn["heatmap"].layout.height)
-        drawn["alignment"] = figures.alignment(
-            chosen.amap, **selected, threshold=options.threshold, top_k=options.top_k, style=beside
-        )
-    if "lines" in names:
-        lines = head_lines_options(chosen, aggregation_of(options, amap.kind))
-        threshold = max(options.threshold, 0.01)  # a line needs some weight; a link may ask for every one
-        query = (
-            options.lines_query if options.lines_query is not None and options.lines_query < step_count(amap) else None
-        )
-        drawn["lines"] = figures.head_lines(chosen.amap, **lines, query=query, threshold=threshold, style=style)
-    if "grid" in names:
-        layers, heads = _listed(options.layers), _listed(options.heads)
-        drawn["grid"] = figures.grid(
-            amap,
-            layers=layers,
-            heads=heads,
-            color_scale=options.color_scale,
-            clickable=True,  # on screen a click on a head opens it
-            style=figures.FigureStyle(lang=options.lang, labels=weighting or None, notes=notes),
-        )
-    return {name: drawn[name] for name in names}
 
+    def draw(name: str) -> go.Figure:
+        if name not in drawn:
+            builder = FIGURE_BUILDERS[name]
+            style = of_heads if builder.of_selection else of_map
+            if builder.beside:
+                style = replace(style, height=draw(builder.beside).layout.height)
+            drawn[name] = builder.draw(amap, chosen, options, style)
+        return drawn[name]
 
-# ----------------------------------------------------------------------------------------------------------------------
-# A figure as a file shows it
-
-
-def file_heads(chosen: HeadSelection, aggregation: str) -> dict:
-    """The `layer` and `head` of a figure's file name (`attnviz.export.figure_filename`) for the heads it shows under
-    `aggregation` (`aggregation_of`): one head "L2H0", a layer's mean "L2Hmean", the mean of all "Hmean", the
-    alignment heads "Halign", a rollout its layer range ("L0-3Hrollout"), a custom selection its listed indices and
-    reduction ("L0+1Hmax")."""
-    if aggregation == "head":
-        layer, head = chosen.pairs[0]
-        return {"layer": layer, "head": head}
-    if aggregation == "layer":
-        return {"layer": chosen.pairs[0][0], "head": "mean"}
-    if aggregation == "all":
-        return {"head": "mean"}
-    if aggregation == "alignment":
-        return {"head": "align"}
-    if aggregation == ROLLOUT:
-        first, last = re.findall(r"\d+", chosen.amap.layer_names[-1])[-2:]  # "rollout L0–L3"
-        return {"layer": f"{first}-{last}", "head": ROLLOUT}
-    heads = chosen.figure_kwargs.get("heads")
-    return {"layer": chosen.figure_kwargs.get("layers"), "head": heads if heads is not None else chosen.head_reduce}
-
-
-# ----------------------------------------------------------------------------------------------------------------------
-# Finding a head: which heads send one token to another
-
-
-@dataclass(frozen=True)
-class TokenChoice:
-    """A token a person can pick, as a view shows it (a word, or one piece): its `label` ("it #9", unique in the
-    map), its text, its `index` among the tokens the view draws, and the map's pieces it covers, [start, stop)."""
-
-    label: str
-    text: str
-    index: int
-    start: int
-    stop: int
-
-
-@dataclass(frozen=True)
-class HeadMatch:
-    """One head's weight from a query token to a key token: the mean over the query's pieces of the weight on the
-    key's pieces (what the word view of `prepare_map` shows in that cell)."""
-
-    layer: int
-    head: int
-    weight: float
-
-
-def _square_tokens(result: AttentionResult, kind: str) -> tuple[list[Token], list[Token]]:
-    """(query tokens, key tokens) as `prepare_map` names them: decoder rows by the token at their position."""
-    queries, keys = result.tokens(kind)
-    if kind == "decoder" and len(queries) == len(keys):
-        queries = keys
-    return list(queries), list(keys)
-
-
-def token_choices(
-    result: AttentionResult, kind: str, side: str = "query", words: bool = True, hide_special: bool = True
-) -> list[TokenChoice]:
-    """The tokens of one side ("query" or "key") of map `kind` a person can pick: words (or pieces) in order,
-    special tokens left out when `hide_special` (unless the side has nothing else)."""
-    if side not in ("query", "key"):
-        raise InputError("find_side_unknown", side=side)
-    queries, keys = _square_tokens(result, kind)
-    tokens = queries if side == "query" else keys
-    query_text, key_text = map_texts(result, kind)
-    text = query_text if side == "query" else key_text
-    if words:
-        units = analysis.word_tokens(tokens, text)
-    else:
-        units = [((i, i + 1), token) for i, token in enumerate(tokens)]
-    if hide_special and not all(token.special for _, token in units):
-        units = [unit for unit in units if not unit[1].special]
-    return [
-        TokenChoice(f"{token.text} #{number}", token.text, number, start, stop)
-        for number, ((start, stop), token) in enumerate(units)
-    ]
-
-
-def find_choice(choices: Sequence[TokenChoice], wanted: str, occurrence: int = 1) -> TokenChoice:
-    """The choice `wanted` names: its label ("it #10"), or its text (case and surrounding spaces ignored), the
-    `occurrence`-th one when the text comes more than once; an InputError listing the choices otherwise."""
-    for choice in choices:
-        if choice.label == wanted:
-            return choice
-    matches = [c for c in choices if c.text.strip().casefold() == wanted.strip().casefold()]
-    if not 1 <= occurrence <= len(matches):
-        listed = ", ".join(c.label for c in choices)
-        raise InputError("find_token_missing", token=wanted, occurrence=occurrence, tokens=listed)
-    return matches[occurrence - 1]
-
-
-def rank_heads(result: AttentionResult, kind: str, query: TokenChoice, key: TokenChoice) -> list[HeadMatch]:
-    """Every layer × head of map `kind`, ranked by the weight from `query` to `key` (strongest first; ties in layer
-    and head order). Works alike on full and on-demand results: each head gives only the query's rows."""
-    layers, heads, num_queries, num_keys = result.shape(kind)
-    if not (0 <= query.start < query.stop <= num_queries and 0 <= key.start < key.stop <= num_keys):
-        raise InputError("find_span_outside", queries=num_queries, keys=num_keys)
-    matches = []
-    for layer in range(layers):
-        for head in range(heads):
-            rows = result.head(kind, layer, head, rows=(query.start, query.stop))  # (query pieces, keys)
-            weight = float(rows[:, key.start : key.stop].astype(np.float64).sum(axis=1).mean())
-            matches.append(HeadMatch(layer, head, weight))
-    return sorted(matches, key=lambda match: -match.weight)
-
-
-def pair_weight(chosen: HeadSelection, query: TokenChoice, key: TokenChoice) -> float | None:
-    """The weight the figures of `chosen` draw from `query` to `key` (choices from `token_choices` with the view's
-    words and hiding: their `index` is the drawn row and column), or None when the drawn map lacks either."""
-    amap = chosen.amap
-    row, col = query.index, key.index
-    if not (row < len(amap.query_tokens) and amap.query_tokens[row].text == query.text):
-        return None
-    if not (col < len(amap.key_tokens) and amap.key_tokens[col].text == key.text):
-        return None
-    matrix = analysis.aggregate(
-        amap,
-        chosen.figure_kwargs.get("layers"),
-        chosen.figure_kwargs.get("heads"),
-        chosen.head_reduce,
-        chosen.layer_reduce,
-    )  # (queries, keys)
-    return float(matrix[row, col])
+    return {name: draw(name) for name in names}

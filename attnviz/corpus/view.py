@@ -104,9 +104,8 @@ def show_gold(
         raise InputError("corpus_words_other_text")
     gold = Gold.parse(gold_text).check(len(words.source), len(words.target))
     chosen = shown.selection
-    selected = {**chosen.figure_kwargs, "head_reduce": chosen.head_reduce, "layer_reduce": chosen.layer_reduce}
     both = None if reverse is None else reverse_mask(words, reverse, options.threshold)
-    scored = view_scores(chosen.amap, selected, words, gold, options.threshold, both)
+    scored = view_scores(chosen.amap, chosen.reduction, words, gold, options.threshold, both)
     drawn = dict(shown.figures)
     if "alignment" in drawn:
         verdicts = {"found": scored.found, "missed": scored.missed, "extra": scored.extra}

@@ -175,6 +175,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.alignment_needs_cross_attention": "Alignment heads are cross-attention heads; show a {kind} map by "
         "head, layer or all instead.",
         "error.figure_unknown": "Unknown figure {figure!r}; use one of {figures}.",
+        # attnviz.replay
         "error.step_past_end": "Step {step} is not in this map: it has {steps} rows written (target tokens, or words "
         "in the word view); choose 1–{steps}, or 0 for all.",
         "error.step_not_replayed": "The replay step applies to what a decoder writes (cross-attention or a decoder's "
@@ -560,6 +561,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.view_unknown": "未知的视图 {view!r}；请使用 {views} 之一。",
         "error.alignment_needs_cross_attention": "对齐头是交叉注意力的头；{kind} 图请改用 head、layer 或 all 显示。",
         "error.figure_unknown": "未知的图 {figure!r}；请使用 {figures} 之一。",
+        # attnviz.replay
         "error.step_past_end": "此图没有第 {step} 步：它写出了 {steps} 行（目标词元，词视图中为词）；请选择 1–{steps}，"
         "或 0 表示全部。",
         "error.step_not_replayed": "回放步数只适用于解码器写出的内容（交叉注意力或解码器的自注意力）；{kind} 图一次读入整段"

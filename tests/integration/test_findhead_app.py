@@ -11,7 +11,7 @@ import math
 import numpy as np
 from streamlit.testing.v1 import AppTest
 
-from attnviz import selection
+from attnviz import find_head, selection
 from attnviz.attention.capture import capture
 from attnviz.models import load_model
 from tests.support.app import open_by_link
@@ -41,11 +41,11 @@ def _heatmap_z(at: AppTest) -> np.ndarray:
 def test_the_search_ranks_heads_and_a_click_opens_the_top_one(tiny_folder):
     model = tiny_folder("bert")
     full = capture(load_model(model, "cpu"), TEXT)
-    query = selection.find_choice(selection.token_choices(full, "self", "query"), "it")
-    key = selection.find_choice(selection.token_choices(full, "self", "key"), "cat")
+    query = find_head.find_choice(find_head.token_choices(full, "self", "query"), "it")
+    key = find_head.find_choice(find_head.token_choices(full, "self", "key"), "cat")
     at = _open("self_attention.py", model=model, text=TEXT, find_query=query.label, find_key=key.label)
     _ok(at)
-    top = selection.rank_heads(full, "self", query, key)[0]
+    top = find_head.rank_heads(full, "self", query, key)[0]
     first = at.button(key="find_open_1")
     assert first.label.startswith(f"L{top.layer}·H{top.head}: {top.weight:.2f}")
     first.click().run()

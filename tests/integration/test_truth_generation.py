@@ -126,9 +126,9 @@ def test_beam_search_steps_are_the_models_teacher_forced_computation(tiny_folder
         np.testing.assert_allclose(step.self_weights, own, atol=1e-5)
         assert step.probability == pytest.approx(float(probabilities[i, ids[i]]), rel=1e-4)
         ranked_first.append(int(probabilities[i].argmax()) == ids[i])
-    from attnviz import selection
+    from attnviz import replay
 
-    assert [score.ranked_first for score in selection.step_scores(result)] == ranked_first
+    assert [score.ranked_first for score in replay.step_scores(result)] == ranked_first
     assert not all(ranked_first)  # beam search wrote a token that was not its step's most likely one
 
 

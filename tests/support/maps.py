@@ -1,10 +1,11 @@
-"""Hand-built attention maps for the analysis, figure and export tests (plus checks that they are what they claim)."""
+"""Hand-built attention maps (and one capture of a translation) for the analysis, selection, figure and export
+tests."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from attnviz.types import AttentionMap, Token
+from attnviz.types import AttentionCapture, AttentionMap, Token
 
 
 def tokens_from(words: list[str], text: str | None = None, specials: tuple[str, ...] = ()) -> list[Token]:
@@ -48,3 +49,36 @@ def seed_pair_map(layers: int = 2, heads: int = 3, seed: int = 0) -> AttentionMa
     source = tokens_from(["早上", "好", "！", "</s>"], "早上好！", specials=("</s>",))
     target = tokens_from(["Good", "Morning", "!"], "Good Morning!")
     return random_map(target, source, layers, heads, seed=seed)
+
+
+def numbered_map(kind="cross", layers=3, heads=4, queries=5, keys=6, seed=0, causal=False, specials=()) -> AttentionMap:
+    """Uniform random weights, rows normalised, over tokens named q0, q1 … and k0, k1 … (`specials`: the
+    positions that are special tokens on both sides)."""
+    rng = np.random.default_rng(seed)
+    weights = rng.random((layers, heads, queries, keys)).astype(np.float32)
+    weights /= weights.sum(-1, keepdims=True)
+    q_tokens = [Token(f"q{i}", i, i + 1, special=i in specials) for i in range(queries)]
+    k_tokens = [Token(f"k{i}", i, i + 1, special=i in specials) for i in range(keys)]
+    return AttentionMap(kind, weights, q_tokens, k_tokens, [f"layers.{i}" for i in range(layers)], causal=causal)
+
+
+def seq2seq_capture() -> AttentionCapture:
+    source, target = "早上好！", "Good morning!"
+    src = [Token("早上", 0, 2), Token("好", 2, 3), Token("！", 3, 4), Token("</s>", -1, -1, True)]
+    tgt = [
+        Token("Good", 0, 4),
+        Token("morn", 5, 9),
+        Token("ing", 9, 12),
+        Token("!", 12, 13),
+        Token("</s>", -1, -1, True),
+    ]
+    rng = np.random.default_rng(1)
+    cross = rng.random((2, 2, len(tgt), len(src))).astype(np.float32)
+    cross /= cross.sum(-1, keepdims=True)
+    encoder = rng.random((2, 2, len(src), len(src))).astype(np.float32)
+    encoder /= encoder.sum(-1, keepdims=True)
+    maps = {
+        "cross": AttentionMap("cross", cross, tgt, src, ["c0", "c1"]),
+        "encoder": AttentionMap("encoder", encoder, src, src, ["e0", "e1"]),
+    }
+    return AttentionCapture("test", "cpu", maps, source_text=source, target_text=target)

@@ -1,17 +1,16 @@
-"""Finding a head and honest colours and labels, without a model: token choices and the ranking on hand-built maps,
-one colour scale across heads (said in the colour bar), alignment labels that never overlap, the replay sentence
-when the weight went to hidden tokens, and links that carry only their page's state."""
+"""Finding a head and honest colours and labels, without a model: token choices and the ranking on hand-built maps
+(attnviz.find_head), one colour scale across heads (said in the colour bar), alignment labels that never overlap,
+and links that carry only their page's state."""
 
 import html
 import itertools
-from dataclasses import replace
 
 import numpy as np
 import plotly.graph_objects as go
 import pytest
 
 from app_pages import state as app_state
-from attnviz import figures, selection
+from attnviz import figures, find_head, selection
 from attnviz.errors import InputError
 from attnviz.figures import layout
 from attnviz.fonts import text_width
@@ -33,25 +32,25 @@ def _self_capture(layers: int = 2, heads: int = 3) -> AttentionCapture:
 
 def test_token_choices_skip_hidden_tokens_and_name_each_token_once():
     result = _self_capture()
-    shown = selection.token_choices(result, "self", "query")
+    shown = find_head.token_choices(result, "self", "query")
     assert [c.label for c in shown] == [f"{w} #{i}" for i, w in enumerate(SENTENCE[1:-1])]
     assert [(c.start, c.stop) for c in shown] == [(i, i + 1) for i in range(1, len(SENTENCE) - 1)]
-    every = selection.token_choices(result, "self", "key", hide_special=False)
+    every = find_head.token_choices(result, "self", "key", hide_special=False)
     assert every[0].text == "[CLS]" and len(every) == len(SENTENCE)
-    assert selection.find_choice(shown, "IT").label == "it #5"
-    assert selection.find_choice(shown, "it #5").index == 5
+    assert find_head.find_choice(shown, "IT").label == "it #5"
+    assert find_head.find_choice(shown, "it #5").index == 5
     with pytest.raises(InputError, match="zebra"):
-        selection.find_choice(shown, "zebra")
+        find_head.find_choice(shown, "zebra")
     with pytest.raises(InputError):
-        selection.token_choices(result, "self", "middle")
+        find_head.token_choices(result, "self", "middle")
 
 
 def test_ranking_orders_every_head_by_the_weight_from_query_to_key():
     result = _self_capture(layers=3, heads=4)
     weights = result["self"].weights  # (layers, heads, queries, keys)
-    query = selection.find_choice(selection.token_choices(result, "self", "query"), "it")
-    key = selection.find_choice(selection.token_choices(result, "self", "key"), "animal")
-    ranked = selection.rank_heads(result, "self", query, key)
+    query = find_head.find_choice(find_head.token_choices(result, "self", "query"), "it")
+    key = find_head.find_choice(find_head.token_choices(result, "self", "key"), "animal")
+    ranked = find_head.rank_heads(result, "self", query, key)
     expected = weights[:, :, query.start, key.start]
     assert [(m.layer, m.head) for m in ranked[:3]] == [
         divmod(int(i), 4) for i in np.argsort(-expected.ravel(), kind="stable")[:3]
@@ -61,22 +60,22 @@ def test_ranking_orders_every_head_by_the_weight_from_query_to_key():
     shown = selection.show(
         result, selection.ViewOptions(kind="self", aggregation="head", layer=top.layer, head=top.head)
     )
-    assert selection.pair_weight(shown.selection, query, key) == pytest.approx(top.weight)
+    assert find_head.pair_weight(shown.selection, query, key) == pytest.approx(top.weight)
 
 
 def test_a_word_of_pieces_weighs_its_pieces_as_the_word_view_does():
     text = "the animals ran"
     tokens = tokens_from(["the", "animal", "s", "ran"], text)
     result = AttentionCapture("m", "cpu", {"self": random_map(tokens, layers=1, heads=2)}, source_text=text)
-    key = selection.find_choice(selection.token_choices(result, "self", "key"), "animals")
-    query = selection.find_choice(selection.token_choices(result, "self", "query"), "animals")
+    key = find_head.find_choice(find_head.token_choices(result, "self", "key"), "animals")
+    query = find_head.find_choice(find_head.token_choices(result, "self", "query"), "animals")
     assert (key.start, key.stop) == (1, 3)
-    ranked = {(m.layer, m.head): m.weight for m in selection.rank_heads(result, "self", query, key)}
+    ranked = {(m.layer, m.head): m.weight for m in find_head.rank_heads(result, "self", query, key)}
     weights = result["self"].weights
     for head in range(2):
         assert ranked[(0, head)] == pytest.approx(weights[0, head, 1:3, 1:3].sum(axis=1).mean())
         shown = selection.show(result, selection.ViewOptions(kind="self", aggregation="head", head=head))
-        assert selection.pair_weight(shown.selection, query, key) == pytest.approx(ranked[(0, head)])
+        assert find_head.pair_weight(shown.selection, query, key) == pytest.approx(ranked[(0, head)])
 
 
 # ----------------------------------------------------------------------------------------------------------------------
@@ -289,49 +288,6 @@ def test_short_sentences_keep_level_labels_in_one_row():
     amap = random_map(tokens_from("I fly tomorrow".split()), tokens_from("明天 我 飞".split()), layers=1, heads=1)
     labels = figures.alignment(amap).layout.meta["labels"]
     assert labels["keys"] == labels["queries"] == {"angle": 0, "rows": 1, "size": layout.LABEL_SIZE}
-
-
-# ----------------------------------------------------------------------------------------------------------------------
-# The replay sentence says where the weight went
-
-
-def _cross_capture(last_row: list[float]) -> AttentionCapture:
-    source = tokens_from(["我", "喜欢", "学习", "</s>"], "我喜欢学习", specials=("</s>",))
-    target = tokens_from(["I", "like", "studying"], "I like studying")
-    weights = np.tile(np.array([[0.7, 0.1, 0.1, 0.1], [0.1, 0.7, 0.1, 0.1], last_row], np.float32), (1, 1, 1, 1))
-    amap = AttentionMap("cross", weights, target, source, ["l0"])
-    return AttentionCapture("m", "cpu", {"cross": amap}, source_text="我喜欢学习", target_text="I like studying")
-
-
-def _sentence(result: AttentionCapture, lang: str = "en") -> str:
-    options = selection.ViewOptions(kind="cross", aggregation="head", lang=lang)
-    shown = selection.show(result, options)
-    hidden = selection.hidden_focus(result, options, shown.selection)
-    return selection.focus_sentence(shown.selection, 3, 3, lang, hidden)
-
-
-def test_the_replay_sentence_says_the_weight_went_to_a_hidden_token():
-    sentence = _sentence(_cross_capture([0.005, 0.005, 0.0, 0.99]))
-    assert "(0.99) went to </s>, which is hidden" in sentence and "(0.00)" not in sentence
-    assert "looked at" not in sentence
-    mixed = _sentence(_cross_capture([0.02, 0.1, 0.05, 0.83]))
-    assert "(0.83) went to </s>" in mixed and "喜欢 (0.10)" in mixed
-    assert "已被隐藏" in _sentence(_cross_capture([0.0, 0.0, 0.01, 0.99]), "zh")
-
-
-def test_the_replay_sentence_names_shown_tokens_when_they_hold_the_weight():
-    sentence = _sentence(_cross_capture([0.1, 0.1, 0.7, 0.1]))
-    assert "looked at 学习 (0.70)" in sentence and "hidden" not in sentence
-
-
-def test_the_replay_sentence_lists_tokens_as_the_language_writes_lists_and_names_a_space():
-    assert "学习（0.40）、喜欢（0.30）" in _sentence(_cross_capture([0.2, 0.3, 0.4, 0.1]), "zh")
-    result = _cross_capture([0.2, 0.3, 0.4, 0.1])
-    source = result["cross"].key_tokens
-    spaced = replace(source[2], text=" ")  # a lone word boundary (▁), which the figures draw ␣
-    amap = replace(result["cross"], key_tokens=[*source[:2], spaced, source[3]])
-    sentence = _sentence(replace(result, maps={"cross": amap}))
-    assert "looked at ␣ (0.40), 喜欢 (0.30)" in sentence
 
 
 # ----------------------------------------------------------------------------------------------------------------------

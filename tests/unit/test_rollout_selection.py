@@ -66,7 +66,7 @@ def test_show_draws_the_rollout_through_the_range_and_the_grid_layer_by_layer():
     np.testing.assert_allclose(z, paper(amap, 1, 3), rtol=1e-5, atol=1e-6)
     assert "rollout L1–L3" in shown.figures["heatmap"].layout.title.text
     assert shown.amap.num_layers == 3  # the grid: rollout through layer 1, 1–2 and 1–3
-    assert selection.file_heads(shown.selection, selection.ROLLOUT) == {"layer": "1-3", "head": selection.ROLLOUT}
+    assert shown.selection.file_heads() == {"layer": "1-3", "head": selection.ROLLOUT}
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

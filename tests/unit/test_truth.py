@@ -11,7 +11,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from attnviz import caveats, figures, language, selection
+from attnviz import caveats, figures, language, replay, selection
 from attnviz.catalogue import CatalogueEntry, catalogue
 from attnviz.export.schema import capture_bytes, capture_from_dict, capture_from_npz, capture_to_csv, capture_to_dict
 from attnviz.types import AttentionCapture, AttentionMap, GenerationStep, Token
@@ -217,7 +217,7 @@ def test_files_from_before_unknown_and_step_scores_still_open():
     back = capture_from_dict(data)
     assert not any(t.unknown for t in back["cross"].key_tokens)
     assert all(s.probability is None and s.alternatives == () for s in back.steps)
-    assert selection.step_scores(back) == []
+    assert replay.step_scores(back) == []
 
 
 def test_a_damaged_step_score_is_a_sentence():
@@ -235,18 +235,18 @@ def test_a_damaged_step_score_is_a_sentence():
 
 def test_replayed_scores_follow_the_step_in_tokens_and_words():
     capture = written()
-    scores = selection.step_scores(capture)
+    scores = replay.step_scores(capture)
     assert [(s.step, s.token.text, s.unsure) for s in scores] == [
         (1, "Good", False),
         (2, "morning", True),
         (3, "</s>", False),
     ]
     amap = capture["cross"]
-    assert [s.step for s in selection.replayed_scores(scores, amap, 2)] == [2]
-    assert [s.step for s in selection.replayed_scores(scores, amap, 0)] == [3]  # 0 = all: the newest row
+    assert [s.step for s in replay.replayed_scores(scores, amap, 2)] == [2]
+    assert [s.step for s in replay.replayed_scores(scores, amap, 0)] == [3]  # 0 = all: the newest row
     word = Token("Good morning", 0, 12)
     merged = AttentionMap("cross", amap.weights[:, :, :1], [word], SOURCE, ["l0", "l1"])
-    assert [s.step for s in selection.replayed_scores(scores, merged, 1)] == [1, 2]  # every piece of the word
+    assert [s.step for s in replay.replayed_scores(scores, merged, 1)] == [1, 2]  # every piece of the word
 
 
 def test_static_export_keeps_the_unknown_colour():

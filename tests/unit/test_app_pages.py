@@ -1,9 +1,9 @@
-"""The view logic without Streamlit: attnviz.selection (which the app and the CLI share), and the app's own state,
-links, model runs and explainer numbers (app_pages)."""
+"""The app's logic without Streamlit (app_pages): its state and links, which models a deployment offers, model
+runs, head choices and explainer numbers, and its defaults against the library's."""
 
 from __future__ import annotations
 
-from dataclasses import asdict, replace
+from dataclasses import asdict
 
 import numpy as np
 import pytest
@@ -17,7 +17,7 @@ from attnviz import analysis, selection
 from attnviz.attention.walkthrough import walkthrough
 from attnviz.errors import InputError, ModelLoadError, SettingError
 from attnviz.models import load_model
-from attnviz.types import AttentionCapture, AttentionMap, Token
+from tests.support.maps import numbered_map
 
 # ----------------------------------------------------------------------------------------------------------------------
 # Links
@@ -153,164 +153,14 @@ def test_a_refused_model_is_named_in_both_languages():
 
 
 # ----------------------------------------------------------------------------------------------------------------------
-# Selections
-
-
-def random_map(kind="cross", layers=3, heads=4, queries=5, keys=6, seed=0, causal=False, specials=()) -> AttentionMap:
-    rng = np.random.default_rng(seed)
-    weights = rng.random((layers, heads, queries, keys)).astype(np.float32)
-    weights /= weights.sum(-1, keepdims=True)
-    q_tokens = [Token(f"q{i}", i, i + 1, special=i in specials) for i in range(queries)]
-    k_tokens = [Token(f"k{i}", i, i + 1, special=i in specials) for i in range(keys)]
-    return AttentionMap(kind, weights, q_tokens, k_tokens, [f"layers.{i}" for i in range(layers)], causal=causal)
-
-
-def test_alignment_pairs_use_the_trained_heads_or_the_second_to_last_layer():
-    assert selection.alignment_pairs([(2, 1), (0, 3), (9, 0), (1, 7)], 3, 4) == [(2, 1), (0, 3)]  # out of range dropped
-    assert selection.alignment_pairs([], 6, 2) == [(4, 0), (4, 1)]
-    assert selection.alignment_pairs([], 1, 2) == [(0, 0), (0, 1)]
-
-
-def test_alignment_view_is_the_mean_of_exactly_the_alignment_heads():
-    amap = random_map()
-    chosen = selection.head_selection(amap, "alignment", 0, 0, alignment_heads=[(2, 1), (0, 3)])
-    expected = (amap.weights[2, 1] + amap.weights[0, 3]) / 2
-    matrix = analysis.aggregate(chosen.amap, chosen.figure_kwargs["layers"], chosen.figure_kwargs["heads"])
-    np.testing.assert_allclose(matrix, expected, atol=1e-6)
-    assert chosen.pairs == ((2, 1), (0, 3))
-    labels = chosen.labels  # the figure words naming the selection (FigureStyle.labels)
-    assert labels["layer_one"] == "alignment heads" and labels["heads_all"] == "mean of L2·H1, L0·H3"
-
-
-@pytest.mark.parametrize(
-    "view, layers, heads",
-    [("head", 1, 2), ("layer", 1, None), ("all", None, None)],
-)
-def test_head_selection_of_the_other_views(view, layers, heads):
-    amap = random_map()
-    chosen = selection.head_selection(amap, view, 1, 2)
-    assert chosen.amap is amap
-    assert (chosen.figure_kwargs["layers"], chosen.figure_kwargs["heads"]) == (layers, heads)
-    assert len(chosen.pairs) == {"head": 1, "layer": 4, "all": 12}[view]
-
-
-def test_head_selection_clamps_indices_from_a_link_or_another_model_and_refuses_unknown_views():
-    chosen = selection.head_selection(random_map(), "head", 99, -5)
-    assert chosen.figure_kwargs == {"layers": 2, "heads": 0}
-    with pytest.raises(InputError, match="Unknown view"):
-        selection.head_selection(random_map(), "sideways", 0, 0)
-
-
-def test_describe_pairs_names_whole_layers_briefly():
-    assert selection.describe_pairs([(4, 0), (4, 1), (4, 2)], 3) == "L4 (all heads)"
-    assert selection.describe_pairs([(2, 3), (3, 1)], 8) == "L2·H3, L3·H1"
-    words = {**selection.alignment_words(), "pair": "第{layer}层·第{head}头"}
-    assert selection.describe_pairs([(2, 3)], 8, words) == "第2层·第3头"
-
-
-def test_head_lines_options():
-    chosen = selection.head_selection(random_map(), "all", 0, 0)
-    assert selection.head_lines_options(chosen, "all")["combine"] == "mean"
-    assert selection.head_lines_options(selection.head_selection(random_map(), "head", 1, 1), "head")["combine"] is None
-
-
-# ----------------------------------------------------------------------------------------------------------------------
-# Preparing a map: replay, hiding, words
-
-
-def seq2seq_capture() -> AttentionCapture:
-    source, target = "早上好！", "Good morning!"
-    src = [Token("早上", 0, 2), Token("好", 2, 3), Token("！", 3, 4), Token("</s>", -1, -1, True)]
-    tgt = [
-        Token("Good", 0, 4),
-        Token("morn", 5, 9),
-        Token("ing", 9, 12),
-        Token("!", 12, 13),
-        Token("</s>", -1, -1, True),
-    ]
-    rng = np.random.default_rng(1)
-    cross = rng.random((2, 2, len(tgt), len(src))).astype(np.float32)
-    cross /= cross.sum(-1, keepdims=True)
-    encoder = rng.random((2, 2, len(src), len(src))).astype(np.float32)
-    encoder /= encoder.sum(-1, keepdims=True)
-    maps = {
-        "cross": AttentionMap("cross", cross, tgt, src, ["c0", "c1"]),
-        "encoder": AttentionMap("encoder", encoder, src, src, ["e0", "e1"]),
-    }
-    return AttentionCapture("test", "cpu", maps, source_text=source, target_text=target)
-
-
-def test_replay_crops_to_the_rows_written_so_far():
-    result = seq2seq_capture()
-    full = result["cross"]
-    assert selection.step_count(full) == 5
-    shown = selection.replay(full, 2)
-    np.testing.assert_array_equal(shown.weights, full.weights[:, :, :2])
-    assert [t.text for t in shown.query_tokens] == ["Good", "morn"]
-    assert selection.replay(full, 0) is full and selection.replay(full, 99) is full  # 0 = all
-    words = selection.prepare_map(result, "cross", hide=True, words=True)  # Good, morning, !
-    assert [t.text for t in selection.replay(words, 2).query_tokens] == ["Good", "morning"]
-
-
-def test_replay_keeps_a_causal_map_causal():
-    amap = random_map("decoder", queries=5, keys=5, causal=True)
-    shown = selection.replay(amap, 3)
-    assert shown.causal and shown.weights.shape[2:] == (3, 3)
-
-
-def test_a_step_past_the_rows_written_or_on_an_encoder_map_is_refused():
-    result = seq2seq_capture()
-    options = selection.ViewOptions(kind="cross", aggregation="head", words=False, hide_special=False)
-    assert selection.show(result, replace(options, step=5)).amap.weights.shape[2] == 5  # the last step: all
-    with pytest.raises(InputError) as past:
-        selection.show(result, replace(options, step=6))
-    assert past.value.key == "step_past_end" and "1–5" in str(past.value)
-    with pytest.raises(InputError, match="Step -1 is not in this map"):
-        selection.show(result, replace(options, step=-1))
-    with pytest.raises(InputError) as encoder:
-        selection.show(result, replace(options, kind="encoder", step=2))
-    assert encoder.value.key == "step_not_replayed"
-    causal = random_map("decoder", queries=5, keys=5, causal=True)
-    selection.check_step(causal, 3)  # a decoder's own map replays too
-
-
-def test_prepare_map_hides_special_tokens_then_merges_words():
-    result = seq2seq_capture()
-    shown = selection.prepare_map(result, "cross", hide=True, words=True)
-    assert [t.text for t in shown.key_tokens] == ["早上", "好", "！"]
-    assert [t.text for t in shown.query_tokens] == ["Good", "morning", "!"]
-    assert shown.weights.shape[2:] == (3, 3)
-
-
-def test_newest_focus_is_the_last_written_token_and_where_it_looked_most():
-    result = seq2seq_capture()
-    amap = selection.replay(result["cross"], 2)
-    chosen = selection.head_selection(amap, "head", 1, 0)
-    token, looked = selection.newest_focus(chosen, top=2, floor=0.0)
-    row = amap.weights[1, 0, -1]
-    assert token.text == "morn"
-    assert [w for _, w in looked] == pytest.approx(sorted(row, reverse=True)[:2])
-    assert looked[0][0] == amap.key_tokens[int(row.argmax())]
-    one_hot = replace(amap, weights=np.eye(4, dtype=np.float32)[[0, 3]][None, None].repeat(2, 0).repeat(2, 1))
-    _, looked = selection.newest_focus(selection.head_selection(one_hot, "head", 0, 0))
-    assert [(k.text, w) for k, w in looked] == [("</s>", 1.0)]  # near-zero weights are not named
-
-
-def test_self_attention_kind_and_map_texts():
-    result = seq2seq_capture()
-    assert selection.self_attention_kind(result, "encoder") == "encoder"
-    one_stack = AttentionCapture("m", "cpu", {"self": result["encoder"]}, source_text="早上好！")
-    assert selection.self_attention_kind(one_stack, "decoder") == "self"
-    assert selection.map_texts(result, "cross") == ("Good morning!", "早上好！")
-    with pytest.raises(InputError):
-        selection.self_attention_kind(result, "middle")
+# Which heads a page opens
 
 
 def test_heads_open_on_the_page_that_shows_their_map():
     assert heads_choices.page_for_head("cross") == ("translate", {"view": "head"})
     assert heads_choices.page_for_head("decoder") == ("self", {"self_view": "head", "stack": "decoder"})
     assert heads_choices.page_for_head("self") == ("self", {"self_view": "head"})
-    amap = random_map(layers=2, heads=3)
+    amap = numbered_map(layers=2, heads=3)
     rows = analysis.statistics_table(analysis.head_statistics(amap), amap.layer_names)
     assert all(heads_choices.head_at(i, 3) == (row["layer"], row["head"]) for i, row in enumerate(rows))
 
@@ -319,9 +169,9 @@ def test_statistics_for_a_cross_map_leave_out_self_attention_only_ones():
     def defined(amap):
         return heads_choices.defined_statistics(analysis.head_statistics(amap))
 
-    assert defined(random_map("cross")) == ["entropy", "sink", "diagonal"]
+    assert defined(numbered_map("cross")) == ["entropy", "sink", "diagonal"]
     no_repeat = [name for name in analysis.STATISTICS if name != "induction"]  # induction needs a repeated token
-    assert defined(random_map("encoder", queries=6, keys=6)) == no_repeat
+    assert defined(numbered_map("encoder", queries=6, keys=6)) == no_repeat
 
 
 # ----------------------------------------------------------------------------------------------------------------------
@@ -384,13 +234,6 @@ def test_a_long_prompt_for_a_decoder_is_read_lazily_not_continued(tiny_folder):
     assert model_runs.analysis_mode(handle, "早上好！Good morning!", "", "generate", environ=environ) == "lazy"
     result = model_runs.analyse(handle, "早上好！Good morning!", "", "generate", lazy=True)
     assert not result.is_complete and result.kinds == ["self"] and result.target_text is None
-
-
-def test_token_windows_stay_inside_the_text():
-    assert selection.token_window(1000, 0, 128) == (0, 128)
-    assert selection.token_window(1000, 950, 128) == (872, 1000)  # slid back to fit
-    assert selection.token_window(50, 10, 128) == (0, 50)  # the whole text when it is shorter than a window
-    assert selection.token_window(1000, -5, 128) == (0, 128)
 
 
 # ----------------------------------------------------------------------------------------------------------------------
@@ -460,19 +303,6 @@ def test_interactive_threads_setting():
         torch.set_num_threads(before)
 
 
-def test_decoder_self_attention_rows_are_named_by_the_decoder_input():
-    start, good, morning = Token("<pad>", -1, -1, True), Token("Good", 0, 4), Token("morning", 5, 12)
-    end = Token("</s>", -1, -1, True)
-    weights = np.tril(np.ones((3, 3), dtype=np.float32))
-    weights /= weights.sum(-1, keepdims=True)
-    decoder = AttentionMap("decoder", weights[None, None], [good, morning, end], [start, good, morning], ["d0"], True)
-    result = AttentionCapture("m", "cpu", {"decoder": decoder}, source_text="早上好", target_text="Good morning")
-    shown = selection.prepare_map(result, "decoder", hide=True)
-    assert [t.text for t in shown.query_tokens] == [t.text for t in shown.key_tokens] == ["Good", "morning"]
-    assert shown.causal
-    np.testing.assert_allclose(shown.weights[0, 0], weights[1:, 1:])
-
-
 def test_the_librarys_view_defaults_are_the_apps():
     options, view = selection.ViewOptions(), app_state.ViewState()
     assert (options.layer, options.head) == (view.layer, view.head)
@@ -480,66 +310,3 @@ def test_the_librarys_view_defaults_are_the_apps():
     assert (options.threshold, options.step, options.lang) == (view.threshold, view.step, view.lang)
     assert selection.default_aggregation("cross") == view.view
     assert all(selection.default_aggregation(kind) == view.self_view for kind in ("self", "encoder", "decoder"))
-
-
-def test_custom_selections_take_any_heads_and_check_them():
-    amap = random_map()
-    chosen = selection.custom_selection(amap, (0, 2), None, head_reduce="max")
-    assert chosen.pairs == tuple((layer, head) for layer in (0, 2) for head in range(4))
-    np.testing.assert_allclose(
-        analysis.aggregate(chosen.amap, chosen.figure_kwargs["layers"], None, "max"),
-        amap.weights[[0, 2]].max(axis=1).mean(axis=0),
-        atol=1e-6,
-    )
-    assert selection.head_lines_options(chosen, selection.CUSTOM)["combine"] == "max"  # every head, combined
-    assert selection.head_lines_options(selection.custom_selection(amap, None, (1, 3)), "custom")["combine"] is None
-    with pytest.raises(InputError, match="Head 9 does not exist"):
-        selection.custom_selection(amap, None, (9,))
-
-
-def test_show_draws_the_named_figures_of_the_chosen_map():
-    result = seq2seq_capture()
-    shown = selection.show(result, selection.ViewOptions(step=2), (), ("alignment", "heatmap", "grid"))
-    assert list(shown.figures) == ["alignment", "heatmap", "grid"]
-    assert [t.text for t in shown.amap.query_tokens] == ["Good", "morning"]  # words merged, replayed to step 2
-    assert shown.figures["alignment"].layout.height == shown.figures["heatmap"].layout.height
-    assert shown.selection.pairs == ((0, 0), (0, 1))  # no trained alignment heads: the second-to-last layer
-    with pytest.raises(InputError, match="Unknown figure"):
-        selection.show(result, selection.ViewOptions(), (), ("pie",))
-    with pytest.raises(InputError, match="cross-attention heads"):
-        selection.show(result, selection.ViewOptions(kind="encoder", aggregation="alignment"))
-    assert selection.default_kind(result) == "cross"
-
-
-def test_a_title_says_how_much_weight_the_hidden_tokens_held_or_that_rows_were_renormalised():
-    amap = random_map(kind="self", layers=1, heads=1, queries=4, keys=4, specials=(0,))
-    weights = np.full((1, 1, 4, 4), 0.1, np.float32)
-    weights[..., 0] = 0.7  # the special token holds 70% of every row
-    amap = AttentionMap("self", weights, amap.query_tokens, amap.key_tokens, amap.layer_names)
-    result = AttentionCapture("m", "cpu", {"self": amap}, source_text="q0q1q2q3")
-    options = selection.ViewOptions(kind="self", aggregation="head", words=False)
-    titles = {
-        name: fig.layout.title.text
-        for name, fig in selection.show(result, options, names=("heatmap", "alignment", "lines")).figures.items()
-    }
-    assert all("hidden tokens hold 70% of each row's weight" in title for title in titles.values()), titles
-    renormalised = selection.show(result, replace(options, renormalize=True)).figures["heatmap"].layout.title.text
-    assert "rows renormalised after hiding tokens" in renormalised and "hold" not in renormalised
-    shown = selection.show(result, replace(options, hide_special=False)).figures["heatmap"].layout.title.text
-    assert "hidden" not in shown
-    weights[..., 0] = 0.01
-    weights[..., 1:] = 0.33
-    faint = AttentionMap("self", weights, amap.query_tokens, amap.key_tokens, amap.layer_names)
-    result = AttentionCapture("m", "cpu", {"self": faint}, source_text="q0q1q2q3")
-    assert "hidden" not in selection.show(result, options).figures["heatmap"].layout.title.text  # 1%: not said
-
-
-def test_a_replayed_figure_says_which_step_it_shows():
-    result = seq2seq_capture()
-    options = selection.ViewOptions(kind="cross", aggregation="head", words=False, hide_special=False, step=2)
-    for name, fig in selection.show(result, options, names=("heatmap", "alignment", "grid")).figures.items():
-        assert "replay: the first 2 of 5 rows written" in fig.layout.title.text, name
-    whole = selection.show(result, replace(options, step=5)).figures["heatmap"].layout.title.text
-    assert "replay" not in whole  # the last step is the whole map
-    chinese = selection.show(result, replace(options, lang="zh")).figures["heatmap"].layout.title.text
-    assert "回放：已写出 5 行中的前 2 行" in chinese

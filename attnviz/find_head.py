@@ -1,0 +1,115 @@
+"""Find a head: which heads send one token to another.
+
+- `token_choices` (`TokenChoice`): the tokens of one side of a map a person can pick, as the view draws them (words
+  or pieces, special tokens hidden or not); `find_choice` picks one by its label or its text.
+- `rank_heads` (`HeadMatch`): every layer × head ranked by the weight from the query token to the key token, alike
+  on full and on-demand results.
+- `pair_weight`: that weight as the figures of a head selection draw it, to check a ranked head against its figure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from attnviz import analysis
+from attnviz.errors import InputError
+from attnviz.selection import HeadSelection, map_texts
+from attnviz.types import AttentionResult, Token
+
+SIDES = ("query", "key")  # the side of a map a token is picked on
+
+
+@dataclass(frozen=True)
+class TokenChoice:
+    """A token a person can pick, as a view shows it (a word, or one piece): its `label` ("it #9", unique in the
+    map), its text, its `index` among the tokens the view draws, and the map's pieces it covers, [start, stop)."""
+
+    label: str
+    text: str
+    index: int
+    start: int
+    stop: int
+
+
+@dataclass(frozen=True)
+class HeadMatch:
+    """One head's weight from a query token to a key token: the mean over the query's pieces of the weight on the
+    key's pieces (what the word view of `prepare_map` shows in that cell)."""
+
+    layer: int
+    head: int
+    weight: float
+
+
+def _square_tokens(result: AttentionResult, kind: str) -> tuple[list[Token], list[Token]]:
+    """(query tokens, key tokens) as `prepare_map` names them: decoder rows by the token at their position."""
+    queries, keys = result.tokens(kind)
+    if kind == "decoder" and len(queries) == len(keys):
+        queries = keys
+    return list(queries), list(keys)
+
+
+def token_choices(
+    result: AttentionResult, kind: str, side: str = "query", words: bool = True, hide_special: bool = True
+) -> list[TokenChoice]:
+    """The tokens of one side ("query" or "key") of map `kind` a person can pick: words (or pieces) in order,
+    special tokens left out when `hide_special` (unless the side has nothing else)."""
+    if side not in SIDES:
+        raise InputError("find_side_unknown", side=side)
+    queries, keys = _square_tokens(result, kind)
+    tokens = queries if side == "query" else keys
+    query_text, key_text = map_texts(result, kind)
+    text = query_text if side == "query" else key_text
+    if words:
+        units = analysis.word_tokens(tokens, text)
+    else:
+        units = [((i, i + 1), token) for i, token in enumerate(tokens)]
+    if hide_special and not all(token.special for _, token in units):
+        units = [unit for unit in units if not unit[1].special]
+    return [
+        TokenChoice(f"{token.text} #{number}", token.text, number, start, stop)
+        for number, ((start, stop), token) in enumerate(units)
+    ]
+
+
+def find_choice(choices: Sequence[TokenChoice], wanted: str, occurrence: int = 1) -> TokenChoice:
+    """The choice `wanted` names: its label ("it #10"), or its text (case and surrounding spaces ignored), the
+    `occurrence`-th one when the text comes more than once; an InputError listing the choices otherwise."""
+    for choice in choices:
+        if choice.label == wanted:
+            return choice
+    matches = [c for c in choices if c.text.strip().casefold() == wanted.strip().casefold()]
+    if not 1 <= occurrence <= len(matches):
+        listed = ", ".join(c.label for c in choices)
+        raise InputError("find_token_missing", token=wanted, occurrence=occurrence, tokens=listed)
+    return matches[occurrence - 1]
+
+
+def rank_heads(result: AttentionResult, kind: str, query: TokenChoice, key: TokenChoice) -> list[HeadMatch]:
+    """Every layer × head of map `kind`, ranked by the weight from `query` to `key` (strongest first; ties in layer
+    and head order). Works alike on full and on-demand results: each head gives only the query's rows."""
+    layers, heads, num_queries, num_keys = result.shape(kind)
+    if not (0 <= query.start < query.stop <= num_queries and 0 <= key.start < key.stop <= num_keys):
+        raise InputError("find_span_outside", queries=num_queries, keys=num_keys)
+    matches = []
+    for layer in range(layers):
+        for head in range(heads):
+            rows = result.head(kind, layer, head, rows=(query.start, query.stop))  # (query pieces, keys)
+            weight = float(rows[:, key.start : key.stop].astype(np.float64).sum(axis=1).mean())
+            matches.append(HeadMatch(layer, head, weight))
+    return sorted(matches, key=lambda match: -match.weight)
+
+
+def pair_weight(chosen: HeadSelection, query: TokenChoice, key: TokenChoice) -> float | None:
+    """The weight the figures of `chosen` draw from `query` to `key` (choices from `token_choices` with the view's
+    words and hiding: their `index` is the drawn row and column), or None when the drawn map lacks either."""
+    amap = chosen.amap
+    row, col = query.index, key.index
+    if not (row < len(amap.query_tokens) and amap.query_tokens[row].text == query.text):
+        return None
+    if not (col < len(amap.key_tokens) and amap.key_tokens[col].text == key.text):
+        return None
+    return float(chosen.matrix()[row, col])
