@@ -1,6 +1,7 @@
 """Tiny tokenizers that change the text they read, built here in seconds: a Marian tokenizer whose SentencePiece
 models drop spaces and read ASCII punctuation as full-width (as the demo translators' Chinese side does), a
-WordPiece tokenizer that lower-cases and strips accents (BERT uncased), and a BPE with byte fallback."""
+WordPiece tokenizer that lower-cases and strips accents (BERT uncased), and a BPE with byte fallback; and `located`,
+which checks that each token's label is the text it covers."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from pathlib import Path
 import sentencepiece as spm
 import transformers
 from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors
+
+from attnviz.types import Token
 
 CHINESE = ["早上好！我喜欢学习。", "晚上好，晚安。", "谢谢你的帮助！", "我们在图书馆学习。", "你好吗？我很好。"] * 8
 ENGLISH = ["Good morning!", "I like studying.", "Thank you for your help!", "Where is the library?"] * 8
@@ -79,3 +82,12 @@ def byte_fallback() -> transformers.PreTrainedTokenizerFast:
     tokenizer = Tokenizer(models.BPE(vocab, [("a", "b")], unk_token="<unk>", byte_fallback=True))
     tokenizer.decoder = decoders.Sequence([decoders.ByteFallback(), decoders.Fuse()])
     return transformers.PreTrainedTokenizerFast(tokenizer_object=tokenizer, unk_token="<unk>", eos_token="</s>")
+
+
+def located(tokens: list[Token], text: str) -> list[tuple[str, int, int, bool]]:
+    """(text, start, end, unknown) of each token but the special ones, after asserting each label is the text it
+    covers in `text`."""
+    for token in tokens:
+        if not token.special:
+            assert token.text == text[token.start : token.end], token  # the label is what it covers
+    return [(t.text, t.start, t.end, t.unknown) for t in tokens if not t.special]

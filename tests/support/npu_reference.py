@@ -165,3 +165,14 @@ def npu_fusion_attention_reference(
     softmax_sum = row_sum.expand(stat_shape).contiguous()
     softmax_out = torch.empty(0, dtype=query.dtype, device=query.device)  # reserved by the kernel
     return _from_bnsd(output, input_layout), softmax_max, softmax_sum, softmax_out, 0, 0, 0
+
+
+class SpyKernel:
+    """The reference kernel, recording the keyword arguments the glue passed."""
+
+    def __init__(self):
+        self.calls = []
+
+    def __call__(self, query, key, value, **kwargs):
+        self.calls.append({"query": query, "key": key, "value": value, **kwargs})
+        return npu_fusion_attention_reference(query, key, value, **kwargs)

@@ -250,16 +250,3 @@ def test_head_statistics_for_cross_maps_and_table_rows():
     assert len(rows) == 6 and rows[4]["layer"] == 1 and rows[4]["head"] == 1
     assert rows[4]["entropy"] == pytest.approx(float(stats["entropy"][1, 1]))
     assert sorted(rows, key=lambda r: r["sink"])[0]["sink"] == min(float(v) for v in stats["sink"].ravel())
-
-
-def test_hide_special_tokens_on_a_seq2seq_decoder_map_keeps_the_written_words():
-    """Decoder rows are the tokens written (Good, morning, !, </s>), columns the tokens read (<pad>, Good, …)."""
-    from attnviz.analysis import hide_tokens
-    from attnviz.attention.capture import capture
-    from attnviz.models import load_model
-
-    decoder = capture(load_model("demo-zh-en", "cpu"), "早上好！", "Good morning!")["decoder"]
-    hidden = hide_tokens(decoder, special=True)
-    assert [t.text for t in hidden.query_tokens] == ["Good", "morning", "!"]
-    assert [t.text for t in hidden.key_tokens] == ["Good", "morning", "!"]
-    np.testing.assert_array_equal(hidden.weights, decoder.weights[:, :, :3][:, :, :, 1:])

@@ -8,6 +8,7 @@ import time
 import pytest
 
 from attnviz import catalogue, hub, models
+from attnviz.cli import main
 from attnviz.errors import ModelLoadError
 from attnviz.policy import Policy
 
@@ -118,8 +119,6 @@ def test_a_stalled_name_lookup_cannot_outlast_the_reachability_timeout(monkeypat
 
 
 def test_the_cli_says_it_in_one_line_and_exits_2_offline(monkeypatch, capsys, tmp_path):
-    from attnviz.cli import main
-
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     code = main(["capture", "--model", "google-t5/t5-small", "--text", "Hello", "-o", str(tmp_path / "c.json")])
     err = capsys.readouterr().err.strip().splitlines()
@@ -129,8 +128,6 @@ def test_the_cli_says_it_in_one_line_and_exits_2_offline(monkeypatch, capsys, tm
 
 
 def test_the_cli_lists_the_hub_models_after_the_embedded_ones(capsys):
-    from attnviz.cli import main
-
     assert main(["models"]) == 0
     lines = capsys.readouterr().out.strip().splitlines()
     hub_lines = {line.split("\t")[0]: line for line in lines if "downloads on first use" in line}

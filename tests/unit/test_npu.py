@@ -2,21 +2,19 @@
 the fused paths of on-demand capture (SDPA off an NPU, the adapter on one).
 
 The adapter's glue (mask inversion, explicit scale, causal sparse modes, GQA, pse, LSE from softmax_max/sum) is
-exercised with `npu_fusion_attention_reference` injected as the kernel, and so is on-demand capture's NPU path, on
-every tiny model family. Tests at the bottom use the real kernel and are skipped on machines without torch_npu and
-an Ascend NPU.
+exercised with `npu_fusion_attention_reference` injected as the kernel (on-demand capture's NPU path, on every tiny
+model family, is in tests/integration/test_npu_models.py). Tests at the bottom use the real kernel and are skipped on
+machines without torch_npu and an Ascend NPU.
 """
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from attnviz.attention import npu
-from attnviz.attention.capture import capture
 from attnviz.attention.math import (
     attention_probabilities,
     attention_scores,
@@ -26,24 +24,11 @@ from attnviz.attention.math import (
     with_causal,
 )
 from attnviz.attention.npu import NPU_COMPRESSED_MASK_SIZE, lse_from_softmax_stats, npu_attention
-from attnviz.attention.ondemand import capture_lazy
 from attnviz.attention.recorder import QueryKeyRecorder, state_of
+from attnviz.devices import device_statuses
 from attnviz.errors import DeviceUnavailableError, InputError
-from attnviz.models import load_model
 from tests.support.attention_cases import MASK_CASES, TOLERANCE, case, lengths, padding_keep, qkv, sdpa_truth
-from tests.support.npu_reference import npu_fusion_attention_reference
-from tests.support.tiny import FAMILIES, SEQ2SEQ
-
-
-class SpyKernel:
-    """The reference kernel, recording the keyword arguments the glue passed."""
-
-    def __init__(self):
-        self.calls = []
-
-    def __call__(self, query, key, value, **kwargs):
-        self.calls.append({"query": query, "key": key, "value": value, **kwargs})
-        return npu_fusion_attention_reference(query, key, value, **kwargs)
+from tests.support.npu_reference import SpyKernel, npu_fusion_attention_reference
 
 
 def _full_mask(mask, causal, alignment, q_len, k_len):
@@ -254,32 +239,6 @@ def test_sdpa_is_the_fused_kernel_off_an_npu():
     torch.testing.assert_close(_sdpa_path(q, k, v), sdpa_truth(q, k, v), **TOLERANCE)
 
 
-# ------------------------------------------------------------------ on-demand capture through the adapter
-
-
-@pytest.fixture
-def npu_path(monkeypatch):
-    """On-demand capture as it runs on an NPU, on the CPU: the reference kernel stands in for the real one."""
-    spy = SpyKernel()
-    monkeypatch.setattr(npu, "kernel_for", lambda device: spy)
-    return spy
-
-
-@pytest.mark.parametrize("family", FAMILIES)
-def test_capture_lazy_on_an_npu_takes_the_adapter_and_equals_the_full_capture(tiny_folder, family, npu_path):
-    handle = load_model(tiny_folder(family), "cpu")
-    text, target = "早上好！Good morning, I like studying 我喜欢学习.", "Good morning! 我喜欢"
-    target = target if family in SEQ2SEQ else None
-    full = capture(handle, text, target)
-    lazy = capture_lazy(handle, text, target)
-    assert npu_path.calls, "the fused kernel should compute every attention output"
-    assert all(inputs.lse is not None for stack in lazy.stacks.values() for inputs in stack.layers)
-    for kind, expected in full.maps.items():
-        np.testing.assert_allclose(lazy.map(kind).weights, expected.weights, atol=1e-5, rtol=0)
-        block = lazy.head(kind, 1, 2, rows=(1, 4), keys=(0, 3))  # from the LSE: only the asked columns
-        np.testing.assert_allclose(block, expected.weights[1, 2, 1:4, 0:3], atol=1e-5, rtol=0)
-
-
 # -------------------------------------------------------------- the reference follows the documented contract
 
 
@@ -355,8 +314,6 @@ def test_reference_default_sparse_mode_applies_the_token_band():
 
 
 def _npu_ready() -> bool:
-    from attnviz.devices import device_statuses
-
     return next(status for status in device_statuses() if status.name == "npu").available
 
 

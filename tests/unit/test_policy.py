@@ -10,42 +10,6 @@ from attnviz.models import load_model
 from attnviz.policy import Policy
 
 
-@pytest.fixture
-def allowed(tmp_path, tiny_folder):
-    import shutil
-
-    root = tmp_path / "models"
-    root.mkdir()
-    shutil.copytree(tiny_folder("bert"), root / "tiny-bert")
-    outside = tmp_path / "outside"
-    shutil.copytree(tiny_folder("bert"), outside)
-    os.symlink(outside, root / "sneaky-link")
-    return root, outside
-
-
-def test_local_use_allows_any_folder(allowed):
-    root, outside = allowed
-    assert load_model(str(outside), "cpu", policy=Policy()).kind == "encoder"
-
-
-def test_server_mode_allows_only_the_allowlist(allowed):
-    root, outside = allowed
-    policy = Policy(server_mode=True, allowed_dirs=(os.path.realpath(root),))
-    assert load_model(str(root / "tiny-bert"), "cpu", policy=policy).kind == "encoder"
-    for escape in [str(outside), str(root / ".." / "outside"), str(root / "sneaky-link")]:
-        with pytest.raises(ModelLoadError, match="does not allow"):
-            load_model(escape, "cpu", policy=policy)
-    with pytest.raises(ModelLoadError, match="ATTNVIZ_ALLOWED_MODELS"):
-        load_model("someone/some-model", "cpu", policy=policy)
-    assert load_model("minilm", "cpu", policy=policy).kind == "encoder"  # catalogue models stay allowed
-
-
-def test_size_limit(allowed):
-    root, _ = allowed
-    with pytest.raises(ModelLoadError, match="above this server's limit"):
-        load_model(str(root / "tiny-bert"), "cpu", policy=Policy(max_model_mb=0.001))
-
-
 def test_settings_from_environment_and_secrets(tmp_path, monkeypatch):
     secrets = tmp_path / "secrets.toml"
     secrets.write_text('[attnviz]\nserver_mode = true\nallowed_models = ["org/a", "org/b"]\nmax_model_mb = 50\n')
@@ -58,23 +22,6 @@ def test_settings_from_environment_and_secrets(tmp_path, monkeypatch):
     monkeypatch.setenv("ATTNVIZ_MAX_MODEL_MB", "lots")
     with pytest.raises(SettingError, match="number of megabytes"):
         Policy.from_settings(settings.current(secrets_file=secrets))
-
-
-def test_refusals_are_said_in_chinese_too(allowed):
-    root, outside = allowed
-    policy = Policy(server_mode=True, allowed_dirs=(os.path.realpath(root),))
-    with pytest.raises(ModelLoadError) as folder:
-        load_model(str(outside), "cpu", policy=policy)
-    assert "此服务器不允许" in folder.value.message("zh") and "ATTNVIZ_ALLOWED_DIRS" in folder.value.message("zh")
-    with pytest.raises(ModelLoadError) as hub:
-        load_model("someone/some-model", "cpu", policy=policy)
-    assert str(hub.value) == (
-        "This server does not allow loading 'someone/some-model'; ask its operator to add it to ATTNVIZ_ALLOWED_MODELS."
-    )
-    assert "管理员" in hub.value.message("zh")
-    with pytest.raises(ModelLoadError) as size:
-        load_model(str(root / "tiny-bert"), "cpu", policy=Policy(max_model_mb=0.001))
-    assert "上限" in size.value.message("zh")
 
 
 def test_the_default_policy_is_the_settings_in_force(monkeypatch, tmp_path):

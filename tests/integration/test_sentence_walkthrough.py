@@ -1,11 +1,14 @@
 """The explainer on your sentence: one head's q, k and v from the model's real pass (attnviz.attention.vectors), and
 the softmax row rebuilt from them equal to the weights `capture` records (itself equal to eager attention)."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 import torch
 
 from attnviz.attention.capture import capture
+from attnviz.attention.ondemand import capture_lazy
 from attnviz.attention.vectors import capture_with_values, head_vectors, row_terms
 from attnviz.attention.walkthrough import sentence_walkthrough
 from attnviz.errors import InputError
@@ -88,8 +91,6 @@ def test_grouped_query_heads_read_their_shared_key_head(tiny_folder):
 
 
 def test_queries_and_keys_alone_come_from_an_ordinary_on_demand_capture(tiny_folder):
-    from attnviz.attention.ondemand import capture_lazy
-
     handle = load_model(tiny_folder("t5"), "cpu")
     lazy = capture_lazy(handle, TEXT, TARGET)
     vectors = head_vectors(lazy, "cross", 1, 2)
@@ -103,8 +104,6 @@ def test_queries_and_keys_alone_come_from_an_ordinary_on_demand_capture(tiny_fol
 
 
 def test_a_soft_capped_head_is_refused_with_a_sentence(tiny_folder):
-    from dataclasses import replace
-
     _, _, captured = _run(tiny_folder, "gpt2")
     capped = replace(captured.head("self", 0, 0), softcap=50.0)
     with pytest.raises(InputError, match="soft-caps"):
