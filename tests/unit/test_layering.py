@@ -91,8 +91,6 @@ PENDING_INNER_IMPORTS: set[tuple[str, str]] = {  # (importing module, imported m
     ("attnviz.demo.evaluate", "attnviz.attention.recorder"),
     # figures and export (one layout module)
     # selection (being split)
-    ("attnviz.selection", "attnviz.caveats"),
-    ("attnviz.selection", "attnviz.figures"),
 }
 
 

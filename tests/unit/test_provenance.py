@@ -34,6 +34,7 @@ def test_catalogue_and_hub_models_say_where_they_came_from():
 
 def test_a_capture_s_provenance_reads_no_model_file(monkeypatch):
     catalogue_folders()  # what is installed is looked up once per process
+    provenance.versions()  # … and the packages' versions (importlib.metadata reads their METADATA files)
     handle = SimpleNamespace(
         name="demo-zh-en",
         path="assets/models/zh-en",
