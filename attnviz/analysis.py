@@ -455,7 +455,14 @@ def rollout(
         current = per_layer[layer] @ current
         rolled[layer] = current
     names = [f"rollout 0–{i}: {name}" for i, name in enumerate(amap.layer_names)]
-    return replace(amap, weights=rolled[:, None].astype(np.float32), layer_names=names, value_norms=None)
+    return replace(
+        amap,
+        weights=rolled[:, None].astype(np.float32),
+        layer_names=names,
+        value_norms=None,
+        layer_numbers=None,
+        head_numbers=None,
+    )
 
 
 # ----------------------------------------------------------------------------------------------------------------------

@@ -410,7 +410,14 @@ def head_selection(
     stacked = amap.weights[chosen][None]  # (1, pairs, queries, keys)
     norms = None if amap.value_norms is None else amap.value_norms[chosen][None]  # (1, pairs, keys)
     listed = describe_pairs(pairs, amap.num_heads, words)
-    sub = replace(amap, weights=stacked, layer_names=[f"{words['alignment_view']}: {listed}"], value_norms=norms)
+    sub = replace(
+        amap,
+        weights=stacked,
+        layer_names=[f"{words['alignment_view']}: {listed}"],
+        value_norms=norms,
+        layer_numbers=None,
+        head_numbers=None,  # the pairs are named by the title: one head axis of chosen (layer, head) pairs
+    )
     labels = {
         "layer_one": words["alignment_view"],
         "heads_all": words["pairs_mean"].format(pairs=listed),  # several pairs: their mean

@@ -139,6 +139,11 @@ class AttentionMap:
     # projection (`attention.values`); None when not captured (an architecture whose projection attnviz cannot find).
     # A capture may give a `Deferred` instead: the norms are computed when first read.
     value_norms: np.ndarray | None = _NormsField()
+    # The model's numbers of the layers and heads this map holds when it holds only some of them (a block of an
+    # on-demand capture, one head picked out): titles, grids and files name layers and heads by these, never by
+    # their position in `weights`. None: all of the model's, in order.
+    layer_numbers: tuple[int, ...] | None = None
+    head_numbers: tuple[int, ...] | None = None
 
     def __post_init__(self):
         if self.kind not in MAP_KINDS:
@@ -157,8 +162,29 @@ class AttentionMap:
         if layers != len(self.layer_names):
             raise InputError("map_layer_names", layers=layers, names=len(self.layer_names))
         object.__setattr__(self, "weights", weights)
+        self._check_numbers(layers, _heads)
         if not isinstance(self.__dict__[_NormsField.slot], Deferred):
             object.__setattr__(self, "value_norms", self.checked_norms(self.value_norms))
+
+    def _check_numbers(self, layers: int, heads: int) -> None:
+        for name, numbers, count in (
+            ("layer_numbers", self.layer_numbers, layers),
+            ("head_numbers", self.head_numbers, heads),
+        ):
+            if numbers is None:
+                continue
+            numbers = tuple(int(n) for n in numbers)
+            if len(numbers) != count:
+                raise InputError("map_numbers", what=name, given=len(numbers), count=count)
+            object.__setattr__(self, name, numbers)
+
+    def layer_number(self, index: int) -> int:
+        """The model's number of the layer at `index` of this map's layer axis."""
+        return self.layer_numbers[index] if self.layer_numbers is not None else int(index)
+
+    def head_number(self, index: int) -> int:
+        """The model's number of the head at `index` of this map's head axis."""
+        return self.head_numbers[index] if self.head_numbers is not None else int(index)
 
     def checked_norms(self, norms, scan: bool | None = None) -> np.ndarray | None:
         """`norms` as float32 (layers, heads, keys) for this map's weights, or InputError; scanned for NaN, ∞ and

@@ -191,6 +191,8 @@ class LazyCapture:
             [stack.layer_names[i] for i in layer_idx],
             causal,
             norms,
+            layer_numbers=tuple(layer_idx),
+            head_numbers=tuple(head_idx),
         )
 
     def to_capture(self) -> AttentionCapture:

@@ -87,6 +87,15 @@ def _token_dict(token: Token) -> dict:
     return {**known, "unknown": True} if token.unknown else known  # "unknown" only where true: older files match
 
 
+def _numbers(numbers, kind: str) -> tuple[int, ...] | None:
+    """A map's layer or head numbers as the file gives them (None: all of the model's, in order)."""
+    if numbers is None:
+        return None
+    if not isinstance(numbers, list) or not all(type(n) is int and n >= 0 for n in numbers):
+        raise InputError("capture_numbers", kind=kind)
+    return tuple(numbers)
+
+
 def _token_from(data: dict) -> Token:
     text, start, end = data["text"], data["start"], data["end"]
     special, unknown = data.get("special", False), data.get("unknown", False)  # files before `unknown` lack it
@@ -160,6 +169,8 @@ def _header(capture: AttentionCapture) -> dict:
                 "query_tokens": [_token_dict(t) for t in amap.query_tokens],
                 "key_tokens": [_token_dict(t) for t in amap.key_tokens],
                 "has_values": amap.value_norms is not None,
+                "layer_numbers": None if amap.layer_numbers is None else list(amap.layer_numbers),
+                "head_numbers": None if amap.head_numbers is None else list(amap.head_numbers),
             }
             for kind, amap in capture.maps.items()
         },
@@ -280,6 +291,8 @@ def _build(data: dict, map_weights, step_weights, map_values) -> AttentionCaptur
             value_norms=_weights(map_values(kind, entry), Phrase("values_part_map", kind=kind), 3)
             if entry.get("has_values")
             else None,
+            layer_numbers=_numbers(entry.get("layer_numbers"), kind),
+            head_numbers=_numbers(entry.get("head_numbers"), kind),
         )
     generation = None
     if data.get("steps") is not None:

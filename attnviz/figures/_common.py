@@ -252,6 +252,7 @@ def selection_text(
     `overlaid`: the heads are drawn side by side, not reduced ("heads 0, 1, 2").
     """
     layer_idx, head_idx = analysis.select_indices(amap, layers, heads)
+    layer_idx, head_idx = [amap.layer_number(i) for i in layer_idx], [amap.head_number(h) for h in head_idx]
     layer_part = _selection_part("layer", layer_idx, amap.num_layers, layer_reduce, text)
     if overlaid and len(head_idx) > 1:
         head_part = text["heads_overlaid"].format(heads=_index_list(head_idx))

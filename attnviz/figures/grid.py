@@ -59,8 +59,8 @@ def grid(
         cols=len(head_idx),
         horizontal_spacing=min(0.02, 0.5 / max(len(head_idx), 1)),
         vertical_spacing=min(0.02, 0.5 / max(len(layer_idx), 1)),
-        column_titles=[text["head_one"].format(head=h) for h in head_idx],
-        row_titles=[text["layer_one"].format(layer=layer) for layer in layer_idx],
+        column_titles=[text["head_one"].format(head=amap.head_number(h)) for h in head_idx],
+        row_titles=[text["layer_one"].format(layer=amap.layer_number(layer)) for layer in layer_idx],
     )
     each = color_scale == "head"
     own = _add_cells(fig, amap, layer_idx, head_idx, pooling, text, colorscale if each else None)

@@ -407,6 +407,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.map_tokens_mismatch": "Weights of shape {shape} do not match {queries} query tokens and {keys} key "
         "tokens; pass one token per query row and per key column.",
         "error.map_layer_names": "Weights have {layers} layers but {names} layer names were given.",
+        "error.capture_numbers": "The {kind} map's layer or head numbers must be a list of whole numbers from 0.",
+        "error.map_numbers": "{what} names {given} layers or heads, but the weights hold {count}.",
         "error.capture_no_map": "This capture has no {kind!r} map; it has {kinds}.",
         "capture_maps.none": "none",
         "analysis.axis.query_range_end": "query range end",
@@ -764,6 +766,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.map_tokens_mismatch": "形状为 {shape} 的权重与 {queries} 个查询词元和 {keys} 个键词元不匹配；请为每个"
         "查询行和每个键列各给一个词元。",
         "error.map_layer_names": "权重有 {layers} 层，却给了 {names} 个层名。",
+        "error.capture_numbers": "{kind} 注意力图的层号或头号必须是从 0 起的整数列表。",
+        "error.map_numbers": "{what} 给出了 {given} 个层或头的编号，但权重中有 {count} 个。",
         "error.capture_no_map": "这个捕获没有 {kind!r} 图；它有的是：{kinds}。",
         "capture_maps.none": "无",
         "analysis.axis.query_range_end": "查询范围端点",

@@ -9,6 +9,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from attnviz import cli
+from attnviz.i18n import figures as figure_words
 from tests.support.app import open_by_link
 
 
@@ -38,6 +39,10 @@ def test_a_link_opens_the_query_key_space_with_its_picked_key_outlined(lang):
     text = " ".join(m.value for m in at.markdown)
     assert ("键 #1" if lang == "zh" else "key #1") in text
     assert at.title[0].value == ("查询–键空间" if lang == "zh" else "Query–key space")
+    # the map under the plane is that head's, and its title says so (it once said layer 0 · head 0)
+    words = figure_words.STRINGS[lang]
+    said = f"{words['layer_one'].format(layer=1)} · {words['head_one'].format(head=2)}"
+    assert said in heatmap["layout"]["title"]["text"]
     buttons = {button.proto.label for button in at.get("download_button")}
     assert {"PNG", "SVG", "PDF", "HTML", "JSON"} <= buttons
 

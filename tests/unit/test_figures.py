@@ -1,3 +1,5 @@
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -306,3 +308,14 @@ def test_a_heatmap_axis_that_labels_only_some_tokens_says_how_many():
     assert zh.layout.yaxis.title.text == f"查询 (Query)（120 个中标注 {len(zh.layout.yaxis.tickvals)} 个）"
     few = figures.heatmap(random_map(tokens_from(words[:8]), layers=1, heads=1))
     assert (few.layout.xaxis.title.text, few.layout.yaxis.title.text) == ("Key", "Query")  # every token labelled
+
+
+def test_a_map_of_some_heads_is_titled_by_the_models_numbers_not_its_positions():
+    amap = random_map(tokens_from("a b c".split()), tokens_from("x y".split()), layers=1, heads=2)
+    part = replace(amap, layer_numbers=(3,), head_numbers=(1, 5))
+    title = figures.heatmap(part, heads=1).layout.title.text
+    assert "layer 3 · head 5" in title and "layer 0" not in title
+    grid = figures.grid(part)
+    assert {a.text for a in grid.layout.annotations} >= {"layer 3", "head 1", "head 5"}
+    with pytest.raises(InputError, match="head_numbers names 1"):
+        replace(amap, head_numbers=(4,))
