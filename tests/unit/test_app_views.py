@@ -17,6 +17,7 @@ from attnviz import analysis, selection
 from attnviz.attention.walkthrough import walkthrough
 from attnviz.errors import InputError, ModelLoadError, SettingError
 from attnviz.models import load_model
+from attnviz.run import MODES, RunRequest, capture_kind, run
 from attnviz.types import AttentionCapture, AttentionMap, Token
 
 # ----------------------------------------------------------------------------------------------------------------------
@@ -40,7 +41,7 @@ view_states = st.builds(
     lang=st.sampled_from(app_state.LANGUAGES),
     text=st.text(min_size=0, max_size=60),
     target=st.text(min_size=0, max_size=60),
-    mode=st.sampled_from(model_runs.MODES),
+    mode=st.sampled_from(MODES),
     view=st.sampled_from(selection.AGGREGATIONS),
     layer=st.integers(0, 40),
     head=st.integers(0, 40),
@@ -328,21 +329,31 @@ def test_statistics_for_a_cross_map_leave_out_self_attention_only_ones():
 # Running a model
 
 
+def analyse(handle, text: str, target: str, mode: str, **options):
+    """The app's run of one input: `attnviz.run` with the page's text, target and mode."""
+    return run(handle, RunRequest(text, target, mode, **options))
+
+
+def analysis_mode(handle, text: str, target: str, mode: str, environ) -> str:
+    """Whether the app captures this input whole ("full") or on demand ("lazy")."""
+    return capture_kind(handle, RunRequest(text, target, mode, capture="auto"), environ)
+
+
 def test_analyse_generates_or_force_decodes(tiny_folder):
     handle = load_model(tiny_folder("marian"), "cpu")
-    pair = model_runs.analyse(handle, "早上好！", "Good morning!", "pair")
+    pair = analyse(handle, "早上好！", "Good morning!", "pair")
     assert pair.target_text == "Good morning!" and {"encoder", "decoder", "cross"} <= set(pair.maps)
-    written = model_runs.analyse(handle, "早上好！", "ignored", "generate", max_new_tokens=3)
+    written = analyse(handle, "早上好！", "ignored", "generate", max_new_tokens=3)
     assert written.steps is not None and len(written.steps) <= 3
     with pytest.raises(InputError, match="target is empty"):
-        model_runs.analyse(handle, "早上好！", "  ", "pair")
+        analyse(handle, "早上好！", "  ", "pair")
     with pytest.raises(InputError, match="Unknown mode"):
-        model_runs.analyse(handle, "早上好！", "", "sing")
+        analyse(handle, "早上好！", "", "sing")
 
 
 def test_analyse_reads_text_with_an_encoder(tiny_folder):
     handle = load_model(tiny_folder("bert"), "cpu")
-    result = model_runs.analyse(handle, "Good morning!", "", "generate")
+    result = analyse(handle, "Good morning!", "", "generate")
     assert set(result.maps) == {"self"}
 
 
@@ -353,36 +364,36 @@ def test_long_texts_are_analysed_lazily_and_give_the_same_weights(tiny_folder, m
     handle = load_model(tiny_folder("marian"), "cpu")
     text, target = "早上好！Good morning, my friend!", "Good morning!"
     n = len(handle.tokenizer(text)["input_ids"])
-    assert model_runs.analysis_mode(handle, text, target, "pair", environ={}) == "full"
+    assert analysis_mode(handle, text, target, "pair", environ={}) == "full"
     lazy_from = LAZY_FROM_TOKENS
-    assert model_runs.analysis_mode(handle, text, target, "pair", environ={lazy_from: str(n)}) == "lazy"
-    assert model_runs.analysis_mode(handle, text, target, "pair", environ={lazy_from: str(n + 1)}) == "full"
-    assert model_runs.analysis_mode(handle, text, "", "generate", environ={lazy_from: "1"}) == "full"
+    assert analysis_mode(handle, text, target, "pair", environ={lazy_from: str(n)}) == "lazy"
+    assert analysis_mode(handle, text, target, "pair", environ={lazy_from: str(n + 1)}) == "full"
+    assert analysis_mode(handle, text, "", "generate", environ={lazy_from: "1"}) == "full"
 
     m = len(handle.tokenizer(text_target=target)["input_ids"]) + 1
     full = memory.estimate_bytes(handle, n, m, "full")
     monkeypatch.setenv(memory.BUDGET_ENV, str((full - 1) / memory.MB))  # the whole map no longer fits
-    assert model_runs.analysis_mode(handle, text, target, "pair", environ={}) == "lazy"
+    assert analysis_mode(handle, text, target, "pair", environ={}) == "lazy"
     monkeypatch.delenv(memory.BUDGET_ENV)
 
-    lazy = model_runs.analyse(handle, text, target, "pair", lazy=True)
+    lazy = analyse(handle, text, target, "pair", capture="lazy")
     assert not lazy.is_complete and lazy.shape("encoder") == (2, 4, n, n)
     whole = capture(handle, text, target)
     crossed = selection.whole_capture(lazy, ["cross"])
     assert set(crossed.maps) == {"cross"} and crossed.target_text == target
     np.testing.assert_allclose(crossed["cross"].weights, whole["cross"].weights, atol=1e-5)
     assert selection.whole_capture(whole, ["cross"]) is whole
-    assert model_runs.analysis_mode(handle, text, target, "pair", environ={lazy_from: " "}) == "full"  # unset
+    assert analysis_mode(handle, text, target, "pair", environ={lazy_from: " "}) == "full"  # unset
     for bad in ("many", "0"):  # 0 tokens is refused, not read as "always"
         with pytest.raises(SettingError, match="whole number of tokens"):
-            model_runs.analysis_mode(handle, text, target, "pair", environ={lazy_from: bad})
+            analysis_mode(handle, text, target, "pair", environ={lazy_from: bad})
 
 
 def test_a_long_prompt_for_a_decoder_is_read_lazily_not_continued(tiny_folder):
     handle = load_model(tiny_folder("gpt2"), "cpu")
     environ = {LAZY_FROM_TOKENS: "4"}
-    assert model_runs.analysis_mode(handle, "早上好！Good morning!", "", "generate", environ=environ) == "lazy"
-    result = model_runs.analyse(handle, "早上好！Good morning!", "", "generate", lazy=True)
+    assert analysis_mode(handle, "早上好！Good morning!", "", "generate", environ=environ) == "lazy"
+    result = analyse(handle, "早上好！Good morning!", "", "generate", capture="lazy")
     assert not result.is_complete and result.kinds == ["self"] and result.target_text is None
 
 
