@@ -64,7 +64,7 @@ def cached_source_tokens(name: str, device: str, text: str) -> int:
 
 @st.cache_resource(show_spinner=False, max_entries=2)  # shared: it holds every layer's queries, keys and values
 def cached_vectors(name: str, device: str, text: str, target: str | None):
-    from attnviz.attention.vectors import capture_with_values
+    from attnviz.attention.vectors import capture_with_values  # imports torch: only when a page asks for vectors
 
     return capture_with_values(cached_model(name, device), text, target)
 
