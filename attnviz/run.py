@@ -14,7 +14,7 @@ The decisions live here and nowhere else:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -111,12 +111,19 @@ def run(
     return read(handle, request.text, target, truncate=request.truncate)
 
 
+def run_pairs(handle: ModelHandle, pairs: Sequence[tuple[str, str]]) -> list[AttentionCapture]:
+    """Many (source, target) pairs in one padded batch (the corpus job), each read as `run` reads
+    RunRequest(source, target): a translation model force-decodes the target, a one-stack model reads the source."""
+    from attnviz.attention.capture import capture_batch  # imports torch: when a batch runs
+
+    sources = [source for source, _ in pairs]
+    return capture_batch(handle, sources, [target for _, target in pairs] if handle.is_seq2seq else None)
+
+
 def recorded_options(request: RunRequest, result) -> dict:
     """The run's options as a capture's provenance records them (beside what generation records itself)."""
-    options = {"mode": request.mode, "max_new_tokens": request.max_new_tokens if result.steps is not None else None}
-    if request.truncate:  # recorded when asked: the file says its text may have been cut
-        options["truncate"] = True
-    return options
+    written = request.max_new_tokens if result.steps is not None else None
+    return {"mode": request.mode, "max_new_tokens": written, "truncate": request.truncate}  # whether it may be cut
 
 
 def run_recorded(handle: ModelHandle, request: RunRequest, environ: Mapping[str, str] | None = None):
