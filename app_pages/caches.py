@@ -8,8 +8,8 @@ import streamlit as st
 from app_pages import first_view, model_runs, multi_head, opened, startup
 from app_pages.state import ViewState
 from attnviz import i18n, selection
+from attnviz import run as runs
 from attnviz.models import catalogue, load_model
-from attnviz.provenance import with_provenance
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
@@ -26,16 +26,13 @@ def cached_analysis(name: str, device: str, text: str, target: str, mode: str, t
 
 def compute_analysis(handle, text: str, target: str, mode: str, truncate: bool = False):
     """`cached_analysis` without the cache: also what `first_view` saves for the first page."""
-    result = model_runs.analyse(handle, text, target, mode, truncate=truncate)
-    options = {"mode": mode, "max_new_tokens": model_runs.MAX_NEW_TOKENS if result.steps is not None else None}
-    if truncate:  # recorded when asked: the file says its text may have been cut
-        options["truncate"] = True
-    return with_provenance(result, handle, options)
+    return runs.run_recorded(handle, runs.RunRequest(text, target, mode, truncate=truncate))
 
 
 @st.cache_resource(show_spinner=False, max_entries=2)  # shared, not copied: it holds every layer's queries and keys
 def cached_lazy_analysis(name: str, device: str, text: str, target: str, mode: str, truncate: bool = False):
-    return model_runs.analyse(cached_model(name, device), text, target, mode, lazy=True, truncate=truncate)
+    request = runs.RunRequest(text, target, mode, capture="lazy", truncate=truncate)
+    return runs.run(cached_model(name, device), request)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -62,12 +59,12 @@ def cached_pooled(
 
 @st.cache_data(show_spinner=False, max_entries=256)
 def cached_source_tokens(name: str, device: str, text: str) -> int:
-    return model_runs.source_tokens(cached_model(name, device), text)
+    return runs.source_tokens(cached_model(name, device), text)
 
 
 @st.cache_resource(show_spinner=False, max_entries=2)  # shared: it holds every layer's queries, keys and values
 def cached_vectors(name: str, device: str, text: str, target: str | None):
-    from attnviz.attention.vectors import capture_with_values
+    from attnviz.attention.vectors import capture_with_values  # imports torch: only when a page asks for vectors
 
     return capture_with_values(cached_model(name, device), text, target)
 
@@ -118,7 +115,7 @@ def without_model(view: ViewState) -> opened.Opened | None:
 
 def analysis(view: ViewState, name: str | None = None):
     """(model handle, capture) of the view's text with the view's model (or the model `name`), computed once per
-    input: an AttentionCapture, or for a long text a LazyCapture (`model_runs.analysis_mode`) that computes the heads
+    input: an AttentionCapture, or for a long text a LazyCapture (`attnviz.run.capture_kind`) that computes the heads
     a page shows; truncated to the model's positions when the view says so. While a saved capture is open
     (`opened`), or while the default view computed ahead stands in (`first_view`), that capture, and what it tells of
     its model, without loading the model."""
@@ -132,7 +129,8 @@ def analysis(view: ViewState, name: str | None = None):
     name = name or view.model
     handle = model(view, name)
     target = forced_target(view)
-    lazy = model_runs.analysis_mode(handle, view.text, target, view.mode, truncate=view.truncate) == "lazy"
+    request = runs.RunRequest(view.text, target, view.mode, capture="auto", truncate=view.truncate)
+    lazy = runs.capture_kind(handle, request) == "lazy"
     with st.spinner(i18n.t("analysing_long" if lazy else "analysing", view.lang), show_time=True):
         cached = cached_lazy_analysis if lazy else cached_analysis
         result = cached(name, view.device, view.text, target, view.mode, view.truncate)

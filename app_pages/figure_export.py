@@ -5,7 +5,6 @@ the figure was drawn from, with its provenance, so that the app's own file opens
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import SimpleNamespace
@@ -14,8 +13,9 @@ import streamlit as st
 
 from app_pages.session import bound, held, tr
 from app_pages.state import ViewState
-from attnviz import i18n, selection
+from attnviz import export, i18n, selection
 from attnviz.errors import AttnvizError
+from attnviz.export.figure_file import figure_file_bytes
 from attnviz.export.sizing import MAX_SCALE, MAX_SIDE, MIN_SIDE, PRESETS
 from attnviz.figures.layout import as_file, export_size, exported_title
 from attnviz.types import AttentionCapture, AttentionMap
@@ -220,8 +220,6 @@ def figure_downloads(
 ) -> tuple[list[Download], AttnvizError | None]:
     """The downloads of one figure, and why its figure formats cannot be made at the chosen size (they are then
     disabled, and the page says why), or None."""
-    from attnviz import export
-
     title = exported_title(fig.layout.title.text or "", model)
     width, height = export_size(title, fig.layout.width, fig.layout.height)
     own_size = SimpleNamespace(layout=SimpleNamespace(width=width, height=height))  # all resolve_size reads
@@ -254,8 +252,6 @@ def figure_downloads(
 def _small_labels(fig, model: str | None, size: DownloadSize):
     """`attnviz.export.SmallLabels` when an alignment's file at the chosen size would stand its labels too small to
     read (said before the click that makes it), else None."""
-    from attnviz import export
-
     meta = fig.layout.meta if isinstance(fig.layout.meta, dict) else {}
     if meta.get("view") != "alignment":
         return None
@@ -264,33 +260,21 @@ def _small_labels(fig, model: str | None, size: DownloadSize):
 
 def figure_maker(drawn, fmt: str, name: str, source: Source, size: dict) -> Callable[[], bytes]:
     """The bytes of one figure file at `size` (`DownloadSize.options`), made only when its button is clicked (a
-    static image takes a render), with the provenance of the capture it shows, the view's options and the time.
-    `drawn`: the figure as a file shows it (`as_file`), or a function that makes it then."""
-    from attnviz import export
-    from attnviz.provenance import view_provenance
+    static image takes a render), with the provenance of the capture it shows, the view's options and the time
+    (`attnviz.export.figure_file`, as the command line writes its files). `drawn`: the figure as a file shows it
+    (`attnviz.figures.layout.as_file`), or a function that makes it then."""
 
     def make() -> bytes:
-        options = dataclasses.asdict(source.options) if source.options else {}
-        provenance = view_provenance(_provenance(source.capture), name, {**options, **source.recorded, "export": size})
         figure = drawn() if callable(drawn) else drawn
-        return export.figure_bytes(figure, fmt, provenance=provenance, **size)
+        return figure_file_bytes(figure, fmt, name, source.capture, source.options, source.recorded, size)
 
     return make
 
 
-def _provenance(capture) -> dict | None:
-    """A capture's provenance; None for a map or none (the figure's file then records the versions alone)."""
-    return (capture.provenance or None) if isinstance(capture, AttentionCapture) else None
-
-
 def _saved_capture(capture: AttentionCapture | AttentionMap, model: str | None, text: str) -> AttentionCapture:
     """The capture a JSON/NPZ download saves: the capture itself, or one map (a long text's exact block) wrapped."""
-    from attnviz import export
-
     return export.as_capture(capture, model=model or "", text=text)
 
 
 def _capture_maker(capture: AttentionCapture, fmt: str) -> Callable[[], bytes]:
-    from attnviz import export
-
     return lambda: export.capture_bytes(capture, fmt)

@@ -1,14 +1,16 @@
-"""The multi-head part of "How attention works": attnviz's own layer run on random input, every shape reported in
-the seed's names (split (b, l, hdim) -> (b, heads, l, head_dim), attend per head, merge back)."""
+"""The multi-head part of "How attention works": the library's walk-through of its own layer on random input
+(`attnviz.attention.multi_head`), every shape shown in the seed's names (split (b, l, hdim) ->
+(b, heads, l, head_dim), attend per head, merge back)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from app_pages.explainer_steps import names
-from attnviz.errors import InputError, Phrase
-from attnviz.types import AttentionMap, Token
+
+if TYPE_CHECKING:
+    from attnviz.attention.multi_head import MultiHeadWalkthrough
 
 SEED_MULTI_HEAD_CODE = """\
 def multi_head_split(x):
@@ -44,44 +46,14 @@ SHAPE_SYMBOLS = {
 }
 
 
-@dataclass(frozen=True)
-class MultiHeadWalkthrough:
-    shapes: list[tuple[str, tuple[int, ...]]]  # (step, shape) in order: input, split q/k/v, weights, context, merged
-    weights: AttentionMap  # the layer's weights of batch row 0 as a one-layer map, one head per head
-    device: str
-
-
 def multi_head_walkthrough(
     batch: int, length: int, hidden: int, heads: int, device: str = "auto", seed: int = 0
 ) -> MultiHeadWalkthrough:
-    """Run attnviz's own MultiHeadAttention on random input (b, l, hdim) on `device` and report every shape.
+    """The library's multi-head walk-through (`attnviz.attention.multi_head`), its positions named as the seed
+    names them (x₁, x₂, …)."""
+    from attnviz.attention.multi_head import multi_head_walkthrough as walk  # imports torch: when the page runs it
 
-    The shapes follow the seed's pseudo-code: split (b, l, hdim) -> (b, heads, l, head_dim), attention per head,
-    merge back to (b, l, hdim).
-    """
-    import torch
-
-    from attnviz.attention.layer import MultiHeadAttention
-
-    for value, what in ((batch, "batch"), (length, "length"), (hidden, "hidden"), (heads, "heads")):
-        if value < 1:
-            raise InputError("walkthrough_size_too_small", what=Phrase(f"walkthrough_size.{what}"))
-    if hidden % heads:
-        raise InputError("walkthrough_heads_do_not_divide", hidden=hidden, heads=heads)
-    generator = torch.Generator().manual_seed(seed)
-    torch.manual_seed(seed)
-    layer = MultiHeadAttention(hidden, heads, device=device)
-    x = torch.randn(batch, length, hidden, generator=generator).to(layer.q_proj.weight.device)  # (b, l, hdim)
-    with torch.no_grad():
-        result = layer(x, return_steps=True)
-    steps = result.steps
-    shapes = [("x", tuple(x.shape))] + [
-        (name, shape) for name, shape in steps.shapes() if name not in ("scaled_scores", "masked_scores")
-    ]
-    weights = result.weights[0].detach().to("cpu", torch.float32).numpy()[None]  # (1, heads, l, l)
-    tokens = [Token(name, -1, -1) for name in names("x", length)]
-    amap = AttentionMap("self", weights, tokens, tokens, ["attnviz.attention.layer.MultiHeadAttention"])
-    return MultiHeadWalkthrough(shapes, amap, str(layer.q_proj.weight.device))
+    return walk(batch, length, hidden, heads, device, seed, token_names=names("x", length))
 
 
 def shape_rows(shapes: Sequence[tuple[str, tuple[int, ...]]], meanings: Mapping[str, str]) -> list[dict]:

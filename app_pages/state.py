@@ -8,8 +8,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
 
 from app_pages.explainer_steps import EXPLAINER_SEEDS, explainer_field, matrix_from_text
-from app_pages.model_runs import MODES
 from attnviz import analysis, selection
+from attnviz.run import MODES
 
 DEFAULT_MODEL = "demo-zh-en"
 DEFAULT_TEXT = "早上好！"

@@ -5,11 +5,11 @@ from dataclasses import replace
 import streamlit as st
 
 from app_pages import caches, controls, figure_export, gold_panel, long_text, pair_target, session, truth_notes
-from app_pages.model_runs import MODES
 from app_pages.page_errors import shown_errors
 from app_pages.state import view_options
 from attnviz import focus, replay, selection
 from attnviz.corpus.view import gold_record
+from attnviz.run import MODES
 
 view = session.state()
 t = session.tr(view)

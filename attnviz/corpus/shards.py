@@ -29,6 +29,7 @@ from attnviz.corpus.words import merged
 from attnviz.errors import AttnvizError, InputError
 from attnviz.language import reads
 from attnviz.models import source_languages
+from attnviz.run import RunRequest, run, run_pairs
 
 SHARDS = "shards"  # the report folder's subfolder of shard files
 
@@ -109,19 +110,16 @@ def _too_long(captured, limit: int) -> InputError | None:
 def _captures(handle, pairs: list[CorpusPair], batch_size: int):
     """(pair, capture or the error it raised) for every pair, in batches of similar length (fewer pad tokens); a
     batch that fails is retried pair by pair, so one bad pair costs only itself."""
-    from attnviz.attention.capture import capture, capture_batch  # torch: only where pairs are captured
-
     order = sorted(pairs, key=lambda p: (len(p.source) + len(p.target), p.line))
-    targets = handle.is_seq2seq
     for start in range(0, len(order), batch_size):
         batch = order[start : start + batch_size]
         try:
-            results = capture_batch(handle, [p.source for p in batch], [p.target for p in batch] if targets else None)
+            results = run_pairs(handle, [(p.source, p.target) for p in batch])
             yield from zip(batch, results, strict=True)
         except AttnvizError:
             for pair in batch:
                 try:
-                    yield pair, capture(handle, pair.source, pair.target if targets else None)
+                    yield pair, run(handle, RunRequest(pair.source, pair.target))
                 except AttnvizError as error:
                     yield pair, error
 

@@ -260,12 +260,12 @@ def test_the_sidebar_speaks_the_page_language():
 
 
 def test_unexpected_failures_are_a_generic_sentence(tiny, monkeypatch):
-    from app_pages import model_runs
+    from attnviz import run
 
     def broken(*args, **kwargs):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(model_runs, "analyse", broken)
+    monkeypatch.setattr(run, "run", broken)
     at = open_app(model=tiny, **{**PAIR, "text": "这句话只在这个测试里出现"})  # not in the result cache
     assert not at.exception
     assert any("Something went wrong" in e.value for e in at.error)

@@ -8,7 +8,10 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from attnviz import cli, export
+from attnviz import export
+from attnviz.cli.commands.export import figure as cli_figure
+from attnviz.cli.options import view_options
+from attnviz.cli.parser import argparse_sentence, parse
 from tests.support.cli import one_line_error, run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -381,8 +384,8 @@ def test_argument_errors_are_said_in_the_language_asked_for(capsys, argv, englis
 
 
 def test_an_argument_error_argparse_does_not_know_is_said_as_it_is():
-    assert cli.argparse_sentence("argument --top: must be at least 1", "zh") == "参数 --top：must be at least 1"
-    assert cli.argparse_sentence("something new", "zh") == "something new"
+    assert argparse_sentence("argument --top: must be at least 1", "zh") == "参数 --top：must be at least 1"
+    assert argparse_sentence("something new", "zh") == "something new"
 
 
 def test_a_failing_input_line_is_named_in_the_language_of_the_export(capsys, tmp_path, tiny_folder):
@@ -475,7 +478,6 @@ def test_alignment_opens_on_the_trained_alignment_head():
     """With no --layer/--head, a demo translator's cross-attention shows its guided-alignment head (sharp links)."""
     import numpy as np
 
-    from attnviz import cli
     from attnviz.attention.capture import capture
     from attnviz.models import load_model
 
@@ -484,14 +486,12 @@ def test_alignment_opens_on_the_trained_alignment_head():
     result = capture(handle, "早上好！", "Good morning!")
     cross = result["cross"]
     pieces = ["--no-words", "--no-hide-special"]  # every token, as the weights have them
-    args = cli.build_parser().parse_args(
-        ["export", "--model", "demo-zh-en", "--text", "早上好！", "--view", "heatmap", *pieces, "-o", "x.png"]
-    )
-    figure = cli.figure(result, args, handle)
+    args = parse(["export", "--model", "demo-zh-en", "--text", "早上好！", "--view", "heatmap", *pieces, "-o", "x.png"])
+    figure = cli_figure(result, args, handle)
     np.testing.assert_allclose(
         np.nan_to_num(np.asarray(figure.data[0].z, dtype=float)), cross.weights[layer, head], atol=1e-6
     )
-    args = cli.build_parser().parse_args(
+    args = parse(
         [
             "export",
             "--model",
@@ -507,7 +507,7 @@ def test_alignment_opens_on_the_trained_alignment_head():
             "x.png",
         ]
     )
-    figure = cli.figure(result, args, handle)
+    figure = cli_figure(result, args, handle)
     np.testing.assert_allclose(
         np.nan_to_num(np.asarray(figure.data[0].z, dtype=float)), cross.weights.mean(axis=(0, 1)), atol=1e-6
     )
@@ -526,14 +526,14 @@ def test_alignment_opens_on_the_trained_alignment_head():
     ],
 )
 def test_head_arguments_mean_the_apps_aggregations_where_they_can(tiny_folder, view, fields):
-    from attnviz import cli, selection
+    from attnviz import selection
     from attnviz.attention.capture import capture
     from attnviz.models import load_model
 
     handle = load_model(tiny_folder("bert"), "cpu")
     result = capture(handle, "Good morning")
-    args = cli.build_parser().parse_args(["export", "--model", "m", "--text", "t", *view, "-o", "x.png"])
-    options = cli.view_options(args, result)
+    args = parse(["export", "--model", "m", "--text", "t", *view, "-o", "x.png"])
+    options = view_options(args, result)
     default = selection.ViewOptions(kind="self")
     assert {name: getattr(options, name) for name in fields} == fields
     unset = set(vars(default)) - set(fields) - {"layers", "heads"}

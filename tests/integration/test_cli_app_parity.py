@@ -2,7 +2,7 @@
 app's page shows, as the page's download buttons write it (the model named in the title), compared as plotly JSON.
 
 The app's figures come from the running page (AppTest, one link per combination); the CLI's from the function its
-export calls for each example (`cli.figure`), and for a few combinations from `cli.main` writing HTML. Combinations:
+export calls for each example (`attnviz.cli.commands.export.figure`), and for a few combinations from `cli.main` writing HTML. Combinations:
 figures × maps × aggregation × layer/head × words × hidden special tokens × language (and replay steps), on both demo
 translators (pair and generate) and tiny self-attention models (an encoder and a causal decoder).
 """
@@ -20,10 +20,15 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from app_pages import figure_export
-from app_pages.model_runs import MAX_NEW_TOKENS
 from attnviz import cli, selection
+from attnviz.cli import batch
+from attnviz.cli.commands.export import figure as cli_figure
+from attnviz.cli.inputs import examples
+from attnviz.cli.options import check
+from attnviz.cli.parser import parse
 from attnviz.figures.layout import as_file
 from attnviz.models import load_model
+from attnviz.run import MAX_NEW_TOKENS
 from tests.support.app import one_torch_thread  # noqa: F401 - a fixture: torch on one thread, as in the app
 from tests.support.figure_reading import html_figure
 
@@ -43,14 +48,13 @@ class Case:
     def link(self) -> dict[str, str]:
         return {"model": self.model, "device": "cpu", "text": self.text, "target": self.target, "mode": self.mode}
 
-    def cli_input(self, seq2seq: bool, decoder: bool) -> list[str]:
-        """What the app reads in this mode, as CLI arguments: a given target, or --generate as much as the app."""
+    def cli_input(self) -> list[str]:
+        """What the app reads in this mode, as CLI arguments: a given target, or --generate as much as the app (an
+        encoder-only model reads its text then, in both)."""
         argv = ["--model", self.model, "--device", "cpu", "--text", self.text]
-        if self.mode == "pair" and seq2seq:
-            return [*argv, "--target", self.target]
-        if self.mode == "generate" and (seq2seq or decoder):
+        if self.mode == "generate":
             return [*argv, "--generate", str(MAX_NEW_TOKENS)]
-        return argv
+        return [*argv, "--target", self.target] if self.target else argv
 
 
 @dataclass(frozen=True)
@@ -166,18 +170,17 @@ class CliSide:
     def __init__(self, case: Case):
         self.case = case
         self.handle = load_model(case.model, "cpu")
-        seq2seq, decoder = self.handle.is_seq2seq, self.handle.kind == "decoder"
-        self.input = case.cli_input(seq2seq, decoder)
+        self.input = case.cli_input()
         args = self.parse([])
-        self.result = cli._capture(self.handle, cli._examples(args)[0], args)
+        self.result = batch.capture(self.handle, examples(args)[0], args)
 
     def parse(self, view: list[str]):
-        args = cli.build_parser().parse_args(["export", *self.input, *view, "-o", "unused.html"])
-        cli._check(args)
+        args = parse(["export", *self.input, *view, "-o", "unused.html"])
+        check(args)
         return args
 
     def figure(self, view: list[str]) -> dict:
-        return plotly_json(cli.figure(self.result, self.parse(view), self.handle))
+        return plotly_json(cli_figure(self.result, self.parse(view), self.handle))
 
 
 def mismatches(case: Case, combos: list[Combination]) -> list[str]:

@@ -10,7 +10,11 @@ import pytest
 from PIL import Image
 from pypdf import PdfReader
 
-from attnviz import cli, export
+from attnviz import export
+from attnviz.cli import batch
+from attnviz.cli.commands.export import figure
+from attnviz.cli.inputs import examples
+from attnviz.cli.parser import parse
 from attnviz.export.sizing import PRESETS, ExportSize
 from attnviz.provenance import alignment_heads_of
 from tests.support.cli import one_line_error as one_line
@@ -23,10 +27,10 @@ def figure_size(argv: list[str]) -> tuple[int, int]:
     """The width and height (plotly px) of the figure `export` draws for these arguments, at its own size."""
     from attnviz.models import load_model
 
-    args = cli.build_parser().parse_args(["export", *argv, "-o", "unused.png"])
+    args = parse(["export", *argv, "-o", "unused.png"])
     handle = load_model(args.model, args.device)
-    example = cli._examples(args)[0]
-    return ExportSize().of(cli.figure(cli._capture(handle, example, args), args, handle))
+    example = examples(args)[0]
+    return ExportSize().of(figure(batch.capture(handle, example, args), args, handle))
 
 
 @pytest.mark.parametrize(

@@ -203,7 +203,8 @@ def test_an_earlier_report_is_kept_without_force_and_bad_options_are_one_line(jo
 
 
 def test_export_input_files_take_a_gold_column_drawn_over_the_alignment(tmp_path, capsys):
-    from attnviz.cli import build_parser, figure
+    from attnviz.cli.commands.export import figure
+    from attnviz.cli.parser import parse
 
     path = tmp_path / "lines.tsv"
     path.write_text("早上好！\tGood morning!\t0-0 1-1 2-2\n早上好！\tGood morning!\n", encoding="utf-8")
@@ -226,7 +227,7 @@ def test_export_input_files_take_a_gold_column_drawn_over_the_alignment(tmp_path
     with_gold, without = (tmp_path / "figures" / f"000{n}.html" for n in (1, 2))
     assert '"verdict"' in with_gold.read_text(encoding="utf-8")
     assert '"verdict"' not in without.read_text(encoding="utf-8")
-    args = build_parser().parse_args(
+    args = parse(
         [
             "export",
             "--model",
@@ -256,10 +257,11 @@ def test_export_with_a_reverse_model_draws_what_the_app_draws(tmp_path):
 
     from streamlit.testing.v1 import AppTest
 
-    from attnviz.cli import build_parser, figure
+    from attnviz.cli.commands.export import figure
+    from attnviz.cli.parser import parse
 
     gold = "0-0 1-5 2-2 2-3 3-4 4-6"
-    args = build_parser().parse_args(
+    args = parse(
         [
             "export",
             "--model",
@@ -283,7 +285,7 @@ def test_export_with_a_reverse_model_draws_what_the_app_draws(tmp_path):
     cli = {t.meta["verdict"]: t.meta["links"] for t in drawn.data if t.legendgroup == "gold"}
     one_way = figure(
         capture(handle, SOURCE, TARGET),
-        build_parser().parse_args(
+        parse(
             [
                 "export",
                 "--model",

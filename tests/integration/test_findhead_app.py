@@ -77,8 +77,8 @@ def test_giving_the_translation_starts_from_the_model_s_translation_of_this_text
 
 
 def capture_translation(model: str, text: str) -> str:
-    from app_pages.model_runs import MAX_NEW_TOKENS
     from attnviz.attention.generation import generate
+    from attnviz.run import MAX_NEW_TOKENS
 
     return generate(load_model(model, "cpu"), text, max_new_tokens=MAX_NEW_TOKENS).target_text or ""
 

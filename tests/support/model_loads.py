@@ -19,7 +19,7 @@ from attnviz import models
 
 UNIT = Path(__file__).resolve().parents[1] / "unit"
 # Unit files whose model-loading tests are being moved to tests/integration; being moved, must end empty.
-PENDING = frozenset({"test_app_pages.py"})
+PENDING = frozenset()
 TINY_FIXTURE = "tiny_folder"  # a saved random tiny model, made once per session
 # What a unit file never calls: the calls that read or write a model's files.
 LOADER_CALLS = ("from_pretrained(", "save_tiny(", "save_long_llama(")

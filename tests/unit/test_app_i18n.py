@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from app_pages import explainer_steps, model_runs, multi_head, state
+from app_pages import explainer_steps, multi_head, state
 from attnviz import analysis, i18n, selection
 from attnviz.errors import AttnvizError, DeviceUnavailableError, InputError, ModelLoadError, ResourceLimitError
 from attnviz.export.sizing import PRESETS
+from attnviz.run import MODES
 
 REPO = Path(__file__).resolve().parents[2]
 APP_SOURCES = [REPO / "app.py", *sorted((REPO / "app_pages").glob("*.py"))]
@@ -47,7 +48,7 @@ def used_keys() -> set[str]:
     families = {
         "aggregation_{}": selection.AGGREGATIONS,
         "device_{}": state.DEVICES,
-        "mode_{}": model_runs.MODES,
+        "mode_{}": MODES,
         "stack_{}": selection.STACKS,
         "stat_{}": analysis.STATISTICS,
         "stat_help_{}": analysis.STATISTICS,

@@ -16,7 +16,7 @@ from app_pages import state as app_state
 from attnviz import analysis, selection
 from attnviz.attention.walkthrough import walkthrough
 from attnviz.errors import InputError, ModelLoadError, SettingError
-from attnviz.models import load_model
+from attnviz.run import MODES
 from tests.support.maps import numbered_map
 
 # ----------------------------------------------------------------------------------------------------------------------
@@ -40,7 +40,7 @@ view_states = st.builds(
     lang=st.sampled_from(app_state.LANGUAGES),
     text=st.text(min_size=0, max_size=60),
     target=st.text(min_size=0, max_size=60),
-    mode=st.sampled_from(model_runs.MODES),
+    mode=st.sampled_from(MODES),
     view=st.sampled_from(selection.AGGREGATIONS),
     layer=st.integers(0, 40),
     head=st.integers(0, 40),
@@ -128,7 +128,6 @@ def test_a_repeated_parameter_counts_by_its_last_value_and_long_text_is_cut():
 
 
 CUSTOM_MODELS = attnviz.settings.variable("allow_custom_models")
-LAZY_FROM_TOKENS = attnviz.settings.variable("lazy_from_tokens")
 TORCH_THREADS = attnviz.settings.variable("torch_threads")
 
 
@@ -176,64 +175,6 @@ def test_statistics_for_a_cross_map_leave_out_self_attention_only_ones():
 
 # ----------------------------------------------------------------------------------------------------------------------
 # Running a model
-
-
-def test_analyse_generates_or_force_decodes(tiny_folder):
-    handle = load_model(tiny_folder("marian"), "cpu")
-    pair = model_runs.analyse(handle, "早上好！", "Good morning!", "pair")
-    assert pair.target_text == "Good morning!" and {"encoder", "decoder", "cross"} <= set(pair.maps)
-    written = model_runs.analyse(handle, "早上好！", "ignored", "generate", max_new_tokens=3)
-    assert written.steps is not None and len(written.steps) <= 3
-    with pytest.raises(InputError, match="target is empty"):
-        model_runs.analyse(handle, "早上好！", "  ", "pair")
-    with pytest.raises(InputError, match="Unknown mode"):
-        model_runs.analyse(handle, "早上好！", "", "sing")
-
-
-def test_analyse_reads_text_with_an_encoder(tiny_folder):
-    handle = load_model(tiny_folder("bert"), "cpu")
-    result = model_runs.analyse(handle, "Good morning!", "", "generate")
-    assert set(result.maps) == {"self"}
-
-
-def test_long_texts_are_analysed_lazily_and_give_the_same_weights(tiny_folder, monkeypatch):
-    from attnviz import memory
-    from attnviz.attention.capture import capture
-
-    handle = load_model(tiny_folder("marian"), "cpu")
-    text, target = "早上好！Good morning, my friend!", "Good morning!"
-    n = len(handle.tokenizer(text)["input_ids"])
-    assert model_runs.analysis_mode(handle, text, target, "pair", environ={}) == "full"
-    lazy_from = LAZY_FROM_TOKENS
-    assert model_runs.analysis_mode(handle, text, target, "pair", environ={lazy_from: str(n)}) == "lazy"
-    assert model_runs.analysis_mode(handle, text, target, "pair", environ={lazy_from: str(n + 1)}) == "full"
-    assert model_runs.analysis_mode(handle, text, "", "generate", environ={lazy_from: "1"}) == "full"
-
-    m = len(handle.tokenizer(text_target=target)["input_ids"]) + 1
-    full = memory.estimate_bytes(handle, n, m, "full")
-    monkeypatch.setenv(memory.BUDGET_ENV, str((full - 1) / memory.MB))  # the whole map no longer fits
-    assert model_runs.analysis_mode(handle, text, target, "pair", environ={}) == "lazy"
-    monkeypatch.delenv(memory.BUDGET_ENV)
-
-    lazy = model_runs.analyse(handle, text, target, "pair", lazy=True)
-    assert not lazy.is_complete and lazy.shape("encoder") == (2, 4, n, n)
-    whole = capture(handle, text, target)
-    crossed = selection.whole_capture(lazy, ["cross"])
-    assert set(crossed.maps) == {"cross"} and crossed.target_text == target
-    np.testing.assert_allclose(crossed["cross"].weights, whole["cross"].weights, atol=1e-5)
-    assert selection.whole_capture(whole, ["cross"]) is whole
-    assert model_runs.analysis_mode(handle, text, target, "pair", environ={lazy_from: " "}) == "full"  # unset
-    for bad in ("many", "0"):  # 0 tokens is refused, not read as "always"
-        with pytest.raises(SettingError, match="whole number of tokens"):
-            model_runs.analysis_mode(handle, text, target, "pair", environ={lazy_from: bad})
-
-
-def test_a_long_prompt_for_a_decoder_is_read_lazily_not_continued(tiny_folder):
-    handle = load_model(tiny_folder("gpt2"), "cpu")
-    environ = {LAZY_FROM_TOKENS: "4"}
-    assert model_runs.analysis_mode(handle, "早上好！Good morning!", "", "generate", environ=environ) == "lazy"
-    result = model_runs.analyse(handle, "早上好！Good morning!", "", "generate", lazy=True)
-    assert not result.is_complete and result.kinds == ["self"] and result.target_text is None
 
 
 # ----------------------------------------------------------------------------------------------------------------------

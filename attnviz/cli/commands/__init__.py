@@ -1,0 +1,1 @@
+"""One module per command of `python -m attnviz`, each with `run(request)` returning the exit code."""

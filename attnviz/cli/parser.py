@@ -1,0 +1,290 @@
+"""The command line's parser: its commands and options, and argparse's own messages said in the language the
+command line asks for (`--lang zh`)."""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import re
+from pathlib import Path
+
+from attnviz import i18n, selection
+from attnviz.cli.messages import PROG
+from attnviz.cli.request import Request, request_of
+from attnviz.corpus import command as corpus_command
+from attnviz.export.sizing import PRESETS
+from attnviz.selection import ViewOptions
+
+KINDS = ("self", "encoder", "decoder", "cross")
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports a bad argument in one line (no usage dump) and exits with 2, in Chinese when the
+    command line asks for `--lang zh` (`lang`, read from it before it is parsed)."""
+
+    def __init__(self, *args, lang: str = "en", **kwargs):
+        super().__init__(*args, **kwargs)
+        self.lang = lang
+
+    def error(self, message: str):
+        if self.lang == "en":
+            self.exit(2, f"{PROG}: error: {message} (see {self.prog} --help)\n")
+        said = argparse_sentence(message, self.lang)
+        self.exit(2, f"{PROG}: error: {said}{i18n.t('cli.argparse.see_help', self.lang, prog=self.prog)}\n")
+
+
+# argparse's messages (Python 3.11), each with the catalogue key that says it: matched in order, the first wins
+_ARGPARSE_MESSAGES = (
+    (re.compile(r"invalid choice: (?P<value>.+) \(choose from (?P<choices>.+)\)$"), "cli.argparse.invalid_choice"),
+    (re.compile(r"invalid (?P<type>\S+) value: (?P<value>.+)$"), "cli.argparse.invalid_value"),
+    (re.compile(r"expected one argument$"), "cli.argparse.expected_one"),
+    (re.compile(r"not allowed with argument (?P<other>.+)$"), "cli.argparse.not_allowed_with"),
+    (re.compile(r"the following arguments are required: (?P<names>.+)$"), "cli.argparse.required"),
+    (re.compile(r"unrecognized arguments: (?P<names>.+)$"), "cli.argparse.unrecognized"),
+)
+
+
+def argparse_sentence(message: str, lang: str) -> str:
+    """An argparse error message in `lang`: "argument --x: invalid choice: ..." said in its words; a message it
+    does not know (one of attnviz's own argument checks) as it is."""
+    named = re.match(r"argument (?P<name>[^:]+): (?P<message>.+)$", message, re.S)
+    inner = named["message"] if named else message
+    for pattern, key in _ARGPARSE_MESSAGES:
+        if found := pattern.match(inner):
+            inner = i18n.t(key, lang, **found.groupdict())
+            break
+    return i18n.t("cli.argparse.argument", lang, name=named["name"], message=inner) if named else inner
+
+
+def asked_lang(argv: list[str]) -> str:
+    """The --lang the command line gives ("en" when none, or not one the CLI speaks), read before argparse runs."""
+    for index, word in enumerate(argv):
+        value = word.split("=", 1)[1] if word.startswith("--lang=") else None
+        if word == "--lang" and index + 1 < len(argv):
+            value = argv[index + 1]
+        if value in i18n.LANGUAGES:
+            return value
+    return "en"
+
+
+def _add_model_arguments(parser: argparse.ArgumentParser) -> None:
+    source = parser.add_argument_group("model and input")
+    source.add_argument("--model", "-m", required=True, help="catalogue name (see `models`), HF folder or hub id")
+    text = source.add_mutually_exclusive_group(required=True)
+    text.add_argument("--text", "-t", help="the input (source) text")
+    text.add_argument("--input", "-i", type=Path, help="a UTF-8 file, one example per line (source<TAB>target)")
+    source.add_argument("--target", help="target text to force-decode (encoder-decoder models)")
+    source.add_argument("--generate", type=int, metavar="N", help="let the model write up to N tokens instead")
+    source.add_argument(
+        "--beams",
+        type=int,
+        metavar="N",
+        help="with --generate: beams of beam search, 1 = greedy (default: the model's own setting)",
+    )
+    source.add_argument("--device", default="auto", help="auto (npu → cuda → mps → cpu), cpu, cuda, npu, mps")
+    source.add_argument("--truncate", action="store_true", help="keep the first tokens of too-long input")
+    out = parser.add_argument_group("output")
+    out.add_argument("--output", "-o", required=True, type=Path, help="file to write (a folder with --input)")
+    out.add_argument("--force", "-f", action="store_true", help="replace existing files")
+    out.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+
+
+def _add_view_arguments(parser: argparse.ArgumentParser) -> None:
+    """The export's view options: the app's controls, with the app's defaults (ViewOptions), then the CLI's own."""
+    view = parser.add_argument_group("view")
+    view.add_argument("--view", choices=selection.FIGURES, default="heatmap", help="the figure (default heatmap)")
+    view.add_argument("--kind", choices=KINDS, help="which map (default: cross for translation pairs, else self)")
+    view.add_argument(
+        "--aggregation",
+        choices=(*selection.AGGREGATIONS, selection.ROLLOUT),
+        help="which heads, as the app's View menu: the model's alignment heads (cross-attention), one "
+        "head (--layer, --head), the mean of --layer's heads, or of all, or the attention rollout "
+        "of self-attention through --rollout-layers (default: alignment for cross-attention, else "
+        "head 0 of layer 0)",
+    )
+    view.add_argument(
+        "--rollout-layers",
+        default=None,
+        metavar="FIRST-LAST",
+        help="rollout: the layers rolled through, both included, e.g. 0-3 (default: all)",
+    )
+    view.add_argument(
+        "--residual",
+        action=argparse.BooleanOptionalAction,
+        default=ViewOptions.residual,
+        help="rollout: each layer's map as 0.5·A + 0.5·I, the skip connection (Abnar & Zuidema "
+        "2020; default on, as in the app)",
+    )
+    view.add_argument(
+        "--layer",
+        default=None,
+        help="layer index; without --aggregation also a list (0,2) or 'all' (default: the app's view; "
+        "all when only --head is given)",
+    )
+    view.add_argument(
+        "--head",
+        default=None,
+        help="head index; without --aggregation also a list (0,2), 'all', 'mean' or 'max' (default: "
+        "the app's view; mean when only --layer is given)",
+    )
+    view.add_argument(
+        "--aggregate", choices=("mean", "max"), default=None, help="how listed heads are combined (default mean)"
+    )
+    view.add_argument("--layer-aggregate", choices=("mean", "max"), default="mean", help="how layers are combined")
+    view.add_argument(
+        "--words",
+        action=argparse.BooleanOptionalAction,
+        default=ViewOptions.words,
+        help="merge subword pieces into words (default on, as in the app)",
+    )
+    view.add_argument(
+        "--hide-special",
+        action=argparse.BooleanOptionalAction,
+        default=ViewOptions.hide_special,
+        help="hide special tokens (</s>, [CLS], ...) (default on, as in the app)",
+    )
+    view.add_argument("--hide-first", action="store_true", help="hide the first token (attention sink)")
+    view.add_argument("--renormalize", action="store_true", help="renormalise rows after hiding tokens")
+    view.add_argument("--log-scale", action="store_true", help="heatmap: logarithmic colour scale")
+    view.add_argument(
+        "--weighting",
+        choices=selection.WEIGHTINGS,
+        default=ViewOptions.weighting,
+        help="weights, or value-norm: each weight × its key's value norm ‖f(x)‖, rows summing to 1",
+    )
+    view.add_argument(
+        "--color-scale",
+        choices=selection.COLOR_SCALES,
+        default=ViewOptions.color_scale,
+        help="heatmap/grid colours: unit (0–1 on every head, the default, as in the app), shared (0 to "
+        "the largest weight of any head) or head (each figure its own max)",
+    )
+    view.add_argument(
+        "--threshold",
+        type=float,
+        default=ViewOptions.threshold,
+        help="alignment/lines: smallest weight drawn (default 0.1)",
+    )
+    view.add_argument("--top-k", type=int, default=ViewOptions.top_k, help="alignment: links per target token (3)")
+    view.add_argument(
+        "--step",
+        type=int,
+        default=ViewOptions.step,
+        help="replay: the map after N target tokens were written (default 0: all)",
+    )
+    view.add_argument(
+        "--lang", choices=("en", "zh"), default=ViewOptions.lang, help="language of titles, labels and error messages"
+    )
+    view.add_argument("--format", choices=("png", "svg", "pdf", "html"), help="default: from the output suffix")
+    view.add_argument(
+        "--gold",
+        metavar="LINKS",
+        help="gold links of the pair, Pharaoh 'i-j' / 'i?j' (0-based words as the word view draws "
+        "them), drawn over the alignment; with --input, a third column",
+    )
+    view.add_argument(
+        "--reverse-model",
+        metavar="M2",
+        help="with gold links: a model translating the other way; only the links both directions "
+        "find are scored and drawn (as the app's 'Check the links with a model translating back')",
+    )
+    view.add_argument(
+        "--engine",
+        choices=("auto", "kaleido", "static"),
+        default="auto",
+        help="png/svg/pdf renderer: kaleido (Chromium) or static (matplotlib, no browser)",
+    )
+    _add_size_arguments(parser)
+
+
+def _add_size_arguments(parser: argparse.ArgumentParser) -> None:
+    """The figure's size and resolution: `attnviz.export.resolve_size`'s options, checked before any model loads."""
+    size = parser.add_argument_group("size")
+    size.add_argument("--width", type=int, help="figure width in px, 1/96 in (100–5000; default: the figure's own)")
+    size.add_argument("--height", type=int, help="figure height in px (100–5000; default: the figure's own)")
+    resolution = size.add_mutually_exclusive_group()
+    resolution.add_argument("--scale", type=float, help="PNG pixels per figure pixel, 1–4 (default 1)")
+    resolution.add_argument("--dpi", type=float, help="PNG resolution in dots per inch, 96–384 (instead of --scale)")
+    presets = "; ".join(f"{p.name}: {p.width_in:g} in at {p.dpi:g} dpi" for p in PRESETS.values())
+    size.add_argument(
+        "--preset",
+        choices=tuple(PRESETS),
+        help=f"a print size ({presets}); keeps the figure's "
+        "proportions unless --height is given (an alignment's labels and a long title are laid out "
+        "again for a narrow width)",
+    )
+
+
+def build_parser(lang: str = "en") -> argparse.ArgumentParser:
+    """The command line's parser; `lang`: the language its argument errors are said in."""
+    parser = _Parser(prog=f"python -m {PROG}", description="Capture and export Transformer attention.", lang=lang)
+    commands = parser.add_subparsers(
+        dest="command",
+        required=True,
+        metavar="{export,capture,find-head,corpus,corpus-workers,models,devices,doctor}",
+        parser_class=functools.partial(_Parser, lang=lang),
+    )
+
+    export = commands.add_parser("export", help="draw a figure (png, svg, pdf, html)", description="Draw a figure.")
+    _add_model_arguments(export)
+    _add_view_arguments(export)
+
+    capture = commands.add_parser(
+        "capture", help="write attention data (json, npz, csv)", description="Write the captured attention."
+    )
+    _add_model_arguments(capture)
+    capture.add_argument(
+        "--format",
+        choices=("json", "npz", "csv"),
+        help="default: from the output suffix, else json; a CSV gets NAME.header.json beside it "
+        "(provenance, texts, tokens)",
+    )
+
+    _add_find_parser(commands)
+    corpus_command.add_parser(commands)
+    commands.add_parser("models", help="list the models available offline", description="List catalogue models.")
+    devices = commands.add_parser(
+        "devices",
+        help="show which device would be used and why",
+        description="Show the device report: what is available and why not.",
+    )
+    devices.add_argument("--device", default="auto", help="auto, npu, npu:N, cuda, mps or cpu (default: auto)")
+    doctor = commands.add_parser(
+        "doctor",
+        help="compare captured weights on the device with the CPU",
+        description="Capture the same pair on the device and on the CPU and compare them.",
+    )
+    doctor.add_argument("--model", default="demo-zh-en", help="catalogue name, folder or hub id")
+    doctor.add_argument("--device", default="auto", help="auto, npu, npu:N, cuda, mps or cpu (default: auto)")
+    return parser
+
+
+def _add_find_parser(commands) -> None:
+    """`find-head`: every layer × head ranked by the weight from a query token to a key token."""
+    find = commands.add_parser(
+        "find-head",
+        help="rank every layer × head by the weight from one token to another",
+        description="Rank every layer × head by the weight from --query to --key.",
+    )
+    find.add_argument("--model", "-m", required=True, help="catalogue name (see `models`), HF folder or hub id")
+    find.add_argument("--text", "-t", required=True, help="the input (source) text")
+    find.add_argument("--target", help="target text to force-decode (encoder-decoder models)")
+    find.add_argument("--query", required=True, help="the token that looks: its text (or label, e.g. 'it #9')")
+    find.add_argument("--key", required=True, help="the token looked at")
+    find.add_argument("--occurrence", type=int, default=1, help="which copy of a repeated --query/--key (1)")
+    find.add_argument("--kind", choices=KINDS, help="which map (default: cross for translation pairs, else self)")
+    find.add_argument(
+        "--words",
+        action=argparse.BooleanOptionalAction,
+        default=ViewOptions.words,
+        help="pick words, not subword pieces (default on, as in the app)",
+    )
+    find.add_argument("--top", type=int, default=10, help="heads listed, strongest first (default 10; 0: all)")
+    find.add_argument("--device", default="auto", help="auto (npu → cuda → mps → cpu), cpu, cuda, npu, mps")
+    find.add_argument("--truncate", action="store_true", help="keep the first tokens of too-long input")
+
+
+def parse(argv: list[str]) -> Request:
+    """The request a command line makes (argparse's Namespace made a Request at once), its errors said in the
+    language it asks for; a bad argument exits with 2."""
+    return request_of(build_parser(asked_lang(argv)).parse_args(argv))

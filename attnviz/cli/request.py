@@ -1,0 +1,71 @@
+"""The command line's arguments as one frozen request: made once from argparse's Namespace (`request_of`), then read
+by every part of a command, with the defaults of the options a command does not take."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+from attnviz.selection import ViewOptions
+
+
+@dataclass(frozen=True)
+class Request:
+    """What a command was asked to do; an option its command lacks holds the default the others give it."""
+
+    command: str
+    # model and input
+    model: str | None = None
+    text: str | None = None
+    input: Path | None = None
+    target: str | None = None
+    generate: int | None = None
+    beams: int | None = None
+    device: str = "auto"
+    truncate: bool = False
+    # output
+    output: Path | None = None
+    force: bool = False
+    quiet: bool = False
+    format: str | None = None
+    # view (export), as the app's controls of those names
+    view: str = "heatmap"
+    kind: str | None = None
+    aggregation: str | None = None
+    rollout_layers: str | None = None
+    residual: bool = ViewOptions.residual
+    layer: str | None = None
+    head: str | None = None
+    aggregate: str | None = None
+    layer_aggregate: str = "mean"
+    words: bool = ViewOptions.words
+    hide_special: bool = ViewOptions.hide_special
+    hide_first: bool = False
+    renormalize: bool = False
+    log_scale: bool = False
+    weighting: str = ViewOptions.weighting
+    color_scale: str = ViewOptions.color_scale
+    threshold: float = ViewOptions.threshold
+    top_k: int = ViewOptions.top_k
+    step: int = ViewOptions.step
+    lang: str = "en"
+    gold: str | None = None
+    reverse_model: str | None = None
+    engine: str = "auto"
+    # size (export)
+    width: int | None = None
+    height: int | None = None
+    scale: float | None = None
+    dpi: float | None = None
+    preset: str | None = None
+    # find-head
+    query: str | None = None
+    key: str | None = None
+    occurrence: int = 1
+    top: int = 10
+
+
+def request_of(args: argparse.Namespace) -> Request:
+    """The request argparse's Namespace holds (the options its command takes; the others at their defaults)."""
+    return Request(**{field.name: getattr(args, field.name) for field in fields(Request) if hasattr(args, field.name)})

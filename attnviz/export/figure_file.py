@@ -1,0 +1,44 @@
+"""A figure as a file that says where it came from: the bytes of a PNG, SVG, PDF or HTML file (`figure_bytes`) with
+the provenance of the capture it shows, the view's name and options, what more it draws (gold links) and its size.
+The app's download buttons and the command line's files are both made here, so the same view gives the same file."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+from attnviz.export import figure_bytes
+from attnviz.export.files import refuse_existing, write_atomic
+from attnviz.provenance import view_provenance
+from attnviz.types import AttentionCapture
+
+
+def figure_file_bytes(
+    figure,
+    fmt: str,
+    view: str,
+    capture=None,
+    options=None,
+    recorded: Mapping | None = None,
+    size: Mapping | None = None,
+    engine: str = "auto",
+) -> bytes:
+    """The file of `figure` (as a file shows it: `selection.as_file`) in `fmt`, at `size` (`figure_bytes`'s width,
+    height, scale, dpi or preset), recording the provenance of `capture` (an AttentionCapture; a map or none records
+    the versions alone), the view `view` with its `options` (ViewOptions) and `recorded` (more that it draws)."""
+    size = dict(size or {})
+    shown = {**(dataclasses.asdict(options) if options else {}), **(recorded or {}), "export": size}
+    own = (capture.provenance or None) if isinstance(capture, AttentionCapture) else None
+    provenance = view_provenance(own, view, shown)
+    return figure_bytes(figure, fmt, engine=engine, provenance=provenance, **size)
+
+
+def write_figure_file(
+    path: str | os.PathLike, figure, fmt: str, view: str, overwrite: bool = False, **described
+) -> Path:
+    """`figure_file_bytes` written to `path` atomically; an existing file is kept unless `overwrite` (refused before
+    the figure is rendered). `described`: the other arguments of `figure_file_bytes`."""
+    refuse_existing(path, overwrite)
+    return write_atomic(path, figure_file_bytes(figure, fmt, view, **described), overwrite=overwrite)
