@@ -49,7 +49,7 @@ def normalising_marian(folder: Path) -> transformers.MarianTokenizer:
         normalization_rule_tsv=str(rules),
     )
     target = _train(ENGLISH, folder / "en", model_type="bpe", vocab_size=60)
-    from attnviz.demo.tokenizer import write_tokenizer
+    from training.translator.tokenizer import write_tokenizer
 
     return write_tokenizer(folder / "tokenizer", "zh", "en", {"zh": source, "en": target})
 
