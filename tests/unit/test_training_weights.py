@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+import pickle
 
+import numpy as np
 import pytest
 import torch
 
 from attnviz.errors import InputError
+from attnviz.types import AttentionMap, Deferred, Token
+from training.common.stages import widened_into
 from training.common.weights import (
     INDEX,
     WEIGHTS,
@@ -63,10 +67,6 @@ def test_a_folder_without_weights_has_none(tmp_path):
 
 
 def test_a_widened_stage_computes_what_the_earlier_model_computed():
-    import torch
-
-    from training.common.stages import widened_into
-
     torch.manual_seed(0)
     small = {"fc1.weight": torch.randn(8, 4), "fc1.bias": torch.randn(8), "fc2.weight": torch.randn(4, 8)}
     fresh = {"fc1.weight": torch.randn(16, 4), "fc1.bias": torch.randn(16), "fc2.weight": torch.randn(4, 16)}
@@ -83,12 +83,6 @@ def test_a_widened_stage_computes_what_the_earlier_model_computed():
 
 
 def test_deferred_value_norms_pickle_as_the_array():
-    import pickle
-
-    import numpy as np
-
-    from attnviz.types import AttentionMap, Deferred, Token
-
     norms = np.ones((1, 1, 2), dtype=np.float32)
     tokens = [Token("a", 0, 1), Token("b", 2, 3)]
     amap = AttentionMap(
