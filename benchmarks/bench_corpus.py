@@ -71,8 +71,8 @@ def naive(path: Path, threads: int) -> float:
     import torch
 
     from attnviz import analysis
-    from attnviz.demo import model_dir
-    from attnviz.demo.evaluate import load
+    from training.translator import model_dir
+    from training.translator.evaluate import load
 
     started = time.perf_counter()
     torch.set_num_threads(threads)
@@ -125,7 +125,7 @@ def opus_sized_model(folder: Path) -> Path:
     import torch
     from transformers import MarianConfig, MarianMTModel
 
-    from attnviz.demo import model_dir
+    from training.translator import model_dir
 
     demo = model_dir("zh-en")
     settings = {

@@ -32,7 +32,7 @@ def generate(
     """Let the model write and record, for every generated token, what it attended to.
 
     `num_beams`: 1 decodes greedily, more runs beam search; None takes the model's generation config (the embedded
-    translators: beam search, `attnviz.demo.DEMO_BEAMS` beams).
+    translators: beam search, as their generation_config.json says).
 
     Encoder-decoder models: `steps[i]` holds the decoder self-attention and cross-attention of the step that produced
     token i, and the "encoder", "decoder" and "cross" maps cover the whole generated target (the same rows stacked).

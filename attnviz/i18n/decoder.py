@@ -1,4 +1,4 @@
-"""Words of the demo decoder (attnviz.demo.decoder_train): its name in the model picker, its catalogue description."""
+"""Words of the demo decoder (training.decoder.train): its name in the model picker, its catalogue description."""
 
 STRINGS: dict[str, dict[str, str]] = {
     "en": {

@@ -55,7 +55,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "memory.advice_full": "use fewer tokens, or lazy mode, as the app opens long texts (capture_lazy in Python; "
         "about {lazy} here: queries and keys are kept and a head is computed when it is opened)",
         "memory.advice_lazy": "use fewer tokens",
-        # attnviz.demo
+        # training (the corpus, the translators and the decoder)
         "error.demo_piece_outside_words": "Piece {piece!r} in {pieces} does not fall inside one of the words {words}.",
         "error.demo_pieces_do_not_spell": "Pieces {pieces} do not spell the words {words}.",
         "error.demo_two_translations": "{text!r} has two translations, {first!r} and {second!r}; change the lexicon "
@@ -458,7 +458,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "目标文本 {target:,} 个词元，",
         "memory.advice_full": "请减少词元，或像应用打开长文本那样改用 lazy 模式（Python 中用 capture_lazy；这里约需 {lazy}：只保留查询和键，打开某个头时才计算它）",
         "memory.advice_lazy": "请减少词元",
-        # attnviz.demo
+        # training (the corpus, the translators and the decoder)
         "error.demo_piece_outside_words": "{pieces} 中的片段 {piece!r} 没有完整落在 {words} 的某一个词里。",
         "error.demo_pieces_do_not_spell": "片段 {pieces} 拼不出词 {words}。",
         "error.demo_two_translations": "{text!r} 有两种译法：{first!r} 和 {second!r}；请修改词表或短语手册，"

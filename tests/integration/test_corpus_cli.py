@@ -526,7 +526,7 @@ def test_a_reverse_model_that_cannot_read_the_target_is_warned_of(capsys, tmp_pa
 
 
 def test_a_reverse_model_that_cannot_write_the_source_is_warned_of(capsys, tmp_path):
-    from attnviz.demo import model_dir
+    from training.translator import model_dir
 
     english_german = tmp_path / "en-de"  # demo-en-zh's weights under a card that says it writes German
     english_german.mkdir()

@@ -11,13 +11,13 @@ import torch
 from attnviz import analysis
 from attnviz.attention.capture import capture
 from attnviz.attention.ondemand import capture_lazy
-from attnviz.demo import CORPUS_DIR
-from attnviz.demo.corpus import HELD_OUT_FILE
-from attnviz.demo.decoder_card import FOUND, HEADS_FILE
-from attnviz.demo.decoder_heads import probe
-from attnviz.demo.decoder_train import DECODER_DIR
-from attnviz.demo.pairs import read_tsv
 from attnviz.models import catalogue, load_model
+from training.data.corpus import HELD_OUT_FILE
+from training.data.pairs import read_tsv
+from training.decoder.card import FOUND, HEADS_FILE
+from training.decoder.heads import probe
+from training.decoder.train import DECODER_DIR
+from training.paths import CORPUS_DIR
 
 MAX_WEIGHT_BYTES = 30_000_000
 # A trained induction head puts most of its weight on the token after the earlier copy; an untrained one spreads it

@@ -6,10 +6,15 @@ import numpy as np
 import pytest
 
 from attnviz.attention.capture import capture
-from attnviz.demo import CORPUS_DIR, DIRECTIONS, model_dir
-from attnviz.demo.alignment import piece_words
-from attnviz.demo.corpus import GRAMMAR_HELD_OUT_FILE, HELD_OUT_FILE, TRAIN_FILE
-from attnviz.demo.evaluate import (
+from attnviz.models import load_model
+from training.common.weights import MAX_FILE_BYTES, weight_files, weights_bytes
+from training.data.corpus import GRAMMAR_HELD_OUT_FILE, HELD_OUT_FILE, TRAIN_FILE
+from training.data.pairs import read_tsv
+from training.data.phrasebook import phrasebook_pairs
+from training.paths import CORPUS_DIR
+from training.translator import DIRECTIONS, model_dir
+from training.translator.alignment import piece_words
+from training.translator.evaluate import (
     alignment_attention,
     alignment_head,
     evaluate,
@@ -20,11 +25,7 @@ from attnviz.demo.evaluate import (
     translate,
     word_matrices,
 )
-from attnviz.demo.pairs import read_tsv
-from attnviz.demo.phrasebook import phrasebook_pairs
-from attnviz.demo.train import fitted_to_pieces, is_silver
-from attnviz.demo.weights import MAX_FILE_BYTES, weight_files, weights_bytes
-from attnviz.models import load_model
+from training.translator.train import fitted_to_pieces, is_silver
 
 MAX_WEIGHT_BYTES = 40_000_000  # the size limit of a model (its files: at most MAX_FILE_BYTES each)
 MAX_AER = 0.15  # on the unseen grammar sentences, whose gold links are exact
@@ -90,7 +91,7 @@ def test_config_and_card_name_the_alignment_head(direction):
     card = (model_dir(direction) / "README.md").read_text(encoding="utf-8")
     assert f"layer {layer}, head {head}" in card
     assert "not a general translator" in card.lower()
-    assert f"python -m attnviz.demo.train --direction {direction}" in card
+    assert f"python -m training.translator.train --direction {direction}" in card
 
 
 @pytest.mark.parametrize("direction", DIRECTIONS)

@@ -190,7 +190,7 @@ def test_the_beam_count_comes_from_the_model_or_is_refused(tiny_folder, monkeypa
 
 
 def test_the_embedded_translators_decode_by_beam_search_and_say_so():
-    from attnviz.demo import DEMO_BEAMS
+    from training.translator import DEMO_BEAMS
 
     handle = load_model("demo-en-zh", "cpu")
     assert handle.model.generation_config.num_beams == DEMO_BEAMS > 1

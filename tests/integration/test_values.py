@@ -169,7 +169,7 @@ def test_generated_maps_carry_the_value_norms_of_teacher_forcing(tiny_folder, fa
 def test_the_demo_evaluation_weighs_its_alignment_view_as_the_app_does():
     from attnviz import analysis
     from attnviz.attention.capture import capture
-    from attnviz.demo import evaluate, model_dir
+    from training.translator import evaluate, model_dir
 
     model, tokenizer = evaluate.load(model_dir("zh-en"))
     layer, head = evaluate.alignment_head(model)

@@ -12,6 +12,7 @@ import transformers
 from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors
 
 from attnviz.types import Token
+from training.translator.tokenizer import write_tokenizer
 
 CHINESE = ["早上好！我喜欢学习。", "晚上好，晚安。", "谢谢你的帮助！", "我们在图书馆学习。", "你好吗？我很好。"] * 8
 ENGLISH = ["Good morning!", "I like studying.", "Thank you for your help!", "Where is the library?"] * 8
@@ -52,8 +53,6 @@ def normalising_marian(folder: Path) -> transformers.MarianTokenizer:
         normalization_rule_tsv=str(rules),
     )
     target = _train(ENGLISH, folder / "en", model_type="bpe", vocab_size=60)
-    from attnviz.demo.tokenizer import write_tokenizer
-
     return write_tokenizer(folder / "tokenizer", "zh", "en", {"zh": source, "en": target})
 
 

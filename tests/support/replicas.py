@@ -15,9 +15,9 @@ import transformers
 from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 from transformers.convert_slow_tokenizer import SentencePieceExtractor
 
-from attnviz.demo.tokenizer import PAD, build_vocab
 from attnviz.models import without_sacremoses_request
 from tests.support import tiny
+from training.translator.tokenizer import PAD, build_vocab
 
 CHINESE = ["早上好！", "我喜欢学习。", "晚上好，晚安。", "我喜欢读书。", "谢谢你的帮助。", "人工智能正在改变世界。"]
 ENGLISH = [

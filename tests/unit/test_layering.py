@@ -60,11 +60,6 @@ PENDING_INNER_IMPORTS: set[tuple[str, str]] = {  # (importing module, imported m
     ("app_pages.startup", "attnviz.selection"),
     # the command line (becoming a package)
     # the training code (leaving the product package)
-    ("attnviz.demo.decoder_card", "attnviz.models"),
-    ("attnviz.demo.decoder_heads", "attnviz.analysis"),
-    ("attnviz.demo.decoder_heads", "attnviz.attention.capture"),
-    ("attnviz.demo.decoder_heads", "attnviz.attention.ondemand"),
-    ("attnviz.demo.evaluate", "attnviz.attention.recorder"),
     # figures and export (one layout module)
     # selection (being split)
 }

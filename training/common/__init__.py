@@ -1,0 +1,1 @@
+"""What the translators' and the decoder's training share: weight files, stages, the learning rate, command errors."""

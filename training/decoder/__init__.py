@@ -1,0 +1,1 @@
+"""The demo decoder: a small Llama-style language model over the corpus's Chinese and English text."""
