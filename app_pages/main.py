@@ -1,4 +1,4 @@
-"""The app's Streamlit script (app.py serves it): the sidebar and the navigation; each page is a file beside it."""
+"""The app's Streamlit script (app.py serves it): the sidebar and the navigation; each page is a script in page_scripts/ beside it."""
 
 from pathlib import Path
 
@@ -17,12 +17,12 @@ st.set_option("client.showErrorDetails", "none")  # errors are sentences on the 
 # browser fetches its chart library meanwhile (removed once the page has drawn).
 preload = st.empty()
 with st.spinner(i18n.t("long_loading_libraries", st.query_params.get("lang", "en")), show_time=True):
-    from app_pages import startup
+    from app_pages.shared import startup
 
     with preload:
         startup.empty_chart("chart_preload")
-    from app_pages import figure_export, navigation, opened, session
-    from app_pages.sidebar import sidebar
+    from app_pages.shared import figure_export, navigation, opened, session
+    from app_pages.shared.sidebar import sidebar
 
 view = session.state()
 t = session.tr(view)

@@ -13,7 +13,7 @@ import pytest
 import torch
 from streamlit.testing.v1 import AppTest
 
-from app_pages import explainer_steps
+from app_pages.explainer import steps as explainer_steps
 from attnviz import analysis, figures, i18n, selection
 from attnviz.attention.capture import capture
 from attnviz.attention.math import softmax_rows
@@ -260,7 +260,7 @@ def test_the_sidebar_speaks_the_page_language():
 
 
 def test_unexpected_failures_are_a_generic_sentence(tiny, monkeypatch):
-    from app_pages import model_runs
+    from app_pages.shared import model_runs
 
     def broken(*args, **kwargs):
         raise RuntimeError("boom")
@@ -541,7 +541,7 @@ def test_streamlit_run_finds_the_app_and_its_script():
 def test_the_start_up_warm_up_fills_the_model_cache_or_logs_why_not(monkeypatch, caplog):
     import gc
 
-    from app_pages import caches, startup
+    from app_pages.shared import caches, startup
 
     loaded = []
     monkeypatch.setattr(caches, "cached_model", lambda name, device: loaded.append((name, device, gc.isenabled())))
@@ -560,8 +560,8 @@ def test_the_start_up_warm_up_fills_the_model_cache_or_logs_why_not(monkeypatch,
 
 
 def test_the_warm_up_computes_the_default_view_into_the_pages_cache(monkeypatch):
-    from app_pages import caches, startup
-    from app_pages.state import ViewState
+    from app_pages.shared import caches, startup
+    from app_pages.shared.state import ViewState
 
     default = ViewState()
     handle = load_model(default.model, "cpu")

@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 import pytest
 from PIL import Image
 
-from app_pages import figure_export
+from app_pages.shared import figure_export
 from attnviz import export, i18n, selection
 from attnviz.export.sizing import PRESETS, ExportSize
 from tests.support.app import assert_page_ok, charts, downloads, open_app  # noqa: F401 - downloads: a fixture
@@ -59,7 +59,7 @@ def test_every_download_is_named_after_what_it_holds(downloads):
     at.session_state["w_view"] = "layer"
     at.run()
     assert "alignment_demo-zh-en_L1Hmean_早上好.svg" in downloads
-    at.switch_page("how_attention_works.py").run()
+    at.switch_page("page_scripts/how_attention_works.py").run()
     assert "seed-alignment.png" in downloads and "seed-alignment.json" in downloads  # no model, no text
 
 
@@ -77,7 +77,7 @@ def test_the_png_scale_chosen_once_applies_to_every_figure_on_every_page(downloa
             "width": None,
             "height": None,
         }
-    at.switch_page("self_attention.py").run()
+    at.switch_page("page_scripts/self_attention.py").run()
     assert_page_ok(at)
     grid = charts(at)["grid"]
     (name,) = [name for name in downloads if name.startswith("layer-head-grid_") and name.endswith(".png")]

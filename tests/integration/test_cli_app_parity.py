@@ -19,8 +19,8 @@ import plotly.io as pio
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app_pages import figure_export
-from app_pages.model_runs import MAX_NEW_TOKENS
+from app_pages.shared import figure_export
+from app_pages.shared.model_runs import MAX_NEW_TOKENS
 from attnviz import cli, selection
 from attnviz.models import load_model
 from tests.support.app import one_torch_thread  # noqa: F401 - a fixture: torch on one thread, as in the app
@@ -129,7 +129,7 @@ class Page:
             self.at.query_params[name] = value
         self.at.run()
         if page == "self":
-            self.at.switch_page("self_attention.py").run()
+            self.at.switch_page("page_scripts/self_attention.py").run()
 
     def show(self, combination: Combination) -> dict[str, dict]:
         """The page's figures (plotly JSON) by name once its widgets hold this combination."""

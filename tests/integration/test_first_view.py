@@ -1,4 +1,4 @@
-"""The default view computed ahead (app_pages/first_view.py): the saved capture is what the shipped model computes
+"""The default view computed ahead (app_pages/shared/first_view.py): the saved capture is what the shipped model computes
 now, bit for bit on the machine that saved it; the first page draws it, while the server is still loading, with the
 same figures the model gives and a line saying so; any other input, device, model file, machine or thread count gets
 the model itself."""
@@ -8,8 +8,8 @@ import json
 import numpy as np
 import pytest
 
-from app_pages import caches, first_view, model_runs, startup
-from app_pages.state import ViewState
+from app_pages.shared import caches, first_view, model_runs, startup
+from app_pages.shared.state import ViewState
 from attnviz.export.schema import capture_from_npz
 from attnviz.models import catalogue_folder, load_model
 from tests.support.app import assert_page_ok, charts, open_app
@@ -72,7 +72,7 @@ def test_the_saved_first_view_is_what_the_shipped_model_computes_now(app_threads
     manifest = _manifest(COMMITTED)
     assert manifest["input"] == first_view.input_of(DEFAULT)  # the view a first visitor opens
     folder = catalogue_folder(DEFAULT.model)
-    assert manifest["files_sha256"] == first_view.model_files_sha256(folder), "python -m app_pages.first_view"
+    assert manifest["files_sha256"] == first_view.model_files_sha256(folder), "python -m app_pages.shared.first_view"
     saved = capture_from_npz(COMMITTED / manifest["file"])
     wanted = manifest["input"]
     # computed at the app's thread count (app_threads): another count sums in another order

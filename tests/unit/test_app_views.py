@@ -11,8 +11,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import attnviz.settings
-from app_pages import explainer_steps, heads_choices, model_runs, multi_head
-from app_pages import state as app_state
+from app_pages.explainer import multi_head
+from app_pages.explainer import steps as explainer_steps
+from app_pages.heads import choices as heads_choices
+from app_pages.shared import model_runs
+from app_pages.shared import state as app_state
 from attnviz import analysis, selection
 from attnviz.attention.walkthrough import walkthrough
 from attnviz.errors import InputError, ModelLoadError, SettingError

@@ -129,7 +129,12 @@ def test_the_scan_finds_the_raises():
     assert {"index_missing", "stack_unknown", "cli_output_exists", "target_empty", "custom_models_off"} <= set(keys)
     assert "cli_input_line" in keys  # raised again as the type of the error caught
     scanned = {found.path for found in scan()}
-    assert {"attnviz/selection.py", "attnviz/cli.py", "app_pages/model_runs.py", "attnviz/demo/corpus.py"} <= scanned
+    assert {
+        "attnviz/selection.py",
+        "attnviz/cli.py",
+        "app_pages/shared/model_runs.py",
+        "attnviz/demo/corpus.py",
+    } <= scanned
 
 
 def test_every_raise_in_the_converted_modules_passes_a_key():

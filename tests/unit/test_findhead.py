@@ -11,7 +11,7 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from app_pages import state as app_state
+from app_pages.shared import state as app_state
 from attnviz import figures, selection
 from attnviz.errors import InputError
 from attnviz.fonts import text_width

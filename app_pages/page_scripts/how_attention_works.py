@@ -2,9 +2,10 @@
 
 import streamlit as st
 
-from app_pages import caches, explainer_editor, explainer_sentence, figure_export, multi_head, session
-from app_pages.explainer_steps import EXPLAINER_SEEDS, edited_matrix, explainer_field, explainer_walk, names, table
-from app_pages.page_errors import shown_errors
+from app_pages.explainer import editor, multi_head, sentence
+from app_pages.explainer.steps import EXPLAINER_SEEDS, edited_matrix, explainer_field, explainer_walk, names, table
+from app_pages.shared import caches, figure_export, session
+from app_pages.shared.page_errors import shown_errors
 from attnviz import figures
 from attnviz.attention.walkthrough import walkthrough
 
@@ -30,7 +31,7 @@ st.markdown(t("explainer_qkv_text"))
 st.button(
     t("explainer_reset"),
     key="w_explainer_reset",
-    on_click=explainer_editor.reset_explainer,
+    on_click=editor.reset_explainer,
     icon=":material/restart_alt:",
 )
 editors = st.columns(3)
@@ -38,7 +39,7 @@ edited = {}
 for column, name in zip(editors, EXPLAINER_SEEDS):
     with column:
         st.markdown(t(f"matrix_{name}_caption"))
-        start = explainer_editor.explainer_start(view, name)
+        start = editor.explainer_start(view, name)
         edited[name] = st.data_editor(
             table(start, names(name, start.shape[0]), names("d", start.shape[1])),
             key=f"w_matrix_{name}",
@@ -68,7 +69,7 @@ with shown_errors(view):
 
 # 2 · on your sentence: the same steps on the real model's vectors for the text on the other pages
 with shown_errors(view):
-    explainer_sentence.sentence_section(view)
+    sentence.sentence_section(view)
 
 # 3. 四不像: the answer is a weighted mixture
 st.header(t("explainer_mixture"))

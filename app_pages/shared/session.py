@@ -8,13 +8,16 @@ from dataclasses import fields
 
 import streamlit as st
 
-from app_pages.state import ViewState, from_query_params, to_query_params
+from app_pages.shared.state import ViewState, from_query_params, to_query_params
 from attnviz import i18n
 
 VIEW = "attnviz_view"  # session key of this session's ViewState
 UNREADABLE = "attnviz_unreadable_link"  # names of link parameters that could not be read
 CUSTOM = "__custom__"  # the model picker's "any Hugging Face id or local folder" entry
-MODEL_PICK, MODEL_CUSTOM = "w_model_pick", "w_model_custom"  # the model picker's two widgets (app_pages/sidebar.py)
+MODEL_PICK, MODEL_CUSTOM = (
+    "w_model_pick",
+    "w_model_custom",
+)  # the model picker's two widgets (app_pages/shared/sidebar.py)
 # Fields whose widget value the view takes at the start of a run (the model has two widgets, the step its own slider).
 VIEW_FIELDS = tuple(f.name for f in fields(ViewState) if f.name not in ("model", "step"))
 

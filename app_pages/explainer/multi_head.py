@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from app_pages.explainer_steps import names
+from app_pages.explainer.steps import names
 from attnviz.errors import InputError, Phrase
 from attnviz.types import AttentionMap, Token
 

@@ -2,9 +2,10 @@
 
 import streamlit as st
 
-from app_pages import caches, controls, figure_export, find_head, long_text, session, truth_notes
-from app_pages.page_errors import shown_errors
-from app_pages.state import ViewState, view_options
+from app_pages.self_attention import find_head
+from app_pages.shared import caches, controls, figure_export, long_text, session, truth_notes
+from app_pages.shared.page_errors import shown_errors
+from app_pages.shared.state import ViewState, view_options
 from attnviz import selection
 
 

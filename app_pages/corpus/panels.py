@@ -10,9 +10,9 @@ from pathlib import Path
 
 import streamlit as st
 
-from app_pages import caches, figure_export, navigation
-from app_pages.session import MODEL_CUSTOM, MODEL_PICK, VIEW, bound, held, reset_widgets, tr
-from app_pages.state import ViewState
+from app_pages.shared import caches, figure_export, navigation
+from app_pages.shared.session import MODEL_CUSTOM, MODEL_PICK, VIEW, bound, held, reset_widgets, tr
+from app_pages.shared.state import ViewState
 from attnviz import figures, i18n
 from attnviz.corpus.html_report import head_grid, report_figures
 from attnviz.corpus.job import JobConfig, run_job

@@ -8,10 +8,11 @@ from dataclasses import replace
 
 import streamlit as st
 
-from app_pages import caches, figure_export, pair_target
-from app_pages.session import VIEW, bound, reset_widgets, tr
-from app_pages.sidebar import model_label, offered_models
-from app_pages.state import ViewState
+from app_pages.shared import caches, figure_export
+from app_pages.shared.session import VIEW, bound, reset_widgets, tr
+from app_pages.shared.sidebar import model_label, offered_models
+from app_pages.shared.state import ViewState
+from app_pages.translate import pair_target
 from attnviz import figures, i18n, language, selection
 from attnviz.corpus.pair import PairWords
 from attnviz.corpus.view import GoldShown, reading_prefix, reverse_texts, reverse_view, show_gold

@@ -12,8 +12,8 @@ from types import SimpleNamespace
 
 import streamlit as st
 
-from app_pages.session import bound, held, tr
-from app_pages.state import ViewState
+from app_pages.shared.session import bound, held, tr
+from app_pages.shared.state import ViewState
 from attnviz import i18n, selection
 from attnviz.errors import AttnvizError
 from attnviz.export.sizing import MAX_SCALE, MAX_SIDE, MIN_SIDE, PRESETS

@@ -58,8 +58,8 @@ def warm_up() -> None:
     """
     gc.disable()  # imports make millions of objects and no cycles worth collecting: a third faster without the GC
     try:
-        from app_pages import caches
-        from app_pages.state import ViewState
+        from app_pages.shared import caches
+        from app_pages.shared.state import ViewState
 
         default = ViewState()  # what a first visitor opens
         handle = caches.cached_model(default.model, default.device)
@@ -80,7 +80,7 @@ def warm_up() -> None:
 def default_figures(caches, handle, view) -> None:
     """The default `view` (Translate & align of the default text), computed as its page computes it: the capture
     lands in the page's result cache; the figures are made once and dropped."""
-    from app_pages.state import view_options
+    from app_pages.shared.state import view_options
     from attnviz import selection
 
     target = caches.forced_target(view)

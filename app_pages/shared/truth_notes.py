@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app_pages.caches import catalogue_entries
-from app_pages.session import MODEL_CUSTOM, MODEL_PICK, VIEW, tr
-from app_pages.sidebar import model_label
-from app_pages.state import ViewState
+from app_pages.shared.caches import catalogue_entries
+from app_pages.shared.session import MODEL_CUSTOM, MODEL_PICK, VIEW, tr
+from app_pages.shared.sidebar import model_label
+from app_pages.shared.state import ViewState
 from attnviz import caveats, language, selection
 from attnviz.tokens import shown
 

@@ -2,9 +2,9 @@
 
 import streamlit as st
 
-from app_pages import caches, figure_export, opened, session
-from app_pages.page_errors import shown_errors
-from app_pages.qk_choices import picked_from_field, picked_to_field, selection_of
+from app_pages.qk_space.choices import picked_from_field, picked_to_field, selection_of
+from app_pages.shared import caches, figure_export, opened, session
+from app_pages.shared.page_errors import shown_errors
 from attnviz import figures, selection
 from attnviz.attention.vectors import head_vectors
 from attnviz.figures import qkspace

@@ -4,10 +4,11 @@ from dataclasses import replace
 
 import streamlit as st
 
-from app_pages import caches, controls, figure_export, gold_panel, long_text, pair_target, session, truth_notes
-from app_pages.model_runs import MODES
-from app_pages.page_errors import shown_errors
-from app_pages.state import view_options
+from app_pages.shared import caches, controls, figure_export, long_text, session, truth_notes
+from app_pages.shared.model_runs import MODES
+from app_pages.shared.page_errors import shown_errors
+from app_pages.shared.state import view_options
+from app_pages.translate import gold_panel, pair_target
 from attnviz import selection
 from attnviz.corpus.view import gold_record
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app_pages import figure_export
-from app_pages.session import VIEW, bound, reset_widgets, tr
-from app_pages.state import ViewState
+from app_pages.shared import figure_export
+from app_pages.shared.session import VIEW, bound, reset_widgets, tr
+from app_pages.shared.state import ViewState
 from attnviz import selection
 
 LINES_KEY, GRID_KEY = "self_lines", "self_grid"  # the charts whose clicks this module reads (figure_export keys)

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app_pages import startup
-from app_pages.caches import catalogue_entries
-from app_pages.page_errors import shown_errors
-from app_pages.session import CUSTOM, MODEL_CUSTOM, MODEL_PICK, bound, tr
-from app_pages.state import DEVICES, LANGUAGES, ViewState
+from app_pages.shared import startup
+from app_pages.shared.caches import catalogue_entries
+from app_pages.shared.page_errors import shown_errors
+from app_pages.shared.session import CUSTOM, MODEL_CUSTOM, MODEL_PICK, bound, tr
+from app_pages.shared.state import DEVICES, LANGUAGES, ViewState
 from attnviz import hub, i18n, settings
 from attnviz.models import hub_cache
 

@@ -3,19 +3,20 @@ and every head's statistics over the pairs."""
 
 import streamlit as st
 
-from app_pages import corpus_panels, session
-from app_pages.page_errors import shown_errors
+from app_pages.corpus import panels
+from app_pages.shared import session
+from app_pages.shared.page_errors import shown_errors
 
 view, t = session.page_start("corpus_title", "corpus_intro")
 with shown_errors(view):
-    if corpus_panels.source_choice(view) == "open":
-        corpus_panels.open_controls(view)
+    if panels.source_choice(view) == "open":
+        panels.open_controls(view)
     else:
-        corpus_panels.run_controls(view)
+        panels.run_controls(view)
 
-report = st.session_state.get(corpus_panels.REPORT)
+report = st.session_state.get(panels.REPORT)
 if report is None:
     st.info(t("corpus_none"), icon=":material/info:")
 else:
     with shown_errors(view):
-        corpus_panels.show_report(view, report)
+        panels.show_report(view, report)

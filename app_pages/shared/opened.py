@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from app_pages.session import MODEL_CUSTOM, MODEL_PICK, VIEW, reset_widgets
-from app_pages.state import ViewState
+from app_pages.shared.session import MODEL_CUSTOM, MODEL_PICK, VIEW, reset_widgets
+from app_pages.shared.state import ViewState
 from attnviz import i18n
 from attnviz.errors import AttnvizError
 from attnviz.provenance import alignment_heads_of

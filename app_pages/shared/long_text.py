@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from app_pages import caches, figure_export, session
-from app_pages.state import ViewState
+from app_pages.shared import caches, figure_export, session
+from app_pages.shared.state import ViewState
 from attnviz import analysis, figures, long_texts, selection
 
 

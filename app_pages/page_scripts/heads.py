@@ -2,9 +2,9 @@
 
 import streamlit as st
 
-from app_pages import caches, figure_export, long_text, navigation, session
-from app_pages.heads_choices import defined_statistics, page_for_head
-from app_pages.page_errors import shown_errors
+from app_pages.heads.choices import defined_statistics, page_for_head
+from app_pages.shared import caches, figure_export, long_text, navigation, session
+from app_pages.shared.page_errors import shown_errors
 from attnviz import analysis, figures
 
 view = session.state()

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 
 import streamlit as st
 
-from app_pages.session import bound, tr, widget_key
-from app_pages.state import ViewState
+from app_pages.shared.session import bound, tr, widget_key
+from app_pages.shared.state import ViewState
 from attnviz import i18n, selection
 
 REPLAY_FOR = "attnviz_replay_for"  # the input the replay slider belongs to

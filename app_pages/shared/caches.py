@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app_pages import first_view, model_runs, multi_head, opened, startup
-from app_pages.state import ViewState
+from app_pages.explainer import multi_head
+from app_pages.shared import first_view, model_runs, opened, startup
+from app_pages.shared.state import ViewState
 from attnviz import i18n, selection
 from attnviz.models import catalogue, load_model
 from attnviz.provenance import with_provenance

@@ -3,7 +3,7 @@ machine) is read as hostile input, its provenance shown, and every page then exp
 
 import streamlit as st
 
-from app_pages import navigation, opened, session
+from app_pages.shared import navigation, opened, session
 
 view = session.state()
 t = session.tr(view)

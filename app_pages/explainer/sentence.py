@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from app_pages import caches, figure_export, opened, session
-from app_pages.state import ViewState
+from app_pages.shared import caches, figure_export, opened, session
+from app_pages.shared.state import ViewState
 from attnviz import figures
 from attnviz.attention.vectors import row_terms
 from attnviz.attention.walkthrough import SentenceSteps, sentence_walkthrough

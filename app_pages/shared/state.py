@@ -1,5 +1,5 @@
 """What the pages show, as one value: `ViewState` (model, text, target, layer, head, view, …), and the shareable link
-it makes (`to_query_params`) and is restored from (`from_query_params`). No Streamlit here: app_pages/session.py binds
+it makes (`to_query_params`) and is restored from (`from_query_params`). No Streamlit here: app_pages/shared/session.py binds
 it to the widgets."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
 
-from app_pages.explainer_steps import EXPLAINER_SEEDS, explainer_field, matrix_from_text
-from app_pages.model_runs import MODES
+from app_pages.explainer.steps import EXPLAINER_SEEDS, explainer_field, matrix_from_text
+from app_pages.shared.model_runs import MODES
 from attnviz import analysis, selection
 
 DEFAULT_MODEL = "demo-zh-en"

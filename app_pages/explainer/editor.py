@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app_pages import explainer_steps
-from app_pages.session import VIEW, reset_widgets, widget_key
-from app_pages.state import ViewState
+from app_pages.explainer import steps
+from app_pages.shared.session import VIEW, reset_widgets, widget_key
+from app_pages.shared.state import ViewState
 
 
 def _start_key(name: str) -> str:
@@ -21,14 +21,14 @@ def explainer_start(view: ViewState, name: str):
     which holds the edits so far and whatever a link brought.
     """
     if widget_key(f"matrix_{name}") not in st.session_state or _start_key(name) not in st.session_state:
-        st.session_state[_start_key(name)] = explainer_steps.explainer_start(view, name)
+        st.session_state[_start_key(name)] = steps.explainer_start(view, name)
     return st.session_state[_start_key(name)]
 
 
 def reset_explainer() -> None:
     """Button callback: the explainer's Q, K, V back to the seed's numbers."""
     view = st.session_state[VIEW]
-    for name in explainer_steps.EXPLAINER_SEEDS:
+    for name in steps.EXPLAINER_SEEDS:
         setattr(view, name, "")
         st.session_state.pop(_start_key(name), None)
-    reset_widgets(*(f"matrix_{name}" for name in explainer_steps.EXPLAINER_SEEDS))
+    reset_widgets(*(f"matrix_{name}" for name in steps.EXPLAINER_SEEDS))

@@ -5,18 +5,20 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app_pages.heads_choices import head_at
-from app_pages.session import VIEW, reset_widgets, widget_key
+from app_pages.heads.choices import head_at
+from app_pages.shared.session import VIEW, reset_widgets, widget_key
 
 GOTO = "attnviz_goto"  # a page to switch to on the next run (set by callbacks, which cannot switch pages)
-PAGES = {  # page scripts, relative to main.py
-    "translate": "translate.py",
-    "self": "self_attention.py",
-    "explainer": "how_attention_works.py",
-    "heads": "heads.py",
-    "open": "open_capture.py",
-    "qk": "qk_space.py",
-    "corpus": "corpus.py",
+# Page scripts, relative to main.py: in page_scripts/, since Streamlit reads a folder named pages/ beside the main
+# script as a page list of its own (and then keeps the address bar from following the view).
+PAGES = {
+    "translate": "page_scripts/translate.py",
+    "self": "page_scripts/self_attention.py",
+    "explainer": "page_scripts/how_attention_works.py",
+    "heads": "page_scripts/heads.py",
+    "open": "page_scripts/open_capture.py",
+    "qk": "page_scripts/qk_space.py",
+    "corpus": "page_scripts/corpus.py",
 }
 
 
@@ -57,7 +59,7 @@ def table_selects_head(num_heads: int) -> None:
 
 def grid_opens_head(chart: str, page: str, view_changes: dict) -> None:
     """Chart callback: the head clicked on a layer × head grid (`figures.clickable_heads`) opens on `page`."""
-    from app_pages.figure_export import clicked_points
+    from app_pages.shared.figure_export import clicked_points
 
     points = clicked_points(chart)
     if points and points[0].get("customdata"):

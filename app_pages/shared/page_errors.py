@@ -7,7 +7,7 @@ from contextlib import contextmanager
 
 import streamlit as st
 
-from app_pages.state import ViewState
+from app_pages.shared.state import ViewState
 from attnviz import i18n
 from attnviz.errors import AttnvizError
 

@@ -4,7 +4,7 @@ A fresh server needs seconds to import torch and transformers and to load the de
 stare at a spinner. So the default view's capture (the Translate & align page on the default text) is computed once by
 the shipped model, through the very function the page uses (`caches.compute_analysis`), and saved beside the models:
 
-    python -m app_pages.first_view        # after retraining the default model, or changing what a capture holds
+    python -m app_pages.shared.first_view        # after retraining the default model, or changing what a capture holds
 
 The page shows it only while the start-up load is still running (`startup.loading`), only for exactly the input it was
 computed for, only where the model would run on the CPU too (the device asked for, or ATTNVIZ_DEVICE for "auto", is
@@ -23,8 +23,8 @@ import json
 import logging
 from pathlib import Path
 
-from app_pages import opened, startup
-from app_pages.state import ViewState
+from app_pages.shared import opened, startup
+from app_pages.shared.state import ViewState
 from attnviz.models import ASSETS, catalogue_folder
 
 log = logging.getLogger("attnviz.app")
@@ -106,7 +106,7 @@ def _device(view: ViewState) -> str:
 def write(view: ViewState | None = None) -> Path:
     """Compute the view's capture (default: the default view) with its model on CPU, as the page does, and save it
     with its manifest. Returns the capture's path."""
-    from app_pages import caches, model_runs
+    from app_pages.shared import caches, model_runs
     from attnviz.export.schema import capture_to_npz
     from attnviz.models import load_model
 
