@@ -86,7 +86,7 @@ def equality(view: ViewState, walk: SentenceSteps) -> None:
 
 def number_table(view: ViewState, walk: SentenceSteps):
     """Every per-key number of the figure, as a table a person can sort and read."""
-    import pandas as pd
+    import pandas as pd  # a second or more to import: only once a table is drawn
 
     t = session.tr(view)
     steps = walk.steps

@@ -62,7 +62,7 @@ def explainer_field(matrix: np.ndarray, name: str) -> str:
 
 def table(matrix: np.ndarray, row_names: Sequence[str], column_names: Sequence[str], decimals: int | None = None):
     """A matrix as a labelled pandas DataFrame (rounded for reading when `decimals` is given)."""
-    import pandas as pd
+    import pandas as pd  # a second or more to import: only once a table is drawn
 
     values = np.round(matrix, decimals) if decimals is not None else matrix
     return pd.DataFrame(values, index=list(row_names), columns=list(column_names))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app_pages.explainer import multi_head
-from app_pages.shared import first_view, model_runs, opened, startup
+from app_pages.shared import first_view, model_runs, opened, server_load
 from app_pages.shared.state import ViewState
 from attnviz import i18n, selection
 from attnviz.models import catalogue, load_model
@@ -98,7 +98,7 @@ def model(view: ViewState, name: str | None = None):
     try:
         with waiting.container(), st.spinner(i18n.t("loading_model", view.lang, model=name), show_time=True):
             if key not in _loaded:  # an empty chart: the browser fetches its chart library while the model loads
-                startup.empty_chart(f"chart_loading_{name}")
+                server_load.empty_chart(f"chart_loading_{name}")
             handle = cached_model(*key)
     finally:
         waiting.empty()

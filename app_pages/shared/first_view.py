@@ -4,9 +4,9 @@ A fresh server needs seconds to import torch and transformers and to load the de
 stare at a spinner. So the default view's capture (the Translate & align page on the default text) is computed once by
 the shipped model, through the very function the page uses (`caches.compute_analysis`), and saved beside the models:
 
-    python -m app_pages.shared.first_view        # after retraining the default model, or changing what a capture holds
+    python -m app_pages.shared.save_first_view   # after retraining the default model, or changing what a capture holds
 
-The page shows it only while the start-up load is still running (`startup.loading`), only for exactly the input it was
+The page shows it only while the start-up load is still running (`server_load.loading`), only for exactly the input it was
 computed for, only where the model would run on the CPU too (the device asked for, or ATTNVIZ_DEVICE for "auto", is
 auto or cpu), only while the model's files are byte for byte the ones that computed it (SHA-256 in its manifest),
 and only on a machine that computes the same bits (`computed_on`: the CPU, its kernel instruction sets, torch and the
@@ -23,9 +23,12 @@ import json
 import logging
 from pathlib import Path
 
-from app_pages.shared import opened, startup
+from app_pages.shared import opened, server_load
 from app_pages.shared.state import ViewState
+from attnviz import settings
+from attnviz.export.schema import capture_from_npz
 from attnviz.models import ASSETS, catalogue_folder
+from attnviz.provenance import machine, versions
 
 log = logging.getLogger("attnviz.app")
 
@@ -47,9 +50,6 @@ def input_of(view: ViewState) -> dict:
 def computed_on() -> dict:
     """What decides the last bits of the view's numbers besides the model files: this machine's CPU and kernel
     instruction sets, the torch version and the app's thread count (read without importing torch)."""
-    from attnviz import settings
-    from attnviz.provenance import machine, versions
-
     return {**machine(), "torch": versions()["torch"], "threads": settings.current().torch_threads}
 
 
@@ -65,8 +65,6 @@ def model_files_sha256(folder: Path) -> dict[str, str]:
 @functools.cache
 def _saved(name: str):
     """(manifest, capture) saved for the model `name`, or None when there is none or its files changed since."""
-    from attnviz.export.schema import capture_from_npz
-
     manifest_path, capture_path = FOLDER / f"{name}.json", FOLDER / f"{name}.npz"
     folder = catalogue_folder(name)
     if folder is None or not manifest_path.is_file() or not capture_path.is_file():
@@ -84,7 +82,7 @@ def _saved(name: str):
 
 def current(view: ViewState) -> opened.Opened | None:
     """The capture computed ahead for the view's input, while the start-up load is still running; else None."""
-    if not startup.loading() or _device(view) not in ("auto", "cpu"):
+    if not server_load.loading() or _device(view) not in ("auto", "cpu"):
         return None
     saved = _saved(view.model)
     if saved is None or saved[0].get("input") != input_of(view):
@@ -98,35 +96,4 @@ def current(view: ViewState) -> opened.Opened | None:
 
 def _device(view: ViewState) -> str:
     """The device the view asks for, with "auto" as the deployment sets it (ATTNVIZ_DEVICE)."""
-    from attnviz import settings
-
     return settings.current().device if view.device == "auto" else view.device
-
-
-def write(view: ViewState | None = None) -> Path:
-    """Compute the view's capture (default: the default view) with its model on CPU, as the page does, and save it
-    with its manifest. Returns the capture's path."""
-    from app_pages.shared import caches, model_runs
-    from attnviz.export.schema import capture_to_npz
-    from attnviz.models import load_model
-
-    view = view or ViewState()
-    wanted = input_of(view)
-    model_runs.use_interactive_threads()  # the app's thread count: another one sums in another order (other bits)
-    handle = load_model(view.model, "cpu")
-    capture = caches.compute_analysis(handle, wanted["text"], wanted["target"], wanted["mode"], wanted["truncate"])
-    FOLDER.mkdir(parents=True, exist_ok=True)
-    capture_path = FOLDER / f"{view.model}.npz"
-    capture_path.write_bytes(capture_to_npz(capture))
-    manifest = {
-        "file": capture_path.name,
-        "input": wanted,
-        "files_sha256": model_files_sha256(catalogue_folder(view.model)),
-        "computed_on": computed_on(),
-    }
-    (FOLDER / f"{view.model}.json").write_text(json.dumps(manifest, ensure_ascii=False, indent=1) + "\n", "utf-8")
-    return capture_path
-
-
-if __name__ == "__main__":
-    print(f"saved {write()}")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app_pages.heads.choices import head_at
+from app_pages.shared.figure_export import clicked_points
 from app_pages.shared.session import VIEW, reset_widgets, widget_key
 
 GOTO = "attnviz_goto"  # a page to switch to on the next run (set by callbacks, which cannot switch pages)
@@ -59,8 +60,6 @@ def table_selects_head(num_heads: int) -> None:
 
 def grid_opens_head(chart: str, page: str, view_changes: dict) -> None:
     """Chart callback: the head clicked on a layer × head grid (`figures.clickable_heads`) opens on `page`."""
-    from app_pages.shared.figure_export import clicked_points
-
     points = clicked_points(chart)
     if points and points[0].get("customdata"):
         layer, head = points[0]["customdata"][:2]

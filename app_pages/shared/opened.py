@@ -13,7 +13,7 @@ import streamlit as st
 
 from app_pages.shared.session import MODEL_CUSTOM, MODEL_PICK, VIEW, reset_widgets
 from app_pages.shared.state import ViewState
-from attnviz import i18n
+from attnviz import export, i18n
 from attnviz.errors import AttnvizError
 from attnviz.provenance import alignment_heads_of
 from attnviz.types import AttentionCapture
@@ -118,8 +118,6 @@ def upload_limit_bytes() -> int:
 def receive_upload(key: str) -> None:
     """Uploader callback (the uploader's `key`): open the chosen file, or keep why it was refused; removing the file
     closes the capture."""
-    from attnviz import export
-
     uploaded = st.session_state.get(key)
     st.session_state.pop(UPLOAD_REFUSAL, None)
     if uploaded is None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app_pages.shared import startup
+from app_pages.shared import server_load
 from app_pages.shared.caches import catalogue_entries
 from app_pages.shared.page_errors import shown_errors
 from app_pages.shared.session import CUSTOM, MODEL_CUSTOM, MODEL_PICK, bound, tr
@@ -43,10 +43,10 @@ def _device_report(view: ViewState) -> None:
     """Which devices torch sees, and the one chosen; while the server is still importing torch, a line saying so
     (asking torch would make the first page wait for it)."""
     t = tr(view)
-    if startup.loading():
+    if server_load.loading():
         st.caption(t("device_report_loading"))
         return
-    from attnviz.devices import device_report
+    from attnviz.devices import device_report  # imports torch: asked only once the start-up load has imported it
 
     report = device_report(view.device, view.lang)
     with st.expander(t("device_report", chosen=report.chosen)):

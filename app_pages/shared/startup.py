@@ -8,41 +8,20 @@ import threading
 import time
 from contextlib import asynccontextmanager
 
+from app_pages.shared import caches, server_load
+from app_pages.shared.state import ViewState, view_options
+from attnviz import selection
+
 log = logging.getLogger("attnviz.app")
 
-_started = threading.Event()  # the server's lifespan began the warm-up
-_finished = threading.Event()  # … and it has ended (loaded, or failed and logged why)
-_first_page = threading.Event()  # a first script run has ended
 FIRST_PAGE_WAIT_S = 8.0  # the warm-up lets a first page run (from `first_view`) before it imports torch, this long
 BROWSER_DRAW_S = 2.0  # … and then the browser draw its charts (measured: ~0.7 s later with an import beside it)
-
-
-def loading() -> bool:
-    """Whether the server's start-up load is still running: the first page may then show the default view computed
-    ahead (`first_view`) instead of waiting for torch and the model."""
-    return _started.is_set() and not _finished.is_set()
-
-
-def empty_chart(key: str) -> None:
-    """An empty, invisible chart: drawn before the real ones, so that the browser fetches its chart library (seconds
-    on a busy machine) while the server still works on what the charts will show."""
-    import plotly.graph_objects as go
-    import streamlit as st
-
-    hidden = {"visible": False}
-    layout = {"height": 40, "margin": {"l": 0, "r": 0, "t": 0, "b": 0}, "xaxis": hidden, "yaxis": hidden}
-    st.plotly_chart(go.Figure(layout=layout), key=key, config={"staticPlot": True})
-
-
-def first_page_drawn() -> None:
-    """Called at the end of every script run: the warm-up may start importing (it has the cores to itself)."""
-    _first_page.set()
 
 
 def _warm_up_after_first_page() -> None:
     # Importing torch holds the GIL and a core for seconds: started beside the first page, it would slow the page's
     # script and the browser drawing its charts.
-    if _first_page.wait(FIRST_PAGE_WAIT_S):
+    if server_load.wait_for_first_page(FIRST_PAGE_WAIT_S):
         time.sleep(BROWSER_DRAW_S)
     warm_up()
 
@@ -58,9 +37,6 @@ def warm_up() -> None:
     """
     gc.disable()  # imports make millions of objects and no cycles worth collecting: a third faster without the GC
     try:
-        from app_pages.shared import caches
-        from app_pages.shared.state import ViewState
-
         default = ViewState()  # what a first visitor opens
         handle = caches.cached_model(default.model, default.device)
     except Exception:  # shown on the page when a session asks for the model
@@ -68,21 +44,18 @@ def warm_up() -> None:
     else:
         try:
             if handle is not None:  # a model to compute with (a stand-in cache may give none)
-                default_figures(caches, handle, default)
+                default_figures(handle, default)
         except Exception:  # the page computes it again, and says what went wrong
             log.warning("could not compute the default view at start-up", exc_info=True)
     finally:
-        _finished.set()
+        server_load.ended()
         gc.freeze()  # what start-up made lives as long as the server: later collections need not scan it again
         gc.enable()
 
 
-def default_figures(caches, handle, view) -> None:
+def default_figures(handle, view: ViewState) -> None:
     """The default `view` (Translate & align of the default text), computed as its page computes it: the capture
     lands in the page's result cache; the figures are made once and dropped."""
-    from app_pages.shared.state import view_options
-    from attnviz import selection
-
     target = caches.forced_target(view)
     result = caches.cached_analysis(view.model, view.device, view.text, target, view.mode, view.truncate)
     options = view_options(view, "cross", view.view)
@@ -94,6 +67,6 @@ def default_figures(caches, handle, view) -> None:
 @asynccontextmanager
 async def lifespan(_app):
     """The server's lifespan: start the warm-up, and let the server serve at once."""
-    _started.set()
+    server_load.began()
     threading.Thread(target=_warm_up_after_first_page, name="attnviz-warm-up", daemon=True).start()
     yield

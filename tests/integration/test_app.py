@@ -573,6 +573,6 @@ def test_the_warm_up_computes_the_default_view_into_the_pages_cache(monkeypatch)
         return real(*arguments)
 
     monkeypatch.setattr(caches, "cached_analysis", counted)
-    startup.default_figures(caches, handle, default)
+    startup.default_figures(handle, default)
     page = (default.model, default.device, default.text, caches.forced_target(default), default.mode, default.truncate)
     assert computed == [page]  # the very call the Translate & align page makes for the default view
