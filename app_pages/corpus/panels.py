@@ -145,7 +145,7 @@ def run_live(view: ViewState, lines: str, options: JobOptions) -> dict:
 
 
 def _open_head_of(layer, head) -> None:
-    navigation.open_head("translate", int(layer), int(head), view="head")
+    navigation.open_head("translate", int(layer), int(head), cross_aggregation="head")
 
 
 def _table_opens_head(key: str, rows_of) -> None:
@@ -227,7 +227,7 @@ def _pair_opens(pairs) -> None:
             "gold": "",
             "gold_reverse": "",
             "segmented": False,
-            "view": default.view,
+            "cross_aggregation": default.cross_aggregation,
             "layer": default.layer,
             "head": default.head,
         }

@@ -23,7 +23,7 @@ def head_at(row: int, num_heads: int) -> tuple[int, int]:
 def page_for_head(kind: str) -> tuple[str, dict]:
     """Where a head of a `kind` map opens ("translate" or "self") and the view changes that show exactly that head."""
     if kind == "cross":
-        return "translate", {"view": "head"}
+        return "translate", {"cross_aggregation": "head"}
     if kind in selection.STACKS:
-        return "self", {"self_view": "head", "stack": kind}
-    return "self", {"self_view": "head"}
+        return "self", {"self_aggregation": "head", "stack": kind}
+    return "self", {"self_aggregation": "head"}

@@ -11,10 +11,10 @@ from attnviz import selection
 
 def rollout_controls(view: ViewState, columns, layers: int) -> None:
     """The rollout's layer range (first, last, both included) and its residual term, for a map of `layers` layers."""
-    view.roll_last = min(view.roll_last, layers - 1)
-    view.roll_first = min(view.roll_first, view.roll_last)
-    session.bound(columns[0].selectbox, "roll_first", t("qk_rollout_first"), options=range(layers))
-    session.bound(columns[1].selectbox, "roll_last", t("qk_rollout_last"), options=range(view.roll_first, layers))
+    view.rollout_last = min(view.rollout_last, layers - 1)
+    view.rollout_first = min(view.rollout_first, view.rollout_last)
+    session.bound(columns[0].selectbox, "rollout_first", t("qk_rollout_first"), options=range(layers))
+    session.bound(columns[1].selectbox, "rollout_last", t("qk_rollout_last"), options=range(view.rollout_first, layers))
     with columns[2]:
         session.bound(st.toggle, "residual", t("qk_rollout_residual"), help=t("qk_rollout_residual_help"))
 
@@ -40,12 +40,14 @@ with shown_errors(view):
     layers, heads, queries, keys = result.shape(kind)
     long = not result.is_complete  # a long text: one head at a time, pooled, with exact values for a block
     aggregations = selection.SELF_AGGREGATIONS
-    controls.head_choice(view, columns[1:4], "self_view", aggregations, (layers, heads), one_head=long, disabled=long)
+    controls.head_choice(
+        view, columns[1:4], "self_aggregation", aggregations, (layers, heads), one_head=long, disabled=long
+    )
     if not long:
         controls.link_controls(view, columns[4], columns[5], lowest=0.05)
     else:
         controls.weighting_choice(view, columns[4])
-    if view.self_view == selection.ROLLOUT and not long:
+    if view.self_aggregation == selection.ROLLOUT and not long:
         rollout_controls(view, st.columns([2, 2, 4]), layers)
         st.caption(t("qk_rollout_note_decoder" if kind == "decoder" else "qk_rollout_note"))
 
@@ -54,7 +56,7 @@ with shown_errors(view):
     if long:
         long_text.long_map(view, result, kind, model)
     else:
-        options = view_options(view, kind, view.self_view, lines_query=find_head.lines_query(view, result, kind))
+        options = view_options(view, kind, view.self_aggregation, lines_query=find_head.lines_query(view, result, kind))
         shown = selection.show(result, options, handle.alignment_heads, ("heatmap", "lines", "grid"))
         if shown.amap.causal:
             st.caption(t("causal_note"))

@@ -47,10 +47,12 @@ with shown_errors(view):
         cross = result["cross"]
         columns = st.columns([2, 1, 1, 2, 2])
         shape = (cross.num_layers, cross.num_heads)
-        controls.head_choice(view, columns, "view", selection.AGGREGATIONS, shape, help=t("aggregation_help"))
+        controls.head_choice(
+            view, columns, "cross_aggregation", selection.AGGREGATIONS, shape, help=t("aggregation_help")
+        )
         controls.link_controls(view, columns[3], columns[4], lowest=0.0)
 
-        options = view_options(view, "cross", view.view)
+        options = view_options(view, "cross", view.cross_aggregation)
         written = selection.prepare(result, options)
         steps = selection.step_count(written)
         step = controls.replay_slider(view, steps)

@@ -24,11 +24,11 @@ def choices(view: ViewState, result, kind: str, side: str) -> list[selection.Tok
     Kept for the session while the result object stays the same (a long text's capture is shared, not copied, so
     each control change would otherwise merge its thousands of pieces into words again)."""
     made = st.session_state.setdefault(CHOICES, {})
-    key = (side, kind, view.words, view.hide)
+    key = (side, kind, view.words, view.hide_special)
     kept = made.get(key)
     if kept is not None and kept[0] is result:
         return kept[1]
-    found = selection.token_choices(result, kind, side, words=view.words, hide_special=view.hide)
+    found = selection.token_choices(result, kind, side, words=view.words, hide_special=view.hide_special)
     made[key] = (result, found)  # holding the result: its id cannot pass to another object meanwhile
     return found
 
@@ -46,8 +46,8 @@ def lines_query(view: ViewState, result, kind: str) -> int | None:
 def open_head(layer: int, head: int) -> None:
     """Show (layer, head) in this page's figures (a callback: the selectors start from the view on the next run)."""
     view = st.session_state[VIEW]
-    view.layer, view.head, view.self_view = int(layer), int(head), "head"
-    reset_widgets("layer", "head", "self_view")
+    view.layer, view.head, view.self_aggregation = int(layer), int(head), "head"
+    reset_widgets("layer", "head", "self_aggregation")
 
 
 def grid_clicked() -> None:

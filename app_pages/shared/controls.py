@@ -48,9 +48,9 @@ def link_controls(view: ViewState, threshold_column, toggles_column, lowest: flo
     )
     with toggles_column:
         bound(st.toggle, "words", t("words"), help=t("words_help"))
-        bound(st.toggle, "hide", t("hide_special"), help=t("hide_special_help"))
+        bound(st.toggle, "hide_special", t("hide_special"), help=t("hide_special_help"))
         scales = {"format_func": lambda s: t(f"find_color_scale_{s}"), "help": t("find_color_scale_help")}
-        bound(st.selectbox, "scale", t("find_color_scale"), options=selection.COLOR_SCALES, **scales)
+        bound(st.selectbox, "color_scale", t("find_color_scale"), options=selection.COLOR_SCALES, **scales)
         weighting_choice(view, st)
 
 
@@ -64,7 +64,16 @@ def weighting_choice(view: ViewState, column) -> None:
 def replay_slider(view: ViewState, steps: int) -> int:
     """The generation step to replay up to (1..steps), 0 meaning all; back to all whenever the input changes."""
     key = widget_key("step")
-    signature = (view.model, view.device, view.text, view.target, view.mode, view.segmented, view.words, view.hide)
+    signature = (
+        view.model,
+        view.device,
+        view.text,
+        view.target,
+        view.mode,
+        view.segmented,
+        view.words,
+        view.hide_special,
+    )
     if st.session_state.get(REPLAY_FOR) != signature:
         if REPLAY_FOR in st.session_state:  # a new input (not the first run, which may restore a step from a link)
             view.step = 0

@@ -75,7 +75,7 @@ def long_map(view: ViewState, lazy, kind: str, name: str | None = None) -> None:
         st.caption(t("long_not_continued"))
     pooled = caches.pooled(view, kind, layer, head, name)
     labels = selection.weighting_labels(view.weighting, view.lang)
-    scale = "head" if view.scale == "head" else "unit"  # no other head is computed here to share a maximum with
+    scale = "head" if view.color_scale == "head" else "unit"  # no other head is computed here to share a maximum with
     pooled_figure = figures.pooled_heatmap(
         pooled,
         stack.query_tokens,

@@ -58,7 +58,7 @@ def default_figures(handle, view: ViewState) -> None:
     lands in the page's result cache; the figures are made once and dropped."""
     target = caches.forced_target(view)
     result = caches.cached_analysis(view.model, view.device, view.text, target, view.mode, view.truncate)
-    options = view_options(view, "cross", view.view)
+    options = view_options(view, "cross", view.cross_aggregation)
     shown = selection.show(result, options, handle.alignment_heads, ("alignment", "heatmap"))
     for fig in shown.figures.values():
         fig.to_json()  # what the page sends: plotly's JSON encoder loads on first use

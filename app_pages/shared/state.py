@@ -29,17 +29,17 @@ class ViewState:
     text: str = DEFAULT_TEXT
     target: str = DEFAULT_TARGET
     mode: str = "generate"
-    view: str = "alignment"
+    cross_aggregation: str = "alignment"  # Translate & align: one of selection.AGGREGATIONS for the cross map
     layer: int = 0
     head: int = 0
     words: bool = True  # merge subword pieces into words
-    hide: bool = True  # hide special tokens (</s>, <pad>, [CLS] …)
+    hide_special: bool = True  # hide special tokens (</s>, <pad>, [CLS] …)
     threshold: float = 0.1  # weakest link drawn in the alignment and head-line views
     step: int = 0  # generation step shown by the replay slider; 0 = all tokens
     stack: str = "encoder"  # Self-attention page: encoder or decoder self-attention of an encoder-decoder model
-    self_view: str = "head"  # Self-attention page: one of SELF_AGGREGATIONS
-    roll_first: int = 0  # Self-attention page, rollout: the first layer rolled through
-    roll_last: int = 99  # … and the last (clamped to the model's last layer)
+    self_aggregation: str = "head"  # Self-attention page: one of selection.SELF_AGGREGATIONS for the self map
+    rollout_first: int = 0  # Self-attention page, rollout: the first layer rolled through (`rollout_layers`)
+    rollout_last: int = 99  # … and the last (clamped to the model's last layer)
     residual: bool = True  # rollout with the skip connection's 0.5·I term
     qk_color: str = "position"  # Query–key space: colour points by position or token
     qk_norm: bool = True  # Query–key space: keys centred on the queries, both of one mean length
@@ -53,7 +53,9 @@ class ViewState:
         True  # Self-attention: a text the model cannot read whole opens on the catalogue's longest reader
     )
     lines_from: int = 0  # Self-attention, long text: the first token of the head-lines window
-    scale: str = "unit"  # heatmaps and grids: one of selection.COLOR_SCALES (the same colours on every head by default)
+    color_scale: str = (
+        "unit"  # heatmaps and grids: one of selection.COLOR_SCALES (the same colours on every head by default)
+    )
     find_query: str = ""  # Self-attention, Find a head: the query token's label ("it #9"); empty = none picked
     find_key: str = ""  # … and the key token's
     lines_token: str = ""  # Self-attention, head lines: only this query token's lines (its label); empty = all
@@ -71,26 +73,43 @@ _CHOICES = {
     "device": DEVICES,
     "lang": LANGUAGES,
     "mode": MODES,
-    "view": selection.AGGREGATIONS,
+    "cross_aggregation": selection.AGGREGATIONS,
     "stack": selection.STACKS,
-    "self_view": selection.SELF_AGGREGATIONS,
+    "self_aggregation": selection.SELF_AGGREGATIONS,
     "kind": ("self", "encoder", "decoder", "cross"),
     "stat": tuple(analysis.STATISTICS),
     "weighting": selection.WEIGHTINGS,
     "qk_color": ("position", "token"),
-    "scale": selection.COLOR_SCALES,
+    "color_scale": selection.COLOR_SCALES,
 }
-ALWAYS_IN_URL = ("model", "text", "target", "layer", "head", "view")  # the shareable core, even at default values
+# Names links used before the fields took the names of `selection.ViewOptions`: still read (a link shared earlier
+# opens the same view), never written. The field's own name wins when a link has both.
+OLD_LINK_NAMES = {
+    "view": "cross_aggregation",
+    "self_view": "self_aggregation",
+    "hide": "hide_special",
+    "scale": "color_scale",
+    "roll_first": "rollout_first",
+    "roll_last": "rollout_last",
+}
+ALWAYS_IN_URL = (
+    "model",
+    "text",
+    "target",
+    "layer",
+    "head",
+    "cross_aggregation",
+)  # the shareable core, even at default values
 _COMMON = ("model", "device", "lang")
 _INPUT = ("text", "mode", "target")  # the target only in pair mode: generated, it is the model's, not the link's
-_LINKS = ("words", "hide", "threshold", "scale", "weighting")
+_LINKS = ("words", "hide_special", "threshold", "color_scale", "weighting")
 _LONG = ("truncate",)  # a text longer than the model: whether it is cut (the page says what was)
 PAGE_FIELDS = {  # the fields each page uses: its link carries these and no others (navigation.PAGES names)
     "translate": (
         *_COMMON,
         *_INPUT,
         *_LONG,
-        "view",
+        "cross_aggregation",
         "layer",
         "head",
         *_LINKS,
@@ -106,12 +125,12 @@ PAGE_FIELDS = {  # the fields each page uses: its link carries these and no othe
         "long_model",
         "lines_from",
         "stack",
-        "self_view",
+        "self_aggregation",
         "layer",
         "head",
         *_LINKS,
-        "roll_first",
-        "roll_last",
+        "rollout_first",
+        "rollout_last",
         "residual",
         "find_query",
         "find_key",
@@ -129,7 +148,7 @@ def view_options(
     view: ViewState, kind: str, aggregation: str, step: int = 0, lines_query: int | None = None
 ) -> selection.ViewOptions:
     """The library's options for what a page draws of map `kind`: the view's words, hiding, threshold, colour scale
-    and language, with the page's own aggregation field (`view` or `self_view`), replay step and isolated head-line
+    and language, with the page's own aggregation field (`cross_aggregation` or `self_aggregation`), replay step and isolated head-line
     token (`lines_query`, a row of the map as drawn)."""
     return selection.ViewOptions(
         kind=kind,
@@ -137,14 +156,14 @@ def view_options(
         layer=view.layer,
         head=view.head,
         words=view.words,
-        hide_special=view.hide,
+        hide_special=view.hide_special,
         threshold=view.threshold,
         step=step,
         lang=view.lang,
         weighting=view.weighting,
-        rollout_layers=(view.roll_first, view.roll_last),
+        rollout_layers=(view.rollout_first, view.rollout_last),
         residual=view.residual,
-        color_scale=view.scale,
+        color_scale=view.color_scale,
         lines_query=lines_query,
     )
 
@@ -181,21 +200,29 @@ def _parse(name: str, raw: str, default):
 def from_query_params(params: Mapping[str, str | Sequence[str]]) -> tuple[ViewState, list[str]]:
     """The view a link describes, and the names of parameters that could not be read (those keep their defaults).
 
-    Unknown parameters are ignored; a repeated parameter counts by its last value.
+    Unknown parameters are ignored; a repeated parameter counts by its last value; a field's old name still reads.
     """
     state = ViewState()
     unreadable = []
     for field in fields(ViewState):
-        if field.name not in params:
+        given = _name_in_link(params, field.name)
+        if given is None:
             continue
-        raw = params[field.name]
+        raw = params[given]
         if not isinstance(raw, str):
             raw = raw[-1] if raw else ""
         try:
             setattr(state, field.name, _parse(field.name, raw, getattr(state, field.name)))
         except ValueError:
-            unreadable.append(field.name)
+            unreadable.append(given)  # as the link names it
     return state, unreadable
+
+
+def _name_in_link(params: Mapping[str, object], field: str) -> str | None:
+    """The name under which the link gives `field`: its own, else an old one (`OLD_LINK_NAMES`); None when absent."""
+    if field in params:
+        return field
+    return next((old for old, new in OLD_LINK_NAMES.items() if new == field and old in params), None)
 
 
 def _format(value) -> str:

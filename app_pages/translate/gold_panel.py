@@ -145,8 +145,8 @@ def _open_selected_head() -> None:
     points = st.session_state[HEAD_MAP]["selection"]["points"]
     if points:
         view = st.session_state[VIEW]
-        view.view, view.layer, view.head = "head", int(points[0]["y"]), int(points[0]["x"])
-        reset_widgets("view", "layer", "head")
+        view.cross_aggregation, view.layer, view.head = "head", int(points[0]["y"]), int(points[0]["x"])
+        reset_widgets("cross_aggregation", "layer", "head")
 
 
 def head_map(view: ViewState, gold: GoldShown) -> None:

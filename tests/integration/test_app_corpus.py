@@ -107,7 +107,11 @@ def test_a_cell_of_the_aer_map_opens_that_head(report):
     )
     select(at, chart, {"points": [{"x": 2, "y": 1}], "point_indices": [6], "box": [], "lasso": []})
     assert at.title[0].value == "Translate & align"
-    assert (at.selectbox(key="w_view").value, at.selectbox(key="w_layer").value, at.selectbox(key="w_head").value) == (
+    assert (
+        at.selectbox(key="w_cross_aggregation").value,
+        at.selectbox(key="w_layer").value,
+        at.selectbox(key="w_head").value,
+    ) == (
         "head",
         1,
         2,
@@ -123,7 +127,9 @@ def test_a_pair_opens_on_translate_with_its_gold_links(report):
     row = pairs.iloc[0]  # a pre-segmented pair (爷爷 和 奶奶 …): it opens as its words, which its gold links index
     assert at.text_input(key="w_text").value == row["source_words"] and at.checkbox(key="w_segmented").value
     assert at.text_input(key="w_gold").value == row["gold"]
-    assert at.selectbox(key="w_view").value == "alignment"  # the model's alignment view, as the job scored it
+    assert (
+        at.selectbox(key="w_cross_aggregation").value == "alignment"
+    )  # the model's alignment view, as the job scored it
     line = next(m.value for m in at.markdown if "AER" in m.value)
     assert re.search(r"AER\D*([0-9.]+)", line).group(1) == format_value(row["aer"])  # the score the report gave it
     assert any(" · ".join(row["source_words"].split()) in c.value for c in at.caption)  # not the word merge's 爷 · 爷

@@ -52,11 +52,11 @@ def test_every_download_is_named_after_what_it_holds(downloads):
             f"alignment_demo-zh-en_Halign_早上好.{fmt}" in names and f"heatmap_demo-zh-en_Halign_早上好.{fmt}" in names
         )
     assert {"capture_demo-zh-en_早上好.json", "capture_demo-zh-en_早上好.npz"} <= names
-    at.session_state["w_view"] = "head"
+    at.session_state["w_cross_aggregation"] = "head"
     at.session_state["w_layer"], at.session_state["w_head"] = 1, 3
     at.run()
     assert "heatmap_demo-zh-en_L1H3_早上好.pdf" in downloads
-    at.session_state["w_view"] = "layer"
+    at.session_state["w_cross_aggregation"] = "layer"
     at.run()
     assert "alignment_demo-zh-en_L1Hmean_早上好.svg" in downloads
     at.switch_page("page_scripts/how_attention_works.py").run()

@@ -77,7 +77,7 @@ def test_clicking_a_cell_opens_that_head():
     at = open_app(**PAIR, gold="0-0 1-1 2-2")
     click_point(at, "score_grid", x=3, y=1)
     assert not at.exception and not at.error
-    assert at.selectbox(key="w_view").value == "head"
+    assert at.selectbox(key="w_cross_aggregation").value == "head"
     assert (at.selectbox(key="w_layer").value, at.selectbox(key="w_head").value) == (1, 3)
     assert "layer 1 · head 3" in charts(at)["heatmap"]["layout"]["title"]["text"]
 

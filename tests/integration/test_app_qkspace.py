@@ -48,7 +48,7 @@ def test_the_rollout_view_rolls_through_the_chosen_layers():
     at = open_page("page_scripts/self_attention.py", stack="encoder", self_view="rollout", roll_first=1, residual=0)
     heatmap = charts(at)["heatmap"]
     assert "rollout L1–L2" in heatmap["layout"]["title"]["text"]
-    assert at.session_state["w_roll_first"] == 1 and at.session_state["w_roll_last"] == 2
+    assert at.session_state["w_rollout_first"] == 1 and at.session_state["w_rollout_last"] == 2
     assert not at.session_state["w_residual"]
     assert any("Rollout" in caption.value for caption in at.caption)
 

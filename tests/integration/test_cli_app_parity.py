@@ -69,13 +69,13 @@ class Combination:
 
     def widgets(self) -> dict:
         """The values of the page's widgets (ViewState fields) that show this combination; the replay step aside."""
-        field = "view" if self.page == "translate" else "self_view"
+        field = "cross_aggregation" if self.page == "translate" else "self_aggregation"
         return {
             field: self.aggregation,
             "layer": self.layer,
             "head": self.head,
             "words": self.words,
-            "hide": self.hide,
+            "hide_special": self.hide,
             "lang": self.lang,
             "threshold": self.threshold,
         }

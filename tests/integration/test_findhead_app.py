@@ -57,7 +57,7 @@ def test_the_search_ranks_heads_and_a_click_opens_the_top_one(tiny_folder):
     assert said and f"**{top.weight:.2f}**" in said[0]
     link = at.query_params
     assert link["find_query"] == query.label and link["layer"] == str(top.layer)
-    assert "target" not in link and "view" not in link  # the Translate page's state stays out of this link
+    assert "target" not in link and "cross_aggregation" not in link  # the Translate page's state stays out of this link
 
 
 def test_giving_the_translation_starts_from_the_model_s_translation_of_this_text(tiny_folder):
