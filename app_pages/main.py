@@ -1,4 +1,5 @@
-"""The app's Streamlit script (app.py serves it): the sidebar and the navigation; each page is a script in page_scripts/ beside it."""
+"""The app's Streamlit script (app.py serves it): the sidebar and the navigation; each page is a script in
+page_scripts/ beside it."""
 
 from pathlib import Path
 

@@ -6,8 +6,8 @@ the shipped model, through the very function the page uses (`caches.compute_anal
 
     python -m app_pages.shared.save_first_view   # after retraining the default model, or changing what a capture holds
 
-The page shows it only while the start-up load is still running (`server_load.loading`), only for exactly the input it was
-computed for, only where the model would run on the CPU too (the device asked for, or ATTNVIZ_DEVICE for "auto", is
+The page shows it only while the start-up load is still running (`server_load.loading`), only for exactly the input it
+was computed for, only where the model would run on the CPU too (the device asked for, or ATTNVIZ_DEVICE for "auto", is
 auto or cpu), only while the model's files are byte for byte the ones that computed it (SHA-256 in its manifest),
 and only on a machine that computes the same bits (`computed_on`: the CPU, its kernel instruction sets, torch and the
 app's thread count; another CPU sums in another order); and it says so in a line. Once the model is loaded, every

@@ -1,6 +1,7 @@
-"""What the pages show, as one value: `ViewState` (model, text, target, layer, head, view, …), and the shareable link
-it makes (`to_query_params`) and is restored from (`from_query_params`). No Streamlit here: app_pages/shared/session.py binds
-it to the widgets."""
+"""What the pages show, as one value: `ViewState` (model, text, target, layer, head, aggregation, …), and the
+shareable link it makes (`to_query_params`) and is restored from (`from_query_params`). Its fields carry the names of
+`selection.ViewOptions` where they are its options. No Streamlit here: app_pages/shared/session.py binds it to the
+widgets."""
 
 from __future__ import annotations
 
@@ -148,8 +149,8 @@ def view_options(
     view: ViewState, kind: str, aggregation: str, step: int = 0, lines_query: int | None = None
 ) -> selection.ViewOptions:
     """The library's options for what a page draws of map `kind`: the view's words, hiding, threshold, colour scale
-    and language, with the page's own aggregation field (`cross_aggregation` or `self_aggregation`), replay step and isolated head-line
-    token (`lines_query`, a row of the map as drawn)."""
+    and language, with the page's own aggregation field (`cross_aggregation` or `self_aggregation`), replay step
+    and isolated head-line token (`lines_query`, a row of the map as drawn)."""
     return selection.ViewOptions(
         kind=kind,
         aggregation=aggregation,

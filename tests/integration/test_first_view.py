@@ -1,7 +1,7 @@
-"""The default view computed ahead (app_pages/shared/first_view.py): the saved capture is what the shipped model computes
-now, bit for bit on the machine that saved it; the first page draws it, while the server is still loading, with the
-same figures the model gives and a line saying so; any other input, device, model file, machine or thread count gets
-the model itself."""
+"""The default view computed ahead (app_pages/shared/first_view.py): the saved capture is what the shipped model
+computes now, bit for bit on the machine that saved it; the first page draws it, while the server is still loading,
+with the same figures the model gives and a line saying so; any other input, device, model file, machine or thread
+count gets the model itself."""
 
 import json
 
