@@ -1,7 +1,9 @@
-"""The app's Streamlit script (app.py serves it): the sidebar and the navigation; each page is a file beside it."""
+"""The app's Streamlit script (app.py serves it): the sidebar and the navigation; each page is a script in
+page_scripts/ beside it."""
 
 import streamlit as st
 
+from app_pages.shared import server_load
 from attnviz import i18n
 from attnviz.paths import FAVICON
 
@@ -16,12 +18,10 @@ st.set_option("client.showErrorDetails", "none")  # errors are sentences on the 
 # browser fetches its chart library meanwhile (removed once the page has drawn).
 preload = st.empty()
 with st.spinner(i18n.t("long_loading_libraries", st.query_params.get("lang", "en")), show_time=True):
-    from app_pages import startup
-
     with preload:
-        startup.empty_chart("chart_preload")
-    from app_pages import figure_export, navigation, opened, session
-    from app_pages.sidebar import sidebar
+        server_load.empty_chart("chart_preload")
+    from app_pages.shared import figure_export, navigation, opened, session
+    from app_pages.shared.sidebar import sidebar
 
 view = session.state()
 t = session.tr(view)
@@ -59,4 +59,4 @@ try:
 finally:  # the page's own charts are drawn (or it said why not): the empty one goes
     preload.empty()
 session.sync_url(view, navigation.page_at(navigation_menu.url_path))
-startup.first_page_drawn()
+server_load.first_page_drawn()

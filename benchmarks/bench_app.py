@@ -138,16 +138,16 @@ def _spread(values: list[float], scale: float, unit: str, digits: int) -> str:
 
 IMPORT_PROBE = """
 import gc, json, time
-gc.disable()  # as the server's warm-up does (app_pages/startup.py)
+gc.disable()  # as the server's warm-up does (app_pages/shared/startup.py)
 t0 = time.perf_counter()
-import app_pages.caches
+import app_pages.shared.caches
 t1 = time.perf_counter()
 import attnviz.attention.capture
 t2 = time.perf_counter()
 from attnviz.models import load_model
 load_model(%r, "cpu")
 t3 = time.perf_counter()
-print(json.dumps({"streamlit, torch, plotly (app_pages.caches)": t1 - t0,
+print(json.dumps({"streamlit, torch, plotly (app_pages.shared.caches)": t1 - t0,
                   "transformers' modelling code (attnviz.attention.capture)": t2 - t1, "the weights (load_model)": t3 - t2}))
 """
 
@@ -225,7 +225,7 @@ def report(model: str, rerun: dict, draw: dict, load: tuple[float, float], costs
         "- What a fresh process spends before it can analyse anything (one run, s): "
         + "; ".join(f"{name} {seconds:.2f}" for name, seconds in costs.items())
         + f"; {sum(costs.values()):.2f} in all. The server does this work once its first page has run and the "
-        "browser has had two seconds to draw it (app_pages/startup.py); a first change waits for whatever is left of it."
+        "browser has had two seconds to draw it (app_pages/shared/startup.py); a first change waits for whatever is left of it."
     )
     lines += [
         "",
@@ -234,7 +234,7 @@ def report(model: str, rerun: dict, draw: dict, load: tuple[float, float], costs
             "the server does for that edit (generation of the translation, capture, figures) plus the harness's handling "
             "of the result; the browser's own drawing is not included. The first draw is timed from `subprocess.Popen` of "
             "`streamlit run app.py` until chromium shows both figures of the default page with their words and no script "
-            "running. That first page is the default view as the default model computed it ahead (app_pages/first_view.py: "
+            "running. That first page is the default view as the default model computed it ahead (app_pages/shared/first_view.py: "
             "shown only while the server is still loading the model, only while the model's files are the ones that "
             "computed it, and said on the page); the page starts with an empty chart so that the browser fetches its "
             "chart library while the script runs. Then a new text is typed at once, and the clock stops again when the "

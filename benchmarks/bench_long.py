@@ -59,7 +59,7 @@ def long_reader_in_catalogue():
     if any(entry.name == "demo-decoder" for entry in catalogue.catalogue()):
         yield "demo-decoder", False
         return
-    from app_pages import caches
+    from app_pages.shared import caches
     from tests.support.tiny import save_long_llama
 
     with tempfile.TemporaryDirectory() as folder:
@@ -116,7 +116,7 @@ def measure(texts: list[str], expected_tokens: int, params: dict | None = None) 
     for name, value in (params or {}).items():
         at.query_params[name] = value
     at.run()
-    at.switch_page("self_attention.py").run()
+    at.switch_page("page_scripts/self_attention.py").run()
     cold = timed(lambda: at.text_input(key="w_text").input(texts[0]).run())
     page_ok(at)
     first = timed(lambda: at.text_input(key="w_text").input(texts[1]).run())

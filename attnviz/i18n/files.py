@@ -4,7 +4,7 @@ file whose header disagrees with itself (`error.capture_*`, raised by attnviz.ex
 
 STRINGS: dict[str, dict[str, str]] = {
     "en": {
-        # Downloads (app_pages/figure_export.py)
+        # Downloads (app_pages/shared/figure_export.py)
         "download_size": "Download size",
         "download_preset": "Size",
         "preset_screen": "As on screen (choose scale and size)",
@@ -24,7 +24,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "export.small_labels": "At {width} px wide, the {tokens} token labels of a line stand {size} px high "
         "({points} pt in print): too small to read. Export it wider, or show fewer tokens (words instead of pieces, "
         "special tokens hidden).",
-        # Open a capture (app_pages/open_capture.py, app_pages/opened.py)
+        # Open a capture (app_pages/page_scripts/open_capture.py, app_pages/shared/opened.py)
         "page_open": "Open a capture",
         "open_title": "Open a capture",
         "open_intro": "A capture saved by attnviz — this app's JSON or NPZ download, or `python -m attnviz capture` "

@@ -44,7 +44,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "truth_language_de": "German",
         "truth_language_fr": "French",
         "truth_language_ro": "Romanian",
-        # Step scores (app_pages/translate.py)
+        # Step scores (app_pages/page_scripts/translate.py)
         "truth_steps_title": "How sure the model was of each token it wrote",
         "truth_steps_intro": "For every token it wrote: the probability the model gave it, and the tokens it "
         "found most likely there. A low probability means the model was guessing.",

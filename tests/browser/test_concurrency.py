@@ -41,7 +41,14 @@ def _text(index: int) -> str:
 
 
 def _url(base: str, model: str, index: int) -> str:
-    view = {"model": model, "text": _text(index), "lang": "en", "words": "1", "hide": "1", "self_view": "head"}
+    view = {
+        "model": model,
+        "text": _text(index),
+        "lang": "en",
+        "words": "1",
+        "hide_special": "1",
+        "self_aggregation": "head",
+    }
     return f"{base}/self-attention?{urllib.parse.urlencode(view)}"
 
 

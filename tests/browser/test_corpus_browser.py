@@ -43,4 +43,4 @@ def test_the_corpus_page_opens_a_report_and_a_click_on_the_aer_map_opens_that_he
         page.wait_for_url(lambda url: "corpus" not in urllib.parse.urlparse(url).path, timeout=120_000)
         wait_for_app(page, timeout_ms=180_000)
         query = urllib.parse.parse_qs(urllib.parse.urlparse(page.url).query)
-        assert query["view"] == ["head"] and query["layer"] == ["1"] and query["head"] == ["2"]
+        assert query["cross_aggregation"] == ["head"] and query["layer"] == ["1"] and query["head"] == ["2"]

@@ -13,7 +13,7 @@ import pytest
 import torch
 from streamlit.testing.v1 import AppTest
 
-from app_pages import explainer_steps
+from app_pages.explainer import steps as explainer_steps
 from attnviz import analysis, figures, i18n, selection
 from attnviz.attention.capture import capture
 from attnviz.attention.math import softmax_rows
@@ -160,7 +160,7 @@ def test_link_restores_the_view(tiny):
     assert_page_ok(at)
     assert at.text_input(key="w_text").value == "晚安"
     assert at.text_input(key="w_target").value == "Good night"
-    assert at.selectbox(key="w_view").value == "head"
+    assert at.selectbox(key="w_cross_aggregation").value == "head"
     assert (at.selectbox(key="w_layer").value, at.selectbox(key="w_head").value) == (1, 3)
     assert at.slider(key="w_threshold").value == pytest.approx(0.3)
     heatmap = charts(at)["heatmap"]
@@ -298,7 +298,7 @@ def test_decoder_self_attention_shows_the_causal_mask(tiny):
     assert np.isnan(z[upper]).all() and np.isfinite(z[~upper]).all()
     assert any("masked" in c.value for c in at.caption)
     assert axis_labels(heatmap, "xaxis") == axis_labels(heatmap, "yaxis")  # rows and columns: the decoder's input
-    at.toggle(key="w_hide").set_value(True).run()
+    at.toggle(key="w_hide_special").set_value(True).run()
     labels = axis_labels(charts(at)["heatmap"], "yaxis")
     assert "<pad>" not in labels and "</s>" not in labels and labels[0] == "G"
 
@@ -306,7 +306,7 @@ def test_decoder_self_attention_shows_the_causal_mask(tiny):
 def test_hiding_special_tokens_removes_them(tiny):
     at = open_app("self", model=tiny, **PAIR)
     assert "</s>" in axis_labels(charts(at)["heatmap"], "xaxis")
-    at.toggle(key="w_hide").set_value(True).run()
+    at.toggle(key="w_hide_special").set_value(True).run()
     assert_page_ok(at)
     assert "</s>" not in axis_labels(charts(at)["heatmap"], "xaxis")
 
@@ -393,7 +393,7 @@ def test_choosing_a_head_opens_it_on_the_translate_page(tiny):
     at.button(key="open_head").click().run()
     assert_page_ok(at)
     assert at.title[0].value == "Translate & align"
-    assert at.selectbox(key="w_view").value == "head"
+    assert at.selectbox(key="w_cross_aggregation").value == "head"
     assert "layer 1 · head 2" in title(charts(at)["heatmap"])
 
 
@@ -541,7 +541,7 @@ def test_streamlit_run_finds_the_app_and_its_script():
 def test_the_start_up_warm_up_fills_the_model_cache_or_logs_why_not(monkeypatch, caplog):
     import gc
 
-    from app_pages import caches, startup
+    from app_pages.shared import caches, startup
 
     loaded = []
     monkeypatch.setattr(caches, "cached_model", lambda name, device: loaded.append((name, device, gc.isenabled())))
@@ -560,8 +560,8 @@ def test_the_start_up_warm_up_fills_the_model_cache_or_logs_why_not(monkeypatch,
 
 
 def test_the_warm_up_computes_the_default_view_into_the_pages_cache(monkeypatch):
-    from app_pages import caches, startup
-    from app_pages.state import ViewState
+    from app_pages.shared import caches, startup
+    from app_pages.shared.state import ViewState
 
     default = ViewState()
     handle = load_model(default.model, "cpu")
@@ -573,6 +573,6 @@ def test_the_warm_up_computes_the_default_view_into_the_pages_cache(monkeypatch)
         return real(*arguments)
 
     monkeypatch.setattr(caches, "cached_analysis", counted)
-    startup.default_figures(caches, handle, default)
+    startup.default_figures(handle, default)
     page = (default.model, default.device, default.text, caches.forced_target(default), default.mode, default.truncate)
     assert computed == [page]  # the very call the Translate & align page makes for the default view

@@ -17,7 +17,7 @@ import pytest
 import tomllib
 from streamlit.testing.v1 import AppTest
 
-from app_pages import figure_export, opened
+from app_pages.shared import figure_export, opened
 from attnviz import analysis, cli, export, i18n
 from attnviz.attention.capture import capture
 from attnviz.errors import AttnvizError
@@ -56,7 +56,7 @@ def upload(at: AppTest, name: str, data: bytes) -> AppTest:
 
 
 def opened_app(name: str, data: bytes) -> AppTest:
-    at = upload(app("open_capture.py"), name, data)
+    at = upload(app("page_scripts/open_capture.py"), name, data)
     assert_page_ok(at)
     return at
 
@@ -100,38 +100,40 @@ def test_a_saved_capture_opens_with_its_provenance(saved, demo, fmt):
 
 def test_every_page_draws_the_opened_capture_as_the_live_page_draws_its_input(saved):
     live, shown = app(**LINK), opened_app("capture.npz", saved["npz"])
-    assert page_charts(shown, "translate.py") == page_charts(live, "translate.py")
+    assert page_charts(shown, "page_scripts/translate.py") == page_charts(live, "page_scripts/translate.py")
     for stack in ("encoder", "decoder"):
-        assert page_charts(shown, "self_attention.py", stack=stack) == page_charts(
-            live, "self_attention.py", stack=stack
+        assert page_charts(shown, "page_scripts/self_attention.py", stack=stack) == page_charts(
+            live, "page_scripts/self_attention.py", stack=stack
         )
     for kind in ("cross", "encoder"):
-        opened_table = page_charts(shown, "heads.py", kind=kind), shown.dataframe[0].value
-        live_table = page_charts(live, "heads.py", kind=kind), live.dataframe[0].value
+        opened_table = page_charts(shown, "page_scripts/heads.py", kind=kind), shown.dataframe[0].value
+        live_table = page_charts(live, "page_scripts/heads.py", kind=kind), live.dataframe[0].value
         assert opened_table[0] == live_table[0]
         assert opened_table[1].equals(live_table[1])
-    replayed = page_charts(shown, "translate.py", view="head", layer=2, head=1)
-    assert replayed == page_charts(live, "translate.py", view="head", layer=2, head=1)
+    replayed = page_charts(shown, "page_scripts/translate.py", view="head", layer=2, head=1)
+    assert replayed == page_charts(live, "page_scripts/translate.py", view="head", layer=2, head=1)
     assert shown.sidebar.info, "the sidebar says a saved capture is shown on every page"
 
 
 def test_an_opened_capture_is_drawn_without_loading_its_model(saved, monkeypatch):
-    from app_pages import caches
+    from app_pages.shared import caches
 
     def refuse(*_):
         raise AssertionError("the model was loaded for an opened capture")
 
     at = opened_app("capture.json", saved["json"])
     monkeypatch.setattr(caches, "model", refuse)
-    shown = page_charts(at, "translate.py")
+    shown = page_charts(at, "page_scripts/translate.py")
     assert {"alignment", "heatmap"} <= set(shown)
-    assert page_charts(at, "heads.py") and len(at.dataframe[0].value) == 3 * 4  # the statistic grid and table
+    assert (
+        page_charts(at, "page_scripts/heads.py") and len(at.dataframe[0].value) == 3 * 4
+    )  # the statistic grid and table
 
 
 def test_the_opened_captures_downloads_save_it_again_with_its_provenance(saved, demo, downloads, monkeypatch):
     monkeypatch.setenv("ATTNVIZ_EXPORT_ENGINE", "static")
     at = opened_app("capture.json", saved["json"])
-    page_charts(at, "translate.py")
+    page_charts(at, "page_scripts/translate.py")
     again = export.read_capture_upload(downloads["capture_demo-zh-en_早上好.json"]())
     assert again.provenance == demo[1].provenance and alignment_heads_of(again) == [(2, 0)]
     for kind, amap in demo[1].maps.items():
@@ -145,18 +147,18 @@ def test_the_opened_captures_downloads_save_it_again_with_its_provenance(saved, 
 @pytest.mark.parametrize("fmt", ["json", "npz"])
 def test_the_apps_own_download_opens_again_and_draws_the_same(downloads, fmt):
     live = app(**LINK)
-    drawn = page_charts(live, "translate.py")
+    drawn = page_charts(live, "page_scripts/translate.py")
     (name,) = [name for name in downloads if name.startswith("capture_") and name.endswith(f".{fmt}")]
     at = opened_app(name, downloads[name]())
-    assert page_charts(at, "translate.py") == drawn
+    assert page_charts(at, "page_scripts/translate.py") == drawn
 
 
 def test_a_generated_capture_opens_in_generate_mode_and_replays(downloads):
     live = app(model="demo-zh-en", device="cpu", text="我喜欢学习。", mode="generate")
-    drawn = page_charts(live, "translate.py")
+    drawn = page_charts(live, "page_scripts/translate.py")
     at = opened_app("generated.json", downloads["capture_demo-zh-en_我喜欢学习.json"]())
     assert "mode" not in at.query_params  # generate, the default: the link is the live page's
-    assert page_charts(at, "translate.py") == drawn
+    assert page_charts(at, "page_scripts/translate.py") == drawn
     assert at.slider(key="w_step").max == live.slider(key="w_step").max
     at.slider(key="w_step").set_value(1).run()
     live.slider(key="w_step").set_value(1).run()
@@ -172,7 +174,7 @@ def test_closing_or_changing_the_text_goes_back_to_the_model(saved):
     assert not at.file_uploader[0].value, "closing empties the uploader"
 
     upload(at, "capture.json", saved["json"])
-    at.switch_page("translate.py").run()
+    at.switch_page("page_scripts/translate.py").run()
     at.text_input(key="w_text").set_value("晚安").run()
     assert_page_ok(at)
     assert opened.OPENED not in at.session_state and not at.sidebar.info
@@ -285,7 +287,7 @@ def assert_refused(at: AppTest, error: AttnvizError, lang: str) -> None:
 
 
 def test_every_kind_of_bad_file_is_refused_with_a_sentence_in_the_page_language(saved):
-    at = app("open_capture.py")
+    at = app("page_scripts/open_capture.py")
     files = bad_files(saved)
     for lang in ("en", "zh"):
         at.session_state["w_lang"] = lang
@@ -308,7 +310,7 @@ def test_a_refused_file_keeps_the_open_capture_open(saved):
 
 def test_a_file_over_the_upload_limit_is_refused_before_it_is_read(saved, monkeypatch):
     monkeypatch.setattr(opened, "upload_limit_bytes", lambda: 10_000)
-    at = app("open_capture.py")
+    at = app("page_scripts/open_capture.py")
     upload(at, "capture.json", saved["json"])
     error = refusal(saved["json"])
     assert error.key == "capture_too_large"
@@ -321,7 +323,7 @@ def test_an_unexpected_failure_is_a_sentence_and_the_server_log(saved, monkeypat
         raise RuntimeError("a bug")
 
     monkeypatch.setattr(export, "read_capture_upload", broken)
-    at = upload(app("open_capture.py"), "capture.json", saved["json"])
+    at = upload(app("page_scripts/open_capture.py"), "capture.json", saved["json"])
     assert not at.exception and [e.value for e in at.error] == [i18n.t("open_unexpected")]
     assert "a bug" in caplog.text
 
@@ -329,7 +331,7 @@ def test_an_unexpected_failure_is_a_sentence_and_the_server_log(saved, monkeypat
 def test_damaged_files_are_opened_or_refused_never_a_traceback(saved):
     """A fuzz of cuts and flipped bytes: each upload opens a capture or shows one sentence, nothing else."""
     rng = np.random.default_rng(16)
-    at = app("open_capture.py")
+    at = app("page_scripts/open_capture.py")
     for index in range(24):
         data = bytearray(saved["json" if index % 2 else "npz"])
         data = data[: int(rng.integers(1, len(data) + 1))] if index % 3 == 0 else data
@@ -387,14 +389,14 @@ def test_the_clis_capture_opens_in_the_app_and_draws_the_clis_and_the_live_pages
     assert cli.main(["capture", *given, "-o", str(written)]) == 0, capsys.readouterr().err
     at = opened_app(written.name, written.read_bytes())
     assert provenance_table(at)["Model"] == "demo-zh-en (catalogue)"
-    shown = page_charts(at, "translate.py")
-    assert shown == page_charts(app(**link), "translate.py")  # the live page
+    shown = page_charts(at, "page_scripts/translate.py")
+    assert shown == page_charts(app(**link), "page_scripts/translate.py")  # the live page
     for figure in ("alignment", "heatmap"):  # the CLI's export of the same input is the opened page's download
         target = tmp_path / f"{figure}.html"
         assert cli.main(["export", *given, "--view", figure, "-o", str(target)]) == 0, capsys.readouterr().err
         drawn = as_file(go.Figure(shown[figure]), "demo-zh-en")
         make = figure_export.figure_maker(drawn, "html", figure, figure_export.Source(), {})
         assert html_figure(target.read_text(encoding="utf-8")) == html_figure(make().decode("utf-8"))
-    stats = page_charts(at, "heads.py", kind="cross")
+    stats = page_charts(at, "page_scripts/heads.py", kind="cross")
     values = analysis.head_statistics(export.load_capture(written)["cross"])
     assert stats and at.dataframe[0].value["entropy"].tolist() == pytest.approx(values["entropy"].ravel().tolist())

@@ -38,7 +38,7 @@ def open_corpus(**params) -> AppTest:
     for name, value in params.items():
         at.query_params[name] = str(value)
     at.run()
-    return at.switch_page("corpus.py").run()
+    return at.switch_page("page_scripts/corpus.py").run()
 
 
 def views(at: AppTest) -> list[str]:
@@ -82,7 +82,7 @@ def test_in_chinese_the_summary_and_bad_lines_are_chinese(report):
 
 def test_uploaded_files_that_make_no_report_are_named_in_the_error(tmp_path):
     at = open_corpus(lang="zh")
-    at.switch_page("corpus.py")
+    at.switch_page("page_scripts/corpus.py")
     uploaded = [SimpleNamespace(name="notes.json", getvalue=lambda: b"{}")]
     with mock.patch("streamlit.file_uploader", return_value=uploaded):
         at.run()
@@ -107,7 +107,11 @@ def test_a_cell_of_the_aer_map_opens_that_head(report):
     )
     select(at, chart, {"points": [{"x": 2, "y": 1}], "point_indices": [6], "box": [], "lasso": []})
     assert at.title[0].value == "Translate & align"
-    assert (at.selectbox(key="w_view").value, at.selectbox(key="w_layer").value, at.selectbox(key="w_head").value) == (
+    assert (
+        at.selectbox(key="w_cross_aggregation").value,
+        at.selectbox(key="w_layer").value,
+        at.selectbox(key="w_head").value,
+    ) == (
         "head",
         1,
         2,
@@ -123,7 +127,9 @@ def test_a_pair_opens_on_translate_with_its_gold_links(report):
     row = pairs.iloc[0]  # a pre-segmented pair (爷爷 和 奶奶 …): it opens as its words, which its gold links index
     assert at.text_input(key="w_text").value == row["source_words"] and at.checkbox(key="w_segmented").value
     assert at.text_input(key="w_gold").value == row["gold"]
-    assert at.selectbox(key="w_view").value == "alignment"  # the model's alignment view, as the job scored it
+    assert (
+        at.selectbox(key="w_cross_aggregation").value == "alignment"
+    )  # the model's alignment view, as the job scored it
     line = next(m.value for m in at.markdown if "AER" in m.value)
     assert re.search(r"AER\D*([0-9.]+)", line).group(1) == format_value(row["aer"])  # the score the report gave it
     assert any(" · ".join(row["source_words"].split()) in c.value for c in at.caption)  # not the word merge's 爷 · 爷
@@ -166,8 +172,8 @@ def test_the_pages_choices_outlive_a_switch_of_language_and_page_and_the_run_wor
     at.text_area(key="w_corpus_lines").set_value("早上好！ ||| Good morning!\n谢谢。 ||| Thank you.").run()
     at.checkbox(key="w_corpus_has_gold").check().uncheck().run()
     at.button_group(key="w_lang").set_value("zh").run()
-    at.switch_page("translate.py").run()
-    at.switch_page("corpus.py").run()
+    at.switch_page("page_scripts/translate.py").run()
+    at.switch_page("page_scripts/corpus.py").run()
     assert at.radio(key="w_corpus_source").value == "run"
     assert at.text_area(key="w_corpus_lines").value.startswith("早上好！ ||| Good morning!")
     at.button(key="corpus_run").click().run()
@@ -192,8 +198,8 @@ def test_a_run_of_only_bad_lines_lists_them_and_a_long_paste_says_what_was_left_
 def test_the_statistics_choice_outlives_a_page_switch_and_a_folder_that_fails_leaves_no_report(report, tmp_path):
     at = open_corpus(corpus=str(report))
     at.selectbox(key="w_corpus_kind").set_value("cross").run()
-    at.switch_page("translate.py").run()
-    at.switch_page("corpus.py").run()
+    at.switch_page("page_scripts/translate.py").run()
+    at.switch_page("page_scripts/corpus.py").run()
     assert at.selectbox(key="w_corpus_kind").value == "cross"
     at.text_input(key="w_corpus").set_value(str(tmp_path)).run()  # no report there
     assert at.error and not at.success  # the report before is not left on show under the error

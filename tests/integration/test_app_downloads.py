@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 import pytest
 from PIL import Image
 
-from app_pages import figure_export
+from app_pages.shared import figure_export
 from attnviz import export, i18n
 from attnviz.export.sizing import PRESETS, ExportSize
 from attnviz.figures.layout import as_file
@@ -53,14 +53,14 @@ def test_every_download_is_named_after_what_it_holds(downloads):
             f"alignment_demo-zh-en_Halign_早上好.{fmt}" in names and f"heatmap_demo-zh-en_Halign_早上好.{fmt}" in names
         )
     assert {"capture_demo-zh-en_早上好.json", "capture_demo-zh-en_早上好.npz"} <= names
-    at.session_state["w_view"] = "head"
+    at.session_state["w_cross_aggregation"] = "head"
     at.session_state["w_layer"], at.session_state["w_head"] = 1, 3
     at.run()
     assert "heatmap_demo-zh-en_L1H3_早上好.pdf" in downloads
-    at.session_state["w_view"] = "layer"
+    at.session_state["w_cross_aggregation"] = "layer"
     at.run()
     assert "alignment_demo-zh-en_L1Hmean_早上好.svg" in downloads
-    at.switch_page("how_attention_works.py").run()
+    at.switch_page("page_scripts/how_attention_works.py").run()
     assert "seed-alignment.png" in downloads and "seed-alignment.json" in downloads  # no model, no text
 
 
@@ -78,7 +78,7 @@ def test_the_png_scale_chosen_once_applies_to_every_figure_on_every_page(downloa
             "width": None,
             "height": None,
         }
-    at.switch_page("self_attention.py").run()
+    at.switch_page("page_scripts/self_attention.py").run()
     assert_page_ok(at)
     grid = charts(at)["grid"]
     (name,) = [name for name in downloads if name.startswith("layer-head-grid_") and name.endswith(".png")]

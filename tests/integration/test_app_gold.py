@@ -77,7 +77,7 @@ def test_clicking_a_cell_opens_that_head():
     at = open_app(**PAIR, gold="0-0 1-1 2-2")
     click_point(at, "score_grid", x=3, y=1)
     assert not at.exception and not at.error
-    assert at.selectbox(key="w_view").value == "head"
+    assert at.selectbox(key="w_cross_aggregation").value == "head"
     assert (at.selectbox(key="w_layer").value, at.selectbox(key="w_head").value) == (1, 3)
     assert "layer 1 · head 3" in charts(at)["heatmap"]["layout"]["title"]["text"]
 
@@ -143,13 +143,13 @@ def test_no_reverse_model_is_the_default_and_the_choice_lists_the_other_translat
 
 
 def test_a_reverse_model_that_cannot_read_the_pair_is_a_sentence_and_the_links_are_scored_one_way(monkeypatch):
-    import app_pages.gold_panel
+    import app_pages.translate.gold_panel
     from attnviz.errors import InputError
 
     def refuses(*args):
         raise InputError("corpus_reverse_failed", model="demo-en-zh")
 
-    monkeypatch.setattr(app_pages.gold_panel, "reverse_view", refuses)
+    monkeypatch.setattr(app_pages.translate.gold_panel, "reverse_view", refuses)
     at = open_app(**PAIR, gold="0-0 1-1 2-2", gold_reverse="demo-en-zh")
     assert not at.exception and not at.error
     assert any("could not read this pair" in w.value for w in at.warning)

@@ -82,7 +82,7 @@ def test_a_deployment_without_custom_models_lists_no_hub_models(monkeypatch):
 
 
 def test_a_bert_replica_draws_on_the_self_attention_page(replica):
-    at = open_app("self_attention.py", model=replica("bert-base-chinese"), text="早上好！")
+    at = open_app("page_scripts/self_attention.py", model=replica("bert-base-chinese"), text="早上好！")
     assert not at.exception and not at.error
     (heatmap,) = [spec for spec in specs(at) if spec["layout"]["meta"]["view"] == "heatmap"]
     assert [html.unescape(label) for label in heatmap["layout"]["xaxis"]["ticktext"]] == ["早", "上", "好", "！"]

@@ -13,7 +13,7 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from app_pages import caches
+from app_pages.shared import caches
 from attnviz import analysis, catalogue, selection
 from attnviz.attention.capture import capture
 from attnviz.models import load_model
@@ -58,7 +58,9 @@ def minilm():
 def test_1500_words_open_on_minilm_truncated_with_exact_figures(minilm):
     text = english_text(1500)
     total = len(minilm.tokenizer(text)["input_ids"])
-    at = open_page("self_attention.py", model="minilm", long_model=0)  # MiniLM kept, not the longest reader
+    at = open_page(
+        "page_scripts/self_attention.py", model="minilm", long_model=0
+    )  # MiniLM kept, not the longest reader
     at.text_input(key="w_text").input(text).run()
     page_ok(at)
     assert f"Kept 512 of {total:,} tokens; cut from" in said(at)
@@ -111,7 +113,7 @@ def test_a_long_text_opens_on_the_longest_reader_when_one_lands(tmp_path, monkey
 
     folder = long_reader(tmp_path, monkeypatch)
     text = english_text(800)  # more than demo-zh-en's 128 tokens and MiniLM's 512, within the stand-in's 4,096
-    at = open_page("self_attention.py")
+    at = open_page("page_scripts/self_attention.py")
     at.text_input(key="w_text").input(text).run()
     page_ok(at)
     assert "It is shown with demo-decoder, which reads up to 4,096" in said(at)
@@ -142,7 +144,7 @@ def test_heads_reads_a_long_text_with_the_longest_reader_or_truncated(tmp_path, 
     reader = long_reader(tmp_path, monkeypatch)
     chosen = tiny_folder("bert")  # reads 512 positions
     text = english_text(150)  # a byte-level tokenizer: about 900 tokens, within the stand-in's 4,096
-    at = open_page("heads.py", model=chosen, text=text, kind="self")
+    at = open_page("page_scripts/heads.py", model=chosen, text=text, kind="self")
     page_ok(at)
     assert "It is shown with demo-decoder, which reads up to 4,096" in said(at) and "Kept" not in said(at)
     whole = capture(load_model(reader, "cpu"), text)["self"]  # every token read, equal to eager attention
@@ -160,7 +162,7 @@ def test_heads_reads_a_long_text_with_the_longest_reader_or_truncated(tmp_path, 
 
 def test_translate_offers_truncation_and_says_what_it_cut():
     text = english_text(200)
-    at = open_page("translate.py", model="demo-en-zh")
+    at = open_page("page_scripts/translate.py", model="demo-en-zh")
     at.text_input(key="w_text").input(text).run()
     page_ok(at)
     assert at.toggle(key="w_truncate").value

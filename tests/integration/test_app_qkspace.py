@@ -27,7 +27,9 @@ def charts(at: AppTest) -> dict[str, dict]:
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_a_link_opens_the_query_key_space_with_its_picked_key_outlined(lang):
-    at = open_page("qk_space.py", lang=lang, kind="encoder", layer=1, head=2, qk_point="k1", qk_color="token")
+    at = open_page(
+        "page_scripts/qk_space.py", lang=lang, kind="encoder", layer=1, head=2, qk_point="k1", qk_color="token"
+    )
     drawn = charts(at)
     space, heatmap = drawn["qk_space"], drawn["heatmap"]
     assert space["layout"]["meta"]["layer"] == 1 and space["layout"]["meta"]["head"] == 2
@@ -48,17 +50,17 @@ def test_a_link_opens_the_query_key_space_with_its_picked_key_outlined(lang):
 
 
 def test_the_rollout_view_rolls_through_the_chosen_layers():
-    at = open_page("self_attention.py", stack="encoder", self_view="rollout", roll_first=1, residual=0)
+    at = open_page("page_scripts/self_attention.py", stack="encoder", self_view="rollout", roll_first=1, residual=0)
     heatmap = charts(at)["heatmap"]
     assert "rollout L1–L2" in heatmap["layout"]["title"]["text"]
-    assert at.session_state["w_roll_first"] == 1 and at.session_state["w_roll_last"] == 2
+    assert at.session_state["w_rollout_first"] == 1 and at.session_state["w_rollout_last"] == 2
     assert not at.session_state["w_residual"]
     assert any("Rollout" in caption.value for caption in at.caption)
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_explainer_walks_your_sentence_and_says_the_row_equals_the_capture(lang):
-    at = open_page("how_attention_works.py", lang=lang, kind="cross", layer=2, head=0, ex_token=1)
+    at = open_page("page_scripts/how_attention_works.py", lang=lang, kind="cross", layer=2, head=0, ex_token=1)
     steps = charts(at)["sentence_steps"]
     meta = steps["layout"]["meta"]
     assert (meta["kind"], meta["layer"], meta["head"], meta["row"]) == ("cross", 2, 0, 1)
@@ -108,7 +110,7 @@ def test_a_long_text_uses_its_own_on_demand_capture_and_a_window_of_the_map(monk
     monkeypatch.setenv("ATTNVIZ_LAZY_FROM_TOKENS", "8")
     monkeypatch.setattr(selection, "LONG_WINDOW", 4)
     at = open_page(
-        "qk_space.py",
+        "page_scripts/qk_space.py",
         model="minilm",
         text="Attention lets every token look at every other token.",
         qk_point="q6",

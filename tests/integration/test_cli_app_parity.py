@@ -19,7 +19,7 @@ import plotly.io as pio
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app_pages import figure_export
+from app_pages.shared import figure_export
 from attnviz import cli, selection
 from attnviz.cli import batch
 from attnviz.cli.commands.export import figure as cli_figure
@@ -74,13 +74,13 @@ class Combination:
 
     def widgets(self) -> dict:
         """The values of the page's widgets (ViewState fields) that show this combination; the replay step aside."""
-        field = "view" if self.page == "translate" else "self_view"
+        field = "cross_aggregation" if self.page == "translate" else "self_aggregation"
         return {
             field: self.aggregation,
             "layer": self.layer,
             "head": self.head,
             "words": self.words,
-            "hide": self.hide,
+            "hide_special": self.hide,
             "lang": self.lang,
             "threshold": self.threshold,
         }
@@ -134,7 +134,7 @@ class Page:
             self.at.query_params[name] = value
         self.at.run()
         if page == "self":
-            self.at.switch_page("self_attention.py").run()
+            self.at.switch_page("page_scripts/self_attention.py").run()
 
     def show(self, combination: Combination) -> dict[str, dict]:
         """The page's figures (plotly JSON) by name once its widgets hold this combination."""

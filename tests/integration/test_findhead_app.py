@@ -43,7 +43,7 @@ def test_the_search_ranks_heads_and_a_click_opens_the_top_one(tiny_folder):
     full = capture(load_model(model, "cpu"), TEXT)
     query = find_head.find_choice(find_head.token_choices(full, "self", "query"), "it")
     key = find_head.find_choice(find_head.token_choices(full, "self", "key"), "cat")
-    at = _open("self_attention.py", model=model, text=TEXT, find_query=query.label, find_key=key.label)
+    at = _open("page_scripts/self_attention.py", model=model, text=TEXT, find_query=query.label, find_key=key.label)
     _ok(at)
     top = find_head.rank_heads(full, "self", query, key)[0]
     first = at.button(key="find_open_1")
@@ -57,7 +57,7 @@ def test_the_search_ranks_heads_and_a_click_opens_the_top_one(tiny_folder):
     assert said and f"**{top.weight:.2f}**" in said[0]
     link = at.query_params
     assert link["find_query"] == query.label and link["layer"] == str(top.layer)
-    assert "target" not in link and "view" not in link  # the Translate page's state stays out of this link
+    assert "target" not in link and "cross_aggregation" not in link  # the Translate page's state stays out of this link
 
 
 def test_giving_the_translation_starts_from_the_model_s_translation_of_this_text(tiny_folder):
@@ -88,7 +88,7 @@ def test_the_heads_table_says_what_each_role_means_in_both_languages(tiny_folder
 
     text = "the cat sat and the cat ran"  # "the cat" comes twice: the induction score applies
     for lang in ("en", "zh"):
-        at = _open("heads.py", model=tiny_folder("bert"), text=text, kind="self", lang=lang)
+        at = _open("page_scripts/heads.py", model=tiny_folder("bert"), text=text, kind="self", lang=lang)
         _ok(at)
         config = json.loads(at.dataframe[0].proto.columns)
         for name in analysis.STATISTICS:

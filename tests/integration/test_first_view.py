@@ -1,15 +1,15 @@
-"""The default view computed ahead (app_pages/first_view.py): the saved capture is what the shipped model computes
-now, bit for bit on the machine that saved it; the first page draws it, while the server is still loading, with the
-same figures the model gives and a line saying so; any other input, device, model file, machine or thread count gets
-the model itself."""
+"""The default view computed ahead (app_pages/shared/first_view.py): the saved capture is what the shipped model
+computes now, bit for bit on the machine that saved it; the first page draws it, while the server is still loading,
+with the same figures the model gives and a line saying so; any other input, device, model file, machine or thread
+count gets the model itself."""
 
 import json
 
 import numpy as np
 import pytest
 
-from app_pages import caches, first_view, model_runs, startup
-from app_pages.state import ViewState
+from app_pages.shared import caches, first_view, model_runs, save_first_view, server_load, startup
+from app_pages.shared.state import ViewState
 from attnviz.export.schema import capture_from_npz
 from attnviz.models import catalogue_folder, load_model
 from tests.support.app import assert_page_ok, charts, open_app
@@ -33,7 +33,7 @@ def folder_here(tmp_path_factory):
     threads, folder = torch.get_num_threads(), tmp_path_factory.mktemp("first-view")
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(first_view, "FOLDER", folder)
-        first_view.write()
+        save_first_view.write()
     torch.set_num_threads(threads)
     return folder
 
@@ -49,7 +49,7 @@ def view_computed_here(folder_here, monkeypatch):
 @pytest.fixture
 def server_loading(monkeypatch):
     """The page as a first visitor meets it: the start-up load still running, the model not loaded."""
-    monkeypatch.setattr(startup, "loading", lambda: True)
+    monkeypatch.setattr(server_load, "loading", lambda: True)
 
     def no_model(*arguments):
         raise AssertionError("the first page asked for the model while it was loading")
@@ -72,7 +72,9 @@ def test_the_saved_first_view_is_what_the_shipped_model_computes_now(app_threads
     manifest = _manifest(COMMITTED)
     assert manifest["input"] == first_view.input_of(DEFAULT)  # the view a first visitor opens
     folder = catalogue_folder(DEFAULT.model)
-    assert manifest["files_sha256"] == first_view.model_files_sha256(folder), "python -m app_pages.first_view"
+    assert manifest["files_sha256"] == first_view.model_files_sha256(folder), (
+        "python -m app_pages.shared.save_first_view"
+    )
     saved = capture_from_npz(COMMITTED / manifest["file"])
     wanted = manifest["input"]
     # computed at the app's thread count (app_threads): another count sums in another order
@@ -94,7 +96,7 @@ def test_the_saved_first_view_is_what_the_shipped_model_computes_now(app_threads
 
 
 def test_a_view_computed_on_another_machine_or_thread_count_gets_the_model(monkeypatch):
-    monkeypatch.setattr(startup, "loading", lambda: True)
+    monkeypatch.setattr(server_load, "loading", lambda: True)
     assert first_view.current(ViewState()) is not None
     monkeypatch.setenv("ATTNVIZ_TORCH_THREADS", str(first_view.computed_on()["threads"] + 1))
     assert first_view.current(ViewState()) is None  # another thread count sums in another order
@@ -117,7 +119,7 @@ def test_the_first_page_draws_the_saved_view_without_the_model_and_says_so(serve
 def test_the_saved_view_draws_the_figures_the_model_draws(monkeypatch):
     from_model = open_app()
     assert not any("Computed ahead" in caption.value for caption in from_model.caption)
-    monkeypatch.setattr(startup, "loading", lambda: True)
+    monkeypatch.setattr(server_load, "loading", lambda: True)
     ahead = open_app()
     assert any("Computed ahead" in caption.value for caption in ahead.caption)
     assert charts(ahead) == charts(from_model)
@@ -133,14 +135,14 @@ def test_the_zh_page_says_it_in_chinese(server_loading):
     "change", [{"text": "你好"}, {"mode": "pair"}, {"device": "cuda"}, {"model": "demo-en-zh"}], ids=str
 )
 def test_any_other_input_gets_the_model(monkeypatch, change):
-    monkeypatch.setattr(startup, "loading", lambda: True)
+    monkeypatch.setattr(server_load, "loading", lambda: True)
     view = ViewState(**change)
     assert first_view.current(view) is None
     assert first_view.current(ViewState()) is not None
 
 
 def test_a_deployment_that_runs_auto_on_a_gpu_gets_the_model(monkeypatch):
-    monkeypatch.setattr(startup, "loading", lambda: True)
+    monkeypatch.setattr(server_load, "loading", lambda: True)
     monkeypatch.setenv("ATTNVIZ_DEVICE", "cuda")
     assert first_view.current(ViewState()) is None  # computed ahead on CPU: not what this deployment runs
     monkeypatch.setenv("ATTNVIZ_DEVICE", "cpu")
@@ -149,7 +151,7 @@ def test_a_deployment_that_runs_auto_on_a_gpu_gets_the_model(monkeypatch):
 
 def test_changed_model_files_or_a_finished_load_get_the_model(monkeypatch):
     assert first_view.current(ViewState()) is None  # no server start-up under way (as in every other test)
-    monkeypatch.setattr(startup, "loading", lambda: True)
+    monkeypatch.setattr(server_load, "loading", lambda: True)
     first_view._saved.cache_clear()
     monkeypatch.setattr(first_view, "model_files_sha256", lambda folder: {"model.safetensors": "retrained"})
     try:
@@ -163,19 +165,19 @@ def test_the_warm_up_imports_after_the_first_page_and_loading_lasts_until_it_end
     import time
 
     began = []
-    monkeypatch.setattr(startup, "warm_up", lambda: began.append(startup.loading()))
+    monkeypatch.setattr(startup, "warm_up", lambda: began.append(server_load.loading()))
     monkeypatch.setattr(startup, "BROWSER_DRAW_S", 0.0)
     for event in ("_started", "_finished", "_first_page"):
-        monkeypatch.setattr(startup, event, threading.Event())
-    assert not startup.loading()  # no server start-up: pages compute from the model
-    startup._started.set()
-    assert startup.loading()
+        monkeypatch.setattr(server_load, event, threading.Event())
+    assert not server_load.loading()  # no server start-up: pages compute from the model
+    server_load._started.set()
+    assert server_load.loading()
     thread = threading.Thread(target=startup._warm_up_after_first_page)
     thread.start()
     time.sleep(0.3)
     assert began == []  # torch is not imported beside the first page's script
-    startup.first_page_drawn()
+    server_load.first_page_drawn()
     thread.join(timeout=10)
     assert began == [True]
-    startup._finished.set()
-    assert not startup.loading()
+    server_load._finished.set()
+    assert not server_load.loading()

@@ -11,10 +11,10 @@ from streamlit.testing.v1 import AppTest
 
 APP = str(Path(__file__).resolve().parents[2] / "app_pages" / "main.py")
 PAGES = {
-    "translate": "translate.py",
-    "self": "self_attention.py",
-    "explainer": "how_attention_works.py",
-    "heads": "heads.py",
+    "translate": "page_scripts/translate.py",
+    "self": "page_scripts/self_attention.py",
+    "explainer": "page_scripts/how_attention_works.py",
+    "heads": "page_scripts/heads.py",
 }
 
 
@@ -63,7 +63,7 @@ def downloads(monkeypatch):
 
 @pytest.fixture(scope="module", autouse=True)  # autouse in the modules that import it
 def one_torch_thread():
-    """The app runs torch with one thread (app_pages/model_runs.py); the CLI's captures here do too, so that both
+    """The app runs torch with one thread (app_pages/shared/model_runs.py); the CLI's captures here do too, so that both
     sides compute bit-equal weights."""
     import torch
 

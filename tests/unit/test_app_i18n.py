@@ -8,14 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from app_pages import explainer_steps, multi_head, state
+from app_pages.explainer import multi_head
+from app_pages.explainer import steps as explainer_steps
+from app_pages.shared import state
 from attnviz import analysis, i18n, selection
 from attnviz.errors import AttnvizError, DeviceUnavailableError, InputError, ModelLoadError, ResourceLimitError
 from attnviz.export.sizing import PRESETS
 from attnviz.run import MODES
 
 REPO = Path(__file__).resolve().parents[2]
-APP_SOURCES = [REPO / "app.py", *sorted((REPO / "app_pages").glob("*.py"))]
+APP_SOURCES = [REPO / "app.py", *sorted((REPO / "app_pages").rglob("*.py"))]
 CJK = re.compile(r"[\u4e00-\u9fff]")
 SAME_IN_BOTH = {"language", "translation_line", "device_cpu", "model_custom_hint"}  # names, formulas, examples
 # figure words that are symbols and placeholders only, the same in both languages

@@ -11,8 +11,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import attnviz.settings
-from app_pages import explainer_steps, heads_choices, model_runs, multi_head
-from app_pages import state as app_state
+from app_pages.explainer import multi_head
+from app_pages.explainer import steps as explainer_steps
+from app_pages.heads import choices as heads_choices
+from app_pages.shared import model_runs
+from app_pages.shared import state as app_state
 from attnviz import analysis, selection
 from attnviz.attention.walkthrough import walkthrough
 from attnviz.errors import InputError, ModelLoadError, SettingError
@@ -41,15 +44,18 @@ view_states = st.builds(
     text=st.text(min_size=0, max_size=60),
     target=st.text(min_size=0, max_size=60),
     mode=st.sampled_from(MODES),
-    view=st.sampled_from(selection.AGGREGATIONS),
+    cross_aggregation=st.sampled_from(selection.AGGREGATIONS),
     layer=st.integers(0, 40),
     head=st.integers(0, 40),
     words=st.booleans(),
-    hide=st.booleans(),
+    hide_special=st.booleans(),
     threshold=st.sampled_from([0.0, 0.05, 0.1, 0.35, 0.9]),
     step=st.integers(0, 60),
     stack=st.sampled_from(selection.STACKS),
-    self_view=st.sampled_from(selection.SELF_AGGREGATIONS),
+    self_aggregation=st.sampled_from(selection.SELF_AGGREGATIONS),
+    rollout_first=st.integers(0, 12),
+    rollout_last=st.integers(0, 99),
+    color_scale=st.sampled_from(selection.COLOR_SCALES),
     kind=st.sampled_from(["self", "encoder", "decoder", "cross"]),
     stat=st.sampled_from(list(analysis.STATISTICS)),
     q=explainer_texts("q"),
@@ -93,7 +99,7 @@ def test_unreadable_parameters_keep_their_defaults_and_are_named():
     params = {
         "layer": "-1",
         "head": "two",
-        "view": "sideways",
+        "cross_aggregation": "sideways",
         "lang": "fr",
         "threshold": "2",
         "words": "maybe",
@@ -102,18 +108,53 @@ def test_unreadable_parameters_keep_their_defaults_and_are_named():
         "unknown": "x",
     }
     state, unreadable = app_state.from_query_params(params)
-    assert sorted(unreadable) == ["head", "lang", "layer", "model", "threshold", "view", "words"]
+    assert sorted(unreadable) == ["cross_aggregation", "head", "lang", "layer", "model", "threshold", "words"]
     default = app_state.ViewState()
-    assert (state.layer, state.head, state.view, state.lang, state.threshold, state.words, state.model) == (
+    assert (
+        state.layer,
+        state.head,
+        state.cross_aggregation,
+        state.lang,
+        state.threshold,
+        state.words,
+        state.model,
+    ) == (
         default.layer,
         default.head,
-        default.view,
+        default.cross_aggregation,
         default.lang,
         default.threshold,
         default.words,
         default.model,
     )
     assert state.text == "晚安"
+
+
+def test_a_link_of_the_old_field_names_opens_the_same_view():
+    old = {"view": "head", "self_view": "rollout", "hide": "0", "scale": "head", "roll_first": "1", "roll_last": "3"}
+    state, unreadable = app_state.from_query_params(old)
+    assert unreadable == []
+    assert set(app_state.OLD_LINK_NAMES) == set(old)
+    for old_name, new_name in app_state.OLD_LINK_NAMES.items():
+        assert (
+            app_state.from_query_params({new_name: old[old_name]})[0]
+            == app_state.from_query_params({old_name: old[old_name]})[0]
+        ), old_name
+    assert (state.cross_aggregation, state.self_aggregation, state.hide_special, state.color_scale) == (
+        "head",
+        "rollout",
+        False,
+        "head",
+    )
+    options = app_state.view_options(state, "self", state.self_aggregation)
+    assert (options.aggregation, options.hide_special, options.color_scale) == ("rollout", False, "head")
+    assert options.rollout_layers == (1, 3)
+    written = app_state.to_query_params(state)  # written under the new names only
+    assert not set(app_state.OLD_LINK_NAMES) & set(written)
+    assert written["self_aggregation"] == "rollout" and written["rollout_last"] == "3"
+    # the field's own name wins over an old one; an old name that cannot be read is named as the link gives it
+    assert app_state.from_query_params({"view": "head", "cross_aggregation": "all"})[0].cross_aggregation == "all"
+    assert app_state.from_query_params({"view": "sideways"})[1] == ["view"]
 
 
 def test_a_repeated_parameter_counts_by_its_last_value_and_long_text_is_cut():
@@ -156,9 +197,9 @@ def test_a_refused_model_is_named_in_both_languages():
 
 
 def test_heads_open_on_the_page_that_shows_their_map():
-    assert heads_choices.page_for_head("cross") == ("translate", {"view": "head"})
-    assert heads_choices.page_for_head("decoder") == ("self", {"self_view": "head", "stack": "decoder"})
-    assert heads_choices.page_for_head("self") == ("self", {"self_view": "head"})
+    assert heads_choices.page_for_head("cross") == ("translate", {"cross_aggregation": "head"})
+    assert heads_choices.page_for_head("decoder") == ("self", {"self_aggregation": "head", "stack": "decoder"})
+    assert heads_choices.page_for_head("self") == ("self", {"self_aggregation": "head"})
     amap = numbered_map(layers=2, heads=3)
     rows = analysis.statistics_table(analysis.head_statistics(amap), amap.layer_names)
     assert all(heads_choices.head_at(i, 3) == (row["layer"], row["head"]) for i, row in enumerate(rows))
@@ -247,7 +288,7 @@ def test_interactive_threads_setting():
 def test_the_librarys_view_defaults_are_the_apps():
     options, view = selection.ViewOptions(), app_state.ViewState()
     assert (options.layer, options.head) == (view.layer, view.head)
-    assert (options.words, options.hide_special) == (view.words, view.hide)
+    assert (options.words, options.hide_special) == (view.words, view.hide_special)
     assert (options.threshold, options.step, options.lang) == (view.threshold, view.step, view.lang)
-    assert selection.default_aggregation("cross") == view.view
-    assert all(selection.default_aggregation(kind) == view.self_view for kind in ("self", "encoder", "decoder"))
+    assert selection.default_aggregation("cross") == view.cross_aggregation
+    assert all(selection.default_aggregation(kind) == view.self_aggregation for kind in ("self", "encoder", "decoder"))

@@ -138,7 +138,7 @@ def test_the_scan_finds_the_raises():
         "attnviz/selection.py",
         "attnviz/cli/options.py",
         "attnviz/run.py",
-        "app_pages/model_runs.py",
+        "app_pages/shared/model_runs.py",
         "training/data/corpus.py",
     } <= scanned
 

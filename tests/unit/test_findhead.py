@@ -9,7 +9,7 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from app_pages import state as app_state
+from app_pages.shared import state as app_state
 from attnviz import figures, find_head, selection
 from attnviz.errors import InputError
 from attnviz.figures import layout
@@ -298,12 +298,14 @@ def test_a_page_link_carries_only_the_state_that_page_uses():
     view = app_state.ViewState(model="minilm", text="it ran", find_query="it #0", find_key="ran #1", stat="sink")
     self_link = app_state.to_query_params(view, "self")
     assert {"find_query", "find_key", "model", "text", "layer", "head"} <= set(self_link)
-    assert not {"target", "view", "stat", "step"} & set(self_link)  # generate mode: the target is the model's
+    assert not {"target", "cross_aggregation", "stat", "step"} & set(
+        self_link
+    )  # generate mode: the target is the model's
     heads_link = app_state.to_query_params(view, "heads")
-    assert "stat" in heads_link and not {"find_query", "view", "target"} & set(heads_link)
+    assert "stat" in heads_link and not {"find_query", "cross_aggregation", "target"} & set(heads_link)
     explainer = app_state.to_query_params(app_state.ViewState(q="1,0;0,1"), "explainer")
     assert set(explainer) == {"model", "q", "text", "layer", "head"}  # it also walks through the user's sentence
-    assert not {"stat", "find_query", "view"} & set(explainer)
+    assert not {"stat", "find_query", "cross_aggregation"} & set(explainer)
     pair = app_state.to_query_params(app_state.ViewState(mode="pair", target="Hi"), "translate")
     assert pair["target"] == "Hi" and pair["mode"] == "pair"
     assert "target" not in app_state.to_query_params(app_state.ViewState(), "translate")

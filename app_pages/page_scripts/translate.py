@@ -1,0 +1,76 @@
+"""Translate & align: cross-attention from every target token back to the source, as an alignment and a heatmap."""
+
+from dataclasses import replace
+
+import streamlit as st
+
+from app_pages.shared import caches, controls, figure_export, long_text, session, truth_notes
+from app_pages.shared.page_errors import shown_errors
+from app_pages.shared.state import view_options
+from app_pages.translate import gold_panel, pair_target
+from attnviz import focus, replay, selection
+from attnviz.corpus.view import gold_record
+from attnviz.run import MODES
+
+view = session.state()
+t = session.tr(view)
+st.title(t("translate_title"))
+st.caption(t("translate_intro"))
+session.link_warnings(view)
+
+pair_target.start(view)
+left, right = st.columns([3, 2])
+with left:
+    session.bound(st.text_input, "text", t("source_text"), placeholder=t("source_placeholder"))
+with right:
+    modes = {"format_func": lambda m: t(f"mode_{m}"), "horizontal": True, "on_change": pair_target.mode_changed}
+    session.bound(st.radio, "mode", t("mode"), options=MODES, **modes)
+    if view.mode == "pair":
+        given = {"placeholder": t("target_placeholder"), "on_change": pair_target.target_typed}
+        session.bound(st.text_input, "target", t("target_text"), **given)
+    gold_panel.field(view)
+
+truth_notes.language_check(view)
+with shown_errors(view):
+    read = gold_panel.as_read(view)  # the texts the model reads: a pair of space-separated words, joined
+    tokens = long_text.truncate_choice(read)
+    handle, result = caches.analysis(read)
+    truth_notes.caveat_notes(view, result)
+    long_text.truncation_note(read, result, tokens)
+    result = selection.whole_capture(result, ["cross"])  # a long source: its cross map is still small (target rows)
+    if "cross" not in result.maps:
+        st.info(t("no_cross", model=view.model), icon=":material/info:")
+    else:
+        if view.mode == "generate":
+            st.markdown(t("translation_line", text=result.source_text, translation=result.target_text))
+            pair_target.remember(view, result.target_text)
+        cross = result["cross"]
+        columns = st.columns([2, 1, 1, 2, 2])
+        shape = (cross.num_layers, cross.num_heads)
+        controls.head_choice(
+            view, columns, "cross_aggregation", selection.AGGREGATIONS, shape, help=t("aggregation_help")
+        )
+        controls.link_controls(view, columns[3], columns[4], lowest=0.0)
+
+        options = view_options(view, "cross", view.cross_aggregation)
+        written = selection.prepare(result, options)
+        steps = replay.step_count(written)
+        step = controls.replay_slider(view, steps)
+        names = ("alignment", "heatmap")
+        shown = selection.show_map(written, replace(options, step=step), handle.alignment_heads, names)
+        hidden = focus.hidden_focus(result, replace(options, step=step), shown.selection, handle.alignment_heads)
+        controls.step_focus(view, shown.selection, step or steps, steps, hidden)
+        scores = replay.step_scores(result)
+        truth_notes.step_line(view, replay.replayed_scores(scores, written, step))
+        gold = gold_panel.scored(view, result, shown, replace(options, step=step))
+        if gold is not None:
+            shown = gold.shown
+            gold_panel.score_line(view, gold)
+        charts = [("alignment", "alignment", "translate_alignment"), ("heatmap", "heatmap", "translate_heatmap")]
+        recorded = (
+            gold_record(view.gold, view.gold_reverse if gold.both_directions else None) if gold is not None else {}
+        )
+        figure_export.shown_figures(view, shown, charts, result, replace(options, step=step), recorded=recorded)
+        truth_notes.step_table(view, scores, truth_notes.beams_of(result))
+        if gold is not None:
+            gold_panel.head_map(view, gold)

@@ -1,0 +1,170 @@
+"""Models and results, cached: each model loads once per process, each input runs once, and a long text's
+statistics and pooled heads are computed once."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from app_pages.explainer import multi_head
+from app_pages.shared import first_view, model_runs, opened, server_load
+from app_pages.shared.state import ViewState
+from attnviz import i18n, selection
+from attnviz import run as runs
+from attnviz.models import catalogue, load_model
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def cached_model(name: str, device: str):
+    model_runs.use_interactive_threads()
+    return load_model(name, device)
+
+
+@st.cache_data(show_spinner=False, max_entries=128)
+def cached_analysis(name: str, device: str, text: str, target: str, mode: str, truncate: bool = False):
+    """The capture of one input, with its provenance (what the app's JSON/NPZ downloads save)."""
+    return compute_analysis(cached_model(name, device), text, target, mode, truncate)
+
+
+def compute_analysis(handle, text: str, target: str, mode: str, truncate: bool = False):
+    """`cached_analysis` without the cache: also what `first_view` saves for the first page."""
+    return runs.run_recorded(handle, runs.RunRequest(text, target, mode, truncate=truncate))
+
+
+@st.cache_resource(show_spinner=False, max_entries=2)  # shared, not copied: it holds every layer's queries and keys
+def cached_lazy_analysis(name: str, device: str, text: str, target: str, mode: str, truncate: bool = False):
+    request = runs.RunRequest(text, target, mode, capture="lazy", truncate=truncate)
+    return runs.run(cached_model(name, device), request)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def cached_lazy_statistics(name: str, device: str, text: str, target: str, mode: str, truncate: bool, kind: str):
+    return cached_lazy_analysis(name, device, text, target, mode, truncate).head_statistics(kind)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def cached_pooled(
+    name: str,
+    device: str,
+    text: str,
+    target: str,
+    mode: str,
+    truncate: bool,
+    kind: str,
+    layer: int,
+    head: int,
+    weighted: bool = False,
+):
+    lazy = cached_lazy_analysis(name, device, text, target, mode, truncate)
+    return lazy.downsampled(kind, layer, head, max_tokens=selection.LONG_BINS, value_weighted=weighted)
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def cached_source_tokens(name: str, device: str, text: str) -> int:
+    return runs.source_tokens(cached_model(name, device), text)
+
+
+@st.cache_resource(show_spinner=False, max_entries=2)  # shared: it holds every layer's queries, keys and values
+def cached_vectors(name: str, device: str, text: str, target: str | None):
+    from attnviz.attention.vectors import capture_with_values  # imports torch: only when a page asks for vectors
+
+    return capture_with_values(cached_model(name, device), text, target)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def cached_multi_head(batch: int, length: int, hidden: int, heads: int, device: str):
+    return multi_head.multi_head_walkthrough(batch, length, hidden, heads, device)
+
+
+@st.cache_data(show_spinner=False, max_entries=2)  # one per language
+def catalogue_entries(lang: str):
+    return catalogue(lang)
+
+
+_loaded: set[tuple[str, str]] = set()  # (model, device) pairs this process has loaded
+
+
+def model(view: ViewState, name: str | None = None):
+    """The view's model (or the model `name`), loaded once per process; raises AttnvizError with a sentence when it
+    cannot be."""
+    name = name or view.model
+    refusal = model_runs.model_refusal(name, [entry.name for entry in catalogue_entries(view.lang)])
+    if refusal:
+        raise refusal
+    key = (name, view.device)
+    waiting = st.empty()
+    try:
+        with waiting.container(), st.spinner(i18n.t("loading_model", view.lang, model=name), show_time=True):
+            if key not in _loaded:  # an empty chart: the browser fetches its chart library while the model loads
+                server_load.empty_chart(f"chart_loading_{name}")
+            handle = cached_model(*key)
+    finally:
+        waiting.empty()
+    _loaded.add(key)
+    return handle
+
+
+def forced_target(view: ViewState) -> str:
+    """The target the model reads: the one typed, in pair mode; none when the model writes its own."""
+    return view.target if view.mode == "pair" else ""
+
+
+def without_model(view: ViewState) -> opened.Opened | None:
+    """The capture a page shows without its model: one opened from a file, or the default view computed ahead while
+    the server is still loading the model (`first_view`); None when the page computes from the model."""
+    return opened.current(view) or first_view.current(view)
+
+
+def analysis(view: ViewState, name: str | None = None):
+    """(model handle, capture) of the view's text with the view's model (or the model `name`), computed once per
+    input: an AttentionCapture, or for a long text a LazyCapture (`attnviz.run.capture_kind`) that computes the heads
+    a page shows; truncated to the model's positions when the view says so. While a saved capture is open
+    (`opened`), or while the default view computed ahead stands in (`first_view`), that capture, and what it tells of
+    its model, without loading the model."""
+    shown = opened.current(view)
+    if shown is None and name in (None, view.model):
+        shown = first_view.current(view)
+        if shown is not None:  # computed ahead: said in a line
+            st.caption(i18n.t("first_view_note", view.lang, model=shown.model.name))
+    if shown is not None:
+        return shown.model, shown.capture
+    name = name or view.model
+    handle = model(view, name)
+    target = forced_target(view)
+    request = runs.RunRequest(view.text, target, view.mode, capture="auto", truncate=view.truncate)
+    lazy = runs.capture_kind(handle, request) == "lazy"
+    with st.spinner(i18n.t("analysing_long" if lazy else "analysing", view.lang), show_time=True):
+        cached = cached_lazy_analysis if lazy else cached_analysis
+        result = cached(name, view.device, view.text, target, view.mode, view.truncate)
+    return handle, result
+
+
+def lazy_statistics(view: ViewState, kind: str, name: str | None = None) -> dict:
+    """The head statistics of a long text's map, streamed tile by tile once per input."""
+    target = forced_target(view)
+    with st.spinner(i18n.t("computing_statistics", view.lang), show_time=True):
+        return cached_lazy_statistics(
+            name or view.model, view.device, view.text, target, view.mode, view.truncate, kind
+        )
+
+
+def pooled(view: ViewState, kind: str, layer: int, head: int, name: str | None = None):
+    """One head of a long text's map, pooled whole (every cell computed, tile by tile, none kept), once per input."""
+    target = forced_target(view)
+    with st.spinner(i18n.t("pooling", view.lang), show_time=True):
+        weighted = view.weighting == "value-norm"
+        return cached_pooled(
+            name or view.model, view.device, view.text, target, view.mode, view.truncate, kind, layer, head, weighted
+        )
+
+
+def source_tokens(view: ViewState, name: str | None = None) -> int:
+    """How many tokens the model (the view's, or `name`) makes of the view's text, before any truncation."""
+    return cached_source_tokens(name or view.model, view.device, view.text)
+
+
+def vectors(view: ViewState, handle, result):
+    """The queries, keys and values of every head for the input `result` shows (`attention.vectors`), from one more
+    on-demand pass over the same text (and the target the model wrote or read), once per input."""
+    target = result.target_text if handle.is_seq2seq else None
+    with st.spinner(i18n.t("qk_computing_vectors", view.lang), show_time=True):
+        return cached_vectors(handle.name, view.device, result.source_text, target or None)

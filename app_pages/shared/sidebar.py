@@ -1,0 +1,108 @@
+"""The sidebar: language, model (a catalogue entry or, where allowed, any Hugging Face id or folder) and device."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from app_pages.shared import server_load
+from app_pages.shared.caches import catalogue_entries
+from app_pages.shared.page_errors import shown_errors
+from app_pages.shared.session import CUSTOM, MODEL_CUSTOM, MODEL_PICK, bound, tr
+from app_pages.shared.state import DEVICES, LANGUAGES, ViewState
+from attnviz import hub, i18n, settings
+from attnviz.hub import hub_cache
+
+
+def sidebar(view: ViewState) -> None:
+    t = tr(view)
+    with st.sidebar:
+        bound(
+            st.segmented_control,
+            "lang",
+            t("language"),
+            options=LANGUAGES,
+            format_func=lambda code: i18n.LANGUAGES[code],
+            selection_mode="single",
+            required=True,
+        )
+        with shown_errors(view):  # a setting the picker reads may be unusable: said here, and again by the page
+            _model_picker(view)
+        bound(
+            st.selectbox,
+            "device",
+            t("device"),
+            options=DEVICES,
+            format_func=lambda d: t(f"device_{d}"),
+            help=t("device_help"),
+        )
+        _device_report(view)
+        st.caption(t("sidebar_footer"))
+
+
+def _device_report(view: ViewState) -> None:
+    """Which devices torch sees, and the one chosen; while the server is still importing torch, a line saying so
+    (asking torch would make the first page wait for it)."""
+    t = tr(view)
+    if server_load.loading():
+        st.caption(t("device_report_loading"))
+        return
+    from attnviz.devices import device_report  # imports torch: asked only once the start-up load has imported it
+
+    report = device_report(view.device, view.lang)
+    with st.expander(t("device_report", chosen=report.chosen)):
+        st.markdown(
+            "\n".join(
+                f"- {'✅' if entry.available else '❌'} **{entry.name}** — {entry.reason_in(view.lang)}"
+                for entry in report.entries
+            )
+        )
+
+
+def offered_models(view: ViewState) -> dict:
+    """name → catalogue entry of every model this deployment offers: the catalogue's, and the hub's where any id may
+    be given (hub models are hub ids; server mode: the allowlisted)."""
+    entries = {entry.name: entry for entry in catalogue_entries(view.lang)}
+    if settings.current().allow_custom_models:
+        entries.update({entry.name: entry for entry in hub.hub_catalogue(view.lang)})
+    return entries
+
+
+def model_label(view: ViewState, name: str, entries: dict) -> str:
+    """How a model is listed: a hub model with what picking it downloads, a catalogue model by its name."""
+    if name in entries and name in hub.BY_ID:
+        return hub.option_label(entries[name], view.lang)
+    return i18n.t(f"model_{name}", view.lang) if i18n.has(f"model_{name}") else name
+
+
+def _model_picker(view: ViewState) -> None:
+    t = tr(view)
+    entries = offered_models(view)
+    allow_custom = settings.current().allow_custom_models
+    options = list(entries)
+    if allow_custom:
+        options.append(CUSTOM)
+    pick = view.model if view.model in entries or not allow_custom else CUSTOM
+    if pick not in options:  # a model from a link that this deployment does not list: shown, and refused by name
+        options.insert(0, pick)
+    # Set every run, like `bound`: the picker then redraws its labels when the language changes.
+    st.session_state[MODEL_PICK] = pick
+    st.session_state[MODEL_CUSTOM] = view.model if pick == CUSTOM else ""
+
+    def label(name: str) -> str:
+        return t("model_custom") if name == CUSTOM else model_label(view, name, entries)
+
+    pick = st.selectbox(
+        t("model"),
+        options,
+        key=MODEL_PICK,
+        format_func=label,
+        help=entries[view.model].description if view.model in entries else None,
+    )
+    if pick == CUSTOM:
+        view.model = st.text_input(t("model_custom_input"), key=MODEL_CUSTOM, placeholder=t("model_custom_hint"))
+        view.model = view.model.strip()
+    else:
+        view.model = pick
+        if pick in entries and pick in hub.BY_ID:  # a hub model: what picking it will fetch
+            size = t("hub_size", size=hub.size_text(hub.BY_ID[pick].download_mb))
+            st.caption(t("hub_caption", name=pick, size=size, cache=hub_cache()))

@@ -1,0 +1,259 @@
+"""What the pages show, as one value: `ViewState` (model, text, target, layer, head, aggregation, …), and the
+shareable link it makes (`to_query_params`) and is restored from (`from_query_params`). Its fields carry the names of
+`selection.ViewOptions` where they are its options. No Streamlit here: app_pages/shared/session.py binds it to the
+widgets."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, fields
+
+from app_pages.explainer.steps import EXPLAINER_SEEDS, explainer_field, matrix_from_text
+from attnviz import analysis, selection
+from attnviz.run import MODES
+
+DEFAULT_MODEL = "demo-zh-en"
+DEFAULT_TEXT = "早上好！"
+DEFAULT_TARGET = "Good morning!"
+LANGUAGES = ("en", "zh")
+DEVICES = ("auto", "npu", "cuda", "cpu")
+MAX_URL_TEXT = 2000  # characters of text/target kept in a shared link
+
+
+@dataclass
+class ViewState:
+    """What the pages show; every field round-trips through the URL query parameters of the same name."""
+
+    model: str = DEFAULT_MODEL
+    device: str = "auto"
+    lang: str = "en"
+    text: str = DEFAULT_TEXT
+    target: str = DEFAULT_TARGET
+    mode: str = "generate"
+    cross_aggregation: str = "alignment"  # Translate & align: one of selection.AGGREGATIONS for the cross map
+    layer: int = 0
+    head: int = 0
+    words: bool = True  # merge subword pieces into words
+    hide_special: bool = True  # hide special tokens (</s>, <pad>, [CLS] …)
+    threshold: float = 0.1  # weakest link drawn in the alignment and head-line views
+    step: int = 0  # generation step shown by the replay slider; 0 = all tokens
+    stack: str = "encoder"  # Self-attention page: encoder or decoder self-attention of an encoder-decoder model
+    self_aggregation: str = "head"  # Self-attention page: one of selection.SELF_AGGREGATIONS for the self map
+    rollout_first: int = 0  # Self-attention page, rollout: the first layer rolled through (`rollout_layers`)
+    rollout_last: int = 99  # … and the last (clamped to the model's last layer)
+    residual: bool = True  # rollout with the skip connection's 0.5·I term
+    qk_color: str = "position"  # Query–key space: colour points by position or token
+    qk_norm: bool = True  # Query–key space: keys centred on the queries, both of one mean length
+    qk_point: str = ""  # Query–key space: the picked point, "q3" (query 3) or "k5" (key 5); empty = none
+    ex_token: int = 0  # How attention works, on your sentence: the query token walked through
+    kind: str = "cross"  # Heads page: which map's heads
+    stat: str = "entropy"  # Heads page: the statistic of the layer × head heatmap
+    weighting: str = "weights"  # the attention pages: weights, or weighted by value norm (selection.WEIGHTINGS)
+    truncate: bool = True  # a text longer than the model reads keeps its first tokens (the page says what was cut)
+    long_model: bool = (
+        True  # Self-attention: a text the model cannot read whole opens on the catalogue's longest reader
+    )
+    lines_from: int = 0  # Self-attention, long text: the first token of the head-lines window
+    color_scale: str = (
+        "unit"  # heatmaps and grids: one of selection.COLOR_SCALES (the same colours on every head by default)
+    )
+    find_query: str = ""  # Self-attention, Find a head: the query token's label ("it #9"); empty = none picked
+    find_key: str = ""  # … and the key token's
+    lines_token: str = ""  # Self-attention, head lines: only this query token's lines (its label); empty = all
+    q: str = ""  # How attention works: the edited Q as "1,2;2,1;0,1" (rows split by ";"); empty = the seed's numbers
+    k: str = ""
+    v: str = ""
+    gold: str = ""  # Translate & align: gold links of the pair, Pharaoh format ("0-0 1?2")
+    gold_reverse: str = ""  # … and a model translating the other way: only links both find count; empty = none
+    segmented: bool = False  # … a given pair typed as space-separated words: the model reads them joined (Chinese
+    # without spaces), the gold links index them (`attnviz.corpus.words.segmented`)
+    corpus: str = ""  # Corpus: the report folder opened
+
+
+_CHOICES = {
+    "device": DEVICES,
+    "lang": LANGUAGES,
+    "mode": MODES,
+    "cross_aggregation": selection.AGGREGATIONS,
+    "stack": selection.STACKS,
+    "self_aggregation": selection.SELF_AGGREGATIONS,
+    "kind": ("self", "encoder", "decoder", "cross"),
+    "stat": tuple(analysis.STATISTICS),
+    "weighting": selection.WEIGHTINGS,
+    "qk_color": ("position", "token"),
+    "color_scale": selection.COLOR_SCALES,
+}
+# Names links used before the fields took the names of `selection.ViewOptions`: still read (a link shared earlier
+# opens the same view), never written. The field's own name wins when a link has both.
+OLD_LINK_NAMES = {
+    "view": "cross_aggregation",
+    "self_view": "self_aggregation",
+    "hide": "hide_special",
+    "scale": "color_scale",
+    "roll_first": "rollout_first",
+    "roll_last": "rollout_last",
+}
+ALWAYS_IN_URL = (
+    "model",
+    "text",
+    "target",
+    "layer",
+    "head",
+    "cross_aggregation",
+)  # the shareable core, even at default values
+_COMMON = ("model", "device", "lang")
+_INPUT = ("text", "mode", "target")  # the target only in pair mode: generated, it is the model's, not the link's
+_LINKS = ("words", "hide_special", "threshold", "color_scale", "weighting")
+_LONG = ("truncate",)  # a text longer than the model: whether it is cut (the page says what was)
+PAGE_FIELDS = {  # the fields each page uses: its link carries these and no others (navigation.PAGES names)
+    "translate": (
+        *_COMMON,
+        *_INPUT,
+        *_LONG,
+        "cross_aggregation",
+        "layer",
+        "head",
+        *_LINKS,
+        "step",
+        "gold",
+        "gold_reverse",
+        "segmented",
+    ),
+    "self": (
+        *_COMMON,
+        *_INPUT,
+        *_LONG,
+        "long_model",
+        "lines_from",
+        "stack",
+        "self_aggregation",
+        "layer",
+        "head",
+        *_LINKS,
+        "rollout_first",
+        "rollout_last",
+        "residual",
+        "find_query",
+        "find_key",
+        "lines_token",
+    ),
+    "heads": (*_COMMON, *_INPUT, *_LONG, "long_model", "kind", "stat", "layer", "head"),
+    "qk": (*_COMMON, *_INPUT, *_LONG, "kind", "layer", "head", "qk_color", "qk_norm", "qk_point"),
+    "explainer": (*_COMMON, *_INPUT, "q", "k", "v", "kind", "layer", "head", "ex_token"),
+    "open": (*_COMMON, *_INPUT),
+    "corpus": (*_COMMON, "corpus"),
+}
+
+
+def view_options(
+    view: ViewState, kind: str, aggregation: str, step: int = 0, lines_query: int | None = None
+) -> selection.ViewOptions:
+    """The library's options for what a page draws of map `kind`: the view's words, hiding, threshold, colour scale
+    and language, with the page's own aggregation field (`cross_aggregation` or `self_aggregation`), replay step
+    and isolated head-line token (`lines_query`, a row of the map as drawn)."""
+    return selection.ViewOptions(
+        kind=kind,
+        aggregation=aggregation,
+        layer=view.layer,
+        head=view.head,
+        words=view.words,
+        hide_special=view.hide_special,
+        threshold=view.threshold,
+        step=step,
+        lang=view.lang,
+        weighting=view.weighting,
+        rollout_layers=(view.rollout_first, view.rollout_last),
+        residual=view.residual,
+        color_scale=view.color_scale,
+        lines_query=lines_query,
+    )
+
+
+def _parse(name: str, raw: str, default):
+    """One query-parameter value as the field's type; ValueError when it cannot be read."""
+    if isinstance(default, bool):
+        lowered = raw.strip().lower()
+        if lowered in ("1", "true", "yes", "on"):
+            return True
+        if lowered in ("0", "false", "no", "off"):
+            return False
+        raise ValueError(raw)
+    if isinstance(default, int):
+        value = int(raw)
+        if value < 0:
+            raise ValueError(raw)
+        return value
+    if isinstance(default, float):
+        value = float(raw)
+        if not 0.0 <= value <= 1.0:
+            raise ValueError(raw)
+        return value
+    if name in EXPLAINER_SEEDS:
+        return explainer_field(matrix_from_text(raw, name), name) if raw.strip() else ""
+    value = raw[:MAX_URL_TEXT] if name in ("text", "target") else raw.strip()
+    if name in _CHOICES and value not in _CHOICES[name]:
+        raise ValueError(raw)
+    if name == "model" and not value:
+        raise ValueError(raw)
+    return value
+
+
+def from_query_params(params: Mapping[str, str | Sequence[str]]) -> tuple[ViewState, list[str]]:
+    """The view a link describes, and the names of parameters that could not be read (those keep their defaults).
+
+    Unknown parameters are ignored; a repeated parameter counts by its last value; a field's old name still reads.
+    """
+    state = ViewState()
+    unreadable = []
+    for field in fields(ViewState):
+        given = _name_in_link(params, field.name)
+        if given is None:
+            continue
+        raw = params[given]
+        if not isinstance(raw, str):
+            raw = raw[-1] if raw else ""
+        try:
+            setattr(state, field.name, _parse(field.name, raw, getattr(state, field.name)))
+        except ValueError:
+            unreadable.append(given)  # as the link names it
+    return state, unreadable
+
+
+def _name_in_link(params: Mapping[str, object], field: str) -> str | None:
+    """The name under which the link gives `field`: its own, else an old one (`OLD_LINK_NAMES`); None when absent."""
+    if field in params:
+        return field
+    return next((old for old, new in OLD_LINK_NAMES.items() if new == field and old in params), None)
+
+
+def _format(value) -> str:
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def applies(state: ViewState, page: str | None) -> set[str]:
+    """The fields of `state` that `page` uses (`PAGE_FIELDS`; None or an unknown page: every field). The target
+    applies only to a given pair: a generated one is the model's; the reverse model only to gold links."""
+    names = set(PAGE_FIELDS.get(page, [f.name for f in fields(ViewState)]))
+    if page in PAGE_FIELDS and state.mode != "pair":
+        names.difference_update({"target", "segmented"})
+    if page in PAGE_FIELDS and not state.gold.strip():  # a reverse model checks gold links: none, nothing to check
+        names.discard("gold_reverse")
+    return names
+
+
+def to_query_params(state: ViewState, page: str | None = None) -> dict[str, str]:
+    """The URL query parameters of a view on `page` (None: of every page): the shareable core always, other fields
+    when not at their default; on a page, only the fields it uses (`applies`)."""
+    defaults = asdict(ViewState())
+    wanted = applies(state, page)
+    params = {}
+    for name, value in asdict(state).items():
+        if name not in wanted:
+            continue
+        if name in ALWAYS_IN_URL or value != defaults[name]:
+            params[name] = _format(value)[:MAX_URL_TEXT] if name in ("text", "target") else _format(value)
+    return params
