@@ -124,7 +124,9 @@ def receive_upload(key: str) -> None:
         close()
         return
     try:
-        capture = export.read_capture_upload(uploaded.getvalue(), export.UploadLimits(max_bytes=upload_limit_bytes()))
+        capture = export.read_capture_upload(
+            uploaded.getvalue(), export.UploadLimits(max_bytes=upload_limit_bytes()), name=uploaded.name
+        )
     except Exception as error:  # noqa: BLE001 - kept to be said on the page: a sentence, never a traceback
         if not isinstance(error, AttnvizError):
             log.exception("unexpected error while reading an uploaded capture")

@@ -15,6 +15,7 @@ from __future__ import annotations
 import io
 import json
 import math
+import re
 import zipfile
 from dataclasses import dataclass
 
@@ -47,9 +48,13 @@ def _mib(size: int) -> str:
     return f"{size / MIB:.1f}"
 
 
-def read_capture_upload(data: bytes, limits: UploadLimits = DEFAULT_LIMITS) -> AttentionCapture:
+def read_capture_upload(
+    data: bytes, limits: UploadLimits = DEFAULT_LIMITS, name: str | None = None
+) -> AttentionCapture:
     """The capture in uploaded bytes (JSON or NPZ, told apart by their first bytes), checked as the module
-    docstring says; every refusal is an InputError or ResourceLimitError with a sentence in English and 中文."""
+    docstring says; every refusal is an InputError or ResourceLimitError with a sentence in English and 中文.
+    `name`: the file's name, when known: a ".npz" file that is no ZIP archive is said to be "not an NPZ archive"
+    rather than read as broken JSON."""
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise InputError("capture_not_bytes", kind=type(data).__name__)
     data = bytes(data)
@@ -59,19 +64,24 @@ def read_capture_upload(data: bytes, limits: UploadLimits = DEFAULT_LIMITS) -> A
         raise InputError("capture_empty")
     if data.startswith(b"\x93NUMPY"):
         raise InputError("capture_single_npy")
-    capture = _read_npz(data, limits) if data.startswith(b"PK") else _read_json(data, limits)
+    is_zip = data.startswith(b"PK")
+    if not is_zip and name is not None and name.lower().endswith(".npz"):
+        raise InputError("capture_named_npz")
+    capture = _read_npz(data, limits) if is_zip else _read_json(data, limits)
     check_rows(capture, limits.row_tolerance)
     return capture
 
 
-UNFINISHED_TOKEN = 32  # characters: the longest unfinished number or name a cut file ends with
+# What a JSON file cut inside its last token ends with: a literal's start ("tru", "nu") or a number's ("1e", "-0.").
+UNFINISHED_TOKEN = re.compile(r"t(r(ue?)?)?|f(a(l(se?)?)?)?|n(u(ll?)?)?|-?\d*\.?\d*([eE][+-]?\d*)?")
 
 
-def _cut_short(text: str, error_at: int) -> bool:
-    """Whether a JSON parse error is the file ending early: the parser failed in the last, unfinished token (a
-    number cut to "1e", a name cut to "tru") or at the very end, not before well-formed text that goes on."""
-    tail = text[error_at:].rstrip()
-    return len(tail) <= UNFINISHED_TOKEN and not any(mark in tail for mark in ',:[]{}"')
+def _cut_short(text: str, error: json.JSONDecodeError) -> bool:
+    """Whether a JSON parse error is the file ending early: the parser failed at the very end, inside a string that
+    never closes (JSON strings hold no raw line breaks, so it ran to the end), or in an unfinished last token.
+    Text that is not JSON from its start ("{not json", "hello") is not "cut short": it is not JSON."""
+    tail = text[error.pos :].rstrip()
+    return not tail or error.msg.startswith("Unterminated string") or UNFINISHED_TOKEN.fullmatch(tail) is not None
 
 
 def _read_json(data: bytes, limits: UploadLimits) -> AttentionCapture:
@@ -82,7 +92,7 @@ def _read_json(data: bytes, limits: UploadLimits) -> AttentionCapture:
     try:
         parsed = json.loads(text)
     except json.JSONDecodeError as error:
-        if _cut_short(text, error.pos):
+        if _cut_short(text, error):
             raise InputError("capture_truncated", format="JSON") from None
         raise InputError("capture_bad_json", line=error.lineno, column=error.colno, problem=error.msg) from None
     except RecursionError:

@@ -110,6 +110,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.capture_bad_json": "This file is not valid JSON ({problem} at line {line}, column {column}); choose a "
         "capture saved by attnviz.",
         "error.capture_too_deep": "This file nests lists too deeply to be an attnviz capture.",
+        "error.capture_named_npz": "This file is named .npz but is not an NPZ archive (it does not start as a ZIP "
+        "archive does); choose a capture saved by attnviz as .npz or .json.",
         "error.capture_bad_npz": "This is not a complete NPZ archive ({problem}); it may be cut short. Save or upload "
         "it again.",
         "error.capture_unpacked_too_large": "This capture unpacks to {size} MB of weights; up to {limit} MB can be "
@@ -505,6 +507,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.capture_bad_json": "这个文件不是有效的 JSON（第 {line} 行第 {column} 列：{problem}）；请选择 attnviz "
         "保存的捕获文件。",
         "error.capture_too_deep": "这个文件的列表嵌套太深，不可能是 attnviz 的捕获文件。",
+        "error.capture_named_npz": "这个文件名为 .npz，却不是 NPZ 压缩包（开头不是 ZIP 压缩包的格式）；请选择 attnviz "
+        "保存的 .npz 或 .json 捕获文件。",
         "error.capture_bad_npz": "这不是完整的 NPZ 压缩包（{problem}），可能被截断了。请重新保存或上传。",
         "error.capture_unpacked_too_large": "这个捕获解压后有 {size} MB 的权重；这里最多能打开 {limit} MB。请少存几层"
         "或换一段更短的文本。",

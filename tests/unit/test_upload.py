@@ -94,6 +94,25 @@ def test_malformed_files_each_get_their_sentence(data, key):
     _refused(data, key)
 
 
+@pytest.mark.parametrize("data", [b"{not json", b"hello", b"<html>", b'{"a": 1} trailing'])
+def test_text_that_is_not_json_is_said_to_be_not_json_not_cut_short(data):
+    _refused(data, "capture_bad_json")
+
+
+@pytest.mark.parametrize(
+    "cut", [b'{"schema": "attnviz.capture", "source_text": "\xe6\x97\xa9\xe4\xb8\x8a', b'{"a": tru', b"[1, 2.5e"]
+)
+def test_json_cut_in_its_last_string_or_token_is_cut_short(cut):
+    _refused(cut, "capture_truncated")
+
+
+def test_a_file_named_npz_that_is_no_archive_is_said_to_be_no_npz():
+    with pytest.raises(InputError) as caught:
+        export.read_capture_upload(b"hello", name="capture.npz")
+    assert caught.value.key == "capture_named_npz" and "not an NPZ archive" in str(caught.value)
+    assert export.read_capture_upload(GOOD_NPZ, name="capture.npz").source_text == GOOD.source_text
+
+
 def test_json_cut_anywhere_is_refused():
     for cut in range(1, len(GOOD_JSON), max(1, len(GOOD_JSON) // 40)):
         with pytest.raises(InputError):
