@@ -43,8 +43,11 @@ class Caveat:
                 ]
             )
         )
+        key = self.key
+        if len(self.words) + len(self.tokens) == 1 and i18n.has(f"{key}_one", lang):
+            key = f"{key}_one"  # one word or token: the sentence says "it", not "them"
         return i18n.t(
-            self.key, lang, words=words, tokens=tokens, suggestion=self.suggestion, threshold=f"{self.threshold:g}"
+            key, lang, words=words, tokens=tokens, suggestion=self.suggestion, threshold=f"{self.threshold:g}"
         )
 
     def record(self) -> dict:

@@ -14,6 +14,12 @@ STRINGS: dict[str, dict[str, str]] = {
         "truth_unknown_words_read": "The model does not know {words}: it read them as unknown tokens (drawn as "
         "“word?”), so the attention there says nothing about those words. Load a model that knows them, such as "
         "{suggestion}.",
+        "truth_unknown_words_one": "The model does not know {words}: it read it as an unknown token (drawn as "
+        "“word?”), so the attention there says nothing about that word. Give the translation yourself, or load a full "
+        "model such as {suggestion}.",
+        "truth_unknown_words_read_one": "The model does not know {words}: it read it as an unknown token (drawn as "
+        "“word?”), so the attention there says nothing about that word. Load a model that knows it, such as "
+        "{suggestion}.",
         "truth_unsure": "The model is unsure of what it wrote: it gave {tokens} a probability below {threshold}, so "
         "those words are guesses. Check them, give the translation yourself, or load a full model such as "
         "{suggestion}.",
@@ -71,6 +77,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "请自己给出译文，或加载完整的模型，例如 {suggestion}。",
         "truth_unknown_words_read": "模型不认识{words}：它把这些读成了未知词元（图中画作“词?”），所以那里的注意力与这些词无关。"
         "请加载认识它们的模型，例如 {suggestion}。",
+        "truth_unknown_words_one": "模型不认识{words}：它把它读成了未知词元（图中画作“词?”），所以那里的注意力与这个词无关。"
+        "请自己给出译文，或加载完整的模型，例如 {suggestion}。",
+        "truth_unknown_words_read_one": "模型不认识{words}：它把它读成了未知词元（图中画作“词?”），所以那里的注意力与这个词无关。"
+        "请加载认识它的模型，例如 {suggestion}。",
         "truth_unsure": "模型对自己写出的内容没有把握：它给{tokens}的概率低于 {threshold}，所以这些词是猜的。"
         "请核对，自己给出译文，或加载完整的模型，例如 {suggestion}。",
         "truth_unsure_continued": "模型对自己写出的内容没有把握：它给{tokens}的概率低于 {threshold}，所以这些词是猜的。"

@@ -122,6 +122,17 @@ def test_caveats_advise_what_fits_the_run_a_given_pair_or_a_decoders_continuatio
     assert "translation" not in unsure.sentence("en") and "译文" not in unsure.sentence("zh")
 
 
+def test_one_unknown_word_is_it_several_are_them_in_both_languages():
+    one = caveats.Caveat("truth_unknown_words", words=("圳",), suggestion="x")
+    assert "read it as an unknown token" in one.sentence("en") and "them" not in one.sentence("en")
+    assert "把它读成" in one.sentence("zh") and "这些" not in one.sentence("zh")
+    read = caveats.Caveat("truth_unknown_words_read", words=("圳",), suggestion="x")
+    assert "knows it," in read.sentence("en") and "认识它的" in read.sentence("zh")
+    two = caveats.Caveat("truth_unknown_words", words=("圳", "龘"), suggestion="x")
+    assert "read them as unknown tokens" in two.sentence("en") and "把这些读成" in two.sentence("zh")
+    assert one.record()["key"] == "truth_unknown_words"  # files keep one key whatever the count
+
+
 def test_a_clean_run_has_no_caveats():
     amap = AttentionMap("self", np.full((1, 1, 2, 2), 0.5, np.float32), TARGET[:2], TARGET[:2], ["l0"])
     assert caveats.caveats(AttentionCapture("m", "cpu", {"self": amap}, "Good morning")) == []
