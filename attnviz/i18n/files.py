@@ -15,8 +15,9 @@ STRINGS: dict[str, dict[str, str]] = {
         "download_width": "Width (px)",
         "download_height": "Height (px)",
         "download_own_size": "the figure's own",
-        "download_scale_note": "PNG at {scale}× the figure's pixels ({dpi} dpi); PDF and SVG are vector, with real "
-        "text. Applies to every download.",
+        "download_scale_note": "PNG at {scale}× the figure's pixels ({dpi} dpi); PDF and SVG are vector: PDF text is "
+        "real text (it can be selected and searched), SVG text is drawn as outlines (it shows without the font, but "
+        "cannot be selected). Applies to every download.",
         "download_preset_note": "Printed {inches} in wide at {dpi} dpi: a PNG {pixels} px wide, a PDF or SVG page "
         "{inches} in wide, fonts at their printed size. Applies to every download.",
         "export_capture_help": "Download the capture this figure is drawn from as {format}, with where it came from "
@@ -75,8 +76,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "download_width": "宽度（像素）",
         "download_height": "高度（像素）",
         "download_own_size": "图自身的尺寸",
-        "download_scale_note": "PNG 为图像素的 {scale} 倍（{dpi} dpi）；PDF 和 SVG 是矢量图，文字是真实文本。"
-        "对每次下载都生效。",
+        "download_scale_note": "PNG 为图像素的 {scale} 倍（{dpi} dpi）；PDF 和 SVG 是矢量图：PDF 中的文字是真实文本"
+        "（可以选中和搜索），SVG 中的文字画成轮廓（没有字体也能显示，但不能选中）。对每次下载都生效。",
         "download_preset_note": "打印宽度 {inches} 英寸、{dpi} dpi：PNG 宽 {pixels} 像素，PDF 或 SVG 页面宽 {inches} "
         "英寸，字号即打印字号。对每次下载都生效。",
         "export_capture_help": "把绘制这张图所用的捕获下载为 {format}，附带来源信息（可在“打开捕获文件”页面再次打开）",
