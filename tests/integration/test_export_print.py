@@ -119,7 +119,7 @@ def test_svg_keeps_text_as_outlines_with_each_label_beside_them():
     for lang in ("en", "zh"):  # the Download size note says what the files keep, not more
         note = i18n.t("download_scale_note", lang, scale=2, dpi=192)
         assert ("outlines" in note) if lang == "en" else ("轮廓" in note)
-        assert "SVG are vector, with real text" not in note and "文字是真实文本" not in note
+        assert "SVG are vector, with real text" not in note and "SVG 是矢量图，文字是真实文本" not in note
 
 
 def test_auto_draws_print_formats_with_the_static_engine(monkeypatch):
