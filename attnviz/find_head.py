@@ -2,8 +2,8 @@
 
 - `token_choices` (`TokenChoice`): the tokens of one side of a map a person can pick, as the view draws them (words
   or pieces, special tokens hidden or not); `find_choice` picks one by its label or its text.
-- `rank_heads` (`HeadMatch`): every layer × head ranked by the weight from the query token to the key token, alike
-  on full and on-demand results.
+- `rank_heads` (`HeadMatch`): every layer × head ranked by the weight from the query token to the key token, as the
+  view's weighting shows it (raw, or weighted by value norm), alike on full and on-demand results.
 - `pair_weight`: that weight as the figures of a head selection draw it, to check a ranked head against its figure.
 """
 
@@ -16,7 +16,7 @@ import numpy as np
 
 from attnviz import analysis
 from attnviz.errors import InputError
-from attnviz.selection import HeadSelection, map_texts
+from attnviz.selection import WEIGHTINGS, HeadSelection, map_texts
 from attnviz.types import AttentionResult, Token
 
 SIDES = ("query", "key")  # the side of a map a token is picked on
@@ -88,16 +88,27 @@ def find_choice(choices: Sequence[TokenChoice], wanted: str, occurrence: int = 1
     return matches[occurrence - 1]
 
 
-def rank_heads(result: AttentionResult, kind: str, query: TokenChoice, key: TokenChoice) -> list[HeadMatch]:
+def rank_heads(
+    result: AttentionResult, kind: str, query: TokenChoice, key: TokenChoice, weighting: str = "weights"
+) -> list[HeadMatch]:
     """Every layer × head of map `kind`, ranked by the weight from `query` to `key` (strongest first; ties in layer
-    and head order). Works alike on full and on-demand results: each head gives only the query's rows."""
+    and head order), as `weighting` shows it (`selection.WEIGHTINGS`: the weights, or each row weighted by the keys'
+    value norms and summing to 1 again, as the figures draw it). Works alike on full and on-demand results: each head
+    gives only the query's rows."""
+    if weighting not in WEIGHTINGS:
+        raise InputError("values_weighting_unknown", weighting=weighting, weightings=", ".join(WEIGHTINGS))
     layers, heads, num_queries, num_keys = result.shape(kind)
     if not (0 <= query.start < query.stop <= num_queries and 0 <= key.start < key.stop <= num_keys):
         raise InputError("find_span_outside", queries=num_queries, keys=num_keys)
+    norms = result.value_norms(kind) if weighting == "value-norm" else None  # (layers, heads, keys)
+    if weighting == "value-norm" and norms is None:
+        raise InputError("values_missing", kind=kind)
     matches = []
     for layer in range(layers):
         for head in range(heads):
             rows = result.head(kind, layer, head, rows=(query.start, query.stop))  # (query pieces, keys)
+            if norms is not None:
+                rows = analysis.weigh_rows(rows, norms[layer, head])
             weight = float(rows[:, key.start : key.stop].astype(np.float64).sum(axis=1).mean())
             matches.append(HeadMatch(layer, head, weight))
     return sorted(matches, key=lambda match: -match.weight)

@@ -105,9 +105,12 @@ def opened_weight(view: ViewState, shown: selection.Shown, result, kind: str) ->
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def _ranked(_result, identity: tuple, kind: str, query: find_head.TokenChoice, key: find_head.TokenChoice):
-    """`find_head.rank_heads`, once per input and pair (`identity` names the input; the result is not hashed)."""
-    return find_head.rank_heads(_result, kind, query, key)
+def _ranked(
+    _result, identity: tuple, kind: str, query: find_head.TokenChoice, key: find_head.TokenChoice, weighting: str
+):
+    """`find_head.rank_heads`, once per input, pair and weighting (`identity` names the input; the result is not
+    hashed)."""
+    return find_head.rank_heads(_result, kind, query, key, weighting)
 
 
 def section(view: ViewState, result, kind: str) -> None:
@@ -124,7 +127,8 @@ def section(view: ViewState, result, kind: str) -> None:
     if query is None or key is None:
         return
     identity = (view.model, view.device, view.text, view.target, view.mode, result.is_complete)
-    ranked = _ranked(result, identity, kind, query, key)
+    ranked = _ranked(result, identity, kind, query, key, view.weighting)
+    st.caption(t(f"find_ranked_by_{view.weighting.replace('-', '_')}"))  # what the buttons and the table rank
     buttons = st.columns(TOP)
     for rank, (column, match) in enumerate(zip(buttons, ranked), start=1):
         column.button(

@@ -20,6 +20,9 @@ STRINGS: dict[str, dict[str, str]] = {
         "find_key": "Key token (looked at)",
         "find_pick": "Pick a token",
         "find_open": "L{layer}·H{head}: {weight}",
+        "find_ranked_by_weights": "Heads ranked by the attention weight from the query token to the key token.",
+        "find_ranked_by_value_norm": "Heads ranked by that weight scaled by each key's value norm (rows summing to 1), "
+        "as the figures show it.",
         "find_open_help": "Open layer {layer}, head {head} in the figures above",
         "find_ranking": "Every head, ranked ({count})",
         "find_rank": "Rank",
@@ -66,6 +69,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "find_key": "键词元（被看的一方）",
         "find_pick": "选择一个词元",
         "find_open": "第{layer}层·第{head}头：{weight}",
+        "find_ranked_by_weights": "按查询词元到键词元的注意力权重给注意力头排序。",
+        "find_ranked_by_value_norm": "按该权重乘以每个键的值向量范数（每行和为 1）给注意力头排序，与图中所示一致。",
         "find_open_help": "在上方的图中打开第 {layer} 层第 {head} 头",
         "find_ranking": "全部头的排名（{count} 个）",
         "find_rank": "名次",

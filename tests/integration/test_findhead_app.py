@@ -60,6 +60,22 @@ def test_the_search_ranks_heads_and_a_click_opens_the_top_one(tiny_folder):
     assert "target" not in link and "cross_aggregation" not in link  # the Translate page's state stays out of this link
 
 
+def test_with_value_norms_shown_the_buttons_rank_and_say_the_weighted_weight(tiny_folder):
+    model = tiny_folder("bert")
+    full = capture(load_model(model, "cpu"), TEXT)
+    query = find_head.find_choice(find_head.token_choices(full, "self", "query"), "it")
+    key = find_head.find_choice(find_head.token_choices(full, "self", "key"), "cat")
+    params = dict(model=model, text=TEXT, find_query=query.label, find_key=key.label, weighting="value-norm")
+    at = _open("page_scripts/self_attention.py", **params)
+    _ok(at)
+    top = find_head.rank_heads(full, "self", query, key, weighting="value-norm")[0]
+    assert at.button(key="find_open_1").label.startswith(f"L{top.layer}·H{top.head}: {top.weight:.2f}")
+    assert any("value norm" in c.value for c in at.caption)  # the page says what is ranked
+    at.button(key="find_open_1").click().run()
+    said = [m.value for m in at.markdown if "has weight" in m.value]
+    assert said and f"**{top.weight:.2f}**" in said[0]  # the line under the figure agrees with the button
+
+
 def test_giving_the_translation_starts_from_the_model_s_translation_of_this_text(tiny_folder):
     model = tiny_folder("marian")
     at = _open(model=model, text="早上好！")

@@ -4,6 +4,7 @@ and links that carry only their page's state."""
 
 import html
 import itertools
+from dataclasses import replace
 
 import numpy as np
 import plotly.graph_objects as go
@@ -61,6 +62,29 @@ def test_ranking_orders_every_head_by_the_weight_from_query_to_key():
         result, selection.ViewOptions(kind="self", aggregation="head", layer=top.layer, head=top.head)
     )
     assert find_head.pair_weight(shown.selection, query, key) == pytest.approx(top.weight)
+
+
+def test_with_value_norms_shown_the_ranking_ranks_what_the_figures_draw():
+    result = _self_capture(layers=2, heads=3)
+    amap = result["self"]
+    norms = np.random.default_rng(7).uniform(0.1, 3.0, (2, 3, len(amap.key_tokens))).astype(np.float32)
+    result = replace(result, maps={"self": replace(amap, value_norms=norms)})
+    query = find_head.find_choice(find_head.token_choices(result, "self", "query"), "it")
+    key = find_head.find_choice(find_head.token_choices(result, "self", "key"), "animal")
+    ranked = find_head.rank_heads(result, "self", query, key, weighting="value-norm")
+    scaled = amap.weights[:, :, query.start] * norms  # (layers, heads, keys): independent of analysis.weigh_rows
+    expected = scaled[:, :, key.start] / scaled.sum(axis=-1)
+    assert [m.weight for m in ranked] == pytest.approx(sorted(expected.ravel(), reverse=True))
+    for match in ranked[:3]:  # each ranked weight is the one the opened head's figures draw
+        options = selection.ViewOptions(
+            kind="self", aggregation="head", layer=match.layer, head=match.head, weighting="value-norm"
+        )
+        shown = selection.show(result, options)
+        assert find_head.pair_weight(shown.selection, query, key) == pytest.approx(match.weight)
+    raw = find_head.rank_heads(result, "self", query, key)
+    assert [m.weight for m in raw] != pytest.approx([m.weight for m in ranked])
+    with pytest.raises(InputError, match="value"):
+        find_head.rank_heads(_self_capture(), "self", query, key, weighting="value-norm")  # no norms captured
 
 
 def test_a_word_of_pieces_weighs_its_pieces_as_the_word_view_does():
