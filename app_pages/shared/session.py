@@ -8,11 +8,12 @@ from dataclasses import fields
 
 import streamlit as st
 
-from app_pages.shared.state import ViewState, from_query_params, to_query_params
+from app_pages.shared.state import ViewState, cut_texts, from_query_params, to_query_params
 from attnviz import i18n
 
 VIEW = "attnviz_view"  # session key of this session's ViewState
 UNREADABLE = "attnviz_unreadable_link"  # names of link parameters that could not be read
+LINK_CUT = "attnviz_link_cut"  # texts the opening link held only the start of: field → (kept, whole length)
 CUSTOM = "__custom__"  # the model picker's "any Hugging Face id or local folder" entry
 MODEL_PICK, MODEL_CUSTOM = (
     "w_model_pick",
@@ -32,6 +33,7 @@ def state() -> ViewState:
         view, unreadable = from_query_params(st.query_params.to_dict())
         st.session_state[VIEW] = view
         st.session_state[UNREADABLE] = unreadable
+        st.session_state[LINK_CUT] = cut_texts(st.query_params.to_dict(), view)
     view = st.session_state[VIEW]
     for name in VIEW_FIELDS:
         key = widget_key(name)
@@ -106,6 +108,11 @@ def link_warnings(view: ViewState) -> None:
     unreadable = st.session_state.get(UNREADABLE)
     if unreadable:
         st.warning(i18n.t("warning_link", view.lang, names=", ".join(unreadable)), icon=":material/link_off:")
+    for field, (kept, whole) in st.session_state.get(LINK_CUT, {}).items():
+        if len(getattr(view, field)) == kept:  # said while the text is still the one the link held
+            what = i18n.t(f"warning_link_cut_{field}", view.lang)
+            said = i18n.t("warning_link_cut", view.lang, what=what, kept=f"{kept:,}", whole=f"{whole:,}")
+            st.warning(said, icon=":material/content_cut:")
 
 
 def page_start(title_key: str, intro_key: str) -> tuple[ViewState, Callable[..., str]]:

@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
 
 from app_pages.explainer.steps import EXPLAINER_SEEDS, explainer_field, matrix_from_text
+from app_pages.shared.link_text import cut_in_link, link_params, text_in_link
 from attnviz import analysis, selection
 from attnviz.run import MODES
 
@@ -17,7 +18,7 @@ DEFAULT_TEXT = "早上好！"
 DEFAULT_TARGET = "Good morning!"
 LANGUAGES = ("en", "zh")
 DEVICES = ("auto", "npu", "cuda", "cpu")
-MAX_URL_TEXT = 2000  # characters of text/target kept in a shared link
+LINK_TEXTS = ("text", "target")  # fields a link carries whole, packed when long (`link_text`)
 
 
 @dataclass
@@ -190,7 +191,7 @@ def _parse(name: str, raw: str, default):
         return value
     if name in EXPLAINER_SEEDS:
         return explainer_field(matrix_from_text(raw, name), name) if raw.strip() else ""
-    value = raw[:MAX_URL_TEXT] if name in ("text", "target") else raw.strip()
+    value = raw if name in LINK_TEXTS else raw.strip()
     if name in _CHOICES and value not in _CHOICES[name]:
         raise ValueError(raw)
     if name == "model" and not value:
@@ -205,13 +206,16 @@ def from_query_params(params: Mapping[str, str | Sequence[str]]) -> tuple[ViewSt
     """
     state = ViewState()
     unreadable = []
+    params = _last_values(params)
     for field in fields(ViewState):
         given = _name_in_link(params, field.name)
         if given is None:
             continue
-        raw = params[given]
-        if not isinstance(raw, str):
-            raw = raw[-1] if raw else ""
+        try:
+            raw = text_in_link(params, given) if field.name in LINK_TEXTS else params[given]
+        except ValueError:  # a packed text that does not unpack
+            unreadable.append(given + "_z")
+            continue
         try:
             setattr(state, field.name, _parse(field.name, raw, getattr(state, field.name)))
         except ValueError:
@@ -219,9 +223,22 @@ def from_query_params(params: Mapping[str, str | Sequence[str]]) -> tuple[ViewSt
     return state, unreadable
 
 
+def _last_values(params: Mapping[str, str | Sequence[str]]) -> dict[str, str]:
+    """Each parameter's last value (a repeated parameter counts by its last)."""
+    return {name: raw if isinstance(raw, str) else (raw[-1] if raw else "") for name, raw in params.items()}
+
+
+def cut_texts(params: Mapping[str, str | Sequence[str]], state: ViewState) -> dict[str, tuple[int, int]]:
+    """The texts a link held only the start of: field → (characters kept, the whole text's length)."""
+    params = _last_values(params)
+    cut = {name: cut_in_link(params, name, getattr(state, name)) for name in LINK_TEXTS}
+    return {name: (len(getattr(state, name)), whole) for name, whole in cut.items() if whole is not None}
+
+
 def _name_in_link(params: Mapping[str, object], field: str) -> str | None:
-    """The name under which the link gives `field`: its own, else an old one (`OLD_LINK_NAMES`); None when absent."""
-    if field in params:
+    """The name under which the link gives `field`: its own (a long text's packed form too), else an old one
+    (`OLD_LINK_NAMES`); None when absent."""
+    if field in params or (field in LINK_TEXTS and field + "_z" in params):
         return field
     return next((old for old, new in OLD_LINK_NAMES.items() if new == field and old in params), None)
 
@@ -255,5 +272,5 @@ def to_query_params(state: ViewState, page: str | None = None) -> dict[str, str]
         if name not in wanted:
             continue
         if name in ALWAYS_IN_URL or value != defaults[name]:
-            params[name] = _format(value)[:MAX_URL_TEXT] if name in ("text", "target") else _format(value)
+            params.update(link_params(name, value) if name in LINK_TEXTS else {name: _format(value)})
     return params

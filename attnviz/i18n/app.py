@@ -172,6 +172,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "open_on_self": "Open layer {layer}, head {head} on Self-attention",
         # Messages
         "warning_link": "Some link parameters could not be read and were left at their defaults: {names}.",
+        "warning_link_cut": "This link held only the first {kept} of the {what}'s {whole} characters (a longer text "
+        "does not fit in a link): this page shows that part only. Paste the whole text to see all of it.",
+        "warning_link_cut_text": "text",
+        "warning_link_cut_target": "translation",
         "error_unexpected": "Something went wrong while drawing this part of the page. The rest still works; try "
         "another input or model, and see the server log for details.",
         "error_ModelLoadError": "The model could not be loaded",
@@ -324,6 +328,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "open_on_translate": "在“翻译与对齐”中打开第 {layer} 层第 {head} 头",
         "open_on_self": "在“自注意力”中打开第 {layer} 层第 {head} 头",
         "warning_link": "链接中有些参数无法读取，已使用默认值：{names}。",
+        "warning_link_cut": "这个链接只保存了{what}共 {whole} 个字符中的前 {kept} 个（更长的文本放不进链接）：本页只显示"
+        "这一部分。粘贴完整文本即可看到全部。",
+        "warning_link_cut_text": "原文",
+        "warning_link_cut_target": "译文",
         "error_unexpected": "绘制页面这一部分时出错了。页面其余部分仍可使用；请换一个输入或模型，详情见服务器日志。",
         "error_ModelLoadError": "模型无法加载",
         "error_DeviceUnavailableError": "该设备不可用",

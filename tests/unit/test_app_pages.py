@@ -14,7 +14,7 @@ import attnviz.settings
 from app_pages.explainer import multi_head
 from app_pages.explainer import steps as explainer_steps
 from app_pages.heads import choices as heads_choices
-from app_pages.shared import model_runs
+from app_pages.shared import link_text, model_runs
 from app_pages.shared import state as app_state
 from attnviz import analysis, selection
 from attnviz.attention.walkthrough import walkthrough
@@ -158,10 +158,37 @@ def test_a_link_of_the_old_field_names_opens_the_same_view():
 
 
 def test_a_repeated_parameter_counts_by_its_last_value_and_long_text_is_cut():
-    state, _ = app_state.from_query_params({"layer": ["1", "3"], "text": "字" * (app_state.MAX_URL_TEXT + 10)})
+    state, _ = app_state.from_query_params({"layer": ["1", "3"], "text": "字" * (link_text.PLAIN_CHARS + 10)})
     assert state.layer == 3
-    assert len(state.text) == app_state.MAX_URL_TEXT
-    assert len(app_state.to_query_params(app_state.ViewState(text="字" * 5000))["text"]) == app_state.MAX_URL_TEXT
+    assert state.text == "字" * (link_text.PLAIN_CHARS + 10)  # a link typed by hand keeps its whole text too
+
+
+def test_a_long_text_reopens_whole_from_its_link():
+    text = "".join(f"第{i}句：早上好，今天我们学习注意力。Sentence {i} reads on. " for i in range(300))  # ~14,000 chars
+    params = app_state.to_query_params(app_state.ViewState(text=text, target="Good morning!" * 300, mode="pair"))
+    assert "text" not in params and len(params["text_z"]) < link_text.MAX_PACKED_CHARS
+    state, unreadable = app_state.from_query_params(params)
+    assert unreadable == [] and state.text == text and state.target == "Good morning!" * 300
+    assert app_state.cut_texts(params, state) == {}
+    short = app_state.to_query_params(app_state.ViewState(text="早上好！"))
+    assert short["text"] == "早上好！" and "text_z" not in short
+
+
+def test_a_text_too_long_for_any_link_is_cut_and_the_link_says_so():
+    rng = np.random.default_rng(0)
+    text = "".join(chr(c) for c in rng.integers(0x4E00, 0x9FFF, 60_000))  # random characters hardly pack
+    params = app_state.to_query_params(app_state.ViewState(text=text))
+    assert len(params["text_z"]) <= link_text.MAX_PACKED_CHARS and params["text_cut"] == str(len(text))
+    state, _ = app_state.from_query_params(params)
+    assert text.startswith(state.text) and 0 < len(state.text) < len(text)
+    assert app_state.cut_texts(params, state) == {"text": (len(state.text), len(text))}
+
+
+def test_a_packed_text_that_does_not_unpack_is_named():
+    state, unreadable = app_state.from_query_params({"text_z": "not-a-packed-text!", "layer": "2"})
+    assert unreadable == ["text_z"] and state.text == app_state.ViewState().text and state.layer == 2
+    bomb = link_text.pack("a" * (link_text.MAX_UNPACKED_CHARS * 5))
+    assert app_state.from_query_params({"text_z": bomb})[1] == ["text_z"]
 
 
 # ----------------------------------------------------------------------------------------------------------------------
