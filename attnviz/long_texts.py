@@ -60,3 +60,11 @@ def truncation(tokens: Sequence[Token], total: int, text: str) -> Truncation:
     rest = text[cut_at:].strip()
     preview = rest[:CUT_PREVIEW] + ("…" if len(rest) > CUT_PREVIEW else "")
     return Truncation(len(tokens), total, cut_at, preview)
+
+
+def leading_text(tokens: Sequence[Token], text: str, count: int) -> str:
+    """The start of `text` that its first `count` readable tokens cover (special tokens have no place in it): a
+    window a step-by-step view can read as a text of its own; the whole text when it has no more tokens."""
+    ends = [t.end for t in tokens if not t.special and t.end >= 0][:count]
+    readable = sum(1 for t in tokens if not t.special and t.end >= 0)
+    return text if readable <= count else text[: max(ends, default=0)]

@@ -11,7 +11,9 @@ from app_pages.shared.state import ViewState
 from attnviz import figures
 from attnviz.attention.vectors import row_terms
 from attnviz.attention.walkthrough import SentenceSteps, sentence_walkthrough
+from attnviz.excerpts import excerpt
 from attnviz.figures.sentence_steps import sentence_steps
+from attnviz.long_texts import leading_text
 
 
 def captured_row(result, kind: str, shape: tuple, layer: int, head: int, row: int) -> np.ndarray | None:
@@ -106,6 +108,29 @@ def number_table(view: ViewState, walk: SentenceSteps):
     return frame
 
 
+WINDOW_TOKENS = 48  # tokens of a text the walk-through reads at most: each step lists every key, one row each
+
+
+def _vectors(view: ViewState, handle, result):
+    """The q, k and v the walk-through shows, and the capture its rows are checked against. A text of more than
+    WINDOW_TOKENS tokens is walked through on its start, read as a text of its own (said on the page), so the page
+    opens in seconds whatever the session holds; its rows are then checked against that shorter run's own capture."""
+    sources = result.tokens(result.kinds[0])[1]  # the first map's keys: the text as the model read it
+    text = leading_text(sources, result.source_text or view.text, WINDOW_TOKENS)
+    if text == (result.source_text or view.text):
+        return caches.vectors(view, handle, result), result
+    target = None
+    if handle.is_seq2seq and result.target_text:
+        target = leading_text(result.tokens("cross")[0], result.target_text, WINDOW_TOKENS)
+    t = session.tr(view)
+    st.info(
+        t("qk_ex_window", tokens=WINDOW_TOKENS, total=len(sources), text=excerpt(text, view.lang)),
+        icon=":material/crop:",
+    )
+    captured = caches.window_vectors(view, handle, text, target)
+    return captured, captured.lazy
+
+
 def sentence_section(view: ViewState) -> None:
     """The section: choices, the steps in words, the figure, the table, the equality with the capture."""
     t = session.tr(view)
@@ -116,7 +141,7 @@ def sentence_section(view: ViewState) -> None:
         st.info(t("qk_needs_model"), icon=":material/info:")
         return
     handle, result = caches.analysis(view)
-    captured = caches.vectors(view, handle, result)
+    captured, result = _vectors(view, handle, result)
     lazy = captured.lazy
     queries = choices(view, lazy)
     vectors = captured.head(view.kind, view.layer, view.head)

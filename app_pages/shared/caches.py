@@ -162,6 +162,13 @@ def source_tokens(view: ViewState, name: str | None = None) -> int:
     return cached_source_tokens(name or view.model, view.device, view.text)
 
 
+def window_vectors(view: ViewState, handle, text: str, target: str | None):
+    """The queries, keys and values of `text` (and `target`) read on their own: the explainer's window of a long
+    text."""
+    with st.spinner(i18n.t("qk_computing_vectors", view.lang), show_time=True):
+        return cached_vectors(handle.name, view.device, text, target)
+
+
 def vectors(view: ViewState, handle, result):
     """The queries, keys and values of every head for the input `result` shows (`attention.vectors`), from one more
     on-demand pass over the same text (and the target the model wrote or read), once per input."""

@@ -2,6 +2,7 @@
 
 STRINGS: dict[str, dict[str, str]] = {
     "en": {
+        "excerpt_more": "… (+{count} characters)",  # attnviz.excerpts: a long text quoted
         # Navigation and sidebar
         "page_translate": "Translate & align",
         "page_self": "Self-attention",
@@ -185,6 +186,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "error_AttnvizError": "This did not work",
     },
     "zh": {
+        "excerpt_more": "……（另有 {count} 个字符）",
         "page_translate": "翻译与对齐",
         "page_self": "自注意力",
         "page_explainer": "注意力如何工作",

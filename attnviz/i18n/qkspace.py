@@ -77,6 +77,9 @@ STRINGS: dict[str, dict[str, str]] = {
         "qk_needs_model": "The query–key space needs the model's own query and key vectors, which a saved capture "
         "does not hold: close the saved capture to compute them.",
         "qk_computing_vectors": "Keeping every layer's queries, keys and values…",
+        "qk_ex_window": "Your text has {total} tokens: the walk-through reads its first {tokens} ({text}) as a text of its "
+        "own, so every key fits on one screen. The model sees only these tokens here, so the weights are this shorter "
+        "text's; they are checked against its own capture.",
         "qk_color": "Colour by",
         "qk_color_position": "position",
         "qk_color_token": "token",
@@ -184,6 +187,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "所以查询往往落在它关注的键附近。这些向量是模型为你的文本算出来的；点选一个点，就能在下方矩阵中找到它的行或列。",
         "qk_needs_model": "查询–键空间需要模型自己的查询和键向量，保存的捕获文件里没有：请关闭保存的捕获再计算。",
         "qk_computing_vectors": "正在保留每一层的查询、键和值……",
+        "qk_ex_window": "你的文本有 {total} 个词元：这里的逐步演示只读取前 {tokens} 个（{text}），把它当作一段独立的文本，"
+        "让每个键都能在一屏内列出。模型在这里只看到这些词元，所以权重属于这段较短的文本，并与它自己的捕获结果核对。",
         "qk_color": "着色依据",
         "qk_color_position": "位置",
         "qk_color_token": "词元",

@@ -13,6 +13,7 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
+from app_pages.explainer import sentence
 from app_pages.shared import caches
 from attnviz import analysis, catalogue, selection
 from attnviz.attention.capture import capture
@@ -167,3 +168,16 @@ def test_translate_offers_truncation_and_says_what_it_cut():
     page_ok(at)
     assert at.toggle(key="w_truncate").value
     assert "Kept 128 of" in said(at)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_walk_through_reads_a_window_of_a_long_text_and_says_so(lang):
+    text = english_text(700)  # ~1,000 tokens for the demo decoder
+    at = open_page("page_scripts/how_attention_works.py", model="demo-decoder", text=text, lang=lang, kind="self")
+    page_ok(at)
+    window = sentence.WINDOW_TOKENS
+    assert len(at.selectbox(key="w_ex_token").options) <= window + 2  # the window's tokens (and special ones)
+    info = " ".join(i.value for i in at.info)
+    assert f"{window}" in info and ("first" in info if lang == "en" else "前" in info)
+    assert len(said(at)) < 20_000  # the text is quoted, not repeated whole
+    assert any(s.value for s in at.success)  # the window's rows equal its own capture's weights
