@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from attnviz import i18n
+from attnviz.excerpts import excerpt
 from attnviz.language import main_script, reads
 from attnviz.types import AttentionResult, GenerationStep
 
@@ -34,7 +35,7 @@ class Caveat:
     def sentence(self, lang: str = "en") -> str:
         """The caveat in `lang` ("en" or "zh"): which words, and what to do."""
         separator = i18n.t("truth_list_separator", lang)
-        words = separator.join(_shortened([f"“{word}”" for word in self.words]))
+        words = separator.join(_shortened([f"“{excerpt(word, lang)}”" for word in self.words]))
         tokens = separator.join(
             _shortened(
                 [

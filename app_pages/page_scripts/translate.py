@@ -10,7 +10,10 @@ from app_pages.shared.state import view_options
 from app_pages.translate import gold_panel, pair_target
 from attnviz import focus, replay, selection
 from attnviz.corpus.view import gold_record
+from attnviz.excerpts import excerpt
 from attnviz.run import MODES
+
+LINE_CHARS = 300  # characters of the source and the translation the line above the controls quotes
 
 view = session.state()
 t = session.tr(view)
@@ -42,7 +45,13 @@ with shown_errors(view):
         st.info(t("no_cross", model=view.model), icon=":material/info:")
     else:
         if view.mode == "generate":
-            st.markdown(t("translation_line", text=result.source_text, translation=result.target_text))
+            st.markdown(
+                t(
+                    "translation_line",
+                    text=excerpt(result.source_text, view.lang, LINE_CHARS),
+                    translation=excerpt(result.target_text or "", view.lang, LINE_CHARS),
+                )
+            )
             pair_target.remember(view, result.target_text)
         cross = result["cross"]
         columns = st.columns([2, 1, 1, 2, 2])

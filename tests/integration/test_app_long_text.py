@@ -168,6 +168,8 @@ def test_translate_offers_truncation_and_says_what_it_cut():
     page_ok(at)
     assert at.toggle(key="w_truncate").value
     assert "Kept 128 of" in said(at)
+    line = next(m.value for m in at.markdown if " → " in m.value)  # source → translation, above the controls
+    assert len(line) < 1000 and "characters)" in line  # quoted, with the count of what is left out
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

@@ -13,6 +13,7 @@ import pytest
 
 from attnviz import caveats, figures, language, replay, selection
 from attnviz.catalogue import CatalogueEntry, catalogue
+from attnviz.excerpts import excerpt
 from attnviz.export.schema import capture_bytes, capture_from_dict, capture_from_npz, capture_to_csv, capture_to_dict
 from attnviz.types import AttentionCapture, AttentionMap, GenerationStep, Token
 
@@ -305,3 +306,12 @@ def test_unknown_labels_are_measured_by_the_text_they_draw_not_their_markup():
     labels = [note for note in align.layout.annotations if plain(note.text) in ("Good morning?", "class?", "Bus")]
     assert len(labels) == 3
     assert all(note.textangle in (0, None) and note.font.size == LABEL_SIZE for note in labels)  # level, full size
+
+
+def test_a_long_text_is_quoted_by_its_start_and_the_count_left_out():
+    text = "word " * 4000
+    short = excerpt(text, "en")
+    assert len(short) < 120 and short.endswith(f"(+{len(text) - len(short.split('…')[0]):,} characters)")
+    assert "另有" in excerpt("字" * 500, "zh") and excerpt("早上好！") == "早上好！"
+    unknown = caveats.Caveat("truth_unknown_words_read", words=("龘" * 1500,), suggestion="x")
+    assert len(unknown.sentence("en")) < 400 and "characters)" in unknown.sentence("en")
