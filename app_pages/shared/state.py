@@ -65,6 +65,9 @@ class ViewState:
     k: str = ""
     v: str = ""
     gold: str = ""  # Translate & align: gold links of the pair, Pharaoh format ("0-0 1?2")
+    gold_pair: str = (
+        ""  # … the pair those links were typed for (`gold_panel.pair_key`): other pairs leave them unscored
+    )
     gold_reverse: str = ""  # … and a model translating the other way: only links both find count; empty = none
     segmented: bool = False  # … a given pair typed as space-separated words: the model reads them joined (Chinese
     # without spaces), the gold links index them (`attnviz.corpus.words.segmented`)
@@ -117,6 +120,7 @@ PAGE_FIELDS = {  # the fields each page uses: its link carries these and no othe
         *_LINKS,
         "step",
         "gold",
+        "gold_pair",
         "gold_reverse",
         "segmented",
     ),
@@ -258,7 +262,7 @@ def applies(state: ViewState, page: str | None) -> set[str]:
     if page in PAGE_FIELDS and state.mode != "pair":
         names.difference_update({"target", "segmented"})
     if page in PAGE_FIELDS and not state.gold.strip():  # a reverse model checks gold links: none, nothing to check
-        names.discard("gold_reverse")
+        names.difference_update({"gold_reverse", "gold_pair"})
     return names
 
 

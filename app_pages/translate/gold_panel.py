@@ -4,6 +4,7 @@ model may read the pair the other way: then only the links both directions find 
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import replace
 
 import streamlit as st
@@ -23,6 +24,22 @@ from attnviz.figures._common import format_value
 HEAD_MAP = "chart_gold_heads"  # the AER map's chart key: its selection opens a head
 
 
+GOLD_SEEN = "attnviz_gold_seen"  # the gold links as the last run saw them: a change means they were typed now
+
+
+def pair_key(view: ViewState) -> str:
+    """What gold links index: the source, and the given target or (when the model writes it) the model; the words
+    of a pair typed as space-separated words. Links typed for one pair are not scored against another."""
+    written = view.target if view.mode == "pair" else f"written by {view.model}"
+    pair = "\0".join((view.mode, view.text, written, str(is_segmented(view))))
+    return hashlib.sha256(pair.encode("utf-8")).hexdigest()[:12]
+
+
+def stale(view: ViewState) -> bool:
+    """Whether the view's gold links were typed for another pair than the one it shows."""
+    return bool(view.gold.strip()) and view.gold_pair != pair_key(view)
+
+
 def field(view: ViewState) -> None:
     t = tr(view)
     bound(
@@ -32,6 +49,7 @@ def field(view: ViewState) -> None:
         placeholder=t("corpus_gold_placeholder"),
         help=t("corpus_gold_help"),
     )
+    _belong_where_typed(view)
     if view.mode == "pair":
         bound(st.checkbox, "segmented", t("corpus_is_segmented"), help=t("corpus_is_segmented_help"))
     if view.gold.strip():
@@ -48,6 +66,35 @@ def field(view: ViewState) -> None:
             format_func=label,
             help=t("corpus_reverse_help"),
         )
+
+
+def _belong_where_typed(view: ViewState) -> None:
+    """Links typed (or changed) now belong to the pair shown now, as do a link's links that name no pair; links
+    kept while the pair changed are said to be another pair's, with a way to keep them for this one or clear them."""
+    seen = st.session_state.get(GOLD_SEEN)
+    if not view.gold.strip():
+        view.gold_pair = ""
+    elif view.gold != seen and (seen is not None or not view.gold_pair):
+        view.gold_pair = pair_key(view)
+    st.session_state[GOLD_SEEN] = view.gold
+    if stale(view):
+        t = tr(view)
+        st.warning(t("gold_stale"), icon=":material/link_off:")
+        keep, clear = st.columns(2)
+        keep.button(t("gold_stale_keep"), key="gold_keep", on_click=_keep_for_this_pair)
+        clear.button(t("gold_stale_clear"), key="gold_clear", on_click=_clear_gold)
+
+
+def _keep_for_this_pair() -> None:
+    view = st.session_state[VIEW]
+    view.gold_pair = pair_key(view)
+
+
+def _clear_gold() -> None:
+    view = st.session_state[VIEW]
+    view.gold, view.gold_pair = "", ""
+    st.session_state[GOLD_SEEN] = ""
+    reset_widgets("gold")
 
 
 def is_segmented(view: ViewState) -> bool:
@@ -94,7 +141,7 @@ def scored(view: ViewState, result, shown: selection.Shown, options: selection.V
     """The view against the gold links (None when there are none), with the reverse model's links when one is
     chosen; a link that cannot be read is said, and the figures are drawn without gold; a reverse model that cannot
     read the pair is said, and the links are scored one way."""
-    if not view.gold.strip():
+    if not view.gold.strip() or stale(view):  # another pair's links are not scored against this one
         return None
     try:
         reverse = _reverse(view, result)

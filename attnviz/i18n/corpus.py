@@ -57,6 +57,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "finish it.",
         # the Translate & align page
         "corpus_gold_label": "Gold links (optional)",
+        "gold_stale": "These gold links were typed for another pair: the text or the translation has changed since. "
+        "They are not scored against this pair.",
+        "gold_stale_keep": "They belong to this pair",
+        "gold_stale_clear": "Clear the gold links",
         "corpus_gold_placeholder": "e.g. 0-0 1-1 2?2",
         "corpus_gold_help": "Pharaoh format, as awesome-align writes it: 'i-j' a sure link, 'i?j' a possible one; i a "
         "source word, j a target word, both counted from 0 as the word view draws them (special tokens left "
@@ -194,6 +198,9 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.corpus_reverse_failed": "反向模型 {model} 无法读取这一对句子。",
         "error.corpus_output_exists": "{path} 中已有报告；用 --force 替换，或用 --resume 继续完成。",
         "corpus_gold_label": "标准链接（可选）",
+        "gold_stale": "这些标准链接是为另一对句子输入的：原文或译文此后已改变，因此不会拿它们给这对句子打分。",
+        "gold_stale_keep": "它们属于这对句子",
+        "gold_stale_clear": "清除标准链接",
         "corpus_gold_placeholder": "例如 0-0 1-1 2?2",
         "corpus_gold_help": "Pharaoh 格式（与 awesome-align 相同）：'i-j' 为确定链接，'i?j' 为可能链接；i 为源语词，"
         "j 为目标语词，均按词视图所画的词从 0 起数（不含特殊词元）。每个词链接到它给予权重最大的源语词，"

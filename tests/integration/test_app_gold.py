@@ -231,3 +231,25 @@ def test_a_link_on_a_word_without_a_token_of_its_own_is_counted_in_the_legend_as
     legend = next(t for t in charts(at)["alignment"]["data"] if t.get("meta", {}).get("verdict") == "missed")
     drawn = legend["meta"]["links"]
     assert missed > drawn and f"{missed - drawn} not drawn" in legend["name"]  # the line's count, said in the legend
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_gold_links_typed_for_one_pair_are_not_scored_against_the_next(lang):
+    at = open_app(**PAIR, gold="0-0 1-1 2-2", lang=lang)
+    assert any(("precision" in m.value) or ("精确率" in m.value) for m in at.markdown)
+    assert at.query_params["gold_pair"]  # the link says which pair its links index
+    at.text_input(key="w_text").input("晚上好！").run()  # another sentence: the links are another pair's now
+    assert not at.exception and not at.error
+    assert not any("AER" in m.value for m in at.markdown)  # not scored against the new pair
+    assert "score_grid" not in charts(at)
+    assert at.warning and ("another pair" in at.warning[0].value or "另一对" in at.warning[0].value)
+    at.button(key="gold_keep").click().run()  # the person says they belong to this pair: scored again
+    assert any("AER" in m.value for m in at.markdown) and not [w for w in at.warning if "pair" in w.value]
+    at.text_input(key="w_text").input("早上好！").run()
+    at.button(key="gold_clear").click().run()
+    assert at.text_input(key="w_gold").value == "" and "gold" not in at.query_params
+
+
+def test_a_link_with_gold_links_and_no_pair_named_scores_them_against_its_own_pair():
+    at = open_app(**PAIR, gold="0-0 1-1")  # links shared before links named their pair
+    assert any("AER" in m.value for m in at.markdown) and not at.warning
