@@ -539,13 +539,18 @@ def _lines(amap: AttentionMap, chosen: HeadSelection, options: ViewOptions, styl
 
 
 def _grid(amap: AttentionMap, chosen: HeadSelection, options: ViewOptions, style: figures.FigureStyle) -> go.Figure:
-    """Every head of the map as drawn (or the layers and heads the options list), whichever heads are chosen."""
+    """Every head of the map as drawn (or the layers and heads the options list), whichever heads are chosen; a
+    rollout's layers by their names ("rollout L0–L2") and its one column as every head's rollout, not "head 0"."""
+    rolled = chosen.aggregation == ROLLOUT
+    if rolled:
+        style = replace(style, labels={**(style.labels or {}), "head_one": chosen.labels["head_one"]})
     return figures.grid(
         amap,
         layers=_listed(options.layers),
         heads=_listed(options.heads),
         color_scale=options.color_scale,
-        clickable=True,  # on screen a click on a head opens it
+        clickable=not rolled,  # on screen a click on a head opens it; a rollout's column is no head to open
+        layer_titles="names" if rolled else "numbers",
         style=style,
     )
 

@@ -39,16 +39,21 @@ def grid(
     color_scale: str = "shared",
     cell_px: int = 96,
     clickable: bool = False,
+    layer_titles: str = "numbers",
     style: FigureStyle = DEFAULT_STYLE,
 ) -> go.Figure:
-    """One small queries × keys heatmap per (layer, head): rows are layers, columns heads.
+    """One small queries × keys heatmap per (layer, head): rows are layers, columns heads; each token a square cell,
+    whatever the grid's shape (one column of layers stays a column of squares, not of strips).
 
     Colours (`analysis.COLOR_SCALES`): one scale for every thumbnail, 0–1 ("unit") or 0 to the largest weight of any
     head of the map ("shared"), or each thumbnail its own ("head"); the colour bar (or the subtitle) says which.
     Thumbnails above `max_cells` tokens per side are pooled (`pool`, see `analysis.downsample`); open one head in
     `heatmap` for its exact values. Masked cells show grey as in the heatmap. `clickable`: its heads answer a click
-    on screen (`clickable_heads`).
+    on screen (`clickable_heads`). `layer_titles`: "numbers" ("layer 3") or "names" (the map's layer names, for maps
+    whose layers are not the model's, such as a rollout's "rollout L0–L3").
     """
+    if layer_titles not in ("numbers", "names"):
+        raise InputError("grid_layer_titles", given=layer_titles)
     text = style.words()
     max_cells = check_count(max_cells, "max_cells")
     cell_px = check_count(cell_px, "cell_px")
@@ -60,7 +65,12 @@ def grid(
         horizontal_spacing=min(0.02, 0.5 / max(len(head_idx), 1)),
         vertical_spacing=min(0.02, 0.5 / max(len(layer_idx), 1)),
         column_titles=[text["head_one"].format(head=amap.head_number(h)) for h in head_idx],
-        row_titles=[text["layer_one"].format(layer=amap.layer_number(layer)) for layer in layer_idx],
+        row_titles=[
+            amap.layer_names[layer]
+            if layer_titles == "names"
+            else text["layer_one"].format(layer=amap.layer_number(layer))
+            for layer in layer_idx
+        ],
     )
     each = color_scale == "head"
     own = _add_cells(fig, amap, layer_idx, head_idx, pooling, text, colorscale if each else None)
@@ -87,7 +97,12 @@ def _lay_out(
     each = meta["color_scale"] == "head"
     # Hover names the tokens (or token ranges of pooled cells) through each axis' labels, not a string per cell.
     query_labels, key_labels = pooling.labels(amap.query_tokens, amap.key_tokens, text)
-    fig.update_xaxes(showticklabels=False, showgrid=False, zeroline=False, ticks="", **hover_axis(key_labels))
+    fig.update_xaxes(
+        showticklabels=False, showgrid=False, zeroline=False, ticks="", constrain="domain", **hover_axis(key_labels)
+    )
+    for index in range(1, rows * cols + 1):  # every thumbnail's token cells square: y follows its own x
+        suffix = "" if index == 1 else str(index)
+        fig.update_layout({f"yaxis{suffix}": dict(scaleanchor=f"x{suffix}", scaleratio=1, constrain="domain")})
     fig.update_yaxes(
         showticklabels=False, showgrid=False, zeroline=False, ticks="", autorange="reversed", **hover_axis(query_labels)
     )

@@ -68,10 +68,16 @@ def head_lines(
     _, head_idx = analysis.select_indices(amap, None, heads)
     edges = _level_edges(threshold, levels)
     fig = go.Figure()
+    strongest = 0.0  # the largest weight of the drawn rows: said when no line reaches the threshold
     for name, group_heads, color_index in _groups(head_idx, combine, text):
         matrix = analysis.aggregate(amap, layers, group_heads, combine or "mean", layer_reduce)  # (queries, keys)
         color = HEAD_COLORS[color_index % len(HEAD_COLORS)]
         fig.add_traces(_band_traces(matrix, edges, query, name, group_heads, color))
+        rows = matrix if query is None else matrix[query : query + 1]
+        strongest = max(strongest, float(np.nanmax(rows)) if rows.size else 0.0)
+    notes = unknown_notes([*amap.query_tokens, *amap.key_tokens], text)
+    if not fig.data:  # a figure of dots alone would look like a head that attends nowhere
+        notes.append(text["lines_none"].format(threshold=f"{threshold:g}", strongest=f"{strongest:.2f}"))
     columns = (("query", amap.query_tokens, 0.0, "middle left"), ("key", amap.key_tokens, 1.0, "middle right"))
     for side, tokens, x, position in columns:  # customdata [side, index]: what a click on a token reports
         fig.add_trace(
@@ -88,7 +94,7 @@ def head_lines(
     selection = selection_text(amap, layers, head_idx, combine or "mean", layer_reduce, text, overlaid=not combine)
     fig.update_layout(
         **style.layout(
-            style.heading(amap.kind, selection, unknown_notes([*amap.query_tokens, *amap.key_tokens], text)),
+            style.heading(amap.kind, selection, notes),
             LINES_WIDTH,
             clamp(LINES_MARGIN_PX + ROW_PX * rows, *LINES_HEIGHT),
             meta=dict(view="lines", threshold=threshold, levels=levels, combine=combine, query=query),

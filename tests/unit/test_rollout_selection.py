@@ -6,9 +6,9 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from attnviz import analysis, i18n, selection
+from attnviz import analysis, figures, i18n, selection
 from attnviz.errors import InputError
-from attnviz.types import AttentionCapture
+from attnviz.types import AttentionCapture, AttentionMap
 from tests.support.maps import random_map, seed_pair_map, tokens_from
 
 TOKENS = tokens_from(["[CLS]", "the", "cat", "sat", "[SEP]"], specials=("[CLS]", "[SEP]"))
@@ -108,3 +108,29 @@ def test_a_rollout_range_given_backwards_says_so_and_one_outside_says_where():
     with pytest.raises(InputError) as outside:
         rollout_range((2, 9), 6)
     assert outside.value.key == "qk_rollout_range"
+
+
+def _rollout_figures(lang: str = "en"):
+    tokens = tokens_from("the animal was tired because it ran".split())
+    result = AttentionCapture("m", "cpu", {"self": random_map(tokens, layers=3, heads=4)}, source_text="x")
+    options = selection.ViewOptions(kind="self", aggregation="rollout", lang=lang)
+    return selection.show(result, options, names=("grid", "lines")).figures
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_rollout_grid_names_its_layers_and_keeps_its_cells_square(lang):
+    grid = _rollout_figures(lang)["grid"]
+    titles = [a.text for a in grid.layout.annotations]
+    assert [t for t in titles if t.startswith("rollout")] == ["rollout L0–L0", "rollout L0–L1", "rollout L0–L2"]
+    assert not any(t in ("head 0", "第 0 头") for t in titles)  # its one column is every head rolled out
+    anchors = [grid.layout[f"yaxis{'' if i == 1 else i}"].scaleanchor for i in range(1, 4)]
+    assert anchors == ["x", "x2", "x3"]  # each thumbnail's cells square, not stretched into a strip
+
+
+def test_head_lines_say_when_no_weight_reaches_the_threshold():
+    tokens = tokens_from(list("abcdefghij"))
+    flat = AttentionMap("self", np.full((1, 1, 10, 10), 0.1, np.float32), tokens, tokens, ["l0"])
+    lines = figures.head_lines(flat, threshold=0.2)
+    assert "no weight reaches 0.2" in lines.layout.title.text and "0.10" in lines.layout.title.text
+    assert "调低阈值" in figures.head_lines(flat, threshold=0.2, style=figures.FigureStyle(lang="zh")).layout.title.text
+    assert "no weight reaches" not in figures.head_lines(flat, threshold=0.05).layout.title.text
