@@ -336,8 +336,46 @@ def word_tokens(tokens: Sequence[Token], text: str | None = None) -> list[tuple[
     return list(zip(groups, _merged_tokens(tokens, groups, text)))
 
 
-def merge_words(amap: AttentionMap, query_text: str | None = None, key_text: str | None = None) -> AttentionMap:
-    """The same attention over words instead of subword pieces (see `word_groups` for what a word is).
+Span = tuple[int, int]  # [start, end) character offsets of a word in the text a map's tokens point into
+
+
+def span_owners(tokens: Sequence[Token], spans: Sequence[Span]) -> list[int | None]:
+    """For each token, the index of the span (a word) its characters overlap most (the first on a tie); None for
+    special tokens, tokens without offsets and tokens that overlap no span (a lone space)."""
+    owners: list[int | None] = []
+    for token in tokens:
+        best, best_overlap = None, 0
+        if not token.special and token.start >= 0:
+            for index, (start, end) in enumerate(spans):
+                overlap = min(end, token.end) - max(start, token.start)
+                if overlap > best_overlap:
+                    best, best_overlap = index, overlap
+        owners.append(best)
+    return owners
+
+
+def span_groups(tokens: Sequence[Token], spans: Sequence[Span]) -> list[tuple[int, int]]:
+    """`word_groups` for words a person gave (a pre-segmented text's `spans`): consecutive pieces of one given word
+    form a group; a piece of no word (a special token) stands alone."""
+    groups: list[tuple[int, int]] = []
+    owners = span_owners(tokens, spans)
+    for index, owner in enumerate(owners):
+        if groups and owner is not None and owners[index - 1] == owner:
+            groups[-1] = (groups[-1][0], index + 1)
+        else:
+            groups.append((index, index + 1))
+    return groups
+
+
+def merge_words(
+    amap: AttentionMap,
+    query_text: str | None = None,
+    key_text: str | None = None,
+    query_spans: Sequence[Span] | None = None,
+    key_spans: Sequence[Span] | None = None,
+) -> AttentionMap:
+    """The same attention over words instead of subword pieces (see `word_groups` for what a word is; with
+    `query_spans`/`key_spans`, the words a person gave for that side, in its text: `span_groups`).
 
     Key pieces of a word are summed (the attention a query gives the whole word); query pieces are averaged (a word
     looks where its pieces look, on average), so rows that summed to 1 still do. `query_text`/`key_text` are the
@@ -347,8 +385,10 @@ def merge_words(amap: AttentionMap, query_text: str | None = None, key_text: str
     require_content(amap)
     if key_text is None and amap.kind in SQUARE_KINDS:
         key_text = query_text
-    query_groups = word_groups(amap.query_tokens)
-    key_groups = word_groups(amap.key_tokens)
+    query_groups = (
+        word_groups(amap.query_tokens) if query_spans is None else span_groups(amap.query_tokens, query_spans)
+    )
+    key_groups = word_groups(amap.key_tokens) if key_spans is None else span_groups(amap.key_tokens, key_spans)
     key_starts = np.array([g[0] for g in key_groups])
     query_starts = np.array([g[0] for g in query_groups])
     query_sizes = np.array([stop - first for first, stop in query_groups], dtype=np.float32)

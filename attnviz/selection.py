@@ -77,6 +77,9 @@ class ViewOptions:
     residual: bool = True  # ROLLOUT: the skip connection's 0.5·I term of Abnar & Zuidema (see `rollout_map`)
     color_scale: str = "unit"  # COLOR_SCALES: the same colours mean the same weight on every head unless "head"
     lines_query: int | None = None  # head lines: only this query row's lines (an index of the map as drawn)
+    # A pair typed as space-separated words: each side's word spans in the text the model read (source, target); the
+    # word view then merges pieces into these words, the ones gold links index. None: the word merge's words.
+    given_words: tuple[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]] | None = None
     # Only the command line sets these; the app's pages leave them as they are.
     layers: tuple[int, ...] | None = None  # the grid draws these layers (None = all); CUSTOM combines them
     heads: tuple[int, ...] | None = None  # the same for heads
@@ -226,9 +229,11 @@ def prepare_map(
     hide_first: bool = False,
     renormalize: bool = False,
     weighting: str = "weights",
+    given_words: tuple | None = None,
 ) -> AttentionMap:
     """The map a view draws: weighted by value norm when asked (`WEIGHTINGS`, per head and key before anything is
-    hidden or merged), special tokens (and the first token) hidden, then subword pieces merged into words.
+    hidden or merged), special tokens (and the first token) hidden, then subword pieces merged into words (the
+    words a person gave, `ViewOptions.given_words`, when there are).
 
     Decoder self-attention is drawn as self-attention is: each row named by the token at its position
     (`AttentionMap.row_tokens`), where capture names decoder rows by the token each step produces, which is what
@@ -240,8 +245,18 @@ def prepare_map(
     amap = _hidden(amap, special=hide, first=hide_first, renormalize=renormalize)
     if words:
         query_text, key_text = map_texts(result, kind)
-        amap = analysis.merge_words(amap, query_text=query_text, key_text=key_text)
+        query_spans, key_spans = _given_spans(kind, given_words)
+        amap = analysis.merge_words(amap, query_text, key_text, query_spans, key_spans)
     return amap
+
+
+def _given_spans(kind: str, given_words: tuple | None) -> tuple:
+    """(query, key) word spans a person gave for map `kind` (source words for the encoder side, target words for
+    the decoder side), or (None, None)."""
+    if given_words is None:
+        return None, None
+    source, target = given_words
+    return {"cross": (target, source), "decoder": (target, target)}.get(kind, (source, source))
 
 
 def weighted(amap: AttentionMap, weighting: str) -> AttentionMap:
@@ -285,6 +300,7 @@ def prepare(result: AttentionCapture, options: ViewOptions) -> AttentionMap:
         hide_first=options.hide_first,
         renormalize=options.renormalize,
         weighting=options.weighting,
+        given_words=options.given_words,
     )
 
 

@@ -62,6 +62,9 @@ with shown_errors(view):
         controls.link_controls(view, columns[3], columns[4], lowest=0.0)
 
         options = view_options(view, "cross", view.cross_aggregation)
+        given = gold_panel.user_words(view, result)  # a pair typed as words: the word view draws those words
+        if given is not None:
+            options = replace(options, given_words=(given.source.spans, given.target.spans))
         written = selection.prepare(result, options)
         steps = replay.step_count(written)
         step = controls.replay_slider(view, steps)

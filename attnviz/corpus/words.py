@@ -108,13 +108,4 @@ def shifted(tokens: Sequence[Token], by: int) -> list[Token]:
 def token_words(tokens: Sequence[Token], words: Words) -> list[int | None]:
     """For each token, the index of the word its character span overlaps most (the first on a tie); None for special
     tokens, tokens without offsets and tokens that overlap no word (a lone space)."""
-    owners: list[int | None] = []
-    for token in tokens:
-        best, best_overlap = None, 0
-        if not token.special and token.start >= 0:
-            for index, (start, end) in enumerate(words.spans):
-                overlap = min(end, token.end) - max(start, token.start)
-                if overlap > best_overlap:
-                    best, best_overlap = index, overlap
-        owners.append(best)
-    return owners
+    return analysis.span_owners(tokens, words.spans)

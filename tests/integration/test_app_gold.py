@@ -170,6 +170,10 @@ def test_a_pair_typed_as_space_separated_words_is_read_joined_and_its_links_inde
     at = open_app(**PAIR | words, gold=gold, segmented=1)
     assert not at.exception and not at.error and at.checkbox(key="w_segmented").value
     assert any("爷爷 · 和 · 奶奶 · 身体" in c.value for c in at.caption)  # the user's words, not the word merge's
+    alignment = charts(at)["alignment"]  # … and the diagram's nodes are those words, the ones the links index
+    drawn = [t for t in alignment["data"] if t.get("mode") == "markers+text"]
+    sources = next(t["text"] for t in drawn if "爷爷" in "".join(t["text"]) or "爷" in "".join(t["text"]))
+    assert "爷爷" in sources and "奶奶" in sources and "身体" in sources
     # that the model read them joined, scored as the corpus job scores them: test_app_corpus (a pair opens …)
     assert at.query_params["segmented"] == "1"
     at.checkbox(key="w_segmented").uncheck().run()  # the same links now index the word merge's words
