@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import attnviz.settings
-from app_pages import caches
+from app_pages.shared import caches
 from attnviz import selection
 from attnviz.cli import batch
 from attnviz.cli.inputs import examples
