@@ -23,6 +23,7 @@ same figure wherever they are set.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -302,6 +303,27 @@ def prepare(result: AttentionCapture, options: ViewOptions) -> AttentionMap:
         weighting=options.weighting,
         given_words=options.given_words,
     )
+
+
+def recorded_options(options: ViewOptions) -> dict:
+    """The options a file of this view records: those the view uses, so a file never says it showed a layer, a
+    head or a rollout range it did not (the alignment heads' view has no layer; a rollout is no one head)."""
+    kept = dataclasses.asdict(options)
+    aggregation = options.aggregation
+    unused = set()
+    if aggregation not in ("head", "layer"):
+        unused |= {"layer", "head"}
+    elif aggregation == "layer":
+        unused.add("head")
+    if aggregation != ROLLOUT:
+        unused |= {"rollout_layers", "residual"}
+    if aggregation != CUSTOM:
+        unused |= {"head_reduce", "layer_reduce"}
+    if options.lines_query is None:
+        unused.add("lines_query")
+    if options.given_words is None:
+        unused.add("given_words")
+    return {name: value for name, value in kept.items() if name not in unused}
 
 
 # ----------------------------------------------------------------------------------------------------------------------

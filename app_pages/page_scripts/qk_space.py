@@ -87,6 +87,6 @@ with shown_errors(view):
             "qk-space-heatmap",
             "qk_heatmap",
             view,
-            figure_export.Source(block, heads=file_heads),
+            figure_export.Source(block, heads=file_heads, provenance=result.provenance),
             model=view.model,
         )

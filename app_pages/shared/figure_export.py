@@ -61,6 +61,7 @@ class Source:
     options: selection.ViewOptions | None = None
     heads: Mapping = field(default_factory=dict)
     recorded: Mapping = field(default_factory=dict)  # more of what it shows, for its files (gold links drawn on it)
+    provenance: Mapping | None = None  # where a single map came from (the capture it was cut from), for its files
 
 
 @dataclass(frozen=True)
@@ -239,9 +240,10 @@ def figure_downloads(
         for fmt in FIGURE_FORMATS
     ]
     if source.capture is None:
-        downloads.append(Download("json", export.figure_filename(name, "json"), lambda: fig.to_json().encode()))
+        plotly = export.figure_filename(f"{name}-plotly-figure", "json", model=model, text=text, **source.heads)
+        downloads.append(Download("json", plotly, lambda: fig.to_json().encode(), "export_plotly_help"))
         return downloads, refusal
-    saved = _saved_capture(source.capture, model, view.text)
+    saved = _saved_capture(source.capture, model, view.text, source.provenance)
     for fmt in CAPTURE_FORMATS:
         downloads.append(
             Download(fmt, export.capture_filename(saved, fmt), _capture_maker(saved, fmt), "export_capture_help")
@@ -266,14 +268,19 @@ def figure_maker(drawn, fmt: str, name: str, source: Source, size: dict) -> Call
 
     def make() -> bytes:
         figure = drawn() if callable(drawn) else drawn
-        return figure_file_bytes(figure, fmt, name, source.capture, source.options, source.recorded, size)
+        return figure_file_bytes(
+            figure, fmt, name, source.capture, source.options, source.recorded, size, provenance=source.provenance
+        )
 
     return make
 
 
-def _saved_capture(capture: AttentionCapture | AttentionMap, model: str | None, text: str) -> AttentionCapture:
-    """The capture a JSON/NPZ download saves: the capture itself, or one map (a long text's exact block) wrapped."""
-    return export.as_capture(capture, model=model or "", text=text)
+def _saved_capture(
+    capture: AttentionCapture | AttentionMap, model: str | None, text: str, provenance: Mapping | None = None
+) -> AttentionCapture:
+    """The capture a JSON/NPZ download saves: the capture itself, or one map (a long text's exact block) wrapped
+    with the provenance of the capture it was cut from."""
+    return export.as_capture(capture, model=model or "", text=text, provenance=dict(provenance or {}))
 
 
 def _capture_maker(capture: AttentionCapture, fmt: str) -> Callable[[], bytes]:

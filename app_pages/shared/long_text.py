@@ -104,7 +104,12 @@ def long_map(view: ViewState, lazy, kind: str, name: str | None = None) -> None:
         block, value_bar=view.weighting == "value-norm", color_scale=scale, style=block_style
     )
     figure_export.figure(
-        block_figure, "long-heatmap-block", "long_block", view, figure_export.Source(block), model=model
+        block_figure,
+        "long-heatmap-block",
+        "long_block",
+        view,
+        figure_export.Source(block, provenance=lazy.provenance),
+        model=model,
     )
     if queries == keys:  # self-attention: queries and keys are the same tokens, so a window of them has lines
         lines_window(view, lazy, kind, (layer, head), model)
@@ -132,4 +137,11 @@ def lines_window(view: ViewState, lazy, kind: str, chosen: tuple[int, int], mode
     spans = {"rows": f"{span[0]}–{span[1] - 1}", "keys": f"{span[0]}–{span[1] - 1}"}
     style = figures.FigureStyle(lang=view.lang, title=t("long_block_figure", layer=layer, head=head, **spans))
     lines = figures.head_lines(part, layers=0, heads=0, threshold=threshold, style=style)
-    figure_export.figure(lines, "long-head-lines", "long_lines", view, figure_export.Source(part), model=model)
+    figure_export.figure(
+        lines,
+        "long-head-lines",
+        "long_lines",
+        view,
+        figure_export.Source(part, provenance=lazy.provenance),
+        model=model,
+    )

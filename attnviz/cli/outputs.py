@@ -8,7 +8,7 @@ from pathlib import Path
 from attnviz.cli.inputs import Example
 from attnviz.cli.request import Request
 from attnviz.errors import InputError
-from attnviz.export import csv_header_path
+from attnviz.export import csv_header_path, figure_filename
 
 FILE_FORMATS = ("png", "svg", "pdf", "html", "json", "npz", "csv")  # every format a command writes
 
@@ -29,6 +29,13 @@ def output_format(request: Request, allowed: tuple[str, ...], default: str | Non
     return default or allowed[0]
 
 
+def example_filename(request: Request, example: Example, fmt: str) -> str:
+    """An --input example's file name: its line number (files stay in input order, and two examples of one text stay
+    apart), then what it holds, as the app names its downloads: "0003_alignment_demo-zh-en_早上好.png"."""
+    holds = "capture" if request.command == "capture" else request.view
+    return f"{example.number:04d}_{figure_filename(holds, fmt, model=request.model, text=example.text)}"
+
+
 def output_paths(request: Request, examples: list[Example], fmt: str) -> list[Path | None]:
     """Where each example goes (None: in the --output folder, named after what it holds once that is known);
     refuses (before any work) to replace files without --force."""
@@ -41,7 +48,7 @@ def output_paths(request: Request, examples: list[Example], fmt: str) -> list[Pa
             raise InputError("cli_output_is_a_file", path=str(request.output))
         if not request.output.exists() and request.output.suffix.lower().lstrip(".") in FILE_FORMATS:
             raise InputError("cli_output_named_as_a_file", path=str(request.output), format=fmt)
-        paths = [request.output / f"{example.number:04d}.{fmt}" for example in examples]
+        paths = [request.output / example_filename(request, example, fmt) for example in examples]
     headers = [csv_header_path(p) for p in paths] if fmt == "csv" else []  # a CSV's header is written beside it
     existing = [p for p in [*paths, *headers] if p.exists()]
     if existing and not request.force:

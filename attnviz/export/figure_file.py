@@ -4,7 +4,6 @@ The app's download buttons and the command line's files are both made here, so t
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -12,6 +11,7 @@ from pathlib import Path
 from attnviz.export import figure_bytes
 from attnviz.export.files import refuse_existing, write_atomic
 from attnviz.provenance import view_provenance
+from attnviz.selection import recorded_options
 from attnviz.types import AttentionCapture
 
 
@@ -24,13 +24,16 @@ def figure_file_bytes(
     recorded: Mapping | None = None,
     size: Mapping | None = None,
     engine: str = "auto",
+    provenance: Mapping | None = None,
 ) -> bytes:
     """The file of `figure` (as a file shows it: `selection.as_file`) in `fmt`, at `size` (`figure_bytes`'s width,
     height, scale, dpi or preset), recording the provenance of `capture` (an AttentionCapture; a map or none records
-    the versions alone), the view `view` with its `options` (ViewOptions) and `recorded` (more that it draws)."""
+    the versions alone, unless `provenance` gives the capture it was cut from), the view `view` with the options it uses
+    (`selection.recorded_options`) and `recorded` (more that it draws)."""
     size = dict(size or {})
-    shown = {**(dataclasses.asdict(options) if options else {}), **(recorded or {}), "export": size}
+    shown = {**(recorded_options(options) if options else {}), **(recorded or {}), "export": size}
     own = (capture.provenance or None) if isinstance(capture, AttentionCapture) else None
+    own = dict(provenance) if provenance else own  # a map cut from a capture: that capture's provenance
     provenance = view_provenance(own, view, shown)
     return figure_bytes(figure, fmt, engine=engine, provenance=provenance, **size)
 

@@ -65,6 +65,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "hide_special": "Hide special tokens",
         "hide_special_help": "Hide </s>, <pad>, [CLS] and the like (their weight is left out, not redistributed).",
         "export_help": "Download this figure as {format}",
+        "export_plotly_help": "Download this figure as a plotly figure ({format}: the drawing, not the attention data)",
         # Translate & align
         "translate_title": "Translate & align",
         "translate_intro": "Cross-attention: while writing each target word, where in the source did the model look? "
@@ -243,6 +244,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "hide_special": "隐藏特殊词元",
         "hide_special_help": "隐藏 </s>、<pad>、[CLS] 等（其权重被去掉，不再重新分配）。",
         "export_help": "把此图下载为 {format}",
+        "export_plotly_help": "把此图下载为 plotly 图形（{format}：图本身，而不是注意力数据）",
         "translate_title": "翻译与对齐",
         "translate_intro": "交叉注意力：写出每个目标词时，模型看向了源句的哪里？可以让模型自己翻译，也可以给出一对译文，看它如何对齐。",
         "translation_line": "**{text}** → **{translation}**",

@@ -61,7 +61,25 @@ def test_every_download_is_named_after_what_it_holds(downloads):
     at.run()
     assert "alignment_demo-zh-en_L1Hmean_早上好.svg" in downloads
     at.switch_page("page_scripts/how_attention_works.py").run()
-    assert "seed-alignment.png" in downloads and "seed-alignment.json" in downloads  # no model, no text
+    assert "seed-alignment.png" in downloads and "seed-alignment-plotly-figure.json" in downloads  # no model, no text
+
+
+def test_a_query_key_space_download_says_what_it_holds_and_where_it_came_from(downloads):
+    at = open_app()
+    at.switch_page("page_scripts/qk_space.py").run()
+    assert_page_ok(at)
+    figure_json = [name for name in downloads if name.startswith("qk-space-plotly-figure_") and name.endswith(".json")]
+    assert figure_json  # a plotly figure, named as one (it was "qk-space.json")
+    saved = [name for name in downloads if name.startswith("capture_") and name.endswith(".json")]
+    capture = export.read_capture_upload(downloads[saved[-1]]())  # the heatmap's block of the head shown
+    assert capture.provenance["model"]["name"] == MODEL  # it was {}
+
+
+def test_an_alignment_heads_file_records_no_layer_or_head_it_did_not_show(downloads):
+    open_app()  # the default view: the alignment heads
+    stamped = export.read_stamp(downloads["alignment_demo-zh-en_Halign_早上好.svg"](), "svg")
+    options = stamped["view"]["options"]
+    assert "layer" not in options and "head" not in options and "rollout_layers" not in options
 
 
 def test_the_png_scale_chosen_once_applies_to_every_figure_on_every_page(downloads):

@@ -20,6 +20,7 @@ from attnviz.devices import device_report
 from attnviz.errors import AttnvizError, InputError, ResourceLimitError
 from attnviz.models import load_model
 from attnviz.types import AttentionMap, Token
+from tests.support.cli import numbered
 from tests.support.maps import random_map, seed_pair_map, tokens_from
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -660,8 +661,8 @@ def test_cli_input_lines_with_control_characters_still_work(capsys, tmp_path, be
     lines.write_bytes("a\x00b\x07 早上好\n👩\u200d👩\u200d👧 مرحبا\n".encode())
     code, err = _cli(capsys, "capture", "--model", bert, "--input", lines, "-q", "-o", tmp_path / "out")
     assert code == 0, err
-    assert sorted(os.listdir(tmp_path / "out")) == ["0001.json", "0002.json"]
-    assert export.load_capture(tmp_path / "out" / "0001.json").source_text == "a\x00b\x07 早上好"
+    assert numbered(tmp_path / "out") == ["0001.json", "0002.json"]
+    assert export.load_capture(sorted((tmp_path / "out").iterdir())[0]).source_text == "a\x00b\x07 早上好"
 
 
 def test_attnviz_errors_are_value_errors_for_callers_that_catch_those():

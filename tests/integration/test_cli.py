@@ -12,7 +12,7 @@ from attnviz import export
 from attnviz.cli.commands.export import figure as cli_figure
 from attnviz.cli.options import view_options
 from attnviz.cli.parser import argparse_sentence, parse
-from tests.support.cli import one_line_error, run_cli
+from tests.support.cli import numbered, one_line_error, run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -178,7 +178,8 @@ def test_input_file_runs_each_line_with_a_progress_bar(capsys, tmp_path, tiny_fo
     ]
     code, out, err = run_cli(capsys, *argv)
     assert code == 0, err
-    assert sorted(os.listdir(out_dir)) == ["0001.png", "0003.png"]  # named by line; the blank line is skipped
+    assert numbered(out_dir) == ["0001.png", "0003.png"]  # numbered by line; the blank line is skipped
+    assert sorted(os.listdir(out_dir))[0].startswith("0001_alignment_") and "早上好" in sorted(os.listdir(out_dir))[0]
     assert "2/2" in err and "example" in err  # tqdm's bar on stderr
     assert "2 files" in out
     code, _, err = run_cli(capsys, *argv)
@@ -204,7 +205,7 @@ def test_an_input_files_header_line_is_said_and_not_drawn(capsys, tmp_path, tiny
         str(out_dir),
     )
     assert code == 0, err
-    assert sorted(os.listdir(out_dir)) == ["0002.png"] and "1 files" in out
+    assert numbered(out_dir) == ["0002.png"] and "1 files" in out
     assert "warning: line 1: This line names the columns (zh, en): a header, not a pair; skipped." in err
 
 
@@ -233,7 +234,7 @@ def test_input_options_that_would_be_overridden_or_dropped_are_refused(capsys, t
         "-o",
         str(out_dir),
     )
-    assert code == 2 and sorted(os.listdir(out_dir)) == ["0003.png"]  # only the line without a target is written
+    assert code == 2 and numbered(out_dir) == ["0003.png"]  # only the line without a target is written
     assert "line 1 of" in err and "--generate lets the model write one" in err
     assert "line 2 of" in err and "columns found: 4" in err and "2 lines skipped" in out
 
@@ -324,7 +325,7 @@ def test_a_line_that_is_not_utf8_is_skipped_and_the_others_drawn(capsys, tmp_pat
         "-o",
         str(out_dir),
     )
-    assert code == 2 and sorted(os.listdir(out_dir)) == ["0001.png", "0003.png"]
+    assert code == 2 and numbered(out_dir) == ["0001.png", "0003.png"]
     assert "line 2 of" in err and "The line is not UTF-8 text." in err and "1 lines skipped" in out
     lines.write_bytes("早上好！".encode("utf-16"))
     code, _, err = run_cli(
@@ -340,7 +341,7 @@ def test_an_error_on_one_input_line_names_the_line(capsys, tmp_path, tiny_folder
         capsys, "capture", "--model", tiny_folder("bert"), "--input", str(lines), "-q", "-o", str(tmp_path / "out")
     )
     assert code == 2 and "line 2 of" in one_line_error(err)
-    assert os.listdir(tmp_path / "out") == ["0001.json"]
+    assert numbered(tmp_path / "out") == ["0001.json"]
 
 
 def test_errors_are_english_unless_the_export_is_drawn_in_chinese(capsys, tmp_path, monkeypatch):
@@ -641,9 +642,8 @@ def test_a_bad_input_line_is_said_and_the_lines_after_it_are_still_drawn(capsys,
         capsys, "capture", "--model", tiny_folder("marian"), "--input", str(lines), "-q", "-o", str(tmp_path / "out")
     )
     assert code == 2 and "line 2 of" in one_line_error(err) and "2 files" in out and "1 lines skipped" in out
-    assert sorted(os.listdir(tmp_path / "out")) == ["0001.json", "0003.json"]
-    first = json.loads((tmp_path / "out" / "0001.json").read_text(encoding="utf-8"))
-    third = json.loads((tmp_path / "out" / "0003.json").read_text(encoding="utf-8"))
+    assert numbered(tmp_path / "out") == ["0001.json", "0003.json"]
+    first, third = (json.loads(path.read_text(encoding="utf-8")) for path in sorted((tmp_path / "out").iterdir()))
     assert first["source_text"] == "fine" and (third["source_text"], third["target_text"]) == (
         "Good morning",
         "Guten Morgen",

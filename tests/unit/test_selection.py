@@ -196,3 +196,13 @@ def test_a_selection_names_its_heads_in_a_file_name_as_its_figures_draw_them(opt
     assert chosen.file_heads() == heads
     assert chosen.aggregation == selection.aggregation_of(options, "cross")
     np.testing.assert_array_equal(chosen.matrix(), analysis.aggregate(chosen.amap, **chosen.reduction))
+
+
+def test_files_record_only_the_options_their_view_uses():
+    aligned = selection.recorded_options(selection.ViewOptions(aggregation="alignment", layer=0, head=2))
+    assert "layer" not in aligned and "head" not in aligned and "rollout_layers" not in aligned
+    one = selection.recorded_options(selection.ViewOptions(aggregation="head", layer=1, head=2))
+    assert (one["layer"], one["head"]) == (1, 2) and "rollout_layers" not in one and "residual" not in one
+    rolled = selection.recorded_options(selection.ViewOptions(aggregation="rollout", rollout_layers=(0, 2)))
+    assert rolled["rollout_layers"] == (0, 2) and "head" not in rolled and "layer" not in rolled
+    assert selection.recorded_options(selection.ViewOptions(aggregation="layer", layer=3))["layer"] == 3
