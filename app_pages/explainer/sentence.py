@@ -102,9 +102,10 @@ def number_table(view: ViewState, walk: SentenceSteps):
     table[t("qk_ex_col_weight")] = steps.weights[0]
     if walk.captured is not None:
         table[t("qk_ex_col_captured")] = walk.captured
-    frame = pd.DataFrame(table)
-    frame.loc[~walk.allowed, frame.columns[1:]] = np.nan  # hidden keys: no score, weight exactly 0 below
-    frame.loc[~walk.allowed, t("qk_ex_col_weight")] = 0.0
+    frame = pd.DataFrame(table).astype({name: object for name in list(table)[1:]})
+    hidden = t("qk_ex_hidden_cell")  # what the figure says of them, not an empty "None"
+    frame.loc[~walk.allowed, frame.columns[1:]] = hidden  # hidden keys: the model never scores them
+    frame.loc[~walk.allowed, t("qk_ex_col_weight")] = 0.0  # … and their weight is exactly 0
     return frame
 
 
@@ -138,12 +139,14 @@ def sentence_section(view: ViewState) -> None:
     st.markdown(t("qk_ex_intro"))
     session.bound(st.text_input, "text", t("source_text"), placeholder=t("source_placeholder"))
     if opened.current(view) is not None:
-        st.info(t("qk_needs_model"), icon=":material/info:")
+        st.info(t("qk_ex_needs_model"), icon=":material/info:")
         return
     handle, result = caches.analysis(view)
     captured, result = _vectors(view, handle, result)
     lazy = captured.lazy
     queries = choices(view, lazy)
+    if session.widget_key("ex_token") not in st.session_state and view.ex_token == 0 and lazy.causal(view.kind):
+        view.ex_token = queries - 1  # a causal map's first token sees only itself: start where every key is seen
     vectors = captured.head(view.kind, view.layer, view.head)
     labels = [f"{i} · {token.text}" for i, token in enumerate(vectors.query_tokens)]
     session.bound(st.selectbox, "ex_token", t("qk_ex_token"), options=range(queries), format_func=labels.__getitem__)

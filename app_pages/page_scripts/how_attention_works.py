@@ -14,7 +14,7 @@ t = session.tr(view)
 st.title(t("explainer_title"))
 st.caption(t("explainer_intro"))
 
-# 1. What attention is: 早上好！ → Good Morning！
+# 1. What attention is: 早上好！ → Good morning!
 st.header(t("explainer_what"))
 st.markdown(t("explainer_what_text"))
 seed_alignment = figures.alignment(
@@ -67,16 +67,16 @@ with shown_errors(view):
         view,
     )
 
-# 2 · on your sentence: the same steps on the real model's vectors for the text on the other pages
+# 3 · on your sentence: the same steps on the real model's vectors for the text on the other pages
 with shown_errors(view):
     sentence.sentence_section(view)
 
-# 3. 四不像: the answer is a weighted mixture
+# 4. 四不像: the answer is a weighted mixture
 st.header(t("explainer_mixture"))
 st.markdown(t("explainer_mixture_text"))
 figure_export.figure(figures.mixture(style=figures.FigureStyle(lang=view.lang)), "mixture", "explainer_mixture", view)
 
-# 4. Multi-head: split, attend per head, merge
+# 5. Multi-head: split, attend per head, merge
 st.header(t("explainer_multihead"))
 st.markdown(t("explainer_multihead_text"))
 st.code(multi_head.SEED_MULTI_HEAD_CODE, language="python")

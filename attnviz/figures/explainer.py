@@ -28,13 +28,13 @@ SEED_MIXTURE_QUERY = "四不像"
 
 
 def seed_alignment_map() -> AttentionMap:
-    """The seed's 早上好！ → Good Morning！ example as a one-layer, one-head cross map (illustrative weights).
+    """The seed's 早上好！ → Good morning! example (written as the demo translator writes it) as a one-layer, one-head cross map (illustrative weights).
 
-    As the article describes it: Good goes with 好, Morning with 早上, ！ with ！, each weaker with the rest.
+    As the article describes it: Good goes with 好, morning with 早上, ! with ！, each weaker with the rest.
     """
-    source, target = "早上好！", "Good Morning！"
+    source, target = "早上好！", "Good morning!"
     keys = [Token("早上", 0, 2), Token("好", 2, 3), Token("！", 3, 4)]
-    queries = [Token("Good", 0, 4), Token("Morning", 5, 12), Token("！", 12, 13)]
+    queries = [Token("Good", 0, 4), Token("morning", 5, 12), Token("!", 12, 13)]
     assert all(source[t.start : t.end] == t.text for t in keys) and all(
         target[t.start : t.end] == t.text for t in queries
     )

@@ -97,10 +97,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "explainer_intro": "A walk-through for everyone: what attention is, how Q, K and V turn into weights, and "
         "how multi-head attention splits the work. Edit the numbers and watch every step change.",
         "explainer_what": "1 · What attention is",
-        "explainer_what_text": "Translating 早上好！ into Good Morning！, each output word depends on some input words "
-        "more than on others: **Good** on 好, **Morning** on 早上, **！** on ！. That strength of connection is "
+        "explainer_what_text": "Translating 早上好！ into Good morning!, each output word depends on some input words "
+        "more than on others: **Good** on 好, **morning** on 早上, **!** on ！. That strength of connection is "
         "attention. The lines below are darker and thicker where it is stronger.",
-        "explainer_seed_alignment": "早上好！ → Good Morning！ (illustration)",
+        "explainer_seed_alignment": "早上好！ → Good morning! (illustration)",
         "explainer_qkv": "2 · Q, K and V, step by step",
         "explainer_qkv_text": "**Q** (queries) is what we look for, **K** (keys) says what each piece of knowledge is "
         "about, **V** (values) is the knowledge itself. Here Q has 3 rows, K and V have 4, and every row is a "
@@ -122,14 +122,15 @@ STRINGS: dict[str, dict[str, str]] = {
         "step_output_text": "Each output row is the weighted average of the value rows, with that query's weights.",
         "explainer_expectation": "So attention is an expected value: for each query, the average of V under the "
         "distribution its row of A defines. All steps at a glance:",
-        "explainer_mixture": "3 · 四不像: a weighted mixture",
+        "explainer_mixture": "4 · 四不像: a weighted mixture",
         "explainer_mixture_text": "Looking for the mother of the 四不像 (Père David's deer): with 四不像 as the query "
-        "and [鹿, 牛, 羊, 驴, 青蛙] as keys and values, the similarities are 1/3, 1/6, 1/4, 1/4 and 0, so the "
-        "answer is 1/3·鹿 + 1/6·牛 + 1/4·羊 + 1/4·驴 + 0·青蛙.",
-        "explainer_multihead": "4 · Multi-head attention: split, attend, merge",
+        "and [鹿, 牛, 羊, 驴, 青蛙] as keys and values, the attention weights (after the softmax) are 1/3, 1/6, 1/4, "
+        "1/4 and 0, so the answer is 1/3·鹿 + 1/6·牛 + 1/4·羊 + 1/4·驴 + 0·青蛙.",
+        "explainer_multihead": "5 · Multi-head attention: split, attend, merge",
         "explainer_multihead_text": "Multi-head attention splits the features into independent subspaces, computes "
         "attention in each one separately, and concatenates the results. Below, attnviz's own attention layer runs "
-        "this on random input on the selected device, with the shapes of the seed's pseudo-code:",
+        "this on random input on the selected device; the table follows the tensor shapes step by step, as an "
+        "implementation writes them (b = batch, l = length, hdim = hidden size):",
         "mh_batch": "Batch b",
         "mh_length": "Length l",
         "mh_hidden": "Hidden size hdim",
@@ -269,9 +270,9 @@ STRINGS: dict[str, dict[str, str]] = {
         "explainer_title": "注意力如何工作",
         "explainer_intro": "写给所有人的讲解：注意力是什么，Q、K、V 如何变成权重，多头注意力如何分工。修改数字，看每一步如何变化。",
         "explainer_what": "1 · 注意力是什么",
-        "explainer_what_text": "把“早上好！”翻译成“Good Morning！”时，每个输出词与某些输入词的关联更强："
-        "**Good** 与“好”，**Morning** 与“早上”，**！** 与“！”。这种关联的强弱就是注意力。下图中关联越强，连线越深越粗。",
-        "explainer_seed_alignment": "早上好！ → Good Morning！（示意）",
+        "explainer_what_text": "把“早上好！”翻译成“Good morning!”时，每个输出词与某些输入词的关联更强："
+        "**Good** 与“好”，**morning** 与“早上”，**!** 与“！”。这种关联的强弱就是注意力。下图中关联越强，连线越深越粗。",
+        "explainer_seed_alignment": "早上好！ → Good morning!（示意）",
         "explainer_qkv": "2 · Q、K、V 逐步计算",
         "explainer_qkv_text": "**Q**（查询）是我们要找的东西，**K**（键）说明每条知识是关于什么的，**V**（值）是知识本身。"
         "这里 Q 有 3 行，K 和 V 各有 4 行，每一行都是维度为 2 的向量。可以修改任何数字，页面链接会记住你的数字。",
@@ -288,12 +289,13 @@ STRINGS: dict[str, dict[str, str]] = {
         "step_output_title": "第 {number} 步：输出 A·V",
         "step_output_text": "每一行输出是各行 V 的加权平均，权重就是该查询那一行的注意力。",
         "explainer_expectation": "所以注意力是一个数学期望：对每个查询，按 A 中它那一行给出的分布对 V 求平均。所有步骤一览：",
-        "explainer_mixture": "3 · 四不像：加权混合",
+        "explainer_mixture": "4 · 四不像：加权混合",
         "explainer_mixture_text": "给四不像找妈妈：以四不像为查询，[鹿, 牛, 羊, 驴, 青蛙] 同时作为键和值，"
-        "相似度分别为 1/3、1/6、1/4、1/4 和 0，于是结果是 1/3·鹿 + 1/6·牛 + 1/4·羊 + 1/4·驴 + 0·青蛙。",
-        "explainer_multihead": "4 · 多头注意力：拆分、计算、合并",
+        "注意力权重（softmax 之后）分别为 1/3、1/6、1/4、1/4 和 0，于是结果是 1/3·鹿 + 1/6·牛 + 1/4·羊 + 1/4·驴 + 0·青蛙。",
+        "explainer_multihead": "5 · 多头注意力：拆分、计算、合并",
         "explainer_multihead_text": "多头注意力把特征空间分成几个互不相交的子空间，在每个子空间内单独计算注意力，"
-        "再把结果拼接起来。下面用 attnviz 自己的注意力层在所选设备上对随机输入运行一遍，形状与原文伪代码一致：",
+        "再把结果拼接起来。下面用 attnviz 自己的注意力层在所选设备上对随机输入运行一遍；表格逐步列出实现中的张量形状"
+        "（b = 批大小，l = 长度，hdim = 隐藏维度）：",
         "mh_batch": "批大小 b",
         "mh_length": "长度 l",
         "mh_hidden": "隐藏维度 hdim",

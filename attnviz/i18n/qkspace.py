@@ -34,7 +34,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "qk_fig_steps_equal": "the rebuilt softmax row equals the captured weights: largest difference {difference}",
         "qk_fig_steps_differs": "the rebuilt softmax row differs from the captured weights by up to {difference}",
         # How attention works, on your sentence
-        "qk_ex_title": "2 · … and on your sentence, with the real model",
+        "qk_ex_title": "3 · The same steps on your sentence, with the real model",
         "qk_ex_intro": "The same steps, now with the numbers the model itself computed for your text (the text "
         "below is the one the other pages show). Pick a map, a layer, a head and one token: that token asks the "
         "question (its **query**), every token offers an answer (its **key**) and a content (its **value**). Each "
@@ -74,6 +74,9 @@ STRINGS: dict[str, dict[str, str]] = {
         "qk_intro": "One head's queries (●) and keys (◆) drawn in one plane: a head gives a query much weight on "
         "the keys whose vectors point its way (a large q·k), so a query tends to lie near the keys it looks at. "
         "Computed from the vectors the model made for your text; pick a point to find its row or column in the map.",
+        "qk_ex_needs_model": "The walk-through on your sentence needs the model's own queries, keys and values, "
+        "which a saved capture does not hold: close the saved capture to compute them.",
+        "qk_ex_hidden_cell": "hidden",
         "qk_needs_model": "The query–key space needs the model's own query and key vectors, which a saved capture "
         "does not hold: close the saved capture to compute them.",
         "qk_computing_vectors": "Keeping every layer's queries, keys and values…",
@@ -158,7 +161,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "qk_fig_steps_title": "“{token}”如何看这句话 · 第 {layer} 层，第 {head} 头（向量有 {d} 个值）",
         "qk_fig_steps_equal": "重算的 softmax 行与捕获的权重相同：最大差 {difference}",
         "qk_fig_steps_differs": "重算的 softmax 行与捕获的权重最多相差 {difference}",
-        "qk_ex_title": "2 · ……再用真实模型算你的句子",
+        "qk_ex_title": "3 · 用真实模型在你的句子上走一遍同样的步骤",
         "qk_ex_intro": "同样的步骤，这次用的是模型为你的文本真正算出的数字（下面的文本就是其他页面显示的那段）。选一个矩阵、一层、一个头和一个词元："
         "这个词元提出问题（它的**查询**），每个词元给出回答（它的**键**）和内容（它的**值**）。它们都是一串数字，画成一条彩色格子"
         "（蓝色小于零，红色大于零）：把鼠标移到格子上就能读出数字。",
@@ -185,6 +188,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "qk_title": "查询–键空间",
         "qk_intro": "把一个头的查询（●）和键（◆）画在同一个平面上：若键向量指向查询的方向（q·k 大），这个头就给它很大的权重，"
         "所以查询往往落在它关注的键附近。这些向量是模型为你的文本算出来的；点选一个点，就能在下方矩阵中找到它的行或列。",
+        "qk_ex_needs_model": "在你的句子上逐步演示需要模型自己的查询、键和值向量，保存的捕获文件里没有：请关闭保存的捕获再计算。",
+        "qk_ex_hidden_cell": "已隐藏",
         "qk_needs_model": "查询–键空间需要模型自己的查询和键向量，保存的捕获文件里没有：请关闭保存的捕获再计算。",
         "qk_computing_vectors": "正在保留每一层的查询、键和值……",
         "qk_ex_window": "你的文本有 {total} 个词元：这里的逐步演示只读取前 {tokens} 个（{text}），把它当作一段独立的文本，"

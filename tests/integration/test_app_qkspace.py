@@ -71,6 +71,25 @@ def test_the_explainer_walks_your_sentence_and_says_the_row_equals_the_capture(l
     assert any(("真实模型" if lang == "zh" else "real model") in h for h in headings)
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_walk_through_a_teacher_uses_says_what_it_teaches(lang):
+    at = open_page("page_scripts/how_attention_works.py", lang=lang, model="demo-decoder", text="从前有一只小猫。")
+    numbers = [h.value.split(" ·")[0] for h in at.header]
+    assert numbers == ["1", "2", "3", "4", "5"]  # one section a number, in order
+    text = " ".join(m.value for m in at.markdown)
+    assert "similarities are" not in text and "相似度分别" not in text  # after the softmax they are weights
+    assert "pseudo-code" not in text and "原文伪代码" not in text  # never introduced on the page
+    assert "Good Morning！" not in text  # the demo translator writes "Good morning!"
+    tokens = at.selectbox(key="w_ex_token")
+    assert tokens.value == len(tokens.options) - 1  # a causal map: the last token, which sees every key
+    table = next(d.value for d in at.dataframe if "q·k" in d.value.columns)  # the sentence's numbers
+    assert not table.isna().any().any()  # hidden keys say so; no empty "None" cells
+    hidden = "已隐藏" if lang == "zh" else "hidden"
+    first = at.selectbox(key="w_ex_token").select(0).run()  # the first token: it sees only itself
+    numbers = next(d.value for d in first.dataframe if "q·k" in d.value.columns)
+    assert hidden in numbers.astype(str).to_numpy() and not numbers.isna().any().any()  # sees only itself
+
+
 def test_the_cli_exports_a_rollout_and_refuses_one_of_cross_attention(tmp_path, capsys):
     out = tmp_path / "rollout.html"
     argv = ["export", "--model", "demo-zh-en", "--device", "cpu", "--text", "早上好！", "--target", "Good morning!"]
