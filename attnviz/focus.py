@@ -67,13 +67,20 @@ def hidden_focus(
 
 
 def focus_sentence(
-    chosen: HeadSelection, step: int, steps: int, lang: str = "en", hidden: HiddenFocus | None = None
+    chosen: HeadSelection,
+    step: int,
+    steps: int,
+    lang: str = "en",
+    hidden: HiddenFocus | None = None,
+    words: bool = False,
 ) -> str:
     """The replay's sentence about the newest token: "Step 2 of 3: **morning** looked at 早上 (0.62)." When half
     its attention or more went to hidden tokens (`hidden`, from `hidden_focus`), it says where, and names only the
-    shown tokens that hold some weight: never "looked at 学习 (0.00)" when the weight sits on </s>."""
+    shown tokens that hold some weight: never "looked at 学习 (0.00)" when the weight sits on </s>. It counts what
+    the replay counts: words in the word view (`words`), else tokens."""
     token, looked = newest_focus(chosen)
-    values = {"step": step, "steps": steps, "token": said_token(token)}
+    unit = i18n.t("unit_word" if words else "unit_token", lang)
+    values = {"step": step, "steps": steps, "token": said_token(token), "unit": unit}
     if hidden is not None and hidden.weight >= HIDDEN_MOSTLY and hidden.tokens:
         looked = [(key, weight) for key, weight in looked if weight >= SAID_FROM]
         names = i18n.t("truth_list_separator", lang).join(said_token(key) for key, _ in hidden.tokens[:2])

@@ -73,7 +73,7 @@ with shown_errors(view):
         hidden = focus.hidden_focus(result, replace(options, step=step), shown.selection, handle.alignment_heads)
         controls.step_focus(view, shown.selection, step or steps, steps, hidden)
         scores = replay.step_scores(result)
-        truth_notes.step_line(view, replay.replayed_scores(scores, written, step))
+        truth_notes.step_line(view, replay.replayed_scores(scores, written, step), scores)
         gold = gold_panel.scored(view, result, shown, replace(options, step=step))
         if gold is not None:
             shown = gold.shown

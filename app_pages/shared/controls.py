@@ -84,7 +84,8 @@ def replay_slider(view: ViewState, steps: int) -> int:
         return 0
     if key not in st.session_state or not 1 <= st.session_state[key] <= steps:
         st.session_state[key] = view.step if 1 <= view.step <= steps else steps
-    chosen = st.slider(i18n.t("replay", view.lang), 1, steps, key=key, help=i18n.t("replay_help", view.lang))
+    label = i18n.t("replay_words" if view.words else "replay", view.lang)  # what its numbers count
+    chosen = st.slider(label, 1, steps, key=key, help=i18n.t("replay_help", view.lang))
     view.step = 0 if chosen == steps else chosen
     return view.step
 
@@ -93,4 +94,4 @@ def step_focus(
     view: ViewState, chosen: selection.HeadSelection, step: int, steps: int, hidden: focus.HiddenFocus | None = None
 ) -> None:
     """One sentence under the replay slider (`focus.focus_sentence`): the newest token and where it looked."""
-    st.markdown(focus.focus_sentence(chosen, step, steps, view.lang, hidden))
+    st.markdown(focus.focus_sentence(chosen, step, steps, view.lang, hidden, words=view.words))

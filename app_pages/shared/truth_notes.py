@@ -56,9 +56,10 @@ def caveat_notes(view: ViewState, result) -> None:
         st.info(caveat.sentence(view.lang), icon=":material/report:")
 
 
-def step_line(view: ViewState, scores: list[replay.StepScore]) -> None:
+def step_line(view: ViewState, scores: list[replay.StepScore], every: list[replay.StepScore] | None = None) -> None:
     """Under the replay slider: how sure the model was of the token(s) of the step shown, and what else it weighed."""
     t = tr(view)
+    total = len(every) if every else max((score.step for score in scores), default=0)  # tokens written in all
     for score in scores:
         alternatives = t("truth_list_separator").join(
             t("truth_token_probability", token=text, probability=f"{probability:.2f}")
@@ -67,6 +68,7 @@ def step_line(view: ViewState, scores: list[replay.StepScore]) -> None:
         line = t(
             "truth_step_line",
             step=score.step,
+            steps=total,
             token=f"“{shown(score.token)}”",
             probability=f"{score.probability:.2f}",
             alternatives=alternatives,

@@ -74,8 +74,11 @@ STRINGS: dict[str, dict[str, str]] = {
         "no_cross": "{model} has no cross-attention (it is not a translation model). Open Self-attention, or choose "
         "a demo translator in the sidebar.",
         "replay": "Replay: target tokens written so far",
+        "replay_words": "Replay: target words written so far",
         "replay_help": "Drag to replay the translation one target token at a time.",
-        "step_focus": "Step {step} of {steps}: **{token}** looked at {keys}.",
+        "step_focus": "{unit} {step} of {steps}: **{token}** looked at {keys}.",
+        "unit_word": "Word",  # what a replay counts: the rows drawn (words in the word view, else tokens)
+        "unit_token": "Token",
         "weighted": "{token} ({weight})",
         # Self-attention
         "self_title": "Self-attention",
@@ -251,8 +254,11 @@ STRINGS: dict[str, dict[str, str]] = {
         "translation_line": "**{text}** → **{translation}**",
         "no_cross": "{model} 没有交叉注意力（不是翻译模型）。请打开“自注意力”，或在侧边栏选择演示翻译模型。",
         "replay": "回放：已写出的目标词元",
+        "replay_words": "回放：已写出的目标词",
         "replay_help": "拖动滑块，逐个目标词元回放翻译过程。",
-        "step_focus": "第 {step} 步（共 {steps} 步）：**{token}** 看向了 {keys}。",
+        "step_focus": "第 {step} 个{unit}（共 {steps} 个）：**{token}** 看向了 {keys}。",
+        "unit_word": "词",
+        "unit_token": "词元",
         "weighted": "{token}（{weight}）",
         "self_title": "自注意力",
         "self_intro": "同一段文本中的词元如何互相关注：编码器读源句，解码器读已写出的译文。行是查询，列是被关注的键。",

@@ -51,9 +51,9 @@ STRINGS: dict[str, dict[str, str]] = {
         "find_scale_head": "{weight}<br><sup>0–{top}: this figure's max</sup>",
         "find_scale_each_note": "colours: each head from 0 to its own max",
         # the replay sentence when the weight went to hidden tokens
-        "find_focus_hidden": "Step {step} of {steps}: most of **{token}**'s attention ({weight}) went to {hidden}, which "
+        "find_focus_hidden": "{unit} {step} of {steps}: most of **{token}**'s attention ({weight}) went to {hidden}, which "
         "is hidden.",
-        "find_focus_hidden_also": "Step {step} of {steps}: most of **{token}**'s attention ({weight}) went to {hidden}, "
+        "find_focus_hidden_also": "{unit} {step} of {steps}: most of **{token}**'s attention ({weight}) went to {hidden}, "
         "which is hidden; of the tokens shown it looked at {keys}.",
     },
     "zh": {
@@ -92,9 +92,9 @@ STRINGS: dict[str, dict[str, str]] = {
         "find_scale_shared": "{weight}<br><sup>0–{top}：全部 {heads} 个头的最大值</sup>",
         "find_scale_head": "{weight}<br><sup>0–{top}：此图的最大值</sup>",
         "find_scale_each_note": "颜色：每个头从 0 到它自己的最大值",
-        "find_focus_hidden": "第 {step} 步（共 {steps} 步）：**{token}** 的大部分注意力（{weight}）落在 {hidden} 上，"
+        "find_focus_hidden": "第 {step} 个{unit}（共 {steps} 个）：**{token}** 的大部分注意力（{weight}）落在 {hidden} 上，"
         "它已被隐藏。",
-        "find_focus_hidden_also": "第 {step} 步（共 {steps} 步）：**{token}** 的大部分注意力（{weight}）落在 {hidden} 上，"
+        "find_focus_hidden_also": "第 {step} 个{unit}（共 {steps} 个）：**{token}** 的大部分注意力（{weight}）落在 {hidden} 上，"
         "它已被隐藏；在显示的词元中，它看向了 {keys}。",
     },
 }

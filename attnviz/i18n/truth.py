@@ -21,10 +21,15 @@ STRINGS: dict[str, dict[str, str]] = {
         "“word?”), so the attention there says nothing about that word. Load a model that knows it, such as "
         "{suggestion}.",
         "truth_unsure": "The model is unsure of what it wrote: it gave {tokens} a probability below {threshold}, so "
-        "those words are guesses. Check them, give the translation yourself, or load a full model such as "
+        "those tokens are guesses. Check them, give the translation yourself, or load a full model such as "
         "{suggestion}.",
+        "truth_unsure_one": "The model is unsure of what it wrote: it gave {tokens} a probability below {threshold}, "
+        "so that token is a guess. Check it, give the translation yourself, or load a full model such as "
+        "{suggestion}.",
+        "truth_unsure_continued_one": "The model is unsure of what it wrote: it gave {tokens} a probability below "
+        "{threshold}, so that token is a guess. Load a full model such as {suggestion}.",
         "truth_unsure_continued": "The model is unsure of what it wrote: it gave {tokens} a probability below "
-        "{threshold}, so those words are guesses. Load a full model such as {suggestion}.",
+        "{threshold}, so those tokens are guesses. Load a full model such as {suggestion}.",
         "truth_list_separator": ", ",
         "truth_token_probability": "“{token}” ({probability})",
         # Language (attnviz/language.py)
@@ -54,7 +59,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "truth_steps_title": "How sure the model was of each token it wrote",
         "truth_steps_intro": "For every token it wrote: the probability the model gave it, and the tokens it "
         "found most likely there. A low probability means the model was guessing.",
-        "truth_step_line": "Token #{step}: the model wrote {token} with probability {probability}; its top choices "
+        "truth_step_line": "Token {step} of {steps} it wrote: the model wrote {token} with probability {probability}; its top choices "
         "were {alternatives}.",
         "truth_steps_beams": "The model wrote by beam search with {beams} beams: at each step it kept the {beams} "
         "best partial translations and chose the best whole one at the end, so a token it wrote need not be the most "
@@ -81,9 +86,13 @@ STRINGS: dict[str, dict[str, str]] = {
         "请自己给出译文，或加载完整的模型，例如 {suggestion}。",
         "truth_unknown_words_read_one": "模型不认识{words}：它把它读成了未知词元（图中画作“词?”），所以那里的注意力与这个词无关。"
         "请加载认识它的模型，例如 {suggestion}。",
-        "truth_unsure": "模型对自己写出的内容没有把握：它给{tokens}的概率低于 {threshold}，所以这些词是猜的。"
+        "truth_unsure": "模型对自己写出的内容没有把握：它给{tokens}的概率低于 {threshold}，所以这些词元是猜的。"
         "请核对，自己给出译文，或加载完整的模型，例如 {suggestion}。",
-        "truth_unsure_continued": "模型对自己写出的内容没有把握：它给{tokens}的概率低于 {threshold}，所以这些词是猜的。"
+        "truth_unsure_one": "模型对自己写出的内容没有把握：它给{tokens}的概率低于 {threshold}，所以这个词元是猜的。"
+        "请核对，自己给出译文，或加载完整的模型，例如 {suggestion}。",
+        "truth_unsure_continued_one": "模型对自己写出的内容没有把握：它给{tokens}的概率低于 {threshold}，所以这个词元是猜的。"
+        "请加载完整的模型，例如 {suggestion}。",
+        "truth_unsure_continued": "模型对自己写出的内容没有把握：它给{tokens}的概率低于 {threshold}，所以这些词元是猜的。"
         "请加载完整的模型，例如 {suggestion}。",
         "truth_list_separator": "、",
         "truth_token_probability": "“{token}”（{probability}）",
@@ -112,7 +121,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "truth_beam_chose": "它不是这里最可能的词元：束搜索选了它，因为它所在的整句译文得分最高。",
         "truth_steps_beams": "模型用束搜索（{beams} 束）写出译文：每一步保留 {beams} 个最好的部分译文，最后选出整体最好的一个，"
         "所以它写出的词元不一定是该步最可能的那个。这里每一行都是模型为它选定的译文实际算出的结果。",
-        "truth_step_line": "第 {step} 个词元：模型以概率 {probability} 写出了{token}；它最看好的是{alternatives}。",
+        "truth_step_line": "写出的第 {step} 个词元（共 {steps} 个）：模型以概率 {probability} 写出了{token}；它最看好的是{alternatives}。",
         "truth_column_step": "词元序号",
         "truth_column_token": "写出的词元",
         "truth_column_probability": "概率",

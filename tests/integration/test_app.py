@@ -115,7 +115,8 @@ def test_generate_mode_replays_one_target_token_at_a_time(tiny):
     steps.set_value(2).run()
     assert_page_ok(at)
     np.testing.assert_allclose(z_of(charts(at)["heatmap"]), full[:2], atol=1e-6)
-    assert any("Step 2 of" in m.value for m in at.markdown)
+    assert any("Token 2 of" in m.value for m in at.markdown)  # tokens view: the replay counts tokens
+    assert any(" it wrote: " in m.value and " of " in m.value for m in at.markdown)  # the token line says of how many
 
 
 def test_word_view_and_hidden_special_tokens(tiny, tiny_handle):

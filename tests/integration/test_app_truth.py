@@ -8,6 +8,7 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 APP = str(Path(__file__).resolve().parents[2] / "app_pages" / "main.py")
@@ -85,7 +86,7 @@ def test_step_scores_show_how_sure_the_model_was():
     assert (table["Probability"] > 0).all() and (table["Probability"] <= 1).all()
     at.slider(key="w_step").set_value(1).run()
     assert_page_ok(at)
-    first = next(m.value for m in at.markdown if m.value.startswith("Token #1: the model wrote"))
+    first = next(m.value for m in at.markdown if m.value.startswith(f"Token 1 of {len(table)} it wrote:"))
     assert f"probability {table['Probability'][0]:.2f}" in first
     captions = " ".join(c.value for c in at.caption)
     assert "beam search with 5 beams" in captions  # the embedded translators' own decoding, said where scores are
@@ -98,7 +99,7 @@ def test_a_token_beam_search_chose_over_the_most_likely_one_is_said_to_be_so():
     said = []
     for step in range(1, len(table) + 1):
         at.slider(key="w_step").set_value(step).run()
-        line = next(m.value for m in at.markdown if m.value.startswith(f"Token #{step}: the model wrote"))
+        line = next(m.value for m in at.markdown if m.value.startswith(f"Token {step} of {len(table)} it wrote:"))
         top = float(table["Most likely tokens"][step - 1].split(", ")[0].rsplit(" ", 1)[1])
         said.append("beam search chose it" in line)
         written = table["Probability"][step - 1]  # 3 decimals; the alternatives show 2
@@ -132,3 +133,15 @@ def test_chinese_into_minilm_is_named_on_the_self_attention_page():
     assert_page_ok(at)
     assert any("Chinese characters, which minilm does not read" in w.value for w in at.warning)
     assert at.button(key="w_truth_switch_demo-zh-en").label == "Use Demo translator Chinese → English"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_replay_and_its_lines_each_say_what_they_count(lang):
+    at = open_app(text="谢谢你的帮助", mode="generate", lang=lang)  # the word view: the replay counts words
+    assert_page_ok(at)
+    slider = at.slider(key="w_step")
+    assert slider.label == ("回放：已写出的目标词" if lang == "zh" else "Replay: target words written so far")
+    slider.set_value(1).run()
+    said = " ".join(m.value for m in at.markdown)
+    assert ("第 1 个词（共" in said) if lang == "zh" else ("Word 1 of" in said)  # not "Step 1 of" beside "Token #2"
+    assert ("写出的第" in said and "个词元（共" in said) if lang == "zh" else (" it wrote: " in said)

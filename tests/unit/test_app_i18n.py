@@ -86,7 +86,8 @@ def test_the_app_pages_have_no_untranslated_sentences():
 
 
 def test_t_formats_falls_back_and_reads_figure_labels():
-    assert i18n.t("step_focus", "en", step=2, steps=5, token="Good", keys="好 (0.8)").startswith("Step 2 of 5")
+    said = i18n.t("step_focus", "en", step=2, steps=5, token="Good", keys="好 (0.8)", unit=i18n.t("unit_word", "en"))
+    assert said.startswith("Word 2 of 5")  # it counts what the replay counts
     assert i18n.t("kind_cross", "zh") == "交叉注意力"  # a figure label, translated once, in attnviz.figures
     assert i18n.t("page_translate", "fr") == "Translate & align"  # unknown language reads English
     assert i18n.t("no.such.key", "zh") == "no.such.key"
