@@ -638,11 +638,37 @@ def head_statistics_table(amap: AttentionMap) -> list[dict]:
     return statistics_table(head_statistics(amap), amap.layer_names)
 
 
+# The roles a head can be said to play, each by its score (`STATISTICS`), and the score from which it is said: a
+# head plays the role of its highest such score at or above ROLE_FROM, else none. One threshold for every role, said
+# on the page beside the table, so a reader can check each role against its score.
+ROLES = ("previous_token", "induction", "diagonal", "positional", "sink")
+ROLE_FROM = 0.5
+
+
+def head_roles(stats: dict[str, np.ndarray], threshold: float = ROLE_FROM) -> np.ndarray:
+    """(layers, heads) the role each head plays (one of `ROLES`, or "" for none): its highest role score, when that
+    is at least `threshold`. A role whose score was not computed (induction needs a repeated token) is not named."""
+    scored = [
+        (role, np.nan_to_num(np.asarray(stats[role], dtype=np.float64), nan=-1.0)) for role in ROLES if role in stats
+    ]
+    layers, heads = next(iter(stats.values())).shape
+    roles = np.full((layers, heads), "", dtype=object)
+    if not scored:
+        return roles
+    scores = np.stack([values for _, values in scored])  # (roles, layers, heads)
+    best = scores.argmax(axis=0)
+    strong = scores.max(axis=0) >= threshold
+    names = np.array([role for role, _ in scored], dtype=object)
+    roles[strong] = names[best[strong]]
+    return roles
+
+
 def statistics_table(stats: dict[str, np.ndarray], layer_names: Sequence[str]) -> list[dict]:
     """The rows of `head_statistics_table` from statistics already computed (`head_statistics` or streamed ones)."""
     layers, heads = next(iter(stats.values())).shape
+    roles = head_roles(stats)
     return [
-        {"layer": layer, "head": head, "layer_name": layer_names[layer]}
+        {"layer": layer, "head": head, "layer_name": layer_names[layer], "role": str(roles[layer, head])}
         | {name: float(values[layer, head]) for name, values in stats.items()}
         for layer in range(layers)
         for head in range(heads)

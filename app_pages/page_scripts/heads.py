@@ -34,18 +34,22 @@ with shown_errors(view):
     )
     controls[2].caption(t(f"stat_help_{view.stat}"))
 
-    table, heatmap = st.columns([3, 2])
+    rows = analysis.statistics_table(values, layer_names)
+    for row in rows:  # the role in the page's language; "" (none) stays empty
+        row["role"] = t(f"role_{row['role']}") if row["role"] else ""
+    table, heatmap = st.container(), st.container()  # one above the other: every column and number readable
     with table:
         st.dataframe(
-            analysis.statistics_table(values, layer_names),
+            rows,
             key="w_head_table",
             on_select=lambda: navigation.table_selects_head(num_heads),
             selection_mode="single-row",
             hide_index=True,
-            column_order=["layer", "head", *statistics],
+            column_order=["layer", "head", "role", *statistics],
             column_config={
-                "layer": st.column_config.NumberColumn(t("layer"), format="%d"),
-                "head": st.column_config.NumberColumn(t("head"), format="%d"),
+                "layer": st.column_config.NumberColumn(t("layer"), format="%d", width="small"),
+                "head": st.column_config.NumberColumn(t("head"), format="%d", width="small"),
+                "role": st.column_config.TextColumn(t("role"), help=t("role_help", threshold=analysis.ROLE_FROM)),
                 **{
                     s: st.column_config.NumberColumn(t(f"stat_{s}"), format="%.3f", help=t(f"stat_help_{s}"))
                     for s in statistics
@@ -54,7 +58,7 @@ with shown_errors(view):
             width="stretch",
             height=min(420, 38 + 35 * num_layers * num_heads),
         )
-        st.caption(t("table_hint"))
+        st.caption(t("role_rule", threshold=analysis.ROLE_FROM) + " " + t("table_hint"))
     with heatmap:
         grid = figures.statistic_grid(
             values=values, statistic=view.stat, kind=view.kind, style=figures.FigureStyle(lang=view.lang)

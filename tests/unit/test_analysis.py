@@ -250,3 +250,17 @@ def test_head_statistics_for_cross_maps_and_table_rows():
     assert len(rows) == 6 and rows[4]["layer"] == 1 and rows[4]["head"] == 1
     assert rows[4]["entropy"] == pytest.approx(float(stats["entropy"][1, 1]))
     assert sorted(rows, key=lambda r: r["sink"])[0]["sink"] == min(float(v) for v in stats["sink"].ravel())
+
+
+def test_a_head_plays_the_role_of_its_highest_role_score_from_the_threshold():
+    stats = {
+        "entropy": np.zeros((2, 3)),
+        "previous_token": np.array([[0.9, 0.2, 0.4], [0.1, 0.6, 0.49]]),
+        "sink": np.array([[0.3, 0.7, 0.1], [0.1, 0.1, 0.2]]),
+        "induction": np.full((2, 3), np.nan),  # not computed (no repeated token): never named
+    }
+    roles = analysis.head_roles(stats)
+    assert roles.tolist() == [["previous_token", "sink", ""], ["", "previous_token", ""]]
+    assert analysis.head_roles(stats, threshold=0.95).tolist() == [["", "", ""], ["", "", ""]]
+    rows = analysis.statistics_table(stats, ["l0", "l1"])
+    assert [row["role"] for row in rows] == ["previous_token", "sink", "", "", "previous_token", ""]
