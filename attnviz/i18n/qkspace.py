@@ -153,11 +153,11 @@ STRINGS: dict[str, dict[str, str]] = {
         "qk_fig_query_vector": "“{token}”的查询向量 q",
         "qk_fig_output": "输出 = Σ 权重 · v",
         "qk_fig_values": "值 V",
-        "qk_fig_col_score": "q·k 点积",
-        "qk_fig_col_scaled": "乘以 {scale}",
-        "qk_fig_col_bias": "加位置偏置",
-        "qk_fig_col_weight": "softmax 权重",
-        "qk_fig_col_captured": "捕获的权重",
+        "qk_fig_col_score": "q·k",  # a column title: as short as its numbers, or titles run into each other
+        "qk_fig_col_scaled": "× {scale}",
+        "qk_fig_col_bias": "+ 位置偏置",
+        "qk_fig_col_weight": "softmax",
+        "qk_fig_col_captured": "捕获值",
         "qk_fig_steps_title": "“{token}”如何看这句话 · 第 {layer} 层，第 {head} 头（向量有 {d} 个值）",
         "qk_fig_steps_equal": "重算的 softmax 行与捕获的权重相同：最大差 {difference}",
         "qk_fig_steps_differs": "重算的 softmax 行与捕获的权重最多相差 {difference}",
@@ -189,7 +189,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "qk_intro": "把一个头的查询（●）和键（◆）画在同一个平面上：若键向量指向查询的方向（q·k 大），这个头就给它很大的权重，"
         "所以查询往往落在它关注的键附近。这些向量是模型为你的文本算出来的；点选一个点，就能在下方矩阵中找到它的行或列。",
         "qk_ex_needs_model": "在你的句子上逐步演示需要模型自己的查询、键和值向量，保存的捕获文件里没有：请关闭保存的捕获再计算。",
-        "qk_ex_hidden_cell": "已隐藏",
+        "qk_ex_hidden_cell": "不可见",  # the figure's word for them (qk_fig_masked)
         "qk_needs_model": "查询–键空间需要模型自己的查询和键向量，保存的捕获文件里没有：请关闭保存的捕获再计算。",
         "qk_computing_vectors": "正在保留每一层的查询、键和值……",
         "qk_ex_window": "你的文本有 {total} 个词元：这里的逐步演示只读取前 {tokens} 个（{text}），把它当作一段独立的文本，"

@@ -84,7 +84,7 @@ def test_the_walk_through_a_teacher_uses_says_what_it_teaches(lang):
     assert tokens.value == len(tokens.options) - 1  # a causal map: the last token, which sees every key
     table = next(d.value for d in at.dataframe if "q·k" in d.value.columns)  # the sentence's numbers
     assert not table.isna().any().any()  # hidden keys say so; no empty "None" cells
-    hidden = "已隐藏" if lang == "zh" else "hidden"
+    hidden = "不可见" if lang == "zh" else "hidden"
     first = at.selectbox(key="w_ex_token").select(0).run()  # the first token: it sees only itself
     numbers = next(d.value for d in first.dataframe if "q·k" in d.value.columns)
     assert hidden in numbers.astype(str).to_numpy() and not numbers.isna().any().any()  # sees only itself

@@ -9,7 +9,7 @@ from attnviz import figures
 from attnviz.attention.vectors import HeadVectors
 from attnviz.attention.walkthrough import sentence_walkthrough
 from attnviz.errors import InputError
-from attnviz.figures import qkspace
+from attnviz.figures import layout, qkspace
 from attnviz.figures.sentence_steps import sentence_steps
 from attnviz.projection import project_queries_keys
 from tests.support.maps import random_map, tokens_from
@@ -163,3 +163,17 @@ def test_the_figure_says_equal_only_when_the_rows_are():
     other = sentence_steps(sentence_walkthrough(head, 0, captured=np.full(4, 0.25)))
     assert "equals" in same.layout.title.text and "differs" not in same.layout.title.text
     assert "differs" in other.layout.title.text and "equals" not in other.layout.title.text
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_steps_column_titles_fit_their_columns(lang):
+    walk = sentence_walkthrough(vectors(d=5), 1, captured=np.zeros(4))
+    fig = sentence_steps(walk, style=figures.FigureStyle(lang=lang))
+    plot_px = fig.layout.width - fig.layout.margin.l - fig.layout.margin.r
+    second_row = [axis for name, axis in fig.layout.to_plotly_json().items() if name.startswith("xaxis")][-5:-1]
+    titles = [a for a in fig.layout.annotations if a.y is not None and a.y < 0.9]  # the columns' titles
+    for axis in second_row:
+        low, high = axis["domain"]
+        inside = [a for a in titles if low <= a.x <= high]
+        for title in inside:  # "q · k 点积乘以 0.1581softmax 权重…" ran into each other
+            assert layout.text_width(title.text, title.font.size or 16) <= (high - low) * plot_px + 8, title.text
