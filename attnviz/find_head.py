@@ -5,11 +5,14 @@
 - `rank_heads` (`HeadMatch`): every layer × head ranked by the weight from the query token to the key token, as the
   view's weighting shows it (raw, or weighted by value norm), alike on full and on-demand results.
 - `pair_weight`: that weight as the figures of a head selection draw it, to check a ranked head against its figure.
+- `rank_heads_by_effect` (`EffectMatch`): every head ranked by the exact effect of removing it on one chosen target
+  token's log-probability, from effects computed beforehand (`attnviz.measures.head_effects`: this module stays
+  free of torch); `piece_choices` names the pieces of those effects' tokens.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -124,3 +127,40 @@ def pair_weight(chosen: HeadSelection, query: TokenChoice, key: TokenChoice) -> 
     if not (col < len(amap.key_tokens) and amap.key_tokens[col].text == key.text):
         return None
     return float(chosen.matrix()[row, col])
+
+
+@dataclass(frozen=True)
+class EffectMatch:
+    """The exact effect of removing one head on a chosen target token: the change in its log-probability (summed
+    over the token's pieces). Negative: the head helps the model say it."""
+
+    stack: str
+    layer: int
+    head: int
+    effect: float
+
+
+def piece_choices(tokens: Sequence[Token]) -> list[TokenChoice]:
+    """One choice per piece of `tokens` (the per-token axis of head effects), labelled "text #index"."""
+    return [TokenChoice(f"{token.text} #{i}", token.text, i, i, i + 1) for i, token in enumerate(tokens)]
+
+
+def rank_heads_by_effect(
+    per_token: Mapping[str, np.ndarray], token: TokenChoice, stacks: Sequence[str] | None = None
+) -> list[EffectMatch]:
+    """Every head of `stacks` (all by default) ranked by its effect on `token`, the heads whose removal lowers its
+    log-probability most first (ties in stack, layer and head order). `per_token`: stack -> (layers, heads, target
+    tokens) effects (`HeadEffects.per_token`); `token` covers the pieces [start, stop) of that last axis (a choice of
+    `token_choices(capture, "cross", "query")` for a translation captured with the same target, or `piece_choices`)."""
+    matches = []
+    for stack in stacks or list(per_token):
+        effects = per_token[stack]  # (layers, heads, target tokens)
+        if not 0 <= token.start < token.stop <= effects.shape[2]:
+            raise InputError("find_effect_outside", count=effects.shape[2])
+        summed = effects[:, :, token.start : token.stop].sum(axis=2)  # (layers, heads)
+        matches += [
+            EffectMatch(stack, layer, head, float(summed[layer, head]))
+            for layer in range(summed.shape[0])
+            for head in range(summed.shape[1])
+        ]
+    return sorted(matches, key=lambda match: match.effect)

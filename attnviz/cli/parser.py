@@ -221,7 +221,7 @@ def build_parser(lang: str = "en") -> argparse.ArgumentParser:
     commands = parser.add_subparsers(
         dest="command",
         required=True,
-        metavar="{export,capture,find-head,corpus,corpus-workers,models,devices,doctor}",
+        metavar="{export,capture,find-head,head-effects,corpus,corpus-workers,models,devices,doctor}",
         parser_class=functools.partial(_Parser, lang=lang),
     )
 
@@ -241,6 +241,7 @@ def build_parser(lang: str = "en") -> argparse.ArgumentParser:
     )
 
     _add_find_parser(commands)
+    _add_head_effects_parser(commands)
     corpus_command.add_parser(commands)
     commands.add_parser("models", help="list the models available offline", description="List catalogue models.")
     devices = commands.add_parser(
@@ -282,6 +283,30 @@ def _add_find_parser(commands) -> None:
     find.add_argument("--top", type=int, default=10, help="heads listed, strongest first (default 10; 0: all)")
     find.add_argument("--device", default="auto", help="auto (npu → cuda → mps → cpu), cpu, cuda, npu, mps")
     find.add_argument("--truncate", action="store_true", help="keep the first tokens of too-long input")
+
+
+def _add_head_effects_parser(commands) -> None:
+    """`head-effects`: the exact effect of removing each head, its estimate, per-token effects."""
+    effects = commands.add_parser(
+        "head-effects",
+        help="how much removing each head changes the output (csv, parquet)",
+        description="Remove each head in turn (exactly, batched) and write its effect on the output, the fast "
+        "estimate and the per-token effects: one row per stack, layer and head.",
+    )
+    effects.add_argument("--model", "-m", required=True, help="catalogue name (see `models`), HF folder or hub id")
+    effects.add_argument("--text", "-t", required=True, help="the input (source) text")
+    effects.add_argument("--target", help="the translation or continuation whose log-probability is measured")
+    effects.add_argument("--generate", type=int, metavar="N", help="without --target: the model writes up to N (32)")
+    effects.add_argument(
+        "--estimate",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="also the attribution-patching estimate and its Spearman ρ (default on)",
+    )
+    effects.add_argument("--format", choices=("csv", "parquet"), help="default: from the output suffix")
+    effects.add_argument("--device", default="auto", help="auto (npu → cuda → mps → cpu), cpu, cuda, npu, mps")
+    effects.add_argument("--output", "-o", required=True, type=Path, help="the file to write (.csv or .parquet)")
+    effects.add_argument("--force", "-f", action="store_true", help="replace existing files")
 
 
 def parse(argv: list[str]) -> Request:

@@ -417,6 +417,14 @@ STRINGS: dict[str, dict[str, str]] = {
         "analysis.axis.query_range_end": "query range end",
         "analysis.axis_count.query_range_end": "{count} query range ends",
         "analysis.axis_item.query_range_end": "Query range end {index}",
+        # head effects (attnviz.measures.head_effects)
+        "error.head_effects_no_projection": "attnviz cannot find the output projection of {module} in {model}, so it "
+        "cannot remove one head's output there; head effects are not available for this architecture.",
+        "error.head_effects_projection_input": "The input of {module}'s output projection is not the heads' outputs "
+        "side by side ({width} wide); head effects are not available for this architecture.",
+        "error.head_effects_shared_layers": "{model} runs {module} more than once in a pass (layers that share their "
+        "weights): removing one head there would remove it from every run, so head effects are not available.",
+        "error.head_effects_no_target": "{model} gives no target tokens to measure here; give a target text.",
     },
     "zh": {
         "error_SettingError": "设置有误",
@@ -779,5 +787,13 @@ STRINGS: dict[str, dict[str, str]] = {
         "analysis.axis.query_range_end": "查询范围端点",
         "analysis.axis_count.query_range_end": "{count} 个查询范围端点",
         "analysis.axis_item.query_range_end": "查询范围端点 {index}",
+        # head effects (attnviz.measures.head_effects)
+        "error.head_effects_no_projection": "attnviz 在 {model} 中找不到 {module} 的输出投影，无法在那里去掉单个头的输出；"
+        "这种架构不支持头效应。",
+        "error.head_effects_projection_input": "{module} 的输出投影的输入不是各头输出的并排拼接（宽 {width}）；"
+        "这种架构不支持头效应。",
+        "error.head_effects_shared_layers": "{model} 在一次前向中多次运行 {module}（共享权重的层）：去掉那里的一个头会在"
+        "每次运行中都去掉它，因此不支持头效应。",
+        "error.head_effects_no_target": "{model} 在这里没有可度量的目标词元；请给出目标文本。",
     },
 }

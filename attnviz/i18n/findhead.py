@@ -10,6 +10,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "{tokens}.",
         "error.find_span_outside": "The chosen tokens lie outside this map of {queries} queries × {keys} keys; pick "
         "them again from its tokens.",
+        "error.find_effect_outside": "The chosen token lies outside the {count} target tokens these head effects "
+        "measure; pick one of them.",
         "error.find_color_scale": "Unknown colour scale {scale!r}; use {scales}.",
         "error.find_not_a_grid": "Only a layer × head grid (figures.grid or figures.statistic_grid) has heads to click.",
         # the Self-attention page's head search
@@ -60,6 +62,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.find_side_unknown": "未知的一侧 {side!r}；词元只能在查询侧或键侧选择。",
         "error.find_token_missing": "此图中没有词元 {token!r}（第 {occurrence} 次出现）；它的词元是 {tokens}。",
         "error.find_span_outside": "所选词元超出了此图（{queries} 个查询 × {keys} 个键）；请从它的词元中重新选择。",
+        "error.find_effect_outside": "所选词元超出了这些头效应度量的 {count} 个目标词元；请从中选择一个。",
         "error.find_color_scale": "未知的色标 {scale!r}；请使用 {scales}。",
         "error.find_not_a_grid": "只有层 × 头网格（figures.grid 或 figures.statistic_grid）才有可点击的头。",
         "find_title": "查找注意力头",
