@@ -153,7 +153,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "qk_fig_query_vector": "“{token}”的查询向量 q",
         "qk_fig_output": "输出 = Σ 权重 · v",
         "qk_fig_values": "值 V",
-        "qk_fig_col_score": "q·k",  # a column title: as short as its numbers, or titles run into each other
+        "qk_fig_col_score": "q·k 值",  # a column title: as short as its numbers, or titles run into each other
         "qk_fig_col_scaled": "× {scale}",
         "qk_fig_col_bias": "+ 位置偏置",
         "qk_fig_col_weight": "softmax",
