@@ -21,7 +21,7 @@ APP_SOURCES = [REPO / "app.py", *sorted((REPO / "app_pages").rglob("*.py"))]
 CJK = re.compile(r"[\u4e00-\u9fff]")
 SAME_IN_BOTH = {"language", "translation_line", "device_cpu", "model_custom_hint"}  # names, formulas, examples
 # figure words that are symbols and placeholders only, the same in both languages
-SAME_IN_BOTH |= {"hover", "token_range", "matrix_scaled", "mixture_title"}
+SAME_IN_BOTH |= {"hover", "token_range", "matrix_scaled", "mixture_title", "qk_fig_col_scaled", "qk_fig_col_weight"}
 
 
 def placeholders(template: str) -> set[str]:
