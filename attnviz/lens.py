@@ -58,13 +58,17 @@ class DecoderLens:
     encoder's last one, with that run's steps (each token's probability) and its cross-attention."""
 
     model: str
-    layer_names: list[str]  # per reading: "embeddings", then each encoder layer's module path
+    layers: list[int]  # per reading: the encoder layer read, 0 = the embeddings
+    layer_names: list[str]  # per reading: "embeddings", or that encoder layer's module path
     readings: list[AttentionCapture]
     provenance: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        if len(self.readings) != len(self.layer_names):
-            raise ValueError(f"DecoderLens has {len(self.readings)} readings for {len(self.layer_names)} layers")
+        if not len(self.readings) == len(self.layer_names) == len(self.layers):
+            raise ValueError(
+                f"DecoderLens has {len(self.readings)} readings for {len(self.layers)} layers "
+                f"({len(self.layer_names)} names); one each is needed"
+            )
 
 
 def logit_lens_rows(lens: LogitLens) -> list[dict]:
@@ -103,5 +107,5 @@ def decoder_lens_rows(lens: DecoderLens) -> list[dict]:
                 for step in reading.steps or []
             ],
         }
-        for layer, (name, reading) in enumerate(zip(lens.layer_names, lens.readings))
+        for layer, name, reading in zip(lens.layers, lens.layer_names, lens.readings)
     ]

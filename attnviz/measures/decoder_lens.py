@@ -74,7 +74,7 @@ def decoder_lens(
         readings.append(_marked(written, layer))
     options = {"mode": "decoder-lens", "layers": chosen}
     provenance = {**readings[0].provenance, "options": {**readings[0].provenance.get("options", {}), **options}}
-    return DecoderLens(handle.name, names, readings, provenance)
+    return DecoderLens(handle.name, chosen, names, readings, provenance)
 
 
 def _marked(written: AttentionCapture, layer: int) -> AttentionCapture:
