@@ -370,6 +370,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "give the translation with --target.",
         "error.decoder_lens_needs_translator": "DecoderLens needs an encoder-decoder model (a translator); {model} is "
         "not one (its kind is {kind}).",
+        "error.lens_figure_shape": "The lens figure got values of shape {shape} for {layers} layers and {positions} "
+        "positions; give one value and one token per layer and position.",
         "error.decoder_lens_layer_missing": "There is no encoder layer {layer!r} to read; give 0 (the embeddings) to "
         "{last}.",
         "error.layer_heads_do_not_divide": "hidden_size {hidden} must be a positive multiple of num_heads {heads}.",
@@ -750,6 +752,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.lens_top_k_invalid": "最可能词元的个数必须是 1 到 {limit} 之间的整数，而不是 {value!r}。",
         "error.lens_nothing_written": "{model} 对这段文本什么也没写出，解码器没有可读取的位置；请用 --target 给出译文。",
         "error.decoder_lens_needs_translator": "DecoderLens 需要编码器-解码器模型（翻译模型）；{model} 不是（它的类型是 {kind}）。",
+        "error.lens_figure_shape": "lens 图收到形状为 {shape} 的数值，却有 {layers} 层、{positions} 个位置；请为每一层的每个位置给出一个数值和一个词元。",
         "error.decoder_lens_layer_missing": "没有可读取的编码器层 {layer!r}；请给出 0（嵌入）到 {last}。",
         "error.layer_heads_do_not_divide": "hidden_size {hidden} 必须是 num_heads {heads} 的正整数倍。",
         "error.layer_kv_heads_do_not_divide": "num_heads {heads} 必须是 num_kv_heads {kv_heads} 的整数倍（分组查询注意力）。",
