@@ -32,20 +32,22 @@ def layer_labels(names: Sequence[str], text: Mapping[str, str]) -> list[str]:
 
 
 def _position_labels(tokens: Sequence[Token]) -> list[str]:
-    """Unique column labels (a repeated token would merge columns on a category axis): the token and its index."""
-    return [f"{token_label(token, 12)} #{i}" for i, token in enumerate(tokens)]
+    """Unique column labels: the token and its index ("#i" alone for a column that names no token, a step)."""
+    return [f"{token_label(token, 12)} #{i}" if token.text else f"#{i}" for i, token in enumerate(tokens)]
 
 
 def lens_grid(
-    cells: Sequence[Sequence[Token]],
+    cells: Sequence[Sequence[Token | None]],
     probabilities: np.ndarray,
     layers: Sequence[str],
     positions: Sequence[Token],
     *,
+    axes: tuple[str, str] = ("lens_axis_position", "lens_axis_layer"),
     style: FigureStyle = DEFAULT_STYLE,
 ) -> go.Figure:
     """`cells[l][i]`: the token row l predicts after position i, `probabilities[l, i]` its probability (0–1); rows
-    are `layers` (labels, the first at the bottom), columns the tokens read at `positions`."""
+    are `layers` (labels, the first at the bottom), columns the tokens read at `positions`. A None cell (with a NaN
+    probability) is left empty. `axes`: the word keys of the x and y axis titles."""
     values = np.asarray(probabilities, dtype=np.float64)  # (layers, positions)
     shape = (len(layers), len(positions))
     if values.shape != shape or len(cells) != shape[0] or any(len(row) != shape[1] for row in cells):
@@ -57,7 +59,7 @@ def lens_grid(
         x=list(range(shape[1])),  # numbered, labelled by the axes: every export engine draws numbers
         y=list(range(shape[0])),
         customdata=[[[layer, column] for column in columns] for layer in layers],
-        text=[[token_label(token, 10) for token in row] for row in cells],
+        text=[["" if token is None else token_label(token, 10) for token in row] for row in cells],
         texttemplate="%{text}",
         colorscale="Blues",
         zmin=0.0,
@@ -68,16 +70,14 @@ def lens_grid(
         hovertemplate=text["lens_hover_cell"] + "<extra></extra>",
     )
     fig = go.Figure(trace)
-    notes = unknown_notes([*positions, *(token for row in cells for token in row)], text)
+    notes = unknown_notes([*positions, *(token for row in cells for token in row if token is not None)], text)
     width = clamp(GRID_MARGINS_PX[0] + CELL_PX[0] * shape[1], *GRID_SIZE[0])
     height = clamp(GRID_MARGINS_PX[1] + CELL_PX[1] * shape[0], *GRID_SIZE[1])
     fig.update_layout(
         **style.layout(style.heading(None, text["lens_grid_title"], notes), width, height, meta=dict(view="lens"))
     )
-    fig.update_xaxes(
-        title_text=text["lens_axis_position"], tickvals=list(range(shape[1])), ticktext=columns, tickangle=-45
-    )
-    fig.update_yaxes(title_text=text["lens_axis_layer"], tickvals=list(range(shape[0])), ticktext=list(layers))
+    fig.update_xaxes(title_text=text[axes[0]], tickvals=list(range(shape[1])), ticktext=columns, tickangle=-45)
+    fig.update_yaxes(title_text=text[axes[1]], tickvals=list(range(shape[0])), ticktext=list(layers))
     return fig
 
 

@@ -13,7 +13,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "lens_hover_cell": "%{customdata[0]} · after %{customdata[1]}<br>next token: %{text}<br>probability: %{z:.3~g}",
         "lens_line_name": "{position}: {token} → {final}",
         "lens_decoder_title": "DecoderLens: what the decoder writes from each encoder layer",
-        "lens_decoder_written": "written",
+        "lens_axis_step": "step (the token written, #0 first)",
+        "lens_axis_encoder_layer": "encoder layer the decoder read",
     },
     "zh": {
         "lens_grid_title": "Logit lens：每一层会写出的下一个词元",
@@ -26,6 +27,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "lens_hover_cell": "%{customdata[0]} · 读入 %{customdata[1]} 之后<br>下一个词元：%{text}<br>概率：%{z:.3~g}",
         "lens_line_name": "{position}：{token} → {final}",
         "lens_decoder_title": "DecoderLens：解码器读取每一层编码器输出时写出的内容",
-        "lens_decoder_written": "写出",
+        "lens_axis_step": "步骤（写出的词元，#0 为第一个）",
+        "lens_axis_encoder_layer": "解码器读取的编码器层",
     },
 }
