@@ -93,6 +93,20 @@ def _special_token(tokenizer, token_id: int) -> Token:
     return Token(text=str(tokenizer.convert_ids_to_tokens(token_id)), start=-1, end=-1, special=True)
 
 
+def vocabulary_token(tokenizer, token_id: int) -> Token:
+    """One vocabulary entry as a person reads it outside any text (a prediction, an alternative): its decoded text
+    ("morning", not "▁morning"); a special token by its name (</s>); the unknown token and byte-fallback pieces by
+    their name, marked unknown; a piece of whitespace as " ". Its offsets are -1: it covers no text."""
+    name = str(tokenizer.convert_ids_to_tokens(token_id))
+    if token_id in special_ids(tokenizer):
+        return Token(name, -1, -1, special=True)
+    if unknown_flags(tokenizer, [token_id])[0]:
+        return Token(name, -1, -1, unknown=True)
+    decoded = tokenizer.decode([token_id], clean_up_tokenization_spaces=False)
+    text = decoded.strip()
+    return Token(readable(text) if text else " " if decoded else name, -1, -1)
+
+
 def _decode(tokenizer, ids: list[int]) -> str:
     return tokenizer.decode(ids, skip_special_tokens=True, clean_up_tokenization_spaces=False)
 

@@ -22,7 +22,7 @@ from attnviz.errors import AttnvizError, InputError
 from attnviz.memory import check_budget, check_text_length
 from attnviz.models import ModelHandle
 from attnviz.provenance import build_provenance
-from attnviz.tokens import special_ids, tokens_for_ids
+from attnviz.tokens import shown, special_ids, tokens_for_ids, vocabulary_token
 from attnviz.types import AttentionCapture, AttentionMap, GenerationStep, Token, map_specs
 
 
@@ -127,10 +127,8 @@ def scored_steps(
 
 
 def _piece_text(tokenizer, token_id: int) -> str:
-    """One vocabulary entry as a person reads it: its decoded text ("morning", not "▁morning"), or its name
-    ("</s>") when it decodes to nothing."""
-    text = tokenizer.decode([token_id], clean_up_tokenization_spaces=False).strip()
-    return text or str(tokenizer.convert_ids_to_tokens(token_id))
+    """One vocabulary entry as plain text says it (`tokens.vocabulary_token`, marked "?" when unknown)."""
+    return shown(vocabulary_token(tokenizer, token_id))
 
 
 def _generated_tokens(tokenizer, ids: list[int]) -> tuple[str, list[Token]]:

@@ -6,6 +6,8 @@
     python -m attnviz export --model minilm --input lines.txt --view grid --format png -o figures/
     python -m attnviz find-head --model minilm --text "The animal was tired because it ran." --query it --key animal
     python -m attnviz head-effects --model demo-zh-en --text 早上好！ --target "Good morning!" -o effects.csv
+    python -m attnviz lens --model demo-decoder --text "早上好！Good morning" -o lens.csv
+    python -m attnviz decoder-lens --model demo-zh-en --text 早上好！ -o decoder-lens.png
     python -m attnviz models
 
 With --input FILE every non-empty line is one example ("source" or "source<TAB>target"), a progress bar runs on
@@ -39,7 +41,7 @@ import contextlib
 import os
 import sys
 
-from attnviz.cli.commands import capture, corpus, devices, doctor, export, find_head, head_effects, models
+from attnviz.cli.commands import capture, corpus, devices, doctor, export, find_head, head_effects, lens, models
 from attnviz.cli.messages import PROG
 from attnviz.cli.parser import asked_lang, build_parser
 from attnviz.cli.request import Request, request_of
@@ -50,6 +52,8 @@ COMMANDS = {
     "capture": capture.run,
     "find-head": find_head.run,
     "head-effects": head_effects.run,
+    "lens": lens.run_lens,
+    "decoder-lens": lens.run_decoder_lens,
     "devices": devices.run,
     "doctor": doctor.run,
 }

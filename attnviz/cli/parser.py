@@ -221,7 +221,7 @@ def build_parser(lang: str = "en") -> argparse.ArgumentParser:
     commands = parser.add_subparsers(
         dest="command",
         required=True,
-        metavar="{export,capture,find-head,head-effects,corpus,corpus-workers,models,devices,doctor}",
+        metavar="{export,capture,find-head,head-effects,lens,decoder-lens,corpus,corpus-workers,models,devices,doctor}",
         parser_class=functools.partial(_Parser, lang=lang),
     )
 
@@ -242,6 +242,7 @@ def build_parser(lang: str = "en") -> argparse.ArgumentParser:
 
     _add_find_parser(commands)
     _add_head_effects_parser(commands)
+    _add_lens_parsers(commands)
     corpus_command.add_parser(commands)
     commands.add_parser("models", help="list the models available offline", description="List catalogue models.")
     devices = commands.add_parser(
@@ -307,6 +308,35 @@ def _add_head_effects_parser(commands) -> None:
     effects.add_argument("--device", default="auto", help="auto (npu → cuda → mps → cpu), cpu, cuda, npu, mps")
     effects.add_argument("--output", "-o", required=True, type=Path, help="the file to write (.csv or .parquet)")
     effects.add_argument("--force", "-f", action="store_true", help="replace existing files")
+
+
+def _add_lens_parsers(commands) -> None:
+    """`lens` (the logit lens) and `decoder-lens` (DecoderLens): what each layer would write."""
+    lens = commands.add_parser(
+        "lens",
+        help="the logit lens: each layer's next-token prediction (csv, json, png, svg, pdf, html)",
+        description="Read every layer's residual stream through the model's own final norm and output embedding.",
+    )
+    decoder = commands.add_parser(
+        "decoder-lens",
+        help="DecoderLens: what a translator writes from each encoder layer (json, png, svg, pdf, html)",
+        description="Let the decoder read each encoder layer's output in place of the last one.",
+    )
+    for parser in (lens, decoder):
+        parser.add_argument("--model", "-m", required=True, help="catalogue name (see `models`), HF folder or hub id")
+        parser.add_argument("--text", "-t", required=True, help="the input (source) text")
+        parser.add_argument("--generate", type=int, metavar="N", help="a translator writes up to N tokens (32)")
+        parser.add_argument("--device", default="auto", help="auto (npu → cuda → mps → cpu), cpu, cuda, npu, mps")
+        parser.add_argument("--truncate", action="store_true", help="keep the first tokens of too-long input")
+        parser.add_argument("--output", "-o", required=True, type=Path, help="the file to write; its suffix says how")
+        parser.add_argument("--force", "-f", action="store_true", help="replace an existing file")
+        parser.add_argument("--lang", choices=("en", "zh"), default="en", help="language of the figure and errors")
+        parser.add_argument("--engine", choices=("auto", "kaleido", "static"), default="auto", help="figure renderer")
+    lens.add_argument("--target", help="a translator's target, force-decoded (default: the model writes it)")
+    lens.add_argument("--top-k", type=int, default=5, help="the most probable tokens kept per layer and position (5)")
+    decoder.add_argument(
+        "--beams", type=int, metavar="N", help="beams of beam search, 1 = greedy (default: the model's)"
+    )
 
 
 def parse(argv: list[str]) -> Request:

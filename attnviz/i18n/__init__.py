@@ -18,6 +18,7 @@ from attnviz.i18n import (
     findhead,
     formulas,
     hub,
+    lens,
     longtext,
     models,
     qkspace,
@@ -47,6 +48,7 @@ PARTS = (
     findhead,
     corpus,
     decoder,
+    lens,
 )
 
 

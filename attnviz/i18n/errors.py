@@ -357,6 +357,23 @@ STRINGS: dict[str, dict[str, str]] = {
         "nothing is shown rather than steps the model did not take. Ask for greedy decoding instead (num_beams=1; "
         "on the command line, --beams 1).",
         "error.num_beams_invalid": "The number of beams must be a whole number from 1 (greedy) to {limit}, not {value!r}.",
+        # attnviz.measures: the logit lens and DecoderLens
+        "error.lens_no_next_token": "{model} has no output embedding, so it predicts no next token: the logit lens "
+        "needs a decoder-only model or a translator.",
+        "error.lens_no_layers": "The logit lens found no list of layers in {stack}; it reads models whose stacks hold "
+        "their layers in one list (layers, h, block).",
+        "error.lens_head_differs": "The logit lens cannot reproduce {model}'s own output from its last layer (they "
+        "differ by {difference:.2g}): its head does more than a final norm and an output embedding, so no layer is "
+        "shown rather than wrong ones.",
+        "error.lens_top_k_invalid": "The number of top tokens must be a whole number from 1 to {limit}, not {value!r}.",
+        "error.lens_nothing_written": "{model} wrote nothing for this text, so its decoder has no position to read; "
+        "give the translation with --target.",
+        "error.decoder_lens_needs_translator": "DecoderLens needs an encoder-decoder model (a translator); {model} is "
+        "not one (its kind is {kind}).",
+        "error.lens_figure_shape": "The lens figure got values of shape {shape} for {layers} layers and {positions} "
+        "positions; give one value and one token per layer and position.",
+        "error.decoder_lens_layer_missing": "There is no encoder layer {layer!r} to read; give 0 (the embeddings) to "
+        "{last}.",
         "error.layer_heads_do_not_divide": "hidden_size {hidden} must be a positive multiple of num_heads {heads}.",
         "error.layer_kv_heads_do_not_divide": "num_heads {heads} must be a multiple of num_kv_heads {kv_heads} "
         "(grouped-query attention).",
@@ -737,6 +754,15 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.generate_replay_differs": "重放束搜索为 {model} 选出的译文时写出了别的内容；为免显示模型没有走过的步骤，这里不显示结果。"
         "请改用贪心解码（num_beams=1；命令行中用 --beams 1）。",
         "error.num_beams_invalid": "束搜索的束数必须是 1（贪心解码）到 {limit} 之间的整数，而不是 {value!r}。",
+        "error.lens_no_next_token": "{model} 没有输出嵌入，不预测下一个词元：logit lens 需要仅解码器模型或翻译模型。",
+        "error.lens_no_layers": "logit lens 在 {stack} 中找不到层的列表；它只能读取把各层放在一个列表（layers、h、block）中的模型。",
+        "error.lens_head_differs": "logit lens 无法从最后一层重现 {model} 自己的输出（相差 {difference:.2g}）：它的输出头"
+        "不只是最终归一化加输出嵌入，因此不显示任何一层，以免显示错误的结果。",
+        "error.lens_top_k_invalid": "最可能词元的个数必须是 1 到 {limit} 之间的整数，而不是 {value!r}。",
+        "error.lens_nothing_written": "{model} 对这段文本什么也没写出，解码器没有可读取的位置；请用 --target 给出译文。",
+        "error.decoder_lens_needs_translator": "DecoderLens 需要编码器-解码器模型（翻译模型）；{model} 不是（它的类型是 {kind}）。",
+        "error.lens_figure_shape": "lens 图收到形状为 {shape} 的数值，却有 {layers} 层、{positions} 个位置；请为每一层的每个位置给出一个数值和一个词元。",
+        "error.decoder_lens_layer_missing": "没有可读取的编码器层 {layer!r}；请给出 0（嵌入）到 {last}。",
         "error.layer_heads_do_not_divide": "hidden_size {hidden} 必须是 num_heads {heads} 的正整数倍。",
         "error.layer_kv_heads_do_not_divide": "num_heads {heads} 必须是 num_kv_heads {kv_heads} 的整数倍（分组查询注意力）。",
         "error.mask_type_unknown": "未知的 mask_type {mask_type!r}；请使用 {choices} 之一。",

@@ -1,0 +1,52 @@
+"""The lens figures draw exactly the numbers and tokens given: one cell per (layer, position) with its token and
+probability, one line per position; unknown tokens marked; both languages; a shape that does not fit is refused."""
+
+import numpy as np
+import pytest
+
+from attnviz.errors import InputError
+from attnviz.figures.lens import layer_labels, lens_grid, lens_lines
+from attnviz.figures.style import FigureStyle
+from attnviz.i18n.lens import STRINGS
+from attnviz.types import Token
+
+POSITIONS = [Token("<s>", -1, -1, special=True), Token("早上", 0, 2), Token("好", 2, 3)]
+CELLS = [
+    [Token("早上", -1, -1), Token("好", -1, -1), Token("</s>", -1, -1, special=True)],
+    [Token("<unk>", -1, -1, unknown=True), Token("好", -1, -1), Token("！", -1, -1)],
+]
+PROBABILITIES = np.array([[0.1, 0.5, 0.9], [0.2, 0.95, 0.4]], dtype=np.float32)
+
+
+def test_the_grid_holds_every_cell_as_given():
+    layers = layer_labels(["embeddings", "model.layers.0"], {**STRINGS["en"]})
+    fig = lens_grid(CELLS, PROBABILITIES, layers, POSITIONS)
+    (trace,) = fig.data
+    np.testing.assert_array_equal(np.asarray(trace.z), PROBABILITIES)
+    assert trace.text[0][2] == "&lt;/s&gt;"  # plotly reads labels as HTML: escaped, never swallowed
+    assert "?" in trace.text[1][0]  # an unknown token is marked, never drawn as text the model read
+    assert list(fig.layout.yaxis.ticktext) == ["embeddings", "layer 1"]
+    assert list(fig.layout.xaxis.ticktext)[1] == "早上 #1"
+    assert (trace.zmin, trace.zmax) == (0.0, 1.0)
+
+
+def test_the_grid_speaks_chinese():
+    layers = layer_labels(["embeddings", "model.layers.0"], STRINGS["zh"])
+    fig = lens_grid(CELLS, PROBABILITIES, layers, POSITIONS, style=FigureStyle(lang="zh"))
+    assert list(fig.layout.yaxis.ticktext) == ["嵌入", "第 1 层"]
+    assert "每一层会写出的下一个词元" in fig.layout.title.text
+
+
+def test_a_line_per_position_across_layers():
+    finals = [Token("早上", -1, -1), Token("好", -1, -1), Token("！", -1, -1)]
+    fig = lens_lines(PROBABILITIES, ["embeddings", "layer 1"], POSITIONS, finals)
+    assert len(fig.data) == len(POSITIONS)
+    for i, trace in enumerate(fig.data):
+        np.testing.assert_array_equal(np.asarray(trace.y), PROBABILITIES[:, i])
+
+
+def test_a_shape_that_does_not_fit_is_refused():
+    with pytest.raises(InputError):
+        lens_grid(CELLS, PROBABILITIES[:, :2], ["a", "b"], POSITIONS)
+    with pytest.raises(InputError):
+        lens_lines(PROBABILITIES, ["a", "b"], POSITIONS, POSITIONS[:2])
