@@ -254,10 +254,7 @@ def figure_downloads(
 def _small_labels(fig, model: str | None, size: DownloadSize):
     """`attnviz.export.SmallLabels` when an alignment's file at the chosen size would stand its labels too small to
     read (said before the click that makes it), else None."""
-    meta = fig.layout.meta if isinstance(fig.layout.meta, dict) else {}
-    if meta.get("view") != "alignment":
-        return None
-    return export.small_labels(as_file(fig, model), **size.options())
+    return export.small_labels(as_file(fig, model), **size.options())  # any figure whose labels it lays out
 
 
 def figure_maker(drawn, fmt: str, name: str, source: Source, size: dict) -> Callable[[], bytes]:

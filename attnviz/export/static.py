@@ -98,7 +98,7 @@ class _Canvas:
         margin = {k: (getattr(layout.margin, k, None) if layout.margin else None) for k in "lrtb"}
         self.margin = {k: float(v if v is not None else DEFAULT_MARGIN[k]) for k, v in margin.items()}
         right = self.margin["r"]
-        if _has_colorbar(fig):
+        if _has_colorbar(fig) and not _colorbar_below(fig):  # one under the plot sits in the bottom margin
             right += COLORBAR_PX
         if _legend_entries(fig):
             right += LEGEND_PX
@@ -119,6 +119,11 @@ def _fit_margins(low: float, high: float, side: float, least: float = 20.0) -> t
         return low, high
     shrink = spare / (low + high)
     return low * shrink, high * shrink
+
+
+def _colorbar_below(fig: go.Figure) -> bool:
+    """Whether the figure's heatmap puts its colour bar under the plot (a heatmap laid out for print)."""
+    return any(t.type == "heatmap" and t.colorbar is not None and t.colorbar.orientation == "h" for t in fig.data)
 
 
 def _has_colorbar(fig: go.Figure) -> bool:
@@ -210,6 +215,7 @@ class StaticRenderer:
                     [plain_text(t) for t in text],
                     axis.tickangle,
                     [label_color(t) for t in text],
+                    axis.tickfont.size if axis.tickfont else None,
                 )
         elif axis.showticklabels is False:
             ax.tick_params(axis=letter, labelbottom=False, labelleft=False)
@@ -223,14 +229,16 @@ class StaticRenderer:
             ax.grid(True, axis=letter, color="#e5e5e5", linewidth=0.8)
             ax.set_axisbelow(True)
 
-    def _tick_texts(self, ax, letter: str, values: list, labels: list[str], angle, colors=None) -> float:
+    def _tick_texts(
+        self, ax, letter: str, values: list, labels: list[str], angle, colors=None, size_px: float | None = None
+    ) -> float:
         """Tick labels as plain text artists (matplotlib's Tick objects cost ~1 ms each: 64×64 maps need 128).
 
         Returns how far (points) they reach from the axis, so the axis title can sit beyond them.
         """
         from matplotlib import transforms  # matplotlib: loaded only when this engine draws
 
-        size = _font_pt(None, 12)
+        size = _font_pt(None, size_px or 12)
         gap = 3.0  # points between the plot and a label
         rotation = -float(angle) if angle not in (None, "auto") else 0.0
         if letter == "x":
@@ -360,10 +368,19 @@ class StaticRenderer:
             n.textangle not in (None, "auto", 0) and (n.x or 0) >= 0.9 for n in self.fig.layout.annotations or ()
         )  # subplot row titles sit between the plot and the colour bar
         gap = (16.0 + (34.0 if right_titles else 0.0)) / self.width
-        cax = self.mfig.add_axes(
-            (self.canvas.x1 + gap, self.canvas.y0, thickness / self.width, (self.canvas.y1 - self.canvas.y0) * 0.9)
-        )
-        bar = self.mfig.colorbar(image, cax=cax)
+        below = colorbar is not None and colorbar.orientation == "h"
+        if below:  # along the bottom edge, under the key labels and the axis title
+            wide = (self.canvas.x1 - self.canvas.x0) * 0.8
+            place = (self.canvas.x0 + wide / 8, 30.0 / self.height, wide, thickness / self.height)
+        else:
+            place = (
+                self.canvas.x1 + gap,
+                self.canvas.y0,
+                thickness / self.width,
+                (self.canvas.y1 - self.canvas.y0) * 0.9,
+            )
+        cax = self.mfig.add_axes(place)
+        bar = self.mfig.colorbar(image, cax=cax, orientation="horizontal" if below else "vertical")
         bar.outline.set_visible(False)
         cax.tick_params(length=0, labelsize=_font_pt(None, 11))
         if colorbar is not None and colorbar.tickvals is not None:

@@ -109,6 +109,15 @@ SLANT_ANGLE = -60  # degrees: slanted key labels
 AXIS_WORDS = ("key", "query", "labelled")  # the words of the axis titles, kept in meta for `fit_heatmap`
 
 
+# A heatmap file narrower than PRINT_WIDTH_PX (a paper's column) is laid out for print: the colour bar moves under
+# the plot, the margins shrink to the labels they hold, and tick labels get smaller down to PRINT_TICK_FLOOR px
+# (6 pt at print size: still legible) and stand upright along the key axis, so a 15-key map keeps every label.
+PRINT_WIDTH_PX = 520
+PRINT_TICK_FLOOR = 8.0
+PRINT_MARGINS_PX = dict(r=16, t=80, b=150)  # right, top (title), bottom (upright key labels, axis title, colour bar)
+PRINT_LABEL_PITCH = 1.35  # along its axis, an upright label needs its font size times this (its line height)
+
+
 def room_for(labels: int, margin_px: int) -> int:
     """A figure side that draws every one of `labels` tick labels readably (`readable_labels`) when it may."""
     return margin_px + LABEL_ROOM_PX * (labels + 1)
@@ -166,6 +175,47 @@ def heatmap_axes(
     )
 
 
+def _print_tick_size(labels: int, plot_px: float) -> float:
+    """The tick font size (px) at which `labels` upright labels fit `plot_px` px of axis, between the floor and the
+    screen's size."""
+    return float(min(TICK_SIZE, max(PRINT_TICK_FLOOR, plot_px / max(labels, 1) / PRINT_LABEL_PITCH)))
+
+
+def print_heatmap(fig: go.Figure, queries: Sequence[str], keys: Sequence[str], size: tuple[int, int]) -> go.Figure:
+    """`fig` (a heatmap) laid out for a narrow file of `size`: colour bar under the plot, margins fitted to the
+    query labels, tick labels as large as lets every one be drawn (down to PRINT_TICK_FLOOR), keys upright; an
+    axis whose labels still do not all fit is thinned and says so, as on screen."""
+    widest = max((text_width(label, PRINT_TICK_FLOOR) for label in queries), default=0.0)
+    left = int(widest + 40)  # the labels, the axis title beside them, a little air
+    plot_width = max(size[0] - left - PRINT_MARGINS_PX["r"], 1)
+    plot_height = max(size[1] - PRINT_MARGINS_PX["t"] - PRINT_MARGINS_PX["b"], 1)
+    tick = min(_print_tick_size(len(keys), plot_width), _print_tick_size(len(queries), plot_height))
+    pitch = tick * PRINT_LABEL_PITCH
+    x_ticks = tick_positions(len(keys), max(1, min(len(keys), int(plot_width // pitch))))
+    y_ticks = tick_positions(len(queries), max(1, min(len(queries), int(plot_height // pitch))))
+    words = (fig.layout.meta or {}).get("axis_words") or {"key": "", "query": "", "labelled": "{axis}"}
+
+    def title(axis: str, ticks: list, labels: Sequence[str]) -> str:
+        if len(ticks) == len(labels):
+            return words[axis]
+        return words["labelled"].format(axis=words[axis], shown=len(ticks), count=len(labels))
+
+    laid = go.Figure(fig).update_layout(
+        width=size[0],
+        height=size[1],
+        margin=dict(l=left, **PRINT_MARGINS_PX),
+        meta={**(fig.layout.meta or {}), "print_ticks": {"size": tick, "keys": len(x_ticks), "queries": len(y_ticks)}},
+    )
+    laid.update_xaxes(
+        tickvals=x_ticks, ticktext=[keys[i] for i in x_ticks], tickangle=-90, tickfont=dict(size=tick)
+    ).update_xaxes(title=dict(text=title("key", x_ticks, keys), font=dict(size=tick + 1)))
+    laid.update_yaxes(tickvals=y_ticks, ticktext=[queries[i] for i in y_ticks], tickfont=dict(size=tick)).update_yaxes(
+        title=dict(text=title("query", y_ticks, queries), font=dict(size=tick + 1))
+    )
+    bar = dict(orientation="h", x=0.5, xanchor="center", y=0, yanchor="top", yref="container", thickness=10, len=0.8)
+    return laid.update_traces(colorbar=bar, selector=dict(type="heatmap"))
+
+
 def fit_heatmap(fig: go.Figure, width: int, height: int | None = None) -> go.Figure:
     """`fig` laid out again for an export `width` px wide (a paper's column) and `height` (None: its own, the room
     its rows need, rather than shrunk with the width): tick labels thinned and slanted for that size as `heatmap`
@@ -180,6 +230,8 @@ def fit_heatmap(fig: go.Figure, width: int, height: int | None = None) -> go.Fig
         len(fig.layout.xaxis.tickvals or ()), len(fig.layout.yaxis.tickvals or ()), 1
     )  # its max_labels, or less
     size = (width, height or fig.layout.height or 500)
+    if width < PRINT_WIDTH_PX:
+        return print_heatmap(fig, queries, keys, size)
     words = meta.get("axis_words") or {  # the axis titles before any "(n of m labelled)"; a figure made before: as is
         "key": fig.layout.xaxis.title.text,
         "query": fig.layout.yaxis.title.text,
@@ -367,9 +419,12 @@ def _line_labels(xs: np.ndarray, labels: list[str], plan: LabelPlan, top: bool) 
 
 
 def smallest_labels(fig: go.Figure) -> tuple[float, int] | None:
-    """(font size px, labels on that line) of the line whose token labels an alignment figure draws smallest; None
-    for any other figure."""
+    """(font size px, labels on that line) of the line whose token labels an alignment figure draws smallest, or of
+    the key axis of a heatmap laid out for print (`print_heatmap`); None for any other figure."""
     meta = fig.layout.meta if isinstance(fig.layout.meta, dict) else {}
+    if meta.get("view") == "heatmap" and meta.get("print_ticks"):  # a heatmap laid out for print: its tick labels
+        ticks = meta["print_ticks"]
+        return float(ticks["size"]), int(ticks["keys"])
     if meta.get("view") != "alignment" or not meta.get("labels"):
         return None
     side, plan = min(meta["labels"].items(), key=lambda item: item[1]["size"])

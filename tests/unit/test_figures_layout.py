@@ -1,7 +1,9 @@
 """attnviz.figures.layout: one measure of text width, and titles that fit the file they are drawn in."""
 
-from attnviz import fonts
+from attnviz import figures, fonts
+from attnviz.figures import layout
 from attnviz.figures.layout import NOTE_SHARE, TITLE_SIZE, export_size, exported_title, text_width, title_width
+from tests.support.maps import random_map, tokens_from
 
 
 def test_a_label_is_measured_by_the_text_it_draws_in_the_figures_font():
@@ -23,3 +25,17 @@ def test_exported_files_name_the_model_and_fit_their_title():
     width, height = export_size(long, 520, 380)
     assert width >= title_width(long) + 80 and height == 380
     assert export_size("short", 700, 400) == (700, 400)
+
+
+def test_a_heatmap_at_a_papers_column_width_labels_every_key_readably():
+    words = "我们 今天 在 学校 的 图书馆 里 一起 学习 注意力 机制 和 翻译 模型 。".split()
+    amap = random_map(tokens_from(words), layers=1, heads=1)
+    fig = layout.as_file(figures.heatmap(amap), "m")
+    narrow, _ = layout.fit_to_width(fig, 336, None, fig.layout.height)  # 3.5 in: one column of a paper
+    ticks = narrow.layout.meta["print_ticks"]
+    assert ticks["keys"] == 15 and ticks["size"] >= layout.PRINT_TICK_FLOOR  # was "Key (4 of 15 labelled)"
+    assert narrow.layout.xaxis.tickangle == -90 and narrow.data[0].colorbar.orientation == "h"
+    assert layout.smallest_labels(narrow) == (ticks["size"], 15)  # the small-label check covers heatmaps too
+    many = random_map(tokens_from([f"w{i}" for i in range(120)]), layers=1, heads=1)
+    crowded, _ = layout.fit_to_width(layout.as_file(figures.heatmap(many), "m"), 336, None, 500)
+    assert "of 120 labelled" in crowded.layout.xaxis.title.text  # what still does not fit is said
