@@ -34,6 +34,7 @@ class ModelHandle:
     alignment_heads: list[tuple[int, int]] = field(default_factory=list)  # (layer, head) trained to align, if any
     max_positions: int | None = None  # longest input the model accepts; None when unbounded (relative positions)
     path: str | None = None
+    origin: str = "loaded"  # "loaded" by `load_model`, or "object": a model object the caller built (`from_objects`)
 
     @property
     def is_seq2seq(self) -> bool:
@@ -170,22 +171,29 @@ def load_model(
         config, tokenizer, model = _load_pretrained(name_or_path, source, is_local, offline)
         model.to(device=torch_device, dtype=torch_dtype)
         model.eval()
+    return handle_of(name_or_path, model, tokenizer, str(torch_device), path=source if is_local else None)
+
+
+def handle_of(name: str, model, tokenizer, device: str, path: str | None = None, origin: str = "loaded") -> ModelHandle:
+    """The handle of a model and its tokenizer: its kind and shape read from its config."""
+    config = model.config
     decoder_config = getattr(config, "decoder", None) or config
     layers = _count(
         decoder_config, "decoder_layers", "num_decoder_layers", "num_hidden_layers", "n_layer", "num_layers"
     )
     heads = _count(decoder_config, "decoder_attention_heads", "num_attention_heads", "num_heads", "n_head")
     return ModelHandle(
-        name=name_or_path,
+        name=name,
         model=model,
         tokenizer=tokenizer,
         kind=model_kind(model),
         num_layers=layers or 0,
         num_heads=heads or 0,
-        device=str(torch_device),
+        device=device,
         alignment_heads=[tuple(pair) for pair in (getattr(config, "alignment_heads", None) or [])],
         max_positions=_count(config, *POSITION_FIELDS),
-        path=source if is_local else None,
+        path=path,
+        origin=origin,
     )
 
 

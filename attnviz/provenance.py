@@ -9,8 +9,8 @@ alignment heads (`alignment_heads_of` reads them back), which a figure of the fi
 Fields::
 
     {"provenance_version": 1,
-     "model": {"name": "demo-zh-en" | hub id | folder, "source": "catalogue" | "hub" | "folder", "path": str | None,
-               "revision": hub commit | None, "weights_sha256": hex | None, "weights_bytes": int,
+     "model": {"name": "demo-zh-en" | hub id | folder, "source": "catalogue" | "hub" | "folder" | "object",
+               "path": str | None, "revision": hub commit | None, "weights_sha256": hex | None, "weights_bytes": int,
                "class": "MarianMTModel", "kind": "encoder-decoder", "layers": int, "heads": int},
      "device": "cpu" | "cuda:0" | "npu:0" …, "dtype": "float32" …,
      "versions": {"attnviz", "transformers", "torch", "numpy", "python"},
@@ -131,6 +131,10 @@ def _weights_sha256(model, max_bytes: int) -> tuple[str | None, int]:
 
 
 def _model_source(handle) -> str:
+    if (
+        getattr(handle, "origin", "loaded") == "object"
+    ):  # a model object the caller built (`attnviz.objects.from_objects`)
+        return "object"
     if handle.name in {name for name, _, _ in catalogue_folders()}:
         return "catalogue"
     return "folder" if handle.path else "hub"

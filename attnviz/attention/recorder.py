@@ -71,6 +71,7 @@ class ModelState:
     pass_ends: dict[bool, tuple[int, int]] = field(default_factory=dict)
     switches: int = 0  # captures in flight with attnviz's implementation
     restore: str | None = None  # the implementation to switch back to after the last of them
+    training: list = field(default_factory=list)  # modules that were training before the first of them
     # implementation -> [(config, its _attn_implementation_internal)] as set_attn_implementation left them
     configs: dict[str, list[tuple[object, object]]] = field(default_factory=dict)
 
@@ -459,21 +460,35 @@ def _set_implementation(model, state: ModelState, implementation: str) -> None:
 
 @contextmanager
 def attnviz_attention(model):
-    """Route the model's attention through attnviz while any capture with it runs; restore it after the last one."""
+    """Route the model's attention through attnviz, in eval mode, while any capture with it runs; restore both after
+    the last one (a model object the caller holds may be training: its dropout must not touch a capture)."""
     state = state_of(model)
     with _LOCK:
         if state.switches == 0:
             state.restore = model.config._attn_implementation
             if state.restore != IMPLEMENTATION:
                 _set_implementation(model, state, IMPLEMENTATION)
+            state.training = _to_eval(model)
         state.switches += 1
     try:
         yield
     finally:
         with _LOCK:
             state.switches -= 1
-            if state.switches == 0 and state.restore != IMPLEMENTATION:
-                _set_implementation(model, state, state.restore)
+            if state.switches == 0:
+                if state.restore != IMPLEMENTATION:
+                    _set_implementation(model, state, state.restore)
+                for module in state.training:
+                    module.training = True
+                state.training = []
+
+
+def _to_eval(model) -> list[torch.nn.Module]:
+    """Put every module of `model` in eval mode; returns those that were training (to be switched back)."""
+    training = [module for module in model.modules() if module.training]
+    for module in training:
+        module.training = False
+    return training
 
 
 @contextmanager

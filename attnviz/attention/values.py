@@ -55,10 +55,20 @@ def _find(module, modules, path):
 
 def _weight(projection) -> torch.Tensor | None:
     """The projection's weight as (hidden out, heads·d in): a Linear stores it so, a Conv1D transposed."""
+    if _adapted(projection):
+        return None
     weight = getattr(projection, "weight", None)
     if not isinstance(weight, torch.Tensor) or weight.dim() != 2:
         return None
     return weight.t() if type(projection).__name__ == "Conv1D" else weight
+
+
+def _adapted(projection) -> bool:
+    """Whether the projection is a PEFT adapter layer (LoRA …) whose adapters are active and not merged: its `weight`
+    is then the base layer's alone, not what the layer applies, so it gives no norms rather than wrong ones."""
+    if getattr(projection, "base_layer", None) is None:
+        return False
+    return not getattr(projection, "merged", False) and not getattr(projection, "disable_adapters", False)
 
 
 @torch.no_grad()  # computed after the forward pass
