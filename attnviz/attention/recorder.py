@@ -30,6 +30,7 @@ from typing import NamedTuple
 import numpy as np
 import torch
 
+from attnviz import placement
 from attnviz.attention import npu, values
 from attnviz.attention.compact import CompactMask, LayerInputs, RelativeBias
 from attnviz.attention.math import (
@@ -142,6 +143,12 @@ class Recorder(ABC):
     value_states: dict[str, list[ValueCall]] = field(default_factory=dict)
     # Generation reads only each module's latest call (every key the cache holds): keep only that call's values.
     defer_norms: bool = False
+    ran: dict[str, torch.device] = field(default_factory=dict)  # path -> the device its calls ran on
+
+    def placement(self, model) -> dict[str, dict[str, str]]:
+        """For a model placed by accelerate (`hf_device_map`), where each recorded layer's weights were kept and
+        where it ran (`attnviz.placement.layer_report`); {} for a model on one device."""
+        return placement.layer_report(getattr(model, "hf_device_map", None), self.ran)
 
     def name_of(self, module) -> str | None:
         """The module's path; a module the state lacks (added or replaced since) has the paths walked again, once
@@ -153,8 +160,9 @@ class Recorder(ABC):
             name = self.state.names.get(id(module))
         return name
 
-    def keep(self, name: str, kept) -> None:
-        """Record what one call of the module at `name` left, in call order."""
+    def keep(self, name: str, kept, device: torch.device) -> None:
+        """Record what one call of the module at `name` left, in call order, and the device it ran on."""
+        self.ran[name] = device
         calls = self.calls.setdefault(name, [])
         self.order.append((name, len(calls)))
         calls.append(kept)
@@ -255,7 +263,8 @@ class WeightRecorder(Recorder):
             out=self._slot(name, shape, query.device),
         )
         if name is not None:
-            self.keep(name, probabilities if probabilities.device.type == "cpu" else probabilities.to("cpu"))  # fp32
+            kept = probabilities if probabilities.device.type == "cpu" else probabilities.to("cpu")  # fp32
+            self.keep(name, kept, query.device)
             self.keep_norms(name, module, value, heads)
         if self.ends_pass(module):  # the pass ends here: no output to compute, so the weights vouch for themselves
             self.sums.append(probabilities.sum(dtype=torch.float32))
@@ -344,7 +353,7 @@ class QueryKeyRecorder(Recorder):
             output = output.transpose(1, 2).contiguous()  # (b, q, heads, d)
         name = self.name_of(module)
         if name is not None:
-            self.keep(name, LayerInputs(query, key, mask, bias, scaling, softcap, lse))
+            self.keep(name, LayerInputs(query, key, mask, bias, scaling, softcap, lse), query.device)
             self.keep_norms(name, module, value, query.shape[1])
         return output, None
 

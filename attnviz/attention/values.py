@@ -124,12 +124,25 @@ def _factor(projection, heads: int, head_dim: int, device: torch.device) -> torc
     weight = _weight(projection)
     if weight is None or weight.shape[1] != heads * head_dim:
         return None
-    version = (weight.data_ptr(), weight._version)
+    # An offloaded weight (accelerate: meta between calls, read from CPU or disk while its module runs) does not
+    # change between loads; an inference tensor keeps no version counter.
+    offloaded = weight.is_meta
+    version = "offloaded" if offloaded else (weight.data_ptr(), None if weight.is_inference() else weight._version)
     kept = _FACTORS.get(projection)
     if kept is not None and kept[:3] == (version, device, heads):
         return kept[3]
+    if offloaded:
+        weight = _loaded_weight(projection)
     per_head = weight.detach().to(device="cpu", dtype=torch.float64).reshape(weight.shape[0], heads, head_dim)
     upper = torch.linalg.qr(per_head.permute(1, 0, 2), mode="r").R  # (heads, d, d): W_O^h = Q·R, in float64
     factor = upper.transpose(1, 2).to(device=device, dtype=torch.float32).contiguous()  # (heads, d, d)
     _FACTORS[projection] = (version, device, heads, factor)
     return factor
+
+
+def _loaded_weight(projection) -> torch.Tensor:
+    """An offloaded projection's weight, loaded by its accelerate hook for the moment it is read (a copy on the CPU)."""
+    from accelerate.utils import align_module_device
+
+    with align_module_device(projection, torch.device("cpu")):
+        return _weight(projection).detach().to("cpu", copy=True)
