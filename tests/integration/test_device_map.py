@@ -95,3 +95,33 @@ def test_a_max_memory_that_holds_the_model_loads_it_on_the_cpu_alone(qwen):
         attnviz.capture(handle, TEXT)["self"].weights,
         attnviz.capture(load_model(folder, device="cpu"), TEXT)["self"].weights,
     )
+
+
+# ----------------------------------------------------------------------------------------------------------------------
+# The command line: --device-map, --max-memory, --offload-folder
+
+
+def test_the_cli_captures_an_offloaded_model_as_it_captures_one_device(qwen, tmp_path, capsys):
+    from attnviz.export import load_capture
+    from tests.support.cli import run_cli
+
+    folder, size = qwen
+    common = ("capture", "--model", folder, "--text", TEXT, "--device", "cpu")
+    placed = ("--max-memory", f"cpu={size // 2}", "--offload-folder", str(tmp_path / "offload"))
+    assert run_cli(capsys, *common, *placed, "-o", str(tmp_path / "placed.npz"))[0] == 0
+    assert run_cli(capsys, *common, "-o", str(tmp_path / "whole.npz"))[0] == 0
+    offloaded, whole = load_capture(tmp_path / "placed.npz"), load_capture(tmp_path / "whole.npz")
+    assert np.array_equal(offloaded["self"].weights, whole["self"].weights)
+    report = offloaded.provenance["placement"]
+    assert {entry["placed"] for entry in report.values()} == {"cpu", "disk"}
+
+
+@pytest.mark.parametrize(
+    "option, value, said",
+    [("--max-memory", "npu:0=lots", "a size like 30GiB"), ("--device-map", "everywhere", "JSON")],
+)
+def test_a_bad_placement_option_is_one_line_and_exit_2(capsys, tmp_path, option, value, said):
+    from tests.support.cli import one_line_error, run_cli
+
+    code, _, err = run_cli(capsys, "capture", "--model", "demo-decoder", "--text", "x", option, value, "-o", "x.json")
+    assert code == 2 and said in one_line_error(err) and option in err
