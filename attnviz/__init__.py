@@ -5,8 +5,9 @@
     result = attnviz.capture(handle, "早上好！", target="Good morning!")
     result = attnviz.capture(model, tokenizer, "早上好！", target="Good morning!")  # a model object you hold
 
-`load_model`, `from_objects`, `capture`, `capture_lazy` and `generate` are imported when first used (PEP 562): `import attnviz`
-stays quick and leaves torch unimported, so the types and errors serve numpy-only code too.
+`load_model`, `from_objects`, `capture`, `capture_lazy`, `generate` and `show` (figures inline in a notebook) are
+imported when first used (PEP 562): `import attnviz` stays quick and leaves torch unimported, so the types and errors
+serve numpy-only code too.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from attnviz.types import AttentionCapture, AttentionMap, GenerationStep, Token 
 if TYPE_CHECKING:  # what the names below resolve to, for type checkers and editors
     from attnviz.everyday import capture, capture_lazy, generate
     from attnviz.models import load_model
+    from attnviz.notebook import show
     from attnviz.objects import from_objects
 
 # The everyday API: each name and the module that defines it (they import torch, hence loaded on first use).
@@ -40,6 +42,7 @@ _EVERYDAY = {
     "capture": "attnviz.everyday",
     "capture_lazy": "attnviz.everyday",
     "generate": "attnviz.everyday",
+    "show": "attnviz.notebook",
 }
 
 __all__ = [
@@ -57,6 +60,7 @@ __all__ = [
     "from_objects",
     "generate",
     "load_model",
+    "show",
 ]
 __version__ = "0.1.0"
 

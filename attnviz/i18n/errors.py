@@ -45,6 +45,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.max_memory_too_small": "{name!r} does not fit in max_memory ({memory}) on its own; raise the limits, "
         "add cpu to them, or give an offload folder for the layers that do not fit.",
         "error.device_map_invalid": "The device map {value!r} cannot be used: {detail}",
+        # attnviz.notebook
+        "error.notebook_needs_ipython": "Showing figures inline needs IPython (a Jupyter kernel): {extra}; or pass "
+        "display=False and use the figures returned.",
+        "error.notebook_option_unknown": "attnviz.show has no option {option!r}; the options are {options}.",
         # attnviz.policy
         "error.server_refuses_hub_id": "This server does not allow loading {model!r}; ask its operator to add it to "
         "{variable}.",
@@ -465,6 +469,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.max_memory_too_small": "{name!r} 放不进 max_memory（{memory}）；请调高上限、把 cpu 加进去，"
         "或者给出一个卸载文件夹存放放不下的层。",
         "error.device_map_invalid": "设备映射 {value!r} 无法使用：{detail}",
+        # attnviz.notebook
+        "error.notebook_needs_ipython": "在笔记本里直接显示图需要 IPython（Jupyter 内核）：{extra}；"
+        "或者传入 display=False，使用返回的图。",
+        "error.notebook_option_unknown": "attnviz.show 没有选项 {option!r}；可用的选项有 {options}。",
         # attnviz.policy
         "error.server_refuses_hub_id": "此服务器不允许加载 {model!r}；请联系管理员把它加入 {variable}。",
         "error.server_refuses_folder": "此服务器不允许从 {folder!r} 加载模型；只能加载模型列表中的模型，"
