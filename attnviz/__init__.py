@@ -3,9 +3,11 @@
     import attnviz
     handle = attnviz.load_model("demo-zh-en")
     result = attnviz.capture(handle, "早上好！", target="Good morning!")
+    result = attnviz.capture(model, tokenizer, "早上好！", target="Good morning!")  # a model object you hold
 
-`load_model`, `capture`, `capture_lazy` and `generate` are imported when first used (PEP 562): `import attnviz`
-stays quick and leaves torch unimported, so the types and errors serve numpy-only code too.
+`load_model`, `from_objects`, `capture`, `capture_lazy`, `generate` and `show` (figures inline in a notebook) are
+imported when first used (PEP 562): `import attnviz` stays quick and leaves torch unimported, so the types and errors
+serve numpy-only code too.
 """
 
 from __future__ import annotations
@@ -28,17 +30,19 @@ from attnviz.errors import (  # noqa: E402
 from attnviz.types import AttentionCapture, AttentionMap, GenerationStep, Token  # noqa: E402
 
 if TYPE_CHECKING:  # what the names below resolve to, for type checkers and editors
-    from attnviz.attention.capture import capture
-    from attnviz.attention.generation import generate
-    from attnviz.attention.ondemand import capture_lazy
+    from attnviz.everyday import capture, capture_lazy, generate
     from attnviz.models import load_model
+    from attnviz.notebook import show
+    from attnviz.objects import from_objects
 
 # The everyday API: each name and the module that defines it (they import torch, hence loaded on first use).
 _EVERYDAY = {
     "load_model": "attnviz.models",
-    "capture": "attnviz.attention.capture",
-    "capture_lazy": "attnviz.attention.ondemand",
-    "generate": "attnviz.attention.generation",
+    "from_objects": "attnviz.objects",
+    "capture": "attnviz.everyday",
+    "capture_lazy": "attnviz.everyday",
+    "generate": "attnviz.everyday",
+    "show": "attnviz.notebook",
 }
 
 __all__ = [
@@ -53,8 +57,10 @@ __all__ = [
     "Token",
     "capture",
     "capture_lazy",
+    "from_objects",
     "generate",
     "load_model",
+    "show",
 ]
 __version__ = "0.1.0"
 

@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from attnviz import settings
+from attnviz import placement, settings
 
 # ASSETS and catalogue are also read from here by the app, the command line and the training code
 from attnviz.catalogue import ASSETS as ASSETS
@@ -34,6 +34,7 @@ class ModelHandle:
     alignment_heads: list[tuple[int, int]] = field(default_factory=list)  # (layer, head) trained to align, if any
     max_positions: int | None = None  # longest input the model accepts; None when unbounded (relative positions)
     path: str | None = None
+    origin: str = "loaded"  # "loaded" by `load_model`, or "object": a model object the caller built (`from_objects`)
 
     @property
     def is_seq2seq(self) -> bool:
@@ -138,7 +139,14 @@ def without_sacremoses_request():
 
 
 def load_model(
-    name_or_path: str, device: str | None = "auto", policy: Policy | None = None, dtype: str | None = None
+    name_or_path: str,
+    device: str | None = "auto",
+    policy: Policy | None = None,
+    dtype: str | None = None,
+    *,
+    device_map: str | dict | None = None,
+    max_memory: str | dict | None = None,
+    offload_folder: str | os.PathLike | None = None,
 ) -> ModelHandle:
     """Load a model and its tokenizer for attention capture.
 
@@ -148,6 +156,11 @@ def load_model(
     can be loaded on a shared server. `dtype` ("float16", "bfloat16") runs the model in half precision where the
     device allows it (npu, cuda); captured weights are still computed with an fp32 softmax. Raises ModelLoadError with
     a sentence saying what to do.
+
+    A model larger than one device: `device_map` ("auto", "balanced", "sequential" or {module path: place}) lets
+    accelerate place its layers across accelerators, the CPU and the disk, within `max_memory` ({0: "30GiB", "cpu":
+    "64GiB"}, or "npu:0=30GiB,cpu=64GiB"); layers that fit nowhere go to `offload_folder`, and without one a
+    `max_memory` that cannot hold the model is refused. `device` then names where the inputs go (the first layer's).
     """
     if not isinstance(name_or_path, str) or not name_or_path.strip():
         raise ModelLoadError("model_not_given")
@@ -158,6 +171,7 @@ def load_model(
 
     torch_device = resolve_device(device)
     torch_dtype = dtype_policy(torch_device, dtype)
+    placing = _placing(device_map, max_memory, offload_folder, torch_dtype)
     source, is_local = _resolve_source(name_or_path, policy or Policy.from_settings())
     if is_local:
         _check_weights(Path(source))
@@ -167,30 +181,61 @@ def load_model(
     if not offline and not _hub_reachable():
         raise offline_error(name_or_path)
     with LOADING:
-        config, tokenizer, model = _load_pretrained(name_or_path, source, is_local, offline)
-        model.to(device=torch_device, dtype=torch_dtype)
+        config, tokenizer, model = _load_pretrained(name_or_path, source, is_local, offline, placing)
+        if placing:
+            _check_placed(model, name_or_path, placing)
+            torch_device = model.device  # where the first layer reads its inputs
+        else:
+            model.to(device=torch_device, dtype=torch_dtype)
         model.eval()
+    return handle_of(name_or_path, model, tokenizer, str(torch_device), path=source if is_local else None)
+
+
+def _placing(device_map, max_memory, offload_folder, torch_dtype) -> dict:
+    """from_pretrained's placement options (accelerate), or {} to load onto one device."""
+    if device_map is None and max_memory is None:
+        return {}
+    options = {"device_map": placement.device_map_of(device_map) or "auto", "dtype": torch_dtype}
+    if max_memory is not None:
+        options["max_memory"] = placement.max_memory_of(max_memory)
+    if offload_folder is not None:
+        options["offload_folder"] = str(offload_folder)
+    return options
+
+
+def _check_placed(model, name: str, placing: dict) -> None:
+    """Refuse a placement that sends layers to the disk when no offload folder was given for them."""
+    if "offload_folder" not in placing and placement.offloaded_to_disk(getattr(model, "hf_device_map", None)):
+        limits = ", ".join(f"{place}={size}" for place, size in (placing.get("max_memory") or {}).items())
+        raise ModelLoadError("max_memory_too_small", name=name, memory=limits or "auto")
+
+
+def handle_of(name: str, model, tokenizer, device: str, path: str | None = None, origin: str = "loaded") -> ModelHandle:
+    """The handle of a model and its tokenizer: its kind and shape read from its config."""
+    config = model.config
     decoder_config = getattr(config, "decoder", None) or config
     layers = _count(
         decoder_config, "decoder_layers", "num_decoder_layers", "num_hidden_layers", "n_layer", "num_layers"
     )
     heads = _count(decoder_config, "decoder_attention_heads", "num_attention_heads", "num_heads", "n_head")
     return ModelHandle(
-        name=name_or_path,
+        name=name,
         model=model,
         tokenizer=tokenizer,
         kind=model_kind(model),
         num_layers=layers or 0,
         num_heads=heads or 0,
-        device=str(torch_device),
+        device=device,
         alignment_heads=[tuple(pair) for pair in (getattr(config, "alignment_heads", None) or [])],
         max_positions=_count(config, *POSITION_FIELDS),
-        path=source if is_local else None,
+        path=path,
+        origin=origin,
     )
 
 
-def _load_pretrained(name_or_path: str, source: str, is_local: bool, offline: bool):
-    """Config, tokenizer and model of `source` from its files (safetensors unless pickle is allowed)."""
+def _load_pretrained(name_or_path: str, source: str, is_local: bool, offline: bool, placing: dict | None = None):
+    """Config, tokenizer and model of `source` from its files (safetensors unless pickle is allowed), placed by
+    accelerate when `placing` holds from_pretrained's device_map options."""
     import transformers
 
     try:
@@ -202,6 +247,7 @@ def _load_pretrained(name_or_path: str, source: str, is_local: bool, offline: bo
             config=config,
             local_files_only=offline,
             use_safetensors=None if settings.current().allow_pickle else True,
+            **(placing or {}),
         )
     except Exception as error:  # loaders of arbitrary folders raise anything (SafetensorError, OSError, …)
         raise _load_failure(name_or_path, is_local, error) from error

@@ -9,12 +9,14 @@ alignment heads (`alignment_heads_of` reads them back), which a figure of the fi
 Fields::
 
     {"provenance_version": 1,
-     "model": {"name": "demo-zh-en" | hub id | folder, "source": "catalogue" | "hub" | "folder", "path": str | None,
-               "revision": hub commit | None, "weights_sha256": hex | None, "weights_bytes": int,
+     "model": {"name": "demo-zh-en" | hub id | folder, "source": "catalogue" | "hub" | "folder" | "object",
+               "path": str | None, "revision": hub commit | None, "weights_sha256": hex | None, "weights_bytes": int,
                "class": "MarianMTModel", "kind": "encoder-decoder", "layers": int, "heads": int},
      "device": "cpu" | "cuda:0" | "npu:0" …, "dtype": "float32" …,
      "versions": {"attnviz", "transformers", "torch", "numpy", "python"},
      "source_text": str, "target_text": str | None, "options": {...}, "captured_at": ISO 8601 UTC,
+     # a model placed over several devices (attnviz.placement): each attention layer's place and the device it ran on
+     "placement": {"model.layers.5.self_attn": {"placed": "disk", "ran": "cpu"}, …},
      # added by view_provenance:
      "view": {"name": "alignment", "options": {...}}, "exported_at": ISO 8601 UTC}
 
@@ -131,6 +133,10 @@ def _weights_sha256(model, max_bytes: int) -> tuple[str | None, int]:
 
 
 def _model_source(handle) -> str:
+    if (
+        getattr(handle, "origin", "loaded") == "object"
+    ):  # a model object the caller built (`attnviz.objects.from_objects`)
+        return "object"
     if handle.name in {name for name, _, _ in catalogue_folders()}:
         return "catalogue"
     return "folder" if handle.path else "hub"
@@ -207,6 +213,7 @@ def view_provenance(
 
 
 DECODING_OPTIONS = ("num_beams",)  # recorded by generation itself; kept when a caller records its own options
+RUN_FIELDS = ("placement",)  # what the capture recorded of its own run (where each layer ran), kept the same way
 
 
 def with_provenance(capture, handle, options: dict | None = None, **build_options):
@@ -218,6 +225,8 @@ def with_provenance(capture, handle, options: dict | None = None, **build_option
     provenance = build_provenance(
         handle, capture.source_text, capture.target_text, {**kept, **(options or {})}, **build_options
     )
+    ran = {name: capture.provenance[name] for name in RUN_FIELDS if name in (capture.provenance or {})}
+    provenance |= ran
     meta = {**capture.meta, ALIGNMENT_HEADS: [[int(layer), int(head)] for layer, head in handle.alignment_heads]}
     return replace(capture, provenance=provenance, meta=meta)
 

@@ -52,6 +52,8 @@ def capture_batch(
     recorder.calls.clear()  # the stacks hold the values now; drop the per-layer tensors
     recorder.value_states.clear()
     shared = build_provenance(handle, "", options={"mode": "full", "truncate": truncate})  # the model is read once
+    if placed := recorder.placement(handle.model):  # a model spread over devices: where each layer was and ran
+        shared["placement"] = placed
     with values_checked():  # every weight was checked above, as the model computed it
         return [_example(handle, batch, stacked, norms, names, row, shared) for row in range(len(batch.texts))]
 

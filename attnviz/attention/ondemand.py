@@ -334,6 +334,8 @@ def lazy_run(
         for spec in map_specs(handle.is_seq2seq, batch.decoded is not None)
     }
     record = build_provenance(handle, batch.texts[0], target, {"mode": "lazy", "truncate": truncate})
+    if placed := recorder.placement(handle.model):  # a model spread over devices: where each layer was and ran
+        record["placement"] = placed
     lazy = LazyCapture(
         handle.name, handle.device, stacks, source_text=batch.texts[0], target_text=target, provenance=record
     )

@@ -30,6 +30,7 @@ from typing import NamedTuple
 import numpy as np
 import torch
 
+from attnviz import placement
 from attnviz.attention import npu, values
 from attnviz.attention.compact import CompactMask, LayerInputs, RelativeBias
 from attnviz.attention.math import (
@@ -71,6 +72,7 @@ class ModelState:
     pass_ends: dict[bool, tuple[int, int]] = field(default_factory=dict)
     switches: int = 0  # captures in flight with attnviz's implementation
     restore: str | None = None  # the implementation to switch back to after the last of them
+    training: list = field(default_factory=list)  # modules that were training before the first of them
     # implementation -> [(config, its _attn_implementation_internal)] as set_attn_implementation left them
     configs: dict[str, list[tuple[object, object]]] = field(default_factory=dict)
 
@@ -141,6 +143,12 @@ class Recorder(ABC):
     value_states: dict[str, list[ValueCall]] = field(default_factory=dict)
     # Generation reads only each module's latest call (every key the cache holds): keep only that call's values.
     defer_norms: bool = False
+    ran: dict[str, torch.device] = field(default_factory=dict)  # path -> the device its calls ran on
+
+    def placement(self, model) -> dict[str, dict[str, str]]:
+        """For a model placed by accelerate (`hf_device_map`), where each recorded layer's weights were kept and
+        where it ran (`attnviz.placement.layer_report`); {} for a model on one device."""
+        return placement.layer_report(getattr(model, "hf_device_map", None), self.ran)
 
     def name_of(self, module) -> str | None:
         """The module's path; a module the state lacks (added or replaced since) has the paths walked again, once
@@ -152,8 +160,9 @@ class Recorder(ABC):
             name = self.state.names.get(id(module))
         return name
 
-    def keep(self, name: str, kept) -> None:
-        """Record what one call of the module at `name` left, in call order."""
+    def keep(self, name: str, kept, device: torch.device) -> None:
+        """Record what one call of the module at `name` left, in call order, and the device it ran on."""
+        self.ran[name] = device
         calls = self.calls.setdefault(name, [])
         self.order.append((name, len(calls)))
         calls.append(kept)
@@ -254,7 +263,8 @@ class WeightRecorder(Recorder):
             out=self._slot(name, shape, query.device),
         )
         if name is not None:
-            self.keep(name, probabilities if probabilities.device.type == "cpu" else probabilities.to("cpu"))  # fp32
+            kept = probabilities if probabilities.device.type == "cpu" else probabilities.to("cpu")  # fp32
+            self.keep(name, kept, query.device)
             self.keep_norms(name, module, value, heads)
         if self.ends_pass(module):  # the pass ends here: no output to compute, so the weights vouch for themselves
             self.sums.append(probabilities.sum(dtype=torch.float32))
@@ -343,7 +353,7 @@ class QueryKeyRecorder(Recorder):
             output = output.transpose(1, 2).contiguous()  # (b, q, heads, d)
         name = self.name_of(module)
         if name is not None:
-            self.keep(name, LayerInputs(query, key, mask, bias, scaling, softcap, lse))
+            self.keep(name, LayerInputs(query, key, mask, bias, scaling, softcap, lse), query.device)
             self.keep_norms(name, module, value, query.shape[1])
         return output, None
 
@@ -459,21 +469,35 @@ def _set_implementation(model, state: ModelState, implementation: str) -> None:
 
 @contextmanager
 def attnviz_attention(model):
-    """Route the model's attention through attnviz while any capture with it runs; restore it after the last one."""
+    """Route the model's attention through attnviz, in eval mode, while any capture with it runs; restore both after
+    the last one (a model object the caller holds may be training: its dropout must not touch a capture)."""
     state = state_of(model)
     with _LOCK:
         if state.switches == 0:
             state.restore = model.config._attn_implementation
             if state.restore != IMPLEMENTATION:
                 _set_implementation(model, state, IMPLEMENTATION)
+            state.training = _to_eval(model)
         state.switches += 1
     try:
         yield
     finally:
         with _LOCK:
             state.switches -= 1
-            if state.switches == 0 and state.restore != IMPLEMENTATION:
-                _set_implementation(model, state, state.restore)
+            if state.switches == 0:
+                if state.restore != IMPLEMENTATION:
+                    _set_implementation(model, state, state.restore)
+                for module in state.training:
+                    module.training = True
+                state.training = []
+
+
+def _to_eval(model) -> list[torch.nn.Module]:
+    """Put every module of `model` in eval mode; returns those that were training (to be switched back)."""
+    training = [module for module in model.modules() if module.training]
+    for module in training:
+        module.training = False
+    return training
 
 
 @contextmanager

@@ -55,10 +55,20 @@ def _find(module, modules, path):
 
 def _weight(projection) -> torch.Tensor | None:
     """The projection's weight as (hidden out, heads·d in): a Linear stores it so, a Conv1D transposed."""
+    if _adapted(projection):
+        return None
     weight = getattr(projection, "weight", None)
     if not isinstance(weight, torch.Tensor) or weight.dim() != 2:
         return None
     return weight.t() if type(projection).__name__ == "Conv1D" else weight
+
+
+def _adapted(projection) -> bool:
+    """Whether the projection is a PEFT adapter layer (LoRA …) whose adapters are active and not merged: its `weight`
+    is then the base layer's alone, not what the layer applies, so it gives no norms rather than wrong ones."""
+    if getattr(projection, "base_layer", None) is None:
+        return False
+    return not getattr(projection, "merged", False) and not getattr(projection, "disable_adapters", False)
 
 
 @torch.no_grad()  # computed after the forward pass
@@ -114,12 +124,25 @@ def _factor(projection, heads: int, head_dim: int, device: torch.device) -> torc
     weight = _weight(projection)
     if weight is None or weight.shape[1] != heads * head_dim:
         return None
-    version = (weight.data_ptr(), weight._version)
+    # An offloaded weight (accelerate: meta between calls, read from CPU or disk while its module runs) does not
+    # change between loads; an inference tensor keeps no version counter.
+    offloaded = weight.is_meta
+    version = "offloaded" if offloaded else (weight.data_ptr(), None if weight.is_inference() else weight._version)
     kept = _FACTORS.get(projection)
     if kept is not None and kept[:3] == (version, device, heads):
         return kept[3]
+    if offloaded:
+        weight = _loaded_weight(projection)
     per_head = weight.detach().to(device="cpu", dtype=torch.float64).reshape(weight.shape[0], heads, head_dim)
     upper = torch.linalg.qr(per_head.permute(1, 0, 2), mode="r").R  # (heads, d, d): W_O^h = Q·R, in float64
     factor = upper.transpose(1, 2).to(device=device, dtype=torch.float32).contiguous()  # (heads, d, d)
     _FACTORS[projection] = (version, device, heads, factor)
     return factor
+
+
+def _loaded_weight(projection) -> torch.Tensor:
+    """An offloaded projection's weight, loaded by its accelerate hook for the moment it is read (a copy on the CPU)."""
+    from accelerate.utils import align_module_device
+
+    with align_module_device(projection, torch.device("cpu")):
+        return _weight(projection).detach().to("cpu", copy=True)

@@ -14,7 +14,7 @@ from attnviz.cli.inputs import Example, examples
 from attnviz.cli.messages import PROG, error_phrase, quiet_libraries, warning
 from attnviz.cli.options import check
 from attnviz.cli.outputs import output_format, output_paths
-from attnviz.cli.request import Request
+from attnviz.cli.request import Request, placement_options
 from attnviz.errors import AttnvizError
 from attnviz.run import MAX_NEW_TOKENS, RunRequest, run_recorded
 
@@ -29,7 +29,7 @@ def each_example(request: Request, formats: tuple[str, ...], default: str | None
     fmt = output_format(request, formats, default)
     paths = output_paths(request, chosen, fmt)
     quiet_libraries()
-    handle = models.load_model(request.model, device=request.device)
+    handle = models.load_model(request.model, device=request.device, **placement_options(request))
     written, skipped = [], 0
     for example, path in _progress(list(zip(chosen, paths)), request):
         try:

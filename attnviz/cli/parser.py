@@ -8,10 +8,11 @@ import functools
 import re
 from pathlib import Path
 
-from attnviz import i18n, selection
+from attnviz import i18n, placement, selection
 from attnviz.cli.messages import PROG
 from attnviz.cli.request import Request, request_of
 from attnviz.corpus import command as corpus_command
+from attnviz.errors import AttnvizError
 from attnviz.export.sizing import PRESETS
 from attnviz.selection import ViewOptions
 
@@ -82,11 +83,43 @@ def _add_model_arguments(parser: argparse.ArgumentParser) -> None:
         help="with --generate: beams of beam search, 1 = greedy (default: the model's own setting)",
     )
     source.add_argument("--device", default="auto", help="auto (npu → cuda → mps → cpu), cpu, cuda, npu, mps")
+    _add_placement_arguments(source, getattr(parser, "lang", "en"))
     source.add_argument("--truncate", action="store_true", help="keep the first tokens of too-long input")
     out = parser.add_argument_group("output")
     out.add_argument("--output", "-o", required=True, type=Path, help="file to write (a folder with --input)")
     out.add_argument("--force", "-f", action="store_true", help="replace existing files")
     out.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+
+
+def _add_placement_arguments(group, lang: str) -> None:
+    """--device-map, --max-memory and --offload-folder: a model larger than one device, placed by accelerate; the
+    first two parsed here, once (`attnviz.placement`), a bad one said in one line."""
+    group.add_argument(
+        "--device-map",
+        type=_parsed(placement.device_map_of, lang),
+        metavar="MAP",
+        help="spread the model's layers over devices: auto, balanced, sequential, or a JSON {module path: place}",
+    )
+    group.add_argument(
+        "--max-memory",
+        type=_parsed(placement.max_memory_of, lang),
+        metavar="LIMITS",
+        help="memory per device for --device-map, e.g. npu:0=30GiB,npu:1=30GiB,cpu=64GiB (implies --device-map auto)",
+    )
+    group.add_argument("--offload-folder", type=Path, help="where layers that fit on no device are kept (disk)")
+
+
+def _parsed(parse, lang: str):
+    """An argparse type that reads a value with `parse`, its AttnvizError said as argparse's one line in `lang`."""
+
+    def read(text: str):
+        try:
+            return parse(text)
+        except AttnvizError as error:
+            raise argparse.ArgumentTypeError(error.message(lang)) from error
+
+    read.__name__ = parse.__name__
+    return read
 
 
 def _add_view_arguments(parser: argparse.ArgumentParser) -> None:
@@ -283,6 +316,7 @@ def _add_find_parser(commands) -> None:
     )
     find.add_argument("--top", type=int, default=10, help="heads listed, strongest first (default 10; 0: all)")
     find.add_argument("--device", default="auto", help="auto (npu → cuda → mps → cpu), cpu, cuda, npu, mps")
+    _add_placement_arguments(find, getattr(find, "lang", "en"))
     find.add_argument("--truncate", action="store_true", help="keep the first tokens of too-long input")
 
 

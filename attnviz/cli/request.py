@@ -23,6 +23,9 @@ class Request:
     generate: int | None = None
     beams: int | None = None
     device: str = "auto"
+    device_map: str | dict | None = None  # parsed by `attnviz.placement` as argparse reads it
+    max_memory: dict | None = None
+    offload_folder: Path | None = None
     truncate: bool = False
     # output
     output: Path | None = None
@@ -71,3 +74,12 @@ class Request:
 def request_of(args: argparse.Namespace) -> Request:
     """The request argparse's Namespace holds (the options its command takes; the others at their defaults)."""
     return Request(**{field.name: getattr(args, field.name) for field in fields(Request) if hasattr(args, field.name)})
+
+
+def placement_options(request: Request) -> dict:
+    """`load_model`'s placement options (device map, memory limits, offload folder) the request asks for."""
+    return {
+        "device_map": request.device_map,
+        "max_memory": request.max_memory,
+        "offload_folder": request.offload_folder,
+    }

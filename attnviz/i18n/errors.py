@@ -32,6 +32,23 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.model_hub_unloadable": "Could not load {name!r} from the Hugging Face hub or the local cache ({cache}): "
         "the hub is unreachable or the id is wrong. Download it where there is internet, or give a local folder. "
         "({detail})",
+        # attnviz.objects (a model object the caller holds) and load_model's device maps
+        "error.model_object_not_transformers": "A {kind} is not a Hugging Face Transformers model; give a "
+        "PreTrainedModel (or a PEFT model around one), or a name or folder for load_model.",
+        "error.model_object_unsupported": "attnviz cannot see the attention of a {kind}: its layers do not call "
+        "transformers' attention interface; choose a model whose architecture does (Llama, Qwen2, BERT, BART, T5, …).",
+        "error.tokenizer_object_invalid": "A {kind} is not a tokenizer; give the tokenizer the model was trained with.",
+        "error.tokenizer_too_large": "This tokenizer has {tokens:,} tokens but {model!r} reads only {rows:,}; give the "
+        "tokenizer that belongs to the model.",
+        "error.tokenizer_special_differs": "This tokenizer's {token} token is id {tokenizer_id} but {model!r} expects "
+        "{model_id}; give the tokenizer that belongs to the model.",
+        "error.max_memory_too_small": "{name!r} does not fit in max_memory ({memory}) on its own; raise the limits, "
+        "add cpu to them, or give an offload folder for the layers that do not fit.",
+        "error.device_map_invalid": "The device map {value!r} cannot be used: {detail}",
+        # attnviz.notebook
+        "error.notebook_needs_ipython": "Showing figures inline needs IPython (a Jupyter kernel): {extra}; or pass "
+        "display=False and use the figures returned.",
+        "error.notebook_option_unknown": "attnviz.show has no option {option!r}; the options are {options}.",
         # attnviz.policy
         "error.server_refuses_hub_id": "This server does not allow loading {model!r}; ask its operator to add it to "
         "{variable}.",
@@ -466,6 +483,22 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.model_folder_unloadable": "无法加载模型文件夹 {name!r}（文件是否完整、有没有损坏？）：{detail}",
         "error.model_hub_unloadable": "无法从 Hugging Face Hub 或本地缓存（{cache}）加载 {name!r}：Hub 无法访问，"
         "或者模型名有误。请在能联网的地方下载，或者给出本地文件夹。（{detail}）",
+        # attnviz.objects（调用者手里的模型对象）和 load_model 的设备映射
+        "error.model_object_not_transformers": "{kind} 不是 Hugging Face Transformers 模型；请给出 PreTrainedModel"
+        "（或包着它的 PEFT 模型），或者给 load_model 一个模型名或文件夹。",
+        "error.model_object_unsupported": "attnviz 看不到 {kind} 的注意力：它的层不调用 transformers 的注意力接口；"
+        "请换一个走这个接口的架构（Llama、Qwen2、BERT、BART、T5 等）。",
+        "error.tokenizer_object_invalid": "{kind} 不是分词器；请给出训练这个模型时用的分词器。",
+        "error.tokenizer_too_large": "这个分词器有 {tokens:,} 个词元，而 {model!r} 只认识 {rows:,} 个；请给出与模型配套的分词器。",
+        "error.tokenizer_special_differs": "这个分词器的 {token} 词元编号是 {tokenizer_id}，而 {model!r} 期望 {model_id}；"
+        "请给出与模型配套的分词器。",
+        "error.max_memory_too_small": "{name!r} 放不进 max_memory（{memory}）；请调高上限、把 cpu 加进去，"
+        "或者给出一个卸载文件夹存放放不下的层。",
+        "error.device_map_invalid": "设备映射 {value!r} 无法使用：{detail}",
+        # attnviz.notebook
+        "error.notebook_needs_ipython": "在笔记本里直接显示图需要 IPython（Jupyter 内核）：{extra}；"
+        "或者传入 display=False，使用返回的图。",
+        "error.notebook_option_unknown": "attnviz.show 没有选项 {option!r}；可用的选项有 {options}。",
         # attnviz.policy
         "error.server_refuses_hub_id": "此服务器不允许加载 {model!r}；请联系管理员把它加入 {variable}。",
         "error.server_refuses_folder": "此服务器不允许从 {folder!r} 加载模型；只能加载模型列表中的模型，"

@@ -9,15 +9,20 @@ import pytest
 import tomllib
 
 import attnviz
-from attnviz import catalogue, cli, models, paths
-from attnviz.attention.capture import capture
-from attnviz.attention.generation import generate
-from attnviz.attention.ondemand import capture_lazy
+from attnviz import catalogue, cli, models, notebook, objects, paths
+from attnviz.everyday import capture, capture_lazy, generate
 
 REPO = Path(__file__).resolve().parents[2]
 PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
 PYPROJECT_RUNTIME = set(PYPROJECT["project"]["dependencies"])
-EVERYDAY = {"load_model": models.load_model, "capture": capture, "capture_lazy": capture_lazy, "generate": generate}
+EVERYDAY = {
+    "load_model": models.load_model,
+    "from_objects": objects.from_objects,
+    "capture": capture,
+    "capture_lazy": capture_lazy,
+    "generate": generate,
+    "show": notebook.show,
+}
 
 
 def _requirements(name: str) -> set[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from attnviz import find_head, models, selection
 from attnviz.cli.messages import quiet_libraries
-from attnviz.cli.request import Request
+from attnviz.cli.request import Request, placement_options
 from attnviz.errors import InputError
 from attnviz.run import RunRequest
 from attnviz.run import run as run_model
@@ -17,7 +17,7 @@ def run(request: Request) -> int:
     if request.occurrence < 1:
         raise InputError("cli_occurrence_positive")
     quiet_libraries()
-    handle = models.load_model(request.model, device=request.device)
+    handle = models.load_model(request.model, device=request.device, **placement_options(request))
     result = run_model(handle, RunRequest(request.text, request.target, truncate=request.truncate))
     kind = request.kind or selection.default_kind(result)
     picked = [

@@ -1,0 +1,47 @@
+"""The everyday capture functions as `import attnviz` offers them: each takes a handle from `load_model`, or a
+transformers model object and its tokenizer, which `attnviz.objects.from_objects` wraps into a handle first.
+
+    attnviz.capture(handle, "早上好！", target="Good morning!")
+    attnviz.capture(model, tokenizer, "早上好！", target="Good morning!")
+
+The captures themselves are those of `attention.capture`, `attention.ondemand` and `attention.generation`; a model
+object is left as it was given (implementation, training mode), and the call works inside `torch.no_grad()` or
+`torch.inference_mode()`.
+"""
+
+from __future__ import annotations
+
+from attnviz.attention import capture as full
+from attnviz.attention import generation, ondemand
+from attnviz.models import ModelHandle
+from attnviz.objects import from_objects
+
+
+def handle_and_rest(model, args: tuple) -> tuple[ModelHandle, tuple]:
+    """(the handle, the other positional arguments): `model` itself when it is a handle, else `model` and the first
+    argument (its tokenizer) wrapped by `from_objects`."""
+    if isinstance(model, ModelHandle):
+        return model, args
+    tokenizer, *rest = args or (None,)
+    return from_objects(model, tokenizer), tuple(rest)
+
+
+def capture(model, *args, **options):
+    """`capture(handle, text, target=None, truncate=False)` or `capture(model, tokenizer, text, …)`: every map of one
+    pass, bit-equal to eager attention (`attnviz.attention.capture.capture`)."""
+    handle, rest = handle_and_rest(model, args)
+    return full.capture(handle, *rest, **options)
+
+
+def capture_lazy(model, *args, **options):
+    """`capture_lazy(handle, text, target=None, truncate=False)` or `capture_lazy(model, tokenizer, text, …)`: queries
+    and keys kept, each head computed when asked (`attnviz.attention.ondemand.capture_lazy`)."""
+    handle, rest = handle_and_rest(model, args)
+    return ondemand.capture_lazy(handle, *rest, **options)
+
+
+def generate(model, *args, **options):
+    """`generate(handle, text, max_new_tokens=32, …)` or `generate(model, tokenizer, text, …)`: the model writes and
+    every step's attention is recorded (`attnviz.attention.generation.generate`)."""
+    handle, rest = handle_and_rest(model, args)
+    return generation.generate(handle, *rest, **options)

@@ -1,0 +1,101 @@
+"""Models larger than one device: where accelerate places each layer (`load_model(..., device_map=…, max_memory=…)`),
+the options as a person writes them (`--max-memory npu:0=30GiB,cpu=64GiB`), and where each layer of a capture ran.
+
+accelerate's `device_map` places the model's modules on accelerators, the CPU and the disk, and moves each layer's
+inputs (and, for offloaded layers, its weights) onto its execution device when the layer runs; a capture records each
+attention call where it runs and gathers its weights to the CPU at once. Written without torch: the CLI parses its
+options here before a model loads.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+
+from attnviz.errors import ModelLoadError
+
+DEVICE_MAP_NAMES = ("auto", "balanced", "balanced_low_0", "sequential")  # accelerate's strategies
+# accelerate's max_memory keys: an accelerator's index (int), or one of these
+PLACES = ("cpu", "disk", "mps")
+_SIZE = re.compile(r"^(\d+(?:\.\d+)?)\s*([KMGT]i?B|B)?$", re.IGNORECASE)
+_UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12}
+_UNITS |= {"kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
+_ACCELERATOR = re.compile(r"^(?:(?:cuda|npu|xpu):)?(\d+)$")
+
+
+def device_map_of(value) -> str | dict | None:
+    """A device map as accelerate takes it: None, one of `DEVICE_MAP_NAMES`, a {module path: place} dict, or the
+    JSON text of one (the CLI's `--device-map '{"model.layers.0": 0, "": "cpu"}'`)."""
+    if value is None or isinstance(value, dict):
+        return value and {str(path): _place(place, value) for path, place in value.items()}
+    text = str(value).strip()
+    if text in DEVICE_MAP_NAMES:
+        return text
+    try:
+        parsed = json.loads(text)
+    except json.JSONDecodeError:
+        parsed = None
+    if not isinstance(parsed, dict):
+        raise ModelLoadError("device_map_invalid", value=text, detail=", ".join(DEVICE_MAP_NAMES) + " or a JSON map")
+    return device_map_of(parsed)
+
+
+def max_memory_of(value) -> dict | None:
+    """`max_memory` as accelerate takes it, in bytes ({0: 32212254720, "cpu": …}), from a dict or the CLI's text
+    "npu:0=30GiB,npu:1=30GiB,cpu=64GiB": an accelerator by index (npu:N, cuda:N or N), else cpu, disk or mps; a size
+    is bytes, or a number with B, KB, MB, GB, TB (powers of 1000) or KiB, MiB, GiB, TiB (of 1024)."""
+    if value is None:
+        return None
+    if isinstance(value, Mapping):
+        items = list(value.items())
+    else:
+        items = [part.split("=", 1) if "=" in part else (part, "") for part in str(value).split(",") if part.strip()]
+    limits = {}
+    for place, size in items:
+        limits[_place(place, value)] = _bytes(size, place, value)
+    return limits or None
+
+
+def _bytes(size, place, whole) -> int:
+    if isinstance(size, int) and not isinstance(size, bool) and size >= 0:
+        return size
+    read = _SIZE.match(str(size).strip())
+    if not read:
+        raise ModelLoadError("device_map_invalid", value=str(whole), detail=f"{place}={size!r}: a size like 30GiB")
+    return int(float(read.group(1)) * _UNITS[(read.group(2) or "").lower()])
+
+
+def _place(place, whole) -> int | str:
+    """An accelerator's index, or "cpu" / "disk" / "mps"; refuses anything else."""
+    if isinstance(place, int) and not isinstance(place, bool):
+        return place
+    text = str(place).strip().lower()
+    accelerator = _ACCELERATOR.match(text)
+    if accelerator:
+        return int(accelerator.group(1))
+    if text in PLACES:
+        return text
+    raise ModelLoadError("device_map_invalid", value=str(whole), detail=f"{place!r}: npu:N, cuda:N, cpu or disk")
+
+
+def placed_on(device_map: Mapping[str, object], path: str) -> str | None:
+    """Where `device_map` puts the module at `path`: the entry of its longest prefix ("" is the whole model)."""
+    best = None
+    for prefix, place in device_map.items():
+        if prefix == "" or path == prefix or path.startswith(prefix + "."):
+            if best is None or len(prefix) > len(best[0]):
+                best = (prefix, place)
+    return None if best is None else str(best[1])
+
+
+def layer_report(device_map: Mapping[str, object] | None, ran: Mapping[str, object]) -> dict[str, dict[str, str]]:
+    """For each attention module a capture recorded (path -> the device its call ran on): where the device map kept
+    its weights ("disk", "cpu", "0" …) and where it ran; {} for a model on one device (no map)."""
+    if not device_map:
+        return {}
+    return {path: {"placed": placed_on(device_map, path) or "", "ran": str(device)} for path, device in ran.items()}
+
+
+def offloaded_to_disk(device_map: Mapping[str, object] | None) -> bool:
+    return bool(device_map) and any(str(place) == "disk" for place in device_map.values())

@@ -1,0 +1,127 @@
+"""A model larger than one device, on this machine without accelerators: a random 12-layer Qwen2 whose `max_memory`
+puts half its layers on disk (accelerate's offload) captures what the same model on one device captures, bit for
+bit; the capture says where each layer's weights were kept and where it ran; a `max_memory` that cannot hold the
+model without an offload folder is refused."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+import transformers
+
+import attnviz
+from attnviz.errors import ModelLoadError
+from attnviz.models import load_model
+from tests.support import tiny
+
+LAYERS = 12
+TEXT = "早上好！Attention lets every token look at every other token."
+
+
+@pytest.fixture(scope="module")
+def qwen(tmp_path_factory) -> tuple[str, int]:
+    """(folder of a random 12-layer Qwen2 with grouped-query heads, its weights' bytes)."""
+    folder = tmp_path_factory.mktemp("qwen12")
+    torch.manual_seed(0)
+    config = transformers.Qwen2Config(
+        vocab_size=300,
+        hidden_size=64,
+        num_hidden_layers=LAYERS,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        intermediate_size=128,
+        max_position_embeddings=256,
+        **tiny.COMMON,
+    )
+    model = transformers.Qwen2ForCausalLM(config)
+    model.save_pretrained(folder)
+    tiny.byte_level_tokenizer(add_eos=False).save_pretrained(folder)
+    return str(folder), sum(parameter.numel() * 4 for parameter in model.parameters())
+
+
+def _half_on_disk(folder: str, size: int, offload_folder) -> attnviz.models.ModelHandle:
+    return load_model(
+        folder, device="cpu", device_map="auto", max_memory=f"cpu={size // 2}B", offload_folder=offload_folder
+    )
+
+
+def test_half_the_layers_on_disk_capture_what_one_device_captures(qwen, tmp_path):
+    folder, size = qwen
+    placed = _half_on_disk(folder, size, tmp_path)
+    on_disk = [path for path, place in placed.model.hf_device_map.items() if place == "disk" and ".layers." in path]
+    assert LAYERS // 3 <= len(on_disk) <= 2 * LAYERS // 3  # about half, as max_memory asks
+    whole = load_model(folder, device="cpu")
+    offloaded, reference = attnviz.capture(placed, TEXT), attnviz.capture(whole, TEXT)
+    assert np.array_equal(offloaded["self"].weights, reference["self"].weights)
+    assert np.array_equal(offloaded["self"].value_norms, reference["self"].value_norms)  # weights read from disk
+    report = offloaded.provenance["placement"]
+    assert report.keys() == set(offloaded["self"].layer_names)
+    for path in report:
+        layer = path.removesuffix(".self_attn")
+        assert report[path] == {"placed": "disk" if layer in on_disk else "cpu", "ran": "cpu"}
+    assert "placement" not in reference.provenance
+
+
+def test_on_demand_capture_and_generation_of_an_offloaded_model_match_one_device(qwen, tmp_path):
+    folder, size = qwen
+    placed, whole = _half_on_disk(folder, size, tmp_path), load_model(folder, device="cpu")
+    lazy, lazy_whole = attnviz.capture_lazy(placed, TEXT), attnviz.capture_lazy(whole, TEXT)
+    for layer in (0, LAYERS - 1):
+        assert np.array_equal(lazy.head("self", layer, 3), lazy_whole.head("self", layer, 3))
+    assert lazy.provenance["placement"]
+    written, written_whole = (
+        attnviz.generate(placed, TEXT, max_new_tokens=4),
+        attnviz.generate(whole, TEXT, max_new_tokens=4),
+    )
+    assert written.target_text == written_whole.target_text
+    assert np.array_equal(written["self"].weights, written_whole["self"].weights)
+
+
+def test_a_max_memory_that_cannot_hold_the_model_without_an_offload_folder_is_refused(qwen):
+    folder, size = qwen
+    with pytest.raises(ModelLoadError) as refused:
+        load_model(folder, device="cpu", max_memory={"cpu": size // 2})
+    assert refused.value.key == "max_memory_too_small"
+    assert "offload" in str(refused.value) and "卸载文件夹" in refused.value.message("zh")
+
+
+def test_a_max_memory_that_holds_the_model_loads_it_on_the_cpu_alone(qwen):
+    folder, size = qwen
+    handle = load_model(folder, device="cpu", max_memory={"cpu": "1GiB"})
+    assert set(getattr(handle.model, "hf_device_map", {"": "cpu"}).values()) == {"cpu"}  # none when on one device
+    assert all(parameter.device.type == "cpu" for parameter in handle.model.parameters())
+    assert np.array_equal(
+        attnviz.capture(handle, TEXT)["self"].weights,
+        attnviz.capture(load_model(folder, device="cpu"), TEXT)["self"].weights,
+    )
+
+
+# ----------------------------------------------------------------------------------------------------------------------
+# The command line: --device-map, --max-memory, --offload-folder
+
+
+def test_the_cli_captures_an_offloaded_model_as_it_captures_one_device(qwen, tmp_path, capsys):
+    from attnviz.export import load_capture
+    from tests.support.cli import run_cli
+
+    folder, size = qwen
+    common = ("capture", "--model", folder, "--text", TEXT, "--device", "cpu")
+    placed = ("--max-memory", f"cpu={size // 2}", "--offload-folder", str(tmp_path / "offload"))
+    assert run_cli(capsys, *common, *placed, "-o", str(tmp_path / "placed.npz"))[0] == 0
+    assert run_cli(capsys, *common, "-o", str(tmp_path / "whole.npz"))[0] == 0
+    offloaded, whole = load_capture(tmp_path / "placed.npz"), load_capture(tmp_path / "whole.npz")
+    assert np.array_equal(offloaded["self"].weights, whole["self"].weights)
+    report = offloaded.provenance["placement"]
+    assert {entry["placed"] for entry in report.values()} == {"cpu", "disk"}
+
+
+@pytest.mark.parametrize(
+    "option, value, said",
+    [("--max-memory", "npu:0=lots", "a size like 30GiB"), ("--device-map", "everywhere", "JSON")],
+)
+def test_a_bad_placement_option_is_one_line_and_exit_2(capsys, tmp_path, option, value, said):
+    from tests.support.cli import one_line_error, run_cli
+
+    code, _, err = run_cli(capsys, "capture", "--model", "demo-decoder", "--text", "x", option, value, "-o", "x.json")
+    assert code == 2 and said in one_line_error(err) and option in err

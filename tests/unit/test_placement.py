@@ -1,0 +1,44 @@
+"""The placement options as a person writes them, parsed once (`attnviz.placement`), and where a layer was placed."""
+
+import pytest
+
+from attnviz import placement
+from attnviz.errors import ModelLoadError
+
+
+def test_max_memory_text_becomes_accelerates_dict():
+    parsed = placement.max_memory_of("npu:0=30GiB, npu:1=30GiB,cpu=64GiB,disk=1TB")
+    assert parsed == {0: 30 * 2**30, 1: 30 * 2**30, "cpu": 64 * 2**30, "disk": 10**12}
+    assert placement.max_memory_of({"cuda:1": "8GB", 0: 1024, "CPU": "2.5 KiB"}) == {1: 8 * 10**9, 0: 1024, "cpu": 2560}
+    assert placement.max_memory_of("cpu=967808B") == placement.max_memory_of("cpu=967808") == {"cpu": 967808}
+    assert placement.max_memory_of(None) is None
+
+
+@pytest.mark.parametrize("text", ["npu:0=thirty", "gpu=30GiB", "cpu", "npu:x=1GiB", "cpu=-1"])
+def test_a_max_memory_that_cannot_be_read_is_one_sentence_in_both_languages(text):
+    with pytest.raises(ModelLoadError) as refused:
+        placement.max_memory_of(text)
+    assert refused.value.key == "device_map_invalid"
+    assert "\n" not in str(refused.value) and "设备映射" in refused.value.message("zh")
+
+
+def test_device_map_names_json_and_dicts():
+    assert placement.device_map_of("auto") == "auto" and placement.device_map_of(None) is None
+    assert placement.device_map_of('{"model.layers.0": "npu:1", "": "cpu"}') == {"model.layers.0": 1, "": "cpu"}
+    assert placement.device_map_of({"lm_head": "disk"}) == {"lm_head": "disk"}
+    with pytest.raises(ModelLoadError):
+        placement.device_map_of("everywhere")
+    with pytest.raises(ModelLoadError):
+        placement.device_map_of({"lm_head": "moon"})
+
+
+def test_a_layer_is_placed_by_its_longest_prefix_and_reported_with_where_it_ran():
+    device_map = {"": "cpu", "model.layers.1": "disk", "model.layers.10": 0}
+    assert placement.placed_on(device_map, "model.layers.1.self_attn") == "disk"
+    assert placement.placed_on(device_map, "model.layers.10.self_attn") == "0"
+    assert placement.placed_on(device_map, "model.layers.2.self_attn") == "cpu"
+    assert placement.placed_on({"model.layers.1": 0}, "lm_head") is None
+    report = placement.layer_report(device_map, {"model.layers.1.self_attn": "cpu"})
+    assert report == {"model.layers.1.self_attn": {"placed": "disk", "ran": "cpu"}}
+    assert placement.layer_report(None, {"x": "cpu"}) == {}
+    assert placement.offloaded_to_disk(device_map) and not placement.offloaded_to_disk({"": 0})
