@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from attnviz.i18n import (
     app,
+    compare,
     corpus,
     decoder,
     devices,
@@ -47,6 +48,7 @@ PARTS = (
     findhead,
     corpus,
     decoder,
+    compare,
 )
 
 
