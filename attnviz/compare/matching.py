@@ -100,7 +100,10 @@ def _sequence(tokens: Sequence[Token], text: str) -> list[_Unit]:
 
 
 def _paired_units(units_a: list[_Unit], units_b: list[_Unit]) -> list[tuple[_Unit, _Unit]]:
-    """Unit pairs: difflib's matching blocks, then equal units it left out, paired in order (moved words)."""
+    """Unit pairs: difflib's matching blocks, then equal units it left out, paired in order (moved words). The
+    diff runs one way round whichever side is A (difflib breaks ties by order), so swapping A and B swaps the pairs."""
+    if [u.key for u in units_b] < [u.key for u in units_a]:
+        return [(unit_a, unit_b) for unit_b, unit_a in _paired_units(units_b, units_a)]
     matcher = difflib.SequenceMatcher(None, [u.key for u in units_a], [u.key for u in units_b], autojunk=False)
     pairs, left_a, left_b = [], [], []
     for tag, a0, a1, b0, b1 in matcher.get_opcodes():

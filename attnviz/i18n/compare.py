@@ -15,7 +15,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "compare_top": "most changed: layer {layer}, head {head} (B: head {head_b}), JS {js:.4f} bits",
     },
     "zh": {
-        "compare_diff_weight": "A − B",
+        "compare_diff_weight": "差值 A − B",
         "compare_diff_note": "红：A 的权重更大 · 蓝：B 的权重更大 · + 只在 B 中 · − 只在 A 中",
         "compare_diff_hover": "{query} → {key}：A − B = {value}",
         "compare_status_added": "只在 B 中",
