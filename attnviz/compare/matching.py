@@ -12,6 +12,7 @@ of the same text all compare.
 
 from __future__ import annotations
 
+import bisect
 import difflib
 import re
 from collections.abc import Sequence
@@ -149,10 +150,13 @@ class _Groups:
 
 def match_tokens(tokens_a: Sequence[Token], text_a: str, tokens_b: Sequence[Token], text_b: str) -> TokenMatch:
     """The segments of `tokens_a` (pointing into `text_a`) and `tokens_b` (into `text_b`); see the module."""
+    text_a, text_b = text_a or "", text_b or ""
     na, nb = len(tokens_a), len(tokens_b)
-    groups, linked = _Groups(na + nb), set()
+    groups = _Groups(na + nb)
     cover_a, cover_b = _covering(tokens_a), _covering(tokens_b)
-    for unit_a, unit_b in _paired_units(_sequence(tokens_a, text_a or ""), _sequence(tokens_b, text_b or "")):
+    units_a, units_b = _sequence(tokens_a, text_a), _sequence(tokens_b, text_b)
+    paired = _paired_units(units_a, units_b)
+    for unit_a, unit_b in paired:
         if unit_a.special:
             tied = [(unit_a.start, unit_b.start)]
         else:  # equal texts: character k of one is character k of the other
@@ -164,16 +168,65 @@ def match_tokens(tokens_a: Sequence[Token], text_a: str, tokens_b: Sequence[Toke
             ]
         for ta, tb in tied:
             groups.join(ta, na + tb)
-            linked.update((ta, na + tb))
+    alone_a = [u for u in units_a if not u.special and u not in {a for a, _ in paired}]
+    alone_b = [u for u in units_b if not u.special and u not in {b for _, b in paired}]
+    _join_unmatched_words(groups, alone_a, cover_a, range(na, na + nb), 0)
+    _join_unmatched_words(groups, alone_b, cover_b, range(na), na)
+    _tie_spaces(groups, _space_neighbours(tokens_a, text_a), _space_neighbours(tokens_b, text_b), na)
     members: dict[int, tuple[list[int], list[int]]] = {}
     for node in range(na + nb):
-        if node in linked:
-            side = members.setdefault(groups.root(node), ([], []))
-            side[node >= na].append(node if node < na else node - na)
-    segments = [Segment(tuple(a), tuple(b), _label(a, tokens_a, text_a)) for a, b in members.values()]
-    segments += [Segment((i,), (), _label([i], tokens_a, text_a)) for i in range(na) if i not in linked]
-    segments += [Segment((), (i,), _label([i], tokens_b, text_b)) for i in range(nb) if na + i not in linked]
+        side = members.setdefault(groups.root(node), ([], []))
+        side[node >= na].append(node if node < na else node - na)
+    segments = [
+        Segment(tuple(a), tuple(b), _label(a, tokens_a, text_a) if a else _label(b, tokens_b, text_b))
+        for a, b in members.values()
+    ]
     return TokenMatch(tuple(_ordered(segments)), na, nb)
+
+
+def _join_unmatched_words(groups: _Groups, units: list[_Unit], cover: dict, other: range, offset: int) -> None:
+    """The pieces of a word only one side has (" b" "i" "g") make one added or removed segment, unless one of them
+    already stands for something of the other side (its segment is then a matched one)."""
+    other_roots = {groups.root(node) for node in other}
+    for unit in units:
+        pieces = sorted({offset + t for char in range(unit.start, unit.end) for t in cover.get(char, ())})
+        if pieces and not any(groups.root(piece) in other_roots for piece in pieces):
+            for piece in pieces[1:]:
+                groups.join(piece, pieces[0])
+
+
+def _tie_spaces(groups: _Groups, spaces_a: list[tuple[int, int]], spaces_b: list[tuple[int, int]], na: int) -> None:
+    """Tie whitespace-only pieces (no unit covers them): a space right before a word of A goes with the space right
+    before the B token that word matched, when B has one there; any other space goes with its own side's word."""
+    first_b: dict[int, int] = {}  # group → its first B token
+    for node in range(len(groups.parent) - 1, na - 1, -1):  # the last written, the first B token, wins
+        first_b[groups.root(node)] = node - na
+    before_b = {word: space for space, word in spaces_b if word == space + 1}  # B word → the space right before it
+    tied_b = set()
+    for space, word in spaces_a:
+        matched = first_b.get(groups.root(word))
+        if word == space + 1 and matched in before_b and before_b[matched] not in tied_b:
+            tied_b.add(before_b[matched])
+            groups.join(space, na + before_b[matched])
+        else:
+            groups.join(space, word)
+    for space, word in spaces_b:
+        if space not in tied_b:
+            groups.join(na + space, na + word)
+
+
+def _space_neighbours(tokens: Sequence[Token], text: str) -> list[tuple[int, int]]:
+    """(whitespace-only token, the token it goes with): byte-level tokenizers give a space a piece of its own
+    ("Ġ" before "on"), which no unit ties; it goes with the next located token (the last one's with the previous),
+    so it is matched, added or removed with the word it leads."""
+    located = [i for i, t in enumerate(tokens) if not t.special and t.start >= 0]
+    words = [i for i in located if text[tokens[i].start : tokens[i].end].strip()]
+    paired = []
+    for index in located:
+        if not text[tokens[index].start : tokens[index].end].strip() and words:
+            later = bisect.bisect_right(words, index)
+            paired.append((index, words[later] if later < len(words) else words[-1]))
+    return paired
 
 
 def _label(indices: Sequence[int], tokens: Sequence[Token], text: str | None) -> str:
@@ -190,17 +243,16 @@ def _label(indices: Sequence[int], tokens: Sequence[Token], text: str | None) ->
 def _ordered(segments: list[Segment]) -> list[Segment]:
     """Reading order: segments with A tokens by A's first token; an added one right after the segment that holds
     B's nearest earlier token (first when none)."""
-    after_b = {}  # B token index → the A position of the segment holding it
+    size_b = max((max(s.b) + 1 for s in segments if s.b), default=0)
+    placed = [-1] * size_b  # B token → the A position of the segment holding it (-1: an added segment's)
     for segment in segments:
         for index in segment.b:
-            if segment.a:
-                after_b[index] = min(segment.a)
+            placed[index] = min(segment.a) if segment.a else -1
+    before = [-1] * (size_b + 1)  # before[i]: the A position of the nearest B token left of i that has one
+    for index in range(size_b):
+        before[index + 1] = placed[index] if placed[index] >= 0 else before[index]
 
     def place(segment: Segment) -> tuple:
-        if segment.a:
-            return (min(segment.a), 0, 0)
-        first = min(segment.b)
-        earlier = [i for i in range(first) if i in after_b]
-        return (after_b[earlier[-1]] if earlier else -1, 1, first)
+        return (min(segment.a), 0, 0) if segment.a else (before[min(segment.b)], 1, min(segment.b))
 
     return sorted(segments, key=place)

@@ -138,6 +138,19 @@ def test_byte_pieces_that_share_a_character_join_one_segment():
     assert pairs(match) == [((0, 1, 2), (0,))]
 
 
+def test_a_space_piece_pairs_with_the_space_before_the_matched_word_else_joins_its_word():
+    a, b = "the cat on", "the big cat on"
+    ta = [Token("the", 0, 3), Token(" cat", 3, 7), Token(" ", 7, 8), Token("on", 8, 10)]  # byte-level: "Ġ", "on"
+    tb = [Token("the", 0, 3), Token(" ", 3, 4), Token("big", 4, 7), Token(" cat", 7, 11), Token(" ", 11, 12)]
+    tb.append(Token("on", 12, 14))
+    match = match_tokens(ta, a, tb, b)
+    # the space before "on" pairs with B's; B's space before the added "big" goes with "big"
+    assert pairs(match) == [((0,), (0,)), ((), (1, 2)), ((1,), (3,)), ((2,), (4,)), ((3,), (5,))]
+    assert [s.text for s in match.segments] == ["the", "big", "cat", "", "on"]
+    itself = match_tokens(ta, a, ta, a)
+    assert pairs(itself) == [((i,), (i,)) for i in range(4)]  # one input against itself: token for token
+
+
 # ----------------------------------------------------------------------------------------------------------------------
 # Divergence
 
