@@ -5,6 +5,7 @@
     python -m attnviz capture --model demo-en-zh --text "Good morning!" --generate 16 -o c.json
     python -m attnviz export --model minilm --input lines.txt --view grid --format png -o figures/
     python -m attnviz find-head --model minilm --text "The animal was tired because it ran." --query it --key animal
+    python -m attnviz compare --model minilm --text "The animal was too tired." --text-b "The animal was too wide." -o r.csv
     python -m attnviz models
 
 With --input FILE every non-empty line is one example ("source" or "source<TAB>target"), a progress bar runs on
@@ -38,7 +39,7 @@ import contextlib
 import os
 import sys
 
-from attnviz.cli.commands import capture, corpus, devices, doctor, export, find_head, models
+from attnviz.cli.commands import capture, compare, corpus, devices, doctor, export, find_head, models
 from attnviz.cli.messages import PROG
 from attnviz.cli.parser import asked_lang, build_parser
 from attnviz.cli.request import Request, request_of
@@ -48,6 +49,7 @@ COMMANDS = {
     "export": export.run,
     "capture": capture.run,
     "find-head": find_head.run,
+    "compare": compare.run,
     "devices": devices.run,
     "doctor": doctor.run,
 }

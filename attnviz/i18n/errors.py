@@ -429,6 +429,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "{languages}); give B a text in a language it reads, or another model.",
         "error.compare_format": "{path!r}: a comparison is written as {formats}; name the file with one of these "
         "suffixes.",
+        "error.compare_index": "--{option} takes one index (0, 1, …); got {value!r}.",
         "capture_maps.none": "none",
         "analysis.axis.query_range_end": "query range end",
         "analysis.axis_count.query_range_end": "{count} query range ends",
@@ -804,6 +805,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.compare_model_unread": "文本 B 用{script}书写，模型 B（{model}）读不懂它（它读 {languages}）；"
         "请给 B 一段它能读的语言的文本，或换一个模型。",
         "error.compare_format": "{path!r}：比较结果可写成 {formats}；请用其中一种后缀命名文件。",
+        "error.compare_index": "--{option} 需要一个编号（0、1、…）；收到的是 {value!r}。",
         "capture_maps.none": "无",
         "analysis.axis.query_range_end": "查询范围端点",
         "analysis.axis_count.query_range_end": "{count} 个查询范围端点",
