@@ -104,7 +104,11 @@ def compare_maps(
     if not pair_heads and a.num_heads != b.num_heads:
         raise InputError("compare_heads_differ", heads_a=a.num_heads, heads_b=b.num_heads)
     rows = match_tokens(a.query_tokens, texts_a[0] or "", b.query_tokens, texts_b[0] or "")
-    cols = match_tokens(a.key_tokens, texts_a[1] or "", b.key_tokens, texts_b[1] or "")
+    same_axes = a.query_tokens == a.key_tokens and b.query_tokens == b.key_tokens and texts_a[0] == texts_a[1]
+    if same_axes and texts_b[0] == texts_b[1]:  # self-attention: rows and columns are the same tokens
+        cols = rows
+    else:
+        cols = match_tokens(a.key_tokens, texts_a[1] or "", b.key_tokens, texts_b[1] or "")
     if not rows.matched or not cols.matched:
         raise InputError("compare_nothing_matched")
     seg_a = segment_weights(a.weights, rows, cols, "a")  # (layers, heads A, row segments, column segments)
@@ -130,9 +134,11 @@ def compare_maps(
 
 def _paired(seg_a, seg_b, p, live_p, q, live_q, heads_b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(mean JS, A − B) of each head of A with its head of B; an unpaired head: NaN, and A alone."""
-    layer_index = np.arange(heads_b.shape[0])[:, None]  # (layers, 1), beside heads_b (layers, heads A)
-    picked = np.where(heads_b == UNPAIRED, 0, heads_b)
     unpaired = heads_b == UNPAIRED
+    if seg_a.shape == seg_b.shape and (heads_b == np.arange(heads_b.shape[1])).all():  # head h with head h
+        return mean_divergence(p, live_p, q, live_q), (seg_a - seg_b).astype(np.float32)
+    layer_index = np.arange(heads_b.shape[0])[:, None]  # (layers, 1), beside heads_b (layers, heads A)
+    picked = np.where(unpaired, 0, heads_b)
     divergence = mean_divergence(p, live_p, q[layer_index, picked], live_q[layer_index, picked])  # (layers, heads)
     diff = seg_a - np.where(unpaired[..., None, None], 0.0, seg_b[layer_index, picked])
     return np.where(unpaired, np.nan, divergence), diff.astype(np.float32)

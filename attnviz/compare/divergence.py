@@ -11,6 +11,7 @@ over the keys both sides have, each renormalised to sum to 1 there (a row that g
 from __future__ import annotations
 
 import numpy as np
+from scipy.special import xlogy
 
 from attnviz.compare.matching import TokenMatch
 
@@ -27,8 +28,8 @@ def segment_weights(weights: np.ndarray, rows: TokenMatch, cols: TokenMatch, sid
             averaging[position, list(tokens)] = 1.0 / len(tokens)
     for position, segment in enumerate(cols.segments):
         summing[list(getattr(segment, side)), position] = 1.0
-    # (layers, heads, queries, keys) → (layers, heads, row segments, column segments)
-    return np.einsum("rq,lhqk,kc->lhrc", averaging, weights.astype(np.float64), summing, optimize=True)
+    # (row segments, queries) @ (layers, heads, queries, keys) @ (keys, column segments)
+    return averaging @ weights.astype(np.float64) @ summing
 
 
 def matched_rows(weights: np.ndarray, rows: TokenMatch, cols: TokenMatch) -> tuple[np.ndarray, np.ndarray]:
@@ -40,13 +41,21 @@ def matched_rows(weights: np.ndarray, rows: TokenMatch, cols: TokenMatch) -> tup
     return np.divide(picked, mass, out=np.zeros_like(picked), where=mass > 0), live
 
 
-def js_divergence(p: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """Jensen–Shannon divergence in bits of each row pair of `p` and `q` (…, keys), rows summing to 1: (…)."""
-    m = 0.5 * (p + q)
-    with np.errstate(divide="ignore", invalid="ignore"):  # 0 · log 0 = 0: the cells where a row is 0 add nothing
-        left = np.where(p > 0, p * np.log2(p / m), 0.0)
-        right = np.where(q > 0, q * np.log2(q / m), 0.0)
-    return np.maximum(0.5 * (left.sum(axis=-1) + right.sum(axis=-1)), 0.0)  # rounding may dip below 0
+def neg_entropy(p: np.ndarray) -> np.ndarray:
+    """Σ p log₂ p over the last axis (0 log 0 = 0): minus the entropy in bits."""
+    return xlogy(p, p).sum(axis=-1) / np.log(2)
+
+
+def js_divergence(
+    p: np.ndarray, q: np.ndarray, p_log_p: np.ndarray | None = None, q_log_q: np.ndarray | None = None
+) -> np.ndarray:
+    """Jensen–Shannon divergence in bits of each row pair of `p` and `q` (…, keys), rows summing to 1: (…).
+
+    As H(M) − ½ H(P) − ½ H(Q): one logarithm per cell (of M) instead of two, and the rows' own `neg_entropy`
+    (`p_log_p`, `q_log_q`) may be given once for many pairs (every head of A against every head of B)."""
+    p_log_p = neg_entropy(p) if p_log_p is None else p_log_p
+    q_log_q = neg_entropy(q) if q_log_q is None else q_log_q
+    return np.maximum(0.5 * (p_log_p + q_log_q) - neg_entropy(0.5 * (p + q)), 0.0)  # rounding may dip below 0
 
 
 def mean_divergence(p: np.ndarray, live_p: np.ndarray, q: np.ndarray, live_q: np.ndarray) -> np.ndarray:

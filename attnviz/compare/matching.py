@@ -168,8 +168,9 @@ def match_tokens(tokens_a: Sequence[Token], text_a: str, tokens_b: Sequence[Toke
             ]
         for ta, tb in tied:
             groups.join(ta, na + tb)
-    alone_a = [u for u in units_a if not u.special and u not in {a for a, _ in paired}]
-    alone_b = [u for u in units_b if not u.special and u not in {b for _, b in paired}]
+    taken_a, taken_b = {id(a) for a, _ in paired}, {id(b) for _, b in paired}
+    alone_a = [u for u in units_a if not u.special and id(u) not in taken_a]
+    alone_b = [u for u in units_b if not u.special and id(u) not in taken_b]
     _join_unmatched_words(groups, alone_a, cover_a, range(na, na + nb), 0)
     _join_unmatched_words(groups, alone_b, cover_b, range(na), na)
     _tie_spaces(groups, _space_neighbours(tokens_a, text_a), _space_neighbours(tokens_b, text_b), na)
