@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attnviz import selection
+from attnviz import i18n, selection
 from attnviz.compare.divergence import matched_rows, mean_divergence, segment_weights
 from attnviz.compare.heads import UNPAIRED, divergence_matrix, paired_heads
 from attnviz.compare.matching import TokenMatch, match_tokens
@@ -76,6 +76,18 @@ class Comparison:
             col_labels=[s.text for s in self.cols.segments],
             row_status=self.rows.statuses,
             col_status=self.cols.statuses,
+        )
+
+    def heads_said(self, layer: int | None = None, head: int | None = None, lang: str = "en") -> str:
+        """What `diff_view(layer, head)` shows, in words: every head, a layer's heads, or one head and its head
+        of B (a figure's title says it)."""
+        if layer is None:
+            return i18n.t("compare_all_heads", lang)
+        if head is None:
+            return i18n.t("compare_layer_heads", lang, layer=self.layer_numbers[layer])
+        paired = int(self.heads_b[layer, head])
+        return i18n.t(
+            "compare_one_head", lang, layer=self.layer_numbers[layer], head=self.head_numbers[head], head_b=paired
         )
 
 

@@ -1,4 +1,4 @@
-"""Comparing two maps (attnviz.compare): the diff heatmap's words, the command line's report and the ranking."""
+"""Comparing two maps (attnviz.compare): the diff heatmap's words, the command line's report, the Compare page."""
 
 STRINGS: dict[str, dict[str, str]] = {
     "en": {
@@ -13,6 +13,30 @@ STRINGS: dict[str, dict[str, str]] = {
         "compare_parity": "one input read twice: max |ΔP| {max:.2e} (layer {layer}, head {head}); row-sum error "
         "{rows:.2e}",
         "compare_top": "most changed: layer {layer}, head {head} (B: head {head_b}), JS {js:.4f} bits",
+        # the Compare page (app_pages/page_scripts/compare.py)
+        "page_compare": "Compare",
+        "compare_title": "Compare two inputs or two models",
+        "compare_intro": "A is the sidebar's model and text; B has its own. Tokens are matched through their words, "
+        "each head of A is set beside its head of B, and the heads are ranked by the Jensen–Shannon divergence of "
+        "the rows both share (0: the same, 1 bit: nothing in common).",
+        "compare_side": "{side}: model {model}",
+        "compare_model_b": "Model B",
+        "compare_same_model": "the same as A",
+        "compare_text": "Text {side}",
+        "compare_target": "Target {side}",
+        "compare_target_b_help": "Empty: A's target.",
+        "compare_scope": "Heads drawn",
+        "compare_scope_all": "mean of all heads",
+        "compare_scope_layer": "mean of one layer's heads",
+        "compare_scope_head": "one head",
+        "compare_ranking": "Heads ranked by how much they changed",
+        "compare_paired_note": "The models differ: each head of A is set beside the head of B that looks most alike "
+        "(minimum-cost assignment); the table says which.",
+        "compare_parity_title": "One input read twice",
+        "compare_js": "JS (bits)",
+        "compare_head_b": "head of B",
+        "warning_link_cut_text_b": "text B",
+        "warning_link_cut_target_b": "target B",
     },
     "zh": {
         "compare_diff_weight": "差值 A − B",
@@ -25,5 +49,26 @@ STRINGS: dict[str, dict[str, str]] = {
         "compare_one_head": "第 {layer} 层，第 {head} 个头（B：第 {head_b} 个头）",
         "compare_parity": "同一输入读了两次：最大 |ΔP| {max:.2e}（第 {layer} 层，第 {head} 个头）；行和误差 {rows:.2e}",
         "compare_top": "变化最大：第 {layer} 层，第 {head} 个头（B：第 {head_b} 个头），JS {js:.4f} 比特",
+        "page_compare": "对比",
+        "compare_title": "对比两个输入或两个模型",
+        "compare_intro": "A 是侧栏中的模型和文本；B 有自己的模型和文本。词元通过词语对齐，A 的每个注意力头与 B 的对应头并列，"
+        "并按双方共有行的 Jensen–Shannon 散度排序（0：相同，1 比特：毫无共同之处）。",
+        "compare_side": "{side}：模型 {model}",
+        "compare_model_b": "模型 B",
+        "compare_same_model": "与 A 相同",
+        "compare_text": "文本 {side}",
+        "compare_target": "目标文本 {side}",
+        "compare_target_b_help": "留空：使用 A 的目标文本。",
+        "compare_scope": "显示的注意力头",
+        "compare_scope_all": "所有头的平均",
+        "compare_scope_layer": "一层各头的平均",
+        "compare_scope_head": "单个头",
+        "compare_ranking": "按变化大小排序的注意力头",
+        "compare_paired_note": "两个模型不同：A 的每个头与 B 中最相似的头配对（最小代价指派）；表中列出配对。",
+        "compare_parity_title": "同一输入读了两次",
+        "compare_js": "JS（比特）",
+        "compare_head_b": "B 的头",
+        "warning_link_cut_text_b": "文本 B",
+        "warning_link_cut_target_b": "目标文本 B",
     },
 }

@@ -100,13 +100,7 @@ def _figure(compared: compare.Comparison, request: Request, models_named: str):
     layers, heads = compared.diff.shape[:2]
     layer = None if request.layer is None else position(_whole(request.layer, "layer"), layers, "layer")
     head = None if request.head is None else position(_whole(request.head, "head"), heads, "head")
-    view = compared.diff_view(layer, head)
-    if layer is None:
-        said = i18n.t("compare_all_heads", request.lang)
-    elif head is None:
-        said = i18n.t("compare_layer_heads", request.lang, layer=layer)
-    else:
-        said = i18n.t("compare_one_head", request.lang, layer=layer, head=head, head_b=compared.heads_b[layer, head])
+    view, said = compared.diff_view(layer, head), compared.heads_said(layer, head, request.lang)
     style = figures.FigureStyle(lang=request.lang)
     drawn = (view.values, view.row_labels, view.col_labels, view.row_status, view.col_status)
     return as_file(figures.diff_heatmap(*drawn, kind=compared.kind, selection=said, style=style), models_named)
