@@ -13,6 +13,7 @@ from attnviz.compare import (
     BOTH,
     REMOVED,
     UNPAIRED,
+    check_text_b,
     compare_maps,
     match_tokens,
     parity,
@@ -331,3 +332,19 @@ def test_the_diff_heatmap_is_centred_on_zero_and_marks_added_and_removed_tokens(
 def test_the_diff_heatmap_refuses_labels_that_do_not_fit():
     with pytest.raises(InputError):
         diff_heatmap(np.zeros((2, 2)), ["a", "b"], ["a"], ["both", "both"], ["both"])
+
+
+# ----------------------------------------------------------------------------------------------------------------------
+# What B must be
+
+
+def test_text_b_must_not_be_empty_and_must_be_read_by_model_b():
+    check_text_b(None, "m", ("zh",))  # none given: B reads A's text
+    check_text_b("早上好", "m", ("zh",))
+    check_text_b("the cat", "m", ())  # a model that declares nothing is taken to read it
+    with pytest.raises(InputError) as empty:
+        check_text_b("  ", "m", ())
+    assert empty.value.key == "compare_text_empty"
+    with pytest.raises(InputError) as unread:
+        check_text_b("the cat sat", "demo-zh-en", ("zh",))
+    assert "Latin letters" in str(unread.value) and "拉丁字母" in unread.value.message("zh")

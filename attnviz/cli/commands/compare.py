@@ -35,8 +35,8 @@ def run(request: Request) -> int:
     result_a = run_model(handle_a, RunRequest(request.text, request.target, truncate=request.truncate))
     target_b = (request.target_b or request.target) if handle_b.is_seq2seq else None
     result_b = run_model(handle_b, RunRequest(text_b, target_b, truncate=request.truncate))
-    pair_heads = request.pair_heads if request.pair_heads is not None else handle_b is not handle_a
-    pair_heads = pair_heads and handle_b.name != handle_a.name  # one model's heads are already numbered alike
+    # by default heads are paired when the models differ: one model's heads are numbered alike on any device
+    pair_heads = request.pair_heads if request.pair_heads is not None else handle_b.name != handle_a.name
     compared = compare.compare_captures(
         result_a,
         result_b,
