@@ -46,6 +46,12 @@ navigation_menu = st.navigation(
         st.Page(
             pages["corpus"], title=t("corpus_page"), icon=":material/dataset:", url_path=navigation.URL_PATHS["corpus"]
         ),
+        st.Page(
+            pages["compare"],
+            title=t("page_compare"),
+            icon=":material/compare:",
+            url_path=navigation.URL_PATHS["compare"],
+        ),
     ]
 )
 with st.sidebar:  # a saved capture shown instead of the model's: said first, on every page

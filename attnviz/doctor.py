@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
 import torch
 
+from attnviz import compare
 from attnviz.attention.capture import capture
 from attnviz.devices import device_report, resolve_device
 from attnviz.models import load_model
@@ -74,10 +74,7 @@ def parity(
     on_cpu = load_model(model, "cpu")
     target = target if on_device.is_seq2seq else None
     result, reference = capture(on_device, text, target), capture(on_cpu, text, target)
-    differences = {
-        kind: [float(np.abs(a - b).max()) for a, b in zip(result[kind].weights, reference[kind].weights)]
-        for kind in reference.maps
-    }
+    differences = {kind: compare.parity(result[kind], reference[kind]).per_layer for kind in reference.maps}
     dtype = next(on_device.model.parameters()).dtype
     return ParityReport(
         device=str(chosen),

@@ -20,6 +20,7 @@ PAGES = {
     "open": "page_scripts/open_capture.py",
     "qk": "page_scripts/qk_space.py",
     "corpus": "page_scripts/corpus.py",
+    "compare": "page_scripts/compare.py",
 }
 
 
@@ -31,6 +32,7 @@ URL_PATHS = {  # each page's URL path (main.py gives them to st.Page), by its PA
     "qk": "query-key-space",
     "open": "open-capture",
     "corpus": "corpus",
+    "compare": "compare",
 }
 
 

@@ -18,7 +18,8 @@ DEFAULT_TEXT = "早上好！"
 DEFAULT_TARGET = "Good morning!"
 LANGUAGES = ("en", "zh")
 DEVICES = ("auto", "npu", "cuda", "cpu")
-LINK_TEXTS = ("text", "target")  # fields a link carries whole, packed when long (`link_text`)
+LINK_TEXTS = ("text", "target", "text_b", "target_b")  # fields a link carries whole, packed when long (`link_text`)
+COMPARE_SCOPES = ("all", "layer", "head")  # Compare: the diff of every head on average, of a layer's, or of one head
 
 
 @dataclass
@@ -72,6 +73,10 @@ class ViewState:
     segmented: bool = False  # … a given pair typed as space-separated words: the model reads them joined (Chinese
     # without spaces), the gold links index them (`attnviz.corpus.words.segmented`)
     corpus: str = ""  # Corpus: the report folder opened
+    model_b: str = ""  # Compare: B's model; empty = A's (the sidebar's)
+    text_b: str = "晚上好！"  # Compare: B's text
+    target_b: str = ""  # Compare: B's target (translation models); empty = A's
+    compare_scope: str = "all"  # Compare: COMPARE_SCOPES, the heads the diff shows (with `layer`, `head`)
 
 
 _CHOICES = {
@@ -86,6 +91,7 @@ _CHOICES = {
     "weighting": selection.WEIGHTINGS,
     "qk_color": ("position", "token"),
     "color_scale": selection.COLOR_SCALES,
+    "compare_scope": COMPARE_SCOPES,
 }
 # Names links used before the fields took the names of `selection.ViewOptions`: still read (a link shared earlier
 # opens the same view), never written. The field's own name wins when a link has both.
@@ -147,6 +153,19 @@ PAGE_FIELDS = {  # the fields each page uses: its link carries these and no othe
     "explainer": (*_COMMON, *_INPUT, "q", "k", "v", "kind", "layer", "head", "ex_token"),
     "open": (*_COMMON, *_INPUT),
     "corpus": (*_COMMON, "corpus"),
+    "compare": (
+        *_COMMON,
+        "text",
+        "target",
+        "model_b",
+        "text_b",
+        "target_b",
+        "compare_scope",
+        "layer",
+        "head",
+        "weighting",
+        "hide_special",
+    ),
 }
 
 
@@ -259,7 +278,7 @@ def applies(state: ViewState, page: str | None) -> set[str]:
     """The fields of `state` that `page` uses (`PAGE_FIELDS`; None or an unknown page: every field). The target
     applies only to a given pair: a generated one is the model's; the reverse model only to gold links."""
     names = set(PAGE_FIELDS.get(page, [f.name for f in fields(ViewState)]))
-    if page in PAGE_FIELDS and state.mode != "pair":
+    if page in PAGE_FIELDS and state.mode != "pair" and page != "compare":  # Compare reads given pairs only
         names.difference_update({"target", "segmented"})
     if page in PAGE_FIELDS and not state.gold.strip():  # a reverse model checks gold links: none, nothing to check
         names.difference_update({"gold_reverse", "gold_pair"})

@@ -8,6 +8,7 @@
     python -m attnviz head-effects --model demo-zh-en --text 早上好！ --target "Good morning!" -o effects.csv
     python -m attnviz lens --model demo-decoder --text "早上好！Good morning" -o lens.csv
     python -m attnviz decoder-lens --model demo-zh-en --text 早上好！ -o decoder-lens.png
+    python -m attnviz compare --model minilm --text "The animal was too tired." --text-b "The animal was too wide." -o r.csv
     python -m attnviz models
 
 With --input FILE every non-empty line is one example ("source" or "source<TAB>target"), a progress bar runs on
@@ -41,7 +42,18 @@ import contextlib
 import os
 import sys
 
-from attnviz.cli.commands import capture, corpus, devices, doctor, export, find_head, head_effects, lens, models
+from attnviz.cli.commands import (
+    capture,
+    compare,
+    corpus,
+    devices,
+    doctor,
+    export,
+    find_head,
+    head_effects,
+    lens,
+    models,
+)
 from attnviz.cli.messages import PROG
 from attnviz.cli.parser import asked_lang, build_parser
 from attnviz.cli.request import Request, request_of
@@ -54,6 +66,7 @@ COMMANDS = {
     "head-effects": head_effects.run,
     "lens": lens.run_lens,
     "decoder-lens": lens.run_decoder_lens,
+    "compare": compare.run,
     "devices": devices.run,
     "doctor": doctor.run,
 }

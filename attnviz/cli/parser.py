@@ -254,7 +254,7 @@ def build_parser(lang: str = "en") -> argparse.ArgumentParser:
     commands = parser.add_subparsers(
         dest="command",
         required=True,
-        metavar="{export,capture,find-head,head-effects,lens,decoder-lens,corpus,corpus-workers,models,devices,doctor}",
+        metavar="{export,capture,find-head,compare,head-effects,lens,decoder-lens,corpus,corpus-workers,models,devices,doctor}",
         parser_class=functools.partial(_Parser, lang=lang),
     )
 
@@ -276,6 +276,7 @@ def build_parser(lang: str = "en") -> argparse.ArgumentParser:
     _add_find_parser(commands)
     _add_head_effects_parser(commands)
     _add_lens_parsers(commands)
+    _add_compare_parser(commands)
     corpus_command.add_parser(commands)
     commands.add_parser("models", help="list the models available offline", description="List catalogue models.")
     devices = commands.add_parser(
@@ -371,6 +372,54 @@ def _add_lens_parsers(commands) -> None:
     decoder.add_argument(
         "--beams", type=int, metavar="N", help="beams of beam search, 1 = greedy (default: the model's)"
     )
+
+
+def _add_compare_parser(commands) -> None:
+    """`compare`: two inputs, two models or two devices, head by head (`attnviz.compare`)."""
+    compare = commands.add_parser(
+        "compare",
+        help="compare the attention of two inputs, two models or two devices head by head",
+        description="Rank every head by how much its attention changed from A to B (Jensen–Shannon divergence of "
+        "matched rows), and draw A − B.",
+    )
+    side = compare.add_argument_group("A and B")
+    side.add_argument("--model", "-m", required=True, help="model A: catalogue name, HF folder or hub id")
+    side.add_argument("--model-b", help="model B (default: model A)")
+    side.add_argument("--text", "-t", required=True, help="text A")
+    side.add_argument("--text-b", help="text B (default: text A)")
+    side.add_argument("--target", help="target A to force-decode (encoder-decoder models)")
+    side.add_argument("--target-b", help="target B (default: target A)")
+    side.add_argument("--kind", choices=KINDS, help="map of A (default: cross for translation pairs, else self)")
+    side.add_argument("--kind-b", choices=KINDS, help="map of B (default: A's, or the one reading the same tokens)")
+    side.add_argument("--device", default="auto", help="device of A: auto, cpu, cuda, npu, mps")
+    side.add_argument("--device-b", help="device of B (default: A's); the same model on two devices is a parity check")
+    side.add_argument(
+        "--pair-heads",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="pair each head of A with the head of B that looks most alike (minimum-cost assignment); default: "
+        "when the models differ",
+    )
+    side.add_argument("--truncate", action="store_true", help="keep the first tokens of too-long input")
+    view = compare.add_argument_group("view and output")
+    view.add_argument(
+        "--weighting", choices=selection.WEIGHTINGS, default=ViewOptions.weighting, help="what is compared"
+    )
+    view.add_argument(
+        "--hide-special", action=argparse.BooleanOptionalAction, default=False, help="leave special tokens out"
+    )
+    view.add_argument("--layer", default=None, help="diff figure: this layer (default: the mean of all)")
+    view.add_argument("--head", default=None, help="diff figure: this head of --layer (default: their mean)")
+    view.add_argument("--lang", choices=("en", "zh"), default="en", help="language of the figure and messages")
+    view.add_argument("--engine", choices=("auto", "kaleido", "static"), default="auto", help="png/svg/pdf renderer")
+    view.add_argument(
+        "--output",
+        "-o",
+        required=True,
+        type=Path,
+        help="ranking.csv (kind, layer, head, head_b, js) or a diff figure: .png, .svg, .pdf, .html",
+    )
+    view.add_argument("--force", "-f", action="store_true", help="replace an existing file")
 
 
 def parse(argv: list[str]) -> Request:

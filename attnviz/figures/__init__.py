@@ -10,10 +10,12 @@ they draw instead of a map: a figure only draws numbers it is given.
 How wide text is, where labels stand, and a figure laid out again for a file's width: `attnviz.figures.layout`.
 Maps too large to hold (`attnviz.attention.ondemand.LazyCapture`) draw through `pooled_heatmap` (a head pooled block by block)
 and `statistic_grid(values=...)` (statistics streamed tile by tile).
+`diff_heatmap` draws A − B of two compared maps (`attnviz.compare`) from numbers and labels.
 """
 
 from attnviz.figures._common import FONT_FAMILY, LABELS, MASKED_COLOR, resolve_labels
 from attnviz.figures.alignment import alignment, link_opacity, link_width, strongest_links
+from attnviz.figures.diff import diff_heatmap
 from attnviz.figures.explainer import (
     SEED_K,
     SEED_MIXTURE,
@@ -48,6 +50,7 @@ __all__ = [
     "VIEWS",
     "alignment",
     "clickable_heads",
+    "diff_heatmap",
     "explainer",
     "gold_links",
     "grid",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from attnviz.i18n import (
     app,
+    compare,
     corpus,
     decoder,
     devices,
@@ -49,6 +50,7 @@ PARTS = (
     corpus,
     decoder,
     lens,
+    compare,
 )
 
 

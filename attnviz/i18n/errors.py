@@ -447,6 +447,24 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.grid_layer_titles": "layer_titles must be 'numbers' or 'names', not {given!r}.",
         "error.map_numbers": "{what} names {given} layers or heads, but the weights hold {count}.",
         "error.capture_no_map": "This capture has no {kind!r} map; it has {kinds}.",
+        # attnviz.compare
+        "error.compare_kinds_differ": "Map A is {kind_a} attention and map B is {kind_b} attention: their rows and "
+        "columns are different tokens, so they cannot be compared; pick maps of the same kind (--kind, --kind-b).",
+        "error.compare_layers_differ": "Model A has {layers_a} layers and model B has {layers_b}: layers are compared "
+        "one by one, so both models need as many.",
+        "error.compare_heads_differ": "Map A has {heads_a} heads per layer and map B has {heads_b}: pair the heads "
+        "(--pair-heads) to compare models whose heads differ.",
+        "error.compare_nothing_matched": "A and B share no word, so no row of one can be set beside a row of the "
+        "other; compare texts that have words in common.",
+        "error.compare_parity_tokens": "A parity check reads one input twice, but A ({shape_a}) and B ({shape_b}) "
+        "have different tokens; compare them word by word instead.",
+        "error.compare_text_empty": "Text B is empty; give B a sentence (--text-b), or leave --text-b out to read "
+        "A's text.",
+        "error.compare_model_unread": "Text B is written in {script}, which model B ({model}) does not read (it reads "
+        "{languages}); give B a text in a language it reads, or another model.",
+        "error.compare_format": "{path!r}: a comparison is written as {formats}; name the file with one of these "
+        "suffixes.",
+        "error.compare_index": "--{option} takes one index (0, 1, …); got {value!r}.",
         "capture_maps.none": "none",
         "analysis.axis.query_range_end": "query range end",
         "analysis.axis_count.query_range_end": "{count} query range ends",
@@ -842,6 +860,21 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.grid_layer_titles": "layer_titles 必须是 'numbers' 或 'names'，而不是 {given!r}。",
         "error.map_numbers": "{what} 给出了 {given} 个层或头的编号，但权重中有 {count} 个。",
         "error.capture_no_map": "这个捕获没有 {kind!r} 图；它有的是：{kinds}。",
+        # attnviz.compare
+        "error.compare_kinds_differ": "图 A 是 {kind_a} 注意力，图 B 是 {kind_b} 注意力：它们的行和列是不同的词元，"
+        "无法比较；请选择同一种图（--kind、--kind-b）。",
+        "error.compare_layers_differ": "模型 A 有 {layers_a} 层，模型 B 有 {layers_b} 层：层是逐一比较的，"
+        "两个模型的层数必须相同。",
+        "error.compare_heads_differ": "图 A 每层有 {heads_a} 个头，图 B 有 {heads_b} 个：要比较头数不同的模型，"
+        "请配对注意力头（--pair-heads）。",
+        "error.compare_nothing_matched": "A 和 B 没有共同的词，无法把一方的行与另一方的行对照；请比较有共同词语的文本。",
+        "error.compare_parity_tokens": "一致性检查是把同一输入读两次，但 A（{shape_a}）和 B（{shape_b}）的词元不同；"
+        "请改为逐词比较。",
+        "error.compare_text_empty": "文本 B 是空的；请给 B 一个句子（--text-b），或不写 --text-b 以使用 A 的文本。",
+        "error.compare_model_unread": "文本 B 用{script}书写，模型 B（{model}）读不懂它（它读 {languages}）；"
+        "请给 B 一段它能读的语言的文本，或换一个模型。",
+        "error.compare_format": "{path!r}：比较结果可写成 {formats}；请用其中一种后缀命名文件。",
+        "error.compare_index": "--{option} 需要一个编号（0、1、…）；收到的是 {value!r}。",
         "capture_maps.none": "无",
         "analysis.axis.query_range_end": "查询范围端点",
         "analysis.axis_count.query_range_end": "{count} 个查询范围端点",

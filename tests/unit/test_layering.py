@@ -30,6 +30,7 @@ TORCH = ("torch", "transformers")  # what the right of the attention line never 
 # What stays free of torch (figures/, export/ and any module of those packages; replay and find_head as they appear).
 TORCH_FREE = (
     "attnviz.analysis",
+    "attnviz.compare",
     "attnviz.selection",
     "attnviz.replay",
     "attnviz.find_head",

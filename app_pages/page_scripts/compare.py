@@ -1,0 +1,66 @@
+"""Compare: A (the sidebar's model and text) beside B (its own model, text and target), the heads ranked by how
+much their attention changed, and the difference A − B drawn on the words both share."""
+
+import streamlit as st
+
+from app_pages.compare import runs
+from app_pages.shared import figure_export, session
+from app_pages.shared.page_errors import shown_errors
+from app_pages.shared.state import COMPARE_SCOPES
+from attnviz import figures
+
+view, t = session.page_start("compare_title", "compare_intro")
+
+with shown_errors(view):
+    side_a, side_b = st.columns(2)
+    with side_a:
+        st.markdown(f"**{t('compare_side', side='A', model=view.model)}**")
+        session.bound(st.text_input, "text", t("compare_text", side="A"))
+    with side_b:
+        session.bound(st.text_input, "model_b", t("compare_model_b"), placeholder=t("compare_same_model"))
+        session.bound(st.text_input, "text_b", t("compare_text", side="B"))
+    compared, parity, translates = runs.comparison(view)
+    if translates:  # a translation model force-decodes a target on each side
+        session.bound(side_a.text_input, "target", t("compare_target", side="A"))
+        session.bound(side_b.text_input, "target_b", t("compare_target", side="B"), help=t("compare_target_b_help"))
+
+    controls = st.columns([2, 1, 1])
+    layers, heads = compared.diff.shape[:2]
+    session.bound(
+        controls[0].segmented_control, "compare_scope", t("compare_scope"), options=COMPARE_SCOPES,
+        format_func=lambda scope: t(f"compare_scope_{scope}"),
+    )  # fmt: skip
+    scope = view.compare_scope or "all"
+    layer = session.bound(controls[1].selectbox, "layer", t("layer"), options=range(layers))
+    head = session.bound(controls[2].selectbox, "head", t("head"), options=range(heads))
+    picked = runs.scoped(scope, layer, head)
+    shown, said = compared.diff_view(*picked), compared.heads_said(*picked, lang=view.lang)
+    drawn = (shown.values, shown.row_labels, shown.col_labels, shown.row_status, shown.col_status)
+    style = figures.FigureStyle(lang=view.lang)
+    fig = figures.diff_heatmap(*drawn, kind=compared.kind, selection=said, style=style)
+    named = f"{view.model} · {runs.model_b(view)}"
+    figure_export.figure(fig, "compare", "compare_diff", view, model=named)
+
+    if parity is not None:
+        st.subheader(t("compare_parity_title"))
+        st.caption(
+            t(
+                "compare_parity", max=parity.max_difference, layer=parity.worst_layer, head=parity.worst_head,
+                rows=parity.row_sum_error,
+            )
+        )  # fmt: skip
+    st.subheader(t("compare_ranking"))
+    if runs.model_b(view) != view.model:
+        st.caption(t("compare_paired_note"))
+    st.dataframe(
+        compared.table(),
+        hide_index=True,
+        column_config={
+            "layer": st.column_config.NumberColumn(t("layer"), format="%d"),
+            "head": st.column_config.NumberColumn(t("head"), format="%d"),
+            "head_b": st.column_config.NumberColumn(t("compare_head_b"), format="%d"),
+            "js": st.column_config.NumberColumn(t("compare_js"), format="%.4f"),
+        },
+        width="stretch",
+        height=min(420, 38 + 35 * layers * heads),
+    )

@@ -1,0 +1,113 @@
+"""`attnviz compare`: A and B (two texts, two models or two devices) read, compared head by head
+(`attnviz.compare`), and written: the ranking as CSV (kind, layer, head, head_b, js) or the diff A − B as a figure.
+Stdout says the most changed head, and for one input read twice the parity numbers."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+from attnviz import compare, figures, i18n, models
+from attnviz.catalogue import declared_languages
+from attnviz.cli.messages import quiet_libraries
+from attnviz.cli.request import Request
+from attnviz.errors import InputError
+from attnviz.export.figure_file import write_figure_file
+from attnviz.export.files import refuse_existing, write_atomic
+from attnviz.figures.layout import as_file
+from attnviz.run import RunRequest
+from attnviz.run import run as run_model
+from attnviz.types import position
+
+TABLE, FIGURES = ("csv",), ("png", "svg", "pdf", "html")
+
+
+def run(request: Request) -> int:
+    fmt = _format(request.output)  # every check before any model loads
+    refuse_existing(request.output, request.force)
+    model_b = request.model_b or request.model
+    text_b = request.text if request.text_b is None else request.text_b
+    compare.check_text_b(text_b, model_b, declared_languages(model_b))
+    quiet_libraries()
+    handle_a = models.load_model(request.model, device=request.device)
+    handle_b = _model_b(request, handle_a)
+    result_a = run_model(handle_a, RunRequest(request.text, request.target, truncate=request.truncate))
+    target_b = (request.target_b or request.target) if handle_b.is_seq2seq else None
+    result_b = run_model(handle_b, RunRequest(text_b, target_b, truncate=request.truncate))
+    # by default heads are paired when the models differ: one model's heads are numbered alike on any device
+    pair_heads = request.pair_heads if request.pair_heads is not None else handle_b.name != handle_a.name
+    compared = compare.compare_captures(
+        result_a,
+        result_b,
+        request.kind,
+        request.kind_b,
+        weighting=request.weighting,
+        hide_special=request.hide_special,
+        pair_heads=pair_heads,
+    )
+    _say(compared, result_a, result_b, request)
+    if fmt in TABLE:
+        write_atomic(request.output, _csv(compared), overwrite=request.force)
+    else:
+        figure = _figure(compared, request, f"{handle_a.name} · {handle_b.name}")
+        recorded = {"compare": {"model_b": handle_b.name, "text_b": text_b, "target_b": target_b}}
+        write_figure_file(
+            request.output, figure, fmt, "compare", request.force, capture=result_a, recorded=recorded,
+            engine=request.engine,
+        )  # fmt: skip
+    print(request.output)
+    return 0
+
+
+def _format(output: Path) -> str:
+    fmt = output.suffix.lower().lstrip(".")
+    if fmt not in TABLE + FIGURES:
+        raise InputError("compare_format", path=str(output), formats=", ".join(f".{f}" for f in TABLE + FIGURES))
+    return fmt
+
+
+def _model_b(request: Request, handle_a):
+    """Model B: model A itself when neither --model-b nor --device-b names another."""
+    name, device = request.model_b or request.model, request.device_b or request.device
+    if name == request.model and device == request.device:
+        return handle_a
+    return models.load_model(name, device=device)
+
+
+def _say(compared: compare.Comparison, result_a, result_b, request: Request) -> None:
+    """The most changed head on stdout; the parity numbers too when A and B read the same tokens."""
+    top = compared.ranking()[0]
+    print(i18n.t("compare_top", request.lang, layer=top.layer, head=top.head, head_b=top.head_b, js=top.divergence))
+    kind_b = request.kind_b or (compared.kind if compared.kind in result_b.kinds else None)
+    map_a, map_b = result_a[compared.kind], result_b[kind_b] if kind_b else None
+    if map_b is not None and map_a.query_tokens == map_b.query_tokens and map_a.key_tokens == map_b.key_tokens:
+        report = compare.parity(map_a, map_b)
+        said = dict(max=report.max_difference, layer=report.worst_layer, head=report.worst_head)
+        print(i18n.t("compare_parity", request.lang, rows=report.row_sum_error, **said))
+
+
+def _csv(compared: compare.Comparison) -> str:
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=("kind", "layer", "head", "head_b", "js"), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(compared.table())
+    return out.getvalue()
+
+
+def _figure(compared: compare.Comparison, request: Request, models_named: str):
+    """The diff heatmap of --layer/--head (positions in the map), or of the mean of all heads."""
+    layers, heads = compared.diff.shape[:2]
+    layer = None if request.layer is None else position(_whole(request.layer, "layer"), layers, "layer")
+    head = None if request.head is None else position(_whole(request.head, "head"), heads, "head")
+    view, said = compared.diff_view(layer, head), compared.heads_said(layer, head, request.lang)
+    style = figures.FigureStyle(lang=request.lang)
+    drawn = (view.values, view.row_labels, view.col_labels, view.row_status, view.col_status)
+    return as_file(figures.diff_heatmap(*drawn, kind=compared.kind, selection=said, style=style), models_named)
+
+
+def _whole(value: str, what: str) -> int:
+    try:
+        return int(value)
+    except ValueError:
+        raise InputError("compare_index", option=what, value=value) from None

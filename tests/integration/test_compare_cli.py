@@ -1,0 +1,90 @@
+"""`python -m attnviz compare` as a user calls it: the ranking CSV equals the library's comparison, two models get a
+head pairing, one model on one device reports parity, the diff figure is written, and bad input (empty B, a model
+B that reads another language, maps of different kinds, an unknown suffix) is one line with exit 2, in English and
+in Chinese."""
+
+from __future__ import annotations
+
+import csv
+
+import numpy as np
+import pytest
+
+from attnviz.attention.capture import capture
+from attnviz.compare import compare_captures
+from attnviz.models import load_model
+from tests.support import tiny
+from tests.support.cli import one_line_error, run_cli
+
+TEXT_A, TEXT_B = "the cat sat on the mat", "the big cat sat on the mat"
+
+
+def read_rows(path) -> list[dict]:
+    with open(path, encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+def test_the_ranking_csv_is_the_librarys_ranking(capsys, tmp_path, tiny_folder):
+    folder, out = tiny_folder("bert"), tmp_path / "ranking.csv"
+    code, said, _ = run_cli(capsys, "compare", "--model", folder, "--text", TEXT_A, "--text-b", TEXT_B, "-o", str(out))
+    assert code == 0 and str(out) in said and "most changed" in said
+    rows = read_rows(out)
+    handle = load_model(folder, "cpu")
+    expected = compare_captures(capture(handle, TEXT_A), capture(handle, TEXT_B)).table()
+    assert [(r["kind"], int(r["layer"]), int(r["head"]), int(r["head_b"])) for r in rows] == [
+        (e["kind"], e["layer"], e["head"], e["head_b"]) for e in expected
+    ]
+    np.testing.assert_allclose([float(r["js"]) for r in rows], [e["js"] for e in expected], rtol=1e-9)
+    js = [float(r["js"]) for r in rows]
+    assert js == sorted(js, reverse=True) and len(rows) == 2 * 4
+
+
+def test_two_models_get_their_heads_paired(capsys, tmp_path, tiny_folder):
+    other = tiny.save_tiny("bert", tmp_path / "other", seed=1)
+    out = tmp_path / "r.csv"
+    code, _, _ = run_cli(capsys, "compare", "-m", tiny_folder("bert"), "--model-b", other, "-t", TEXT_A, "-o", str(out))
+    assert code == 0
+    rows = read_rows(out)
+    for layer in ("0", "1"):
+        assert sorted(int(r["head_b"]) for r in rows if r["layer"] == layer) == [0, 1, 2, 3]  # a permutation
+
+
+def test_one_model_on_one_device_twice_reports_parity_and_draws_a_zero_diff(capsys, tmp_path, tiny_folder):
+    out = tmp_path / "diff.html"
+    argv = ["compare", "-m", tiny_folder("gpt2"), "-t", TEXT_A, "--device", "cpu", "--device-b", "cpu", "-o", str(out)]
+    code, said, _ = run_cli(capsys, *argv)
+    assert code == 0 and "max |ΔP| 0.00e+00" in said and out.stat().st_size > 0
+    assert "A − B" in out.read_text(encoding="utf-8")
+
+
+def test_the_diff_figure_of_one_head_in_chinese(capsys, tmp_path, tiny_folder):
+    out = tmp_path / "diff.svg"
+    argv = ["compare", "-m", tiny_folder("bert"), "-t", TEXT_A, "--text-b", TEXT_B, "--layer", "1", "--head", "2"]
+    code, said, _ = run_cli(capsys, *argv, "--lang", "zh", "--engine", "static", "-o", str(out))
+    assert code == 0 and "变化最大" in said
+    drawn = out.read_text(encoding="utf-8")
+    assert "<svg" in drawn
+
+
+@pytest.mark.parametrize("lang, words", [("en", "Text B is empty"), ("zh", "文本 B 是空的")])
+def test_an_empty_b_is_one_line_in_either_language(capsys, tmp_path, lang, words):
+    argv = ["compare", "-m", "x", "-t", "hi", "--text-b", " ", "--lang", lang, "-o", str(tmp_path / "r.csv")]
+    code, _, err = run_cli(capsys, *argv)
+    assert code == 2 and words in one_line_error(err)
+
+
+@pytest.mark.parametrize("lang, words", [("en", "does not read"), ("zh", "读不懂")])
+def test_a_model_b_that_reads_another_language_is_refused_before_it_loads(capsys, tmp_path, lang, words):
+    argv = ["compare", "-m", "x", "--model-b", "demo-zh-en", "-t", "the cat sat", "--lang", lang]
+    code, _, err = run_cli(capsys, *argv, "-o", str(tmp_path / "r.csv"))
+    assert code == 2 and words in one_line_error(err)
+
+
+def test_maps_of_different_kinds_and_unknown_suffixes_are_refused(capsys, tmp_path, tiny_folder):
+    argv = ["compare", "-m", tiny_folder("bart"), "-t", TEXT_A, "--target", "Good morning!", "--kind", "cross"]
+    code, _, err = run_cli(capsys, *argv, "--kind-b", "encoder", "-o", str(tmp_path / "r.csv"))
+    assert code == 2 and "different tokens" in one_line_error(err)
+    code, _, err = run_cli(capsys, *argv, "--kind-b", "encoder", "--lang", "zh", "-o", str(tmp_path / "r.csv"))
+    assert code == 2 and "不同的词元" in one_line_error(err)
+    code, _, err = run_cli(capsys, "compare", "-m", "x", "-t", "a", "-o", str(tmp_path / "r.gif"))
+    assert code == 2 and ".csv" in one_line_error(err)
