@@ -75,7 +75,7 @@ def test_runtime_dependencies_are_requirements_txt():
     assert any(dependency.startswith("torch==") for dependency in PYPROJECT_RUNTIME)  # a pinned CPU-sized torch
 
 
-@pytest.mark.parametrize("extra", ["ray", "npu", "train", "dev"])
+@pytest.mark.parametrize("extra", ["ray", "npu", "train", "notebook", "dev"])
 def test_each_extra_mirrors_its_requirements_file(extra):
     """requirements-X.txt = the extra X (plus the runtime dependencies where the file includes requirements.txt)."""
     listed = _requirements(f"requirements-{extra}.txt") - PYPROJECT_RUNTIME
