@@ -24,6 +24,7 @@ from attnviz.i18n import (
     selection,
     settings,
     truth,
+    value_zeroing,
     values,
 )
 
@@ -47,6 +48,7 @@ PARTS = (
     findhead,
     corpus,
     decoder,
+    value_zeroing,
 )
 
 
