@@ -20,6 +20,8 @@ STRINGS = {
         "weights for this model.",
         "error.saliency_shape": "Saliency scores for {part} have shape {shape}; they must be {expected} (one row per "
         "explained token, one column per input token).",
+        "error.saliency_not_a_file": "{path} is not an attnviz saliency file; write it with `contributions --method "
+        "saliency`.",
         "value_zeroing_help": "Value zeroing (Mohebbi et al., 2023) asks what each token really takes from the others: "
         "for every key token j it sets j's value vector to zero in one layer — where the heads look stays the same — "
         "computes the layer again, and measures how far each token's output moved (1 − cosine). Each row is then "
@@ -42,6 +44,7 @@ STRINGS = {
         "error.saliency_not_differentiable": "显著性需要梯度，而 {model} 的输入嵌入没有给出梯度（它的权重可能经过量化或"
         "以阻断梯度的方式冻结）。请为这个模型选择值置零或注意力权重。",
         "error.saliency_shape": "{part} 的显著性分数形状是 {shape}；应为 {expected}（每个被解释的词元一行，每个输入词元一列）。",
+        "error.saliency_not_a_file": "{path} 不是 attnviz 的显著性文件；请用 `contributions --method saliency` 写出。",
         "value_zeroing_help": "值置零（Mohebbi 等，2023）衡量每个词元真正从其他词元那里拿到了多少：对每个键词元 j，"
         "在某一层把 j 的值向量设为零——各个头看向哪里不变——重新计算这一层，再看每个词元的输出移动了多远"
         "（1 − 余弦相似度），最后把每一行缩放到和为 1。注意力权重很高、但值向量很小的键，在这里几乎不起作用。",
