@@ -96,8 +96,9 @@ def value_zeroing(
             amap.causal,
         )
     provenance = {**weights.provenance, "measure": MEASURE}
+    meta = {"measure": MEASURE["name"]}  # what the maps hold is not attention weights: titles and files say so
     return AttentionCapture(
-        handle.name, handle.device, maps, weights.source_text, weights.target_text, provenance=provenance
+        handle.name, handle.device, maps, weights.source_text, weights.target_text, meta=meta, provenance=provenance
     )
 
 

@@ -36,7 +36,7 @@ def test_value_zeroing_file_reads_back_as_the_measure(tiny_folder, tmp_path, fmt
         np.testing.assert_array_equal(read[kind].weights, expected[kind].weights)
         assert read[kind].key_tokens == expected[kind].key_tokens
         assert read[kind].layer_names == expected[kind].layer_names
-    assert read.provenance["measure"]["name"] == "value-zeroing"
+    assert read.provenance["measure"]["name"] == read.meta["measure"] == "value-zeroing"
 
 
 @pytest.mark.parametrize("fmt", ["npz", "json"])

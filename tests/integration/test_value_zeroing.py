@@ -145,6 +145,32 @@ def test_value_zeroing_leaves_the_model_as_it_was(tiny_folder, monkeypatch, fail
     assert torch.equal(_outputs(handle), before)
 
 
+def test_qwen2_biased_values_and_grouped_heads(tmp_path):
+    """Qwen2: grouped-query heads (4 query heads, 2 key/value heads) whose value projection has a bias — the whole
+    value vector, bias included, is what zeroing sets to 0."""
+    config = transformers.Qwen2Config(
+        vocab_size=300,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=128,
+        pad_token_id=0,
+        eos_token_id=1,
+        bos_token_id=3,
+    )
+    torch.manual_seed(0)
+    model = transformers.Qwen2ForCausalLM(config)
+    assert model.model.layers[0].self_attn.v_proj.bias is not None
+    model.save_pretrained(tmp_path)
+    byte_level_tokenizer(add_eos=False).save_pretrained(tmp_path)
+    handle = load_model(str(tmp_path))
+    result = vz.value_zeroing(handle, TEXT)
+    expected = _reference("llama", handle, "self", len(result["self"].key_tokens))  # Qwen2 names modules as Llama
+    np.testing.assert_allclose(result["self"].weights[:, 0], expected, atol=1e-5, rtol=0)
+
+
 def test_shared_layers_are_refused_in_both_languages(tmp_path):
     """ALBERT runs one layer several times per pass: a layer of value zeroing would be ambiguous, so it says so."""
     config = transformers.AlbertConfig(
