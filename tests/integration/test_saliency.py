@@ -105,3 +105,16 @@ def test_what_saliency_cannot_explain_is_said(tiny_folder):
     assert raised.value.key == "saliency_needs_target"
     with pytest.raises(InputError):
         sal.saliency(translator, TEXT, TARGET, rows=99)
+
+
+def test_an_error_midway_leaves_no_hook(tiny_folder, monkeypatch):
+    handle = load_model(tiny_folder("gpt2"))
+
+    def failing(*args):
+        raise RuntimeError("stopped midway")
+
+    monkeypatch.setattr(sal, "_explained_ids", failing)  # after the forward pass, before the backward one
+    with pytest.raises(RuntimeError, match="midway"):
+        sal.saliency(handle, TEXT, rows=3)
+    assert sum(len(m._forward_hooks) + len(m._forward_pre_hooks) for m in handle.model.modules()) == 0
+    assert all(p.grad is None for p in handle.model.parameters())
