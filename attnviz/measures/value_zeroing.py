@@ -23,6 +23,7 @@ The result has the layout of attention weights: an `AttentionCapture` whose maps
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -74,18 +75,23 @@ class ZeroingRecorder(Recorder):
 
 
 def value_zeroing(
-    handle: ModelHandle, text: str, target: str | None = None, truncate: bool = False
+    handle: ModelHandle,
+    text: str,
+    target: str | None = None,
+    truncate: bool = False,
+    kinds: Sequence[str] | None = None,
 ) -> AttentionCapture:
     """Value zeroing of every layer of every map `capture(handle, text, target)` gives ("self"; or "encoder", and
-    with a target "decoder" and "cross"): an `AttentionCapture` of (layers, 1, queries, keys) maps, rows summing to 1.
+    with a target "decoder" and "cross"), or of the maps `kinds` only (each costs its own passes): an
+    `AttentionCapture` of (layers, 1, queries, keys) maps, rows summing to 1.
 
     InputError (a sentence in English and 中文) for a model whose layers attnviz cannot find, or whose layers share
     weights (ALBERT). The model is left as it was: the hooks and the attention switch are undone, even on an error."""
     with recorded_blocks(handle.model) as blocks:
         weights = capture(handle, text, target, truncate)  # the real pass: tokens, layer names, each block's inputs
     maps = {}
-    for kind in weights.kinds:
-        amap = weights[kind]
+    for kind in weights.kinds if kinds is None else kinds:
+        amap = weights[kind]  # (an InputError naming the kinds there are, for one that is not)
         scores = np.stack([_layer_scores(handle, blocks, name, len(amap.key_tokens)) for name in amap.layer_names])
         maps[kind] = AttentionMap(
             kind,

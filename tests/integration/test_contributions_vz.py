@@ -55,6 +55,15 @@ def test_saliency_file_reads_back_as_the_measure(tiny_folder, tmp_path, fmt):
     assert read.provenance["measure"]["name"] == "saliency"
 
 
+def test_one_kind_of_map(tiny_folder, tmp_path):
+    folder = tiny_folder("bart")
+    request = Request(
+        command="contributions", model=folder, text=TEXT, target=TARGET, output=tmp_path / "c.npz", kind="cross"
+    )
+    assert contributions_vz.run(request, "value-zeroing") == 0
+    assert export.load_capture(tmp_path / "c.npz").kinds == ["cross"]
+
+
 def test_what_a_model_cannot_do_is_said(tiny_folder, tmp_path):
     with pytest.raises(InputError) as raised:
         contributions_vz.run(_request(tiny_folder("bert"), tmp_path / "s.json", target=None), "saliency")

@@ -112,6 +112,17 @@ def test_value_zeroing_splits_long_inputs_into_passes(tiny_folder, monkeypatch):
         np.testing.assert_allclose(split[kind].weights, whole[kind].weights, atol=1e-6)
 
 
+def test_value_zeroing_of_chosen_maps(tiny_folder):
+    handle = load_model(tiny_folder("marian"))
+    whole = vz.value_zeroing(handle, TEXT, TARGET)
+    cross = vz.value_zeroing(handle, TEXT, TARGET, kinds=["cross"])
+    assert cross.kinds == ["cross"]
+    np.testing.assert_array_equal(cross["cross"].weights, whole["cross"].weights)
+    with pytest.raises(InputError) as raised:
+        vz.value_zeroing(handle, TEXT, kinds=["cross"])  # no target: only the encoder's map
+    assert raised.value.key == "capture_no_map"
+
+
 def _hooks(model) -> int:
     return sum(len(m._forward_hooks) + len(m._forward_pre_hooks) for m in model.modules())
 

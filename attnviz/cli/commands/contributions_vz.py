@@ -41,7 +41,8 @@ class Method:
 
 
 def _value_zeroing(handle, example: Example, request: Request):
-    return value_zeroing(handle, example.text, example.target, truncate=request.truncate)
+    kinds = None if request.kind is None else [request.kind]  # --kind: that map's layers only
+    return value_zeroing(handle, example.text, example.target, truncate=request.truncate, kinds=kinds)
 
 
 def _saliency(handle, example: Example, request: Request):
