@@ -26,6 +26,7 @@ from attnviz.i18n import (
     selection,
     settings,
     truth,
+    value_zeroing,
     values,
 )
 
@@ -51,6 +52,7 @@ PARTS = (
     decoder,
     lens,
     compare,
+    value_zeroing,
 )
 
 
