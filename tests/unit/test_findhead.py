@@ -283,8 +283,10 @@ def test_a_heatmap_exported_narrow_keeps_its_rows_height_and_thins_its_key_label
     fitted, width = drawn["figure"], drawn["width"]
     assert width == 336 and drawn["height"] >= fig.layout.height  # rows keep their room (plus any title line)
     ticks = list(fitted.layout.xaxis.tickvals)
-    plot_px = width - layout.PLOT_MARGIN_PX[0]
-    assert 1 <= len(ticks) < len(src) * 2 and len(ticks) <= plot_px // layout.LABEL_ROOM_PX
+    screen_rule = (width - layout.PLOT_MARGIN_PX[0]) // layout.LABEL_ROOM_PX  # what a screen layout would keep
+    size = fitted.layout.xaxis.tickfont.size
+    assert len(ticks) > screen_rule and size >= layout.PRINT_TICK_FLOOR  # laid out for print: more, still legible
+    assert len(ticks) * size * layout.PRINT_LABEL_PITCH <= width  # … and no two labels overlap
     assert [fitted.layout.xaxis.ticktext[i] for i in range(len(ticks))] == [
         fig.layout.xaxis.labelalias[str(t)] for t in ticks
     ]  # each drawn label names its own column
