@@ -28,7 +28,7 @@ def files():
     translator writing its translation of 早上好！ (one torch thread, as the app runs), labels in Chinese."""
     import torch
 
-    from app_pages.shared.model_runs import MAX_NEW_TOKENS
+    from attnviz.run import MAX_NEW_TOKENS
     from attnviz import selection
     from attnviz.attention.generation import generate
     from attnviz.figures.layout import as_file
