@@ -19,9 +19,11 @@ $(VENV)/.dev-installed: $(VENV)/.app-installed requirements-dev.txt requirements
 app: $(VENV)/.app-installed
 	$(VENV)/bin/streamlit run app.py
 
-# Everything: lint, then every test (browser tests included; they skip without chromium, except in CI).
+# Everything: lint, then every test: the unit and integration tests on two workers (pytest-xdist), then the browser
+# tests one at a time (each drives its own app server and Chromium; they skip without chromium, except in CI).
 test: lint
-	$(PY) -m pytest
+	$(PY) -m pytest -m "not browser" -n 2 --dist worksteal
+	$(PY) -m pytest -m browser
 
 # The unit tests only, on two workers (pytest-xdist; about half a minute on 2 quiet cores): no browser, no model training.
 test-fast: $(VENV)/.dev-installed

@@ -4,6 +4,8 @@ the axis can show."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from tests.support.browser import chromium, served_app, wait_for_app
@@ -55,3 +57,33 @@ def test_1500_pasted_words_give_a_readable_figure_with_thinned_labels(app_url):
         assert overlapping(ticks["y"], 2) == 0  # row labels never run into each other
         lines = charts.nth(2)
         assert 0 < lines.locator(".textpoint").count() <= 2 * 40  # the head lines of one window of 40 tokens
+
+
+PAGE_GUARD_S = 60.0  # a hang guard on a loaded shared machine, not the speed goal (benchmarks/bench_app.py holds it)
+
+
+def test_every_page_opens_after_a_2000_token_text(app_url):
+    """After a ~2,000-token text on Self-attention, each page of the same session opens and stays bounded (How
+    attention works once took minutes here and listed every token)."""
+    text = english_text(1500)  # ~2,000 tokens for the demo decoder
+    opened = {}
+    with chromium() as page:
+        page.goto(f"{app_url}/self-attention")
+        wait_for_app(page, timeout_ms=WAIT_MS)
+        box = page.get_by_label("Text", exact=True)
+        box.fill(text)
+        box.press("Enter")
+        page.get_by_text("It is shown with demo-decoder").first.wait_for(timeout=WAIT_MS)
+        wait_for_app(page, timeout_ms=WAIT_MS)
+        links = page.locator('[data-testid="stSidebarNav"] a')
+        names = [links.nth(i).inner_text() for i in range(links.count())]
+        for index, name in enumerate(names):
+            started = time.monotonic()
+            links.nth(index).click()
+            wait_for_app(page, timeout_ms=int(PAGE_GUARD_S * 1000))
+            opened[name] = time.monotonic() - started
+            main = page.locator('[data-testid="stMain"]').inner_text()
+            assert "Something went wrong" not in main and "Traceback" not in main, name
+            assert len(main) < 40_000, (name, len(main))  # a long text is quoted, never listed token by token
+    print("page open seconds:", {name: round(seconds, 1) for name, seconds in opened.items()})
+    assert len(opened) >= 7
