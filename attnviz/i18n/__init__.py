@@ -12,6 +12,7 @@ from attnviz.i18n import (
     corpus,
     decoder,
     devices,
+    effects,
     errors,
     figures,
     files,
@@ -49,6 +50,7 @@ PARTS = (
     corpus,
     decoder,
     lens,
+    effects,
 )
 
 
