@@ -52,6 +52,12 @@ def _decoded(z):
     return z
 
 
+def _same(drawn: np.ndarray, direct: np.ndarray) -> None:
+    """The grid drawn holds the effects computed directly (relative: a tiny encoder's effects are ~1e-5)."""
+    assert np.abs(direct).max() > 1e-6  # effects that are there to compare
+    np.testing.assert_allclose(drawn, direct, rtol=1e-5, atol=1e-9)
+
+
 def _click_head(at: AppTest, chart: dict, layer: int, head: int) -> None:
     """A click on head (layer, head) of a clickable grid, as the browser reports it: the chart's selection holds the
     point whose customdata is [layer, head, value]; the page's `on_select` callback runs on the next run."""
@@ -85,7 +91,7 @@ def test_the_heads_page_grid_holds_the_exact_effects_and_a_click_opens_a_head(la
     assert at.query_params["effects"] == "1"  # shown: part of the link
     direct = head_effects(load_model("demo-zh-en", "cpu"), TEXT, TARGET)
     chart = _charts(at)["heads_effects"]
-    np.testing.assert_allclose(_grid(chart), direct.total["cross"], atol=1e-6)
+    _same(_grid(chart), direct.total["cross"])
     assert i18n.t("effects_figure_log_prob", lang) in chart["layout"]["title"]["text"]
     said = _said(at)
     assert i18n.t("effects_meaning_log_prob", lang, target=TARGET, count=len(direct.target_tokens)) in said
@@ -99,9 +105,19 @@ def test_a_link_with_the_section_shown_opens_it_and_hiding_it_leaves_the_link():
     at = _open(HEADS, model="demo-zh-en", text=TEXT, mode="pair", target=TARGET, kind="encoder", effects=1)
     assert_page_ok(at)
     direct = head_effects(load_model("demo-zh-en", "cpu"), TEXT, TARGET)
-    np.testing.assert_allclose(_grid(_charts(at)["heads_effects"]), direct.total["encoder"], atol=1e-6)
+    _same(_grid(_charts(at)["heads_effects"]), direct.total["encoder"])
     at.button(key="heads_effects_hide").click().run()
     assert "heads_effects" not in _charts(at) and "effects" not in at.query_params
+
+
+@pytest.mark.parametrize("family, kind", [("t5", "decoder"), ("gpt2", "self")])
+def test_on_tiny_models_the_heads_page_measures_the_target_the_model_wrote(tiny_folder, family, kind):
+    model = tiny_folder(family)
+    at = _open(HEADS, model=model, text=TEXT, mode="generate", kind=kind, effects=1)
+    assert_page_ok(at)
+    direct = head_effects(load_model(model, "cpu"), TEXT)  # no target: the model writes it, as on the page
+    _same(_grid(_charts(at)["heads_effects"]), direct.total[kind])
+    assert i18n.t("effects_written") in _said(at)
 
 
 def test_an_encoder_measures_its_output_and_has_no_target_token_to_rank_by(tiny_folder):
@@ -110,7 +126,7 @@ def test_an_encoder_measures_its_output_and_has_no_target_token_to_rank_by(tiny_
     assert_page_ok(at)
     direct = head_effects(load_model(model, "cpu"), "the cat saw the dog")
     chart = _charts(at)["self_effects"]
-    np.testing.assert_allclose(_grid(chart), direct.total["self"], atol=1e-6)
+    _same(_grid(chart), direct.total["self"])
     assert i18n.t("effects_figure_cosine") in chart["layout"]["title"]["text"]
     assert i18n.t("effects_meaning_cosine") in _said(at)
     said = [info.value for info in at.info]
