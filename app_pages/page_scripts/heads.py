@@ -3,7 +3,7 @@
 import streamlit as st
 
 from app_pages.heads.choices import defined_statistics, page_for_head
-from app_pages.shared import caches, figure_export, long_text, navigation, session
+from app_pages.shared import caches, figure_export, head_effects, long_text, navigation, session
 from app_pages.shared.page_errors import shown_errors
 from attnviz import analysis, figures
 
@@ -77,6 +77,8 @@ with shown_errors(view):
             screen=clickable,
         )
         st.caption(t("find_grid_hint"))
+
+    head_effects.section(view, model, view.kind, "heads_effects")
 
     st.subheader(t("open_head_title"))
     chooser = st.columns([1, 1, 3], vertical_alignment="bottom")

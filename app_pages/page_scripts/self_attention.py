@@ -3,7 +3,7 @@
 import streamlit as st
 
 from app_pages.self_attention import find_head
-from app_pages.shared import caches, controls, figure_export, long_text, session, truth_notes
+from app_pages.shared import caches, controls, figure_export, head_effects, long_text, session, truth_notes
 from app_pages.shared.page_errors import shown_errors
 from app_pages.shared.state import ViewState, view_options
 from attnviz import selection
@@ -73,4 +73,6 @@ with shown_errors(view):
         figure_export.figure(
             grid, "layer-head-grid", find_head.GRID_KEY, view, source, model=model, on_select=find_head.grid_clicked
         )
+        head_effects.section(view, model, kind, "self_effects")
     find_head.section(view, result, kind)
+    head_effects.find_by_effect(view, handle, model, kind)

@@ -4,7 +4,7 @@ from dataclasses import replace
 
 import streamlit as st
 
-from app_pages.shared import caches, controls, figure_export, long_text, session, truth_notes
+from app_pages.shared import caches, controls, figure_export, head_effects, long_text, session, truth_notes
 from app_pages.shared.page_errors import shown_errors
 from app_pages.shared.state import view_options
 from app_pages.translate import gold_panel, pair_target
@@ -86,3 +86,4 @@ with shown_errors(view):
         truth_notes.step_table(view, scores, truth_notes.beams_of(result))
         if gold is not None:
             gold_panel.head_map(view, gold)
+        head_effects.find_by_effect(read, handle, read.model, "cross")

@@ -70,6 +70,20 @@ def cached_vectors(name: str, device: str, text: str, target: str | None):
     return capture_with_values(cached_model(name, device), text, target)
 
 
+@st.cache_data(show_spinner=False, max_entries=16)
+def cached_head_effects(name: str, device: str, text: str, target: str | None):
+    """(exact head effects, Spearman ρ of the fast estimate against them) of one input: every head of every stack
+    removed in turn (`measures.head_effects`), and attribution patching (`measures.head_estimate`) on the same
+    example (a target the model writes is written once, for both)."""
+    from attnviz.measures import head_effects, head_estimate  # torch: only when a page asks for head effects
+
+    handle = cached_model(name, device)
+    scoring = head_effects.prepare_scoring(handle, text, target)
+    exact = head_effects.head_effects(handle, text, target, scoring=scoring)
+    estimate = head_estimate.head_estimate(handle, text, target, scoring=scoring)
+    return exact, head_estimate.rank_agreement(exact, estimate)
+
+
 @st.cache_data(show_spinner=False, max_entries=32)
 def cached_multi_head(batch: int, length: int, hidden: int, heads: int, device: str):
     return multi_head.multi_head_walkthrough(batch, length, hidden, heads, device)
@@ -155,6 +169,17 @@ def pooled(view: ViewState, kind: str, layer: int, head: int, name: str | None =
         return cached_pooled(
             name or view.model, view.device, view.text, target, view.mode, view.truncate, kind, layer, head, weighted
         )
+
+
+def head_effects(view: ViewState, name: str | None = None):
+    """(exact head effects, the estimate's Spearman ρ against them) of the view's text with the view's model (or the
+    model `name`), once per input: the target given in pair mode, else the one the model writes (an encoder's
+    output has none). Loads the model even while a saved capture is open: the effects need it to run."""
+    name = name or view.model
+    handle = model(view, name)
+    target = forced_target(view) if handle.kind != "encoder" else ""
+    with st.spinner(i18n.t("effects_computing", view.lang), show_time=True):
+        return cached_head_effects(name, view.device, view.text, target or None)
 
 
 def source_tokens(view: ViewState, name: str | None = None) -> int:

@@ -77,6 +77,8 @@ class ViewState:
     text_b: str = "晚上好！"  # Compare: B's text
     target_b: str = ""  # Compare: B's target (translation models); empty = A's
     compare_scope: str = "all"  # Compare: COMPARE_SCOPES, the heads the diff shows (with `layer`, `head`)
+    effects: bool = False  # Heads, Self-attention, Translate: head effects computed and shown (it runs the model)
+    find_effect: str = ""  # Find a head by effect: the target token's label ("morning #1"); empty = none picked
 
 
 _CHOICES = {
@@ -129,6 +131,8 @@ PAGE_FIELDS = {  # the fields each page uses: its link carries these and no othe
         "gold_pair",
         "gold_reverse",
         "segmented",
+        "effects",
+        "find_effect",
     ),
     "self": (
         *_COMMON,
@@ -147,8 +151,10 @@ PAGE_FIELDS = {  # the fields each page uses: its link carries these and no othe
         "find_query",
         "find_key",
         "lines_token",
+        "effects",
+        "find_effect",
     ),
-    "heads": (*_COMMON, *_INPUT, *_LONG, "long_model", "kind", "stat", "layer", "head"),
+    "heads": (*_COMMON, *_INPUT, *_LONG, "long_model", "kind", "stat", "layer", "head", "effects"),
     "qk": (*_COMMON, *_INPUT, *_LONG, "kind", "layer", "head", "qk_color", "qk_norm", "qk_point"),
     "explainer": (*_COMMON, *_INPUT, "q", "k", "v", "kind", "layer", "head", "ex_token"),
     "open": (*_COMMON, *_INPUT),

@@ -4,7 +4,7 @@ Every figure takes `style=FigureStyle(...)`: `lang` ("en" default, or "zh") and 
 string in `LABELS[lang]`, for the app's i18n), `model` (named in the title), `title` (replaces the built title) and
 `width`/`height` (replace the size the figure chooses for its content).
 Selections follow `attnviz.analysis.aggregate`: `layers`/`heads` are an index, a list, or None for all.
-`qk_space` (a head's queries and keys in one plane, `attnviz.projection`), `explainer` (the walk-through's steps,
+`effect_grid` (each head's exact effect, `attnviz.measures.head_effects`), `qk_space` (a head's queries and keys in one plane, `attnviz.projection`), `explainer` (the walk-through's steps,
 `attnviz.attention.walkthrough`) and `sentence_steps` (the explainer's steps for one token of a real head) take what
 they draw instead of a map: a figure only draws numbers it is given.
 How wide text is, where labels stand, and a figure laid out again for a file's width: `attnviz.figures.layout`.
@@ -16,6 +16,7 @@ and `statistic_grid(values=...)` (statistics streamed tile by tile).
 from attnviz.figures._common import FONT_FAMILY, LABELS, MASKED_COLOR, resolve_labels
 from attnviz.figures.alignment import alignment, link_opacity, link_width, strongest_links
 from attnviz.figures.diff import diff_heatmap
+from attnviz.figures.effects import effect_grid
 from attnviz.figures.explainer import (
     SEED_K,
     SEED_MIXTURE,
@@ -51,6 +52,7 @@ __all__ = [
     "alignment",
     "clickable_heads",
     "diff_heatmap",
+    "effect_grid",
     "explainer",
     "gold_links",
     "grid",

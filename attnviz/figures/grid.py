@@ -159,13 +159,13 @@ def _add_cells(
 
 
 def clickable_heads(fig: go.Figure, style: FigureStyle = DEFAULT_STYLE) -> go.Figure:
-    """A `grid` or `statistic_grid` whose heads can be clicked on screen: an invisible marker on every head with
-    [layer, head] in its `customdata`, which Streamlit's `on_select` reports (a heatmap cell gives no selection
-    there). A new figure; the one given (and the files made from it) stays as it was."""
+    """A `grid`, `statistic_grid` or `effects.effect_grid` whose heads can be clicked on screen: an invisible marker
+    on every head with [layer, head] in its `customdata`, which Streamlit's `on_select` reports (a heatmap cell gives
+    no selection there). A new figure; the one given (and the files made from it) stays as it was."""
     meta = fig.layout.meta if isinstance(fig.layout.meta, dict) else {}
     text = style.words()
     clickable = go.Figure(fig)
-    if meta.get("view") == "statistic":
+    if meta.get("view") in ("statistic", "effects"):  # one (layers, heads) heatmap, a number per head
         values = np.asarray(fig.data[0].z, dtype=float)  # (layers, heads)
         pairs = [
             (layer, head, values[layer, head]) for layer in range(values.shape[0]) for head in range(values.shape[1])

@@ -13,6 +13,7 @@ from attnviz.i18n import (
     corpus,
     decoder,
     devices,
+    effects,
     errors,
     figures,
     files,
@@ -53,6 +54,7 @@ PARTS = (
     lens,
     compare,
     value_zeroing,
+    effects,
 )
 
 

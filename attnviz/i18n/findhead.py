@@ -13,7 +13,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.find_effect_outside": "The chosen token lies outside the {count} target tokens these head effects "
         "measure; pick one of them.",
         "error.find_color_scale": "Unknown colour scale {scale!r}; use {scales}.",
-        "error.find_not_a_grid": "Only a layer × head grid (figures.grid or figures.statistic_grid) has heads to click.",
+        "error.find_not_a_grid": "Only a layer × head grid (figures.grid, statistic_grid or effect_grid) has "
+        "heads to click.",
         # the Self-attention page's head search
         "find_title": "Find a head",
         "find_intro": "Which heads make one token look at another? Pick a query token and a key token (or click them "
@@ -64,7 +65,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.find_span_outside": "所选词元超出了此图（{queries} 个查询 × {keys} 个键）；请从它的词元中重新选择。",
         "error.find_effect_outside": "所选词元超出了这些头效应度量的 {count} 个目标词元；请从中选择一个。",
         "error.find_color_scale": "未知的色标 {scale!r}；请使用 {scales}。",
-        "error.find_not_a_grid": "只有层 × 头网格（figures.grid 或 figures.statistic_grid）才有可点击的头。",
+        "error.find_not_a_grid": "只有层 × 头网格（figures.grid、statistic_grid 或 effect_grid）才有可点击的头。",
         "find_title": "查找注意力头",
         "find_intro": "哪些头让一个词元看向另一个词元？选择一个查询词元和一个键词元（或在头连线图中点击它们：左列为查询，"
         "右列为键）；所有层 × 头按这一权重排序。",
