@@ -25,7 +25,7 @@ from abc import ABC, abstractmethod
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import ClassVar, NamedTuple
 
 import numpy as np
 import torch
@@ -141,6 +141,9 @@ class Recorder(ABC):
     value_states: dict[str, list[ValueCall]] = field(default_factory=dict)
     # Generation reads only each module's latest call (every key the cache holds): keep only that call's values.
     defer_norms: bool = False
+    # True for a recorder that needs what the model computes after its last attention call (a block's norm and
+    # output, the logits): its pass is never ended early (`run_batch`).
+    whole_pass: ClassVar[bool] = False
 
     def name_of(self, module) -> str | None:
         """The module's path; a module the state lacks (added or replaced since) has the paths walked again, once
