@@ -191,43 +191,54 @@ def block_terms(step: BlockPass, start: int = 0, stop: int | None = None) -> tup
     """(terms (r, keys, hidden), bias (r, hidden)) of query rows start..stop: T_i(x_j) for every key j (a
     cross-attention block: the encoder's outputs, then the residual x_i as one more term) and b_i, so that
     terms.sum(1) + bias is the block's output y_i."""
-    stop = step.weights.shape[1] if stop is None else stop
-    rows = torch.arange(stop - start, device=step.residual.device)
-    terms = torch.einsum("hqk,hkd->qkd", step.weights[:, start:stop], head_outputs(step))  # (r, k, hidden)
+    terms, residual, bias = _terms(step, start, step.weights.shape[1] if stop is None else stop)
+    terms = terms.transpose(0, 1)  # (r, k, hidden)
+    return (torch.cat([terms, residual[:, None]], dim=1) if step.cross else terms), bias
+
+
+def _terms(step: BlockPass, start: int, stop: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """(attention terms (k, r, hidden), residual (r, hidden), bias (r, hidden)) of query rows start..stop; in a
+    self-attention block the residual x_i is already in its own term (j = i).
+
+    A post-LN norm's linear part L_i(u) = γ ⊙ (u − mean u) / σ_i is folded into the factors before the product:
+    centring is linear, so each f^h_j and x_i is centred and scaled by γ once, and each row of weights divided by
+    σ_i (the real input's) — the same terms, without extra passes over the (k, r, hidden) tensor."""
+    weights, outputs = step.weights[:, start:stop], head_outputs(step)  # (heads, r, k), (heads, k, hidden)
     residual = step.residual[start:stop]  # (r, hidden)
-    if step.cross:
-        terms = torch.cat([terms, residual[:, None]], dim=1)  # (r, S + 1, hidden)
-    else:
-        terms[rows, rows + start] += residual  # x_i joins its own term
     bias = _output_bias(step).expand_as(residual)
     if step.post:
-        terms, bias = _through_norm(step.block.norm, step.norm_in[start:stop], terms, bias)
-    return terms, bias
+        norm = step.block.norm
+        sigma = torch.sqrt(step.norm_in[start:stop].var(dim=-1, unbiased=False) + norm.eps)  # (r,)
+        gamma = torch.ones_like(bias[0]) if norm.weight is None else norm.weight.to(bias)
+        weights, outputs = weights / sigma[None, :, None], _centred(outputs) * gamma
+        residual, bias = _centred(residual) * gamma / sigma[:, None], _centred(bias) * gamma / sigma[:, None]
+        bias = bias if norm.bias is None else bias + norm.bias.to(bias)
+    # one (r × heads) · (heads × hidden) product per key: (k, r, heads) @ (k, heads, hidden)
+    terms = torch.bmm(weights.permute(2, 1, 0).contiguous(), outputs.transpose(0, 1).contiguous())  # (k, r, hidden)
+    if not step.cross:
+        rows = torch.arange(stop - start, device=terms.device)
+        terms[rows + start, rows] += residual  # x_i joins its own term
+    return terms, residual, bias
 
 
-def _through_norm(norm, real_input, terms, bias):
-    """The post-LN norm as the linear map L_i(u) = γ ⊙ (u − mean u) / σ_i with σ_i from its real input
-    (r, hidden), applied to every term (r, k, hidden); its shift β joins the bias (r, hidden)."""
-    sigma = torch.sqrt(real_input.var(dim=-1, unbiased=False) + norm.eps)  # (r,)
-    gamma = torch.ones_like(bias[0]) if norm.weight is None else norm.weight.to(bias)
-    scale = gamma / sigma[:, None]  # (r, hidden)
-    terms = (terms - terms.mean(dim=-1, keepdim=True)) * scale[:, None]
-    bias = (bias - bias.mean(dim=-1, keepdim=True)) * scale
-    return terms, bias if norm.bias is None else bias + norm.bias.to(bias)
+def _centred(vectors: torch.Tensor) -> torch.Tensor:
+    return vectors - vectors.mean(dim=-1, keepdim=True)
 
 
 @torch.inference_mode()
 def layer_contributions(step: BlockPass) -> np.ndarray:
     """float32 (q, keys): c_ij = max(0, ‖y_i‖₁ − ‖y_i − T_i(x_j)‖₁), rows divided by their sums; computed in
     chunks of query rows so that a long text never holds every term at once."""
-    queries, keys = step.weights.shape[1], step.weights.shape[2] + step.cross
+    queries, keys = step.weights.shape[1], step.weights.shape[2]
     chunk = max(1, CELLS_PER_CHUNK // max(1, keys * step.residual.shape[-1]))
     rows = []
     for start in range(0, queries, chunk):
-        terms, bias = block_terms(step, start, min(queries, start + chunk))
-        output = terms.sum(dim=1) + bias  # (r, hidden): y_i
-        distance = (output[:, None] - terms).abs().sum(dim=-1)  # (r, keys): ‖y_i − T_i(x_j)‖₁
-        rows.append(torch.clamp(output.abs().sum(dim=-1, keepdim=True) - distance, min=0))
+        terms, residual, bias = _terms(step, start, min(queries, start + chunk))  # (k, r, hidden)
+        output = terms.sum(dim=0) + bias + (residual if step.cross else 0)  # (r, hidden): y_i
+        distance = torch.linalg.vector_norm(terms.sub_(output), ord=1, dim=-1).T  # (r, k): ‖y_i − T_i(x_j)‖₁
+        if step.cross:  # the residual, one more term
+            distance = torch.cat([distance, torch.linalg.vector_norm(output - residual, ord=1, dim=-1)[:, None]], 1)
+        rows.append(torch.clamp(torch.linalg.vector_norm(output, ord=1, dim=-1)[:, None] - distance, min=0))
     contributions = torch.cat(rows).to(device="cpu", dtype=torch.float64).numpy()
     if not np.isfinite(contributions).all():
         raise InputError("alti_block_mismatch", block=step.block.path, error="nan")
