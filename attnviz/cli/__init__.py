@@ -4,6 +4,7 @@
     python -m attnviz export --model minilm --text "The cat sat." --view heatmap --layer 5 --head 2 -o h.svg
     python -m attnviz capture --model demo-en-zh --text "Good morning!" --generate 16 -o c.json
     python -m attnviz export --model minilm --input lines.txt --view grid --format png -o figures/
+    python -m attnviz contributions --model demo-zh-en --text 早上好！ --target "Good morning!" --method alti -o c.npz
     python -m attnviz find-head --model minilm --text "The animal was tired because it ran." --query it --key animal
     python -m attnviz models
 
@@ -38,7 +39,7 @@ import contextlib
 import os
 import sys
 
-from attnviz.cli.commands import capture, corpus, devices, doctor, export, find_head, models
+from attnviz.cli.commands import capture, contributions, corpus, devices, doctor, export, find_head, models
 from attnviz.cli.messages import PROG
 from attnviz.cli.parser import asked_lang, build_parser
 from attnviz.cli.request import Request, request_of
@@ -47,6 +48,7 @@ from attnviz.errors import AttnvizError
 COMMANDS = {
     "export": export.run,
     "capture": capture.run,
+    "contributions": contributions.run,
     "find-head": find_head.run,
     "devices": devices.run,
     "doctor": doctor.run,

@@ -64,6 +64,8 @@ class Request:
     key: str | None = None
     occurrence: int = 1
     top: int = 10
+    # contributions
+    method: str = "alti"
 
 
 def request_of(args: argparse.Namespace) -> Request:

@@ -22,9 +22,11 @@ import transformers
 from attnviz.attention.batching import prepare_batch
 from attnviz.attention.capture import capture
 from attnviz.errors import InputError
+from attnviz.export import load_capture
 from attnviz.measures.alti import alti, block_passes, block_terms
 from attnviz.measures.blocks import find_blocks
 from attnviz.models import load_model
+from tests.support.cli import one_line_error, run_cli
 from tests.support.tiny import FAMILIES, SEQ2SEQ
 
 TEXT = "早上好！I like studying."
@@ -249,3 +251,32 @@ def test_a_block_that_does_not_add_up_is_refused(tiny_folder):
         hook.remove()
     with pytest.raises(InputError, match="alti-rollout"):
         alti(handle, TEXT, method="flow")
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# the command line
+
+
+@pytest.mark.parametrize("suffix", ["npz", "json"])
+def test_cli_writes_the_contributions_as_a_capture_file(capsys, tmp_path, tiny_folder, suffix):
+    folder = tiny_folder("marian")
+    path = tmp_path / f"c.{suffix}"
+    argv = ["contributions", "--model", folder, "--text", TEXT, "--target", TARGET, "--device", "cpu"]
+    code, out, _ = run_cli(capsys, *argv, "--method", "alti-rollout", "-o", str(path))
+    assert code == 0 and out.strip() == str(path)
+    written = load_capture(path)
+    direct = alti(load_model(folder, "cpu"), TEXT, TARGET, method="alti-rollout")
+    assert written.kinds == ["encoder", "decoder", "cross"]
+    for kind in written.kinds:  # layer-major (layers, 1, queries, keys), rows = queries, tokens as capture writes
+        np.testing.assert_allclose(written[kind].weights, direct[kind].weights, atol=1e-6)
+        assert [t.text for t in written[kind].query_tokens] == [t.text for t in direct[kind].query_tokens]
+    assert written.provenance["measure"]["arxiv"] == ["2203.04212", "2205.11631"]
+    np.testing.assert_allclose(written.meta["source_share"], direct.shares.source_share, atol=1e-6)
+    assert written.provenance["source_text"] == TEXT and written.provenance["target_text"] == TARGET
+
+
+def test_cli_refuses_an_unknown_method_or_architecture_in_one_line(capsys, tmp_path, tiny_folder):
+    argv = ["contributions", "--model", tiny_folder("gpt2"), "--text", TEXT, "--device", "cpu", "-o"]
+    code, _, err = run_cli(capsys, *argv, str(tmp_path / "a.json"), "--method", "flow")
+    assert code == 2 and "alti-rollout" in one_line_error(err)
+    assert not (tmp_path / "a.json").exists()
