@@ -27,13 +27,14 @@ sentence, never shown as something it is not.
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
+from functools import cached_property
 
 import numpy as np
 import torch
 
 from attnviz.attention.batching import Batch, prepare_batch, run_batch
 from attnviz.attention.capture import example_capture
-from attnviz.attention.recorder import state_of
+from attnviz.attention.recorder import Layer, state_of
 from attnviz.attention.values import projection_weight
 from attnviz.errors import InputError
 from attnviz.measures.blocks import Block, BlockRecorder, BlockTensors, find_blocks, watching
@@ -67,6 +68,16 @@ class BlockPass:
     @property
     def post(self) -> bool:
         return self.block.placement == "post"
+
+    @cached_property
+    def head_outputs(self) -> torch.Tensor:
+        """(heads, k, hidden): f^h_j = v^h_j · W_O^h, each key's value vector through its head's slice of W_O;
+        in post-LN centred and scaled by the norm's γ (the part of L_i that is the same for every row), once."""
+        heads, _keys, width = self.values.shape
+        weight = projection_weight(self.block.projection).to(self.values)  # (hidden, heads·d)
+        per_head = weight.reshape(weight.shape[0], heads, width).permute(1, 2, 0)  # (heads, d, hidden)
+        outputs = torch.matmul(self.values, per_head)  # (heads, k, hidden)
+        return _centred(outputs) * _gamma(self.block.norm, outputs) if self.post else outputs
 
 
 def alti(
@@ -135,7 +146,9 @@ def block_passes(handle: ModelHandle, batch: Batch) -> tuple[BlockRecorder, dict
     return recorder, passes
 
 
-def block_pass(recorder: BlockRecorder, blocks: dict[str, Block], watched: dict[str, BlockTensors], role, layer):
+def block_pass(
+    recorder: BlockRecorder, blocks: dict[str, Block], watched: dict[str, BlockTensors], role: str, layer: Layer
+) -> BlockPass:
     """The `BlockPass` of one recorded layer (module path, call), checked against the pass."""
     path, call = layer
     block = blocks.get(path)
@@ -155,14 +168,6 @@ def block_pass(recorder: BlockRecorder, blocks: dict[str, Block], watched: dict[
     )
     _check_sum(made, values.dtype)
     return made
-
-
-def head_outputs(step: BlockPass) -> torch.Tensor:
-    """(heads, k, hidden): f^h_j = v^h_j · W_O^h, each key's value vector through its head's slice of W_O."""
-    heads, _keys, width = step.values.shape
-    weight = projection_weight(step.block.projection).to(step.values)  # (hidden, heads·d)
-    per_head = weight.reshape(weight.shape[0], heads, width).permute(1, 2, 0)  # (heads, d, hidden)
-    return torch.matmul(step.values, per_head)  # (heads, k, hidden)
 
 
 def _output_bias(step: BlockPass) -> torch.Tensor:
@@ -203,15 +208,15 @@ def _terms(step: BlockPass, start: int, stop: int) -> tuple[torch.Tensor, torch.
     A post-LN norm's linear part L_i(u) = γ ⊙ (u − mean u) / σ_i is folded into the factors before the product:
     centring is linear, so each f^h_j and x_i is centred and scaled by γ once, and each row of weights divided by
     σ_i (the real input's) — the same terms, without extra passes over the (k, r, hidden) tensor."""
-    weights, outputs = step.weights[:, start:stop], head_outputs(step)  # (heads, r, k), (heads, k, hidden)
+    weights, outputs = step.weights[:, start:stop], step.head_outputs  # (heads, r, k), (heads, k, hidden)
     residual = step.residual[start:stop]  # (r, hidden)
     bias = _output_bias(step).expand_as(residual)
     if step.post:
         norm = step.block.norm
         sigma = torch.sqrt(step.norm_in[start:stop].var(dim=-1, unbiased=False) + norm.eps)  # (r,)
-        gamma = torch.ones_like(bias[0]) if norm.weight is None else norm.weight.to(bias)
-        weights, outputs = weights / sigma[None, :, None], _centred(outputs) * gamma
-        residual, bias = _centred(residual) * gamma / sigma[:, None], _centred(bias) * gamma / sigma[:, None]
+        scale = _gamma(norm, bias) / sigma[:, None]  # (r, hidden)
+        weights = weights / sigma[None, :, None]  # the outputs are centred and scaled by γ already
+        residual, bias = _centred(residual) * scale, _centred(bias) * scale
         bias = bias if norm.bias is None else bias + norm.bias.to(bias)
     # one (r × heads) · (heads × hidden) product per key: (k, r, heads) @ (k, heads, hidden)
     terms = torch.bmm(weights.permute(2, 1, 0).contiguous(), outputs.transpose(0, 1).contiguous())  # (k, r, hidden)
@@ -225,6 +230,15 @@ def _centred(vectors: torch.Tensor) -> torch.Tensor:
     return vectors - vectors.mean(dim=-1, keepdim=True)
 
 
+def _gamma(norm, like: torch.Tensor) -> torch.Tensor:
+    """(hidden,) the norm's scale γ (ones when it has none), in `like`'s dtype and device."""
+    return (
+        torch.ones(like.shape[-1], dtype=like.dtype, device=like.device)
+        if norm.weight is None
+        else norm.weight.to(like)
+    )
+
+
 @torch.inference_mode()
 def layer_contributions(step: BlockPass) -> np.ndarray:
     """float32 (q, keys): c_ij = max(0, ‖y_i‖₁ − ‖y_i − T_i(x_j)‖₁), rows divided by their sums; computed in
@@ -235,11 +249,21 @@ def layer_contributions(step: BlockPass) -> np.ndarray:
     for start in range(0, queries, chunk):
         terms, residual, bias = _terms(step, start, min(queries, start + chunk))  # (k, r, hidden)
         output = terms.sum(dim=0) + bias + (residual if step.cross else 0)  # (r, hidden): y_i
-        distance = torch.linalg.vector_norm(terms.sub_(output), ord=1, dim=-1).T  # (r, k): ‖y_i − T_i(x_j)‖₁
+        gains = _l1_gains(output, terms)  # (k, r)
         if step.cross:  # the residual, one more term
-            distance = torch.cat([distance, torch.linalg.vector_norm(output - residual, ord=1, dim=-1)[:, None]], 1)
-        rows.append(torch.clamp(torch.linalg.vector_norm(output, ord=1, dim=-1)[:, None] - distance, min=0))
+            gains = torch.cat([gains, _l1_gains(output, residual[None].clone())])
+        rows.append(torch.clamp(gains.T, min=0))  # (r, k)
     contributions = torch.cat(rows).to(device="cpu", dtype=torch.float64).numpy()
     if not np.isfinite(contributions).all():
         raise InputError("alti_block_mismatch", block=step.block.path, error="nan")
     return row_normalised(contributions)
+
+
+def _l1_gains(output: torch.Tensor, terms: torch.Tensor) -> torch.Tensor:
+    """(k, r): ‖y‖₁ − ‖y − t‖₁ of each output y (r, hidden) and term t (k, r, hidden), without the cancellation of
+    two nearly equal norms: per coordinate, with a = |y_d| and u = sign(y_d)·t_d, |y_d| − |y_d − t_d| = min(u, 2a − u)
+    (u when the term does not overshoot y_d, exactly). The terms are overwritten."""
+    sign = torch.where(output >= 0, 1.0, -1.0).to(output.dtype)  # (r, hidden); y_d = 0 counts as positive
+    along = terms.mul_(sign)  # (k, r, hidden): u
+    overshoot = torch.sub(2 * output.abs(), along)  # 2a − u
+    return torch.minimum(along, overshoot, out=overshoot).sum(dim=-1)

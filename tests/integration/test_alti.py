@@ -23,6 +23,7 @@ from attnviz.attention.batching import prepare_batch
 from attnviz.attention.capture import capture
 from attnviz.errors import InputError
 from attnviz.export import load_capture
+from attnviz.measures import alti as alti_module
 from attnviz.measures.alti import alti, block_passes, block_terms
 from attnviz.measures.blocks import find_blocks
 from attnviz.models import load_model
@@ -170,6 +171,17 @@ def test_alti_plus_shares_sum_to_one_per_target_token(tiny_folder, family):
     np.testing.assert_allclose(result["cross"].weights[-1, 0], last, atol=1e-5)
     np.testing.assert_allclose(alti(handle, TEXT, TARGET).shares.source_share, shares.source_share, atol=1e-6)
     np.testing.assert_allclose(result.meta["source_share"], shares.source_share)
+
+
+@pytest.mark.parametrize("family", ["bart", "llama"])
+def test_rows_computed_in_chunks_give_the_same_contributions(tiny_folder, family, monkeypatch):
+    handle = load_model(tiny_folder(family), "cpu")
+    target = TARGET if family in SEQ2SEQ else None
+    whole = alti(handle, TEXT, target)
+    monkeypatch.setattr(alti_module, "CELLS_PER_CHUNK", 1)  # one query row at a time
+    chunked = alti(handle, TEXT, target)
+    for kind in whole.kinds:
+        np.testing.assert_allclose(chunked[kind].weights, whole[kind].weights, atol=1e-6)
 
 
 def _direct_bert_layer(model, ids: torch.Tensor, layer: int) -> np.ndarray:
