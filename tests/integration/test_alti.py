@@ -19,6 +19,7 @@ import pytest
 import torch
 import transformers
 
+from attnviz import selection
 from attnviz.attention.batching import prepare_batch
 from attnviz.attention.capture import capture
 from attnviz.errors import InputError
@@ -27,6 +28,7 @@ from attnviz.measures import alti as alti_module
 from attnviz.measures.alti import alti, block_passes, block_terms
 from attnviz.measures.blocks import find_blocks
 from attnviz.models import load_model
+from attnviz.selection import ViewOptions
 from tests.support import tiny
 from tests.support.cli import one_line_error, run_cli
 from tests.support.tiny import FAMILIES, SEQ2SEQ
@@ -182,6 +184,14 @@ def test_rows_computed_in_chunks_give_the_same_contributions(tiny_folder, family
     chunked = alti(handle, TEXT, target)
     for kind in whole.kinds:
         np.testing.assert_allclose(chunked[kind].weights, whole[kind].weights, atol=1e-6)
+
+
+def test_every_figure_draws_the_contributions_of_every_stack(tiny_folder):
+    result = alti(load_model(tiny_folder("marian"), "cpu"), TEXT, TARGET, method="alti-rollout")
+    for kind in result.kinds:
+        shown = selection.show(result, ViewOptions(kind=kind, aggregation="layer"), names=selection.FIGURES)
+        assert set(shown.figures) == set(selection.FIGURES)
+        assert shown.amap.weights.shape[1] == 1  # one "head": the layer's contributions
 
 
 def _direct_bert_layer(model, ids: torch.Tensor, layer: int) -> np.ndarray:
