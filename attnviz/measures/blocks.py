@@ -138,7 +138,8 @@ class BlockTensors:
     """What the pass left around one block, per call of its attention module, in call order."""
 
     queries_in: list[torch.Tensor] = field(default_factory=list)  # (b, q, hidden): the attention's query-side input
-    attention_out: list[torch.Tensor] = field(default_factory=list)  # (b, q, hidden): after the output projection
+    # (b, q, hidden): the attention module's output; after the output projection where it holds it (pre-LN)
+    attention_out: list[torch.Tensor] = field(default_factory=list)
     norm_in: list[torch.Tensor] = field(default_factory=list)  # (b, q, hidden)
     norm_out: list[torch.Tensor] = field(default_factory=list)  # (b, q, hidden)
 
