@@ -119,12 +119,13 @@ def run_batch(handle: ModelHandle, batch: Batch, recorder_class: type[Recorder] 
     """One forward pass over `batch` with a recorder of `recorder_class`; only the encoder when there is no target.
 
     The pass runs up to the model's last attention call: a complete pass of the same kind (the first one) shows where
-    that is, and later passes stop there, skipping what follows (the last feed-forward block, pooler, logits)."""
+    that is, and later passes stop there, skipping what follows (the last feed-forward block, pooler, logits) —
+    unless the recorder needs the whole pass (`Recorder.whole_pass`)."""
     model = handle.model
     encoder_only = handle.is_seq2seq and batch.decoded is None
     with recording(model, recorder_class) as recorder:
         ends = recorder.state.pass_ends
-        recorder.stop_after = ends.get(encoder_only)
+        recorder.stop_after = None if recorder.whole_pass else ends.get(encoder_only)
         try:
             if encoder_only:
                 model.get_encoder()(input_ids=batch.inputs["input_ids"], attention_mask=batch.inputs["attention_mask"])

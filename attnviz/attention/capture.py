@@ -55,7 +55,7 @@ def capture_batch(
     if placed := recorder.placement(handle.model):  # a model spread over devices: where each layer was and ran
         shared["placement"] = placed
     with values_checked():  # every weight was checked above, as the model computed it
-        return [_example(handle, batch, stacked, norms, names, row, shared) for row in range(len(batch.texts))]
+        return [example_capture(handle, batch, stacked, norms, names, row, shared) for row in range(len(batch.texts))]
 
 
 def _example_norms(batch_norms: Deferred, row: int, keys) -> Deferred:
@@ -68,7 +68,7 @@ def _example_norms(batch_norms: Deferred, row: int, keys) -> Deferred:
     return Deferred(crop_row)
 
 
-def _example(
+def example_capture(
     handle: ModelHandle,
     batch: Batch,
     stacked: dict[str, np.ndarray],
@@ -77,7 +77,8 @@ def _example(
     row: int,
     provenance: dict,
 ) -> AttentionCapture:
-    """Example `row` of a captured batch, with its own tokens only (no padding) and its own texts in `provenance`."""
+    """Example `row` of a captured batch, with its own tokens only (no padding) and its own texts in `provenance`.
+    `stacked`: kind -> (layers, batch, heads, Q, K) of the padded batch, weights or any measure in their layout."""
     maps: dict[str, AttentionMap] = {}
     for spec in map_specs(handle.is_seq2seq, batch.decoded is not None):
         weights = crop(stacked[spec.kind], row, batch.span(row, spec.queries), batch.span(row, spec.keys))

@@ -25,7 +25,7 @@ from abc import ABC, abstractmethod
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import ClassVar, NamedTuple
 
 import numpy as np
 import torch
@@ -149,6 +149,10 @@ class Recorder(ABC):
         """For a model placed by accelerate (`hf_device_map`), where each recorded layer's weights were kept and
         where it ran (`attnviz.placement.layer_report`); {} for a model on one device."""
         return placement.layer_report(getattr(model, "hf_device_map", None), self.ran)
+
+    # True for a recorder that needs what the model computes after its last attention call (a block's norm and
+    # output, the logits): its pass is never ended early (`run_batch`).
+    whole_pass: ClassVar[bool] = False
 
     def name_of(self, module) -> str | None:
         """The module's path; a module the state lacks (added or replaced since) has the paths walked again, once

@@ -41,19 +41,19 @@ def output_projection(module: torch.nn.Module, modules: dict[str, torch.nn.Modul
 def _find(module, modules, path):
     for name in OWN_NAMES:
         candidate = getattr(module, name, None)
-        if isinstance(candidate, torch.nn.Module) and _weight(candidate) is not None:
+        if isinstance(candidate, torch.nn.Module) and projection_weight(candidate) is not None:
             return candidate
     if path is None or "." not in path:
         return None
     parent = path.rsplit(".", 1)[0]
     for steps in PARENT_PATHS:
         candidate = modules.get(".".join((parent, *steps)))
-        if candidate is not None and _weight(candidate) is not None:
+        if candidate is not None and projection_weight(candidate) is not None:
             return candidate
     return None
 
 
-def _weight(projection) -> torch.Tensor | None:
+def projection_weight(projection) -> torch.Tensor | None:
     """The projection's weight as (hidden out, heads·d in): a Linear stores it so, a Conv1D transposed."""
     if _adapted(projection):
         return None
@@ -121,7 +121,7 @@ _FACTORS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # projection 
 
 def _factor(projection, heads: int, head_dim: int, device: torch.device) -> torch.Tensor | None:
     """(heads, d, d) float32 Rᵀ of each head's slice W_O^h = Q·R, kept while the projection's weight is unchanged."""
-    weight = _weight(projection)
+    weight = projection_weight(projection)
     if weight is None or weight.shape[1] != heads * head_dim:
         return None
     # An offloaded weight (accelerate: meta between calls, read from CPU or disk while its module runs) does not
@@ -145,4 +145,4 @@ def _loaded_weight(projection) -> torch.Tensor:
     from accelerate.utils import align_module_device
 
     with align_module_device(projection, torch.device("cpu")):
-        return _weight(projection).detach().to("cpu", copy=True)
+        return projection_weight(projection).detach().to("cpu", copy=True)

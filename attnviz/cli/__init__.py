@@ -4,6 +4,7 @@
     python -m attnviz export --model minilm --text "The cat sat." --view heatmap --layer 5 --head 2 -o h.svg
     python -m attnviz capture --model demo-en-zh --text "Good morning!" --generate 16 -o c.json
     python -m attnviz export --model minilm --input lines.txt --view grid --format png -o figures/
+    python -m attnviz contributions --model demo-zh-en --text 早上好！ --target "Good morning!" --method alti -o c.npz
     python -m attnviz find-head --model minilm --text "The animal was tired because it ran." --query it --key animal
     python -m attnviz head-effects --model demo-zh-en --text 早上好！ --target "Good morning!" -o effects.csv
     python -m attnviz lens --model demo-decoder --text "早上好！Good morning" -o lens.csv
@@ -45,6 +46,7 @@ import sys
 from attnviz.cli.commands import (
     capture,
     compare,
+    contributions,
     corpus,
     devices,
     doctor,
@@ -62,6 +64,7 @@ from attnviz.errors import AttnvizError
 COMMANDS = {
     "export": export.run,
     "capture": capture.run,
+    "contributions": contributions.run,
     "find-head": find_head.run,
     "head-effects": head_effects.run,
     "lens": lens.run_lens,

@@ -19,11 +19,16 @@ from attnviz.errors import AttnvizError
 from attnviz.run import MAX_NEW_TOKENS, RunRequest, run_recorded
 
 Write = Callable[..., Path]  # (capture, request, handle, example, path or None, format) -> the path written
+Compute = Callable[..., object]  # (handle, example, request) -> what `write` writes: a capture by default
 
 
-def each_example(request: Request, formats: tuple[str, ...], default: str | None, write: Write) -> int:
-    """Check the request, capture every example and `write` it in a format of `formats` (`default` when the output
-    does not say one); returns the exit code (2 when an --input line was skipped)."""
+def each_example(
+    request: Request, formats: tuple[str, ...], default: str | None, write: Write, compute: Compute | None = None
+) -> int:
+    """Check the request, capture every example (or `compute` what it asks for) and `write` it in a format of
+    `formats` (`default` when the output does not say one); returns the exit code (2 when an --input line was
+    skipped)."""
+    compute = compute or capture
     check(request)
     chosen = examples(request)
     fmt = output_format(request, formats, default)
@@ -35,7 +40,7 @@ def each_example(request: Request, formats: tuple[str, ...], default: str | None
         try:
             if example.refused is not None:
                 raise example.refused
-            written.append(write(capture(handle, example, request), request, handle, example, path, fmt))
+            written.append(write(compute(handle, example, request), request, handle, example, path, fmt))
         except AttnvizError as error:
             if request.input is None:
                 raise

@@ -254,7 +254,7 @@ def build_parser(lang: str = "en") -> argparse.ArgumentParser:
     commands = parser.add_subparsers(
         dest="command",
         required=True,
-        metavar="{export,capture,find-head,compare,head-effects,lens,decoder-lens,corpus,corpus-workers,models,devices,doctor}",
+        metavar="{export,capture,contributions,find-head,compare,head-effects,lens,decoder-lens,corpus,corpus-workers,models,devices,doctor}",
         parser_class=functools.partial(_Parser, lang=lang),
     )
 
@@ -273,6 +273,7 @@ def build_parser(lang: str = "en") -> argparse.ArgumentParser:
         "(provenance, texts, tokens)",
     )
 
+    _add_contributions_parser(commands)
     _add_find_parser(commands)
     _add_head_effects_parser(commands)
     _add_lens_parsers(commands)
@@ -293,6 +294,41 @@ def build_parser(lang: str = "en") -> argparse.ArgumentParser:
     doctor.add_argument("--model", default="demo-zh-en", help="catalogue name, folder or hub id")
     doctor.add_argument("--device", default="auto", help="auto, npu, npu:N, cuda, mps or cpu (default: auto)")
     return parser
+
+
+def _add_contributions_parser(commands) -> None:
+    """`contributions`: what each token contributes to each other, per layer, as a capture file."""
+    contributions = commands.add_parser(
+        "contributions",
+        help="write what each token contributes (ALTI …) as attention data (json, npz, csv)",
+        description="Write per-layer token × token contributions (layer-major, rows = queries) with tokens and "
+        "provenance, as capture writes weights.",
+    )
+    contributions.add_argument(
+        "--model", "-m", required=True, help="catalogue name (see `models`), HF folder or hub id"
+    )
+    text = contributions.add_mutually_exclusive_group(required=True)
+    text.add_argument("--text", "-t", help="the input (source) text")
+    text.add_argument("--input", "-i", type=Path, help="a UTF-8 file, one example per line (source<TAB>target)")
+    contributions.add_argument("--target", help="target text to force-decode (encoder-decoder models)")
+    contributions.add_argument(
+        "--method",
+        default="alti",
+        help="alti (each layer's own contributions, the default), alti-rollout (traced back to the input tokens; "
+        "ALTI+ through a translator's decoder), value-zeroing (Mohebbi et al. 2023) or saliency (gradient × input "
+        "of each output token)",
+    )
+    contributions.add_argument(
+        "--kind", choices=("self", "encoder", "decoder", "cross"), help="value zeroing: only this map's layers"
+    )
+    contributions.add_argument("--device", default="auto", help="auto (npu → cuda → mps → cpu), cpu, cuda, npu, mps")
+    contributions.add_argument("--truncate", action="store_true", help="keep the first tokens of too-long input")
+    contributions.add_argument(
+        "--format", choices=("json", "npz", "csv"), help="default: from the output suffix, else json"
+    )
+    contributions.add_argument("--output", "-o", required=True, type=Path, help="file to write (a folder with --input)")
+    contributions.add_argument("--force", "-f", action="store_true", help="replace existing files")
+    contributions.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
 
 
 def _add_find_parser(commands) -> None:

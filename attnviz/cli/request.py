@@ -77,6 +77,8 @@ class Request:
     kind_b: str | None = None
     device_b: str | None = None
     pair_heads: bool | None = None
+    # contributions
+    method: str = "alti"
 
 
 def request_of(args: argparse.Namespace) -> Request:

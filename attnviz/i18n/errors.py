@@ -466,6 +466,14 @@ STRINGS: dict[str, dict[str, str]] = {
         "suffixes.",
         "error.compare_index": "--{option} takes one index (0, 1, …); got {value!r}.",
         "capture_maps.none": "none",
+        # attnviz.measures.alti
+        "error.alti_architecture": "ALTI cannot decompose {model!r} (a {model_type} model): attnviz knows the "
+        "attention blocks of {supported} only. Use attention weights or value norms for this model.",
+        "error.alti_block_unknown": "ALTI found an attention module it cannot place in a block ({block}); its "
+        "contributions would not be exact, so none are shown. Use attention weights for this model.",
+        "error.alti_block_mismatch": "ALTI's decomposition of {block} does not add up to what the model computed "
+        "(off by {error}); this block differs from the architecture attnviz knows, so no contributions are shown.",
+        "error.alti_method_unknown": "Unknown contribution method {method!r}; use one of {methods}.",
         "analysis.axis.query_range_end": "query range end",
         "analysis.axis_count.query_range_end": "{count} query range ends",
         "analysis.axis_item.query_range_end": "Query range end {index}",
@@ -876,6 +884,14 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.compare_format": "{path!r}：比较结果可写成 {formats}；请用其中一种后缀命名文件。",
         "error.compare_index": "--{option} 需要一个编号（0、1、…）；收到的是 {value!r}。",
         "capture_maps.none": "无",
+        # attnviz.measures.alti
+        "error.alti_architecture": "ALTI 无法分解 {model!r}（{model_type} 模型）：attnviz 只了解 {supported} 的注意力"
+        "块。请对这个模型使用注意力权重或值向量范数。",
+        "error.alti_block_unknown": "ALTI 发现了一个无法归入注意力块的注意力模块（{block}）；它的贡献不会是精确的，"
+        "因此不显示。请对这个模型使用注意力权重。",
+        "error.alti_block_mismatch": "ALTI 对 {block} 的分解与模型实际计算的结果对不上（相差 {error}）；这个块与 "
+        "attnviz 所了解的架构不同，因此不显示贡献。",
+        "error.alti_method_unknown": "未知的贡献计算方法 {method!r}；请使用 {methods} 之一。",
         "analysis.axis.query_range_end": "查询范围端点",
         "analysis.axis_count.query_range_end": "{count} 个查询范围端点",
         "analysis.axis_item.query_range_end": "查询范围端点 {index}",
