@@ -218,6 +218,15 @@ FIGURE_KINDS = {
     "sentence_steps": lambda: figures.sentence_steps(_sentence_walk(), style=figures.FigureStyle(lang="zh")),
     "gold_links": lambda: _gold_links(),
     "score_grid": lambda: figures.score_grid(np.random.default_rng(0).random((2, 3))),
+    "diff_heatmap": lambda: figures.diff_heatmap(
+        np.array([[0.2, -0.1, 0.0], [0.0, 0.3, -0.4]]),
+        ["早上", "好"],
+        ["Good", "morning", "!"],
+        ["both", "added"],
+        ["both", "removed", "both"],
+        style=figures.FigureStyle(lang="zh"),
+    ),
+    "effect_grid": lambda: figures.effect_grid(np.random.default_rng(0).normal(size=(2, 3)), "log-prob"),
 }
 
 
