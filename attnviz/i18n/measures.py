@@ -1,0 +1,74 @@
+"""Words of the Measure choice (`attnviz.measure_view`): each measure's name, the figure words that say a figure
+draws contributions rather than attention weights, the agreement line (`attnviz.agreement`) and their errors."""
+
+STRINGS = {
+    "en": {
+        "measure": "Measure",
+        "measure_choice.weights": "attention weights",
+        "measure_choice.value-norm": "weighted by value norm",
+        "measure_choice.alti": "ALTI contributions",
+        "measure_choice.alti-rollout": "ALTI rollout",
+        "measure_choice.value-zeroing": "value zeroing",
+        "measure_help": "Weights say where a head looks; the other measures say what a layer uses. ALTI (Ferrando et "
+        "al., 2022) splits each token's output of an attention block into one part per input token and measures how "
+        "much each part makes up; ALTI rollout follows that back to the input tokens; value zeroing (Mohebbi et al., "
+        "2023) removes one token's value vector and measures how far each output moves. These measures have one map "
+        "per layer, not one per head: their rows sum to 1.",
+        "measure_figure.alti": "ALTI contributions",
+        "measure_figure.alti-rollout": "ALTI rollout",
+        "measure_figure.value-zeroing": "value zeroing",
+        "measure_layer_rollout": "layers up to {layer}",
+        "measure_colorbar": "contribution<br>(rows sum to 1)",
+        "measure_grid_cell": "layer {layer}",
+        "measure_shares_title": "Where each target token comes from (ALTI+): source and target prefix",
+        "measure_shares_source": "source",
+        "measure_shares_target": "target prefix",
+        "measure_shares_axis": "share of the prediction",
+        "agreement_agree": "Here, attention weights and contributions agree: ρ = {rho}",
+        "agreement_disagree": "Here, attention weights and contributions disagree: ρ = {rho}",
+        "agreement_detail": "Spearman rank correlation of the weights (mean of layer {layer}'s heads) with {pairs}, "
+        "over the {cells} cells of the rows shown; “agree” from ρ ≥ {threshold}.",
+        "agreement_pair": "{measure} {rho}",
+        "agreement_too_few": "Too few cells shown to compare the measures' ranks.",
+        "error.measure_unknown": "Unknown measure “{measure}”; choose one of: {measures}.",
+        "error.measure_mismatch": "The options ask for {asked}, but this result holds {held}: compute {asked} first "
+        "(`attnviz.measures.table.measured`), or choose {held}.",
+        "error.measure_no_alignment_heads": "{measure} has one map per layer, not heads: there are no alignment heads "
+        "to show. Choose a layer.",
+        "error.measure_no_rollout": "{measure} is not attention weights, so attention rollout does not apply to it; "
+        "choose “ALTI rollout” to follow contributions back to the input tokens.",
+    },
+    "zh": {
+        "measure": "度量",
+        "measure_choice.weights": "注意力权重",
+        "measure_choice.value-norm": "按值向量范数加权",
+        "measure_choice.alti": "ALTI 贡献",
+        "measure_choice.alti-rollout": "ALTI 展开",
+        "measure_choice.value-zeroing": "值置零",
+        "measure_help": "权重说明一个头看向哪里；其他度量说明一层真正用了什么。ALTI（Ferrando 等，2022）把注意力块对每个"
+        "词元的输出拆成每个输入词元各一份，并衡量每一份占多少；ALTI 展开把它一路追溯到输入词元；值置零（Mohebbi 等，"
+        "2023）去掉一个词元的值向量，看每个输出移动了多远。这些度量每层只有一张图，而不是每个头一张：每行之和为 1。",
+        "measure_figure.alti": "ALTI 贡献",
+        "measure_figure.alti-rollout": "ALTI 展开",
+        "measure_figure.value-zeroing": "值置零",
+        "measure_layer_rollout": "直到第 {layer} 层",
+        "measure_colorbar": "贡献<br>（每行之和为 1）",
+        "measure_grid_cell": "第 {layer} 层",
+        "measure_shares_title": "每个目标词元来自哪里（ALTI+）：源文与已写出的目标前缀",
+        "measure_shares_source": "源文",
+        "measure_shares_target": "目标前缀",
+        "measure_shares_axis": "在预测中的占比",
+        "agreement_agree": "在这里，注意力权重与贡献一致：ρ = {rho}",
+        "agreement_disagree": "在这里，注意力权重与贡献不一致：ρ = {rho}",
+        "agreement_detail": "权重（第 {layer} 层各头的平均）与 {pairs} 的斯皮尔曼秩相关，基于所显示各行的 {cells} 个格子；"
+        "ρ ≥ {threshold} 时称为“一致”。",
+        "agreement_pair": "{measure}：{rho}",
+        "agreement_too_few": "显示的格子太少，无法比较各度量的排序。",
+        "error.measure_unknown": "未知的度量“{measure}”；可选：{measures}。",
+        "error.measure_mismatch": "选项要求的是{asked}，但这个结果保存的是{held}：请先计算{asked}"
+        "（`attnviz.measures.table.measured`），或选择{held}。",
+        "error.measure_no_alignment_heads": "{measure}每层只有一张图，没有头：因此没有对齐头可显示。请选择一层。",
+        "error.measure_no_rollout": "{measure}不是注意力权重，注意力展开不适用于它；要把贡献追溯到输入词元，请选择"
+        "“ALTI 展开”。",
+    },
+}
