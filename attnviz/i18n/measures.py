@@ -24,6 +24,9 @@ STRINGS = {
         "measure_shares_source": "source",
         "measure_shares_target": "target prefix",
         "measure_shares_axis": "share of the prediction",
+        "measure_computing": "Computing the measure (it runs the model once more)…",
+        "error.measure_shares_shape": "Shares of shape {shape} and {other} cannot be drawn for {targets} target tokens: "
+        "give one source and one target-prefix share per token.",
         "agreement_agree": "Here, attention weights and contributions agree: ρ = {rho}",
         "agreement_disagree": "Here, attention weights and contributions disagree: ρ = {rho}",
         "agreement_detail": "Spearman rank correlation of the weights (mean of layer {layer}'s heads) with {pairs}, "
@@ -58,6 +61,9 @@ STRINGS = {
         "measure_shares_source": "源文",
         "measure_shares_target": "目标前缀",
         "measure_shares_axis": "在预测中的占比",
+        "measure_computing": "正在计算度量（需要再运行一次模型）……",
+        "error.measure_shares_shape": "形状为 {shape} 和 {other} 的占比无法画成 {targets} 个目标词元的图：每个词元"
+        "需要一个源文占比和一个目标前缀占比。",
         "agreement_agree": "在这里，注意力权重与贡献一致：ρ = {rho}",
         "agreement_disagree": "在这里，注意力权重与贡献不一致：ρ = {rho}",
         "agreement_detail": "权重（第 {layer} 层各头的平均）与 {pairs} 的斯皮尔曼秩相关，基于所显示各行的 {cells} 个格子；"
