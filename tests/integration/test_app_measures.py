@@ -112,3 +112,14 @@ def test_a_measure_the_architecture_cannot_compute_is_a_sentence(marian, monkeyp
     at = app(model=folder, measure="alti", **{**PAIR, "text": "晚安。", "target": "Good night."})  # not cached
     assert not at.exception, [e.value for e in at.exception]
     assert any("cannot find the layer" in e.value for e in at.error)
+
+
+def test_how_attention_works_shows_looking_is_not_using_with_computed_numbers():
+    from attnviz.looking import seed_looking_using
+
+    at = _open("page_scripts/how_attention_works.py", lang="zh")
+    assert any("看见不等于用到" in header.value for header in at.header)
+    seed = seed_looking_using()
+    table = next(frame.value for frame in at.dataframe if "贡献（值置零）" in frame.value.columns)
+    np.testing.assert_allclose(table["贡献（值置零）"].to_numpy(dtype=float), seed.contributions)
+    assert "鹿" in _said(at) and "0.33" in _said(at)
