@@ -34,6 +34,7 @@ import numpy as np
 from attnviz import analysis, figures, i18n
 from attnviz.errors import InputError
 from attnviz.i18n import selection as selection_words
+from attnviz.measure_view import CONTRIBUTIONS, check_held, check_measure, held_measure, measure_labels, measure_name
 from attnviz.replay import check_step, replay, step_count
 from attnviz.types import MAP_KINDS, AttentionCapture, AttentionMap, AttentionResult
 
@@ -74,6 +75,9 @@ class ViewOptions:
     step: int = 0  # replay: the map as it stood after this many rows were written; 0 = all
     lang: str = "en"  # titles and labels: "en" or "zh"
     weighting: str = "weights"  # WEIGHTINGS: the weights, or the weights scaled by each key's value norm
+    # measure_view.MEASURES: what the result's maps hold and the figures name ("value-norm" is the weighting of that
+    # name); None: what the result holds (`measure_view.held_measure`), resolved by `show`
+    measure: str | None = None
     rollout_layers: tuple[int, int] | None = None  # ROLLOUT: first and last layer rolled through (None = all)
     residual: bool = True  # ROLLOUT: the skip connection's 0.5·I term of Abnar & Zuidema (see `rollout_map`)
     color_scale: str = "unit"  # COLOR_SCALES: the same colours mean the same weight on every head unless "head"
@@ -288,7 +292,10 @@ def _hidden(amap: AttentionMap, special: bool, first: bool, renormalize: bool) -
 
 def prepare(result: AttentionCapture, options: ViewOptions) -> AttentionMap:
     """The map `options` draw, before replay: `prepare_map` of the options' kind (rolled out first, for ROLLOUT:
-    rollout multiplies the whole token-level maps, and only then are tokens hidden or merged)."""
+    rollout multiplies the whole token-level maps, and only then are tokens hidden or merged). A result that does
+    not hold the options' measure is refused (`measure_view.check_held`)."""
+    options = with_measure(result, options)
+    check_held(result, options.measure)
     kind = options.kind or default_kind(result)
     if aggregation_of(options, kind) == ROLLOUT:
         rolled = rollout_map(result[kind], options.rollout_layers, options.heads, options.head_reduce, options.residual)
@@ -300,9 +307,23 @@ def prepare(result: AttentionCapture, options: ViewOptions) -> AttentionMap:
         words=options.words,
         hide_first=options.hide_first,
         renormalize=options.renormalize,
-        weighting=options.weighting,
+        weighting=weighting_of(options),
         given_words=options.given_words,
     )
+
+
+def with_measure(result: AttentionCapture, options: ViewOptions) -> ViewOptions:
+    """The options with their measure said: the one they name, else the one `result` holds."""
+    if options.measure is not None:
+        check_measure(options.measure)
+        return options
+    held = held_measure(result)
+    return replace(options, measure="value-norm" if held == "weights" and options.weighting == "value-norm" else held)
+
+
+def weighting_of(options: ViewOptions) -> str:
+    """The weighting (`WEIGHTINGS`) the options draw: the measure "value-norm" is the weighting of that name."""
+    return "value-norm" if options.measure == "value-norm" else options.weighting
 
 
 def recorded_options(options: ViewOptions) -> dict:
@@ -323,6 +344,8 @@ def recorded_options(options: ViewOptions) -> dict:
         unused.add("lines_query")
     if options.given_words is None:
         unused.add("given_words")
+    if options.measure is None:
+        unused.add("measure")  # said by the file's capture (its provenance names any measure)
     return {name: value for name, value in kept.items() if name not in unused}
 
 
@@ -487,8 +510,15 @@ def default_aggregation(kind: str) -> str:
 
 
 def aggregation_of(options: ViewOptions, kind: str) -> str:
-    """The aggregation `options` mean for a map of `kind`: theirs, else the one that map opens on."""
-    return options.aggregation or default_aggregation(kind)
+    """The aggregation `options` mean for a map of `kind`: theirs, else the one that map opens on. A contributions
+    map has one map per layer: it opens on a layer, and has no alignment heads and no attention rollout."""
+    if options.measure not in CONTRIBUTIONS:
+        return options.aggregation or default_aggregation(kind)
+    if options.aggregation == "alignment":
+        raise InputError("measure_no_alignment_heads", measure=measure_name(options.measure))
+    if options.aggregation == ROLLOUT:
+        raise InputError("measure_no_rollout", measure=measure_name(options.measure))
+    return options.aggregation or "layer"
 
 
 def choose_heads(amap: AttentionMap, options: ViewOptions, alignment_heads: Pairs = ()) -> HeadSelection:
@@ -510,7 +540,9 @@ def choose_heads(amap: AttentionMap, options: ViewOptions, alignment_heads: Pair
 
 def show(result: AttentionCapture, options: ViewOptions, alignment_heads: Pairs = (), names: Names = FIRST) -> Shown:
     """The figures `names` (FIGURES) of `result` as `options` show them; `alignment_heads`: the model's trained
-    alignment heads (`ModelHandle.alignment_heads`), for the alignment aggregation of cross-attention."""
+    alignment heads (`ModelHandle.alignment_heads`), for the alignment aggregation of cross-attention. The figures
+    name the measure the result holds (`ViewOptions.measure`)."""
+    options = with_measure(result, options)
     return show_map(prepare(result, options), options, alignment_heads, names)
 
 
@@ -548,7 +580,7 @@ def hidden_notes(chosen: HeadSelection, options: ViewOptions) -> tuple[str, ...]
 def _heatmap(amap: AttentionMap, chosen: HeadSelection, options: ViewOptions, style: figures.FigureStyle) -> go.Figure:
     """The chosen heads combined, coloured as the options say; weighted by value norm, with the norms that weighted
     the map as a bar above its keys."""
-    bar = options.weighting == "value-norm"
+    bar = weighting_of(options) == "value-norm"
     return figures.heatmap(
         chosen.amap,
         **chosen.reduction,
@@ -615,7 +647,10 @@ def _figures(
 ) -> dict[str, go.Figure]:
     """The figures `names` (`FIGURE_BUILDERS`) of a chosen selection, `notes` said under their titles (the replay
     step); a figure drawn beside another is drawn after it, at its height."""
-    weighting = weighting_labels(options.weighting, options.lang)
+    weighting = {
+        **weighting_labels(weighting_of(options), options.lang),
+        **measure_labels(options.measure, options.lang),
+    }
     said = (*notes, *hidden_notes(chosen, options))
     of_heads = figures.FigureStyle(lang=options.lang, labels={**(chosen.labels or {}), **weighting}, notes=said)
     of_map = figures.FigureStyle(lang=options.lang, labels=weighting or None, notes=notes)

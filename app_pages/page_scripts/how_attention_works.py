@@ -8,6 +8,7 @@ from app_pages.shared import caches, figure_export, session
 from app_pages.shared.page_errors import shown_errors
 from attnviz import figures
 from attnviz.attention.walkthrough import walkthrough
+from attnviz.looking import seed_looking_using
 
 view = session.state()
 t = session.tr(view)
@@ -75,6 +76,22 @@ with shown_errors(view):
 st.header(t("explainer_mixture"))
 st.markdown(t("explainer_mixture_text"))
 figure_export.figure(figures.mixture(style=figures.FigureStyle(lang=view.lang)), "mixture", "explainer_mixture", view)
+
+# Looking is not using: the same mixture, its strongest key's value zeroed
+st.header(t("looking_title"))
+seed = seed_looking_using()
+strongest = int(seed.weights.argmax())
+st.markdown(
+    t(
+        "looking_text",
+        animal=seed.keys[strongest],
+        weight=f"{seed.weights[strongest]:.2f}",
+        contribution=f"{seed.contributions[strongest]:.2f}",
+    )
+)
+columns = [t("looking_key"), t("looking_weight"), t("looking_value_norm"), t("looking_contribution")]
+rows = zip(seed.keys, seed.weights, seed.value_norms, seed.contributions)
+st.dataframe({name: list(values) for name, values in zip(columns, zip(*rows))}, hide_index=True, key="w_looking_table")
 
 # 5. Multi-head: split, attend per head, merge
 st.header(t("explainer_multihead"))

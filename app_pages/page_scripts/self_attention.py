@@ -3,7 +3,16 @@
 import streamlit as st
 
 from app_pages.self_attention import find_head
-from app_pages.shared import caches, controls, figure_export, head_effects, long_text, session, truth_notes
+from app_pages.shared import (
+    caches,
+    controls,
+    figure_export,
+    head_effects,
+    long_text,
+    measures,
+    session,
+    truth_notes,
+)
 from app_pages.shared.page_errors import shown_errors
 from app_pages.shared.state import ViewState, view_options
 from attnviz import selection
@@ -37,9 +46,11 @@ with shown_errors(view):
     else:
         columns[0].markdown(t("stack_single", kind=t(f"model_kind_{handle.kind}")))  # (kind_* name the maps)
     kind = selection.self_attention_kind(result, view.stack)
-    layers, heads, queries, keys = result.shape(kind)
     long = not result.is_complete  # a long text: one head at a time, pooled, with exact values for a block
-    aggregations = selection.SELF_AGGREGATIONS
+    drawn = result if long else caches.measured(view, handle, result)  # the weights, or the measure chosen
+    layers, heads, queries, keys = drawn.shape(kind)
+    measuring = controls.measuring(view) and not long
+    aggregations = [a for a in selection.SELF_AGGREGATIONS if not (measuring and a == selection.ROLLOUT)]
     controls.head_choice(
         view, columns[1:4], "self_aggregation", aggregations, (layers, heads), one_head=long, disabled=long
     )
@@ -57,19 +68,21 @@ with shown_errors(view):
         long_text.long_map(view, result, kind, model)
     else:
         options = view_options(view, kind, view.self_aggregation, lines_query=find_head.lines_query(view, result, kind))
-        shown = selection.show(result, options, handle.alignment_heads, ("heatmap", "lines", "grid"))
+        shown = selection.show(drawn, options, handle.alignment_heads, ("heatmap", "lines", "grid"))
         if shown.amap.causal:
             st.caption(t("causal_note"))
         charts = [("heatmap", "self-heatmap", "self_heatmap"), ("lines", "head-lines", find_head.LINES_KEY)]
         labels = [[c.label for c in find_head.choices(view, result, kind, side)] for side in ("query", "key")]
         clicks = {find_head.LINES_KEY: lambda: find_head.lines_clicked(*labels)}
-        figure_export.shown_figures(view, shown, charts, result, options, model=model, clicks=clicks)
+        figure_export.shown_figures(view, shown, charts, drawn, options, model=model, clicks=clicks)
+        measures.agreement_line(view, handle, result, options)
         find_head.lines_note(view)
-        find_head.opened_weight(view, shown, result, kind)
+        if not measuring:  # it says which weight a clicked cell holds
+            find_head.opened_weight(view, shown, result, kind)
         st.subheader(t("grid_title"))
         st.caption(t("grid_intro") + " " + t("find_grid_hint"))
         grid = shown.figures["grid"]
-        source = figure_export.Source(result, options)
+        source = figure_export.Source(drawn, options)
         figure_export.figure(
             grid, "layer-head-grid", find_head.GRID_KEY, view, source, model=model, on_select=find_head.grid_clicked
         )

@@ -4,7 +4,7 @@ from dataclasses import replace
 
 import streamlit as st
 
-from app_pages.shared import caches, controls, figure_export, head_effects, long_text, session, truth_notes
+from app_pages.shared import caches, controls, figure_export, head_effects, long_text, measures, session, truth_notes
 from app_pages.shared.page_errors import shown_errors
 from app_pages.shared.state import view_options
 from app_pages.translate import gold_panel, pair_target
@@ -53,28 +53,30 @@ with shown_errors(view):
                 )
             )
             pair_target.remember(view, result.target_text)
-        cross = result["cross"]
+        drawn = caches.measured(read, handle, result)  # the weights, or the measure chosen (one map per layer)
+        measuring = controls.measuring(view)
+        cross = drawn["cross"]
         columns = st.columns([2, 1, 1, 2, 2])
         shape = (cross.num_layers, cross.num_heads)
-        controls.head_choice(
-            view, columns, "cross_aggregation", selection.AGGREGATIONS, shape, help=t("aggregation_help")
-        )
+        aggregations = [a for a in selection.AGGREGATIONS if not (measuring and a == "alignment")]  # no heads
+        controls.head_choice(view, columns, "cross_aggregation", aggregations, shape, help=t("aggregation_help"))
         controls.link_controls(view, columns[3], columns[4], lowest=0.0)
 
         options = view_options(view, "cross", view.cross_aggregation)
         given = gold_panel.user_words(view, result)  # a pair typed as words: the word view draws those words
         if given is not None:
             options = replace(options, given_words=(given.source.spans, given.target.spans))
-        written = selection.prepare(result, options)
+        written = selection.prepare(drawn, options)
         steps = replay.step_count(written)
         step = controls.replay_slider(view, steps)
         names = ("alignment", "heatmap")
         shown = selection.show_map(written, replace(options, step=step), handle.alignment_heads, names)
-        hidden = focus.hidden_focus(result, replace(options, step=step), shown.selection, handle.alignment_heads)
-        controls.step_focus(view, shown.selection, step or steps, steps, hidden)
+        if not measuring:  # its sentence says where the newest token looked: weights only
+            hidden = focus.hidden_focus(result, replace(options, step=step), shown.selection, handle.alignment_heads)
+            controls.step_focus(view, shown.selection, step or steps, steps, hidden)
         scores = replay.step_scores(result)
         truth_notes.step_line(view, replay.replayed_scores(scores, written, step), scores)
-        gold = gold_panel.scored(view, result, shown, replace(options, step=step))
+        gold = None if measuring else gold_panel.scored(view, result, shown, replace(options, step=step))
         if gold is not None:
             shown = gold.shown
             gold_panel.score_line(view, gold)
@@ -82,7 +84,9 @@ with shown_errors(view):
         recorded = (
             gold_record(view.gold, view.gold_reverse if gold.both_directions else None) if gold is not None else {}
         )
-        figure_export.shown_figures(view, shown, charts, result, replace(options, step=step), recorded=recorded)
+        figure_export.shown_figures(view, shown, charts, drawn, replace(options, step=step), recorded=recorded)
+        measures.shares(view, drawn)
+        measures.agreement_line(view, handle, result, replace(options, step=step))
         truth_notes.step_table(view, scores, truth_notes.beams_of(result))
         if gold is not None:
             gold_panel.head_map(view, gold)

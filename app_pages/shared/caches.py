@@ -8,7 +8,7 @@ import streamlit as st
 from app_pages.explainer import multi_head
 from app_pages.shared import first_view, model_runs, opened, server_load
 from app_pages.shared.state import ViewState
-from attnviz import i18n, selection
+from attnviz import i18n, measure_view, selection
 from attnviz import run as runs
 from attnviz.models import catalogue, load_model
 
@@ -84,6 +84,15 @@ def cached_head_effects(name: str, device: str, text: str, target: str | None):
     return exact, head_estimate.rank_agreement(exact, estimate)
 
 
+@st.cache_data(show_spinner=False, max_entries=16)
+def cached_measure(name: str, device: str, text: str, target: str | None, measure: str, truncate: bool):
+    """A measure of what each layer uses (`attnviz.measures.table.measured`: ALTI, its rollout or value zeroing) of
+    one input, as a capture of one map per layer."""
+    from attnviz.measures.table import measured  # torch: only when a page asks for a measure
+
+    return measured(cached_model(name, device), text, target, measure=measure, truncate=truncate)
+
+
 @st.cache_data(show_spinner=False, max_entries=32)
 def cached_multi_head(batch: int, length: int, hidden: int, heads: int, device: str):
     return multi_head.multi_head_walkthrough(batch, length, hidden, heads, device)
@@ -150,6 +159,21 @@ def analysis(view: ViewState, name: str | None = None):
         cached = cached_lazy_analysis if lazy else cached_analysis
         result = cached(name, view.device, view.text, target, view.mode, view.truncate)
     return handle, result
+
+
+def measured(view: ViewState, handle, result):
+    """The capture of the view's measure (`measure_view.CONTRIBUTIONS`) on the input `result` shows — its source
+    and the target the model read or wrote — computed once per input and measure; `result` itself for weights."""
+    if view.measure not in measure_view.CONTRIBUTIONS:
+        return result
+    return measure_of(view, handle, result, view.measure)
+
+
+def measure_of(view: ViewState, handle, result, measure: str):
+    """The capture of `measure` on the input `result` shows, once per input and measure."""
+    target = result.target_text if handle.is_seq2seq else None
+    with st.spinner(i18n.t("measure_computing", view.lang), show_time=True):
+        return cached_measure(handle.name, view.device, result.source_text, target or None, measure, view.truncate)
 
 
 def lazy_statistics(view: ViewState, kind: str, name: str | None = None) -> dict:

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 import streamlit as st
 
 from app_pages.shared.session import bound, tr, widget_key
-from app_pages.shared.state import ViewState
-from attnviz import focus, i18n, selection
+from app_pages.shared.state import MEASURE_CHOICES, ViewState
+from attnviz import focus, i18n, measure_view, selection
 
 REPLAY_FOR = "attnviz_replay_for"  # the input the replay slider belongs to
 
@@ -52,6 +52,7 @@ def link_controls(view: ViewState, threshold_column, toggles_column, lowest: flo
         scales = {"format_func": lambda s: t(f"find_color_scale_{s}"), "help": t("find_color_scale_help")}
         bound(st.selectbox, "color_scale", t("find_color_scale"), options=selection.COLOR_SCALES, **scales)
         weighting_choice(view, st)
+        measure_choice(view, st)
 
 
 def weighting_choice(view: ViewState, column) -> None:
@@ -59,6 +60,19 @@ def weighting_choice(view: ViewState, column) -> None:
     t = tr(view)
     names = {"format_func": lambda w: t(f"values_weighting_{w.replace('-', '_')}"), "help": t("values_weighting_help")}
     bound(column.radio, "weighting", t("values_weighting"), options=selection.WEIGHTINGS, **names)
+
+
+def measure_choice(view: ViewState, column) -> None:
+    """The attention weights, or a measure of what each layer uses (`state.MEASURE_CHOICES`), for every figure of
+    the page; computed when chosen (`caches.measured`)."""
+    t = tr(view)
+    names = {"format_func": lambda m: t(f"measure_choice.{m}"), "help": t("measure_help")}
+    bound(column.selectbox, "measure", t("measure"), options=MEASURE_CHOICES, **names)
+
+
+def measuring(view: ViewState) -> bool:
+    """Whether the page draws a measure of what each layer uses rather than attention weights."""
+    return view.measure in measure_view.CONTRIBUTIONS
 
 
 def replay_slider(view: ViewState, steps: int) -> int:

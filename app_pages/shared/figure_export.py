@@ -200,7 +200,7 @@ def shown_figures(
     `capture` with `options` by `model` (default: the view's); `clicks`: the `on_select` callback of a chart, by its
     key; `recorded`: more that their files record (`Source.recorded`)."""
     heads = shown.selection.file_heads() if options else {}
-    weighted = options is not None and options.weighting != "weights"
+    weighted = options is not None and selection.weighting_of(options) != "weights"
     for column, (name, file_name, key) in zip(st.columns(len(charts)), charts):
         file_name = f"{file_name}-value-norm" if weighted else file_name  # a file says what its numbers are
         with column:

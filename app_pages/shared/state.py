@@ -10,8 +10,10 @@ from dataclasses import asdict, dataclass, fields
 
 from app_pages.explainer.steps import EXPLAINER_SEEDS, explainer_field, matrix_from_text
 from app_pages.shared.link_text import cut_in_link, link_params, text_in_link
-from attnviz import analysis, selection
+from attnviz import analysis, measure_view, selection
 from attnviz.run import MODES
+
+MEASURE_CHOICES = ("weights", *measure_view.CONTRIBUTIONS)  # the Measure choice; value norms are `weighting`'s
 
 DEFAULT_MODEL = "demo-zh-en"
 DEFAULT_TEXT = "早上好！"
@@ -51,6 +53,9 @@ class ViewState:
     kind: str = "cross"  # Heads page: which map's heads
     stat: str = "entropy"  # Heads page: the statistic of the layer × head heatmap
     weighting: str = "weights"  # the attention pages: weights, or weighted by value norm (selection.WEIGHTINGS)
+    # Self-attention, Translate: the attention weights (as `weighting` says), or a measure of what each layer uses
+    # (measure_view.CONTRIBUTIONS), computed on demand
+    measure: str = "weights"
     truncate: bool = True  # a text longer than the model reads keeps its first tokens (the page says what was cut)
     long_model: bool = (
         True  # Self-attention: a text the model cannot read whole opens on the catalogue's longest reader
@@ -91,6 +96,7 @@ _CHOICES = {
     "kind": ("self", "encoder", "decoder", "cross"),
     "stat": tuple(analysis.STATISTICS),
     "weighting": selection.WEIGHTINGS,
+    "measure": MEASURE_CHOICES,
     "qk_color": ("position", "token"),
     "color_scale": selection.COLOR_SCALES,
     "compare_scope": COMPARE_SCOPES,
@@ -115,7 +121,7 @@ ALWAYS_IN_URL = (
 )  # the shareable core, even at default values
 _COMMON = ("model", "device", "lang")
 _INPUT = ("text", "mode", "target")  # the target only in pair mode: generated, it is the model's, not the link's
-_LINKS = ("words", "hide_special", "threshold", "color_scale", "weighting")
+_LINKS = ("words", "hide_special", "threshold", "color_scale", "weighting", "measure")
 _LONG = ("truncate",)  # a text longer than the model: whether it is cut (the page says what was)
 PAGE_FIELDS = {  # the fields each page uses: its link carries these and no others (navigation.PAGES names)
     "translate": (
@@ -192,6 +198,7 @@ def view_options(
         step=step,
         lang=view.lang,
         weighting=view.weighting,
+        measure=view.measure if view.measure in measure_view.CONTRIBUTIONS else None,  # weights: as `weighting` says
         rollout_layers=(view.rollout_first, view.rollout_last),
         residual=view.residual,
         color_scale=view.color_scale,

@@ -156,6 +156,7 @@ SAME_AS_OPTIONS = (
     "top_k",
     "log_scale",
     "weighting",
+    "measure",
     "residual",
     "color_scale",
 )

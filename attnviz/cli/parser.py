@@ -8,7 +8,7 @@ import functools
 import re
 from pathlib import Path
 
-from attnviz import i18n, placement, selection
+from attnviz import i18n, measure_view, placement, selection
 from attnviz.cli.messages import PROG
 from attnviz.cli.request import Request, request_of
 from attnviz.corpus import command as corpus_command
@@ -184,6 +184,13 @@ def _add_view_arguments(parser: argparse.ArgumentParser) -> None:
         choices=selection.WEIGHTINGS,
         default=ViewOptions.weighting,
         help="weights, or value-norm: each weight × its key's value norm ‖f(x)‖, rows summing to 1",
+    )
+    view.add_argument(
+        "--measure",
+        choices=measure_view.MEASURES,
+        help="what the figure draws: attention weights (the default), value-norm (as --weighting value-norm), or "
+        "what each layer uses: alti, alti-rollout (Ferrando et al. 2022) or value-zeroing (Mohebbi et al. 2023), "
+        "one map per layer, computed by running the model",
     )
     view.add_argument(
         "--color-scale",

@@ -48,6 +48,7 @@ class Request:
     renormalize: bool = False
     log_scale: bool = False
     weighting: str = ViewOptions.weighting
+    measure: str | None = ViewOptions.measure  # export: measure_view.MEASURES; None: the attention weights
     color_scale: str = ViewOptions.color_scale
     threshold: float = ViewOptions.threshold
     top_k: int = ViewOptions.top_k

@@ -22,6 +22,7 @@ from attnviz.i18n import (
     hub,
     lens,
     longtext,
+    measures,
     models,
     qkspace,
     selection,
@@ -55,6 +56,7 @@ PARTS = (
     compare,
     value_zeroing,
     effects,
+    measures,
 )
 
 

@@ -129,7 +129,7 @@ class BlockRecorder(Recorder):
         )  # (b, heads, q, k) float32
         name = self.name_of(module)
         if name is not None:
-            self.keep(name, (probabilities, value))
+            self.keep(name, (probabilities, value), query.device)
         return attention_output(probabilities, value, dropout if module.training else 0.0), probabilities
 
 

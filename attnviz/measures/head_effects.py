@@ -205,7 +205,7 @@ class _HeadShapes(Recorder):
     def forward(self, module, query, key, value, attention_mask, scaling=None, dropout=0.0, **kwargs):
         name = self.name_of(module)
         if name is not None:
-            self.keep(name, (query.shape[1], value.shape[-1]))
+            self.keep(name, (query.shape[1], value.shape[-1]), query.device)
         position_bias, softcap = kwargs.get("position_bias"), kwargs.get("softcap")
         return eager_attention(query, key, value, attention_mask, scaling, 0.0, position_bias, softcap)
 

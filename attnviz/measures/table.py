@@ -1,14 +1,20 @@
 """Every contribution measure by the name the command line and the app give it, one line each:
-name -> function(handle, text, target=None, *, truncate=False) -> `results.Contributions`."""
+name -> function(handle, text, target=None, *, truncate=False) -> `results.Contributions`.
+
+`measured` is the one way from a measure's name (`attnviz.measure_view.CONTRIBUTIONS`) to its capture: the app's
+Measure choice and `attnviz export --measure` call it, so both draw the same numbers."""
 
 from __future__ import annotations
 
 from functools import partial
 
 from attnviz.errors import InputError
+from attnviz.measure_view import CONTRIBUTIONS
 from attnviz.measures.alti import alti
 from attnviz.measures.results import Contributions
+from attnviz.measures.value_zeroing import value_zeroing
 from attnviz.models import ModelHandle
+from attnviz.types import AttentionCapture
 
 MEASURES = {
     "alti": partial(alti, method="alti"),
@@ -23,3 +29,17 @@ def contributions(
     if method not in MEASURES:
         raise InputError("alti_method_unknown", method=method, methods=", ".join(MEASURES))
     return MEASURES[method](handle, text, target, truncate=truncate)
+
+
+def measured(
+    handle: ModelHandle, text: str, target: str | None = None, *, measure: str, truncate: bool = False
+) -> AttentionCapture:
+    """The token × token measure `measure` (`CONTRIBUTIONS`: ALTI, ALTI rollout or value zeroing) of `text` (and
+    `target`): a capture of (layers, 1, queries, keys) maps, rows summing to 1, that `selection.show` draws and
+    titles by its measure. An architecture the measure cannot handle raises InputError (a sentence in both
+    languages)."""
+    if measure not in CONTRIBUTIONS:
+        raise InputError("measure_unknown", measure=measure, measures=", ".join(CONTRIBUTIONS))
+    if measure == "value-zeroing":
+        return value_zeroing(handle, text, target, truncate=truncate)
+    return contributions(handle, text, target, method=measure, truncate=truncate)

@@ -8,7 +8,7 @@ import sys
 import warnings
 from pathlib import Path
 
-from attnviz import caveats, export, i18n, models, selection
+from attnviz import caveats, export, i18n, measure_view, models, selection
 from attnviz.cli.batch import each_example
 from attnviz.cli.inputs import Example
 from attnviz.cli.messages import PROG, warning, where
@@ -25,7 +25,15 @@ FORMATS = ("png", "svg", "pdf", "html")
 
 
 def run(request: Request) -> int:
-    return each_example(request, FORMATS, None if request.input is None else "png", write)
+    compute = _measured if request.measure in measure_view.CONTRIBUTIONS else None  # else: the capture
+    return each_example(request, FORMATS, None if request.input is None else "png", write, compute=compute)
+
+
+def _measured(handle, example: Example, request: Request):
+    """The --measure of one example, as the app's Measure choice computes it (`attnviz.measures.table.measured`)."""
+    from attnviz.measures.table import measured  # torch: only when a measure is drawn, not for --help
+
+    return measured(handle, example.text, example.target, measure=request.measure, truncate=request.truncate)
 
 
 def write(result, request: Request, handle, example: Example, path: Path | None, fmt: str) -> Path:

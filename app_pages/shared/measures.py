@@ -1,0 +1,50 @@
+"""What the attention pages add under their figures when a measure of what each layer uses is drawn: the agreement
+line (`attnviz.agreement`: do the weights and the contributions rank the cells alike?) and, for a translation drawn
+with ALTI, each target token's source and target-prefix shares (`figures.shares`)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import streamlit as st
+
+from app_pages.shared import caches
+from app_pages.shared.controls import measuring
+from app_pages.shared.state import ViewState
+from attnviz import agreement, selection
+from attnviz.errors import AttnvizError
+from attnviz.figures import FigureStyle
+from attnviz.figures.shares import translation_shares
+
+COMPARED = ("alti", "value-zeroing")  # the contributions the agreement line ranks the weights against
+
+
+def agreement_line(view: ViewState, handle, result, options: selection.ViewOptions) -> None:
+    """The line "here, attention weights and contributions agree: ρ = 0.81" for the layer and rows `options` show
+    of the weights capture `result`, and below it what was compared; only while a measure is drawn (it runs the
+    model for ALTI and value zeroing)."""
+    if not measuring(view):
+        return
+    try:
+        measured = {name: caches.measure_of(view, handle, result, name) for name in COMPARED}
+        found = agreement.view_agreement(result, measured, replace(options, measure=None))
+    except AttnvizError as error:  # a model a measure cannot handle: said, the figures above stay
+        st.caption(error.message(view.lang))
+        return
+    except ValueError:  # the measure read the text into other tokens than the capture (a generated text re-read)
+        return
+    line, detail = agreement.agreement_line(found, options.layer, view.lang)
+    st.markdown(f"**{line}**")
+    if detail:
+        st.caption(detail)
+
+
+def shares(view: ViewState, drawn) -> None:
+    """Each target token's source and target-prefix shares (ALTI+) under the alignment, when `drawn` has them."""
+    held = getattr(drawn, "shares", None)
+    if held is None or "cross" not in drawn.maps:
+        return
+    figure = translation_shares(
+        drawn["cross"].query_tokens, held.source_share, held.target_share, style=FigureStyle(lang=view.lang)
+    )
+    st.plotly_chart(figure, key="measure_shares", config={"displaylogo": False})
