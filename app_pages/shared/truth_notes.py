@@ -37,10 +37,10 @@ def language_check(view: ViewState) -> None:
     if not offered:
         st.caption(t("truth_language_none", suggestion=caveats.full_translator(view.text)))
         return
-    columns = st.columns([2] + [2] * len(offered) + [max(1, 8 - 2 * len(offered))])
-    columns[0].markdown(t("truth_language_offer"))
-    for column, entry in zip(columns[1:], offered):
-        column.button(
+    st.markdown(t("truth_language_offer"))
+    row = st.container(horizontal=True)  # each button as wide as its label, wrapping: no name cut to "Use Dem…"
+    for entry in offered:
+        row.button(
             t("truth_switch_model", model=model_label(view, entry.name, {e.name: e for e in entries})),
             key=f"w_truth_switch_{entry.name}",
             on_click=_switch_model,
