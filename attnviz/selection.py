@@ -56,6 +56,7 @@ LINES_WINDOW = 40  # tokens of a long map's head-lines view at once: one readabl
 ALIGNMENT_WORD_KEYS = tuple(selection_words.STRINGS["en"])  # the phrases that name an alignment selection
 Pairs = Sequence[tuple[int, int]]  # (layer, head) pairs, such as a model's trained alignment heads
 Names = Sequence[str]  # figure names, from FIGURES
+Size = tuple[int, int]  # (width, height) px
 FIRST = FIGURES[:1]  # the figure drawn when none is named: the heatmap
 COLOR_SCALES = analysis.COLOR_SCALES  # how weights become colours across heads; the legend says which
 
@@ -538,15 +539,28 @@ def choose_heads(amap: AttentionMap, options: ViewOptions, alignment_heads: Pair
 # From options to figures
 
 
-def show(result: AttentionCapture, options: ViewOptions, alignment_heads: Pairs = (), names: Names = FIRST) -> Shown:
+def show(
+    result: AttentionCapture,
+    options: ViewOptions,
+    alignment_heads: Pairs = (),
+    names: Names = FIRST,
+    size: Size | None = None,
+) -> Shown:
     """The figures `names` (FIGURES) of `result` as `options` show them; `alignment_heads`: the model's trained
     alignment heads (`ModelHandle.alignment_heads`), for the alignment aggregation of cross-attention. The figures
-    name the measure the result holds (`ViewOptions.measure`)."""
+    name the measure the result holds (`ViewOptions.measure`). `size`: (width, height) px every figure is drawn
+    at, its labels planned for it (two figures set side by side line up); None: each its own."""
     options = with_measure(result, options)
-    return show_map(prepare(result, options), options, alignment_heads, names)
+    return show_map(prepare(result, options), options, alignment_heads, names, size)
 
 
-def show_map(written: AttentionMap, options: ViewOptions, alignment_heads: Pairs = (), names: Names = FIRST) -> Shown:
+def show_map(
+    written: AttentionMap,
+    options: ViewOptions,
+    alignment_heads: Pairs = (),
+    names: Names = FIRST,
+    size: Size | None = None,
+) -> Shown:
     """`show` from a prepared map (`prepare`): replayed to `options.step`, its heads chosen, its figures drawn."""
     unknown = [name for name in names if name not in FIGURES]
     if unknown:
@@ -556,7 +570,7 @@ def show_map(written: AttentionMap, options: ViewOptions, alignment_heads: Pairs
     chosen = choose_heads(amap, options, alignment_heads)
     steps = step_count(written)
     replayed = (i18n.t("replay_note", options.lang, step=options.step, steps=steps),) if amap is not written else ()
-    return Shown(amap, chosen, _figures(amap, chosen, options, names, replayed))
+    return Shown(amap, chosen, _figures(amap, chosen, options, names, replayed, size))
 
 
 HIDDEN_SAID_FROM = 0.05  # the share of a row's weight on hidden tokens from which a figure's title says it
@@ -643,10 +657,15 @@ FIGURE_BUILDERS: dict[str, FigureBuilder] = {
 
 
 def _figures(
-    amap: AttentionMap, chosen: HeadSelection, options: ViewOptions, names: Names, notes: tuple[str, ...] = ()
+    amap: AttentionMap,
+    chosen: HeadSelection,
+    options: ViewOptions,
+    names: Names,
+    notes: tuple[str, ...] = (),
+    size: Size | None = None,
 ) -> dict[str, go.Figure]:
     """The figures `names` (`FIGURE_BUILDERS`) of a chosen selection, `notes` said under their titles (the replay
-    step); a figure drawn beside another is drawn after it, at its height."""
+    step), at `size` when given; a figure drawn beside another is drawn after it, at its height."""
     weighting = {
         **weighting_labels(weighting_of(options), options.lang),
         **measure_labels(options.measure, options.lang),
@@ -654,6 +673,8 @@ def _figures(
     said = (*notes, *hidden_notes(chosen, options))
     of_heads = figures.FigureStyle(lang=options.lang, labels={**(chosen.labels or {}), **weighting}, notes=said)
     of_map = figures.FigureStyle(lang=options.lang, labels=weighting or None, notes=notes)
+    if size is not None:
+        of_heads, of_map = (replace(style, width=size[0], height=size[1]) for style in (of_heads, of_map))
     drawn: dict[str, go.Figure] = {}
 
     def draw(name: str) -> go.Figure:

@@ -3,12 +3,15 @@ layer) only draws again."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
+
 import streamlit as st
 
 from app_pages.shared import caches
-from app_pages.shared.state import ViewState
+from app_pages.shared.state import ViewState, view_options
 from attnviz import compare
 from attnviz.catalogue import declared_languages
+from attnviz.types import AttentionCapture
 
 
 def model_b(view: ViewState) -> str:
@@ -23,11 +26,21 @@ def texts(view: ViewState, seq2seq: bool) -> tuple[str | None, str | None]:
     return view.target, view.target_b or view.target
 
 
+@dataclass(frozen=True)
+class Compared:
+    """The two captures and what the page shows of them."""
+
+    a: AttentionCapture
+    b: AttentionCapture
+    comparison: compare.Comparison
+    parity: compare.Parity | None
+
+
 @st.cache_data(show_spinner=False, max_entries=32)
 def cached_comparison(
     model: str, device: str, text: str, target, name_b: str, text_b: str, target_b, weighting: str, hide: bool
-) -> tuple[compare.Comparison, compare.Parity | None]:
-    """The comparison of A's capture with B's (heads paired when the models differ), and the parity numbers when
+) -> Compared:
+    """A's and B's captures, their comparison (heads paired when the models differ), and the parity numbers when
     both read the same tokens (one model on one input: all zero)."""
     result_a = caches.compute_analysis(caches.cached_model(model, device), text, target, "pair")
     result_b = caches.compute_analysis(caches.cached_model(name_b, device), text_b, target_b, "pair")
@@ -36,24 +49,33 @@ def cached_comparison(
     )
     map_a, map_b = result_a[compared.kind], result_b.maps.get(compared.kind)
     same = map_b is not None and (map_a.query_tokens, map_a.key_tokens) == (map_b.query_tokens, map_b.key_tokens)
-    return compared, compare.parity(map_a, map_b) if same else None
+    return Compared(result_a, result_b, compared, compare.parity(map_a, map_b) if same else None)
 
 
-def comparison(view: ViewState) -> tuple[compare.Comparison, compare.Parity | None, bool]:
-    """(comparison, parity numbers or None, whether A's model translates) of the view's A and B; an AttnvizError
+def comparison(view: ViewState) -> tuple[Compared, bool]:
+    """(the two captures and their comparison, whether A's model translates) of the view's A and B; an AttnvizError
     with a sentence when B cannot be read (empty, or a language its model does not read) or a model not loaded."""
     name_b = model_b(view)
     compare.check_text_b(view.text_b, name_b, declared_languages(name_b))
     handle_a, handle_b = caches.model(view), caches.model(view, name_b)
     target_a, target_b = texts(view, handle_a.is_seq2seq)
     target_b = target_b if handle_b.is_seq2seq else None
-    compared, parity = cached_comparison(
+    compared = cached_comparison(
         view.model, view.device, view.text, target_a, name_b, view.text_b, target_b, view.weighting, view.hide_special
     )
-    return compared, parity, handle_a.is_seq2seq
+    return compared, handle_a.is_seq2seq
 
 
 def scoped(scope: str, layer: int, head: int) -> tuple[int | None, int | None]:
     """(layer, head) of `Comparison.diff_view` for the view control: every head (None, None), one layer's heads
     (layer, None) or one head."""
     return (None if scope == "all" else layer), (head if scope == "head" else None)
+
+
+def alignments(view: ViewState, compared: Compared, picked: tuple[int | None, int | None]) -> compare.SideBySide:
+    """A's and B's alignment diagrams of the heads the view picks (`scoped`), with the view's options, at one
+    size (`attnviz.compare.side_by_side`)."""
+    options = replace(view_options(view, compared.comparison.kind, "head"), measure=None)  # the maps hold weights
+    options_a, options_b = compare.side_options(compared.comparison, compared.b, options, *picked)
+    heads_a, heads_b = caches.model(view).alignment_heads, caches.model(view, model_b(view)).alignment_heads
+    return compare.side_by_side(compared.a, compared.b, options_a, options_b, heads_a, heads_b)

@@ -19,7 +19,8 @@ with shown_errors(view):
     with side_b:
         session.bound(st.text_input, "model_b", t("compare_model_b"), placeholder=t("compare_same_model"))
         session.bound(st.text_input, "text_b", t("compare_text", side="B"))
-    compared, parity, translates = runs.comparison(view)
+    both, translates = runs.comparison(view)
+    compared, parity = both.comparison, both.parity
     if translates:  # a translation model force-decodes a target on each side
         session.bound(side_a.text_input, "target", t("compare_target", side="A"))
         session.bound(side_b.text_input, "target_b", t("compare_target", side="B"), help=t("compare_target_b_help"))
@@ -40,6 +41,25 @@ with shown_errors(view):
     fig = figures.diff_heatmap(*drawn, kind=compared.kind, selection=said, style=style)
     named = f"{view.model} · {runs.model_b(view)}"
     figure_export.figure(fig, "compare", "compare_diff", view, model=named)
+
+    st.subheader(t("compare_alignments"))
+    drawn_sides = runs.alignments(view, both, picked)
+    sides = (
+        ("A", view.model, both.a, drawn_sides.a, drawn_sides.options_a),
+        ("B", runs.model_b(view), both.b, drawn_sides.b, drawn_sides.options_b),
+    )
+    for column, (side, model, capture, shown, options) in zip(st.columns(2), sides):
+        with column:
+            st.markdown(f"**{t('compare_side', side=side, model=model)}**")
+            source = figure_export.Source(capture, options, shown.selection.file_heads())
+            figure_export.figure(
+                shown.figures["alignment"],
+                f"compare-alignment-{side.lower()}",
+                f"compare_alignment_{side.lower()}",
+                view,
+                source,
+                model=model,
+            )
 
     if parity is not None:
         st.subheader(t("compare_parity_title"))

@@ -6,6 +6,7 @@
 - `heads`: heads of two models paired by a minimum-cost assignment on their JS matrix (Kuhn 1955);
 - `comparison`: `compare_maps` / `compare_captures` → `Comparison` (heads ranked by JS, the diff A − B);
 - `parity`: one input read twice (devices, precisions): max |ΔP|, row-sum error, the worst head;
+- `side_by_side`: A's and B's alignment diagrams of the heads a view shows, drawn at one size to line up;
 - `inputs`: what B's text must be (not empty, in a language model B reads), checked before anything runs.
 
 Right of the attention line: numpy (and scipy's assignment), never torch.
@@ -16,6 +17,7 @@ from attnviz.compare.heads import UNPAIRED, divergence_matrix, paired_heads
 from attnviz.compare.inputs import check_text_b
 from attnviz.compare.matching import ADDED, BOTH, REMOVED, Segment, TokenMatch, match_tokens, text_units
 from attnviz.compare.parity import Parity, parity
+from attnviz.compare.side_by_side import SideBySide, side_by_side, side_options
 
 __all__ = [
     "ADDED",
@@ -27,6 +29,7 @@ __all__ = [
     "HeadChange",
     "Parity",
     "Segment",
+    "SideBySide",
     "TokenMatch",
     "compare_captures",
     "check_text_b",
@@ -35,5 +38,7 @@ __all__ = [
     "match_tokens",
     "paired_heads",
     "parity",
+    "side_by_side",
+    "side_options",
     "text_units",
 ]

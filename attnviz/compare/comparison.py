@@ -156,7 +156,7 @@ def _paired(seg_a, seg_b, p, live_p, q, live_q, heads_b: np.ndarray) -> tuple[np
     return np.where(unpaired, np.nan, divergence), diff.astype(np.float32)
 
 
-def _twin(kind: str, kinds: list[str]) -> str:
+def twin_kind(kind: str, kinds: list[str]) -> str:
     """B's map that reads what A's map `kind` reads: the same kind, else its twin ("self" for "encoder" and back),
     else `kind` itself (which B then says it lacks)."""
     spec = MAP_SPECS[kind]
@@ -178,7 +178,7 @@ def compare_captures(
     of `b`, each as the view prepares it (`selection.prepare_map`: weights or value-norm, special tokens hidden or
     not); see `compare_maps`."""
     kind = kind or selection.default_kind(a)
-    kind_b = kind_b or _twin(kind, b.kinds)
+    kind_b = kind_b or twin_kind(kind, b.kinds)
     map_a = selection.prepare_map(a, kind, hide=hide_special, weighting=weighting)
     map_b = selection.prepare_map(b, kind_b, hide=hide_special, weighting=weighting)
     return compare_maps(

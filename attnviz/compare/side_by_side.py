@@ -1,0 +1,82 @@
+"""A's and B's alignment diagrams side by side: the heads a Compare view shows, each side drawn from its own capture
+through `selection.show` with the same options, then both again at one width and height (the larger of the two
+each chose), so that their token lines stand at the same heights and their labels are planned for the same room.
+
+For cross-attention each is the translation alignment (Bahdanau et al., 2015: a target token's weights over the
+source); for self-attention the same diagram reads queries against keys of one sentence. B draws the head of B its
+comparison set beside A's (`Comparison.heads_b`: the same number, or the head paired by minimum-cost assignment
+when the models differ), so each diagram shows what the diff compared.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from attnviz import selection
+from attnviz.compare.comparison import Comparison, twin_kind
+from attnviz.compare.heads import UNPAIRED
+from attnviz.types import AttentionCapture
+
+FIGURE = "alignment"  # `selection.FIGURES`: the diagram drawn on each side
+
+
+@dataclass(frozen=True)
+class SideBySide:
+    """A's and B's diagrams as drawn, the options each was drawn with, and the (width, height) px they share."""
+
+    a: selection.Shown
+    b: selection.Shown
+    options_a: selection.ViewOptions
+    options_b: selection.ViewOptions
+    size: selection.Size
+
+
+def scope_aggregation(layer: int | None, head: int | None) -> str:
+    """The `ViewOptions.aggregation` of a Compare view's heads (`Comparison.diff_view`'s layer and head): every
+    head, one layer's heads, or one head."""
+    return "all" if layer is None else "layer" if head is None else "head"
+
+
+def side_options(
+    compared: Comparison,
+    b: AttentionCapture,
+    options: selection.ViewOptions,
+    layer: int | None,
+    head: int | None,
+) -> tuple[selection.ViewOptions, selection.ViewOptions]:
+    """(A's options, B's options): `options` (words, hiding, threshold, weighting, language) showing the heads the
+    view picks (`layer`, `head`: positions in A's map, as `Comparison.diff_view` takes them) of A's map, and of B's
+    twin map (`twin_kind`) its head beside it; a head of A left without one in B shows B's layer instead."""
+    aggregation = scope_aggregation(layer, head)
+    kind_b = twin_kind(compared.kind, b.kinds)
+    layer = layer or 0
+    options_a = replace(options, kind=compared.kind, aggregation=aggregation, layer=layer, head=head or 0)
+    options_b = replace(options_a, kind=kind_b)
+    if head is not None:
+        number = int(compared.heads_b[layer, head])  # B's head number, or UNPAIRED
+        if number == UNPAIRED:
+            options_b = replace(options_b, aggregation="layer", head=0)
+        else:
+            amap_b = b[kind_b]
+            options_b = replace(options_b, head=[amap_b.head_number(h) for h in range(amap_b.num_heads)].index(number))
+    return options_a, options_b
+
+
+def side_by_side(
+    a: AttentionCapture,
+    b: AttentionCapture,
+    options_a: selection.ViewOptions,
+    options_b: selection.ViewOptions,
+    alignment_heads_a: selection.Pairs = (),
+    alignment_heads_b: selection.Pairs = (),
+) -> SideBySide:
+    """A's and B's diagrams (`side_options`), each first at the size its tokens ask for, then both at the larger
+    width and the larger height, so that they line up beside each other."""
+    own = [
+        selection.show(capture, options, heads, (FIGURE,)).figures[FIGURE].layout
+        for capture, options, heads in ((a, options_a, alignment_heads_a), (b, options_b, alignment_heads_b))
+    ]
+    size = (max(int(layout.width) for layout in own), max(int(layout.height) for layout in own))
+    shown_a = selection.show(a, options_a, alignment_heads_a, (FIGURE,), size=size)
+    shown_b = selection.show(b, options_b, alignment_heads_b, (FIGURE,), size=size)
+    return SideBySide(shown_a, shown_b, options_a, options_b, size)
