@@ -8,7 +8,11 @@ A view draws one of `MEASURES`:
   ALTI+ through a translator, arXiv 2205.11631), `attnviz.measures.alti`;
 - "value-zeroing": value zeroing (Mohebbi et al., EACL 2023, arXiv 2301.12971), `attnviz.measures.value_zeroing`.
 
-The last three (`CONTRIBUTIONS`) are computed by running the model (`attnviz.measures.table.measured`) into a
+"saliency" (`PER_OUTPUT_TOKEN`: gradient × input, `attnviz.measures.saliency`) is about one output token, not a
+layer's map: a page that offers it draws the weights as they are and its bars beside them
+(`figures.saliency.saliency_bars`); no map view draws it.
+
+The three contributions (`CONTRIBUTIONS`) are computed by running the model (`attnviz.measures.table.measured`) into a
 capture of (layers, 1, queries, keys) maps: one map per layer, not per head. A figure of one says so — its title
 names the measure where a capture's says "head 0", its colour bar says "contribution" — so that a title never
 calls contributions attention weights (`measure_labels`).
@@ -23,6 +27,7 @@ from attnviz.types import AttentionCapture
 WEIGHTINGS_AS_MEASURES = ("weights", "value-norm")  # drawn from a capture of attention weights
 CONTRIBUTIONS = ("alti", "alti-rollout", "value-zeroing")  # computed by running the model, one map per layer
 MEASURES = (*WEIGHTINGS_AS_MEASURES, *CONTRIBUTIONS)
+PER_OUTPUT_TOKEN = ("saliency",)  # one score per input token for one output token: drawn beside the maps, not as one
 
 
 def check_measure(measure: str) -> str:

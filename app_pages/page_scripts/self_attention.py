@@ -10,6 +10,7 @@ from app_pages.shared import (
     head_effects,
     long_text,
     measures,
+    saliency,
     session,
     truth_notes,
 )
@@ -66,6 +67,7 @@ with shown_errors(view):
         st.markdown(t("decoder_text", target=result.target_text))
     if long:
         long_text.long_map(view, result, kind, model)
+        saliency.section(view, handle, result, long=True)
     else:
         options = view_options(view, kind, view.self_aggregation, lines_query=find_head.lines_query(view, result, kind))
         shown = selection.show(drawn, options, handle.alignment_heads, ("heatmap", "lines", "grid"))
@@ -76,6 +78,7 @@ with shown_errors(view):
         clicks = {find_head.LINES_KEY: lambda: find_head.lines_clicked(*labels)}
         figure_export.shown_figures(view, shown, charts, drawn, options, model=model, clicks=clicks)
         measures.agreement_line(view, handle, result, options)
+        saliency.section(view, handle, result)  # a decoder's output token; an encoder's: why there is none
         find_head.lines_note(view)
         if not measuring:  # it says which weight a clicked cell holds
             find_head.opened_weight(view, shown, result, kind)

@@ -4,7 +4,17 @@ from dataclasses import replace
 
 import streamlit as st
 
-from app_pages.shared import caches, controls, figure_export, head_effects, long_text, measures, session, truth_notes
+from app_pages.shared import (
+    caches,
+    controls,
+    figure_export,
+    head_effects,
+    long_text,
+    measures,
+    saliency,
+    session,
+    truth_notes,
+)
 from app_pages.shared.page_errors import shown_errors
 from app_pages.shared.state import view_options
 from app_pages.translate import gold_panel, pair_target
@@ -87,6 +97,7 @@ with shown_errors(view):
         figure_export.shown_figures(view, shown, charts, drawn, replace(options, step=step), recorded=recorded)
         measures.shares(view, drawn)
         measures.agreement_line(view, handle, result, replace(options, step=step))
+        saliency.section(read, handle, result)  # about one target token, under the maps of every token
         truth_notes.step_table(view, scores, truth_notes.beams_of(result))
         if gold is not None:
             gold_panel.head_map(view, gold)

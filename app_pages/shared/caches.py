@@ -93,6 +93,14 @@ def cached_measure(name: str, device: str, text: str, target: str | None, measur
     return measured(cached_model(name, device), text, target, measure=measure, truncate=truncate)
 
 
+@st.cache_data(show_spinner=False, max_entries=16)
+def cached_saliency(name: str, device: str, text: str, target: str | None, truncate: bool):
+    """Gradient × input saliency (`attnviz.measures.saliency`) of every output token of one input."""
+    from attnviz.measures.saliency import saliency  # torch: only when a page asks for saliency
+
+    return saliency(cached_model(name, device), text, target, truncate=truncate)
+
+
 @st.cache_data(show_spinner=False, max_entries=32)
 def cached_multi_head(batch: int, length: int, hidden: int, heads: int, device: str):
     return multi_head.multi_head_walkthrough(batch, length, hidden, heads, device)
@@ -174,6 +182,14 @@ def measure_of(view: ViewState, handle, result, measure: str):
     target = result.target_text if handle.is_seq2seq else None
     with st.spinner(i18n.t("measure_computing", view.lang), show_time=True):
         return cached_measure(handle.name, view.device, result.source_text, target or None, measure, view.truncate)
+
+
+def saliency_of(view: ViewState, handle, result):
+    """The saliency of every output token of the input `result` shows — its source and the target the model read or
+    wrote — once per input; an InputError, with its sentence, for a model that writes no token."""
+    target = result.target_text if handle.is_seq2seq else None
+    with st.spinner(i18n.t("saliency_computing", view.lang), show_time=True):
+        return cached_saliency(handle.name, view.device, result.source_text, target or None, view.truncate)
 
 
 def lazy_statistics(view: ViewState, kind: str, name: str | None = None) -> dict:

@@ -13,7 +13,8 @@ from app_pages.shared.link_text import cut_in_link, link_params, text_in_link
 from attnviz import analysis, measure_view, selection
 from attnviz.run import MODES
 
-MEASURE_CHOICES = ("weights", *measure_view.CONTRIBUTIONS)  # the Measure choice; value norms are `weighting`'s
+# The Measure choice; value norms are `weighting`'s. Saliency draws the weights and its own bars beside them.
+MEASURE_CHOICES = ("weights", *measure_view.CONTRIBUTIONS, *measure_view.PER_OUTPUT_TOKEN)
 
 DEFAULT_MODEL = "demo-zh-en"
 DEFAULT_TEXT = "早上好！"
@@ -54,7 +55,7 @@ class ViewState:
     stat: str = "entropy"  # Heads page: the statistic of the layer × head heatmap
     weighting: str = "weights"  # the attention pages: weights, or weighted by value norm (selection.WEIGHTINGS)
     # Self-attention, Translate: the attention weights (as `weighting` says), or a measure of what each layer uses
-    # (measure_view.CONTRIBUTIONS), computed on demand
+    # (measure_view.CONTRIBUTIONS), or saliency of one output token beside the weights; computed on demand
     measure: str = "weights"
     truncate: bool = True  # a text longer than the model reads keeps its first tokens (the page says what was cut)
     long_model: bool = (

@@ -25,6 +25,7 @@ from attnviz.i18n import (
     measures,
     models,
     qkspace,
+    saliency,
     selection,
     settings,
     truth,
@@ -57,6 +58,7 @@ PARTS = (
     value_zeroing,
     effects,
     measures,
+    saliency,
 )
 
 

@@ -13,7 +13,8 @@ STRINGS = {
         "al., 2022) splits each token's output of an attention block into one part per input token and measures how "
         "much each part makes up; ALTI rollout follows that back to the input tokens; value zeroing (Mohebbi et al., "
         "2023) removes one token's value vector and measures how far each output moves. These measures have one map "
-        "per layer, not one per head: their rows sum to 1.",
+        "per layer, not one per head: their rows sum to 1. Saliency (gradient × input) is about one output token: "
+        "the maps stay the weights, and bars under them show which input tokens that token depends on.",
         "measure_figure.alti": "ALTI contributions",
         "measure_figure.alti-rollout": "ALTI rollout",
         "measure_figure.value-zeroing": "value zeroing",
@@ -61,7 +62,8 @@ STRINGS = {
         "measure_choice.value-zeroing": "值置零",
         "measure_help": "权重说明一个头看向哪里；其他度量说明一层真正用了什么。ALTI（Ferrando 等，2022）把注意力块对每个"
         "词元的输出拆成每个输入词元各一份，并衡量每一份占多少；ALTI 展开把它一路追溯到输入词元；值置零（Mohebbi 等，"
-        "2023）去掉一个词元的值向量，看每个输出移动了多远。这些度量每层只有一张图，而不是每个头一张：每行之和为 1。",
+        "2023）去掉一个词元的值向量，看每个输出移动了多远。这些度量每层只有一张图，而不是每个头一张：每行之和为 1。"
+        "显著性（梯度 × 输入）针对一个输出词元：图仍显示权重，其下的柱状图显示该词元依赖哪些输入词元。",
         "measure_figure.alti": "ALTI 贡献",
         "measure_figure.alti-rollout": "ALTI 展开",
         "measure_figure.value-zeroing": "值置零",
