@@ -14,6 +14,7 @@ from attnviz.attention.walkthrough import SentenceSteps, sentence_walkthrough
 from attnviz.excerpts import excerpt
 from attnviz.figures.sentence_steps import sentence_steps
 from attnviz.long_texts import leading_text
+from attnviz.looking import looking_using
 
 
 def captured_row(result, kind: str, shape: tuple, layer: int, head: int, row: int) -> np.ndarray | None:
@@ -163,3 +164,30 @@ def sentence_section(view: ViewState) -> None:
         fig, "sentence-steps", "explainer_sentence", view, figure_export.Source(heads=heads), model=view.model
     )
     st.dataframe(number_table(view, walk), hide_index=True, width="stretch")
+    looking_on_sentence(view, walk)
+
+
+def looking_on_sentence(view: ViewState, walk: SentenceSteps) -> None:
+    """The seed's "looking is not using" on the real head: for the walked query, the key with the most weight beside
+    the key whose value vector, removed, turns the head's output most (value zeroing within the head)."""
+    t = session.tr(view)
+    vectors = walk.vectors
+    if vectors.values is None:  # the walk-through has no value vectors to zero (the steps stop at the softmax)
+        return
+    keys = [f"{i} {token.text}" for i, token in enumerate(vectors.key_tokens)]
+    used = looking_using(keys, walk.steps.weights[0], vectors.values)  # (keys,) each
+    looked, most_used = int(used.weights.argmax()), int(used.contributions.argmax())
+    st.subheader(t("looking_sentence_title"))
+    said = t(
+        "looking_sentence",
+        token=vectors.query_tokens[walk.row].text,
+        looked=vectors.key_tokens[looked].text,
+        weight=f"{used.weights[looked]:.2f}",
+        used=vectors.key_tokens[most_used].text,
+        contribution=f"{used.contributions[most_used]:.2f}",
+    )
+    st.markdown(said + " " + t("looking_sentence_differs" if looked != most_used else "looking_sentence_same"))
+    columns = [t("looking_key"), t("looking_weight"), t("looking_value_norm"), t("looking_contribution")]
+    rows = zip(used.keys, used.weights, used.value_norms, used.contributions)
+    table = {name: list(values) for name, values in zip(columns, zip(*rows))}
+    st.dataframe(table, hide_index=True, width="stretch", key="w_looking_sentence_table")

@@ -77,7 +77,7 @@ st.header(t("explainer_mixture"))
 st.markdown(t("explainer_mixture_text"))
 figure_export.figure(figures.mixture(style=figures.FigureStyle(lang=view.lang)), "mixture", "explainer_mixture", view)
 
-# Looking is not using: the same mixture, its strongest key's value zeroed
+# 5. Looking is not using: the same mixture, its strongest key's value zeroed
 st.header(t("looking_title"))
 seed = seed_looking_using()
 strongest = int(seed.weights.argmax())
@@ -93,7 +93,7 @@ columns = [t("looking_key"), t("looking_weight"), t("looking_value_norm"), t("lo
 rows = zip(seed.keys, seed.weights, seed.value_norms, seed.contributions)
 st.dataframe({name: list(values) for name, values in zip(columns, zip(*rows))}, hide_index=True, key="w_looking_table")
 
-# 5. Multi-head: split, attend per head, merge
+# 6. Multi-head: split, attend per head, merge
 st.header(t("explainer_multihead"))
 st.markdown(t("explainer_multihead_text"))
 st.code(multi_head.SEED_MULTI_HEAD_CODE, language="python")

@@ -129,7 +129,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "explainer_mixture_text": "Looking for the mother of the 四不像 (Père David's deer): with 四不像 as the query "
         "and [鹿, 牛, 羊, 驴, 青蛙] as keys and values, the attention weights (after the softmax) are 1/3, 1/6, 1/4, "
         "1/4 and 0, so the answer is 1/3·鹿 + 1/6·牛 + 1/4·羊 + 1/4·驴 + 0·青蛙.",
-        "explainer_multihead": "5 · Multi-head attention: split, attend, merge",
+        "explainer_multihead": "6 · Multi-head attention: split, attend, merge",
         "explainer_multihead_text": "Multi-head attention splits the features into independent subspaces, computes "
         "attention in each one separately, and concatenates the results. Below, attnviz's own attention layer runs "
         "this on random input on the selected device; the table follows the tensor shapes step by step, as an "
@@ -307,7 +307,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "explainer_mixture": "4 · 四不像：加权混合",
         "explainer_mixture_text": "给四不像找妈妈：以四不像为查询，[鹿, 牛, 羊, 驴, 青蛙] 同时作为键和值，"
         "注意力权重（softmax 之后）分别为 1/3、1/6、1/4、1/4 和 0，于是结果是 1/3·鹿 + 1/6·牛 + 1/4·羊 + 1/4·驴 + 0·青蛙。",
-        "explainer_multihead": "5 · 多头注意力：拆分、计算、合并",
+        "explainer_multihead": "6 · 多头注意力：拆分、计算、合并",
         "explainer_multihead_text": "多头注意力把特征空间分成几个互不相交的子空间，在每个子空间内单独计算注意力，"
         "再把结果拼接起来。下面用 attnviz 自己的注意力层在所选设备上对随机输入运行一遍；表格逐步列出实现中的张量形状"
         "（b = 批大小，l = 长度，hdim = 隐藏维度）：",

@@ -26,7 +26,7 @@ STRINGS = {
         "measure_shares_target": "target prefix",
         "measure_shares_axis": "share of the prediction",
         "measure_computing": "Computing the measure (it runs the model once more)…",
-        "looking_title": "Looking is not using",
+        "looking_title": "5 · Looking is not using",
         "looking_text": "A weight says where a query *looks*, not what it *uses*. Take the 四不像 mixture above and give "
         "{animal}, the key with the highest weight ({weight}), a value vector of zeros. The output is still Σ αⱼ vⱼ; now "
         "remove each key's value in turn and see how far the output turns (value zeroing: 1 − cosine, shares summing "
@@ -37,6 +37,12 @@ STRINGS = {
         "looking_weight": "weight α",
         "looking_value_norm": "‖v‖",
         "looking_contribution": "contribution (value zeroing)",
+        "looking_sentence_title": "Looking is not using, on your sentence",
+        "looking_sentence": "In this head, **{token}** looks most at **{looked}** (weight {weight}), and removing "
+        "**{used}**'s value vector turns the head's output most (contribution {contribution}, value zeroing within "
+        "this head: 1 − cosine, shares summing to 1).",
+        "looking_sentence_differs": "The key it looks at most is not the key it uses most.",
+        "looking_sentence_same": "Here the key it looks at most is also the one it uses most.",
         "error.measure_shares_shape": "Shares of shape {shape} and {other} cannot be drawn for {targets} target tokens: "
         "give one source and one target-prefix share per token.",
         "agreement_agree": "Here, attention weights and contributions agree: ρ = {rho}",
@@ -75,7 +81,7 @@ STRINGS = {
         "measure_shares_target": "目标前缀",
         "measure_shares_axis": "在预测中的占比",
         "measure_computing": "正在计算度量（需要再运行一次模型）……",
-        "looking_title": "看见不等于用到",
+        "looking_title": "5 · 看见不等于用到",
         "looking_text": "权重说明一个查询*看向*哪里，而不是它*用到*了什么。以上面的四不像混合为例，把权重最高的键"
         "{animal}（权重 {weight}）的值向量设为全零。输出仍然是 Σ αⱼ vⱼ；现在依次去掉每个键的值，看输出转了多少"
         "（值置零：1 − 余弦，占比之和为 1）。{animal} 得到 {contribution}：去掉它什么都不变，尽管查询最看重它。"
@@ -85,6 +91,11 @@ STRINGS = {
         "looking_weight": "权重 α",
         "looking_value_norm": "值向量长度 ‖v‖",
         "looking_contribution": "贡献（值置零）",
+        "looking_sentence_title": "在你的句子上：看见不等于用到",
+        "looking_sentence": "在这个头里，**{token}** 最看重 **{looked}**（权重 {weight}），而去掉 **{used}** 的值向量"
+        "会让这个头的输出转得最多（贡献 {contribution}；在这个头内做值置零：1 − 余弦，占比之和为 1）。",
+        "looking_sentence_differs": "它看得最多的键，并不是它用得最多的键。",
+        "looking_sentence_same": "这里它看得最多的键，也正是它用得最多的键。",
         "error.measure_shares_shape": "形状为 {shape} 和 {other} 的占比无法画成 {targets} 个目标词元的图：每个词元"
         "需要一个源文占比和一个目标前缀占比。",
         "agreement_agree": "在这里，注意力权重与贡献一致：ρ = {rho}",

@@ -75,7 +75,13 @@ def test_the_explainer_walks_your_sentence_and_says_the_row_equals_the_capture(l
 def test_the_walk_through_a_teacher_uses_says_what_it_teaches(lang):
     at = open_page("page_scripts/how_attention_works.py", lang=lang, model="demo-decoder", text="从前有一只小猫。")
     numbers = [h.value.split(" ·")[0] for h in at.header]
-    assert numbers == ["1", "2", "3", "4", "5"]  # one section a number, in order
+    assert numbers == ["1", "2", "3", "4", "5", "6"]  # one section a number, in order
+    looking = next(d.value for d in at.dataframe if d.value.shape[1] == 4 and len(d.value) > 5)  # on the sentence
+    assert abs(looking.iloc[:, 3].sum() - 1) < 1e-6 and abs(looking.iloc[:, 1].sum() - 1) < 1e-6
+    assert any(
+        ("看见不等于用到" if lang == "zh" else "Looking is not using, on your sentence") in h.value
+        for h in at.subheader
+    )
     text = " ".join(m.value for m in at.markdown)
     assert "similarities are" not in text and "相似度分别" not in text  # after the softmax they are weights
     assert "pseudo-code" not in text and "原文伪代码" not in text  # never introduced on the page
