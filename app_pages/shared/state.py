@@ -10,15 +10,29 @@ from dataclasses import asdict, dataclass, fields
 
 from app_pages.explainer.steps import EXPLAINER_SEEDS, explainer_field, matrix_from_text
 from app_pages.shared.link_text import cut_in_link, link_params, text_in_link
+from app_pages.shared.view_groups import (
+    PAGE_FIELDS,
+    CompareView,
+    CoreView,
+    CorpusView,
+    DrawingView,
+    EffectsView,
+    ExplainerView,
+    HeadsView,
+    HeadView,
+    InputView,
+    LongTextView,
+    MapView,
+    QkView,
+    SelfAttentionView,
+    TranslateView,
+)
 from attnviz import analysis, measure_view, selection
 from attnviz.run import MODES
 
 # The Measure choice; value norms are `weighting`'s. Saliency draws the weights and its own bars beside them.
 MEASURE_CHOICES = ("weights", *measure_view.CONTRIBUTIONS, *measure_view.PER_OUTPUT_TOKEN)
 
-DEFAULT_MODEL = "demo-zh-en"
-DEFAULT_TEXT = "早上好！"
-DEFAULT_TARGET = "Good morning!"
 LANGUAGES = ("en", "zh")
 DEVICES = ("auto", "npu", "cuda", "cpu")
 LINK_TEXTS = ("text", "target", "text_b", "target_b")  # fields a link carries whole, packed when long (`link_text`)
@@ -26,65 +40,24 @@ COMPARE_SCOPES = ("all", "layer", "head")  # Compare: the diff of every head on 
 
 
 @dataclass
-class ViewState:
-    """What the pages show; every field round-trips through the URL query parameters of the same name."""
-
-    model: str = DEFAULT_MODEL
-    device: str = "auto"
-    lang: str = "en"
-    text: str = DEFAULT_TEXT
-    target: str = DEFAULT_TARGET
-    mode: str = "generate"
-    cross_aggregation: str = "alignment"  # Translate & align: one of selection.AGGREGATIONS for the cross map
-    layer: int = 0
-    head: int = 0
-    words: bool = True  # merge subword pieces into words
-    hide_special: bool = True  # hide special tokens (</s>, <pad>, [CLS] …)
-    threshold: float = 0.1  # weakest link drawn in the alignment and head-line views
-    step: int = 0  # generation step shown by the replay slider; 0 = all tokens
-    stack: str = "encoder"  # Self-attention page: encoder or decoder self-attention of an encoder-decoder model
-    self_aggregation: str = "head"  # Self-attention page: one of selection.SELF_AGGREGATIONS for the self map
-    rollout_first: int = 0  # Self-attention page, rollout: the first layer rolled through (`rollout_layers`)
-    rollout_last: int = 99  # … and the last (clamped to the model's last layer)
-    residual: bool = True  # rollout with the skip connection's 0.5·I term
-    qk_color: str = "position"  # Query–key space: colour points by position or token
-    qk_norm: bool = True  # Query–key space: keys centred on the queries, both of one mean length
-    qk_point: str = ""  # Query–key space: the picked point, "q3" (query 3) or "k5" (key 5); empty = none
-    ex_token: int = 0  # How attention works, on your sentence: the query token walked through
-    kind: str = "cross"  # Heads page: which map's heads
-    stat: str = "entropy"  # Heads page: the statistic of the layer × head heatmap
-    weighting: str = "weights"  # the attention pages: weights, or weighted by value norm (selection.WEIGHTINGS)
-    # Self-attention, Translate: the attention weights (as `weighting` says), or a measure of what each layer uses
-    # (measure_view.CONTRIBUTIONS), or saliency of one output token beside the weights; computed on demand
-    measure: str = "weights"
-    truncate: bool = True  # a text longer than the model reads keeps its first tokens (the page says what was cut)
-    long_model: bool = (
-        True  # Self-attention: a text the model cannot read whole opens on the catalogue's longest reader
-    )
-    lines_from: int = 0  # Self-attention, long text: the first token of the head-lines window
-    color_scale: str = (
-        "unit"  # heatmaps and grids: one of selection.COLOR_SCALES (the same colours on every head by default)
-    )
-    find_query: str = ""  # Self-attention, Find a head: the query token's label ("it #9"); empty = none picked
-    find_key: str = ""  # … and the key token's
-    lines_token: str = ""  # Self-attention, head lines: only this query token's lines (its label); empty = all
-    q: str = ""  # How attention works: the edited Q as "1,2;2,1;0,1" (rows split by ";"); empty = the seed's numbers
-    k: str = ""
-    v: str = ""
-    gold: str = ""  # Translate & align: gold links of the pair, Pharaoh format ("0-0 1?2")
-    gold_pair: str = (
-        ""  # … the pair those links were typed for (`gold_panel.pair_key`): other pairs leave them unscored
-    )
-    gold_reverse: str = ""  # … and a model translating the other way: only links both find count; empty = none
-    segmented: bool = False  # … a given pair typed as space-separated words: the model reads them joined (Chinese
-    # without spaces), the gold links index them (`attnviz.corpus.words.segmented`)
-    corpus: str = ""  # Corpus: the report folder opened
-    model_b: str = ""  # Compare: B's model; empty = A's (the sidebar's)
-    text_b: str = "晚上好！"  # Compare: B's text
-    target_b: str = ""  # Compare: B's target (translation models); empty = A's
-    compare_scope: str = "all"  # Compare: COMPARE_SCOPES, the heads the diff shows (with `layer`, `head`)
-    effects: bool = False  # Heads, Self-attention, Translate: head effects computed and shown (it runs the model)
-    find_effect: str = ""  # Find a head by effect: the target token's label ("morning #1"); empty = none picked
+class ViewState(
+    CompareView,
+    CorpusView,
+    ExplainerView,
+    QkView,
+    HeadsView,
+    SelfAttentionView,
+    TranslateView,
+    EffectsView,
+    DrawingView,
+    MapView,
+    HeadView,
+    LongTextView,
+    InputView,
+    CoreView,
+):
+    """What the pages show: the union of the groups of `view_groups` (which page owns which field); every field
+    round-trips through the URL query parameter of the same name."""
 
 
 _CHOICES = {
@@ -120,66 +93,6 @@ ALWAYS_IN_URL = (
     "head",
     "cross_aggregation",
 )  # the shareable core, even at default values
-_COMMON = ("model", "device", "lang")
-_INPUT = ("text", "mode", "target")  # the target only in pair mode: generated, it is the model's, not the link's
-_LINKS = ("words", "hide_special", "threshold", "color_scale", "weighting", "measure")
-_LONG = ("truncate",)  # a text longer than the model: whether it is cut (the page says what was)
-PAGE_FIELDS = {  # the fields each page uses: its link carries these and no others (navigation.PAGES names)
-    "translate": (
-        *_COMMON,
-        *_INPUT,
-        *_LONG,
-        "cross_aggregation",
-        "layer",
-        "head",
-        *_LINKS,
-        "step",
-        "gold",
-        "gold_pair",
-        "gold_reverse",
-        "segmented",
-        "effects",
-        "find_effect",
-    ),
-    "self": (
-        *_COMMON,
-        *_INPUT,
-        *_LONG,
-        "long_model",
-        "lines_from",
-        "stack",
-        "self_aggregation",
-        "layer",
-        "head",
-        *_LINKS,
-        "rollout_first",
-        "rollout_last",
-        "residual",
-        "find_query",
-        "find_key",
-        "lines_token",
-        "effects",
-        "find_effect",
-    ),
-    "heads": (*_COMMON, *_INPUT, *_LONG, "long_model", "kind", "stat", "layer", "head", "effects"),
-    "qk": (*_COMMON, *_INPUT, *_LONG, "kind", "layer", "head", "qk_color", "qk_norm", "qk_point"),
-    "explainer": (*_COMMON, *_INPUT, "q", "k", "v", "kind", "layer", "head", "ex_token"),
-    "open": (*_COMMON, *_INPUT),
-    "corpus": (*_COMMON, "corpus"),
-    "compare": (
-        *_COMMON,
-        "text",
-        "target",
-        "model_b",
-        "text_b",
-        "target_b",
-        "compare_scope",
-        "layer",
-        "head",
-        "weighting",
-        "hide_special",
-    ),
-}
 
 
 def view_options(

@@ -6,7 +6,8 @@ from __future__ import annotations
 import streamlit as st
 
 from app_pages.shared.session import VIEW, widget_key
-from app_pages.shared.state import DEFAULT_TARGET, DEFAULT_TEXT, ViewState
+from app_pages.shared.state import ViewState
+from app_pages.shared.view_groups import DEFAULT_TARGET, DEFAULT_TEXT
 
 TARGET_FOR = "attnviz_target_for"  # the source text the view's target was given for
 TRANSLATED = "attnviz_translated"  # (model, text, translation) the page last showed the model write
