@@ -437,6 +437,12 @@ def _add_compare_parser(commands) -> None:
     side.add_argument("--device", default="auto", help="device of A: auto, cpu, cuda, npu, mps")
     side.add_argument("--device-b", help="device of B (default: A's); the same model on two devices is a parity check")
     side.add_argument(
+        "--dtype-b",
+        choices=("float16", "bfloat16"),
+        help="run model B in this half precision (where B's device allows it: cuda, npu; float16 on mps); the same "
+        "model in two precisions is a parity check",
+    )
+    side.add_argument(
         "--pair-heads",
         action=argparse.BooleanOptionalAction,
         default=None,

@@ -70,13 +70,14 @@ class Request:
     top: int = 10
     # head-effects
     estimate: bool = True
-    # compare: B's model, text, target, map and device (None: A's), and whether heads are paired (None: when the
-    # models differ)
+    # compare: B's model, text, target, map and device (None: A's), B's dtype (None: float32), and whether heads are
+    # paired (None: when the models differ)
     model_b: str | None = None
     text_b: str | None = None
     target_b: str | None = None
     kind_b: str | None = None
     device_b: str | None = None
+    dtype_b: str | None = None
     pair_heads: bool | None = None
     # contributions
     method: str = "alti"

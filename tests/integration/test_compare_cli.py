@@ -1,15 +1,18 @@
 """`python -m attnviz compare` as a user calls it: the ranking CSV equals the library's comparison, two models get a
-head pairing, one model on one device reports parity, the diff figure is written, and bad input (empty B, a model
-B that reads another language, maps of different kinds, an unknown suffix) is one line with exit 2, in English and
+head pairing, one model on one device or in two precisions reports parity, the diff figure is written, and bad input (empty B, a model
+B that reads another language, maps of different kinds, an unknown suffix, a half precision the device cannot run) is one line with exit 2, in English and
 in Chinese."""
 
 from __future__ import annotations
 
 import csv
+import re
 
 import numpy as np
 import pytest
+import torch
 
+from attnviz.attention import precision
 from attnviz.attention.capture import capture
 from attnviz.compare import compare_captures
 from attnviz.models import load_model
@@ -88,3 +91,39 @@ def test_maps_of_different_kinds_and_unknown_suffixes_are_refused(capsys, tmp_pa
     assert code == 2 and "不同的词元" in one_line_error(err)
     code, _, err = run_cli(capsys, "compare", "-m", "x", "-t", "a", "-o", str(tmp_path / "r.gif"))
     assert code == 2 and ".csv" in one_line_error(err)
+
+
+def said_parity(said: str) -> tuple[float, int, int, float]:
+    """max |ΔP|, its layer and head, and the row-sum error, as stdout's parity line says them."""
+    found = re.search(r"max \|ΔP\| (\S+) \(layer (\d+), head (\d+)\); row-sum error (\S+)", said)
+    assert found, said
+    return float(found[1]), int(found[2]), int(found[3]), float(found[4])
+
+
+@pytest.mark.parametrize("family, dtype", [("gpt2", "bfloat16"), ("bert", "float16")])
+def test_one_model_in_two_precisions_reports_the_parity_numbers(
+    capsys, monkeypatch, tmp_path, tiny_folder, family, dtype
+):
+    # the CPU runs float32 only by policy; allowed here so the half-precision path runs on this machine
+    monkeypatch.setitem(precision._ALLOWED_DTYPES, "cpu", (torch.float32, torch.float16, torch.bfloat16))
+    folder, out = tiny_folder(family), tmp_path / "r.csv"
+    argv = ["compare", "-m", folder, "-t", TEXT_A, "--device", "cpu", "--dtype-b", dtype, "-o", str(out)]
+    code, said, _ = run_cli(capsys, *argv)
+    assert code == 0
+    most, layer, head, rows = said_parity(said)
+    # independently: the fp32 model cast by torch itself (not through load_model's dtype), the weights diffed in numpy
+    full, half = load_model(folder, "cpu"), load_model(folder, "cpu")
+    half.model.to(getattr(torch, dtype))
+    weights = [capture(handle, TEXT_A)["self"].weights.astype(np.float64) for handle in (full, half)]
+    per_head = np.abs(weights[0] - weights[1]).max(axis=(2, 3))  # (layers, heads)
+    assert 0 < per_head.max() < 0.1  # half precision moves the weights, a little
+    assert most == pytest.approx(per_head.max(), rel=0.01)  # stdout rounds to 3 digits
+    assert (layer, head) == np.unravel_index(np.argmax(per_head), per_head.shape)
+    assert rows == pytest.approx(max(np.abs(w.sum(-1) - 1).max() for w in weights), rel=0.01, abs=1e-12)
+
+
+@pytest.mark.parametrize("lang, words", [("en", "not allowed on cpu"), ("zh", "cpu 上不能使用")])
+def test_half_precision_where_the_device_cannot_run_it_is_one_line(capsys, tmp_path, lang, words):
+    argv = ["compare", "-m", "x", "-t", "hi", "--device-b", "cpu", "--dtype-b", "bfloat16", "--lang", lang]
+    code, _, err = run_cli(capsys, *argv, "-o", str(tmp_path / "r.csv"))
+    assert code == 2 and words in one_line_error(err)

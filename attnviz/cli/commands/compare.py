@@ -1,6 +1,7 @@
 """`attnviz compare`: A and B (two texts, two models or two devices) read, compared head by head
 (`attnviz.compare`), and written: the ranking as CSV (kind, layer, head, head_b, js) or the diff A − B as a figure.
-Stdout says the most changed head, and for one input read twice the parity numbers."""
+Stdout says the most changed head, and for one input read twice (two devices, or B in half precision with
+--dtype-b) the parity numbers."""
 
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ def run(request: Request) -> int:
     model_b = request.model_b or request.model
     text_b = request.text if request.text_b is None else request.text_b
     compare.check_text_b(text_b, model_b, declared_languages(model_b))
+    _check_dtype_b(request)
     quiet_libraries()
     handle_a = models.load_model(request.model, device=request.device)
     handle_b = _model_b(request, handle_a)
@@ -51,7 +53,8 @@ def run(request: Request) -> int:
         write_atomic(request.output, _csv(compared), overwrite=request.force)
     else:
         figure = _figure(compared, request, f"{handle_a.name} · {handle_b.name}")
-        recorded = {"compare": {"model_b": handle_b.name, "text_b": text_b, "target_b": target_b}}
+        dtype_b = request.dtype_b or "float32"
+        recorded = {"compare": {"model_b": handle_b.name, "text_b": text_b, "target_b": target_b, "dtype_b": dtype_b}}
         write_figure_file(
             request.output, figure, fmt, "compare", request.force, capture=result_a, recorded=recorded,
             engine=request.engine,
@@ -67,12 +70,22 @@ def _format(output: Path) -> str:
     return fmt
 
 
+def _check_dtype_b(request: Request) -> None:
+    """--dtype-b refused before any model loads where B's device cannot run it (the CPU runs float32 only)."""
+    if request.dtype_b is None:
+        return
+    from attnviz.attention.precision import dtype_policy  # torch: only when B asks for a dtype
+    from attnviz.devices import resolve_device  # torch: only when B asks for a dtype
+
+    dtype_policy(resolve_device(request.device_b or request.device), request.dtype_b)
+
+
 def _model_b(request: Request, handle_a):
-    """Model B: model A itself when neither --model-b nor --device-b names another."""
+    """Model B: model A itself when neither --model-b, --device-b nor --dtype-b names another."""
     name, device = request.model_b or request.model, request.device_b or request.device
-    if name == request.model and device == request.device:
+    if name == request.model and device == request.device and request.dtype_b is None:
         return handle_a
-    return models.load_model(name, device=device)
+    return models.load_model(name, device=device, dtype=request.dtype_b)
 
 
 def _say(compared: compare.Comparison, result_a, result_b, request: Request) -> None:
