@@ -119,7 +119,7 @@ def main() -> None:
     section = render(timing(repeats), agreement(), repeats)
     print(section)
     if not args.no_write:
-        write_section("head-effects", section)
+        write_section("head_effects", section)  # \w+ names: run.py keeps only those
 
 
 if __name__ == "__main__":
