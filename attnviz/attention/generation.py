@@ -36,9 +36,9 @@ class Watch(Protocol):
     def beam_processor(self) -> LogitsProcessor:
         """A logits processor that sees the running beams at each step of beam search (and changes no score)."""
 
-    def replaying(self, model, recorder: WeightRecorder, text: str) -> AbstractContextManager:
-        """While the model writes `text`'s continuation under `recorder`: a context giving `model.generate` its
-        streamer."""
+    def replaying(self, model, recorder: WeightRecorder, text: str, source: list[Token]) -> AbstractContextManager:
+        """While the model writes `text`'s continuation (`source`: the tokens it read) under `recorder`: a context
+        giving `model.generate` its streamer."""
 
 
 def generate(
@@ -90,7 +90,7 @@ def generate(
         num_return_sequences=1,
         pad_token_id=pad_id_of(tokenizer, model),
     )
-    output, recorder = _write(model, options, beams, first, watch, text)
+    output, recorder = _write(model, options, beams, first, watch, (text, source.tokens))
     sequence = output.sequences[0].tolist()
     roles = recorder.modules_by_role(handle.is_seq2seq)
     generated = sequence[first:]
@@ -105,7 +105,7 @@ def generate(
     return replace(written, provenance=build_provenance(handle, text, written.target_text, options | read.options()))
 
 
-def _write(model, options: dict, beams: int, first: int, watch: Watch | None = None, text: str = ""):
+def _write(model, options: dict, beams: int, first: int, watch: Watch | None = None, read: tuple = ("", [])):
     """The model writes under the recorder: greedily, or (beams > 1) the ids that an unrecorded beam search chose,
     replayed one token at a time with batch 1. Returns (generate's output with raw logits, the recorder)."""
     chosen = None
@@ -116,7 +116,7 @@ def _write(model, options: dict, beams: int, first: int, watch: Watch | None = N
         options = options | {"max_new_tokens": len(chosen)}
     with (
         recording(model) as recorder,
-        nullcontext() if watch is None else watch.replaying(model, recorder, text) as streamer,
+        nullcontext() if watch is None else watch.replaying(model, recorder, *read) as streamer,
     ):
         recorder.defer_norms = True  # value norms of each module's last call only: the one that sees every key
         output = model.generate(

@@ -28,7 +28,7 @@ from transformers.generation.streamers import BaseStreamer
 from attnviz.attention.generation import generate, generated_tokens, scored_steps, step_rows, written_tokens
 from attnviz.attention.recorder import WeightRecorder
 from attnviz.models import ModelHandle
-from attnviz.types import AttentionCapture, GenerationStep
+from attnviz.types import AttentionCapture, GenerationStep, Token
 
 
 @dataclass(frozen=True)
@@ -52,11 +52,13 @@ class LiveBeams:
 @dataclass(frozen=True)
 class LiveStep:
     """Token `index` (0-based) as the model wrote it: `step` is the `GenerationStep` the finished capture holds for
-    it (token, probability, alternatives, self and cross rows); `text` what is written so far."""
+    it (token, probability, alternatives, self and cross rows); `text` what is written so far; `source` the tokens
+    the model read (a translator's cross-attention keys, a decoder's prompt)."""
 
     index: int
     step: GenerationStep
     text: str
+    source: tuple[Token, ...]
 
 
 @dataclass(frozen=True)
@@ -112,8 +114,9 @@ class _StepStreamer(BaseStreamer):
     """`model.generate`'s streamer during the recorded writing: after each written token, the step read from the
     recorder and the step's logits (kept by a forward hook on the model, as generation keeps its `output_logits`)."""
 
-    def __init__(self, handle: ModelHandle, recorder: WeightRecorder, text: str, send, stopped: threading.Event):
-        self.handle, self.recorder, self.text, self.send, self.stopped = handle, recorder, text, send, stopped
+    def __init__(self, handle: ModelHandle, recorder: WeightRecorder, read: tuple[str, list[Token]], send, stopped):
+        self.handle, self.recorder, self.send, self.stopped = handle, recorder, send, stopped
+        self.text, self.source = read[0], tuple(read[1])
         self.ids: list[int] = []
         self.logits: torch.Tensor | None = None
         self.started = False
@@ -143,7 +146,7 @@ class _StepStreamer(BaseStreamer):
         (step,) = scored_steps(
             self.handle.tokenizer, [GenerationStep(tokens[-1], self_row, cross_row)], [token_id], [self.logits]
         )
-        return LiveStep(index, step, text.strip())
+        return LiveStep(index, step, text.strip(), self.source)
 
 
 class _Watch:
@@ -158,8 +161,8 @@ class _Watch:
         return _BeamWatcher(self.handle.tokenizer, first, self.send, self.stopped)
 
     @contextmanager
-    def replaying(self, model, recorder: WeightRecorder, text: str):
-        self.streamer = _StepStreamer(self.handle, recorder, text, self.send, self.stopped)
+    def replaying(self, model, recorder: WeightRecorder, text: str, source: list[Token]):
+        self.streamer = _StepStreamer(self.handle, recorder, (text, source), self.send, self.stopped)
         hook = model.register_forward_hook(self.streamer.keep_logits)
         try:
             yield self.streamer

@@ -14,7 +14,10 @@ import torch
 from attnviz.attention.generation import generate
 from attnviz.attention.live import LiveBeams, LiveFinished, LiveStep, write_live
 from attnviz.attention.recorder import state_of
+from attnviz.figures.live import step_row
+from attnviz.figures.style import FigureStyle
 from attnviz.models import load_model
+from attnviz.run import RunRequest, run_live, run_recorded
 
 TEXT = "早上好！Good morning"  # the tiny random models write otherwise with 3 beams than greedily
 
@@ -133,3 +136,20 @@ def test_errors_reach_the_caller(tiny_folder):
     handle = load_model(tiny_folder("marian"), "cpu")
     with pytest.raises(ValueError):
         list(write_live(handle, TEXT, max_new_tokens=0))
+
+
+def test_run_live_finishes_with_run_recorded_and_draws_each_step(tiny_folder):
+    """The faces' entry (`run.run_live`): its capture is `run_recorded`'s, provenance options included, and each
+    step's figure draws the step's cross row over the source tokens, bars summing to 1."""
+    handle = load_model(tiny_folder("marian"), "cpu")
+    request = RunRequest(TEXT, None, "generate", max_new_tokens=5)
+    items = list(run_live(handle, request))
+    expected = run_recorded(handle, request)
+    _assert_same_capture(items[-1].capture, expected)
+    assert items[-1].capture.provenance["options"] == expected.provenance["options"]
+    for item in items[:-1]:
+        assert item.source == tuple(expected.maps["cross"].key_tokens)
+        figure = step_row(item.step.cross_weights, item.source, item.step.token, style=FigureStyle(lang="zh"))
+        bars = np.asarray(figure.data[0].y)
+        np.testing.assert_allclose(bars, item.step.cross_weights.mean(axis=(0, 1)), rtol=0, atol=0)
+        assert bars.sum() == pytest.approx(1.0, abs=1e-5) and "写" in figure.layout.title.text
