@@ -30,6 +30,7 @@ def step_row(weights: np.ndarray, keys: Sequence[Token], token: Token, *, style:
     labels = [f"{i}: {token_label(key)}" for i, key in enumerate(keys)]  # positions keep repeated tokens apart
     figure = go.Figure(go.Bar(x=labels, y=mean, marker_color=BAR_COLOR, hovertemplate="%{x}: %{y:.3f}<extra></extra>"))
     heading = style.heading(None, words["live_figure_title"].format(token=token_label(token)))
-    figure.update_layout(**style.layout(heading, max(MIN_WIDTH_PX, 120 + BAR_PX * len(keys)), HEIGHT_PX))
+    width = max(MIN_WIDTH_PX, 120 + BAR_PX * len(keys))
+    figure.update_layout(**style.layout(heading, width, HEIGHT_PX, meta=dict(view="live_step")))
     figure.update_yaxes(title=words["live_figure_axis"], range=[0, 1])
     return figure
