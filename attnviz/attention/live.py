@@ -118,11 +118,13 @@ class _StepStreamer(BaseStreamer):
         self.handle, self.recorder, self.send, self.stopped = handle, recorder, send, stopped
         self.text, self.source = read[0], tuple(read[1])
         self.ids: list[int] = []
-        self.logits: torch.Tensor | None = None
+        # Per forward call, its next-token logits (batch 1, vocab): on CUDA generation hands a token to the streamer
+        # one step late (its deferred stop check), after the next call has run.
+        self.logits: dict[int, torch.Tensor | None] = {}
         self.started = False
 
     def keep_logits(self, module, args, output) -> None:
-        self.logits = output.logits[:, -1].to(copy=True, dtype=torch.float32)  # (batch 1, vocab)
+        self.logits[len(self.logits)] = output.logits[:, -1].to(copy=True, dtype=torch.float32)
 
     def put(self, value: torch.Tensor) -> None:
         if self.stopped.is_set():
@@ -144,8 +146,9 @@ class _StepStreamer(BaseStreamer):
         cross_row = step_rows(self.recorder, roles["cross"], range(index, index + 1))[0] if seq2seq else None
         text, tokens = written_tokens(self.handle, self.text, self.ids)
         (step,) = scored_steps(
-            self.handle.tokenizer, [GenerationStep(tokens[-1], self_row, cross_row)], [token_id], [self.logits]
+            self.handle.tokenizer, [GenerationStep(tokens[-1], self_row, cross_row)], [token_id], [self.logits[index]]
         )
+        self.logits[index] = None  # read once: drop it
         return LiveStep(index, step, text.strip(), self.source)
 
 
