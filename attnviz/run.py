@@ -14,8 +14,9 @@ The decisions live here and nowhere else:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import closing
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from attnviz import memory, selection, settings
@@ -24,6 +25,7 @@ from attnviz.long_texts import token_count
 from attnviz.provenance import with_provenance
 
 if TYPE_CHECKING:
+    from attnviz.attention.live import LiveItem
     from attnviz.attention.ondemand import LazyCapture
     from attnviz.models import ModelHandle
     from attnviz.types import AttentionCapture
@@ -109,6 +111,21 @@ def run(
     if target is None:
         return read(handle, request.text, truncate=request.truncate)
     return read(handle, request.text, target, truncate=request.truncate)
+
+
+def run_live(handle: ModelHandle, request: RunRequest) -> Iterator[LiveItem]:
+    """`run_recorded` of a generation, step by step as the model writes (`attention.live.write_live`): the beams,
+    each written step, then `LiveFinished` whose capture is `run_recorded(handle, request)`'s, provenance and all, for
+    a request in mode "generate" that `run` captures whole (a translator's generation always is)."""
+    from attnviz.attention.live import LiveFinished, write_live  # torch: only once a model runs
+
+    options = (request.max_new_tokens, request.truncate, request.num_beams)
+    with closing(write_live(handle, request.text, *options)) as items:  # a caller that leaves stops the model
+        for item in items:
+            if isinstance(item, LiveFinished):
+                recorded = with_provenance(item.capture, handle, recorded_options(request, item.capture))
+                item = replace(item, capture=recorded)
+            yield item
 
 
 def run_pairs(handle: ModelHandle, pairs: Sequence[tuple[str, str]]) -> list[AttentionCapture]:

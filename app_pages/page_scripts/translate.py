@@ -17,7 +17,7 @@ from app_pages.shared import (
 )
 from app_pages.shared.page_errors import shown_errors
 from app_pages.shared.state import view_options
-from app_pages.translate import gold_panel, pair_target
+from app_pages.translate import gold_panel, live_panel, pair_target
 from attnviz import focus, replay, selection
 from attnviz.corpus.view import gold_record
 from attnviz.excerpts import excerpt
@@ -63,6 +63,7 @@ with shown_errors(view):
                 )
             )
             pair_target.remember(view, result.target_text)
+            live_panel.watch(view, read, handle)  # the same writing, token by token, above its replay
         drawn = caches.measured(read, handle, result)  # the weights, or the measure chosen (one map per layer)
         measuring = controls.measuring(view)
         cross = drawn["cross"]

@@ -8,10 +8,13 @@ greedy decoding, need not have ranked first)."""
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
+from typing import Protocol
 
 import numpy as np
 import torch
+from transformers import LogitsProcessor
 
 from attnviz import usage
 from attnviz.attention.batching import decoder_start, pad_id_of, sequence_tokens, start_token
@@ -26,8 +29,25 @@ from attnviz.tokens import shown, special_ids, tokens_for_ids, vocabulary_token
 from attnviz.types import AttentionCapture, AttentionMap, GenerationStep, Token, map_specs
 
 
+class Watch(Protocol):
+    """Someone watching the model write (`attention.live`): told of the beams of an unrecorded beam search, and of
+    each step of the recorded writing as it is made. Watching changes no number the model computes."""
+
+    def beam_processor(self) -> LogitsProcessor:
+        """A logits processor that sees the running beams at each step of beam search (and changes no score)."""
+
+    def replaying(self, model, recorder: WeightRecorder, text: str, source: list[Token]) -> AbstractContextManager:
+        """While the model writes `text`'s continuation (`source`: the tokens it read) under `recorder`: a context
+        giving `model.generate` its streamer."""
+
+
 def generate(
-    handle: ModelHandle, text: str, max_new_tokens: int = 32, truncate: bool = False, num_beams: int | None = None
+    handle: ModelHandle,
+    text: str,
+    max_new_tokens: int = 32,
+    truncate: bool = False,
+    num_beams: int | None = None,
+    watch: Watch | None = None,
 ) -> AttentionCapture:
     """Let the model write and record, for every generated token, what it attended to.
 
@@ -40,6 +60,7 @@ def generate(
     covers the prompt and all generated tokens but the last (the last one was never read back by the model).
     The capture's provenance has the text given and the text written as its source and target texts.
     A text longer than the model reads is refused, unless `truncate=True` keeps its first tokens.
+    `watch` (`attention.live.write_live` passes one) sees each step as it is written.
     """
     text = check_text_length(check_text(text))
     if handle.kind == "encoder":
@@ -69,7 +90,7 @@ def generate(
         num_return_sequences=1,
         pad_token_id=pad_id_of(tokenizer, model),
     )
-    output, recorder = _write(model, options, beams, first)
+    output, recorder = _write(model, options, beams, first, watch, (text, source.tokens))
     sequence = output.sequences[0].tolist()
     roles = recorder.modules_by_role(handle.is_seq2seq)
     generated = sequence[first:]
@@ -84,17 +105,22 @@ def generate(
     return replace(written, provenance=build_provenance(handle, text, written.target_text, options | read.options()))
 
 
-def _write(model, options: dict, beams: int, first: int):
+def _write(model, options: dict, beams: int, first: int, watch: Watch | None = None, read: tuple = ("", [])):
     """The model writes under the recorder: greedily, or (beams > 1) the ids that an unrecorded beam search chose,
     replayed one token at a time with batch 1. Returns (generate's output with raw logits, the recorder)."""
     chosen = None
     if beams > 1:
+        watching = {} if watch is None else {"logits_processor": [watch.beam_processor()]}
         with torch.no_grad():
-            chosen = model.generate(**options, num_beams=beams)[0, first:].tolist()
+            chosen = model.generate(**options, num_beams=beams, **watching)[0, first:].tolist()
         options = options | {"max_new_tokens": len(chosen)}
-    with recording(model) as recorder:
+    with (
+        recording(model) as recorder,
+        nullcontext() if watch is None else watch.replaying(model, recorder, *read) as streamer,
+    ):
         recorder.defer_norms = True  # value norms of each module's last call only: the one that sees every key
         output = model.generate(
+            streamer=streamer,
             **options,
             num_beams=1,
             logits_processor=None if chosen is None else [ForcedTokens(chosen, first)],
@@ -131,7 +157,7 @@ def _piece_text(tokenizer, token_id: int) -> str:
     return shown(vocabulary_token(tokenizer, token_id))
 
 
-def _generated_tokens(tokenizer, ids: list[int]) -> tuple[str, list[Token]]:
+def generated_tokens(tokenizer, ids: list[int]) -> tuple[str, list[Token]]:
     specials = special_ids(tokenizer)
     written = tokenizer.decode(
         [i for i in ids if i not in specials], skip_special_tokens=True, clean_up_tokenization_spaces=False
@@ -139,7 +165,20 @@ def _generated_tokens(tokenizer, ids: list[int]) -> tuple[str, list[Token]]:
     return written, tokens_for_ids(tokenizer, ids, written, target=True)
 
 
-def _step_rows(recorder: WeightRecorder, names: list[str], calls: range) -> list[np.ndarray]:
+def written_tokens(handle, text: str, ids: list[int]) -> tuple[str, list[Token]]:
+    """The text written as `ids` and its tokens: a translator's target with offsets into itself (stripped); a
+    decoder's continuation as decoded, its tokens' offsets into `text` + the continuation."""
+    if handle.is_seq2seq:
+        return generated_tokens(handle.tokenizer, ids)
+    written = handle.tokenizer.decode(ids, skip_special_tokens=True, clean_up_tokenization_spaces=False)
+    # Offsets of generated tokens refer to the generated text; shift them past the prompt to index text + written.
+    tokens = tokens_for_ids(handle.tokenizer, ids, written)
+    return written, [
+        replace(t, start=t.start + len(text), end=t.end + len(text)) if not t.special else t for t in tokens
+    ]
+
+
+def step_rows(recorder: WeightRecorder, names: list[str], calls: range) -> list[np.ndarray]:
     """Per forward call (decode step), each layer's last query row: [(layers, heads, keys_at_step)]."""
     return [np.stack([recorder.calls[name][call].numpy()[0, :, -1, :] for name in names]) for call in calls]
 
@@ -152,10 +191,10 @@ def _latest_norms(recorder: WeightRecorder, names: list[str], shape: tuple[int, 
 
 def _seq2seq_generation(handle, text, source: Encoded, generated, recorder: WeightRecorder, roles) -> AttentionCapture:
     tokenizer = handle.tokenizer
-    written, target_tokens = _generated_tokens(tokenizer, generated)
+    written, target_tokens = generated_tokens(tokenizer, generated)
     steps_count = len(generated)
-    self_rows = _step_rows(recorder, roles["decoder"], range(steps_count))  # step i: (layers, heads, i + 1)
-    cross_rows = _step_rows(recorder, roles["cross"], range(steps_count))  # step i: (layers, heads, source)
+    self_rows = step_rows(recorder, roles["decoder"], range(steps_count))  # step i: (layers, heads, i + 1)
+    cross_rows = step_rows(recorder, roles["cross"], range(steps_count))  # step i: (layers, heads, source)
     layers, heads = self_rows[0].shape[:2]
     decoder = np.zeros((layers, heads, steps_count, steps_count), dtype=np.float32)  # causal cells stay exactly 0
     for i, row in enumerate(self_rows):
@@ -183,16 +222,12 @@ def _seq2seq_generation(handle, text, source: Encoded, generated, recorder: Weig
 
 
 def _decoder_generation(handle, text, source: Encoded, generated, recorder: WeightRecorder, roles) -> AttentionCapture:
-    tokenizer = handle.tokenizer
     names = roles["self"]
     prompt_length = len(source.ids)
-    # Offsets of generated tokens refer to the generated text; shift them past the prompt to index text + written.
-    written = tokenizer.decode(generated, skip_special_tokens=True, clean_up_tokenization_spaces=False)
+    written, shifted = written_tokens(handle, text, generated)
     full_text = text + written
-    new_tokens = tokens_for_ids(tokenizer, generated, written)
-    shifted = [replace(t, start=t.start + len(text), end=t.end + len(text)) if not t.special else t for t in new_tokens]
     prefill = recorder.stack([(name, 0) for name in names])[:, 0]  # (layers, heads, prompt, prompt)
-    rows = [prefill[:, :, -1, :]] + _step_rows(recorder, names, range(1, len(generated)))
+    rows = [prefill[:, :, -1, :]] + step_rows(recorder, names, range(1, len(generated)))
     total = prompt_length + len(generated) - 1
     layers, heads = prefill.shape[:2]
     weights = np.zeros((layers, heads, total, total), dtype=np.float32)
