@@ -95,7 +95,7 @@ def find_by_effect(view: ViewState, handle, name: str, kind: str) -> None:
     t = tr(view)
     st.subheader(t("effects_find_title"))
     if handle.kind == "encoder":
-        st.info(t("effects_find_encoder", model=name), icon=":material/info:")
+        st.caption(t("effects_find_encoder", model=name))  # a plain note: nothing went wrong, there is no target
         return
     st.caption(t("effects_find_intro"))
     if not view.effects:

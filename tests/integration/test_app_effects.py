@@ -129,7 +129,7 @@ def test_an_encoder_measures_its_output_and_has_no_target_token_to_rank_by(tiny_
     _same(_grid(chart), direct.total["self"])
     assert i18n.t("effects_figure_cosine") in chart["layout"]["title"]["text"]
     assert i18n.t("effects_meaning_cosine") in _said(at)
-    said = [info.value for info in at.info]
+    said = [caption.value for caption in at.caption]  # a note, not an alert: nothing went wrong
     assert i18n.t("effects_find_encoder", model=model) in said
     _click_head(at, chart, 1, 3)
     assert_page_ok(at)
