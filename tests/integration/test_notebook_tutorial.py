@@ -24,6 +24,7 @@ from pathlib import Path
 import nbformat
 import plotly.io as pio
 import pytest
+import torch
 from ipykernel.kernelspec import write_kernel_spec
 from jupyter_client.kernelspec import KernelSpecManager
 from jupyter_client.manager import KernelManager
@@ -57,7 +58,10 @@ def executed(tmp_path_factory):
         resources={"metadata": {"path": str(REPO)}},  # the kernel's working folder
     )
     path = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
-    client.execute(env={**os.environ, "PYTHONPATH": path})
+    # the kernel computes on as many torch threads as this process (one under pytest-xdist), so that its weights
+    # are bit-equal to the ones the test draws here: a float sum's last bit depends on how it was split over threads
+    threads = str(torch.get_num_threads())
+    client.execute(env={**os.environ, "PYTHONPATH": path, "OMP_NUM_THREADS": threads, "MKL_NUM_THREADS": threads})
     return notebook
 
 
