@@ -28,9 +28,12 @@ with shown_errors(view):
     controls = st.columns([2, 1, 1])
     layers, heads = compared.diff.shape[:2]
     session.bound(
-        controls[0].segmented_control, "compare_scope", t("compare_scope"), options=COMPARE_SCOPES,
+        controls[0].segmented_control,
+        "compare_scope",
+        t("compare_scope"),
+        options=COMPARE_SCOPES,
         format_func=lambda scope: t(f"compare_scope_{scope}"),
-    )  # fmt: skip
+    )
     scope = view.compare_scope or "all"
     layer = session.bound(controls[1].selectbox, "layer", t("layer"), options=range(layers))
     head = session.bound(controls[2].selectbox, "head", t("head"), options=range(heads))
@@ -65,10 +68,13 @@ with shown_errors(view):
         st.subheader(t("compare_parity_title"))
         st.caption(
             t(
-                "compare_parity", max=parity.max_difference, layer=parity.worst_layer, head=parity.worst_head,
+                "compare_parity",
+                max=parity.max_difference,
+                layer=parity.worst_layer,
+                head=parity.worst_head,
                 rows=parity.row_sum_error,
             )
-        )  # fmt: skip
+        )
     st.subheader(t("compare_ranking"))
     if runs.model_b(view) != view.model:
         st.caption(t("compare_paired_note"))

@@ -94,11 +94,13 @@ def test_two_models_with_one_tokenizer_are_paired_head_by_head_at_least_cost(tin
         heads = a["self"].num_heads
         costs = np.array(
             [
-                [js_by_hand(a["self"].weights[[layer]][:, [i]], b["self"].weights[[layer]][:, [j]], same, same)[0, 0]
-                 for j in range(heads)]
+                [
+                    js_by_hand(a["self"].weights[[layer]][:, [i]], b["self"].weights[[layer]][:, [j]], same, same)[0, 0]
+                    for j in range(heads)
+                ]
                 for i in range(heads)
             ]
-        )  # fmt: skip
+        )
         best = min(itertools.permutations(range(heads)), key=lambda order: costs[range(heads), order].sum())
         assert costs[range(heads), paired.heads_b[layer]].sum() == pytest.approx(costs[range(heads), best].sum())
         np.testing.assert_allclose(paired.divergence[layer], costs[range(heads), paired.heads_b[layer]], atol=1e-6)

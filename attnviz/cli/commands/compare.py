@@ -56,9 +56,15 @@ def run(request: Request) -> int:
         dtype_b = request.dtype_b or "float32"
         recorded = {"compare": {"model_b": handle_b.name, "text_b": text_b, "target_b": target_b, "dtype_b": dtype_b}}
         write_figure_file(
-            request.output, figure, fmt, "compare", request.force, capture=result_a, recorded=recorded,
+            request.output,
+            figure,
+            fmt,
+            "compare",
+            request.force,
+            capture=result_a,
+            recorded=recorded,
             engine=request.engine,
-        )  # fmt: skip
+        )
     print(request.output)
     return 0
 
