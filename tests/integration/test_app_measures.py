@@ -12,10 +12,14 @@ from streamlit.testing.v1 import AppTest
 
 from attnviz import agreement, selection
 from attnviz.attention.capture import capture
+from attnviz.errors import InputError
+from attnviz.looking import seed_looking_using
+from attnviz.measures import table
 from attnviz.measures.alti import alti
 from attnviz.measures.value_zeroing import value_zeroing
 from attnviz.models import load_model
 from tests.support.app import open_by_link as app
+from tests.support.figure_reading import plotly_array
 
 PAIR = {"text": "早上好！", "target": "Good morning!", "mode": "pair", "words": 0, "hide": 0}
 
@@ -42,8 +46,6 @@ def _view(at: AppTest, name: str) -> dict:
 
 
 def _z(spec: dict) -> np.ndarray:
-    from tests.support.figure_reading import plotly_array
-
     return plotly_array(spec["data"][0]["z"])
 
 
@@ -75,7 +77,6 @@ def test_alti_on_translate_draws_the_shares_and_the_agreement_line(marian):
     measured = alti(handle, PAIR["text"], PAIR["target"])
     np.testing.assert_allclose(_z(_view(at, "heatmap")), measured["cross"].weights[1, 0], atol=1e-6)
     shares = next(spec for spec in _specs(at) if spec["data"][0].get("type") == "bar")
-    from tests.support.figure_reading import plotly_array
 
     source, target = (plotly_array(trace["y"]) for trace in shares["data"])
     np.testing.assert_allclose(source, measured.shares.source_share, atol=1e-6)
@@ -101,9 +102,6 @@ def test_self_attention_draws_alti_rollout_in_chinese(marian):
 
 
 def test_a_measure_the_architecture_cannot_compute_is_a_sentence(marian, monkeypatch):
-    from attnviz.errors import InputError
-    from attnviz.measures import table
-
     def refuses(*args, **kwargs):
         raise InputError("block_not_found", measure="ALTI", layer="x", model="m")
 
@@ -115,8 +113,6 @@ def test_a_measure_the_architecture_cannot_compute_is_a_sentence(marian, monkeyp
 
 
 def test_how_attention_works_shows_looking_is_not_using_with_computed_numbers():
-    from attnviz.looking import seed_looking_using
-
     at = _open("page_scripts/how_attention_works.py", lang="zh")
     assert any("看见不等于用到" in header.value for header in at.header)
     seed = seed_looking_using()

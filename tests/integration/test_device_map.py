@@ -12,8 +12,10 @@ import transformers
 
 import attnviz
 from attnviz.errors import ModelLoadError
+from attnviz.export import load_capture
 from attnviz.models import load_model
 from tests.support import tiny
+from tests.support.cli import one_line_error, run_cli
 
 LAYERS = 12
 TEXT = "早上好！Attention lets every token look at every other token."
@@ -102,9 +104,6 @@ def test_a_max_memory_that_holds_the_model_loads_it_on_the_cpu_alone(qwen):
 
 
 def test_the_cli_captures_an_offloaded_model_as_it_captures_one_device(qwen, tmp_path, capsys):
-    from attnviz.export import load_capture
-    from tests.support.cli import run_cli
-
     folder, size = qwen
     common = ("capture", "--model", folder, "--text", TEXT, "--device", "cpu")
     placed = ("--max-memory", f"cpu={size // 2}", "--offload-folder", str(tmp_path / "offload"))
@@ -121,7 +120,5 @@ def test_the_cli_captures_an_offloaded_model_as_it_captures_one_device(qwen, tmp
     [("--max-memory", "npu:0=lots", "a size like 30GiB"), ("--device-map", "everywhere", "JSON")],
 )
 def test_a_bad_placement_option_is_one_line_and_exit_2(capsys, tmp_path, option, value, said):
-    from tests.support.cli import one_line_error, run_cli
-
     code, _, err = run_cli(capsys, "capture", "--model", "demo-decoder", "--text", "x", option, value, "-o", "x.json")
     assert code == 2 and said in one_line_error(err) and option in err

@@ -11,9 +11,11 @@ import math
 import numpy as np
 from streamlit.testing.v1 import AppTest
 
-from attnviz import find_head, selection
+from attnviz import analysis, find_head, i18n, selection
 from attnviz.attention.capture import capture
+from attnviz.attention.generation import generate
 from attnviz.models import load_model
+from attnviz.run import MAX_NEW_TOKENS
 from tests.support.app import open_by_link
 
 TEXT = "the cat saw the dog because it was tired"
@@ -93,15 +95,10 @@ def test_giving_the_translation_starts_from_the_model_s_translation_of_this_text
 
 
 def capture_translation(model: str, text: str) -> str:
-    from attnviz.attention.generation import generate
-    from attnviz.run import MAX_NEW_TOKENS
-
     return generate(load_model(model, "cpu"), text, max_new_tokens=MAX_NEW_TOKENS).target_text or ""
 
 
 def test_the_heads_table_says_what_each_role_means_in_both_languages(tiny_folder):
-    from attnviz import analysis, i18n
-
     text = "the cat sat and the cat ran"  # "the cat" comes twice: the induction score applies
     for lang in ("en", "zh"):
         at = _open("page_scripts/heads.py", model=tiny_folder("bert"), text=text, kind="self", lang=lang)
