@@ -7,7 +7,7 @@ from (`generation.step_rows`, `generation.scored_steps`), never computed again:
 - with beam search, first the search's running beams after each step (`LiveBeams`: each beam's text so far and its
   score, the sum of the log-probabilities beam search ranks by), unrecorded as in `generate`;
 - then each written token (`LiveStep`): the token, its probability and top alternatives, the step's decoder
-  self-attention row and cross-attention row (layers, heads, keys), and the text written so far;
+  self-attention row and cross-attention row (layers, heads, keys), and the text and tokens written so far;
 - last, `LiveFinished`: the capture, and for each beam step the beam that went on to win.
 
 The generator can be left early (`close()`, or a loop that breaks): the model stops at its next step and is restored.
@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 from transformers import LogitsProcessor
 from transformers.generation.streamers import BaseStreamer
@@ -52,13 +53,27 @@ class LiveBeams:
 @dataclass(frozen=True)
 class LiveStep:
     """Token `index` (0-based) as the model wrote it: `step` is the `GenerationStep` the finished capture holds for
-    it (token, probability, alternatives, self and cross rows); `text` what is written so far; `source` the tokens
-    the model read (a translator's cross-attention keys, a decoder's prompt)."""
+    it (token, probability, alternatives, self and cross rows); `text` what is written so far and `written` its
+    tokens (this step's last); `source` the tokens the model read (a translator's cross-attention keys, a decoder's
+    prompt)."""
 
     index: int
     step: GenerationStep
     text: str
     source: tuple[Token, ...]
+    written: tuple[Token, ...] = ()
+
+    @property
+    def kind(self) -> str:
+        """The attention the live views draw of this step: "cross" for a translator, "self" for a decoder."""
+        return "self" if self.step.cross_weights is None else "cross"
+
+    def row(self) -> tuple[np.ndarray, tuple[Token, ...]]:
+        """(weights (layers, heads, keys), keys) of the row the live views draw: a translator's cross-attention
+        over the source; a decoder's self-attention over its prompt and the tokens it wrote before this one."""
+        if self.kind == "cross":
+            return self.step.cross_weights, self.source
+        return self.step.self_weights, self.source + self.written[: self.index]
 
 
 @dataclass(frozen=True)
@@ -149,7 +164,7 @@ class _StepStreamer(BaseStreamer):
             self.handle.tokenizer, [GenerationStep(tokens[-1], self_row, cross_row)], [token_id], [self.logits[index]]
         )
         self.logits[index] = None  # read once: drop it
-        return LiveStep(index, step, text.strip(), self.source)
+        return LiveStep(index, step, text.strip(), self.source, tuple(tokens))
 
 
 class _Watch:

@@ -1,6 +1,7 @@
 """One step of live generation, drawn as it comes (`attnviz.attention.live`): where the newest token looked, one bar
-per source token, the mean over every layer and head of the step's cross-attention row. A pure function of the
-numbers given (no torch), small enough to rebuild at every step."""
+per key token, the mean over every layer and head of the step's attention row (a translator's cross-attention over
+the source, a decoder's self-attention over its prompt and what it wrote before). A pure function of the numbers
+given (no torch), small enough to rebuild at every step."""
 
 from __future__ import annotations
 
@@ -17,12 +18,23 @@ from attnviz.types import Token
 
 BAR_COLOR = "#1f4e9c"  # the alignment's link colour: the same weight, the same ink
 BAR_PX, HEIGHT_PX, MIN_WIDTH_PX = 30, 240, 360
+KINDS = ("cross", "self")  # the rows a live step draws: a translator's cross-attention, a decoder's self-attention
 
 
-def step_row(weights: np.ndarray, keys: Sequence[Token], token: Token, *, style: FigureStyle = DEFAULT_STYLE):
-    """Bars over `keys` of one written `token`'s attention row `weights` (layers, heads, keys), averaged over
-    layers and heads (each head's row sums to 1, so the bars do too), on a fixed 0–1 axis so steps compare."""
+def step_row(
+    weights: np.ndarray,
+    keys: Sequence[Token],
+    token: Token,
+    *,
+    kind: str = "cross",
+    style: FigureStyle = DEFAULT_STYLE,
+):
+    """Bars over `keys` of one written `token`'s attention row `weights` (layers, heads, keys) of `kind` (KINDS),
+    averaged over layers and heads (each head's row sums to 1, so the bars do too), on a fixed 0–1 axis so steps
+    compare."""
     weights = np.asarray(weights, dtype=np.float32)
+    if kind not in KINDS:
+        raise InputError("live_row_kind", kind=kind, kinds=", ".join(KINDS))
     if weights.ndim != 3 or weights.shape[-1] != len(keys):
         raise InputError("live_row_shape", shape=weights.shape, keys=len(keys))
     mean = weights.mean(axis=(0, 1))  # (keys,)
@@ -32,5 +44,5 @@ def step_row(weights: np.ndarray, keys: Sequence[Token], token: Token, *, style:
     heading = style.heading(None, words["live_figure_title"].format(token=token_label(token)))
     width = max(MIN_WIDTH_PX, 120 + BAR_PX * len(keys))
     figure.update_layout(**style.layout(heading, width, HEIGHT_PX, meta=dict(view="live_step")))
-    figure.update_yaxes(title=words["live_figure_axis"], range=[0, 1])
+    figure.update_yaxes(title=words[f"live_figure_axis_{kind}"], range=[0, 1])
     return figure

@@ -1,5 +1,6 @@
 """Live generation (`attention.live.write_live`): what it yields as the model writes, step by step, and the capture it
-finishes with, against `generate` run separately (tiny Marian, BART, T5 and GPT-2, and the embedded demo-zh-en).
+finishes with, against `generate` run separately (tiny Marian, BART, T5, GPT-2 and Llama, and the embedded
+demo-zh-en and demo-decoder).
 
 Equality is bit for bit: both runs are the same computation on the CPU (the live one only adds a streamer, a forward
 hook that copies the logits and a logits processor that returns its scores unchanged), so any difference would be a
@@ -63,7 +64,7 @@ def _assert_steps_are_the_captures(items, whole_pieces: bool):
         assert all(steps[i].text.startswith(steps[i - 1].text) for i in range(1, len(steps)))
 
 
-@pytest.mark.parametrize("family", ["marian", "bart", "t5", "gpt2"])
+@pytest.mark.parametrize("family", ["marian", "bart", "t5", "gpt2", "llama"])
 @pytest.mark.parametrize("beams", [1, 3])
 def test_live_writing_finishes_with_generates_capture(tiny_folder, family, beams):
     handle = load_model(tiny_folder(family), "cpu")
@@ -79,6 +80,44 @@ def test_demo_translator_live_equals_generate():
     _assert_same_capture(items[-1].capture, generate(handle, "早上好！"))
     _assert_steps_are_the_captures(items, whole_pieces=True)
     assert [i.text for i in items if isinstance(i, LiveStep)][:2] == ["Good", "Good morning"]
+
+
+def _assert_drawn_rows_are_the_captures(items, whole_pieces: bool):
+    """The row each step draws (`LiveStep.row`): a translator's cross row over the source it read; a decoder's self
+    row over its prompt and the tokens written before, which are the finished capture's keys of that row (with
+    `whole_pieces`, see `_assert_steps_are_the_captures`: a byte-level piece's offsets move once its character is
+    whole)."""
+    capture = items[-1].capture
+    steps = [item for item in items if isinstance(item, LiveStep)]
+    for live in steps:
+        weights, keys = live.row()  # (layers, heads, keys)
+        assert weights.shape[-1] == len(keys)
+        if "cross" in capture.maps:
+            assert live.kind == "cross" and weights is live.step.cross_weights
+            assert keys == tuple(capture.maps["cross"].key_tokens)
+        else:
+            assert live.kind == "self" and weights is live.step.self_weights
+            assert len(keys) == len(live.source) + live.index
+            assert keys[: len(live.source)] == tuple(capture.maps["self"].key_tokens[: len(live.source)])
+            if whole_pieces:
+                assert keys == tuple(capture.maps["self"].key_tokens[: len(keys)])
+
+
+@pytest.mark.parametrize("family", ["marian", "gpt2", "llama"])
+def test_each_step_draws_its_row_over_the_tokens_read(tiny_folder, family):
+    handle = load_model(tiny_folder(family), "cpu")
+    _assert_drawn_rows_are_the_captures(_live(handle, "Hello world", max_new_tokens=6, num_beams=1), False)
+
+
+def test_demo_decoder_live_equals_generate():
+    """The embedded decoder writes live what `generate` writes: equal steps, weights and probabilities, and each
+    step's self row over the prompt and the tokens before it."""
+    handle = load_model("demo-decoder", "cpu")
+    text = "The cat"
+    items = _live(handle, text, max_new_tokens=12)
+    _assert_same_capture(items[-1].capture, generate(handle, text, max_new_tokens=12))
+    _assert_steps_are_the_captures(items, whole_pieces=True)
+    _assert_drawn_rows_are_the_captures(items, whole_pieces=True)
 
 
 @pytest.mark.parametrize("family", ["marian", "gpt2"])
