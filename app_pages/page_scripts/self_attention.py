@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from app_pages.self_attention import find_head
+from app_pages.self_attention import find_head, live_panel
 from app_pages.shared import (
     caches,
     controls,
@@ -65,6 +65,7 @@ with shown_errors(view):
 
     if kind == "decoder":
         st.markdown(t("decoder_text", target=result.target_text))
+    live_panel.watch(view, handle, result, kind)  # a decoder's continuation, token by token, above its view
     if long:
         long_text.long_map(view, result, kind, model)
         saliency.section(view, handle, result, long=True)

@@ -39,12 +39,13 @@ def agreement_line(view: ViewState, handle, result, options: selection.ViewOptio
         st.caption(detail)
 
 
-def shares(view: ViewState, drawn) -> None:
-    """Each target token's source and target-prefix shares (ALTI+) under the alignment, when `drawn` has them."""
+def shares(view: ViewState, drawn, key: str = "measure_shares") -> None:
+    """Each target token's source and target-prefix shares (ALTI+) under the alignment, when `drawn` has them (the
+    figure keyed `key`)."""
     held = getattr(drawn, "shares", None)
     if held is None or "cross" not in drawn.maps:
         return
     figure = translation_shares(
         drawn["cross"].query_tokens, held.source_share, held.target_share, style=FigureStyle(lang=view.lang)
     )
-    st.plotly_chart(figure, key="measure_shares", config={"displaylogo": False})
+    st.plotly_chart(figure, key=key, config={"displaylogo": False})

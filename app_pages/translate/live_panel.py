@@ -1,31 +1,20 @@
-"""Translate & align's "Watch it write": the model writes the translation token by token into placeholders (the text
-so far, the newest token's probability and alternatives, where it looked; with beam search first its beams), then
-the placeholders are cleared and the page goes on to its normal replay view of the same capture.
-
-A Stop button sets a session flag read between steps; leaving the loop closes the run (`run.run_live`), which stops
-the model at its next step."""
+"""Translate & align's "Watch it write": the model writes the translation token by token (`app_pages.shared.live`:
+each step's cross-attention row as it comes), then, once the writing has ended, each written token's source and
+target-prefix shares (ALTI+) of the finished translation, above the page's normal replay view of the same capture."""
 
 from __future__ import annotations
 
-from contextlib import closing
-
 import streamlit as st
 
+from app_pages.shared import caches, live, measures
 from app_pages.shared.session import tr
 from app_pages.shared.state import ViewState
 from attnviz import run as runs
-from attnviz.attention.live import LiveBeams, LiveStep
-from attnviz.figures.live import step_row
-from attnviz.figures.style import FigureStyle
+from attnviz.errors import AttnvizError
 from attnviz.models import ModelHandle
-from attnviz.tokens import shown
+from attnviz.types import AttentionCapture
 
-STOP = "attnviz_live_stop"  # set by the Stop button, read between steps
-BEAMS_SHOWN = 5  # the best running beams listed
-
-
-def _stop() -> None:
-    st.session_state[STOP] = True
+SHARES = "live_shares"  # the key of the shares figure under the live writing
 
 
 def watch(view: ViewState, read: ViewState, handle) -> None:
@@ -33,46 +22,21 @@ def watch(view: ViewState, read: ViewState, handle) -> None:
     clicked (none for a capture opened from a file: there is no model to run)."""
     if view.mode != "generate" or not isinstance(handle, ModelHandle) or not handle.is_seq2seq:
         return
-    t = tr(view)
-    if not st.button(t("live_watch"), key="live_watch", help=t("live_watch_help"), icon=":material/play_arrow:"):
+    if not live.clicked(view, "live_watch_help"):
         return
-    st.session_state[STOP] = False
-    stop, beams, text, token, chart = (st.empty() for _ in range(5))
-    stop.button(t("live_stop"), key="live_stop", on_click=_stop, icon=":material/stop:")
     request = runs.RunRequest(read.text, None, "generate", truncate=read.truncate)
-    style = FigureStyle(lang=view.lang)
-    with closing(runs.run_live(handle, request)) as items:
-        for item in items:
-            if st.session_state.get(STOP):
-                break
-            if isinstance(item, LiveBeams):
-                beams.markdown(beam_lines(view, item))
-            elif isinstance(item, LiveStep):
-                text.markdown(t("live_written", text=item.text))
-                token.markdown(token_line(view, item))
-                figure = step_row(item.step.cross_weights, item.source, item.step.token, style=style)
-                chart.plotly_chart(figure, key=f"live_step_{item.index}", config={"displayModeBar": False})
-    for slot in (stop, beams, text, token, chart):  # what stays is the page's normal view of the same capture
-        slot.empty()
+    finished = live.write(view, handle, request)
+    if finished is not None:
+        shares(view, read, handle, finished)
 
 
-def token_line(view: ViewState, item: LiveStep) -> str:
-    """The newest token, its probability and the step's other candidates."""
-    t = tr(view)
-    others = t("truth_list_separator").join(
-        t("truth_token_probability", token=text, probability=f"{probability:.2f}")
-        for text, probability in item.step.alternatives
-    )
-    probability = f"{item.step.probability:.2f}"
-    return t(
-        "live_token", step=item.index + 1, token=shown(item.step.token), probability=probability, alternatives=others
-    )
-
-
-def beam_lines(view: ViewState, item: LiveBeams) -> str:
-    """The running beams after a step, best first, each with its score."""
-    t = tr(view)
-    lines = [t("live_beams", step=item.step)]
-    for rank, beam in enumerate(item.beams[:BEAMS_SHOWN], start=1):
-        lines.append(t("live_beam", rank=rank, text=beam.text or "…", score=f"{beam.score:.2f}"))
-    return "\n\n".join(lines)
+def shares(view: ViewState, read: ViewState, handle: ModelHandle, finished: AttentionCapture) -> None:
+    """Each written token's ALTI+ source and target-prefix shares, of the finished translation read back by the
+    model (`caches.measure_of`: ALTI, once per input); a model ALTI cannot decompose is told so in a sentence."""
+    try:
+        measured = caches.measure_of(read, handle, finished, "alti")
+    except AttnvizError as error:
+        st.caption(error.message(view.lang))
+        return
+    st.caption(tr(view)("live_shares_note"))
+    measures.shares(view, measured, key=SHARES)
