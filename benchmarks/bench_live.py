@@ -1,12 +1,15 @@
-"""Live generation: how long each update of "Watch it write" takes, per step, for the demo translators.
+"""Live generation: how long each update of "Watch it write" takes, per step, for the demo translators (Translate &
+align) and the demo decoder (Self-attention).
 
-    python benchmarks/bench_live.py            # demo-zh-en and demo-en-zh, three sentences each, 5 rounds
+    python benchmarks/bench_live.py            # demo-zh-en, demo-en-zh, demo-decoder, three texts each, 5 rounds
     python benchmarks/bench_live.py --quick    # 2 rounds
 
 Goal (issue 47): each step's update ≤ 100 ms on 2 cores. An update is what the page does per item `run.run_live`
 yields (`attention.live`): waiting for the model's next step (a beam search step, or a written token read from the
-recorder with its probability), then building that step's figure (`figures.live.step_row`) and its JSON, which is
-what Streamlit sends. Measured as the consumer sees it: the time between the ends of two consecutive updates. The
+recorder with its probability), then building that step's figure (`figures.live.step_row` of the row the page draws,
+`LiveStep.row`: a translator's cross-attention, a decoder's self-attention over its prompt and what it wrote) and its
+JSON, which is what Streamlit sends. The decoder writes the app's `run.MAX_NEW_TOKENS` tokens (it rarely stops
+sooner), so its later steps draw its longest rows. Measured as the consumer sees it: the time between the ends of two consecutive updates. The
 first update also runs the encoder and the first decoder pass, so it is reported apart (time to first update).
 Baseline in the same run: `generate` of the same text, against which the whole live run's time is a ratio (what
 watching costs). Writes its section of benchmarks/RESULTS.md.
@@ -35,6 +38,7 @@ GOAL_MS = 100.0
 TEXTS = {
     "demo-zh-en": ["早上好！", "我喜欢学习中文。", "今天天气很好，我们一起去公园散步吧。"],
     "demo-en-zh": ["Good morning!", "I like studying Chinese.", "The weather is nice today, let's walk in the park."],
+    "demo-decoder": ["The cat", "我喜欢学习中文。", "The weather is nice today, let's walk in the park."],
 }
 
 
@@ -51,7 +55,8 @@ def live_updates(handle, text: str, style) -> tuple[list[tuple[str, float]], lis
     for item in run_live(handle, RunRequest(text, None, "generate")):
         if isinstance(item, LiveStep):
             built = time.perf_counter()
-            step_row(item.step.cross_weights, item.source, item.step.token, style=style).to_json()
+            weights, keys = item.row()  # (layers, heads, keys)
+            step_row(weights, keys, item.step.token, kind=item.kind, style=style).to_json()
             figures.append((time.perf_counter() - built) * 1000)
         now = time.perf_counter()
         if first is None:
@@ -66,18 +71,19 @@ def measure(rounds: int) -> list[dict]:
     from attnviz.attention.generation import generate
     from attnviz.figures.style import FigureStyle
     from attnviz.models import load_model
+    from attnviz.run import MAX_NEW_TOKENS
 
     rows = []
     for name, texts in TEXTS.items():
         handle = load_model(name, "cpu")
         style = FigureStyle(lang="en")
         live_updates(handle, texts[0], style)  # warm-up
-        generate(handle, texts[0])
+        generate(handle, texts[0], MAX_NEW_TOKENS)  # what run_live writes at most, as the page asks
         updates, figures, firsts, ratios = [], [], [], []
         for _ in range(rounds):
             for text in texts:  # interleaved: generate, then the live run of the same text
                 started = time.perf_counter()
-                generate(handle, text)
+                generate(handle, text, MAX_NEW_TOKENS)
                 plain = time.perf_counter() - started
                 started = time.perf_counter()
                 steps, built, first = live_updates(handle, text, style)
@@ -88,7 +94,7 @@ def measure(rounds: int) -> list[dict]:
         rows.append(
             dict(
                 model=name,
-                beams=getattr(handle.model.generation_config, "num_beams", 1),
+                beams=getattr(handle.model.generation_config, "num_beams", None) or 1,
                 updates=updates,
                 figures=figures,
                 firsts=firsts,
@@ -114,7 +120,7 @@ def render(rows: list[dict], meta: str) -> str:
         "## Live generation (`python benchmarks/bench_live.py`)",
         "",
         f'{meta}. Per update of "Watch it write" after the first (a beam search step, or a written token with its '
-        f"figure built and serialised): median **{worst_median:.0f} ms** in the slower model, max "
+        f"figure built and serialised): median **{worst_median:.0f} ms** in the slowest model, max "
         f"**{max(every):.0f} ms** over every update (goal ≤ {GOAL_MS:.0f} ms per step: {verdict}). The first update "
         "also runs the encoder and the first decoder pass. Live / generate: the whole live run (every update) over "
         "`generate` of the same text in the same round (what the per-step reading and the figures add).",
@@ -153,7 +159,7 @@ def main() -> None:
     meta = (
         f"Measured {datetime.now(timezone.utc):%Y-%m-%d %H:%M UTC} — {platform.machine()}, {os.cpu_count()} CPUs, "
         f"torch {torch.__version__}, transformers {transformers.__version__}, {args.threads} torch thread(s), "
-        f"{args.rounds} rounds of 3 sentences, load average {os.getloadavg()[0]:.1f}"
+        f"{args.rounds} rounds of 3 texts, load average {os.getloadavg()[0]:.1f}"
     )
     section = render(rows, meta)
     if not args.no_write:
