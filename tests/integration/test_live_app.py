@@ -13,7 +13,9 @@ import streamlit as st
 from app_pages.shared import live
 from app_pages.translate import live_panel
 from attnviz import i18n
+from attnviz.errors import InputError
 from attnviz.figures.live import step_row
+from attnviz.measures import block_parts
 from attnviz.measures.alti import alti
 from attnviz.models import load_model
 from attnviz.run import RunRequest, run_recorded
@@ -148,4 +150,30 @@ def test_a_decoder_writes_live_on_self_attention(tiny_decoder, lang, drawn):
 def test_no_button_for_a_decoder_reading_a_given_text(tiny_folder):
     at = open_app("self", model=tiny_folder("gpt2"), text="Hello world", mode="pair")
     assert_page_ok(at)
+    assert not [b for b in at.button if b.key == "live_watch"]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_translator_alti_cannot_decompose_is_told_in_a_sentence(tiny, lang, drawn, monkeypatch):
+    """The writing ends as usual; where the shares would be, one sentence in the page's language says why there
+    are none (the architecture list without Marian, as for a model attnviz does not know)."""
+    monkeypatch.delitem(block_parts.ARCHITECTURES, "marian")
+    text = "你好。" if lang == "en" else "谢谢！"  # inputs no other test measured: the measure cache does not hold them
+    at = open_app(model=tiny, text=text, words=0, hide=0, lang=lang)
+    at.button(key="live_watch").click().run()
+    assert_page_ok(at)
+    assert drawn and not shares_shown(at)
+    said = InputError(
+        "alti_architecture", model=tiny, model_type="marian", supported=", ".join(block_parts.ARCHITECTURES)
+    )
+    assert said.message(lang) in [c.value for c in at.caption]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_no_button_while_the_text_is_empty(tiny_folder, lang):
+    """An empty text is answered by the page's own sentence in its language; nothing is written, so there is
+    nothing to watch."""
+    at = open_app("self", model=tiny_folder("gpt2"), text="", lang=lang)
+    assert not at.exception
+    assert [e.value for e in at.error] and all(i18n.t("error_InputError", lang) in e.value for e in at.error)
     assert not [b for b in at.button if b.key == "live_watch"]
