@@ -177,3 +177,13 @@ def test_no_button_while_the_text_is_empty(tiny_folder, lang):
     assert not at.exception
     assert [e.value for e in at.error] and all(i18n.t("error_InputError", lang) in e.value for e in at.error)
     assert not [b for b in at.button if b.key == "live_watch"]
+
+
+def test_stop_ends_a_decoders_writing_between_steps(tiny_folder, drawn):
+    at = open_app("self", model=tiny_folder("gpt2"), text="Hello world")
+    normal = page(at)
+    drawn.stop.stop_after = 2
+    at.button(key="live_watch").click().run()
+    assert_page_ok(at)
+    assert len(drawn) == 2  # stopped after the second token
+    assert page(at) == normal
