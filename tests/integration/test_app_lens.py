@@ -25,7 +25,7 @@ from attnviz.measures.decoder_lens import decoder_lens
 from attnviz.measures.logit_lens import logit_lens
 from attnviz.models import load_model
 from attnviz.tokens import shown
-from tests.support.app import assert_page_ok, one_torch_thread, open_by_link  # noqa: F401 (autouse)
+from tests.support.app import assert_page_ok, downloads, one_torch_thread, open_by_link  # noqa: F401 (fixtures)
 
 SELF = "page_scripts/self_attention.py"
 DECODER_TEXT = "早上好！我喜欢"
@@ -128,10 +128,19 @@ def test_a_translators_lenses_open_on_their_toggles_and_are_the_librarys(model, 
     assert i18n.t("decoder_lens_reading", lang, layer=labels[-1]) in alignment["layout"]["title"]["text"]
 
 
-def test_a_link_with_the_lenses_reopens_them_and_a_reading_is_aligned_on_choice():
+def test_a_link_with_the_lenses_reopens_them_and_a_reading_is_aligned_on_choice(downloads):
     at = open_by_link(None, timeout=300, model="demo-zh-en", text="早上好！", logit_lens=1, decoder_lens=1, lang="zh")
     assert_page_ok(at)
     assert {"logit_lens_grid", "logit_lens_lines", "decoder_lens_grid", "decoder_lens_alignment"} <= set(_charts(at))
+    for name in ("logit-lens", "logit-lens-lines", "decoder-lens", "decoder-lens-layer-3-alignment"):
+        made = {
+            fmt: [file for file in downloads if file.startswith(f"{name}_") and file.endswith(f".{fmt}")]
+            for fmt in ("png", "svg", "pdf", "html")
+        }
+        assert all(len(files) == 1 for files in made.values()), (name, made)  # exportable like every figure
+    (page,) = [file for file in downloads if file.startswith("logit-lens_") and file.endswith(".html")]
+    made = downloads[page]().decode("utf-8")  # made on click, with the lens's provenance
+    assert 'name="attnviz-provenance"' in made and "&quot;mode&quot;:&quot;logit-lens&quot;" in made
     at.selectbox(key="decoder_lens_layer").set_value(0).run()  # the embeddings' writing
     assert_page_ok(at)
     title = _charts(at)["decoder_lens_alignment"]["layout"]["title"]["text"]
