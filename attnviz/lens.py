@@ -3,7 +3,9 @@ would predict (nostalgebraist 2020, "interpreting GPT: the logit lens"), and `De
 decoder writes from each encoder layer (Langedijk et al., NAACL 2024 Findings, "DecoderLens: Layerwise
 Interpretation of Encoder-Decoder Transformers"); and each one's rows for a table (CSV, JSON).
 
-`attnviz.measures.logit_lens` and `attnviz.measures.decoder_lens` compute them; figures and files read them here."""
+`attnviz.measures.logit_lens` and `attnviz.measures.decoder_lens` compute them; figures and files read them here.
+Which lens applies to a model (`lenses_for`) and a reading's alignment (`reading_alignment`) are decided here too, so
+that the pages only connect their toggles to these calls."""
 
 from __future__ import annotations
 

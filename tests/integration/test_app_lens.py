@@ -69,6 +69,12 @@ def _check_logit_lens(at: AppTest, lens, real_argmax: np.ndarray, lang: str) -> 
     assert len(lines["data"]) == len(lens.tokens)
     for position, trace in enumerate(lines["data"]):
         np.testing.assert_allclose(_array(trace["y"]), lens.final_probabilities[:, position], atol=TOLERANCE)
+    said = [
+        i18n.t("truth_token_probability", lang, token=shown(token), probability=f"{probability:.3f}")
+        for token, probability in zip(lens.top_tokens(0)[-1], lens.top_probabilities[-1, :, 0])
+    ]
+    line = i18n.t("lens_last_line", lang, tokens=i18n.t("truth_list_separator", lang).join(said))
+    assert line in [m.value for m in at.markdown]  # the model's own prediction, in words
     assert i18n.t("lens_intro", lang) in _said(at)
 
 
