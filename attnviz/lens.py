@@ -3,14 +3,19 @@ would predict (nostalgebraist 2020, "interpreting GPT: the logit lens"), and `De
 decoder writes from each encoder layer (Langedijk et al., NAACL 2024 Findings, "DecoderLens: Layerwise
 Interpretation of Encoder-Decoder Transformers"); and each one's rows for a table (CSV, JSON).
 
-`attnviz.measures.logit_lens` and `attnviz.measures.decoder_lens` compute them; figures and files read them here."""
+`attnviz.measures.logit_lens` and `attnviz.measures.decoder_lens` compute them; figures and files read them here.
+Which lens applies to a model (`lenses_for`) and a reading's alignment (`reading_alignment`) are decided here too, so
+that the pages only connect their toggles to these calls."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from attnviz.i18n.lens import STRINGS as LENS_WORDS
+from attnviz.selection import Pairs, Shown, ViewOptions, show
 from attnviz.tokens import shown
 from attnviz.types import AttentionCapture, Token
 
@@ -69,6 +74,39 @@ class DecoderLens:
                 f"DecoderLens has {len(self.readings)} readings for {len(self.layers)} layers "
                 f"({len(self.layer_names)} names); one each is needed"
             )
+
+
+LOGIT_LENS, DECODER_LENS = "logit-lens", "decoder-lens"
+
+
+def lenses_for(kind: str) -> tuple[str, ...]:
+    """The lenses that apply to a model of `kind` (`ModelHandle.kind`): a decoder-only model's and a translator's
+    decoder predict the next token (the logit lens); only a translator's decoder reads an encoder (DecoderLens); an
+    encoder predicts no next token, and has none."""
+    return {
+        "decoder": (LOGIT_LENS,),
+        "encoder-decoder": (LOGIT_LENS, DECODER_LENS),
+    }.get(kind, ())
+
+
+def reading_alignment(lens: DecoderLens, index: int, options: ViewOptions, alignment_heads: Pairs = ()) -> Shown:
+    """The cross-attention alignment of reading `index` (`selection.show` with `options`), its title naming the
+    encoder layer the decoder read."""
+    drawn = show(lens.readings[index], options, alignment_heads, ("alignment",))
+    figure = drawn.figures["alignment"]
+    words = LENS_WORDS[options.lang]
+    said = words["decoder_lens_reading"].format(layer=reading_labels(lens, words)[index])
+    figure.update_layout(title_text=f"{said} · {figure.layout.title.text}")
+    return drawn
+
+
+def reading_labels(lens: DecoderLens, words: Mapping[str, str]) -> list[str]:
+    """One label per reading, in the language of `words` (`i18n.lens`): "embeddings" for encoder layer 0, else
+    "layer l"."""
+    return [
+        words["lens_layer_embeddings"] if layer == 0 else words["lens_layer_number"].format(layer=layer)
+        for layer in lens.layers
+    ]
 
 
 def logit_lens_rows(lens: LogitLens) -> list[dict]:

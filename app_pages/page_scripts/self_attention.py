@@ -8,6 +8,7 @@ from app_pages.shared import (
     controls,
     figure_export,
     head_effects,
+    lens,
     long_text,
     measures,
     saliency,
@@ -91,5 +92,6 @@ with shown_errors(view):
             grid, "layer-head-grid", find_head.GRID_KEY, view, source, model=model, on_select=find_head.grid_clicked
         )
         head_effects.section(view, model, kind, "self_effects")
+        lens.logit_section(view, handle, result)  # computed only once its toggle is on
     find_head.section(view, result, kind)
     head_effects.find_by_effect(view, handle, model, kind)

@@ -9,6 +9,7 @@ from app_pages.shared import (
     controls,
     figure_export,
     head_effects,
+    lens,
     long_text,
     measures,
     saliency,
@@ -102,4 +103,6 @@ with shown_errors(view):
         truth_notes.step_table(view, scores, truth_notes.beams_of(result))
         if gold is not None:
             gold_panel.head_map(view, gold)
+        lens.logit_section(read, handle, result)  # each computed only once its toggle is on
+        lens.decoder_section(read, handle, result)
         head_effects.find_by_effect(read, handle, read.model, "cross")

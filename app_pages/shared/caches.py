@@ -240,3 +240,34 @@ def vectors(view: ViewState, handle, result):
     target = result.target_text if handle.is_seq2seq else None
     with st.spinner(i18n.t("qk_computing_vectors", view.lang), show_time=True):
         return cached_vectors(handle.name, view.device, result.source_text, target or None)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def cached_logit_lens(name: str, device: str, text: str, target: str | None, truncate: bool):
+    """The logit lens (`attnviz.measures.logit_lens`) of one input: every layer's next-token prediction."""
+    from attnviz.measures.logit_lens import logit_lens  # torch: only when a page shows the lens
+
+    return logit_lens(cached_model(name, device), text, target=target, truncate=truncate)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def cached_decoder_lens(name: str, device: str, text: str, truncate: bool):
+    """DecoderLens (`attnviz.measures.decoder_lens`) of one source: what the decoder writes from each encoder layer,
+    with the options the page's own generation has (`run.RunRequest`'s), so the last layer writes its translation."""
+    from attnviz.measures.decoder_lens import decoder_lens  # torch: only when a page shows DecoderLens
+
+    return decoder_lens(cached_model(name, device), text, max_new_tokens=runs.MAX_NEW_TOKENS, truncate=truncate)
+
+
+def logit_lens_of(view: ViewState, handle, result):
+    """The logit lens of the input `result` shows: its text (a decoder-only model), or on a translator's decoder the
+    target the model read or wrote; once per input."""
+    target = result.target_text if handle.is_seq2seq else None
+    with st.spinner(i18n.t("measure_computing", view.lang), show_time=True):
+        return cached_logit_lens(handle.name, view.device, result.source_text, target or None, view.truncate)
+
+
+def decoder_lens_of(view: ViewState, handle, result):
+    """DecoderLens of the source `result` shows, once per source."""
+    with st.spinner(i18n.t("measure_computing", view.lang), show_time=True):
+        return cached_decoder_lens(handle.name, view.device, result.source_text, view.truncate)

@@ -79,6 +79,15 @@ class EffectsView:
     find_effect: str = ""  # Find a head by effect: the target token's label ("morning #1"); empty = none picked
 
 
+@dataclass
+class LensView:
+    """The lenses (they run the model, so each starts from a toggle): the logit lens (Translate, Self-attention) and
+    DecoderLens (Translate)."""
+
+    logit_lens: bool = False  # shown: what each layer's residual stream predicts as the next token
+    decoder_lens: bool = False  # shown: what the decoder writes from each encoder layer
+
+
 # ---- one page each ----
 @dataclass
 class TranslateView:
@@ -151,15 +160,15 @@ class CompareView:
     compare_scope: str = "all"  # state.COMPARE_SCOPES: the heads the diff shows (with `layer`, `head`)
 
 
-SHARED_GROUPS = (CoreView, InputView, LongTextView, HeadView, MapView, DrawingView, EffectsView)
+SHARED_GROUPS = (CoreView, InputView, LongTextView, HeadView, MapView, DrawingView, EffectsView, LensView)
 PAGE_GROUPS = (TranslateView, SelfAttentionView, HeadsView, QkView, ExplainerView, CorpusView, CompareView)
 GROUPS = (*SHARED_GROUPS, *PAGE_GROUPS)
 
 # What each page uses (navigation.PAGES names): whole groups, or single fields of a shared group.
 _TEXT_PAGE = (CoreView, InputView)
 PAGE_PARTS = {
-    "translate": (*_TEXT_PAGE, "truncate", HeadView, DrawingView, EffectsView, TranslateView),
-    "self": (*_TEXT_PAGE, LongTextView, HeadView, DrawingView, EffectsView, SelfAttentionView),
+    "translate": (*_TEXT_PAGE, "truncate", HeadView, DrawingView, EffectsView, LensView, TranslateView),
+    "self": (*_TEXT_PAGE, LongTextView, HeadView, DrawingView, EffectsView, "logit_lens", SelfAttentionView),
     "heads": (*_TEXT_PAGE, LongTextView, MapView, HeadView, "effects", HeadsView),
     "qk": (*_TEXT_PAGE, "truncate", MapView, HeadView, QkView),
     "explainer": (*_TEXT_PAGE, MapView, HeadView, ExplainerView),

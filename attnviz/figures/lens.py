@@ -13,7 +13,7 @@ from attnviz.errors import InputError
 from attnviz.figures._common import HEAD_COLORS, clamp, token_label, unknown_notes
 from attnviz.figures.style import DEFAULT_STYLE, FigureStyle
 from attnviz.i18n.lens import STRINGS as LENS_WORDS
-from attnviz.lens import LogitLens
+from attnviz.lens import DecoderLens, LogitLens, reading_labels
 from attnviz.types import Token
 
 CELL_PX = (64, 30)  # px a cell takes: wide enough for a short word, tall enough for one line
@@ -43,11 +43,13 @@ def lens_grid(
     positions: Sequence[Token],
     *,
     axes: tuple[str, str] = ("lens_axis_position", "lens_axis_layer"),
+    title: str = "lens_grid_title",
+    view: str = "lens",
     style: FigureStyle = DEFAULT_STYLE,
 ) -> go.Figure:
     """`cells[l][i]`: the token row l predicts after position i, `probabilities[l, i]` its probability (0–1); rows
     are `layers` (labels, the first at the bottom), columns the tokens read at `positions`. A None cell (with a NaN
-    probability) is left empty. `axes`: the word keys of the x and y axis titles."""
+    probability) is left empty. `axes`: the word keys of the x and y axis titles, `title` the title's; `view`: the figure's name in its meta."""
     values = np.asarray(probabilities, dtype=np.float64)  # (layers, positions)
     shape = (len(layers), len(positions))
     if values.shape != shape or len(cells) != shape[0] or any(len(row) != shape[1] for row in cells):
@@ -73,9 +75,7 @@ def lens_grid(
     notes = unknown_notes([*positions, *(token for row in cells for token in row if token is not None)], text)
     width = clamp(GRID_MARGINS_PX[0] + CELL_PX[0] * shape[1], *GRID_SIZE[0])
     height = clamp(GRID_MARGINS_PX[1] + CELL_PX[1] * shape[0], *GRID_SIZE[1])
-    fig.update_layout(
-        **style.layout(style.heading(None, text["lens_grid_title"], notes), width, height, meta=dict(view="lens"))
-    )
+    fig.update_layout(**style.layout(style.heading(None, text[title], notes), width, height, meta=dict(view=view)))
     fig.update_xaxes(title_text=text[axes[0]], tickvals=list(range(shape[1])), ticktext=columns, tickangle=-45)
     fig.update_yaxes(title_text=text[axes[1]], tickvals=list(range(shape[0])), ticktext=list(layers))
     return fig
@@ -122,3 +122,21 @@ def logit_lens_figures(lens: LogitLens, style: FigureStyle = DEFAULT_STYLE) -> t
     grid = lens_grid(lens.top_tokens(0), lens.top_probabilities[:, :, 0], layers, lens.tokens, style=style)
     finals = [lens.vocabulary[int(i)] for i in lens.final_ids]
     return grid, lens_lines(lens.final_probabilities, layers, lens.tokens, finals, style=style)
+
+
+def decoder_lens_grid(lens: DecoderLens, style: FigureStyle = DEFAULT_STYLE) -> go.Figure:
+    """DecoderLens as a grid: rows the encoder layers read, columns the steps, each cell the token written there
+    coloured by its probability (a shorter writing leaves its last cells empty)."""
+    steps = max(len(reading.steps or []) for reading in lens.readings)
+    cells = [[step.token for step in reading.steps or []] for reading in lens.readings]
+    values = [[step.probability for step in reading.steps or []] for reading in lens.readings]
+    cells = [row + [None] * (steps - len(row)) for row in cells]
+    values = np.array([row + [float("nan")] * (steps - len(row)) for row in values], dtype=np.float64).reshape(
+        len(lens.readings), steps
+    )  # (readings, steps)
+    steps_read = [Token("", -1, -1) for _ in range(steps)]  # labelled by their number alone
+    axes = ("lens_axis_step", "lens_axis_encoder_layer")
+    labels = reading_labels(lens, _words(style))
+    return lens_grid(
+        cells, values, labels, steps_read, axes=axes, title="lens_decoder_title", view="decoder-lens", style=style
+    )

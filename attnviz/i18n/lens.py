@@ -1,5 +1,5 @@
-"""Words of the lenses (attnviz.lens, attnviz.figures.lens, `python -m attnviz lens` and `decoder-lens`): the logit
-lens's layer × position grid and its lines, in English and 中文."""
+"""Words of the lenses (attnviz.lens, attnviz.figures.lens, `python -m attnviz lens` and `decoder-lens`, the pages'
+lens sections): the logit lens's layer × position grid and its lines, DecoderLens, in English and 中文."""
 
 STRINGS: dict[str, dict[str, str]] = {
     "en": {
@@ -15,6 +15,27 @@ STRINGS: dict[str, dict[str, str]] = {
         "lens_decoder_title": "DecoderLens: what the decoder writes from each encoder layer",
         "lens_axis_step": "step (the token written, #0 first)",
         "lens_axis_encoder_layer": "encoder layer the decoder read",
+        # the app's lens sections (app_pages/shared/lens.py)
+        "lens_title": "Logit lens: what each layer would predict",
+        "lens_intro": "At every layer and position, the next token the model would predict from that layer: the "
+        "model's own final norm, then its output embedding, applied to each layer's residual stream. The last "
+        "layer's reading is the model's real output.",
+        "lens_toggle": "Show the logit lens",
+        "lens_toggle_help": "Runs the model once more over the text; computed only while it is shown.",
+        "lens_decoder_read": "Read on the decoder, over the translation “{target}” (each position predicts the token "
+        "after it).",
+        "lens_last_line": "Last layer: the model's own prediction at every position — {tokens}.",
+        "decoder_lens_title": "DecoderLens: what the decoder writes from each encoder layer",
+        "decoder_lens_intro": "The decoder reads encoder layer l's output in place of the last one's (Langedijk et "
+        "al., 2024), for every encoder layer (0: the embeddings), and writes as it always does. At the last layer it "
+        "reads what it always reads, so the last layer writes the normal translation.",
+        "decoder_lens_toggle": "Show DecoderLens",
+        "decoder_lens_toggle_help": "The model writes once per encoder layer; computed only while it is shown.",
+        "decoder_lens_line": "**{layer}**: {text} — {tokens}",
+        "decoder_lens_nothing": "(nothing written)",
+        "decoder_lens_last": "The last encoder layer ({layer}) writes the normal translation: “{text}”.",
+        "decoder_lens_pick": "Cross-attention of the writing from",
+        "decoder_lens_reading": "DecoderLens, encoder {layer}",
     },
     "zh": {
         "lens_grid_title": "Logit lens：每一层会写出的下一个词元",
@@ -29,5 +50,22 @@ STRINGS: dict[str, dict[str, str]] = {
         "lens_decoder_title": "DecoderLens：解码器读取每一层编码器输出时写出的内容",
         "lens_axis_step": "步骤（写出的词元，#0 为第一个）",
         "lens_axis_encoder_layer": "解码器读取的编码器层",
+        "lens_title": "Logit lens：每一层会预测什么",
+        "lens_intro": "在每一层、每个位置上，模型从该层出发会预测的下一个词元：把模型自己的最终归一化层和输出嵌入，"
+        "用在每一层的残差流上。最后一层读出的就是模型真实的输出。",
+        "lens_toggle": "显示 logit lens",
+        "lens_toggle_help": "让模型在这段文本上再运行一次；只在显示时计算。",
+        "lens_decoder_read": "在解码器上读取，读的是译文“{target}”（每个位置预测它后面的词元）。",
+        "lens_last_line": "最后一层：模型自己在每个位置的预测——{tokens}。",
+        "decoder_lens_title": "DecoderLens：解码器读取每一层编码器输出时写出的内容",
+        "decoder_lens_intro": "解码器读取编码器第 l 层的输出来代替最后一层的输出（Langedijk 等，2024），对每一层编码器"
+        "（0：嵌入）都如此，然后照常写出译文。在最后一层它读的正是平常读的，所以最后一层写出的就是正常的译文。",
+        "decoder_lens_toggle": "显示 DecoderLens",
+        "decoder_lens_toggle_help": "模型对每一层编码器各写一次；只在显示时计算。",
+        "decoder_lens_line": "**{layer}**：{text}——{tokens}",
+        "decoder_lens_nothing": "（什么也没写）",
+        "decoder_lens_last": "最后一层编码器（{layer}）写出正常的译文：“{text}”。",
+        "decoder_lens_pick": "交叉注意力，来自读取这一层时的写出：",
+        "decoder_lens_reading": "DecoderLens，编码器{layer}",
     },
 }

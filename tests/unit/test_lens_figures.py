@@ -1,13 +1,16 @@
 """The lens figures draw exactly the numbers and tokens given: one cell per (layer, position) with its token and
 probability, one line per position; unknown tokens marked; both languages; a shape that does not fit is refused."""
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 
 from attnviz.errors import InputError
-from attnviz.figures.lens import layer_labels, lens_grid, lens_lines
+from attnviz.figures.lens import decoder_lens_grid, layer_labels, lens_grid, lens_lines
 from attnviz.figures.style import FigureStyle
 from attnviz.i18n.lens import STRINGS
+from attnviz.lens import DecoderLens
 from attnviz.types import Token
 
 POSITIONS = [Token("<s>", -1, -1, special=True), Token("早上", 0, 2), Token("好", 2, 3)]
@@ -50,3 +53,20 @@ def test_a_shape_that_does_not_fit_is_refused():
         lens_grid(CELLS, PROBABILITIES[:, :2], ["a", "b"], POSITIONS)
     with pytest.raises(InputError):
         lens_lines(PROBABILITIES, ["a", "b"], POSITIONS, POSITIONS[:2])
+
+
+def test_the_decoder_lens_grid_holds_each_writing_and_leaves_a_shorter_ones_cells_empty():
+    def step(text: str, probability: float, special: bool = False):
+        return SimpleNamespace(token=Token(text, -1, -1, special=special), probability=probability)
+
+    readings = [
+        SimpleNamespace(steps=[step("Good", 0.6), step("</s>", 0.3, special=True)]),
+        SimpleNamespace(steps=[step("Good", 0.9), step("morning", 0.8), step("</s>", 0.7, special=True)]),
+    ]
+    lens = DecoderLens("m", [0, 2], ["embeddings", "model.encoder.layers.1"], readings)
+    fig = decoder_lens_grid(lens, FigureStyle(lang="zh"))
+    (trace,) = fig.data
+    np.testing.assert_array_equal(np.asarray(trace.z), [[0.6, 0.3, np.nan], [0.9, 0.8, 0.7]])
+    assert [list(row) for row in trace.text] == [["Good", "&lt;/s&gt;", ""], ["Good", "morning", "&lt;/s&gt;"]]
+    assert list(fig.layout.yaxis.ticktext) == ["嵌入", "第 2 层"]  # the encoder layers read, by number
+    assert STRINGS["zh"]["lens_decoder_title"] in fig.layout.title.text and fig.layout.meta["view"] == "decoder-lens"

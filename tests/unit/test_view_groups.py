@@ -57,6 +57,8 @@ def test_a_pages_link_carries_its_groups_fields_and_restores_them(page):
         measure="alti",
         effects=True,
         find_effect="night #1",
+        logit_lens=True,
+        decoder_lens=True,
         cross_aggregation="head",
         step=2,
         gold="0-0",

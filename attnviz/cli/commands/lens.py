@@ -14,13 +14,11 @@ from attnviz.cli.outputs import output_format
 from attnviz.cli.request import Request
 from attnviz.export.figure_file import write_figure_file
 from attnviz.export.files import refuse_existing, write_atomic
-from attnviz.figures.lens import layer_labels, lens_grid, logit_lens_figures
+from attnviz.figures.lens import decoder_lens_grid, logit_lens_figures
 from attnviz.figures.style import FigureStyle
-from attnviz.i18n.lens import STRINGS as LENS_WORDS
-from attnviz.lens import DecoderLens, LogitLens, decoder_lens_rows, logit_lens_rows
+from attnviz.lens import LogitLens, decoder_lens_rows, logit_lens_rows
 from attnviz.measures.decoder_lens import decoder_lens
 from attnviz.measures.logit_lens import logit_lens
-from attnviz.types import Token
 
 FIGURES = ("png", "svg", "pdf", "html")
 WRITTEN_TOKENS = 32  # what a translator may write when no --target (or --generate N) says otherwise
@@ -62,26 +60,17 @@ def run_decoder_lens(request: Request) -> int:
         truncate=request.truncate,
     )
     if fmt in FIGURES:
-        _write_figure(request, _decoder_grid(lens, request.lang), fmt, "decoder-lens", lens.provenance)
+        _write_figure(
+            request,
+            decoder_lens_grid(lens, FigureStyle(lang=request.lang, model=lens.model)),
+            fmt,
+            "decoder-lens",
+            lens.provenance,
+        )
     else:
         document = {"model": lens.model, "layers": decoder_lens_rows(lens), "provenance": lens.provenance}
         write_atomic(request.output, _json(document), overwrite=request.force)
     return 0
-
-
-def _decoder_grid(lens: DecoderLens, lang: str):
-    """Rows: the encoder layers read; columns: the steps; each cell the token written there and its probability."""
-    text = LENS_WORDS[lang]
-    steps = max(len(reading.steps or []) for reading in lens.readings)
-    cells = [[step.token for step in reading.steps or []] for reading in lens.readings]
-    values = [[step.probability for step in reading.steps or []] for reading in lens.readings]
-    cells = [row + [None] * (steps - len(row)) for row in cells]  # a shorter writing leaves its cells empty
-    values = [row + [float("nan")] * (steps - len(row)) for row in values]
-    names = ["embeddings"] + [f"layer {layer}" for layer in lens.layers[1:]]  # only the count matters here
-    layers = layer_labels(names, text) if lens.layers == list(range(len(lens.layers))) else list(map(str, lens.layers))
-    steps_read = [Token("", -1, -1) for _ in range(steps)]  # labelled by their number alone
-    style = FigureStyle(lang=lang, model=lens.model, title=f"{lens.model} · {text['lens_decoder_title']}")
-    return lens_grid(cells, values, layers, steps_read, axes=("lens_axis_step", "lens_axis_encoder_layer"), style=style)
 
 
 def _write_figure(request: Request, figure, fmt: str, view: str, provenance: dict) -> None:

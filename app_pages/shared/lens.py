@@ -1,0 +1,118 @@
+"""The lenses on the pages: the logit lens (Self-attention, Translate & align), what each layer's residual stream
+predicts as the next token, and DecoderLens (Translate & align), what a translator's decoder writes from each encoder
+layer with that writing's cross-attention. Both run the model, so each starts from a toggle bound to the view (part
+of the page's link) and is computed once per input (`caches`); which lens applies to a model is
+`attnviz.lens.lenses_for`'s choice."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from app_pages.shared import caches, figure_export
+from app_pages.shared.page_errors import shown_errors
+from app_pages.shared.session import bound, tr
+from app_pages.shared.state import ViewState, view_options
+from attnviz import i18n
+from attnviz.errors import InputError
+from attnviz.figures import FigureStyle
+from attnviz.figures.lens import decoder_lens_grid, logit_lens_figures
+from attnviz.i18n.lens import STRINGS as LENS_WORDS
+from attnviz.lens import DECODER_LENS, LOGIT_LENS, lenses_for, logit_lens_rows, reading_alignment, reading_labels
+from attnviz.tokens import shown
+
+PICK_KEY = "decoder_lens_layer"  # the selectbox of the reading whose cross-attention is drawn (an index)
+
+
+def logit_section(view: ViewState, handle, result) -> None:
+    """The logit lens of the input `result` shows: what it is, a toggle, then its grid and lines; a model that
+    predicts no next token (an encoder) gets the sentence that says so instead of the toggle."""
+    t = tr(view)
+    st.subheader(t("lens_title"))
+    st.caption(t("lens_intro"))
+    if LOGIT_LENS not in lenses_for(handle.kind):
+        st.info(i18n.error_sentence(InputError("lens_no_next_token", model=handle.name), view.lang))
+        return
+    bound(st.toggle, "logit_lens", t("lens_toggle"), help=t("lens_toggle_help"))
+    if not view.logit_lens:
+        return
+    with shown_errors(view):
+        lens = caches.logit_lens_of(view, handle, result)
+        if lens.kind == "decoder":
+            st.caption(t("lens_decoder_read", target=lens.provenance.get("target_text") or ""))
+        grid, lines = logit_lens_figures(lens, FigureStyle(lang=view.lang))
+        source = figure_export.Source(provenance=lens.provenance)
+        figure_export.figure(grid, "logit-lens", "logit_lens_grid", view, source, model=handle.name)
+        figure_export.figure(lines, "logit-lens-lines", "logit_lens_lines", view, source, model=handle.name)
+        st.markdown(t("lens_last_line", tokens=_last_row(view, lens)))
+
+
+def _last_row(view: ViewState, lens) -> str:
+    """The last layer's first choice at every position, with its probability: the model's own prediction."""
+    t = tr(view)
+    last = [row for row in logit_lens_rows(lens) if row["layer"] == len(lens.layer_names) - 1]
+    said = [
+        t("truth_token_probability", token=row["top1_token"], probability=f"{row['top1_probability']:.3f}")
+        for row in last
+    ]
+    return t("truth_list_separator").join(said)
+
+
+def decoder_section(view: ViewState, handle, result) -> None:
+    """DecoderLens of the source `result` shows, for a translator: what it is, a toggle, then the grid of what the
+    decoder writes from each encoder layer, each writing with its tokens' probabilities, and one writing's
+    cross-attention alignment (the last layer's first: the normal translation)."""
+    if DECODER_LENS not in lenses_for(handle.kind):
+        return
+    t = tr(view)
+    st.subheader(t("decoder_lens_title"))
+    st.caption(t("decoder_lens_intro"))
+    bound(st.toggle, "decoder_lens", t("decoder_lens_toggle"), help=t("decoder_lens_toggle_help"))
+    if not view.decoder_lens:
+        return
+    with shown_errors(view):
+        lens = caches.decoder_lens_of(view, handle, result)
+        style = FigureStyle(lang=view.lang)
+        source = figure_export.Source(provenance=lens.provenance)
+        figure_export.figure(
+            decoder_lens_grid(lens, style), "decoder-lens", "decoder_lens_grid", view, source, model=handle.name
+        )
+        labels = reading_labels(lens, LENS_WORDS[view.lang])
+        for label, reading in zip(labels, lens.readings):
+            st.markdown(
+                t(
+                    "decoder_lens_line",
+                    layer=label,
+                    text=reading.target_text or t("decoder_lens_nothing"),
+                    tokens=_tokens(view, reading),
+                )
+            )
+        st.markdown(t("decoder_lens_last", layer=labels[-1], text=lens.readings[-1].target_text or ""))
+        index = st.selectbox(
+            t("decoder_lens_pick"),
+            options=range(len(labels)),
+            index=len(labels) - 1,
+            format_func=labels.__getitem__,
+            key=PICK_KEY,
+        )
+        reading = lens.readings[index]
+        options = view_options(view, "cross", "alignment")
+        drawn = reading_alignment(lens, index, options, handle.alignment_heads)
+        source = figure_export.Source(reading, options, drawn.selection.file_heads())
+        figure_export.figure(
+            drawn.figures["alignment"],
+            f"decoder-lens-layer-{lens.layers[index]}-alignment",
+            "decoder_lens_alignment",
+            view,
+            source,
+            model=handle.name,
+        )
+
+
+def _tokens(view: ViewState, reading) -> str:
+    """Each written token with its probability."""
+    t = tr(view)
+    said = [
+        t("truth_token_probability", token=shown(step.token), probability=f"{step.probability:.3f}")
+        for step in reading.steps or []
+    ]
+    return t("truth_list_separator").join(said)
