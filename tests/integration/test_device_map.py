@@ -11,6 +11,7 @@ import torch
 import transformers
 
 import attnviz
+from attnviz import placement
 from attnviz.errors import ModelLoadError
 from attnviz.export import load_capture
 from attnviz.models import load_model
@@ -63,6 +64,28 @@ def test_half_the_layers_on_disk_capture_what_one_device_captures(qwen, tmp_path
         layer = path.removesuffix(".self_attn")
         assert report[path] == {"placed": "disk" if layer in on_disk else "cpu", "ran": "cpu"}
     assert "placement" not in reference.provenance
+
+
+def test_the_layers_on_disk_keep_no_weights_in_memory_after_captures(qwen, tmp_path):
+    """What lowers the peak (benchmarks/bench_offload.py): a disk layer's weights are read for its call only. Loading
+    leaves them on the meta device, and neither a capture, its value norms (which read the output projections) nor
+    an on-demand capture leaves a copy on the module."""
+    folder, size = qwen
+    placed = _half_on_disk(folder, size, tmp_path)
+    device_map = placed.model.hf_device_map
+    on_disk = {
+        name: parameter
+        for name, parameter in placed.model.named_parameters()
+        if placement.placed_on(device_map, name) == "disk"
+    }
+    assert any(".layers." in name for name in on_disk)
+    assert all(parameter.is_meta for parameter in on_disk.values())  # loading read none of them into memory
+    captured = attnviz.capture(placed, TEXT)
+    assert captured["self"].value_norms is not None
+    attnviz.capture_lazy(placed, TEXT).head("self", LAYERS - 1, 0)
+    after = {name: parameter for name, parameter in placed.model.named_parameters() if name in on_disk}
+    assert after.keys() == on_disk.keys()
+    assert [name for name, parameter in after.items() if not parameter.is_meta] == []
 
 
 def test_on_demand_capture_and_generation_of_an_offloaded_model_match_one_device(qwen, tmp_path):
