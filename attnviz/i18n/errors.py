@@ -49,6 +49,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.notebook_needs_ipython": "Showing figures inline needs IPython (a Jupyter kernel): {extra}; or pass "
         "display=False and use the figures returned.",
         "error.notebook_option_unknown": "attnviz.show has no option {option!r}; the options are {options}.",
+        "error.notebook_needs_ipywidgets": "attnviz.explore needs ipywidgets (the notebook's controls): {extra}; or "
+        "use attnviz.show with the options you want.",
         # attnviz.policy
         "error.server_refuses_hub_id": "This server does not allow loading {model!r}; ask its operator to add it to "
         "{variable}.",
@@ -525,6 +527,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.notebook_needs_ipython": "在笔记本里直接显示图需要 IPython（Jupyter 内核）：{extra}；"
         "或者传入 display=False，使用返回的图。",
         "error.notebook_option_unknown": "attnviz.show 没有选项 {option!r}；可用的选项有 {options}。",
+        "error.notebook_needs_ipywidgets": "attnviz.explore 需要 ipywidgets（笔记本里的控件）：{extra}；"
+        "或者用 attnviz.show 并传入想要的选项。",
         # attnviz.policy
         "error.server_refuses_hub_id": "此服务器不允许加载 {model!r}；请联系管理员把它加入 {variable}。",
         "error.server_refuses_folder": "此服务器不允许从 {folder!r} 加载模型；只能加载模型列表中的模型，"
