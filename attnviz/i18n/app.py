@@ -35,7 +35,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "30GiB or 500MB. Layers that fit nowhere go to the offload folder.",
         "placement_offload_folder": "Offload folder",
         "placement_offload_help": "A folder on this machine for the layers kept on disk; each is read back when it runs.",
-        "placement_note": "Kept for this session only, not in the link: a placement names this machine's devices and "
+        "placement_note": "For this session only, not in the link: a placement names this machine's devices and "
         "folders.",
         "placement_report": "Where each layer ran ({layers} layers; kept on {places})",
         "placement_report_layer": "Layer",
