@@ -36,7 +36,10 @@ class PlacementChoice:
 def offered() -> bool:
     """Whether this deployment lets a visitor place models: not in server mode, where the machine's memory and folders
     are the operator's (a visitor could fill its disk through an offload folder)."""
-    return not settings.current().server_mode
+    try:
+        return not settings.current().server_mode
+    except AttnvizError:  # a setting that cannot be read (said by the model picker and the page): none offered
+        return False
 
 
 def placement() -> Placement:

@@ -36,8 +36,8 @@ def sidebar(view: ViewState) -> None:
             format_func=lambda d: t(f"device_{d}"),
             help=t("device_help"),
         )
-        model_placement.placement_controls(view)
         _device_report(view)
+        model_placement.placement_controls(view)
         st.caption(t("sidebar_footer"))
 
 

@@ -53,6 +53,8 @@ def test_a_max_memory_that_sends_layers_to_disk_captures_the_same_weights(demo, 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_a_bad_max_memory_is_one_sentence_in_the_page_language(lang):
     at = open_app(device="cpu", lang=lang, **HEAD, **PAIR)
+    labels = [expander.label for expander in at.sidebar.expander]
+    assert {"en": "Advanced: placement", "zh": "高级：模型放置"}[lang] in labels
     _placed(at, "npu:0=lots")
     with pytest.raises(ModelLoadError) as refused:
         max_memory_of("npu:0=lots")
