@@ -22,8 +22,6 @@ from attnviz.errors import InputError
 from attnviz.notebook import PLOTLY_MIME
 from tests.support.maps import seq2seq_capture
 
-pytest.importorskip("ipywidgets")  # the notebook extra, installed with the test requirements
-
 REPO = Path(__file__).resolve().parents[2]
 
 
