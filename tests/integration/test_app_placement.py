@@ -65,3 +65,14 @@ def test_a_bad_max_memory_is_one_sentence_in_the_page_language(lang):
     _placed(at, "")  # cleared: the model loads again on one device
     assert_page_ok(at)
     assert "heatmap" in charts(at)
+
+
+def test_a_placement_the_model_cannot_run_with_is_said_not_crashed(demo, tmp_path):
+    size = sum(parameter.numel() * parameter.element_size() for parameter in demo.model.parameters())
+    at = open_app(device="cpu", lang="zh", **HEAD, **PAIR)
+    _placed(at, f"cpu={size // 2}", str(tmp_path / "offload"))  # the decoder's positions would go to disk
+    assert not at.exception
+    with pytest.raises(ModelLoadError) as refused:
+        load_model("demo-zh-en", "cpu", max_memory={"cpu": size // 2}, offload_folder=tmp_path / "again")
+    assert any(refused.value.message("zh") in error.value for error in at.main.error)
+    assert all("max_memory" in error.value for error in at.main.error)  # no "something went wrong"
