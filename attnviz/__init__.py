@@ -5,9 +5,10 @@
     result = attnviz.capture(handle, "早上好！", target="Good morning!")
     result = attnviz.capture(model, tokenizer, "早上好！", target="Good morning!")  # a model object you hold
 
-`load_model`, `from_objects`, `capture`, `capture_lazy`, `generate` and `show` (figures inline in a notebook) are
-imported when first used (PEP 562): `import attnviz` stays quick and leaves torch unimported, so the types and errors
-serve numpy-only code too.
+`load_model`, `from_objects`, `capture`, `capture_lazy`, `generate`, `show` (figures inline in a notebook) and
+`explore` (the same figures with map, head, layer and figure controls) are imported when first used (PEP 562):
+`import attnviz` stays quick and leaves torch and ipywidgets unimported, so the types and errors serve numpy-only
+code too.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from attnviz.types import AttentionCapture, AttentionMap, GenerationStep, Token 
 
 if TYPE_CHECKING:  # what the names below resolve to, for type checkers and editors
     from attnviz.everyday import capture, capture_lazy, generate
+    from attnviz.explorer import explore
     from attnviz.models import load_model
     from attnviz.notebook import show
     from attnviz.objects import from_objects
@@ -43,6 +45,7 @@ _EVERYDAY = {
     "capture_lazy": "attnviz.everyday",
     "generate": "attnviz.everyday",
     "show": "attnviz.notebook",
+    "explore": "attnviz.explorer",
 }
 
 __all__ = [
@@ -57,6 +60,7 @@ __all__ = [
     "Token",
     "capture",
     "capture_lazy",
+    "explore",
     "from_objects",
     "generate",
     "load_model",

@@ -204,10 +204,29 @@ def _placing(device_map, max_memory, offload_folder, torch_dtype) -> dict:
 
 
 def _check_placed(model, name: str, placing: dict) -> None:
-    """Refuse a placement that sends layers to the disk when no offload folder was given for them."""
+    """Refuse a placement that sends layers to the disk when no offload folder was given for them, or one that
+    accelerate cannot run (`_unreadable_on_disk`); each in one sentence, before anything runs."""
+    limits = ", ".join(f"{place}={size}" for place, size in (placing.get("max_memory") or {}).items()) or "auto"
     if "offload_folder" not in placing and placement.offloaded_to_disk(getattr(model, "hf_device_map", None)):
-        limits = ", ".join(f"{place}={size}" for place, size in (placing.get("max_memory") or {}).items())
-        raise ModelLoadError("max_memory_too_small", name=name, memory=limits or "auto")
+        raise ModelLoadError("max_memory_too_small", name=name, memory=limits)
+    if model.device.type == "meta":  # where the inputs go (every caller sends them to model.device): nowhere
+        raise ModelLoadError("offload_no_input_device", name=name, memory=limits)
+    unreadable = _unreadable_on_disk(model)
+    if unreadable:
+        raise ModelLoadError("offload_unreadable", name=name, memory=limits, tensor=unreadable[0])
+
+
+def _unreadable_on_disk(model) -> list[str]:
+    """Tensors accelerate left on the meta device (sent to disk) that its hook cannot read back: those the checkpoint
+    does not store, such as Marian's sinusoidal positions, which are computed when the model is built."""
+    missing = []
+    for path, module in model.named_modules():
+        stored = getattr(getattr(module, "_hf_hook", None), "weights_map", None)
+        own = [*module.named_parameters(recurse=False), *module.named_buffers(recurse=False)]
+        for tensor_name, tensor in own:
+            if tensor.device.type == "meta" and (stored is None or tensor_name not in stored):
+                missing.append(f"{path}.{tensor_name}" if path else tensor_name)
+    return missing
 
 
 def handle_of(name: str, model, tokenizer, device: str, path: str | None = None, origin: str = "loaded") -> ModelHandle:

@@ -10,7 +10,8 @@ the other front ends. IPython is imported only when a figure is displayed (`pip 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import fields
 
 import plotly.graph_objects as go
@@ -44,17 +45,29 @@ def show(
     (`kind`, `aggregation`, `layer`, `head`, `words`, `lang`, `weighting` … as `selection.ViewOptions`), and display
     the figures inline (`display=False`: only return them). Returns the `Shown` (the map as drawn, its heads, the
     figures by name). `alignment_heads` default to those the capture recorded."""
-    unknown = sorted(set(options) - set(_OPTION_NAMES))
-    if unknown:
-        raise InputError("notebook_option_unknown", option=unknown[0], options=", ".join(_OPTION_NAMES))
+    chosen = view_options(options)
     names = (view,) if isinstance(view, str) else tuple(view)
-    if not isinstance(result, AttentionCapture) and callable(getattr(result, "to_capture", None)):
-        result = result.to_capture()  # an on-demand capture: every head computed
+    result = whole(result)
     heads = alignment_heads_of(result) if alignment_heads is None else alignment_heads
-    shown = selection.show(result, ViewOptions(**options), heads, names)
+    shown = selection.show(result, chosen, heads, names)
     if display:
         display_figures(list(shown.figures.values()))
     return shown
+
+
+def view_options(options: Mapping[str, object]) -> ViewOptions:
+    """`ViewOptions` from options given by name; an option it does not have is refused with the list of those it has."""
+    unknown = sorted(set(options) - set(_OPTION_NAMES))
+    if unknown:
+        raise InputError("notebook_option_unknown", option=unknown[0], options=", ".join(_OPTION_NAMES))
+    return ViewOptions(**options)
+
+
+def whole(result) -> AttentionCapture:
+    """A capture with every head: an on-demand capture computes them now; a capture is itself."""
+    if not isinstance(result, AttentionCapture) and callable(getattr(result, "to_capture", None)):
+        return result.to_capture()
+    return result
 
 
 def mimebundle(figure: go.Figure, with_plotlyjs: bool) -> dict[str, object]:
@@ -68,7 +81,18 @@ def mimebundle(figure: go.Figure, with_plotlyjs: bool) -> dict[str, object]:
         default_width="100%",
         validate=False,
     )
-    return {PLOTLY_MIME: figure.to_plotly_json(), "text/html": html}
+    # plotly's JSON as a front end reads it (arrays as lists or typed arrays): plain JSON, so a widget can send it
+    return {PLOTLY_MIME: json.loads(pio.to_json(figure, validate=False)), "text/html": html}
+
+
+def bundles(figures: Iterable[go.Figure]) -> list[dict[str, object]]:
+    """The mime bundles of `figures`, plotly.js carried by the first this kernel sends (`attnviz.show` or
+    `attnviz.explore`, whichever draws first)."""
+    sent = []
+    for figure in figures:
+        sent.append(mimebundle(figure, with_plotlyjs=not _Kernel.plotlyjs_sent))
+        _Kernel.plotlyjs_sent = True
+    return sent
 
 
 def display_figures(figures: list[go.Figure]) -> None:
@@ -77,7 +101,5 @@ def display_figures(figures: list[go.Figure]) -> None:
         from IPython import display as ipython_display
     except ModuleNotFoundError as error:
         raise InputError("notebook_needs_ipython", extra="pip install 'attnviz[notebook]'") from error
-    for figure in figures:
-        bundle = mimebundle(figure, with_plotlyjs=not _Kernel.plotlyjs_sent)
+    for bundle in bundles(figures):
         ipython_display.display(bundle, raw=True)
-        _Kernel.plotlyjs_sent = True

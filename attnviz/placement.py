@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from attnviz.errors import ModelLoadError
 
@@ -22,6 +23,35 @@ _SIZE = re.compile(r"^(\d+(?:\.\d+)?)\s*([KMGT]i?B|B)?$", re.IGNORECASE)
 _UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12}
 _UNITS |= {"kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
 _ACCELERATOR = re.compile(r"^(?:(?:cuda|npu|xpu):)?(\d+)$")
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where a model's layers go, as a person writes it (the app's sidebar, a settings file): `device_map` one of
+    `DEVICE_MAP_NAMES` or a JSON map, `max_memory` like "npu:0=30GiB,cpu=64GiB", `offload_folder` a folder; None or
+    blank: not given. All unset: the model loads onto one device. Hashable, so a cache can key on it."""
+
+    device_map: str | None = None
+    max_memory: str | None = None
+    offload_folder: str | None = None
+
+    def load_options(self) -> dict:
+        """`load_model`'s keyword arguments (`device_map`, `max_memory`, `offload_folder`), parsed by the parsers the
+        CLI's options use; a value they refuse raises ModelLoadError with the sentence that says why."""
+        return {
+            "device_map": device_map_of(_given(self.device_map)),
+            "max_memory": max_memory_of(_given(self.max_memory)),
+            "offload_folder": _given(self.offload_folder),
+        }
+
+    @property
+    def on_one_device(self) -> bool:
+        """No device map and no memory limits: `load_model` loads onto one device (an offload folder alone is unused)."""
+        return _given(self.device_map) is None and _given(self.max_memory) is None
+
+
+def _given(value: str | None) -> str | None:
+    return value.strip() if isinstance(value, str) and value.strip() else None
 
 
 def device_map_of(value) -> str | dict | None:

@@ -510,6 +510,15 @@ def default_aggregation(kind: str) -> str:
     return "alignment" if kind == "cross" else "head"
 
 
+def offered_aggregations(kind: str, measure: str = "weights") -> tuple[str, ...]:
+    """The aggregations a map of `kind` offers: the alignment heads for cross-attention, the rollout for any other;
+    a contributions map (`measure_view.CONTRIBUTIONS`) has neither (see `aggregation_of`)."""
+    offered = AGGREGATIONS if kind == "cross" else SELF_AGGREGATIONS
+    if measure in CONTRIBUTIONS:
+        return tuple(aggregation for aggregation in offered if aggregation not in ("alignment", ROLLOUT))
+    return offered
+
+
 def aggregation_of(options: ViewOptions, kind: str) -> str:
     """The aggregation `options` mean for a map of `kind`: theirs, else the one that map opens on. A contributions
     map has one map per layer: it opens on a layer, and has no alignment heads and no attention rollout."""

@@ -7,10 +7,11 @@ from dataclasses import dataclass, replace
 
 import streamlit as st
 
-from app_pages.shared import caches
+from app_pages.shared import caches, model_placement
 from app_pages.shared.state import ViewState, view_options
 from attnviz import compare
 from attnviz.catalogue import declared_languages
+from attnviz.placement import Placement
 from attnviz.types import AttentionCapture
 
 
@@ -38,12 +39,21 @@ class Compared:
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def cached_comparison(
-    model: str, device: str, text: str, target, name_b: str, text_b: str, target_b, weighting: str, hide: bool
+    model: str,
+    device: str,
+    text: str,
+    target,
+    name_b: str,
+    text_b: str,
+    target_b,
+    weighting: str,
+    hide: bool,
+    placement: Placement = caches.ONE_DEVICE,
 ) -> Compared:
     """A's and B's captures, their comparison (heads paired when the models differ), and the parity numbers when
     both read the same tokens (one model on one input: all zero)."""
-    result_a = caches.compute_analysis(caches.cached_model(model, device), text, target, "pair")
-    result_b = caches.compute_analysis(caches.cached_model(name_b, device), text_b, target_b, "pair")
+    result_a = caches.compute_analysis(caches.cached_model(model, device, placement), text, target, "pair")
+    result_b = caches.compute_analysis(caches.cached_model(name_b, device, placement), text_b, target_b, "pair")
     compared = compare.compare_captures(
         result_a, result_b, weighting=weighting, hide_special=hide, pair_heads=name_b != model
     )
@@ -60,9 +70,9 @@ def comparison(view: ViewState) -> tuple[Compared, bool]:
     handle_a, handle_b = caches.model(view), caches.model(view, name_b)
     target_a, target_b = texts(view, handle_a.is_seq2seq)
     target_b = target_b if handle_b.is_seq2seq else None
-    compared = cached_comparison(
-        view.model, view.device, view.text, target_a, name_b, view.text_b, target_b, view.weighting, view.hide_special
-    )
+    a, b = (view.model, view.text, target_a), (name_b, view.text_b, target_b)
+    shown = (view.weighting, view.hide_special)
+    compared = cached_comparison(a[0], view.device, *a[1:], *b, *shown, model_placement.placement())
     return compared, handle_a.is_seq2seq
 
 

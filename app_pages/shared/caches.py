@@ -6,23 +6,30 @@ from __future__ import annotations
 import streamlit as st
 
 from app_pages.explainer import multi_head
-from app_pages.shared import first_view, model_runs, opened, server_load
+from app_pages.shared import first_view, model_placement, model_runs, opened, server_load
 from app_pages.shared.state import ViewState
 from attnviz import i18n, measure_view, selection
 from attnviz import run as runs
 from attnviz.models import catalogue, load_model
+from attnviz.placement import Placement
+
+ONE_DEVICE = Placement()  # no device map: the model loads onto the sidebar's device
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
-def cached_model(name: str, device: str):
+def cached_model(name: str, device: str, placement: Placement = ONE_DEVICE):
+    """One model, loaded once per device and placement (`model_placement`); a placement's bad value raises its
+    sentence (ModelLoadError) before anything loads."""
     model_runs.use_interactive_threads()
-    return load_model(name, device)
+    return load_model(name, device, **placement.load_options())
 
 
 @st.cache_data(show_spinner=False, max_entries=128)
-def cached_analysis(name: str, device: str, text: str, target: str, mode: str, truncate: bool = False):
+def cached_analysis(
+    name: str, device: str, text: str, target: str, mode: str, truncate: bool = False, placement: Placement = ONE_DEVICE
+):
     """The capture of one input, with its provenance (what the app's JSON/NPZ downloads save)."""
-    return compute_analysis(cached_model(name, device), text, target, mode, truncate)
+    return compute_analysis(cached_model(name, device, placement), text, target, mode, truncate)
 
 
 def compute_analysis(handle, text: str, target: str, mode: str, truncate: bool = False):
@@ -31,14 +38,25 @@ def compute_analysis(handle, text: str, target: str, mode: str, truncate: bool =
 
 
 @st.cache_resource(show_spinner=False, max_entries=2)  # shared, not copied: it holds every layer's queries and keys
-def cached_lazy_analysis(name: str, device: str, text: str, target: str, mode: str, truncate: bool = False):
+def cached_lazy_analysis(
+    name: str, device: str, text: str, target: str, mode: str, truncate: bool = False, placement: Placement = ONE_DEVICE
+):
     request = runs.RunRequest(text, target, mode, capture="lazy", truncate=truncate)
-    return runs.run(cached_model(name, device), request)
+    return runs.run(cached_model(name, device, placement), request)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def cached_lazy_statistics(name: str, device: str, text: str, target: str, mode: str, truncate: bool, kind: str):
-    return cached_lazy_analysis(name, device, text, target, mode, truncate).head_statistics(kind)
+def cached_lazy_statistics(
+    name: str,
+    device: str,
+    text: str,
+    target: str,
+    mode: str,
+    truncate: bool,
+    kind: str,
+    placement: Placement = ONE_DEVICE,
+):
+    return cached_lazy_analysis(name, device, text, target, mode, truncate, placement).head_statistics(kind)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -53,31 +71,32 @@ def cached_pooled(
     layer: int,
     head: int,
     weighted: bool = False,
+    placement: Placement = ONE_DEVICE,
 ):
-    lazy = cached_lazy_analysis(name, device, text, target, mode, truncate)
+    lazy = cached_lazy_analysis(name, device, text, target, mode, truncate, placement)
     return lazy.downsampled(kind, layer, head, max_tokens=selection.LONG_BINS, value_weighted=weighted)
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
-def cached_source_tokens(name: str, device: str, text: str) -> int:
-    return runs.source_tokens(cached_model(name, device), text)
+def cached_source_tokens(name: str, device: str, text: str, placement: Placement = ONE_DEVICE) -> int:
+    return runs.source_tokens(cached_model(name, device, placement), text)
 
 
 @st.cache_resource(show_spinner=False, max_entries=2)  # shared: it holds every layer's queries, keys and values
-def cached_vectors(name: str, device: str, text: str, target: str | None):
+def cached_vectors(name: str, device: str, text: str, target: str | None, placement: Placement = ONE_DEVICE):
     from attnviz.attention.vectors import capture_with_values  # imports torch: only when a page asks for vectors
 
-    return capture_with_values(cached_model(name, device), text, target)
+    return capture_with_values(cached_model(name, device, placement), text, target)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def cached_head_effects(name: str, device: str, text: str, target: str | None):
+def cached_head_effects(name: str, device: str, text: str, target: str | None, placement: Placement = ONE_DEVICE):
     """(exact head effects, Spearman ρ of the fast estimate against them) of one input: every head of every stack
     removed in turn (`measures.head_effects`), and attribution patching (`measures.head_estimate`) on the same
     example (a target the model writes is written once, for both)."""
     from attnviz.measures import head_effects, head_estimate  # torch: only when a page asks for head effects
 
-    handle = cached_model(name, device)
+    handle = cached_model(name, device, placement)
     scoring = head_effects.prepare_scoring(handle, text, target)
     exact = head_effects.head_effects(handle, text, target, scoring=scoring)
     estimate = head_estimate.head_estimate(handle, text, target, scoring=scoring)
@@ -85,20 +104,30 @@ def cached_head_effects(name: str, device: str, text: str, target: str | None):
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def cached_measure(name: str, device: str, text: str, target: str | None, measure: str, truncate: bool):
+def cached_measure(
+    name: str,
+    device: str,
+    text: str,
+    target: str | None,
+    measure: str,
+    truncate: bool,
+    placement: Placement = ONE_DEVICE,
+):
     """A measure of what each layer uses (`attnviz.measures.table.measured`: ALTI, its rollout or value zeroing) of
     one input, as a capture of one map per layer."""
     from attnviz.measures.table import measured  # torch: only when a page asks for a measure
 
-    return measured(cached_model(name, device), text, target, measure=measure, truncate=truncate)
+    return measured(cached_model(name, device, placement), text, target, measure=measure, truncate=truncate)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def cached_saliency(name: str, device: str, text: str, target: str | None, truncate: bool):
+def cached_saliency(
+    name: str, device: str, text: str, target: str | None, truncate: bool, placement: Placement = ONE_DEVICE
+):
     """Gradient × input saliency (`attnviz.measures.saliency`) of every output token of one input."""
     from attnviz.measures.saliency import saliency  # torch: only when a page asks for saliency
 
-    return saliency(cached_model(name, device), text, target, truncate=truncate)
+    return saliency(cached_model(name, device, placement), text, target, truncate=truncate)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -111,7 +140,7 @@ def catalogue_entries(lang: str):
     return catalogue(lang)
 
 
-_loaded: set[tuple[str, str]] = set()  # (model, device) pairs this process has loaded
+_loaded: set[tuple] = set()  # (model, device, placement) this process has loaded
 
 
 def model(view: ViewState, name: str | None = None):
@@ -121,7 +150,7 @@ def model(view: ViewState, name: str | None = None):
     refusal = model_runs.model_refusal(name, [entry.name for entry in catalogue_entries(view.lang)])
     if refusal:
         raise refusal
-    key = (name, view.device)
+    key = (name, view.device, model_placement.placement())  # every cache that runs a model keys on all three
     waiting = st.empty()
     try:
         with waiting.container(), st.spinner(i18n.t("loading_model", view.lang, model=name), show_time=True):
@@ -157,6 +186,7 @@ def analysis(view: ViewState, name: str | None = None):
         if shown is not None:  # computed ahead: said in a line
             st.caption(i18n.t("first_view_note", view.lang, model=shown.model.name))
     if shown is not None:
+        model_placement.layer_report(view, shown.capture)
         return shown.model, shown.capture
     name = name or view.model
     handle = model(view, name)
@@ -165,7 +195,8 @@ def analysis(view: ViewState, name: str | None = None):
     lazy = runs.capture_kind(handle, request) == "lazy"
     with st.spinner(i18n.t("analysing_long" if lazy else "analysing", view.lang), show_time=True):
         cached = cached_lazy_analysis if lazy else cached_analysis
-        result = cached(name, view.device, view.text, target, view.mode, view.truncate)
+        result = cached(name, view.device, view.text, target, view.mode, view.truncate, model_placement.placement())
+    model_placement.layer_report(view, result)
     return handle, result
 
 
@@ -181,7 +212,10 @@ def measure_of(view: ViewState, handle, result, measure: str):
     """The capture of `measure` on the input `result` shows, once per input and measure."""
     target = result.target_text if handle.is_seq2seq else None
     with st.spinner(i18n.t("measure_computing", view.lang), show_time=True):
-        return cached_measure(handle.name, view.device, result.source_text, target or None, measure, view.truncate)
+        source = result.source_text
+        return cached_measure(
+            handle.name, view.device, source, target or None, measure, view.truncate, model_placement.placement()
+        )
 
 
 def saliency_of(view: ViewState, handle, result):
@@ -189,7 +223,10 @@ def saliency_of(view: ViewState, handle, result):
     wrote — once per input; an InputError, with its sentence, for a model that writes no token."""
     target = result.target_text if handle.is_seq2seq else None
     with st.spinner(i18n.t("saliency_computing", view.lang), show_time=True):
-        return cached_saliency(handle.name, view.device, result.source_text, target or None, view.truncate)
+        source = result.source_text
+        return cached_saliency(
+            handle.name, view.device, source, target or None, view.truncate, model_placement.placement()
+        )
 
 
 def lazy_statistics(view: ViewState, kind: str, name: str | None = None) -> dict:
@@ -197,7 +234,14 @@ def lazy_statistics(view: ViewState, kind: str, name: str | None = None) -> dict
     target = forced_target(view)
     with st.spinner(i18n.t("computing_statistics", view.lang), show_time=True):
         return cached_lazy_statistics(
-            name or view.model, view.device, view.text, target, view.mode, view.truncate, kind
+            name or view.model,
+            view.device,
+            view.text,
+            target,
+            view.mode,
+            view.truncate,
+            kind,
+            model_placement.placement(),
         )
 
 
@@ -206,9 +250,9 @@ def pooled(view: ViewState, kind: str, layer: int, head: int, name: str | None =
     target = forced_target(view)
     with st.spinner(i18n.t("pooling", view.lang), show_time=True):
         weighted = view.weighting == "value-norm"
-        return cached_pooled(
-            name or view.model, view.device, view.text, target, view.mode, view.truncate, kind, layer, head, weighted
-        )
+        inputs = (view.text, target, view.mode, view.truncate)
+        where = (view.device, *inputs, kind, layer, head, weighted, model_placement.placement())
+        return cached_pooled(name or view.model, *where)
 
 
 def head_effects(view: ViewState, name: str | None = None):
@@ -219,19 +263,19 @@ def head_effects(view: ViewState, name: str | None = None):
     handle = model(view, name)
     target = forced_target(view) if handle.kind != "encoder" else ""
     with st.spinner(i18n.t("effects_computing", view.lang), show_time=True):
-        return cached_head_effects(name, view.device, view.text, target or None)
+        return cached_head_effects(name, view.device, view.text, target or None, model_placement.placement())
 
 
 def source_tokens(view: ViewState, name: str | None = None) -> int:
     """How many tokens the model (the view's, or `name`) makes of the view's text, before any truncation."""
-    return cached_source_tokens(name or view.model, view.device, view.text)
+    return cached_source_tokens(name or view.model, view.device, view.text, model_placement.placement())
 
 
 def window_vectors(view: ViewState, handle, text: str, target: str | None):
     """The queries, keys and values of `text` (and `target`) read on their own: the explainer's window of a long
     text."""
     with st.spinner(i18n.t("qk_computing_vectors", view.lang), show_time=True):
-        return cached_vectors(handle.name, view.device, text, target)
+        return cached_vectors(handle.name, view.device, text, target, model_placement.placement())
 
 
 def vectors(view: ViewState, handle, result):
@@ -239,24 +283,29 @@ def vectors(view: ViewState, handle, result):
     on-demand pass over the same text (and the target the model wrote or read), once per input."""
     target = result.target_text if handle.is_seq2seq else None
     with st.spinner(i18n.t("qk_computing_vectors", view.lang), show_time=True):
-        return cached_vectors(handle.name, view.device, result.source_text, target or None)
+        source = result.source_text
+        return cached_vectors(handle.name, view.device, source, target or None, model_placement.placement())
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def cached_logit_lens(name: str, device: str, text: str, target: str | None, truncate: bool):
+def cached_logit_lens(
+    name: str, device: str, text: str, target: str | None, truncate: bool, placement: Placement = ONE_DEVICE
+):
     """The logit lens (`attnviz.measures.logit_lens`) of one input: every layer's next-token prediction."""
     from attnviz.measures.logit_lens import logit_lens  # torch: only when a page shows the lens
 
-    return logit_lens(cached_model(name, device), text, target=target, truncate=truncate)
+    return logit_lens(cached_model(name, device, placement), text, target=target, truncate=truncate)
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
-def cached_decoder_lens(name: str, device: str, text: str, truncate: bool):
+def cached_decoder_lens(name: str, device: str, text: str, truncate: bool, placement: Placement = ONE_DEVICE):
     """DecoderLens (`attnviz.measures.decoder_lens`) of one source: what the decoder writes from each encoder layer,
     with the options the page's own generation has (`run.RunRequest`'s), so the last layer writes its translation."""
     from attnviz.measures.decoder_lens import decoder_lens  # torch: only when a page shows DecoderLens
 
-    return decoder_lens(cached_model(name, device), text, max_new_tokens=runs.MAX_NEW_TOKENS, truncate=truncate)
+    return decoder_lens(
+        cached_model(name, device, placement), text, max_new_tokens=runs.MAX_NEW_TOKENS, truncate=truncate
+    )
 
 
 def logit_lens_of(view: ViewState, handle, result):
@@ -264,10 +313,14 @@ def logit_lens_of(view: ViewState, handle, result):
     target the model read or wrote; once per input."""
     target = result.target_text if handle.is_seq2seq else None
     with st.spinner(i18n.t("measure_computing", view.lang), show_time=True):
-        return cached_logit_lens(handle.name, view.device, result.source_text, target or None, view.truncate)
+        return cached_logit_lens(
+            handle.name, view.device, result.source_text, target or None, view.truncate, model_placement.placement()
+        )
 
 
 def decoder_lens_of(view: ViewState, handle, result):
     """DecoderLens of the source `result` shows, once per source."""
     with st.spinner(i18n.t("measure_computing", view.lang), show_time=True):
-        return cached_decoder_lens(handle.name, view.device, result.source_text, view.truncate)
+        return cached_decoder_lens(
+            handle.name, view.device, result.source_text, view.truncate, model_placement.placement()
+        )

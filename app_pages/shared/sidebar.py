@@ -1,10 +1,11 @@
-"""The sidebar: language, model (a catalogue entry or, where allowed, any Hugging Face id or folder) and device."""
+"""The sidebar: language, model (a catalogue entry or, where allowed, any Hugging Face id or folder), device and
+placement (`model_placement`)."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from app_pages.shared import server_load
+from app_pages.shared import model_placement, server_load
 from app_pages.shared.caches import catalogue_entries
 from app_pages.shared.page_errors import shown_errors
 from app_pages.shared.session import CUSTOM, MODEL_CUSTOM, MODEL_PICK, bound, tr
@@ -36,6 +37,7 @@ def sidebar(view: ViewState) -> None:
             help=t("device_help"),
         )
         _device_report(view)
+        model_placement.placement_controls(view)
         st.caption(t("sidebar_footer"))
 
 

@@ -9,7 +9,7 @@ from dataclasses import replace
 
 import streamlit as st
 
-from app_pages.shared import caches, figure_export
+from app_pages.shared import caches, figure_export, model_placement
 from app_pages.shared.session import VIEW, bound, reset_widgets, tr
 from app_pages.shared.sidebar import model_label, offered_models
 from app_pages.shared.state import ViewState
@@ -162,7 +162,8 @@ def _reverse(view: ViewState, result):
         return None
     handle = caches.model(view, view.gold_reverse)
     source, target = reverse_texts(result)
-    backward = caches.cached_analysis(view.gold_reverse, view.device, source, target, "pair")
+    placement = model_placement.placement()
+    backward = caches.cached_analysis(view.gold_reverse, view.device, source, target, "pair", placement=placement)
     return reverse_view(backward, handle.alignment_heads, reading_prefix(result))
 
 

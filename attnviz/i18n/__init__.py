@@ -25,6 +25,7 @@ from attnviz.i18n import (
     longtext,
     measures,
     models,
+    notebook,
     qkspace,
     saliency,
     selection,
@@ -61,6 +62,7 @@ PARTS = (
     effects,
     measures,
     saliency,
+    notebook,
 )
 
 

@@ -24,6 +24,23 @@ STRINGS: dict[str, dict[str, str]] = {
         "device_help": "Where the model runs. auto picks the first available of NPU, CUDA, MPS and CPU.",
         "device_report": "Device: {chosen}",
         "device_report_loading": "Device: listed once torch has loaded",
+        "placement": "Advanced: placement",
+        "placement_device_map": "Device map",
+        "placement_one_device": "one device (the device above)",
+        "placement_device_map_help": "accelerate places the model's layers across the accelerators, the CPU and the "
+        "disk: auto and balanced spread them evenly, balanced_low_0 leaves room on the first accelerator, sequential "
+        "fills one device after another. A max memory without a device map means auto.",
+        "placement_max_memory": "Max memory per device",
+        "placement_max_memory_help": "place=size, comma-separated: npu:N, cuda:N (or N), cpu or disk; a size like "
+        "30GiB or 500MB. Layers that fit nowhere go to the offload folder.",
+        "placement_offload_folder": "Offload folder",
+        "placement_offload_help": "A folder on this machine for the layers kept on disk; each is read back when it runs.",
+        "placement_note": "For this session only, not in the link: a placement names this machine's devices and "
+        "folders.",
+        "placement_report": "Where each layer ran ({layers} layers; kept on {places})",
+        "placement_report_layer": "Layer",
+        "placement_report_placed": "Weights kept on",
+        "placement_report_ran": "Ran on",
         "first_view_note": "Computed ahead by {model} for this text (the same weights, checked), shown while the server "
         "is still loading the model; your first change runs the model itself.",
         "sidebar_footer": "Weights are recorded from the model's own attention computation while it runs; "
@@ -221,6 +238,21 @@ STRINGS: dict[str, dict[str, str]] = {
         "device_help": "模型在哪里运行。自动：依次选用第一个可用的 NPU、CUDA、MPS、CPU。",
         "device_report": "设备：{chosen}",
         "device_report_loading": "设备：torch 加载完成后列出",
+        "placement": "高级：模型放置",
+        "placement_device_map": "设备映射",
+        "placement_one_device": "单个设备（上面选的设备）",
+        "placement_device_map_help": "由 accelerate 把模型的各层放到加速卡、CPU 和磁盘上：auto 和 balanced 平均分配，"
+        "balanced_low_0 给第一张加速卡留出空间，sequential 依次填满每个设备。只填内存上限、不选设备映射时按 auto 处理。",
+        "placement_max_memory": "每个设备的内存上限",
+        "placement_max_memory_help": "用逗号分隔的 位置=大小：npu:N、cuda:N（或 N）、cpu 或 disk；大小如 30GiB 或 "
+        "500MB。哪里都放不下的层放进卸载文件夹。",
+        "placement_offload_folder": "卸载文件夹",
+        "placement_offload_help": "本机上的一个文件夹，存放放在磁盘上的层；每层运行时再读回。",
+        "placement_note": "只在本次会话中保留，不写进链接：放置方式指的是本机的设备和文件夹。",
+        "placement_report": "每一层在哪里运行（{layers} 层；权重放在 {places}）",
+        "placement_report_layer": "层",
+        "placement_report_placed": "权重放在",
+        "placement_report_ran": "运行于",
         "first_view_note": "此结果由 {model} 预先为这段文本计算（权重相同，已核对），服务器仍在加载模型时先显示；"
         "你的第一次修改将由模型本身运行。",
         "sidebar_footer": "权重取自模型运行时自身的注意力计算；你的文本不会离开这台机器。",

@@ -45,10 +45,17 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.max_memory_too_small": "{name!r} does not fit in max_memory ({memory}) on its own; raise the limits, "
         "add cpu to them, or give an offload folder for the layers that do not fit.",
         "error.device_map_invalid": "The device map {value!r} cannot be used: {detail}",
+        "error.offload_unreadable": "{name!r} cannot run with max_memory ({memory}): {tensor} would go to disk, "
+        "but it is computed when the model is built, not stored in its weights, so it cannot be read back; raise the "
+        "limits so that it stays on the CPU or an accelerator.",
+        "error.offload_no_input_device": "{name!r} cannot run with max_memory ({memory}): every layer went to disk, "
+        "which leaves no device to read its input on; give the CPU or an accelerator room for the first layers.",
         # attnviz.notebook
         "error.notebook_needs_ipython": "Showing figures inline needs IPython (a Jupyter kernel): {extra}; or pass "
         "display=False and use the figures returned.",
         "error.notebook_option_unknown": "attnviz.show has no option {option!r}; the options are {options}.",
+        "error.notebook_needs_ipywidgets": "attnviz.explore needs ipywidgets (the notebook's controls): {extra}; or "
+        "use attnviz.show with the options you want.",
         # attnviz.policy
         "error.server_refuses_hub_id": "This server does not allow loading {model!r}; ask its operator to add it to "
         "{variable}.",
@@ -521,10 +528,16 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.max_memory_too_small": "{name!r} 放不进 max_memory（{memory}）；请调高上限、把 cpu 加进去，"
         "或者给出一个卸载文件夹存放放不下的层。",
         "error.device_map_invalid": "设备映射 {value!r} 无法使用：{detail}",
+        "error.offload_unreadable": "在 max_memory（{memory}）下无法运行 {name!r}：{tensor} 会被放到磁盘上，"
+        "但它是在构建模型时算出来的，并不存放在权重文件里，因此读不回来；请调高上限，让它留在 CPU 或加速卡上。",
+        "error.offload_no_input_device": "在 max_memory（{memory}）下无法运行 {name!r}：所有层都放到了磁盘上，"
+        "没有设备可以读入输入；请给 CPU 或加速卡留出放前几层的空间。",
         # attnviz.notebook
         "error.notebook_needs_ipython": "在笔记本里直接显示图需要 IPython（Jupyter 内核）：{extra}；"
         "或者传入 display=False，使用返回的图。",
         "error.notebook_option_unknown": "attnviz.show 没有选项 {option!r}；可用的选项有 {options}。",
+        "error.notebook_needs_ipywidgets": "attnviz.explore 需要 ipywidgets（笔记本里的控件）：{extra}；"
+        "或者用 attnviz.show 并传入想要的选项。",
         # attnviz.policy
         "error.server_refuses_hub_id": "此服务器不允许加载 {model!r}；请联系管理员把它加入 {variable}。",
         "error.server_refuses_folder": "此服务器不允许从 {folder!r} 加载模型；只能加载模型列表中的模型，"

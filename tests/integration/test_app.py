@@ -545,12 +545,15 @@ def test_the_start_up_warm_up_fills_the_model_cache_or_logs_why_not(monkeypatch,
     from app_pages.shared import caches, startup
 
     loaded = []
-    monkeypatch.setattr(caches, "cached_model", lambda name, device: loaded.append((name, device, gc.isenabled())))
+    monkeypatch.setattr(
+        caches, "cached_model", lambda name, device, placement: loaded.append((name, device, placement, gc.isenabled()))
+    )
     startup.warm_up()
-    assert loaded == [("demo-zh-en", "auto", False)]  # the collector waits while start-up imports and loads
+    # the key the pages load with (one device unless the sidebar places it); the collector waits while it loads
+    assert loaded == [("demo-zh-en", "auto", caches.ONE_DEVICE, False)]
     assert gc.isenabled()
 
-    def broken(name, device):
+    def broken(name, device, placement):
         raise RuntimeError("no weights")
 
     monkeypatch.setattr(caches, "cached_model", broken)
@@ -575,5 +578,6 @@ def test_the_warm_up_computes_the_default_view_into_the_pages_cache(monkeypatch)
 
     monkeypatch.setattr(caches, "cached_analysis", counted)
     startup.default_figures(handle, default)
-    page = (default.model, default.device, default.text, caches.forced_target(default), default.mode, default.truncate)
+    target = caches.forced_target(default)
+    page = (default.model, default.device, default.text, target, default.mode, default.truncate, caches.ONE_DEVICE)
     assert computed == [page]  # the very call the Translate & align page makes for the default view

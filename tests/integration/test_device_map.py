@@ -145,3 +145,21 @@ def test_the_cli_captures_an_offloaded_model_as_it_captures_one_device(qwen, tmp
 def test_a_bad_placement_option_is_one_line_and_exit_2(capsys, tmp_path, option, value, said):
     code, _, err = run_cli(capsys, "capture", "--model", "demo-decoder", "--text", "x", option, value, "-o", "x.json")
     assert code == 2 and said in one_line_error(err) and option in err
+
+
+@pytest.mark.parametrize(
+    "name, share, key, said",
+    [
+        # Marian's sinusoidal positions are built with the model, not stored in its weights: not readable from disk
+        ("demo-zh-en", 0.5, "offload_unreadable", "model.decoder.embed_positions.weight"),
+        # the whole decoder on disk: its inputs would be sent to the meta device
+        ("demo-decoder", 0.5, "offload_no_input_device", "every layer went to disk"),
+    ],
+)
+def test_a_placement_accelerate_cannot_run_is_refused_when_it_loads(name, share, key, said, tmp_path):
+    model = load_model(name, device="cpu").model
+    size = sum(parameter.numel() * parameter.element_size() for parameter in model.parameters())
+    with pytest.raises(ModelLoadError) as refused:
+        load_model(name, device="cpu", max_memory={"cpu": int(size * share)}, offload_folder=tmp_path)
+    assert refused.value.key == key and said in str(refused.value)
+    assert "max_memory" in refused.value.message("zh") and "\n" not in str(refused.value)

@@ -107,6 +107,36 @@ def test_the_notebooks_head_is_the_figure_the_library_draws(executed):
     assert "早上" in json.dumps(drawn["layout"], ensure_ascii=False)  # Chinese labels as they are
 
 
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+
+
+def test_the_explorer_shows_its_controls_and_the_figure_show_draws_for_their_values(executed):
+    """The explorer's cell displays a widget; the notebook's saved widget state holds its Output, whose figure is the
+    one `attnviz.show` draws for the head the cell moved the slider to."""
+    views = [
+        output.data[WIDGET_VIEW]
+        for cell in _code_cells(executed)
+        for output in cell.outputs
+        if WIDGET_VIEW in output.get("data", {})
+    ]
+    assert len(views) == 1
+    state = executed.metadata["widgets"][WIDGET_STATE]["state"]
+    outputs = [model["state"]["outputs"] for model in state.values() if model["model_name"] == "OutputModel"]
+    (shown,) = [output for listed in outputs for output in listed]
+    handle = attnviz.load_model("demo-zh-en")
+    result = attnviz.capture(handle, "早上好！", target="Good morning!")
+    options = {"kind": "cross", "aggregation": "head", "layer": 2, "head": 0, "lang": "zh"}
+    expected = attnviz.show(result, "heatmap", display=False, **options).figures["heatmap"]
+    assert shown["data"][PLOTLY_MIME] == json.loads(pio.to_json(expected))
+    sliders = {
+        model["state"].get("description"): model["state"]["value"]
+        for model in state.values()
+        if model["model_name"] == "IntSliderModel"
+    }
+    assert sliders == {"层": 2, "头": 0}  # the controls, labelled in Chinese, hold what the figure shows
+
+
 def test_the_printed_alignment_and_the_export(executed):
     printed = _stdout(executed)
     assert "Good →" in printed and "morning →" in printed

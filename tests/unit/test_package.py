@@ -9,7 +9,7 @@ import pytest
 import tomllib
 
 import attnviz
-from attnviz import catalogue, cli, models, notebook, objects, paths
+from attnviz import catalogue, cli, explorer, models, notebook, objects, paths
 from attnviz.everyday import capture, capture_lazy, generate
 
 REPO = Path(__file__).resolve().parents[2]
@@ -22,6 +22,7 @@ EVERYDAY = {
     "capture_lazy": capture_lazy,
     "generate": generate,
     "show": notebook.show,
+    "explore": explorer.explore,
 }
 
 

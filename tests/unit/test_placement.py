@@ -42,3 +42,20 @@ def test_a_layer_is_placed_by_its_longest_prefix_and_reported_with_where_it_ran(
     assert report == {"model.layers.1.self_attn": {"placed": "disk", "ran": "cpu"}}
     assert placement.layer_report(None, {"x": "cpu"}) == {}
     assert placement.offloaded_to_disk(device_map) and not placement.offloaded_to_disk({"": 0})
+
+
+def test_a_placement_as_written_becomes_load_models_options_through_the_same_parsers():
+    written = placement.Placement("balanced", " npu:0=30GiB,cpu=64GiB ", " /tmp/offload ")
+    assert written.load_options() == {
+        "device_map": "balanced",
+        "max_memory": placement.max_memory_of("npu:0=30GiB,cpu=64GiB"),
+        "offload_folder": "/tmp/offload",
+    }
+    assert not written.on_one_device
+    assert hash(written) == hash(placement.Placement("balanced", " npu:0=30GiB,cpu=64GiB ", " /tmp/offload "))  # a key
+    blank = placement.Placement("", " ", "")
+    assert blank.on_one_device and placement.Placement(offload_folder="/tmp/x").on_one_device  # a folder alone: unused
+    assert blank.load_options() == {"device_map": None, "max_memory": None, "offload_folder": None}
+    with pytest.raises(ModelLoadError) as refused:
+        placement.Placement(max_memory="npu:0=lots").load_options()
+    assert "30GiB" in str(refused.value)

@@ -206,3 +206,14 @@ def test_files_record_only_the_options_their_view_uses():
     rolled = selection.recorded_options(selection.ViewOptions(aggregation="rollout", rollout_layers=(0, 2)))
     assert rolled["rollout_layers"] == (0, 2) and "head" not in rolled and "layer" not in rolled
     assert selection.recorded_options(selection.ViewOptions(aggregation="layer", layer=3))["layer"] == 3
+
+
+def test_each_map_offers_the_aggregations_it_can_show():
+    assert selection.offered_aggregations("cross") == selection.AGGREGATIONS
+    assert selection.offered_aggregations("encoder") == selection.SELF_AGGREGATIONS  # a rollout, no alignment heads
+    # a contributions map: one map per layer, so neither alignment heads nor a rollout of heads (`aggregation_of`)
+    assert selection.offered_aggregations("cross", "alti") == ("head", "layer", "all")
+    for kind, measure in [("cross", "alti"), ("self", "value-zeroing"), ("decoder", "weights")]:
+        for aggregation in selection.offered_aggregations(kind, measure):
+            options = selection.ViewOptions(kind=kind, aggregation=aggregation, measure=measure)
+            assert selection.aggregation_of(options, kind) == aggregation  # none of them is refused
