@@ -39,3 +39,23 @@ def test_a_heatmap_at_a_papers_column_width_labels_every_key_readably():
     many = random_map(tokens_from([f"w{i}" for i in range(120)]), layers=1, heads=1)
     crowded, _ = layout.fit_to_width(layout.as_file(figures.heatmap(many), "m"), 336, None, 500)
     assert "of 120 labelled" in crowded.layout.xaxis.title.text  # what still does not fit is said
+
+
+def test_the_label_check_without_a_layout_says_what_the_laid_out_file_says():
+    cjk = "我们 今天 在 学校 的 图书馆 里 一起 学习 注意力 机制 和 翻译 模型 。".split()
+    figs = [
+        figures.alignment(random_map(tokens_from([f"w{i}" for i in range(count)]), layers=1, heads=1))
+        for count in (6, 40)
+    ]
+    figs.append(figures.alignment(random_map(tokens_from(cjk), tokens_from(cjk[::-1]), layers=1, heads=1)))
+    figs.append(figures.heatmap(random_map(tokens_from(cjk), layers=1, heads=1)))
+    checked = set()
+    for fig in (layout.as_file(fig, "m") for fig in figs):
+        own = fig.layout.width
+        for width in (200, 336, own, 1400):
+            for height in (None, 300):
+                laid, _ = layout.fit_to_width(fig, width, height, fig.layout.height)
+                said = layout.file_labels(fig, width, height)
+                assert said == layout.smallest_labels(laid)
+                checked.add(said is not None and said[0] < layout.LABEL_SIZE)
+    assert checked == {True, False}  # some files shrink their labels, some do not
