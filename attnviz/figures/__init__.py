@@ -15,6 +15,7 @@ and `statistic_grid(values=...)` (statistics streamed tile by tile).
 
 from attnviz.figures._common import FONT_FAMILY, LABELS, MASKED_COLOR, resolve_labels
 from attnviz.figures.alignment import alignment, alignment_width, link_opacity, link_width, strongest_links
+from attnviz.figures.beside import beside
 from attnviz.figures.diff import diff_heatmap
 from attnviz.figures.effects import effect_grid
 from attnviz.figures.explainer import (
@@ -51,6 +52,7 @@ __all__ = [
     "VIEWS",
     "alignment",
     "alignment_width",
+    "beside",
     "clickable_heads",
     "diff_heatmap",
     "effect_grid",
