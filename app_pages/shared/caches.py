@@ -14,9 +14,10 @@ from attnviz.models import catalogue, load_model
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
-def cached_model(name: str, device: str):
+def cached_model(name: str, device: str, dtype: str | None = None):
+    """A model loaded on `device`, in float32 or the half precision `dtype` (Compare's B)."""
     model_runs.use_interactive_threads()
-    return load_model(name, device)
+    return load_model(name, device, dtype=dtype)
 
 
 @st.cache_data(show_spinner=False, max_entries=128)
@@ -111,17 +112,17 @@ def catalogue_entries(lang: str):
     return catalogue(lang)
 
 
-_loaded: set[tuple[str, str]] = set()  # (model, device) pairs this process has loaded
+_loaded: set[tuple[str, ...]] = set()  # (model, device[, half precision]) this process has loaded
 
 
-def model(view: ViewState, name: str | None = None):
-    """The view's model (or the model `name`), loaded once per process; raises AttnvizError with a sentence when it
-    cannot be."""
+def model(view: ViewState, name: str | None = None, device: str | None = None, dtype: str | None = None):
+    """The view's model (or the model `name`, on `device` instead of the view's, in the half precision `dtype`),
+    loaded once per process; raises AttnvizError with a sentence when it cannot be."""
     name = name or view.model
     refusal = model_runs.model_refusal(name, [entry.name for entry in catalogue_entries(view.lang)])
     if refusal:
         raise refusal
-    key = (name, view.device)
+    key = (name, device or view.device, *([dtype] if dtype else []))  # float32: the key every other call uses
     waiting = st.empty()
     try:
         with waiting.container(), st.spinner(i18n.t("loading_model", view.lang, model=name), show_time=True):
