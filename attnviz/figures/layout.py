@@ -98,6 +98,17 @@ def as_file(fig: go.Figure, model: str | None) -> go.Figure:
     return go.Figure(fig).update_layout(title_text=title, width=width, height=height)
 
 
+def file_layout(fig: go.Figure, model: str | None) -> go.Figure:
+    """`as_file` without the traces: the layout a file gives the figure (its title, its size), which is all that a
+    label check (`file_labels`, `attnviz.export.small_labels`) reads, for a fraction of what copying every trace
+    costs (a page checks each figure on every rerun)."""
+    title = exported_title(fig.layout.title.text or "", model)
+    width, height = export_size(title, fig.layout.width, fig.layout.height)
+    laid = fig.layout.to_plotly_json()
+    laid.update(width=width, height=height, title={**laid.get("title", {}), "text": title})
+    return go.Figure(layout=laid)
+
+
 # ----------------------------------------------------------------------------------------------------------------------
 # A heatmap's tick labels
 

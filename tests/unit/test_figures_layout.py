@@ -1,6 +1,6 @@
 """attnviz.figures.layout: one measure of text width, and titles that fit the file they are drawn in."""
 
-from attnviz import figures, fonts
+from attnviz import export, figures, fonts
 from attnviz.figures import layout
 from attnviz.figures.layout import NOTE_SHARE, TITLE_SIZE, export_size, exported_title, text_width, title_width
 from tests.support.maps import random_map, tokens_from
@@ -59,3 +59,20 @@ def test_the_label_check_without_a_layout_says_what_the_laid_out_file_says():
                 assert said == layout.smallest_labels(laid)
                 checked.add(said is not None and said[0] < layout.LABEL_SIZE)
     assert checked == {True, False}  # some files shrink their labels, some do not
+
+
+def test_a_files_layout_alone_gives_the_label_check_of_the_whole_file():
+    words = [f"word{i}" for i in range(40)]
+    warned = []
+    for fig in (
+        figures.alignment(random_map(tokens_from(words), layers=1, heads=1)),
+        figures.heatmap(random_map(tokens_from(words))),
+    ):
+        whole, laid = layout.as_file(fig, "a-model-name"), layout.file_layout(fig, "a-model-name")
+        assert not laid.data and laid.layout.to_plotly_json() == whole.layout.to_plotly_json()
+        for options in ({}, {"preset": "single-column"}, {"width": 300, "height": 400}):
+            said = [export.small_labels(drawn, **options) for drawn in (whole, laid)]
+            whole_said, laid_said = (vars(one) if one is not None else None for one in said)  # size, tokens, width
+            assert whole_said == laid_said
+            warned.append(whole_said is not None)
+    assert any(warned) and not all(warned)  # 40 labels in a paper's column are too small; at its own size, not
