@@ -63,7 +63,7 @@ def cached_comparison(
     the models differ), and the parity numbers when both read the same tokens (one model on one input: all zero
     on one device in one precision, else how far they moved)."""
     name_b = b[0]
-    loaded_b = caches.cached_model(*b) if b[2] else caches.cached_model(*b[:2])  # float32: A's own key
+    loaded_b = caches.cached_model(*caches.model_key(*b))
     result_a = caches.compute_analysis(caches.cached_model(model, device), text, target, "pair")
     result_b = caches.compute_analysis(loaded_b, text_b, target_b, "pair")
     compared = compare.compare_captures(

@@ -15,9 +15,16 @@ from attnviz.models import catalogue, load_model
 
 @st.cache_resource(show_spinner=False, max_entries=4)
 def cached_model(name: str, device: str, dtype: str | None = None):
-    """A model loaded on `device`, in float32 or the half precision `dtype` (Compare's B)."""
+    """A model loaded on `device`, in float32 or the half precision `dtype` (Compare's B): called with
+    `model_key`'s arguments, so that a float32 model is cached once."""
     model_runs.use_interactive_threads()
     return load_model(name, device, dtype=dtype)
+
+
+def model_key(name: str, device: str, dtype: str | None = None) -> tuple:
+    """`cached_model`'s arguments: a float32 model without a dtype, the key every other call uses (the cache keys
+    on the arguments as given)."""
+    return (name, device, dtype) if dtype else (name, device)
 
 
 @st.cache_data(show_spinner=False, max_entries=128)
@@ -122,7 +129,7 @@ def model(view: ViewState, name: str | None = None, device: str | None = None, d
     refusal = model_runs.model_refusal(name, [entry.name for entry in catalogue_entries(view.lang)])
     if refusal:
         raise refusal
-    key = (name, device or view.device, *([dtype] if dtype else []))  # float32: the key every other call uses
+    key = model_key(name, device or view.device, dtype)
     waiting = st.empty()
     try:
         with waiting.container(), st.spinner(i18n.t("loading_model", view.lang, model=name), show_time=True):

@@ -27,7 +27,7 @@ def beside(left: go.Figure, right: go.Figure, title: str, titles: tuple[str, str
     margins = [{**PLOTLY_MARGIN, **side["layout"].get("margin", {})} for side in sides]
     widths = [
         max(int(side["layout"].get("width") or 700), int(title_width(heading) / (1 - TITLE_X)) + TITLE_ROOM_PX)
-        for side, margin, heading in zip(sides, margins, titles)
+        for side, heading in zip(sides, titles)
     ]
     heading_px = max(heading.count("<br>") + 1 for heading in titles) * TITLE_LINE + TITLE_GAP_PX
     top = max(margin["t"] for margin in margins) + TITLE_LINE + heading_px  # the file's title, then the halves'
