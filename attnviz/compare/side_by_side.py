@@ -1,6 +1,7 @@
 """A's and B's alignment diagrams side by side: the heads a Compare view shows, each side drawn from its own capture
-through `selection.show` with the same options, then both again at one width and height (the larger of the two
-each chose), so that their token lines stand at the same heights and their labels are planned for the same room.
+as `selection.show` draws it with the same options, both at one width and height (the larger of the sizes each
+asks for alone, `selection.alignment_size`), so that their token lines stand at the same heights and their labels
+are planned for the same room. One file holds both with `figures.beside` (`attnviz compare --figure sides`).
 
 For cross-attention each is the translation alignment (Bahdanau et al., 2015: a target token's weights over the
 source); for self-attention the same diagram reads queries against keys of one sentence. B draws the head of B its
