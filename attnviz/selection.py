@@ -582,6 +582,15 @@ def show_map(
     return Shown(amap, chosen, _figures(amap, chosen, options, names, replayed, size))
 
 
+def alignment_size(written: AttentionMap, options: ViewOptions, alignment_heads: Pairs = ()) -> Size:
+    """The (width, height) px `show_map` draws the alignment of `written` at when given no size: as wide as its
+    token labels ask (`figures.alignment_width`), as high as the figure it stands beside (`FIGURE_BUILDERS`), which
+    is the one drawn to find it."""
+    beside = FIGURE_BUILDERS["alignment"].beside
+    shown = show_map(written, options, alignment_heads, (beside,))
+    return figures.alignment_width(shown.selection.amap), int(shown.figures[beside].layout.height)
+
+
 HIDDEN_SAID_FROM = 0.05  # the share of a row's weight on hidden tokens from which a figure's title says it
 
 
@@ -690,7 +699,7 @@ def _figures(
         if name not in drawn:
             builder = FIGURE_BUILDERS[name]
             style = of_heads if builder.of_selection else of_map
-            if builder.beside:
+            if builder.beside and style.height is None:  # a size given sets the height it would take
                 style = replace(style, height=draw(builder.beside).layout.height)
             drawn[name] = builder.draw(amap, chosen, options, style)
         return drawn[name]

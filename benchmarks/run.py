@@ -394,7 +394,7 @@ def _series(rows: list[dict], key: str) -> str:
 
 def write_section(name: str, section: str, path: Path | None = None) -> None:
     """Replace benchmark `name`'s section of RESULTS.md (between its `<!-- name: start/end -->` markers), or append
-    it; this file's own runs keep such sections (`_kept_sections`)."""
+    it; this file's own runs keep such sections (`kept_sections`)."""
     path = path or RESULTS
     start, end = f"<!-- {name}: start -->", f"<!-- {name}: end -->"
     marked = f"{start}\n{section.strip()}\n{end}\n"
@@ -407,7 +407,7 @@ def write_section(name: str, section: str, path: Path | None = None) -> None:
     path.write_text(text, encoding="utf-8")
 
 
-def _kept_sections(path: Path) -> str:
+def kept_sections(path: Path) -> str:
     """The sections other benchmark scripts wrote into the results file (between their own start/end markers, as
     bench_values.py does), kept when this run rewrites it."""
     import re
@@ -683,7 +683,7 @@ def main() -> None:
     }
     report = render(short, long, bertviz, meta)
     report += f"Total benchmark time: {time.time() - started:.0f} s.\n"
-    Path(args.output).write_text(report + _kept_sections(Path(args.output)))
+    Path(args.output).write_text(report + kept_sections(Path(args.output)))
     print(report)
     print(f"Written to {args.output}", file=sys.stderr)
 

@@ -8,9 +8,10 @@ from dataclasses import dataclass, replace
 import streamlit as st
 
 from app_pages.shared import caches, model_placement
-from app_pages.shared.state import ViewState, view_options
+from app_pages.shared.state import DEVICES_B, ViewState, view_options
 from attnviz import compare
 from attnviz.catalogue import declared_languages
+from attnviz.devices import device_statuses
 from attnviz.placement import Placement
 from attnviz.types import AttentionCapture
 
@@ -18,6 +19,24 @@ from attnviz.types import AttentionCapture
 def model_b(view: ViewState) -> str:
     """B's model: its own, or A's when it names none."""
     return view.model_b or view.model
+
+
+def device_b(view: ViewState) -> str:
+    """B's device: its own, or A's when it names none."""
+    return view.device_b or view.device
+
+
+def named_b(view: ViewState) -> str:
+    """B as the page names it: its model, and its device and precision where they are not A's."""
+    return " · ".join(
+        [model_b(view), *([view.device_b] if view.device_b else []), *([view.dtype_b] if view.dtype_b else [])]
+    )
+
+
+def devices_b() -> list[str]:
+    """The devices B may be read on: A's (empty), and each one torch can use here (the CPU at least)."""
+    usable = {status.name for status in device_statuses() if status.available}
+    return [device for device in DEVICES_B if device == "" or device in usable]
 
 
 def texts(view: ViewState, seq2seq: bool) -> tuple[str | None, str | None]:
@@ -43,17 +62,21 @@ def cached_comparison(
     device: str,
     text: str,
     target,
-    name_b: str,
+    b: tuple,
     text_b: str,
     target_b,
     weighting: str,
     hide: bool,
     placement: Placement = caches.ONE_DEVICE,
 ) -> Compared:
-    """A's and B's captures, their comparison (heads paired when the models differ), and the parity numbers when
-    both read the same tokens (one model on one input: all zero)."""
-    result_a = caches.compute_analysis(caches.cached_model(model, device, placement), text, target, "pair")
-    result_b = caches.compute_analysis(caches.cached_model(name_b, device, placement), text_b, target_b, "pair")
+    """A's and B's captures (`b`: B's model, device and half precision or None), their comparison (heads paired when
+    the models differ), and the parity numbers when both read the same tokens (one model on one input: all zero
+    on one device in one precision, else how far they moved)."""
+    name_b = b[0]
+    loaded_b = caches.cached_model(*caches.model_key(name_b, b[1], placement, b[2]))
+    loaded_a = caches.cached_model(model, device, placement)
+    result_a = caches.compute_analysis(loaded_a, text, target, "pair")
+    result_b = caches.compute_analysis(loaded_b, text_b, target_b, "pair")
     compared = compare.compare_captures(
         result_a, result_b, weighting=weighting, hide_special=hide, pair_heads=name_b != model
     )
@@ -67,12 +90,13 @@ def comparison(view: ViewState) -> tuple[Compared, bool]:
     with a sentence when B cannot be read (empty, or a language its model does not read) or a model not loaded."""
     name_b = model_b(view)
     compare.check_text_b(view.text_b, name_b, declared_languages(name_b))
-    handle_a, handle_b = caches.model(view), caches.model(view, name_b)
+    b = (name_b, device_b(view), view.dtype_b or None)
+    handle_a, handle_b = caches.model(view), caches.model(view, *b)
     target_a, target_b = texts(view, handle_a.is_seq2seq)
     target_b = target_b if handle_b.is_seq2seq else None
-    a, b = (view.model, view.text, target_a), (name_b, view.text_b, target_b)
-    shown = (view.weighting, view.hide_special)
-    compared = cached_comparison(a[0], view.device, *a[1:], *b, *shown, model_placement.placement())
+    a = (view.model, view.device, view.text, target_a)
+    shown = (view.weighting, view.hide_special, model_placement.placement())
+    compared = cached_comparison(*a, b, view.text_b, target_b, *shown)
     return compared, handle_a.is_seq2seq
 
 
@@ -87,5 +111,6 @@ def alignments(view: ViewState, compared: Compared, picked: tuple[int | None, in
     size (`attnviz.compare.side_by_side`)."""
     options = replace(view_options(view, compared.comparison.kind, "head"), measure=None)  # the maps hold weights
     options_a, options_b = compare.side_options(compared.comparison, compared.b, options, *picked)
-    heads_a, heads_b = caches.model(view).alignment_heads, caches.model(view, model_b(view)).alignment_heads
+    heads_a = caches.model(view).alignment_heads
+    heads_b = caches.model(view, model_b(view), device_b(view), view.dtype_b or None).alignment_heads
     return compare.side_by_side(compared.a, compared.b, options_a, options_b, heads_a, heads_b)

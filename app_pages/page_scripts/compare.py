@@ -6,7 +6,7 @@ import streamlit as st
 from app_pages.compare import runs
 from app_pages.shared import figure_export, session
 from app_pages.shared.page_errors import shown_errors
-from app_pages.shared.state import COMPARE_SCOPES
+from app_pages.shared.state import COMPARE_SCOPES, DTYPES_B
 from attnviz import figures
 
 view, t = session.page_start("compare_title", "compare_intro")
@@ -19,6 +19,22 @@ with shown_errors(view):
     with side_b:
         session.bound(st.text_input, "model_b", t("compare_model_b"), placeholder=t("compare_same_model"))
         session.bound(st.text_input, "text_b", t("compare_text", side="B"))
+        precision, device = st.columns(2)
+        session.bound(
+            precision.selectbox,
+            "dtype_b",
+            t("compare_dtype_b"),
+            options=DTYPES_B,
+            format_func=lambda dtype: dtype or t("compare_dtype_same"),
+            help=t("compare_dtype_b_help"),
+        )
+        session.bound(
+            device.selectbox,
+            "device_b",
+            t("compare_device_b"),
+            options=runs.devices_b(),
+            format_func=lambda name: t(f"device_{name}") if name else t("compare_device_same", device=view.device),
+        )
     both, translates = runs.comparison(view)
     compared, parity = both.comparison, both.parity
     if translates:  # a translation model force-decodes a target on each side
@@ -42,14 +58,14 @@ with shown_errors(view):
     drawn = (shown.values, shown.row_labels, shown.col_labels, shown.row_status, shown.col_status)
     style = figures.FigureStyle(lang=view.lang)
     fig = figures.diff_heatmap(*drawn, kind=compared.kind, selection=said, style=style)
-    named = f"{view.model} · {runs.model_b(view)}"
+    named = f"{view.model} · {runs.named_b(view)}"
     figure_export.figure(fig, "compare", "compare_diff", view, model=named)
 
     st.subheader(t("compare_alignments"))
     drawn_sides = runs.alignments(view, both, picked)
     sides = (
         ("A", view.model, both.a, drawn_sides.a, drawn_sides.options_a),
-        ("B", runs.model_b(view), both.b, drawn_sides.b, drawn_sides.options_b),
+        ("B", runs.named_b(view), both.b, drawn_sides.b, drawn_sides.options_b),
     )
     for column, (side, model, capture, shown, options) in zip(st.columns(2), sides):
         with column:

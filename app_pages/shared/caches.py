@@ -17,11 +17,18 @@ ONE_DEVICE = Placement()  # no device map: the model loads onto the sidebar's de
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
-def cached_model(name: str, device: str, placement: Placement = ONE_DEVICE):
-    """One model, loaded once per device and placement (`model_placement`); a placement's bad value raises its
-    sentence (ModelLoadError) before anything loads."""
+def cached_model(name: str, device: str, placement: Placement = ONE_DEVICE, dtype: str | None = None):
+    """One model, loaded once per device, placement (`model_placement`) and precision (float32, or Compare's B in the
+    half precision `dtype`): called with `model_key`'s arguments, so that a float32 model is cached once. A
+    placement's bad value raises its sentence (ModelLoadError) before anything loads."""
     model_runs.use_interactive_threads()
-    return load_model(name, device, **placement.load_options())
+    return load_model(name, device, dtype=dtype, **placement.load_options())
+
+
+def model_key(name: str, device: str, placement: Placement, dtype: str | None = None) -> tuple:
+    """`cached_model`'s arguments: a float32 model without a dtype, the key every other call uses (the cache keys
+    on the arguments as given)."""
+    return (name, device, placement, dtype) if dtype else (name, device, placement)
 
 
 @st.cache_data(show_spinner=False, max_entries=128)
@@ -140,17 +147,17 @@ def catalogue_entries(lang: str):
     return catalogue(lang)
 
 
-_loaded: set[tuple] = set()  # (model, device, placement) this process has loaded
+_loaded: set[tuple] = set()  # (model, device, placement[, half precision]) this process has loaded
 
 
-def model(view: ViewState, name: str | None = None):
-    """The view's model (or the model `name`), loaded once per process; raises AttnvizError with a sentence when it
-    cannot be."""
+def model(view: ViewState, name: str | None = None, device: str | None = None, dtype: str | None = None):
+    """The view's model (or the model `name`, on `device` instead of the view's, in the half precision `dtype`),
+    loaded once per process; raises AttnvizError with a sentence when it cannot be."""
     name = name or view.model
     refusal = model_runs.model_refusal(name, [entry.name for entry in catalogue_entries(view.lang)])
     if refusal:
         raise refusal
-    key = (name, view.device, model_placement.placement())  # every cache that runs a model keys on all three
+    key = model_key(name, device or view.device, model_placement.placement(), dtype)
     waiting = st.empty()
     try:
         with waiting.container(), st.spinner(i18n.t("loading_model", view.lang, model=name), show_time=True):

@@ -17,7 +17,7 @@ from attnviz import export, i18n, selection
 from attnviz.errors import AttnvizError
 from attnviz.export.figure_file import figure_file_bytes
 from attnviz.export.sizing import MAX_SCALE, MAX_SIDE, MIN_SIDE, PRESETS
-from attnviz.figures.layout import as_file, export_size, exported_title
+from attnviz.figures.layout import as_file, export_size, exported_title, file_layout
 from attnviz.types import AttentionCapture, AttentionMap
 
 FIGURE_FORMATS = ("png", "svg", "pdf", "html")
@@ -254,7 +254,7 @@ def figure_downloads(
 def _small_labels(fig, model: str | None, size: DownloadSize):
     """`attnviz.export.SmallLabels` when an alignment's file at the chosen size would stand its labels too small to
     read (said before the click that makes it), else None."""
-    return export.small_labels(as_file(fig, model), **size.options())  # any figure whose labels it lays out
+    return export.small_labels(file_layout(fig, model), **size.options())  # any figure whose labels it lays out
 
 
 def figure_maker(drawn, fmt: str, name: str, source: Source, size: dict) -> Callable[[], bytes]:

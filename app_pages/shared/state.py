@@ -38,6 +38,8 @@ LANGUAGES = ("en", "zh")
 DEVICES = ("auto", "npu", "cuda", "cpu")
 LINK_TEXTS = ("text", "target", "text_b", "target_b")  # fields a link carries whole, packed when long (`link_text`)
 COMPARE_SCOPES = ("all", "layer", "head")  # Compare: the diff of every head on average, of a layer's, or of one head
+DEVICES_B = ("", "npu", "cuda", "cpu")  # Compare's B: A's device (empty) or one named
+DTYPES_B = ("", "float16", "bfloat16")  # Compare's B: float32 as A (empty) or a half precision
 
 
 @dataclass
@@ -76,6 +78,8 @@ _CHOICES = {
     "qk_color": ("position", "token"),
     "color_scale": selection.COLOR_SCALES,
     "compare_scope": COMPARE_SCOPES,
+    "device_b": DEVICES_B,
+    "dtype_b": DTYPES_B,
 }
 # Names links used before the fields took the names of `selection.ViewOptions`: still read (a link shared earlier
 # opens the same view), never written. The field's own name wins when a link has both.

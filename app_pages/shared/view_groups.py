@@ -158,6 +158,8 @@ class CompareView:
     text_b: str = "晚上好！"  # B's text
     target_b: str = ""  # B's target (translation models); empty = A's
     compare_scope: str = "all"  # state.COMPARE_SCOPES: the heads the diff shows (with `layer`, `head`)
+    device_b: str = ""  # B's device (state.DEVICES_B); empty = A's
+    dtype_b: str = ""  # B's precision (state.DTYPES_B); empty = float32, as A: one model in two precisions
 
 
 SHARED_GROUPS = (CoreView, InputView, LongTextView, HeadView, MapView, DrawingView, EffectsView, LensView)

@@ -457,8 +457,15 @@ def _add_compare_parser(commands) -> None:
     view.add_argument(
         "--hide-special", action=argparse.BooleanOptionalAction, default=False, help="leave special tokens out"
     )
-    view.add_argument("--layer", default=None, help="diff figure: this layer (default: the mean of all)")
-    view.add_argument("--head", default=None, help="diff figure: this head of --layer (default: their mean)")
+    view.add_argument(
+        "--figure",
+        choices=("diff", "sides"),
+        default="diff",
+        help="the figure file: diff (A − B on the words both share) or sides (A's and B's alignment diagrams side by "
+        "side, laid out alike)",
+    )
+    view.add_argument("--layer", default=None, help="figure: this layer (default: the mean of all)")
+    view.add_argument("--head", default=None, help="figure: this head of --layer (default: their mean)")
     view.add_argument("--lang", choices=("en", "zh"), default="en", help="language of the figure and messages")
     view.add_argument("--engine", choices=("auto", "kaleido", "static"), default="auto", help="png/svg/pdf renderer")
     view.add_argument(
@@ -466,7 +473,8 @@ def _add_compare_parser(commands) -> None:
         "-o",
         required=True,
         type=Path,
-        help="ranking.csv (kind, layer, head, head_b, js) or a diff figure: .png, .svg, .pdf, .html",
+        help="ranking.csv (kind, layer, head, head_b, js) or the --figure: .png, .svg, .pdf, .html, .json (the "
+        "plotly figure)",
     )
     view.add_argument("--force", "-f", action="store_true", help="replace an existing file")
 

@@ -79,6 +79,7 @@ class Request:
     device_b: str | None = None
     dtype_b: str | None = None
     pair_heads: bool | None = None
+    figure: str = "diff"  # compare's figure: the diff A − B, or A's and B's alignment diagrams side by side
     # contributions
     method: str = "alti"
 

@@ -1,6 +1,7 @@
 """A's and B's alignment diagrams side by side: the heads a Compare view shows, each side drawn from its own capture
-through `selection.show` with the same options, then both again at one width and height (the larger of the two
-each chose), so that their token lines stand at the same heights and their labels are planned for the same room.
+as `selection.show` draws it with the same options, both at one width and height (the larger of the sizes each
+asks for alone, `selection.alignment_size`), so that their token lines stand at the same heights and their labels
+are planned for the same room. One file holds both with `figures.beside` (`attnviz compare --figure sides`).
 
 For cross-attention each is the translation alignment (Bahdanau et al., 2015: a target token's weights over the
 source); for self-attention the same diagram reads queries against keys of one sentence. B draws the head of B its
@@ -70,13 +71,17 @@ def side_by_side(
     alignment_heads_a: selection.Pairs = (),
     alignment_heads_b: selection.Pairs = (),
 ) -> SideBySide:
-    """A's and B's diagrams (`side_options`), each first at the size its tokens ask for, then both at the larger
-    width and the larger height, so that they line up beside each other."""
-    own = [
-        selection.show(capture, options, heads, (FIGURE,)).figures[FIGURE].layout
-        for capture, options, heads in ((a, options_a, alignment_heads_a), (b, options_b, alignment_heads_b))
+    """A's and B's diagrams (`side_options`), both at the larger of the widths and the larger of the heights each
+    asks for alone (`selection.alignment_size`), so that they line up beside each other. Each side's map is
+    prepared once, and each diagram drawn once (a page redraws them on every view change)."""
+    sides = [
+        (selection.prepare(capture, options), options, heads)
+        for capture, options, heads in (
+            (a, selection.with_measure(a, options_a), alignment_heads_a),
+            (b, selection.with_measure(b, options_b), alignment_heads_b),
+        )
     ]
-    size = (max(int(layout.width) for layout in own), max(int(layout.height) for layout in own))
-    shown_a = selection.show(a, options_a, alignment_heads_a, (FIGURE,), size=size)
-    shown_b = selection.show(b, options_b, alignment_heads_b, (FIGURE,), size=size)
+    own = [selection.alignment_size(*side) for side in sides]
+    size = (max(width for width, _ in own), max(height for _, height in own))
+    shown_a, shown_b = (selection.show_map(*side, (FIGURE,), size=size) for side in sides)
     return SideBySide(shown_a, shown_b, options_a, options_b, size)

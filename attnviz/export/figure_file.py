@@ -8,6 +8,8 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+import plotly.graph_objects as go
+
 from attnviz.export import figure_bytes
 from attnviz.export.files import refuse_existing, write_atomic
 from attnviz.provenance import view_provenance
@@ -26,16 +28,25 @@ def figure_file_bytes(
     engine: str = "auto",
     provenance: Mapping | None = None,
 ) -> bytes:
-    """The file of `figure` (as a file shows it: `selection.as_file`) in `fmt`, at `size` (`figure_bytes`'s width,
-    height, scale, dpi or preset), recording the provenance of `capture` (an AttentionCapture; a map or none records
-    the versions alone, unless `provenance` gives the capture it was cut from), the view `view` with the options it uses
-    (`selection.recorded_options`) and `recorded` (more that it draws)."""
+    """The file of `figure` (as a file shows it: `selection.as_file`) in `fmt` (a figure format, or "json": the
+    plotly figure), at `size` (`figure_bytes`'s width, height, scale, dpi or preset), recording the provenance of
+    `capture` (an AttentionCapture; a map or none records the versions alone, unless `provenance` gives the capture
+    it was cut from), the view `view` with the options it uses (`selection.recorded_options`) and `recorded` (more
+    that it draws)."""
     size = dict(size or {})
     shown = {**(recorded_options(options) if options else {}), **(recorded or {}), "export": size}
     own = (capture.provenance or None) if isinstance(capture, AttentionCapture) else None
     own = dict(provenance) if provenance else own  # a map cut from a capture: that capture's provenance
     provenance = view_provenance(own, view, shown)
+    if fmt == "json":
+        return _figure_json(figure, provenance)
     return figure_bytes(figure, fmt, engine=engine, provenance=provenance, **size)
+
+
+def _figure_json(figure, provenance: dict) -> bytes:
+    """The plotly figure as JSON (`plotly.io.read_json` opens it), its provenance in its layout's meta."""
+    meta = figure.layout.meta if isinstance(figure.layout.meta, dict) else {}
+    return go.Figure(figure).update_layout(meta={**meta, "provenance": provenance}).to_json().encode("utf-8")
 
 
 def write_figure_file(

@@ -14,7 +14,8 @@ and `statistic_grid(values=...)` (statistics streamed tile by tile).
 """
 
 from attnviz.figures._common import FONT_FAMILY, LABELS, MASKED_COLOR, resolve_labels
-from attnviz.figures.alignment import alignment, link_opacity, link_width, strongest_links
+from attnviz.figures.alignment import alignment, alignment_width, link_opacity, link_width, strongest_links
+from attnviz.figures.beside import beside
 from attnviz.figures.diff import diff_heatmap
 from attnviz.figures.effects import effect_grid
 from attnviz.figures.explainer import (
@@ -50,6 +51,8 @@ __all__ = [
     "SEED_V",
     "VIEWS",
     "alignment",
+    "alignment_width",
+    "beside",
     "clickable_heads",
     "diff_heatmap",
     "effect_grid",

@@ -50,6 +50,11 @@ def _lines_of(amap: AttentionMap) -> TokenLines:
     )
 
 
+def alignment_width(amap: AttentionMap) -> int:
+    """The width (px) `alignment` draws `amap` at when its style sets none: wide enough for its token labels."""
+    return _lines_of(amap).width_for(None)
+
+
 def alignment(
     amap: AttentionMap,
     *,

@@ -98,6 +98,17 @@ def as_file(fig: go.Figure, model: str | None) -> go.Figure:
     return go.Figure(fig).update_layout(title_text=title, width=width, height=height)
 
 
+def file_layout(fig: go.Figure, model: str | None) -> go.Figure:
+    """`as_file` without the traces: the layout a file gives the figure (its title, its size), which is all that a
+    label check (`file_labels`, `attnviz.export.small_labels`) reads, for a fraction of what copying every trace
+    costs (a page checks each figure on every rerun)."""
+    title = exported_title(fig.layout.title.text or "", model)
+    width, height = export_size(title, fig.layout.width, fig.layout.height)
+    laid = fig.layout.to_plotly_json()
+    laid.update(width=width, height=height, title={**laid.get("title", {}), "text": title})
+    return go.Figure(layout=laid)
+
+
 # ----------------------------------------------------------------------------------------------------------------------
 # A heatmap's tick labels
 
@@ -181,10 +192,9 @@ def _print_tick_size(labels: int, plot_px: float) -> float:
     return float(min(TICK_SIZE, max(PRINT_TICK_FLOOR, plot_px / max(labels, 1) / PRINT_LABEL_PITCH)))
 
 
-def print_heatmap(fig: go.Figure, queries: Sequence[str], keys: Sequence[str], size: tuple[int, int]) -> go.Figure:
-    """`fig` (a heatmap) laid out for a narrow file of `size`: colour bar under the plot, margins fitted to the
-    query labels, tick labels as large as lets every one be drawn (down to PRINT_TICK_FLOOR), keys upright; an
-    axis whose labels still do not all fit is thinned and says so, as on screen."""
+def _print_ticks(queries: Sequence[str], keys: Sequence[str], size: tuple[int, int]) -> tuple[int, float, list, list]:
+    """(left margin px, tick font size px, drawn key ticks, drawn query ticks) of a heatmap laid out for print at
+    `size` (`print_heatmap`)."""
     widest = max((text_width(label, PRINT_TICK_FLOOR) for label in queries), default=0.0)
     left = int(widest + 40)  # the labels, the axis title beside them, a little air
     plot_width = max(size[0] - left - PRINT_MARGINS_PX["r"], 1)
@@ -193,6 +203,14 @@ def print_heatmap(fig: go.Figure, queries: Sequence[str], keys: Sequence[str], s
     pitch = tick * PRINT_LABEL_PITCH
     x_ticks = tick_positions(len(keys), max(1, min(len(keys), int(plot_width // pitch))))
     y_ticks = tick_positions(len(queries), max(1, min(len(queries), int(plot_height // pitch))))
+    return left, tick, x_ticks, y_ticks
+
+
+def print_heatmap(fig: go.Figure, queries: Sequence[str], keys: Sequence[str], size: tuple[int, int]) -> go.Figure:
+    """`fig` (a heatmap) laid out for a narrow file of `size`: colour bar under the plot, margins fitted to the
+    query labels, tick labels as large as lets every one be drawn (down to PRINT_TICK_FLOOR), keys upright; an
+    axis whose labels still do not all fit is thinned and says so, as on screen."""
+    left, tick, x_ticks, y_ticks = _print_ticks(queries, keys, size)
     words = (fig.layout.meta or {}).get("axis_words") or {"key": "", "query": "", "labelled": "{axis}"}
 
     def title(axis: str, ticks: list, labels: Sequence[str]) -> str:
@@ -216,16 +234,26 @@ def print_heatmap(fig: go.Figure, queries: Sequence[str], keys: Sequence[str], s
     return laid.update_traces(colorbar=bar, selector=dict(type="heatmap"))
 
 
+def _refitted_heatmap_labels(fig: go.Figure, width: int) -> tuple[list[str], list[str]] | None:
+    """(query labels, key labels) of a heatmap that a file `width` px wide lays out again (`fit_heatmap`), else None."""
+    meta = fig.layout.meta if isinstance(fig.layout.meta, dict) else {}
+    if meta.get("view") != "heatmap" or width >= (fig.layout.width or width) or not fig.layout.xaxis.labelalias:
+        return None
+    queries, keys = (
+        [axis.labelalias[str(i)] for i in range(len(axis.labelalias))] for axis in (fig.layout.yaxis, fig.layout.xaxis)
+    )
+    return queries, keys
+
+
 def fit_heatmap(fig: go.Figure, width: int, height: int | None = None) -> go.Figure:
     """`fig` laid out again for an export `width` px wide (a paper's column) and `height` (None: its own, the room
     its rows need, rather than shrunk with the width): tick labels thinned and slanted for that size as `heatmap`
     places them, instead of crowded. Any other figure, or a heatmap exported at its own width or wider, is `fig`."""
-    meta = fig.layout.meta if isinstance(fig.layout.meta, dict) else {}
-    if meta.get("view") != "heatmap" or width >= (fig.layout.width or width) or not fig.layout.xaxis.labelalias:
+    labels = _refitted_heatmap_labels(fig, width)
+    if labels is None:
         return fig
-    queries, keys = (
-        [axis.labelalias[str(i)] for i in range(len(axis.labelalias))] for axis in (fig.layout.yaxis, fig.layout.xaxis)
-    )
+    queries, keys = labels
+    meta = fig.layout.meta if isinstance(fig.layout.meta, dict) else {}
     drawn = max(
         len(fig.layout.xaxis.tickvals or ()), len(fig.layout.yaxis.tickvals or ()), 1
     )  # its max_labels, or less
@@ -428,9 +456,49 @@ def smallest_labels(fig: go.Figure) -> tuple[float, int] | None:
     if meta.get("view") != "alignment" or not meta.get("labels"):
         return None
     side, plan = min(meta["labels"].items(), key=lambda item: item[1]["size"])
-    line_y = 1.0 if side == "keys" else 0.0  # keys on the top line
-    count = sum(1 for note in fig.layout.annotations if note.name == LABEL_NAME and note.y == line_y)
-    return float(plan["size"]), count
+    lines = _drawn_lines(fig)
+    return float(plan["size"]), len(lines.key_labels if side == "keys" else lines.query_labels)
+
+
+@dataclass(frozen=True)
+class LabelFit:
+    """An alignment's token labels planned again for a file: its lines, the file's width and height, the y axis'
+    pad beyond each line and the two lines' plans (`TokenLines.room`)."""
+
+    lines: TokenLines
+    width: int
+    height: int
+    pad: float
+    key_plan: LabelPlan
+    query_plan: LabelPlan
+
+
+def _drawn_lines(fig: go.Figure) -> TokenLines:
+    """The token lines an alignment figure draws, read from its label annotations as plain data (reading plotly's
+    annotation objects one property at a time costs more than drawing the figure did)."""
+    notes = [note for note in fig.layout.to_plotly_json().get("annotations", ()) if note.get("name") == LABEL_NAME]
+    keys, queries = ([note for note in notes if note.get("y") == y] for y in (1.0, 0.0))
+    return TokenLines(
+        key_x=np.array([note["x"] for note in keys]),
+        query_x=np.array([note["x"] for note in queries]),
+        key_labels=[note["text"] for note in keys],
+        query_labels=[note["text"] for note in queries],
+    )
+
+
+def _label_fit(fig: go.Figure, width: int, height: int | None) -> LabelFit | None:
+    """How an alignment's labels stand in a file `width` px wide (and `height`, None: what they need), or None for
+    any other figure, or an alignment whose labels would stand as they do (`fit_alignment`)."""
+    meta = fig.layout.meta if isinstance(fig.layout.meta, dict) else {}
+    if meta.get("view") != "alignment":
+        return None
+    lines = _drawn_lines(fig)
+    key_plan, query_plan = lines.plans(width, exact=True)
+    own = fig.layout.width or width
+    if width >= own and (key_plan, query_plan) == lines.plans(own) and height in (None, fig.layout.height):
+        return None  # as wide or wider, labels as they stand: the figure scales as drawn
+    height, pad, key_plan, query_plan = lines.room(key_plan, query_plan, height)
+    return LabelFit(lines, width, height, pad, key_plan, query_plan)
 
 
 def fit_alignment(fig: go.Figure, width: int, height: int | None = None) -> go.Figure:
@@ -439,32 +507,39 @@ def fit_alignment(fig: go.Figure, width: int, height: int | None = None) -> go.F
     smaller instead of overlapping, and a wide one (a file at the figure's own width, which the page planned for a
     column as narrow as `PLAN_WIDTH`) stands them as large as it has room for. Any other figure, or an alignment
     whose labels would stand as they do, is `fig` itself."""
-    meta = fig.layout.meta if isinstance(fig.layout.meta, dict) else {}
-    if meta.get("view") != "alignment":
+    fit = _label_fit(fig, width, height)
+    if fit is None:
         return fig
-    labels = [note for note in fig.layout.annotations if note.name == LABEL_NAME]
-    keys, queries = ([note for note in labels if note.y == y] for y in (1.0, 0.0))
-    lines = TokenLines(
-        key_x=np.array([note.x for note in keys]),
-        query_x=np.array([note.x for note in queries]),
-        key_labels=[note.text for note in keys],
-        query_labels=[note.text for note in queries],
+    # Built from the figure's plain data: plotly's update_layout re-validates every annotation one property at a
+    # time (nearly a second for two 40-token lines), the new figure validates them once.
+    data = fig.to_plotly_json()
+    laid = data["layout"]
+    others = [note for note in laid.get("annotations", ()) if note.get("name") != LABEL_NAME]
+    laid.update(
+        width=fit.width,
+        height=fit.height,
+        annotations=[*others, *fit.lines.annotations(fit.key_plan, fit.query_plan)],
+        meta={**laid["meta"], "labels": {"keys": vars(fit.key_plan), "queries": vars(fit.query_plan)}},
     )
-    key_plan, query_plan = lines.plans(width, exact=True)
-    own = fig.layout.width or width
-    if width >= own and (key_plan, query_plan) == lines.plans(own) and height in (None, fig.layout.height):
-        return fig  # as wide or wider, labels as they stand: the figure scales as drawn
-    height, pad, key_plan, query_plan = lines.room(key_plan, query_plan, height)
-    others = [note for note in fig.layout.annotations if note.name != LABEL_NAME]
-    fitted = go.Figure(fig)
-    fitted.update_layout(
-        width=width,
-        height=height,
-        annotations=[*others, *lines.annotations(key_plan, query_plan)],
-        meta={**meta, "labels": {"keys": vars(key_plan), "queries": vars(query_plan)}},
-    )
-    fitted.update_yaxes(range=[-pad, 1 + pad])
-    return fitted
+    laid["yaxis"] = {**laid.get("yaxis", {}), "range": [-fit.pad, 1 + fit.pad]}
+    return go.Figure(data)
+
+
+def file_labels(fig: go.Figure, width: int, height: int | None = None) -> tuple[float, int] | None:
+    """What `smallest_labels` says of `fig` laid out for a file `width` px wide and `height` high (None: what it
+    needs) as `fit_to_width` lays it out, found without laying it out: a page says it beside its download buttons
+    on every rerun, before any file is made."""
+    fit = _label_fit(fig, width, height)
+    if fit is not None:
+        lines = {"keys": (fit.key_plan, fit.lines.key_labels), "queries": (fit.query_plan, fit.lines.query_labels)}
+        plan, labels = min(lines.values(), key=lambda line: line[0].size)
+        return float(plan.size), len(labels)
+    labels = _refitted_heatmap_labels(fig, width)
+    if labels is not None and width < PRINT_WIDTH_PX:
+        queries, keys = labels
+        _, tick, x_ticks, _ = _print_ticks(queries, keys, (width, height or fig.layout.height or 500))
+        return float(tick), len(x_ticks)
+    return smallest_labels(fig)
 
 
 # ----------------------------------------------------------------------------------------------------------------------

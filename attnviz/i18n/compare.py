@@ -22,6 +22,13 @@ STRINGS: dict[str, dict[str, str]] = {
         "compare_side": "{side}: model {model}",
         "compare_model_b": "Model B",
         "compare_same_model": "the same as A",
+        "compare_dtype_b": "Precision of B",
+        "compare_dtype_same": "float32, as A",
+        "compare_dtype_b_help": "Two precisions of one model: B reads in half precision (float16 or bfloat16, where "
+        "its device allows it). Given A's model and text, B reads the same tokens, and the parity numbers say how far "
+        "its weights moved.",
+        "compare_device_b": "Device of B",
+        "compare_device_same": "as A ({device})",
         "compare_text": "Text {side}",
         "compare_target": "Target {side}",
         "compare_target_b_help": "Empty: A's target.",
@@ -57,6 +64,12 @@ STRINGS: dict[str, dict[str, str]] = {
         "compare_side": "{side}：模型 {model}",
         "compare_model_b": "模型 B",
         "compare_same_model": "与 A 相同",
+        "compare_dtype_b": "B 的精度",
+        "compare_dtype_same": "float32，与 A 相同",
+        "compare_dtype_b_help": "同一模型的两种精度：B 以半精度（float16 或 bfloat16，视其设备是否允许）读取。若 B 与 A "
+        "的模型和文本相同，两者读到相同的词元，一致性数值说明其权重偏移了多少。",
+        "compare_device_b": "B 的设备",
+        "compare_device_same": "与 A 相同（{device}）",
         "compare_text": "文本 {side}",
         "compare_target": "目标文本 {side}",
         "compare_target_b_help": "留空：使用 A 的目标文本。",

@@ -472,6 +472,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.compare_format": "{path!r}: a comparison is written as {formats}; name the file with one of these "
         "suffixes.",
         "error.compare_index": "--{option} takes one index (0, 1, …); got {value!r}.",
+        "error.compare_figure_table": "{path!r} is the ranking table; --figure {figure} draws a figure: name the file "
+        "{formats}.",
         "capture_maps.none": "none",
         # attnviz.measures.alti
         "error.alti_architecture": "ALTI cannot decompose {model!r} (a {model_type} model): attnviz knows the "
@@ -896,6 +898,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "请给 B 一段它能读的语言的文本，或换一个模型。",
         "error.compare_format": "{path!r}：比较结果可写成 {formats}；请用其中一种后缀命名文件。",
         "error.compare_index": "--{option} 需要一个编号（0、1、…）；收到的是 {value!r}。",
+        "error.compare_figure_table": "{path!r} 是排序表；--figure {figure} 画的是图：请用 {formats} 之一作为文件后缀。",
         "capture_maps.none": "无",
         # attnviz.measures.alti
         "error.alti_architecture": "ALTI 无法分解 {model!r}（{model_type} 模型）：attnviz 只了解 {supported} 的注意力"

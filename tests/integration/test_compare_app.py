@@ -1,16 +1,20 @@
 """The Compare page under streamlit's AppTest: A (the sidebar's model and text) beside B, the diff figure and the
-ranking equal the library's comparison, the view control picks one head, the link reopens the same view, and an
-empty B is said in a sentence."""
+ranking equal the library's comparison, the view control picks one head, the link reopens the same view, B in half
+precision shows the parity numbers of a direct computation, and an empty B is said in a sentence."""
 
 from __future__ import annotations
 
 import base64
 import json
 import math
+import re
 
 import numpy as np
+import pytest
+import torch
 
 from attnviz import selection
+from attnviz.attention import precision
 from attnviz.attention.capture import capture
 from attnviz.compare import compare_captures
 from attnviz.models import load_model
@@ -88,3 +92,40 @@ def test_an_empty_b_is_said_in_the_pages_language(tiny_folder):
     at = open_by_link(PAGE, timeout=240, model=tiny_folder("bert"), text=TEXT_A, text_b=" ", lang="zh")
     assert not at.exception
     assert any("文本 B 是空的" in error.value for error in at.error)
+
+
+PARITY = {  # the parity line as each language says it: max |ΔP|, its layer and head, the row-sum error
+    "en": r"max \|ΔP\| (\S+) \(layer (\d+), head (\d+)\); row-sum error (\S+)",
+    "zh": r"最大 \|ΔP\| (\S+)（第 (\d+) 层，第 (\d+) 个头）；行和误差 (\S+)",
+}
+
+
+@pytest.mark.parametrize("lang, title", [("en", "One input read twice"), ("zh", "同一输入读了两次")])
+def test_b_in_bfloat16_shows_the_parity_numbers_of_a_direct_computation(monkeypatch, tiny_folder, lang, title):
+    # the CPU runs float32 only by policy; allowed here so the half-precision path runs on this machine
+    monkeypatch.setitem(precision._ALLOWED_DTYPES, "cpu", (torch.float32, torch.float16, torch.bfloat16))
+    model = tiny_folder("bert")
+    link = dict(model=model, text=TEXT_A, text_b=TEXT_A, device="cpu", dtype_b="bfloat16", lang=lang)
+    at = open_by_link(PAGE, timeout=240, **link)
+    assert_page_ok(at)
+    assert at.selectbox(key="w_dtype_b").value == "bfloat16" and at.query_params["dtype_b"] == "bfloat16"
+    assert title in [header.value for header in at.subheader]
+    said = next(found for caption in at.caption if (found := re.search(PARITY[lang], caption.value)))
+    # independently: the float32 model cast by torch itself (not through load_model's dtype), diffed in numpy
+    full, half = load_model(model, "cpu"), load_model(model, "cpu")
+    half.model.to(torch.bfloat16)
+    weights = [capture(handle, TEXT_A)["self"].weights.astype(np.float64) for handle in (full, half)]
+    per_head = np.abs(weights[0] - weights[1]).max(axis=(2, 3))  # (layers, heads)
+    assert 0 < per_head.max() < 0.1  # half precision moves the weights, a little
+    assert float(said[1]) == pytest.approx(per_head.max(), rel=0.01)  # the page says 3 digits
+    assert (int(said[2]), int(said[3])) == np.unravel_index(np.argmax(per_head), per_head.shape)
+    rows = max(np.abs(w.sum(-1) - 1).max() for w in weights)
+    assert float(said[4]) == pytest.approx(rows, rel=0.01, abs=1e-12)
+
+
+@pytest.mark.parametrize("lang, words", [("en", "not allowed on cpu"), ("zh", "cpu 上不能使用")])
+def test_a_precision_the_device_cannot_run_is_said_in_the_pages_language(tiny_folder, lang, words):
+    link = dict(model=tiny_folder("bert"), text=TEXT_A, text_b=TEXT_A, device="cpu", dtype_b="float16", lang=lang)
+    at = open_by_link(PAGE, timeout=240, **link)
+    assert not at.exception
+    assert any(words in error.value for error in at.error)

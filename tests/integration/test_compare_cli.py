@@ -1,11 +1,13 @@
 """`python -m attnviz compare` as a user calls it: the ranking CSV equals the library's comparison, two models get a
-head pairing, one model on one device or in two precisions reports parity, the diff figure is written, and bad input (empty B, a model
-B that reads another language, maps of different kinds, an unknown suffix, a half precision the device cannot run) is one line with exit 2, in English and
-in Chinese."""
+head pairing, one model on one device or in two precisions reports parity, the diff figure and A's and B's diagrams
+side by side are written, and bad input (empty B, a model B that reads another language, maps of different kinds, an
+unknown suffix, a half precision the device cannot run, a figure asked of the ranking table) is one line with exit 2,
+in English and in Chinese."""
 
 from __future__ import annotations
 
 import csv
+import json
 import re
 
 import numpy as np
@@ -15,7 +17,9 @@ import torch
 from attnviz.attention import precision
 from attnviz.attention.capture import capture
 from attnviz.compare import compare_captures
+from attnviz.figures._common import token_label  # how a diagram names a token (spaces shown)
 from attnviz.models import load_model
+from attnviz.selection import prepare_map
 from tests.support import tiny
 from tests.support.cli import one_line_error, run_cli
 
@@ -127,3 +131,53 @@ def test_half_precision_where_the_device_cannot_run_it_is_one_line(capsys, tmp_p
     argv = ["compare", "-m", "x", "-t", "hi", "--device-b", "cpu", "--dtype-b", "bfloat16", "--lang", lang]
     code, _, err = run_cli(capsys, *argv, "-o", str(tmp_path / "r.csv"))
     assert code == 2 and words in one_line_error(err)
+
+
+def drawn_links(traces) -> list[tuple[str, float]]:
+    """(query → key, weight) of each link line among `traces` (plotly JSON), sorted."""
+    return sorted((t["name"], round(float(t["customdata"][0]), 6)) for t in traces if t.get("mode") == "lines")
+
+
+def links_of(amap, matrix: np.ndarray, threshold: float = 0.1, top_k: int = 3) -> list[tuple[str, float]]:
+    """The links a diagram should draw, taken by numpy from a (queries, keys) matrix: per row, the top_k weights at
+    least `threshold`."""
+    found = []
+    for query, row in enumerate(matrix):
+        for key in np.argsort(-row, kind="stable")[:top_k]:
+            if row[key] >= threshold and row[key] > 0:
+                name = f"{token_label(amap.query_tokens[query])} → {token_label(amap.key_tokens[key])}"
+                found.append((name, round(float(row[key]), 6)))
+    return sorted(found)
+
+
+def test_the_sides_figure_holds_a_and_bs_diagrams_laid_out_alike(capsys, tmp_path, tiny_folder):
+    folder, out = tiny_folder("bart"), tmp_path / "sides.json"
+    argv = ["compare", "-m", folder, "-t", TEXT_A, "--text-b", TEXT_B, "--target", "Good morning!", "--hide-special"]
+    code, said, _ = run_cli(capsys, *argv, "--figure", "sides", "--layer", "1", "--head", "2", "-o", str(out))
+    assert code == 0 and str(out) in said
+    drawn = json.loads(out.read_text(encoding="utf-8"))
+    layout = drawn["layout"]
+    handle = load_model(folder, "cpu")
+    for text, axis in ((TEXT_A, "x"), (TEXT_B, "x2")):  # B is one model: its head 2 is set beside A's head 2
+        amap = prepare_map(capture(handle, text, "Good morning!"), "cross", hide=True, words=True)
+        expected = links_of(amap, amap.weights[1, 2])
+        assert expected and drawn_links(t for t in drawn["data"] if t.get("xaxis") == axis) == expected
+    spans = [layout[name]["domain"][1] - layout[name]["domain"][0] for name in ("xaxis", "xaxis2")]
+    assert spans[0] == pytest.approx(spans[1])  # one layout: the same plot width on each side
+    headings = [note["text"] for note in layout["annotations"] if note.get("name") == "heading"]
+    assert [heading.count(f"{side}: model {folder}") for side, heading in zip("AB", headings)] == [1, 1]
+    provenance = layout["meta"]["provenance"]
+    assert provenance["view"]["name"] == "compare-sides" and provenance["source_text"] == TEXT_A
+    assert provenance["view"]["options"]["compare"]["text_b"] == TEXT_B
+    assert (provenance["view"]["options"]["layer"], provenance["view"]["options"]["head"]) == (1, 2)
+
+
+def test_the_sides_figure_as_a_chinese_svg_and_refused_as_a_table(capsys, tmp_path, tiny_folder):
+    out = tmp_path / "sides.svg"
+    argv = ["compare", "-m", tiny_folder("bert"), "-t", TEXT_A, "--text-b", TEXT_B, "--figure", "sides", "--lang", "zh"]
+    code, _, _ = run_cli(capsys, *argv, "--engine", "static", "-o", str(out))
+    drawn = out.read_text(encoding="utf-8")
+    assert code == 0 and "<svg" in drawn and "attnviz-provenance" in drawn
+    for lang, words in (("en", "ranking table"), ("zh", "排序表")):
+        code, _, err = run_cli(capsys, *argv[:-2], "--lang", lang, "-o", str(tmp_path / "r.csv"))
+        assert code == 2 and words in one_line_error(err)

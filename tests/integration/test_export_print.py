@@ -348,6 +348,8 @@ def test_labels_too_small_to_read_in_print_are_said_in_both_languages():
     assert warning.tokens == 40 and warning.width == 336 and warning.size < export.LEGIBLE_LABEL_PX
     assert f"{warning.size:.1f} px" in warning.sentence("en") and "336 px" in warning.sentence("en")
     assert "无法辨认" in warning.sentence("zh")
+    said = export.small_labels(fig, preset="single-column")  # what a page says before the file is made
+    assert (said.size, said.tokens, said.width) == (warning.size, warning.tokens, warning.width)
 
 
 def test_labels_that_can_be_read_are_not_warned_of(recwarn):

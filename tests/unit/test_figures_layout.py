@@ -1,6 +1,6 @@
 """attnviz.figures.layout: one measure of text width, and titles that fit the file they are drawn in."""
 
-from attnviz import figures, fonts
+from attnviz import export, figures, fonts
 from attnviz.figures import layout
 from attnviz.figures.layout import NOTE_SHARE, TITLE_SIZE, export_size, exported_title, text_width, title_width
 from tests.support.maps import random_map, tokens_from
@@ -39,3 +39,40 @@ def test_a_heatmap_at_a_papers_column_width_labels_every_key_readably():
     many = random_map(tokens_from([f"w{i}" for i in range(120)]), layers=1, heads=1)
     crowded, _ = layout.fit_to_width(layout.as_file(figures.heatmap(many), "m"), 336, None, 500)
     assert "of 120 labelled" in crowded.layout.xaxis.title.text  # what still does not fit is said
+
+
+def test_the_label_check_without_a_layout_says_what_the_laid_out_file_says():
+    cjk = "我们 今天 在 学校 的 图书馆 里 一起 学习 注意力 机制 和 翻译 模型 。".split()
+    figs = [
+        figures.alignment(random_map(tokens_from([f"w{i}" for i in range(count)]), layers=1, heads=1))
+        for count in (6, 40)
+    ]
+    figs.append(figures.alignment(random_map(tokens_from(cjk), tokens_from(cjk[::-1]), layers=1, heads=1)))
+    figs.append(figures.heatmap(random_map(tokens_from(cjk), layers=1, heads=1)))
+    checked = set()
+    for fig in (layout.as_file(fig, "m") for fig in figs):
+        own = fig.layout.width
+        for width in (200, 336, own, 1400):
+            for height in (None, 300):
+                laid, _ = layout.fit_to_width(fig, width, height, fig.layout.height)
+                said = layout.file_labels(fig, width, height)
+                assert said == layout.smallest_labels(laid)
+                checked.add(said is not None and said[0] < layout.LABEL_SIZE)
+    assert checked == {True, False}  # some files shrink their labels, some do not
+
+
+def test_a_files_layout_alone_gives_the_label_check_of_the_whole_file():
+    words = [f"word{i}" for i in range(40)]
+    warned = []
+    for fig in (
+        figures.alignment(random_map(tokens_from(words), layers=1, heads=1)),
+        figures.heatmap(random_map(tokens_from(words))),
+    ):
+        whole, laid = layout.as_file(fig, "a-model-name"), layout.file_layout(fig, "a-model-name")
+        assert not laid.data and laid.layout.to_plotly_json() == whole.layout.to_plotly_json()
+        for options in ({}, {"preset": "single-column"}, {"width": 300, "height": 400}):
+            said = [export.small_labels(drawn, **options) for drawn in (whole, laid)]
+            whole_said, laid_said = (vars(one) if one is not None else None for one in said)  # size, tokens, width
+            assert whole_said == laid_said
+            warned.append(whole_said is not None)
+    assert any(warned) and not all(warned)  # 40 labels in a paper's column are too small; at its own size, not

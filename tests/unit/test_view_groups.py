@@ -87,6 +87,8 @@ def test_a_pages_link_carries_its_groups_fields_and_restores_them(page):
         text_b="你好",
         target_b="Hi",
         compare_scope="head",
+        device_b="cpu",
+        dtype_b="bfloat16",
     )
     assert all(getattr(changed, name) != default for name, default in asdict(app_state.ViewState()).items())
     link = app_state.to_query_params(changed, page)

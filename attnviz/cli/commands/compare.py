@@ -1,5 +1,6 @@
 """`attnviz compare`: A and B (two texts, two models or two devices) read, compared head by head
-(`attnviz.compare`), and written: the ranking as CSV (kind, layer, head, head_b, js) or the diff A − B as a figure.
+(`attnviz.compare`), and written: the ranking as CSV (kind, layer, head, head_b, js), or a figure (--figure): the
+diff A − B, or A's and B's alignment diagrams side by side, laid out alike (`attnviz.compare.side_by_side`).
 Stdout says the most changed head, and for one input read twice (two devices, or B in half precision with
 --dtype-b) the parity numbers."""
 
@@ -9,23 +10,23 @@ import csv
 import io
 from pathlib import Path
 
-from attnviz import compare, figures, i18n, models
+from attnviz import compare, figures, i18n, models, selection
 from attnviz.catalogue import declared_languages
 from attnviz.cli.messages import quiet_libraries
 from attnviz.cli.request import Request
 from attnviz.errors import InputError
 from attnviz.export.figure_file import write_figure_file
 from attnviz.export.files import refuse_existing, write_atomic
-from attnviz.figures.layout import as_file
+from attnviz.figures.layout import as_file, exported_title
 from attnviz.run import RunRequest
 from attnviz.run import run as run_model
 from attnviz.types import position
 
-TABLE, FIGURES = ("csv",), ("png", "svg", "pdf", "html")
+TABLE, FIGURES = ("csv",), ("png", "svg", "pdf", "html", "json")  # json: the plotly figure
 
 
 def run(request: Request) -> int:
-    fmt = _format(request.output)  # every check before any model loads
+    fmt = _format(request.output, request.figure)  # every check before any model loads
     refuse_existing(request.output, request.force)
     model_b = request.model_b or request.model
     text_b = request.text if request.text_b is None else request.text_b
@@ -52,16 +53,22 @@ def run(request: Request) -> int:
     if fmt in TABLE:
         write_atomic(request.output, _csv(compared), overwrite=request.force)
     else:
-        figure = _figure(compared, request, f"{handle_a.name} · {handle_b.name}")
         dtype_b = request.dtype_b or "float32"
         recorded = {"compare": {"model_b": handle_b.name, "text_b": text_b, "target_b": target_b, "dtype_b": dtype_b}}
+        picked = _picked(compared, request)
+        if request.figure == "sides":
+            figure, options, options_b = _sides(compared, result_a, result_b, (handle_a, handle_b), picked, request)
+            recorded["compare"]["options_b"] = selection.recorded_options(options_b)
+        else:
+            figure, options = _figure(compared, picked, request, f"{handle_a.name} · {handle_b.name}"), None
         write_figure_file(
             request.output,
             figure,
             fmt,
-            "compare",
+            "compare" if request.figure == "diff" else "compare-sides",
             request.force,
             capture=result_a,
+            options=options,
             recorded=recorded,
             engine=request.engine,
         )
@@ -69,10 +76,12 @@ def run(request: Request) -> int:
     return 0
 
 
-def _format(output: Path) -> str:
+def _format(output: Path, figure: str) -> str:
     fmt = output.suffix.lower().lstrip(".")
     if fmt not in TABLE + FIGURES:
         raise InputError("compare_format", path=str(output), formats=", ".join(f".{f}" for f in TABLE + FIGURES))
+    if fmt in TABLE and figure != "diff":  # the ranking has no figure: a --figure asked for wants a figure's file
+        raise InputError("compare_figure_table", path=str(output), figure=figure, formats=", ".join(FIGURES))
     return fmt
 
 
@@ -114,15 +123,39 @@ def _csv(compared: compare.Comparison) -> str:
     return out.getvalue()
 
 
-def _figure(compared: compare.Comparison, request: Request, models_named: str):
-    """The diff heatmap of --layer/--head (positions in the map), or of the mean of all heads."""
+def _picked(compared: compare.Comparison, request: Request) -> tuple[int | None, int | None]:
+    """(layer, head) positions in A's map that --layer/--head pick (None: the mean of all)."""
     layers, heads = compared.diff.shape[:2]
     layer = None if request.layer is None else position(_whole(request.layer, "layer"), layers, "layer")
     head = None if request.head is None else position(_whole(request.head, "head"), heads, "head")
-    view, said = compared.diff_view(layer, head), compared.heads_said(layer, head, request.lang)
+    return layer, head
+
+
+def _figure(compared: compare.Comparison, picked: tuple, request: Request, models_named: str):
+    """The diff heatmap of the picked layer and head (`_picked`)."""
+    view, said = compared.diff_view(*picked), compared.heads_said(*picked, request.lang)
     style = figures.FigureStyle(lang=request.lang)
     drawn = (view.values, view.row_labels, view.col_labels, view.row_status, view.col_status)
     return as_file(figures.diff_heatmap(*drawn, kind=compared.kind, selection=said, style=style), models_named)
+
+
+def _sides(compared: compare.Comparison, result_a, result_b, handles: tuple, picked: tuple, request: Request):
+    """(A's and B's alignment diagrams of the picked heads side by side in one figure, A's options, B's options):
+    laid out alike as the Compare page draws them (`compare.side_by_side`), each titled with its model."""
+    base = selection.ViewOptions(weighting=request.weighting, hide_special=request.hide_special, lang=request.lang)
+    options_a, options_b = compare.side_options(compared, result_b, base, *picked)
+    heads = [handle.alignment_heads for handle in handles]
+    drawn = compare.side_by_side(result_a, result_b, options_a, options_b, *heads)
+    said = [
+        exported_title(
+            shown.figures["alignment"].layout.title.text or "",
+            i18n.t("compare_side", request.lang, side=side, model=handle.name),
+        )
+        for side, shown, handle in zip("AB", (drawn.a, drawn.b), handles)
+    ]
+    title = f"{i18n.t('compare_alignments', request.lang)}<br><sup>{compared.heads_said(*picked, request.lang)}</sup>"
+    figure = figures.beside(drawn.a.figures["alignment"], drawn.b.figures["alignment"], title, tuple(said))
+    return figure, options_a, options_b
 
 
 def _whole(value: str, what: str) -> int:
