@@ -99,9 +99,16 @@ class SmallLabels(UserWarning):
 
 
 def _warn_if_illegible(fig, width: int) -> None:
-    smallest = layout.smallest_labels(fig)
+    illegible = _illegible(layout.smallest_labels(fig), width)
+    if illegible is not None:
+        warnings.warn(illegible, stacklevel=4)
+
+
+def _illegible(smallest: tuple[float, int] | None, width: int) -> SmallLabels | None:
+    """The warning for a figure `width` px wide whose smallest labels (`layout.smallest_labels`) are too small."""
     if smallest is not None and smallest[0] < LEGIBLE_LABEL_PX:
-        warnings.warn(SmallLabels(smallest[0], smallest[1], width), stacklevel=4)
+        return SmallLabels(smallest[0], smallest[1], width)
+    return None
 
 
 def resolve_engine(engine: str = "auto", fmt: str = "png") -> str:
@@ -152,10 +159,9 @@ def small_labels(fig, **size_options) -> SmallLabels | None:
     """What an export of `fig` at that size (`figure_bytes`'s size options) would warn of its token labels, or None:
     checked without drawing, for a page to say beside its download buttons."""
     size = resolve_size(fig, **size_options)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", SmallLabels)
-        _fitted(fig, size, size_options.get("height"))
-    return next((warning.message for warning in caught if isinstance(warning.message, SmallLabels)), None)
+    width = size.of(fig)[0]
+    height = size.height if size.width is None else size_options.get("height")  # as `_fitted` lays it out
+    return _illegible(layout.planned_smallest_labels(fig, width, height), width)
 
 
 def figure_bytes(

@@ -185,14 +185,7 @@ def print_heatmap(fig: go.Figure, queries: Sequence[str], keys: Sequence[str], s
     """`fig` (a heatmap) laid out for a narrow file of `size`: colour bar under the plot, margins fitted to the
     query labels, tick labels as large as lets every one be drawn (down to PRINT_TICK_FLOOR), keys upright; an
     axis whose labels still do not all fit is thinned and says so, as on screen."""
-    widest = max((text_width(label, PRINT_TICK_FLOOR) for label in queries), default=0.0)
-    left = int(widest + 40)  # the labels, the axis title beside them, a little air
-    plot_width = max(size[0] - left - PRINT_MARGINS_PX["r"], 1)
-    plot_height = max(size[1] - PRINT_MARGINS_PX["t"] - PRINT_MARGINS_PX["b"], 1)
-    tick = min(_print_tick_size(len(keys), plot_width), _print_tick_size(len(queries), plot_height))
-    pitch = tick * PRINT_LABEL_PITCH
-    x_ticks = tick_positions(len(keys), max(1, min(len(keys), int(plot_width // pitch))))
-    y_ticks = tick_positions(len(queries), max(1, min(len(queries), int(plot_height // pitch))))
+    tick, x_ticks, y_ticks, left = _print_ticks(queries, keys, size)
     words = (fig.layout.meta or {}).get("axis_words") or {"key": "", "query": "", "labelled": "{axis}"}
 
     def title(axis: str, ticks: list, labels: Sequence[str]) -> str:
@@ -216,23 +209,46 @@ def print_heatmap(fig: go.Figure, queries: Sequence[str], keys: Sequence[str], s
     return laid.update_traces(colorbar=bar, selector=dict(type="heatmap"))
 
 
+def _print_ticks(queries: Sequence[str], keys: Sequence[str], size: tuple[int, int]) -> tuple[int, list, list, int]:
+    """(tick label size px, key ticks, query ticks, left margin px) of `print_heatmap` at `size`."""
+    widest = max((text_width(label, PRINT_TICK_FLOOR) for label in queries), default=0.0)
+    left = int(widest + 40)  # the labels, the axis title beside them, a little air
+    plot_width = max(size[0] - left - PRINT_MARGINS_PX["r"], 1)
+    plot_height = max(size[1] - PRINT_MARGINS_PX["t"] - PRINT_MARGINS_PX["b"], 1)
+    tick = min(_print_tick_size(len(keys), plot_width), _print_tick_size(len(queries), plot_height))
+    pitch = tick * PRINT_LABEL_PITCH
+    x_ticks = tick_positions(len(keys), max(1, min(len(keys), int(plot_width // pitch))))
+    y_ticks = tick_positions(len(queries), max(1, min(len(queries), int(plot_height // pitch))))
+    return tick, x_ticks, y_ticks, left
+
+
+def _heatmap_axes(fig: go.Figure, width: int, height: int | None) -> tuple[list, list, tuple[int, int]] | None:
+    """(query labels, key labels, size) of a heatmap `fit_heatmap` lays out again at `width` (narrower than the
+    figure) × `height`; None for any other figure, or a heatmap it leaves as it is."""
+    meta = fig.layout.meta if isinstance(fig.layout.meta, dict) else {}
+    if meta.get("view") != "heatmap" or width >= (fig.layout.width or width) or not fig.layout.xaxis.labelalias:
+        return None
+    queries, keys = (
+        [axis.labelalias[str(i)] for i in range(len(axis.labelalias))] for axis in (fig.layout.yaxis, fig.layout.xaxis)
+    )
+    return queries, keys, (width, height or fig.layout.height or 500)
+
+
 def fit_heatmap(fig: go.Figure, width: int, height: int | None = None) -> go.Figure:
     """`fig` laid out again for an export `width` px wide (a paper's column) and `height` (None: its own, the room
     its rows need, rather than shrunk with the width): tick labels thinned and slanted for that size as `heatmap`
     places them, instead of crowded. Any other figure, or a heatmap exported at its own width or wider, is `fig`."""
-    meta = fig.layout.meta if isinstance(fig.layout.meta, dict) else {}
-    if meta.get("view") != "heatmap" or width >= (fig.layout.width or width) or not fig.layout.xaxis.labelalias:
+    axes = _heatmap_axes(fig, width, height)
+    if axes is None:
         return fig
-    queries, keys = (
-        [axis.labelalias[str(i)] for i in range(len(axis.labelalias))] for axis in (fig.layout.yaxis, fig.layout.xaxis)
-    )
+    queries, keys, size = axes
+    if width < PRINT_WIDTH_PX:
+        return print_heatmap(fig, queries, keys, size)
     drawn = max(
         len(fig.layout.xaxis.tickvals or ()), len(fig.layout.yaxis.tickvals or ()), 1
     )  # its max_labels, or less
-    size = (width, height or fig.layout.height or 500)
-    if width < PRINT_WIDTH_PX:
-        return print_heatmap(fig, queries, keys, size)
-    words = meta.get("axis_words") or {  # the axis titles before any "(n of m labelled)"; a figure made before: as is
+    # the axis titles before any "(n of m labelled)"; a figure made before they were kept: as it is titled
+    words = fig.layout.meta.get("axis_words") or {
         "key": fig.layout.xaxis.title.text,
         "query": fig.layout.yaxis.title.text,
         "labelled": "{axis}",
@@ -440,21 +456,10 @@ def fit_alignment(fig: go.Figure, width: int, height: int | None = None) -> go.F
     column as narrow as `PLAN_WIDTH`) stands them as large as it has room for. Any other figure, or an alignment
     whose labels would stand as they do, is `fig` itself."""
     meta = fig.layout.meta if isinstance(fig.layout.meta, dict) else {}
-    if meta.get("view") != "alignment":
+    planned = _alignment_plan(fig, width, height)
+    if planned is None:
         return fig
-    labels = [note for note in fig.layout.annotations if note.name == LABEL_NAME]
-    keys, queries = ([note for note in labels if note.y == y] for y in (1.0, 0.0))
-    lines = TokenLines(
-        key_x=np.array([note.x for note in keys]),
-        query_x=np.array([note.x for note in queries]),
-        key_labels=[note.text for note in keys],
-        query_labels=[note.text for note in queries],
-    )
-    key_plan, query_plan = lines.plans(width, exact=True)
-    own = fig.layout.width or width
-    if width >= own and (key_plan, query_plan) == lines.plans(own) and height in (None, fig.layout.height):
-        return fig  # as wide or wider, labels as they stand: the figure scales as drawn
-    height, pad, key_plan, query_plan = lines.room(key_plan, query_plan, height)
+    lines, (height, pad, key_plan, query_plan) = planned
     others = [note for note in fig.layout.annotations if note.name != LABEL_NAME]
     fitted = go.Figure(fig)
     fitted.update_layout(
@@ -465,6 +470,45 @@ def fit_alignment(fig: go.Figure, width: int, height: int | None = None) -> go.F
     )
     fitted.update_yaxes(range=[-pad, 1 + pad])
     return fitted
+
+
+def _alignment_plan(fig: go.Figure, width: int, height: int | None) -> tuple[TokenLines, tuple] | None:
+    """(its token lines, `TokenLines.room`'s height, pad and label plans) of an alignment `fit_alignment` lays out
+    again for `width` × `height`; None for any other figure, or an alignment whose labels would stand as they do."""
+    meta = fig.layout.meta if isinstance(fig.layout.meta, dict) else {}
+    if meta.get("view") != "alignment":
+        return None
+    keys, queries = [], []
+    for note in fig.layout.annotations:
+        if note.name == LABEL_NAME:
+            (keys if note.y == 1.0 else queries if note.y == 0.0 else []).append(note)
+    lines = TokenLines(
+        key_x=np.array([note.x for note in keys]),
+        query_x=np.array([note.x for note in queries]),
+        key_labels=[note.text for note in keys],
+        query_labels=[note.text for note in queries],
+    )
+    key_plan, query_plan = lines.plans(width, exact=True)
+    own = fig.layout.width or width
+    if width >= own and (key_plan, query_plan) == lines.plans(own) and height in (None, fig.layout.height):
+        return None  # as wide or wider, labels as they stand: the figure scales as drawn
+    return lines, lines.room(key_plan, query_plan, height)
+
+
+def planned_smallest_labels(fig: go.Figure, width: int, height: int | None = None) -> tuple[float, int] | None:
+    """`smallest_labels` of the figure `fit_to_width(fig, width, height, …)` lays out, found without laying it out:
+    a page asks it beside every figure's download buttons, and laying out the labels of a 2,000-token alignment
+    (thousands of annotations) takes seconds."""
+    planned = _alignment_plan(fig, width, height)
+    if planned is not None:
+        lines, (_, _, key_plan, query_plan) = planned
+        sides = ((key_plan.size, len(lines.key_labels)), (query_plan.size, len(lines.query_labels)))
+        return min(sides, key=lambda side: side[0])  # keys first on a tie, as `smallest_labels` reads the meta
+    axes = _heatmap_axes(fig, width, height)
+    if axes is not None and width < PRINT_WIDTH_PX:  # laid out for print: its tick labels
+        tick, x_ticks, _, _ = _print_ticks(*axes)
+        return float(tick), len(x_ticks)
+    return smallest_labels(fig)
 
 
 # ----------------------------------------------------------------------------------------------------------------------
