@@ -488,7 +488,7 @@ def hide_tokens(
         kept_queries = [i for i, t in enumerate(amap.query_tokens) if not (special and t.special)]
     if not kept_queries:
         raise InputError("hiding_leaves_no_query")
-    weights = amap.weights[:, :, kept_queries][:, :, :, kept_keys]  # (layers, heads, queries', keys')
+    weights = _taken(_taken(amap.weights, kept_queries, axis=2), kept_keys, axis=3)  # (layers, heads, q', k')
     if renormalize:
         totals = weights.sum(axis=-1, keepdims=True)
         weights = np.divide(weights, totals, out=np.zeros_like(weights), where=totals > 0)
@@ -500,6 +500,18 @@ def hide_tokens(
         key_tokens=[amap.key_tokens[i] for i in kept_keys],
         causal=amap.causal and square,
     )
+
+
+def _taken(array: np.ndarray, kept: list[int], axis: int) -> np.ndarray:
+    """`array` with only the `kept` positions along `axis`: a read-only view when they are one run (hiding a first
+    <s> or a last </s>, the usual case: no copy of a long text's layers × heads × n² weights), else a copy."""
+    if kept and kept[-1] - kept[0] == len(kept) - 1:
+        index = [slice(None)] * array.ndim
+        index[axis] = slice(kept[0], kept[-1] + 1)
+        view = array[tuple(index)]
+        view.flags.writeable = False  # shares the capture's memory: a write would change what the capture holds
+        return view
+    return np.take(array, kept, axis=axis)
 
 
 # ----------------------------------------------------------------------------------------------------------------------
