@@ -38,6 +38,8 @@ RERUN_BUDGET_S = 0.300
 FIRST_DRAW_BUDGET_S = 5.0
 FIRST_CHANGE = "晚安"  # typed as soon as the first page is drawn: the model itself must answer it
 RESULTS = REPO / "benchmarks" / "RESULTS-app.md"
+PAGES_LONG_SECTION = "## Every page after a long text"  # benchmarks/bench_pages_long.py writes it
+SECTIONS_KEPT = (PAGES_LONG_SECTION,)
 CORPUS = REPO / "assets" / "corpus"
 
 
@@ -246,6 +248,18 @@ def report(model: str, rerun: dict, draw: dict, load: tuple[float, float], costs
     return "\n".join(lines)
 
 
+def kept_sections() -> str:
+    """The sections of RESULTS-app.md that scripts of their own write (`SECTIONS_KEPT`), kept when this one rewrites
+    the file."""
+    old = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else ""
+    kept = ""
+    for heading in SECTIONS_KEPT:
+        _, found, after = old.partition(heading)
+        if found:
+            kept += "\n" + heading + after.split("\n## ")[0].rstrip("\n") + "\n"
+    return kept
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", default="demo-zh-en")
@@ -264,7 +278,7 @@ def main() -> None:
 
         text += "\n" + "\n".join(bench_long.report_lines(bench_long.main()))
     print(text)
-    RESULTS.write_text(text, encoding="utf-8")
+    RESULTS.write_text(text + kept_sections(), encoding="utf-8")
     print(f"written to {RESULTS.relative_to(REPO)}")
 
 
