@@ -61,7 +61,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "threshold": "Weakest link shown",
         "threshold_help": "Links with a weight below this are not drawn.",
         "words": "Words",
-        "words_help": "On: subword pieces are merged into words. Off: one row and column per token.",
+        "words_help": "On: subword pieces are merged into words; Chinese read a character at a time is joined into "
+        "words of jieba's dictionary (always whole tokens). Off: one row and column per token.",
         "hide_special": "Hide special tokens",
         "hide_special_help": "Hide </s>, <pad>, [CLS] and the like (their weight is left out, not redistributed).",
         "export_help": "Download this figure as {format}",
@@ -253,7 +254,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "threshold": "显示的最弱连线",
         "threshold_help": "权重低于此值的连线不画出。",
         "words": "按词",
-        "words_help": "开：子词合并为词。关：每个词元一行一列。",
+        "words_help": "开：子词合并为词；逐字读入的中文按 jieba 词典合并为词（总是由完整的词元组成）。关：每个词元一行一列。",
         "hide_special": "隐藏特殊词元",
         "hide_special_help": "隐藏 </s>、<pad>、[CLS] 等（其权重被去掉，不再重新分配）。",
         "export_help": "把此图下载为 {format}",
