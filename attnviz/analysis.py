@@ -299,14 +299,20 @@ def _piece_groups(tokens: Sequence[Token]) -> list[tuple[int, int]]:
 def _chinese_word_groups(tokens: Sequence[Token], groups: list[tuple[int, int]], text: str) -> list[tuple[int, int]]:
     """`groups` joined where two touching groups are one Chinese character each and one Chinese word of `text`
     spans both (a chain of them makes a longer word: 四 + 不 + 像 → 四不像)."""
-    ids = chinese_words.word_ids(text)
-    if max(ids, default=-1) < 0:
+    spans = [_one_character(tokens[first:stop], len(text)) for first, stop in groups]
+    seams = [
+        left is not None
+        and right == left + 1
+        and chinese_words.is_han(text[left])
+        and chinese_words.is_han(text[right])
+        for left, right in zip(spans, spans[1:])
+    ]
+    if not any(seams):  # no two Chinese characters side by side, each a piece: the segmenter is not asked (nor loaded)
         return groups
-    spans = [_one_character(tokens[first:stop], len(ids)) for first, stop in groups]
+    ids = chinese_words.word_ids(text)
     joined: list[tuple[int, int]] = []
     for index, group in enumerate(groups):
-        left, right = spans[index - 1] if index else None, spans[index]
-        if left is not None and right is not None and left + 1 == right and ids[left] >= 0 and ids[left] == ids[right]:
+        if index and seams[index - 1] and ids[spans[index - 1]] == ids[spans[index]] >= 0:
             joined[-1] = (joined[-1][0], group[1])
         else:
             joined.append(group)
