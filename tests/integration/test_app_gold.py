@@ -276,3 +276,20 @@ def test_an_en_zh_target_read_a_character_at_a_time_shows_words_and_its_links_in
     nodes = [t for t in charts(at)["alignment"]["data"] if t.get("mode") == "markers+text"]
     assert any("错过" in t["text"] for t in nodes)
     assert any("precision" in m.value for m in at.markdown)  # 4-5 (bus–公车) is inside the pair
+
+
+def test_a_zh_en_source_read_partly_a_character_at_a_time_shows_the_segmenters_words():
+    pair = {
+        "model": "demo-zh-en",
+        "text": "妈妈在厨房做饭。",
+        "target": "Mom is cooking in the kitchen.",
+        "mode": "pair",
+    }
+    at = open_app(**pair, words=1, hide=1)
+    assert not at.exception and not at.error
+    result = capture(load_model("demo-zh-en", "cpu"), pair["text"], pair["target"])
+    assert {"厨", "房"} <= {t.text for t in result["cross"].key_tokens}  # 厨房 is not one of its pieces
+    expected = analysis.merge_words(analysis.hide_tokens(result["cross"]), pair["target"], pair["text"])
+    columns = [html.unescape(label) for label in charts(at)["heatmap"]["layout"]["xaxis"]["ticktext"]]
+    assert columns == [t.text for t in expected.key_tokens] and "厨房" in columns
+    assert list(pair_words(result).source.words) == columns  # the words gold links index
