@@ -1,4 +1,4 @@
-"""Every file uploader goes through the one helper that writes Streamlit's own uploader words in the UI language."""
+"""Every file uploader is made by the one function that writes Streamlit's own uploader words in the UI language."""
 
 from pathlib import Path
 
