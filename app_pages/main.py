@@ -9,7 +9,10 @@ from attnviz.paths import FAVICON
 
 # The icon is a file of the project's own: a Material icon name makes the browser fetch it from Google's servers.
 ICON = str(FAVICON)
-st.set_page_config(page_title="attnviz", page_icon=ICON, layout="wide")
+# The sidebar's width in pixels: the model picker's names are read whole at this width (a browser test measures them;
+# Streamlit's own default cuts "Demo translator Chinese → English" and the longest hub id with an ellipsis).
+SIDEBAR_PX = 340
+st.set_page_config(page_title="attnviz", page_icon=ICON, layout="wide", initial_sidebar_state=SIDEBAR_PX)
 st.set_option("client.toolbarMode", "viewer")  # no developer menu or Deploy button for the people using the app
 st.set_option("client.showErrorDetails", "none")  # errors are sentences on the page; a traceback never is
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from attnviz import chinese_words
 from attnviz.errors import InputError
 from attnviz.indexing import axis_phrase, indices, is_index
 from attnviz.types import AttentionMap, Token
@@ -252,7 +253,7 @@ def _piece_stands_alone(token: Token) -> bool:
     )
 
 
-def word_groups(tokens: Sequence[Token]) -> list[tuple[int, int]]:
+def word_groups(tokens: Sequence[Token], text: str | None = None) -> list[tuple[int, int]]:
     """Consecutive runs of pieces that form one word, as (first, stop) index pairs covering every token.
 
     The rule (works for sentencepiece ▁, byte-level BPE Ġ and WordPiece ## alike, since tokens carry offsets):
@@ -262,9 +263,18 @@ def word_groups(tokens: Sequence[Token]) -> list[tuple[int, int]]:
       between them), neither is special, offset-less, only punctuation or whitespace, or contains a CJK character,
       and no whitespace sits at the seam (tokenizers that keep the space in the offsets lead a word with it);
     - an apostrophe between letters, touching both (didn ' t, John ' s), joins them: a contraction is one word.
-    So English subwords ("morn" + "ing") merge into words, while Chinese words are exactly the tokenizer's pieces
-    (a sentencepiece piece "早上" stays one word, a character-level tokenizer gives one word per character).
+    So English subwords ("morn" + "ing") merge into words. A Chinese piece of several characters is a word the
+    tokenizer learned, kept as it is ("早上" · "好"). Where the tokenizer reads Chinese a character at a time, the
+    words come from the text: given `text` (the one the offsets point into), one-character pieces that one word of
+    it spans join (`attnviz.chinese_words`: 错 + 过 → 错过). So a word is always whole pieces; without `text`,
+    Chinese words are exactly the tokenizer's pieces.
     """
+    groups = _piece_groups(tokens)
+    return groups if text is None else _chinese_word_groups(tokens, groups, text)
+
+
+def _piece_groups(tokens: Sequence[Token]) -> list[tuple[int, int]]:
+    """`word_groups` by the pieces' own offsets and texts, Chinese pieces each on their own."""
     groups: list[tuple[int, int]] = []
     for index, token in enumerate(tokens):
         if groups:
@@ -284,6 +294,40 @@ def word_groups(tokens: Sequence[Token]) -> list[tuple[int, int]]:
                 continue
         groups.append((index, index + 1))
     return groups
+
+
+def _chinese_word_groups(tokens: Sequence[Token], groups: list[tuple[int, int]], text: str) -> list[tuple[int, int]]:
+    """`groups` joined where two touching groups are one Chinese character each and one Chinese word of `text`
+    spans both (a chain of them makes a longer word: 四 + 不 + 像 → 四不像)."""
+    spans = [_one_character(tokens[first:stop], len(text)) for first, stop in groups]
+    seams = [
+        left is not None
+        and right == left + 1
+        and chinese_words.is_han(text[left])
+        and chinese_words.is_han(text[right])
+        for left, right in zip(spans, spans[1:])
+    ]
+    if not any(seams):  # no two Chinese characters side by side, each a piece: the segmenter is not asked (nor loaded)
+        return groups
+    ids = chinese_words.word_ids(text)
+    joined: list[tuple[int, int]] = []
+    for index, group in enumerate(groups):
+        if index and seams[index - 1] and ids[spans[index - 1]] == ids[spans[index]] >= 0:
+            joined[-1] = (joined[-1][0], group[1])
+        else:
+            joined.append(group)
+    return joined
+
+
+def _one_character(pieces: Sequence[Token], size: int) -> int | None:
+    """The offset of the one character `pieces` cover (byte pieces of one character cover the same one), or None
+    when they cover more or none (special, offset-less)."""
+    if any(p.special or p.start < 0 or p.end > size for p in pieces):
+        return None
+    starts, ends = {p.start for p in pieces}, {p.end for p in pieces}
+    if len(starts) == len(ends) == 1 and ends == {min(starts) + 1}:
+        return min(starts)
+    return None
 
 
 APOSTROPHES = ("'", "\u2019")  # ' and ’
@@ -332,7 +376,7 @@ def _merged_tokens(tokens: Sequence[Token], groups: list[tuple[int, int]], text:
 def word_tokens(tokens: Sequence[Token], text: str | None = None) -> list[tuple[tuple[int, int], Token]]:
     """The words `merge_words` makes of `tokens`: per word, its (first, stop) piece span and the word as a token
     (`text`: the original text the offsets point into)."""
-    groups = word_groups(tokens)
+    groups = word_groups(tokens, text)
     return list(zip(groups, _merged_tokens(tokens, groups, text)))
 
 
@@ -386,9 +430,13 @@ def merge_words(
     if key_text is None and amap.kind in SQUARE_KINDS:
         key_text = query_text
     query_groups = (
-        word_groups(amap.query_tokens) if query_spans is None else span_groups(amap.query_tokens, query_spans)
+        word_groups(amap.query_tokens, query_text)
+        if query_spans is None
+        else span_groups(amap.query_tokens, query_spans)
     )
-    key_groups = word_groups(amap.key_tokens) if key_spans is None else span_groups(amap.key_tokens, key_spans)
+    key_groups = (
+        word_groups(amap.key_tokens, key_text) if key_spans is None else span_groups(amap.key_tokens, key_spans)
+    )
     key_starts = np.array([g[0] for g in key_groups])
     query_starts = np.array([g[0] for g in query_groups])
     query_sizes = np.array([stop - first for first, stop in query_groups], dtype=np.float32)
@@ -446,7 +494,7 @@ def hide_tokens(
         kept_queries = [i for i, t in enumerate(amap.query_tokens) if not (special and t.special)]
     if not kept_queries:
         raise InputError("hiding_leaves_no_query")
-    weights = amap.weights[:, :, kept_queries][:, :, :, kept_keys]  # (layers, heads, queries', keys')
+    weights = _taken(_taken(amap.weights, kept_queries, axis=2), kept_keys, axis=3)  # (layers, heads, q', k')
     if renormalize:
         totals = weights.sum(axis=-1, keepdims=True)
         weights = np.divide(weights, totals, out=np.zeros_like(weights), where=totals > 0)
@@ -458,6 +506,18 @@ def hide_tokens(
         key_tokens=[amap.key_tokens[i] for i in kept_keys],
         causal=amap.causal and square,
     )
+
+
+def _taken(array: np.ndarray, kept: list[int], axis: int) -> np.ndarray:
+    """`array` with only the `kept` positions along `axis`: a read-only view when they are one run (hiding a first
+    <s> or a last </s>, the usual case: no copy of a long text's layers × heads × n² weights), else a copy."""
+    if kept and kept[-1] - kept[0] == len(kept) - 1:
+        index = [slice(None)] * array.ndim
+        index[axis] = slice(kept[0], kept[-1] + 1)
+        view = array[tuple(index)]
+        view.flags.writeable = False  # shares the capture's memory: a write would change what the capture holds
+        return view
+    return np.take(array, kept, axis=axis)
 
 
 # ----------------------------------------------------------------------------------------------------------------------

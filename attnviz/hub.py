@@ -63,16 +63,24 @@ def hub_catalogue(lang: str = "en", policy: Policy | None = None) -> list[Catalo
 
 
 def option_label(entry: CatalogueEntry, lang: str = "en") -> str:
-    """How the model picker lists a hub model: its id, what it is, what it reads, its size, and that it downloads."""
+    """How a hub model is named in a sentence or a list: its id, what it is, what it reads, its size, and that it
+    downloads."""
+    return i18n.t("hub_option", lang, name=entry.name, **_about(entry, lang))
+
+
+def picked_caption(entry: CatalogueEntry, lang: str = "en") -> str:
+    """What the line under the model picker says of a picked hub model (the picker itself shows only its id, whole):
+    what it is, what it reads, its size and where it downloads to."""
+    return i18n.t("hub_caption", lang, name=entry.name, cache=hub_cache(), **_about(entry, lang))
+
+
+def _about(entry: CatalogueEntry, lang: str) -> dict[str, str]:
     join = i18n.t("hub_language_join", lang)
-    return i18n.t(
-        "hub_option",
-        lang,
-        name=entry.name,
-        kind=i18n.t(f"hub_kind.{entry.kind}", lang),
-        languages=join.join(i18n.t(f"hub_language.{code}", lang) for code in entry.languages),
-        size=i18n.t("hub_size", lang, size=size_text(BY_ID[entry.name].download_mb)),
-    )
+    return {
+        "kind": i18n.t(f"hub_kind.{entry.kind}", lang),
+        "languages": join.join(i18n.t(f"hub_language.{code}", lang) for code in entry.languages),
+        "size": i18n.t("hub_size", lang, size=size_text(BY_ID[entry.name].download_mb)),
+    }
 
 
 def hub_cache() -> str:

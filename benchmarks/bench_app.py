@@ -266,7 +266,9 @@ def main() -> None:
 
         text += "\n" + "\n".join(bench_long.report_lines(bench_long.main()))
     print(text)
-    RESULTS.write_text(text + kept_sections(RESULTS), encoding="utf-8")  # bench_compare_page.py's section too
+    RESULTS.write_text(
+        text + kept_sections(RESULTS), encoding="utf-8"
+    )  # bench_compare_page.py's and bench_pages_long.py's sections too
     print(f"written to {RESULTS.relative_to(REPO)}")
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from app_pages.shared import caches, figure_export, navigation
+from app_pages.shared import caches, figure_export, navigation, uploader
 from app_pages.shared.session import MODEL_CUSTOM, MODEL_PICK, VIEW, bound, held, reset_widgets, tr
 from app_pages.shared.state import ViewState
 from attnviz import figures, i18n
@@ -80,10 +80,11 @@ def opened_folder(view: ViewState) -> None:
 def open_controls(view: ViewState) -> None:
     t = tr(view)
     bound(st.text_input, "corpus", t("corpus_folder"), help=t("corpus_folder_help"))
-    uploaded = st.file_uploader(
+    uploaded = uploader.file_uploader(
+        view,
         t("corpus_upload"),
-        type=["json", "parquet"],
-        accept_multiple_files=True,
+        types=["json", "parquet"],
+        multiple=True,
         key="corpus_upload",
         help=t("corpus_upload_help"),
     )

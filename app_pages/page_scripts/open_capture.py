@@ -3,7 +3,7 @@ machine) is read as hostile input, its provenance shown, and every page then exp
 
 import streamlit as st
 
-from app_pages.shared import navigation, opened, session
+from app_pages.shared import navigation, opened, session, uploader
 
 view = session.state()
 t = session.tr(view)
@@ -12,9 +12,10 @@ st.caption(t("open_intro"))
 session.link_warnings(view)
 
 limit_mb = opened.upload_limit_bytes() // opened.MIB
-st.file_uploader(
+uploader.file_uploader(
+    view,
     t("open_upload"),
-    type=["json", "npz"],
+    types=["json", "npz"],
     key=opened.upload_key(),
     on_change=opened.receive_upload,
     args=(opened.upload_key(),),

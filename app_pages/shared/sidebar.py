@@ -11,7 +11,6 @@ from app_pages.shared.page_errors import shown_errors
 from app_pages.shared.session import CUSTOM, MODEL_CUSTOM, MODEL_PICK, bound, tr
 from app_pages.shared.state import DEVICES, LANGUAGES, ViewState
 from attnviz import hub, i18n, settings
-from attnviz.hub import hub_cache
 
 
 def sidebar(view: ViewState) -> None:
@@ -73,6 +72,14 @@ def model_label(view: ViewState, name: str, entries: dict) -> str:
     """How a model is listed: a hub model with what picking it downloads, a catalogue model by its name."""
     if name in entries and name in hub.BY_ID:
         return hub.option_label(entries[name], view.lang)
+    return picker_label(view, name)
+
+
+def picker_label(view: ViewState, name: str) -> str:
+    """How the model picker lists a model: short enough to be read whole in the sidebar (app_pages/main.py's `SIDEBAR_PX`,
+    checked in a browser) — a hub model by its id, what it is and its size said under the picker once picked."""
+    if name in hub.BY_ID:
+        return name
     return i18n.t(f"model_{name}", view.lang) if i18n.has(f"model_{name}") else name
 
 
@@ -91,7 +98,7 @@ def _model_picker(view: ViewState) -> None:
     st.session_state[MODEL_CUSTOM] = view.model if pick == CUSTOM else ""
 
     def label(name: str) -> str:
-        return t("model_custom") if name == CUSTOM else model_label(view, name, entries)
+        return t("model_custom") if name == CUSTOM else picker_label(view, name)
 
     pick = st.selectbox(
         t("model"),
@@ -105,6 +112,5 @@ def _model_picker(view: ViewState) -> None:
         view.model = view.model.strip()
     else:
         view.model = pick
-        if pick in entries and pick in hub.BY_ID:  # a hub model: what picking it will fetch
-            size = t("hub_size", size=hub.size_text(hub.BY_ID[pick].download_mb))
-            st.caption(t("hub_caption", name=pick, size=size, cache=hub_cache()))
+        if pick in entries and pick in hub.BY_ID:  # a hub model: what it is, and what picking it will fetch
+            st.caption(hub.picked_caption(entries[pick], view.lang))

@@ -6,8 +6,8 @@ Two ways to say what the words are:
   (Chinese words are written without spaces: "我 喜欢 学习 。" is read as "我喜欢学习。") and where punctuation
   or a clitic is written against its word ("Good morning !" is read as "Good morning!").
 - `merged(tokens, text)`: plain input — the words of the word merge (`attnviz.analysis.word_groups`: English
-  subwords joined into words, Chinese words as the tokenizer's pieces allow), special tokens left out. These are the
-  words the app's word view draws.
+  subwords joined into words, Chinese words as the segmenter cuts them, in whole pieces), special tokens left out.
+  These are the words the app's word view draws.
 
 `token_words` then gives each token of a map the word its offsets fall in (the word it overlaps most), so a user's
 own segmentation and the tokenizer's pieces meet without either having to match the other.
@@ -81,7 +81,7 @@ def merged(tokens: Sequence[Token], text: str, skip: int = 0) -> Words:
     whitespace left out: the words the word view draws. Words starting in the first `skip` characters (a prefix the
     model put before the user's text) are not the user's: left out too."""
     spans = []
-    for first, stop in analysis.word_groups(tokens):
+    for first, stop in analysis.word_groups(tokens, text):
         pieces = [t for t in tokens[first:stop] if not t.special and t.start >= 0]
         if not pieces:
             continue

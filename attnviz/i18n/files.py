@@ -32,6 +32,11 @@ STRINGS: dict[str, dict[str, str]] = {
         "on another machine (a GPU or NPU server) — opens here: every page then shows it as if it had just been "
         "computed, until you close it or change the text or the model.",
         "open_upload": "Capture file (.json or .npz)",
+        # Streamlit's own uploader words, written by app_pages/shared/uploader.py outside English
+        "uploader_button": "Upload",
+        "uploader_limit": "{limit}MB per file • {types}",
+        "uploader_drag": "Drag and drop a file here",
+        "uploader_drag_many": "Drag and drop files here",
         "open_upload_help": "Up to {limit} MB. The file is checked before anything is drawn: its structure, shapes "
         "and values, and NPZ files are read without running any code from them.",
         "open_none": "No capture is open: the pages compute from the model in the sidebar.",
@@ -89,6 +94,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "`python -m attnviz capture` 保存的文件——可以在这里打开：之后每个页面都像刚刚算出来一样展示它，"
         "直到你关闭它或更改文本、模型。",
         "open_upload": "捕获文件（.json 或 .npz）",
+        "uploader_button": "上传",
+        "uploader_limit": "每个文件最大 {limit} MB · {types}",
+        "uploader_drag": "把文件拖放到这里",
+        "uploader_drag_many": "把文件拖放到这里（可多个）",
         "open_upload_help": "最大 {limit} MB。绘图之前会先检查文件的结构、形状和数值；读取 NPZ 时不会执行文件里的任何代码。",
         "open_none": "当前没有打开的捕获文件：各页面用侧边栏中的模型计算。",
         "open_done": "已打开：**{file}**（{model}）。每个页面都展示这份捕获。",

@@ -4,7 +4,8 @@ the picker's words, each model's description `hub_description.<id>`, and the sen
 STRINGS: dict[str, dict[str, str]] = {
     "en": {
         "hub_option": "{name} — {kind}, reads {languages} · {size}, downloads on first use",
-        "hub_caption": "{name} comes from the Hugging Face hub: {size}, downloaded once on first use (into {cache}).",
+        "hub_caption": "{name}: {kind}, reads {languages}. It comes from the Hugging Face hub: {size}, downloaded once "
+        "on first use (into {cache}).",
         "hub_size": "about {size}",
         "hub_downloads": "about {size}, downloads on first use",
         "hub_size_unknown": "size not known here",
@@ -40,7 +41,7 @@ STRINGS: dict[str, dict[str, str]] = {
     },
     "zh": {
         "hub_option": "{name} — {kind}，读{languages} · {size}，首次使用时下载",
-        "hub_caption": "{name} 来自 Hugging Face Hub：{size}，首次使用时下载一次（存入 {cache}）。",
+        "hub_caption": "{name}：{kind}，读{languages}。它来自 Hugging Face Hub：{size}，首次使用时下载一次（存入 {cache}）。",
         "hub_size": "约 {size}",
         "hub_downloads": "约 {size}，首次使用时下载",
         "hub_size_unknown": "此处不知道大小",

@@ -3,6 +3,7 @@ alignment, the layer × head AER map, and a link that cannot be read said as a s
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from pathlib import Path
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from attnviz import analysis
 from attnviz.attention.capture import capture
 from attnviz.corpus.gold import Gold
 from attnviz.corpus.pair import head_scores
@@ -257,3 +259,37 @@ def test_gold_links_typed_for_one_pair_are_not_scored_against_the_next(lang):
 def test_a_link_with_gold_links_and_no_pair_named_scores_them_against_its_own_pair():
     at = open_app(**PAIR, gold="0-0 1-1")  # links shared before links named their pair
     assert any("AER" in m.value for m in at.markdown) and not at.warning
+
+
+def test_an_en_zh_target_read_a_character_at_a_time_shows_words_and_its_links_index_them():
+    pair = {"model": "demo-en-zh", "text": "I missed the last bus.", "target": "我错过了最后一辆公车。", "mode": "pair"}
+    at = open_app(**pair, words=1, hide=1, gold="1-1 3-3 4-5")
+    assert not at.exception and not at.error and not at.warning
+    result = capture(load_model("demo-en-zh", "cpu"), pair["text"], pair["target"])
+    assert [t.text for t in result["cross"].query_tokens][:3] == ["我", "错", "过"]  # the model reads characters
+    expected = analysis.merge_words(analysis.hide_tokens(result["cross"]), pair["target"], pair["text"])
+    heatmap = charts(at)["heatmap"]
+    rows = [html.unescape(label) for label in heatmap["layout"]["yaxis"]["ticktext"]]
+    assert rows == [t.text for t in expected.query_tokens]
+    assert {"错过", "最后", "公车"} <= set(rows)  # several characters to a word
+    assert list(pair_words(result).target.words) == rows  # the words the gold links index are the rows shown
+    nodes = [t for t in charts(at)["alignment"]["data"] if t.get("mode") == "markers+text"]
+    assert any("错过" in t["text"] for t in nodes)
+    assert any("precision" in m.value for m in at.markdown)  # 4-5 (bus–公车) is inside the pair
+
+
+def test_a_zh_en_source_read_partly_a_character_at_a_time_shows_the_segmenters_words():
+    pair = {
+        "model": "demo-zh-en",
+        "text": "妈妈在厨房做饭。",
+        "target": "Mom is cooking in the kitchen.",
+        "mode": "pair",
+    }
+    at = open_app(**pair, words=1, hide=1)
+    assert not at.exception and not at.error
+    result = capture(load_model("demo-zh-en", "cpu"), pair["text"], pair["target"])
+    assert {"厨", "房"} <= {t.text for t in result["cross"].key_tokens}  # 厨房 is not one of its pieces
+    expected = analysis.merge_words(analysis.hide_tokens(result["cross"]), pair["target"], pair["text"])
+    columns = [html.unescape(label) for label in charts(at)["heatmap"]["layout"]["xaxis"]["ticktext"]]
+    assert columns == [t.text for t in expected.key_tokens] and "厨房" in columns
+    assert list(pair_words(result).source.words) == columns  # the words gold links index

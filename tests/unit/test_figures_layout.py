@@ -76,3 +76,16 @@ def test_a_files_layout_alone_gives_the_label_check_of_the_whole_file():
             assert whole_said == laid_said
             warned.append(whole_said is not None)
     assert any(warned) and not all(warned)  # 40 labels in a paper's column are too small; at its own size, not
+
+
+def test_the_file_labels_are_those_of_the_figure_laid_out():
+    words = "我们 今天 在 学校 的 图书馆 里 一起 学习 注意力 机制 和 翻译 模型 。".split()
+    english = [f"word{i}" for i in range(40)]
+    cross = random_map(tokens_from(english), tokens_from(words), layers=1, heads=1)
+    square = random_map(tokens_from(words), layers=1, heads=1)
+    made = [figures.alignment(cross), figures.heatmap(square), figures.heatmap(cross)]
+    for fig in (layout.as_file(f, "m") for f in made):
+        own = fig.layout.width or 700
+        for width, height in [(own, None), (own + 300, None), (336, None), (336, 300), (700, 260), (200, 900)]:
+            laid, _ = layout.fit_to_width(fig, width, height, fig.layout.height or 500)
+            assert layout.file_labels(fig, width, height) == layout.smallest_labels(laid), (width, height)

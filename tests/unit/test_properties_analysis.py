@@ -123,8 +123,8 @@ def test_downsample_pools_blocks_and_keeps_masked_blocks_empty(drawn, query_fact
 def test_merge_words_keeps_rows_summing_to_one_over_word_groups(drawn):
     amap = drawn.amap
     merged = analysis.merge_words(amap, drawn.query_text, drawn.key_text)
-    query_groups = analysis.word_groups(amap.query_tokens)
-    key_groups = analysis.word_groups(amap.key_tokens)
+    query_groups = analysis.word_groups(amap.query_tokens, drawn.query_text)
+    key_groups = analysis.word_groups(amap.key_tokens, drawn.key_text)
     for groups, count in ((query_groups, len(amap.query_tokens)), (key_groups, len(amap.key_tokens))):
         assert [i for first, stop in groups for i in range(first, stop)] == list(range(count))  # cover, in order
     assert merged.weights.shape == (amap.num_layers, amap.num_heads, len(query_groups), len(key_groups))

@@ -1,0 +1,54 @@
+"""The sidebar's model picker reads whole in a real browser, in English and 中文: every name it lists, and the one
+chosen, fits its box (no ellipsis), and is the model's full name (a hub model's whole id)."""
+
+from __future__ import annotations
+
+import pytest
+
+from attnviz import catalogue, hub, i18n
+from tests.support.browser import chromium, served_app, wait_for_app
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+WAIT_MS = 180_000
+PICKER = ".st-key-w_model_pick"
+
+# Each listed name's width drawn in the picker's input font, against the room the input gives its text.
+FITS = """(input, names) => {
+    const style = getComputedStyle(input);
+    const room = input.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+    const pen = document.createElement('canvas').getContext('2d');
+    pen.font = style.font;
+    return {room: room, wide: names.filter((n) => pen.measureText(n).width > room), value: input.value,
+            clipped: input.scrollWidth > input.clientWidth};
+}"""
+CLIPPED_OPTIONS = """(options) => options.filter((o) => o.scrollWidth > o.clientWidth
+    || [...o.querySelectorAll('*')].some((e) => e.scrollWidth > e.clientWidth)).map((o) => o.textContent)"""
+
+
+@pytest.fixture(scope="module")
+def app_url(tmp_path_factory):
+    yield from served_app(tmp_path_factory, env={"HF_HUB_OFFLINE": "1"})  # a hub model picked: said at once
+
+
+def full_names(lang: str) -> set[str]:
+    embedded = {i18n.t(f"model_{entry.name}", lang) for entry in catalogue.catalogue()}
+    return embedded | {model.id for model in hub.HUB_MODELS} | {i18n.t("model_custom", lang)}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("model", ["demo-zh-en", "facebook/nllb-200-distilled-600M"])
+def test_the_model_picker_shows_every_name_whole(app_url, lang, model):
+    with chromium() as page:
+        page.goto(f"{app_url}/?lang={lang}&model={model}")
+        wait_for_app(page, timeout_ms=WAIT_MS)
+        box = page.locator(f"{PICKER} input")
+        page.locator(f"{PICKER} button[aria-haspopup='listbox']").click()
+        options = page.locator('[role="option"]')
+        options.first.wait_for(timeout=30_000)
+        listed = [text.strip() for text in options.all_text_contents()]
+        assert set(listed) == full_names(lang)  # full names: a hub model's whole id
+        assert options.evaluate_all(CLIPPED_OPTIONS) == []  # none cut in the list
+        measured = box.evaluate(FITS, listed)
+        assert measured["wide"] == [], measured  # each would fit the box once chosen
+        expected = model if model in hub.BY_ID else i18n.t(f"model_{model}", lang)
+        assert measured["value"] == expected and not measured["clipped"]
