@@ -21,11 +21,11 @@ from typing import TYPE_CHECKING
 
 from attnviz import memory, selection, settings
 from attnviz.errors import InputError
+from attnviz.live_items import LiveFinished, LiveItem
 from attnviz.long_texts import token_count
 from attnviz.provenance import with_provenance
 
 if TYPE_CHECKING:
-    from attnviz.attention.live import LiveItem
     from attnviz.attention.ondemand import LazyCapture
     from attnviz.models import ModelHandle
     from attnviz.types import AttentionCapture
@@ -117,7 +117,7 @@ def run_live(handle: ModelHandle, request: RunRequest) -> Iterator[LiveItem]:
     """`run_recorded` of a generation, step by step as the model writes (`attention.live.write_live`): the beams,
     each written step, then `LiveFinished` whose capture is `run_recorded(handle, request)`'s, provenance and all, for
     a request in mode "generate" that `run` captures whole (a translator's generation always is)."""
-    from attnviz.attention.live import LiveFinished, write_live  # torch: only once a model runs
+    from attnviz.attention.live import write_live  # torch: only once a model runs
 
     options = (request.max_new_tokens, request.truncate, request.num_beams)
     with closing(write_live(handle, request.text, *options)) as items:  # a caller that leaves stops the model

@@ -45,8 +45,8 @@ TEXTS = {
 def live_updates(handle, text: str, style) -> tuple[list[tuple[str, float]], list[float], float]:
     """One live run: ((kind, ms) of each update after the first, kind "token" or "beams"; ms of each figure build;
     ms to the first update)."""
-    from attnviz.attention.live import LiveStep
     from attnviz.figures.live import step_row
+    from attnviz.live_items import LiveStep
     from attnviz.run import RunRequest, run_live
 
     updates, figures = [], []

