@@ -35,16 +35,31 @@ def explore(
     """Controls for a capture (or an on-demand capture, every head then computed) and the figure they choose,
     starting from `figure` (one of `selection.FIGURES`) and the view options given by name (`kind`, `aggregation`,
     `layer`, `head`, `weighting`, `lang`, `words` … as `attnviz.show` takes them). The controls set the first five;
-    the others hold as given. Displayed when it is a cell's last value; `Explorer.shown` is what it draws."""
+    the others hold as given; an option `attnviz.show` refuses is refused with its InputError. Displayed when it is
+    a cell's last value; `Explorer.shown` is what it draws."""
     try:
         import ipywidgets  # the notebook extra, loaded only here: `import attnviz` stays free of it
     except ModuleNotFoundError as error:
         raise InputError("notebook_needs_ipywidgets", extra="pip install 'attnviz[notebook]'") from error
     if figure not in selection.FIGURES:
         raise InputError("figure_unknown", figure=figure, figures=", ".join(selection.FIGURES))
+    chosen = notebook.view_options(options)
     result = notebook.whole(result)
-    heads = alignment_heads_of(result) if alignment_heads is None else alignment_heads
-    return Explorer(ipywidgets, result, notebook.view_options(options), figure, tuple(heads))
+    heads = tuple(alignment_heads_of(result) if alignment_heads is None else alignment_heads)
+    _check(result, chosen, heads)
+    return Explorer(ipywidgets, result, chosen, figure, heads)
+
+
+def _check(result: AttentionCapture, options: ViewOptions, alignment_heads) -> None:
+    """Refuse what `attnviz.show` refuses, with its sentence (`selection.show`, no figure drawn), before a control
+    holds it: a control would otherwise raise a widget's own error (an unknown weighting) or open on something else
+    (an unknown aggregation, value norms the map lacks). An aggregation `show` draws but no control offers (a custom
+    selection) is refused with those offered."""
+    selection.show(result, options, alignment_heads, ())
+    kind = options.kind or selection.default_kind(result)
+    offered = selection.offered_aggregations(kind, held_measure(result))
+    if options.aggregation is not None and options.aggregation not in offered:
+        raise InputError("view_unknown", view=options.aggregation, views=", ".join(offered))
 
 
 class Explorer:
@@ -55,8 +70,7 @@ class Explorer:
         self.shown: Shown | None = None  # what the figure shows now (None while an option is refused)
         lang = base.lang
         kinds = [kind for kind in MAP_KINDS if kind in result.kinds]
-        kind = base.kind or selection.default_kind(result)
-        result[kind]  # a map the capture lacks is refused here, with the maps it has
+        kind = base.kind or selection.default_kind(result)  # one the capture holds (`_check`)
 
         def said(key: str) -> str:
             return i18n.t(key, lang)

@@ -128,6 +128,33 @@ def test_bad_options_and_a_missing_ipywidgets_are_sentences(monkeypatch):
     assert "attnviz[notebook]" in refused.value.message("zh") and "ipywidgets" in str(refused.value)
 
 
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"weighting": "bogus"},
+        {"aggregation": "bogus"},
+        {"weighting": "value-norm"},  # the capture holds no value norms
+        {"kind": "encoder", "aggregation": "alignment"},
+        {"step": 99},
+    ],
+)
+def test_an_option_show_refuses_is_refused_with_the_same_sentence(options):
+    capture = seq2seq_capture()
+    with pytest.raises(InputError) as shown:
+        attnviz.show(capture, display=False, **options)
+    with pytest.raises(InputError) as explored:
+        attnviz.explore(capture, **options)
+    assert explored.value.key == shown.value.key
+    assert explored.value.message("zh") == shown.value.message("zh")
+
+
+def test_an_aggregation_no_control_offers_is_refused_with_those_offered():
+    with pytest.raises(InputError) as refused:
+        attnviz.explore(seq2seq_capture(), kind="encoder", aggregation="custom")  # `show` draws it; no control can
+    assert refused.value.key == "view_unknown"
+    assert ", ".join(selection.SELF_AGGREGATIONS) in str(refused.value)
+
+
 def test_reading_attnviz_explore_imports_neither_ipywidgets_nor_torch():
     probe = "import sys, attnviz; attnviz.explore; print(any(m in sys.modules for m in ('ipywidgets', 'torch')))"
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=REPO, check=True)
