@@ -219,14 +219,27 @@ def _check_placed(model, name: str, placing: dict) -> None:
 def _unreadable_on_disk(model) -> list[str]:
     """Tensors accelerate left on the meta device (sent to disk) that its hook cannot read back: those the checkpoint
     does not store, such as Marian's sinusoidal positions, which are computed when the model is built."""
-    missing = []
+    missing, keys = [], {}
     for path, module in model.named_modules():
         stored = getattr(getattr(module, "_hf_hook", None), "weights_map", None)
         own = [*module.named_parameters(recurse=False), *module.named_buffers(recurse=False)]
         for tensor_name, tensor in own:
-            if tensor.device.type == "meta" and (stored is None or tensor_name not in stored):
+            if tensor.device.type == "meta" and not _stores(stored, tensor_name, keys):
                 missing.append(f"{path}.{tensor_name}" if path else tensor_name)
     return missing
+
+
+def _stores(weights_map, tensor_name: str, keys: dict) -> bool:
+    """Whether a hook's `weights_map` holds `tensor_name`, asked of its keys alone: accelerate's `PrefixedDataset` (a
+    Mapping without `__contains__`) would answer `in` by loading the tensor from disk. `keys` keeps each underlying
+    dataset's keys (listing them reads no tensor), so a model's are listed once, not once per module."""
+    if weights_map is None:
+        return False
+    prefix = getattr(weights_map, "prefix", "")  # a PrefixedDataset: its module's path, over the model's dataset
+    dataset = getattr(weights_map, "dataset", weights_map)
+    if id(dataset) not in keys:
+        keys[id(dataset)] = set(dataset)
+    return f"{prefix}{tensor_name}" in keys[id(dataset)]
 
 
 def handle_of(name: str, model, tokenizer, device: str, path: str | None = None, origin: str = "loaded") -> ModelHandle:

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 import torch
 import transformers
+from accelerate.utils import offload
 
 import attnviz
 from attnviz import placement
@@ -86,6 +87,23 @@ def test_the_layers_on_disk_keep_no_weights_in_memory_after_captures(qwen, tmp_p
     after = {name: parameter for name, parameter in placed.model.named_parameters() if name in on_disk}
     assert after.keys() == on_disk.keys()
     assert [name for name, parameter in after.items() if not parameter.is_meta] == []
+
+
+def test_loading_reads_no_weight_from_disk(qwen, tmp_path, monkeypatch):
+    """Loading checks that every disk tensor can be read back by asking for its key, not for the tensor: a tensor is
+    read from disk only when a layer runs (every read goes through accelerate's `OffloadedWeightsLoader`)."""
+    folder, size = qwen
+    reads = []
+    read = offload.OffloadedWeightsLoader.__getitem__
+    monkeypatch.setattr(
+        offload.OffloadedWeightsLoader, "__getitem__", lambda self, key: (reads.append(key), read(self, key))[1]
+    )
+    placed = _half_on_disk(folder, size, tmp_path)
+    assert reads == []
+    offloaded = attnviz.capture(placed, TEXT)
+    assert reads  # the disk layers read their weights as they run, through the loader counted
+    reference = attnviz.capture(load_model(folder, device="cpu"), TEXT)
+    assert np.array_equal(offloaded["self"].weights, reference["self"].weights)
 
 
 def test_on_demand_capture_and_generation_of_an_offloaded_model_match_one_device(qwen, tmp_path):
