@@ -49,6 +49,13 @@ class Placement:
         """No device map and no memory limits: `load_model` loads onto one device (an offload folder alone is unused)."""
         return _given(self.device_map) is None and _given(self.max_memory) is None
 
+    def normalised(self) -> Placement:
+        """The same placement as a cache keys it: values stripped (blank: not given), and `Placement()` for any that
+        loads onto one device, so one way of loading a model has one key."""
+        if self.on_one_device:
+            return Placement()
+        return Placement(_given(self.device_map), _given(self.max_memory), _given(self.offload_folder))
+
 
 def _given(value: str | None) -> str | None:
     return value.strip() if isinstance(value, str) and value.strip() else None

@@ -43,11 +43,12 @@ def offered() -> bool:
 
 
 def placement() -> Placement:
-    """This session's placement, as `load_model` reads it once parsed (`Placement.load_options`)."""
+    """This session's placement, as `load_model` reads it once parsed (`Placement.load_options`), normalised: the
+    caches key on it, and one way of loading must not load the model twice."""
     if not offered():
         return Placement()
     chosen = held(PLACEMENT, PlacementChoice)
-    return Placement(chosen.device_map or None, chosen.max_memory or None, chosen.offload_folder or None)
+    return Placement(chosen.device_map, chosen.max_memory, chosen.offload_folder).normalised()
 
 
 def placement_controls(view: ViewState) -> None:

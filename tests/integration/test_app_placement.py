@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from app_pages.shared import caches
 from attnviz.attention.capture import capture
 from attnviz.errors import ModelLoadError
 from attnviz.models import load_model
@@ -76,3 +77,16 @@ def test_a_placement_the_model_cannot_run_with_is_said_not_crashed(demo, tmp_pat
         load_model("demo-zh-en", "cpu", max_memory={"cpu": size // 2}, offload_folder=tmp_path / "again")
     assert any(refused.value.message("zh") in error.value for error in at.main.error)
     assert all("max_memory" in error.value for error in at.main.error)  # no "something went wrong"
+
+
+def test_a_placement_that_loads_onto_one_device_is_keyed_as_one_device(tmp_path):
+    """Blank limits, or an offload folder with no device map and no max memory, load the model as the sidebar's one
+    device does: the model is not loaded again, and every page cache keys on the one-device placement."""
+    at = open_app(device="cpu", **HEAD, **PAIR)
+    assert_page_ok(at)
+    loaded = set(caches._loaded)
+    assert ("demo-zh-en", "cpu", caches.ONE_DEVICE) in loaded
+    for max_memory, offload_folder in [("  ", ""), ("", str(tmp_path)), (" ", f" {tmp_path} ")]:
+        _placed(at, max_memory, offload_folder)
+        assert_page_ok(at)
+        assert caches._loaded == loaded

@@ -56,6 +56,10 @@ def test_a_placement_as_written_becomes_load_models_options_through_the_same_par
     blank = placement.Placement("", " ", "")
     assert blank.on_one_device and placement.Placement(offload_folder="/tmp/x").on_one_device  # a folder alone: unused
     assert blank.load_options() == {"device_map": None, "max_memory": None, "offload_folder": None}
+    for one_device in (blank, placement.Placement(" ", None, " /tmp/x "), placement.Placement()):
+        assert one_device.normalised() == placement.Placement()  # one key for one way of loading
+    assert written.normalised() == placement.Placement("balanced", "npu:0=30GiB,cpu=64GiB", "/tmp/offload")
+    assert written.normalised().load_options() == written.load_options()
     with pytest.raises(ModelLoadError) as refused:
         placement.Placement(max_memory="npu:0=lots").load_options()
     assert "30GiB" in str(refused.value)
