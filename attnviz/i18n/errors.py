@@ -48,8 +48,9 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.offload_unreadable": "{name!r} cannot run with max_memory ({memory}): {tensor} would go to disk, "
         "but it is computed when the model is built, not stored in its weights, so it cannot be read back; raise the "
         "limits so that it stays on the CPU or an accelerator.",
-        "error.offload_no_input_device": "{name!r} cannot run with max_memory ({memory}): every layer went to disk, "
-        "which leaves no device to read its input on; give the CPU or an accelerator room for the first layers.",
+        "error.offload_no_input_device": "{name!r} cannot run with max_memory ({memory}): its first layer, where "
+        "the inputs go, went to disk, which leaves no device to read them on; give the CPU or an accelerator room for "
+        "the first layers.",
         # attnviz.notebook
         "error.notebook_needs_ipython": "Showing figures inline needs IPython (a Jupyter kernel): {extra}; or pass "
         "display=False and use the figures returned.",
@@ -532,8 +533,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.device_map_invalid": "设备映射 {value!r} 无法使用：{detail}",
         "error.offload_unreadable": "在 max_memory（{memory}）下无法运行 {name!r}：{tensor} 会被放到磁盘上，"
         "但它是在构建模型时算出来的，并不存放在权重文件里，因此读不回来；请调高上限，让它留在 CPU 或加速卡上。",
-        "error.offload_no_input_device": "在 max_memory（{memory}）下无法运行 {name!r}：所有层都放到了磁盘上，"
-        "没有设备可以读入输入；请给 CPU 或加速卡留出放前几层的空间。",
+        "error.offload_no_input_device": "在 max_memory（{memory}）下无法运行 {name!r}：输入送往的第一层被放到了"
+        "磁盘上，没有设备可以读入输入；请给 CPU 或加速卡留出放前几层的空间。",
         # attnviz.notebook
         "error.notebook_needs_ipython": "在笔记本里直接显示图需要 IPython（Jupyter 内核）：{extra}；"
         "或者传入 display=False，使用返回的图。",

@@ -170,8 +170,8 @@ def test_a_bad_placement_option_is_one_line_and_exit_2(capsys, tmp_path, option,
     [
         # Marian's sinusoidal positions are built with the model, not stored in its weights: not readable from disk
         ("demo-zh-en", 0.5, "offload_unreadable", "model.decoder.embed_positions.weight"),
-        # the whole decoder on disk: its inputs would be sent to the meta device
-        ("demo-decoder", 0.5, "offload_no_input_device", "every layer went to disk"),
+        # the first layer on disk (here the whole model): the inputs would be sent to the meta device
+        ("demo-decoder", 0.5, "offload_no_input_device", "its first layer, where the inputs go, went to disk"),
     ],
 )
 def test_a_placement_accelerate_cannot_run_is_refused_when_it_loads(name, share, key, said, tmp_path):
