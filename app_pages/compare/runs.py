@@ -8,8 +8,9 @@ from dataclasses import dataclass, replace
 import streamlit as st
 
 from app_pages.shared import caches, model_placement
-from app_pages.shared.state import DEVICES_B, ViewState, view_options
+from app_pages.shared.state import DEVICES_B, DTYPES_B, ViewState, view_options
 from attnviz import compare
+from attnviz.attention.precision import allowed_dtypes
 from attnviz.catalogue import declared_languages
 from attnviz.devices import device_statuses
 from attnviz.placement import Placement
@@ -42,6 +43,13 @@ def devices_b() -> list[str]:
     """The devices B may be read on: A's (empty), and each one torch can use here (the CPU at least)."""
     usable = {status.name for status in device_statuses() if status.available}
     return [device for device in DEVICES_B if device == "" or device in usable]
+
+
+def dtypes_b(view: ViewState) -> list[str]:
+    """The precisions B may be read in: A's float32 (empty) and each half precision B's device allows; the view's own
+    stays offered, so a link's (or a device change's) precision that device cannot run is refused in a sentence."""
+    allowed = allowed_dtypes(device_b(view))
+    return [dtype for dtype in DTYPES_B if dtype == "" or dtype in allowed or dtype == view.dtype_b]
 
 
 def texts(view: ViewState, seq2seq: bool) -> tuple[str | None, str | None]:
