@@ -33,7 +33,9 @@ with shown_errors(view):
             "device_b",
             t("compare_device_b"),
             options=runs.devices_b(),
-            format_func=lambda name: t(f"device_{name}") if name else t("compare_device_same", device=view.device),
+            format_func=lambda name: (
+                t(f"device_{name}") if name else t("compare_device_same", device=t(f"device_{view.device}"))
+            ),
         )
     both, translates = runs.comparison(view)
     compared, parity = both.comparison, both.parity

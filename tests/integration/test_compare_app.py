@@ -144,6 +144,12 @@ def test_b_is_offered_only_the_precisions_its_device_runs(tiny_folder, device, l
     assert at.selectbox(key="w_dtype_b").options == [i18n.t("compare_dtype_same", lang), *halves]
 
 
+def test_bs_same_device_is_named_in_the_pages_language(tiny_folder):
+    at = open_by_link(PAGE, timeout=240, model=tiny_folder("bert"), text=TEXT_A, text_b=TEXT_A, lang="zh")
+    assert_page_ok(at)
+    assert at.selectbox(key="w_device_b").options[0] == "与 A 相同（自动（NPU → CUDA → CPU））"
+
+
 @pytest.mark.parametrize("lang, words", [("en", "not allowed on cpu"), ("zh", "cpu 上不能使用")])
 def test_a_precision_the_device_cannot_run_is_said_in_the_pages_language(tiny_folder, lang, words):
     link = dict(model=tiny_folder("bert"), text=TEXT_A, text_b=TEXT_A, device="cpu", dtype_b="float16", lang=lang)
