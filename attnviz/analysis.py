@@ -226,14 +226,8 @@ def index_range(span: tuple[int, int] | None, size: int, what: str) -> tuple[int
 
 
 def _is_cjk(char: str) -> bool:
-    code = ord(char)
-    return (
-        0x4E00 <= code <= 0x9FFF  # CJK unified ideographs
-        or 0x3400 <= code <= 0x4DBF  # extension A
-        or 0x20000 <= code <= 0x2EBEF  # extensions B–F
-        or 0xF900 <= code <= 0xFAFF  # compatibility ideographs
-        or 0x3040 <= code <= 0x30FF  # hiragana, katakana
-    )
+    """A Chinese character (`chinese_words.is_han`) or Japanese kana: written without spaces between words."""
+    return chinese_words.is_han(char) or 0x3040 <= ord(char) <= 0x30FF  # hiragana, katakana
 
 
 def _is_punctuation_piece(text: str) -> bool:

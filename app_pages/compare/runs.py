@@ -8,8 +8,9 @@ from dataclasses import dataclass, replace
 import streamlit as st
 
 from app_pages.shared import caches, model_placement
-from app_pages.shared.state import DEVICES_B, ViewState, view_options
+from app_pages.shared.state import DEVICES_B, DTYPES_B, ViewState, view_options
 from attnviz import compare
+from attnviz.attention.precision import allowed_dtypes
 from attnviz.catalogue import declared_languages
 from attnviz.devices import device_statuses
 from attnviz.placement import Placement
@@ -26,6 +27,11 @@ def device_b(view: ViewState) -> str:
     return view.device_b or view.device
 
 
+def key_b(view: ViewState) -> tuple[str, str, str | None]:
+    """B's model key as `caches.model` takes it: its model, its device and its half precision (None: A's)."""
+    return model_b(view), device_b(view), view.dtype_b or None
+
+
 def named_b(view: ViewState) -> str:
     """B as the page names it: its model, and its device and precision where they are not A's."""
     return " · ".join(
@@ -37,6 +43,13 @@ def devices_b() -> list[str]:
     """The devices B may be read on: A's (empty), and each one torch can use here (the CPU at least)."""
     usable = {status.name for status in device_statuses() if status.available}
     return [device for device in DEVICES_B if device == "" or device in usable]
+
+
+def dtypes_b(view: ViewState) -> list[str]:
+    """The precisions B may be read in: A's float32 (empty) and each half precision B's device allows; the view's own
+    stays offered, so a link's (or a device change's) precision that device cannot run is refused in a sentence."""
+    allowed = allowed_dtypes(device_b(view))
+    return [dtype for dtype in DTYPES_B if dtype == "" or dtype in allowed or dtype == view.dtype_b]
 
 
 def texts(view: ViewState, seq2seq: bool) -> tuple[str | None, str | None]:
@@ -88,9 +101,8 @@ def cached_comparison(
 def comparison(view: ViewState) -> tuple[Compared, bool]:
     """(the two captures and their comparison, whether A's model translates) of the view's A and B; an AttnvizError
     with a sentence when B cannot be read (empty, or a language its model does not read) or a model not loaded."""
-    name_b = model_b(view)
-    compare.check_text_b(view.text_b, name_b, declared_languages(name_b))
-    b = (name_b, device_b(view), view.dtype_b or None)
+    b = key_b(view)
+    compare.check_text_b(view.text_b, b[0], declared_languages(b[0]))
     handle_a, handle_b = caches.model(view), caches.model(view, *b)
     target_a, target_b = texts(view, handle_a.is_seq2seq)
     target_b = target_b if handle_b.is_seq2seq else None
@@ -112,5 +124,5 @@ def alignments(view: ViewState, compared: Compared, picked: tuple[int | None, in
     options = replace(view_options(view, compared.comparison.kind, "head"), measure=None)  # the maps hold weights
     options_a, options_b = compare.side_options(compared.comparison, compared.b, options, *picked)
     heads_a = caches.model(view).alignment_heads
-    heads_b = caches.model(view, model_b(view), device_b(view), view.dtype_b or None).alignment_heads
+    heads_b = caches.model(view, *key_b(view)).alignment_heads
     return compare.side_by_side(compared.a, compared.b, options_a, options_b, heads_a, heads_b)

@@ -6,7 +6,7 @@ import streamlit as st
 from app_pages.compare import runs
 from app_pages.shared import figure_export, session
 from app_pages.shared.page_errors import shown_errors
-from app_pages.shared.state import COMPARE_SCOPES, DTYPES_B
+from app_pages.shared.state import COMPARE_SCOPES
 from attnviz import figures
 
 view, t = session.page_start("compare_title", "compare_intro")
@@ -24,7 +24,7 @@ with shown_errors(view):
             precision.selectbox,
             "dtype_b",
             t("compare_dtype_b"),
-            options=DTYPES_B,
+            options=runs.dtypes_b(view),
             format_func=lambda dtype: dtype or t("compare_dtype_same"),
             help=t("compare_dtype_b_help"),
         )
@@ -33,7 +33,9 @@ with shown_errors(view):
             "device_b",
             t("compare_device_b"),
             options=runs.devices_b(),
-            format_func=lambda name: t(f"device_{name}") if name else t("compare_device_same", device=view.device),
+            format_func=lambda name: (
+                t(f"device_{name}") if name else t("compare_device_same", device=t(f"device_{view.device}"))
+            ),
         )
     both, translates = runs.comparison(view)
     compared, parity = both.comparison, both.parity

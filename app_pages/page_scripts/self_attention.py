@@ -52,7 +52,7 @@ with shown_errors(view):
     drawn = result if long else caches.measured(view, handle, result)  # the weights, or the measure chosen
     layers, heads, queries, keys = drawn.shape(kind)
     measuring = controls.measuring(view) and not long
-    aggregations = [a for a in selection.SELF_AGGREGATIONS if not (measuring and a == selection.ROLLOUT)]
+    aggregations = selection.offered_aggregations(kind, "weights" if long else view.measure)  # long: weights only
     controls.head_choice(
         view, columns[1:4], "self_aggregation", aggregations, (layers, heads), one_head=long, disabled=long
     )

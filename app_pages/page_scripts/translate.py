@@ -70,7 +70,7 @@ with shown_errors(view):
         cross = drawn["cross"]
         columns = st.columns([2, 1, 1, 2, 2])
         shape = (cross.num_layers, cross.num_heads)
-        aggregations = [a for a in selection.AGGREGATIONS if not (measuring and a == "alignment")]  # no heads
+        aggregations = selection.offered_aggregations("cross", view.measure)
         controls.head_choice(view, columns, "cross_aggregation", aggregations, shape, help=t("aggregation_help"))
         controls.link_controls(view, columns[3], columns[4], lowest=0.0)
 

@@ -37,7 +37,12 @@ def uploader_style(lang: str, key: str, types: list[str], multiple: bool, limit_
     scope = ".st-key-" + re.sub(r"[^a-zA-Z0-9_-]", "-", key.strip())  # as Streamlit names the class
     words = {
         "button": i18n.t("uploader_button", lang),
-        "limit": i18n.t("uploader_limit", lang, limit=limit_mb, types="、".join(t.upper() for t in types)),
+        "limit": i18n.t(
+            "uploader_limit",
+            lang,
+            limit=limit_mb,
+            types=i18n.t("truth_list_separator", lang).join(t.upper() for t in types),
+        ),
         "drag": i18n.t("uploader_drag_many" if multiple else "uploader_drag", lang),
     }
     hidden, shown = BUTTON

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import torch
 
+from attnviz.devices import resolve_device
 from attnviz.errors import InputError
 
 _DTYPE_NAMES = {
@@ -31,10 +32,7 @@ def dtype_policy(device: str | torch.device, requested: str | torch.dtype | None
     float16 / bfloat16 are allowed on npu and cuda (float16 on mps); the CPU runs float32 only, because half precision
     there is slow and would make the "exact" weights inexact for no gain.
     """
-    kind = device.type if isinstance(device, torch.device) else str(device).split(":")[0].strip().lower()
-    allowed = _ALLOWED_DTYPES.get(kind)
-    if allowed is None:
-        raise InputError("dtype_no_policy", device=str(device))
+    kind, allowed = _policy(device)
     if requested is None:
         return torch.float32
     if isinstance(requested, str):
@@ -47,3 +45,20 @@ def dtype_policy(device: str | torch.device, requested: str | torch.dtype | None
         names = ", ".join(str(d).removeprefix("torch.") for d in allowed)
         raise InputError("dtype_not_allowed", dtype=str(dtype).removeprefix("torch."), device=kind, allowed=names)
     return dtype
+
+
+def allowed_dtypes(device: str | torch.device) -> tuple[str, ...]:
+    """The dtypes `dtype_policy` lets a model run in on `device` ("auto": the one `resolve_device` chooses), by
+    name, float32 first: ("float32",) on the CPU, so a choice of precision offers only what can run."""
+    if str(device).strip().lower() == "auto":
+        device = resolve_device("auto")
+    return tuple(str(dtype).removeprefix("torch.") for dtype in _policy(device)[1])
+
+
+def _policy(device: str | torch.device) -> tuple[str, tuple[torch.dtype, ...]]:
+    """(the device's kind, the dtypes allowed there); InputError for a device no policy covers."""
+    kind = device.type if isinstance(device, torch.device) else str(device).split(":")[0].strip().lower()
+    allowed = _ALLOWED_DTYPES.get(kind)
+    if allowed is None:
+        raise InputError("dtype_no_policy", device=str(device))
+    return kind, allowed

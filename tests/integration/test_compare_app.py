@@ -13,10 +13,12 @@ import numpy as np
 import pytest
 import torch
 
-from attnviz import selection
+from attnviz import i18n, selection
 from attnviz.attention import precision
 from attnviz.attention.capture import capture
 from attnviz.compare import compare_captures
+from attnviz.devices import resolve_device
+from attnviz.errors import InputError
 from attnviz.models import load_model
 from tests.support.app import assert_page_ok, open_by_link
 
@@ -121,6 +123,31 @@ def test_b_in_bfloat16_shows_the_parity_numbers_of_a_direct_computation(monkeypa
     assert (int(said[2]), int(said[3])) == np.unravel_index(np.argmax(per_head), per_head.shape)
     rows = max(np.abs(w.sum(-1) - 1).max() for w in weights)
     assert float(said[4]) == pytest.approx(rows, rel=0.01, abs=1e-12)
+
+
+def runs_in(device: str, dtype: str) -> bool:
+    """Whether the precision policy lets a model run in `dtype` on the device `device` names."""
+    try:
+        precision.dtype_policy(resolve_device(device), dtype)
+    except InputError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("device, lang", [("cpu", "en"), ("auto", "zh")])
+def test_b_is_offered_only_the_precisions_its_device_runs(tiny_folder, device, lang):
+    # on a CPU-only machine: A's float32 alone (the policy refuses half precision there), else what the policy allows
+    link = dict(model=tiny_folder("bert"), text=TEXT_A, text_b=TEXT_A, device=device, lang=lang)
+    at = open_by_link(PAGE, timeout=240, **link)
+    assert_page_ok(at)
+    halves = [dtype for dtype in ("float16", "bfloat16") if runs_in(device, dtype)]
+    assert at.selectbox(key="w_dtype_b").options == [i18n.t("compare_dtype_same", lang), *halves]
+
+
+def test_bs_same_device_is_named_in_the_pages_language(tiny_folder):
+    at = open_by_link(PAGE, timeout=240, model=tiny_folder("bert"), text=TEXT_A, text_b=TEXT_A, lang="zh")
+    assert_page_ok(at)
+    assert at.selectbox(key="w_device_b").options[0] == "与 A 相同（自动（NPU → CUDA → CPU））"
 
 
 @pytest.mark.parametrize("lang, words", [("en", "not allowed on cpu"), ("zh", "cpu 上不能使用")])

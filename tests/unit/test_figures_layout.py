@@ -41,26 +41,6 @@ def test_a_heatmap_at_a_papers_column_width_labels_every_key_readably():
     assert "of 120 labelled" in crowded.layout.xaxis.title.text  # what still does not fit is said
 
 
-def test_the_label_check_without_a_layout_says_what_the_laid_out_file_says():
-    cjk = "我们 今天 在 学校 的 图书馆 里 一起 学习 注意力 机制 和 翻译 模型 。".split()
-    figs = [
-        figures.alignment(random_map(tokens_from([f"w{i}" for i in range(count)]), layers=1, heads=1))
-        for count in (6, 40)
-    ]
-    figs.append(figures.alignment(random_map(tokens_from(cjk), tokens_from(cjk[::-1]), layers=1, heads=1)))
-    figs.append(figures.heatmap(random_map(tokens_from(cjk), layers=1, heads=1)))
-    checked = set()
-    for fig in (layout.as_file(fig, "m") for fig in figs):
-        own = fig.layout.width
-        for width in (200, 336, own, 1400):
-            for height in (None, 300):
-                laid, _ = layout.fit_to_width(fig, width, height, fig.layout.height)
-                said = layout.file_labels(fig, width, height)
-                assert said == layout.smallest_labels(laid)
-                checked.add(said is not None and said[0] < layout.LABEL_SIZE)
-    assert checked == {True, False}  # some files shrink their labels, some do not
-
-
 def test_a_files_layout_alone_gives_the_label_check_of_the_whole_file():
     words = [f"word{i}" for i in range(40)]
     warned = []
@@ -78,14 +58,26 @@ def test_a_files_layout_alone_gives_the_label_check_of_the_whole_file():
     assert any(warned) and not all(warned)  # 40 labels in a paper's column are too small; at its own size, not
 
 
-def test_the_file_labels_are_those_of_the_figure_laid_out():
-    words = "我们 今天 在 学校 的 图书馆 里 一起 学习 注意力 机制 和 翻译 模型 。".split()
+def test_the_label_check_without_a_layout_says_what_the_laid_out_file_says():
+    cjk = "我们 今天 在 学校 的 图书馆 里 一起 学习 注意力 机制 和 翻译 模型 。".split()
     english = [f"word{i}" for i in range(40)]
-    cross = random_map(tokens_from(english), tokens_from(words), layers=1, heads=1)
-    square = random_map(tokens_from(words), layers=1, heads=1)
-    made = [figures.alignment(cross), figures.heatmap(square), figures.heatmap(cross)]
+    cross = random_map(tokens_from(english), tokens_from(cjk), layers=1, heads=1)
+    square = random_map(tokens_from(cjk), layers=1, heads=1)
+    made = [
+        *(figures.alignment(random_map(tokens_from([f"w{i}" for i in range(n)]), layers=1, heads=1)) for n in (6, 40)),
+        figures.alignment(random_map(tokens_from(cjk), tokens_from(cjk[::-1]), layers=1, heads=1)),
+        figures.alignment(cross),
+        figures.heatmap(square),
+        figures.heatmap(cross),
+    ]
+    checked = set()
     for fig in (layout.as_file(f, "m") for f in made):
         own = fig.layout.width or 700
-        for width, height in [(own, None), (own + 300, None), (336, None), (336, 300), (700, 260), (200, 900)]:
+        sizes = {(width, height) for width in (200, 336, own, 1400) for height in (None, 300)}
+        sizes |= {(own + 300, None), (700, 260), (200, 900)}  # wider than its own, short and wide, tall and narrow
+        for width, height in sorted(sizes, key=str):
             laid, _ = layout.fit_to_width(fig, width, height, fig.layout.height or 500)
-            assert layout.file_labels(fig, width, height) == layout.smallest_labels(laid), (width, height)
+            said = layout.file_labels(fig, width, height)
+            assert said == layout.smallest_labels(laid), (width, height)
+            checked.add(said is not None and said[0] < layout.LABEL_SIZE)
+    assert checked == {True, False}  # some files shrink their labels, some do not

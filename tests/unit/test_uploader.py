@@ -22,3 +22,9 @@ def test_the_style_is_scoped_to_the_uploaders_key_and_writes_each_word_in_chines
     assert '"每个文件最大 64 MB · JSON、NPZ"' in style
     assert f'"{i18n.t("uploader_drag", "zh")}"' in style
     assert '"Upload"' not in style and "per file" not in style and "Drag" not in style
+
+
+def test_the_file_types_are_listed_with_the_languages_separator():
+    said = {"en": '"64MB per file • JSON, NPZ"', "zh": '"每个文件最大 64 MB · JSON、NPZ"'}
+    for lang, limit in said.items():
+        assert limit in uploader.uploader_style(lang, "w_upload", ["json", "npz"], multiple=False, limit_mb=64)
