@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from attnviz import agreement, selection
+from attnviz import agreement, i18n, selection
 from attnviz.attention.capture import capture
 from attnviz.errors import InputError
 from attnviz.looking import seed_looking_using
@@ -65,7 +65,9 @@ def test_a_link_opens_value_zeroing_on_translate_with_the_measures_numbers(maria
     assert "value zeroing" in heatmap["layout"]["title"]["text"]
     assert at.selectbox(key="w_measure").value == "value-zeroing"
     assert at.query_params["measure"] == "value-zeroing"
-    assert "alignment" not in at.selectbox(key="w_cross_aggregation").options  # one map per layer: no heads
+    offered = at.selectbox(key="w_cross_aggregation").options  # the labels the menu shows
+    assert i18n.t("aggregation_layer", "en") in offered  # the menu is read by its labels
+    assert i18n.t("aggregation_alignment", "en") not in offered  # one map per layer: no heads
 
 
 def test_alti_on_translate_draws_the_shares_and_the_agreement_line(marian):
@@ -97,7 +99,9 @@ def test_self_attention_draws_alti_rollout_in_chinese(marian):
     heatmap = _view(at, "heatmap")
     np.testing.assert_allclose(_z(heatmap), expected, atol=1e-6)
     assert "ALTI 展开" in heatmap["layout"]["title"]["text"] and "第 0 头" not in heatmap["layout"]["title"]["text"]
-    assert "rollout" not in at.selectbox(key="w_self_aggregation").options
+    offered = at.selectbox(key="w_self_aggregation").options  # the labels the menu shows
+    assert i18n.t("aggregation_layer", "zh") in offered  # the menu is read by its labels
+    assert i18n.t("aggregation_rollout", "zh") not in offered
     assert "斯皮尔曼" in _said(at)
 
 
