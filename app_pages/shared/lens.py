@@ -6,6 +6,8 @@ of the page's link) and is computed once per input (`caches`); which lens applie
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import streamlit as st
 
 from app_pages.shared import caches, figure_export
@@ -94,7 +96,7 @@ def decoder_section(view: ViewState, handle, result) -> None:
             key=PICK_KEY,
         )
         reading = lens.readings[index]
-        options = view_options(view, "cross", "alignment")
+        options = replace(view_options(view, "cross", "alignment"), measure=None)  # the readings hold weights
         drawn = reading_alignment(lens, index, options, handle.alignment_heads)
         source = figure_export.Source(reading, options, drawn.selection.file_heads())
         figure_export.figure(

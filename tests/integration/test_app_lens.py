@@ -7,7 +7,9 @@ encoder (MiniLM) is told in one sentence that it predicts no next token."""
 from __future__ import annotations
 
 import base64
+import html
 import json
+import re
 
 import numpy as np
 import pytest
@@ -154,6 +156,22 @@ def test_a_link_with_the_lenses_reopens_them_and_a_reading_is_aligned_on_choice(
     assert_page_ok(at)
     assert {"logit_lens_grid", "logit_lens_lines"} <= set(_charts(at))
     assert at.toggle(key="w_logit_lens").value is True
+
+
+def test_the_decoder_lens_alignment_draws_attention_weights_when_the_page_shows_a_measure(downloads):
+    # the page's measure (ALTI) is for its own maps: the lens's readings hold attention weights
+    at = open_by_link(None, timeout=300, model="demo-zh-en", text="早上好！", measure="alti", decoder_lens=1)
+    assert_page_ok(at)
+    alignment = _charts(at)["decoder_lens_alignment"]
+    written = decoder_lens(load_model("demo-zh-en", "cpu"), "早上好！", max_new_tokens=runs.MAX_NEW_TOKENS)
+    label = reading_labels(written, i18n.STRINGS["en"])[-1]
+    assert i18n.t("decoder_lens_reading", "en", layer=label) in alignment["layout"]["title"]["text"]
+    (page,) = [file for file in downloads if file.startswith("decoder-lens-layer-") and file.endswith(".html")]
+    made = downloads[page]().decode("utf-8")
+    (meta,) = re.findall(r'name="attnviz-provenance" content="([^"]*)"', made)
+    recorded = json.loads(html.unescape(meta))["view"]["options"]
+    assert (recorded["aggregation"], recorded["weighting"]) == ("alignment", "weights")
+    assert "measure" not in recorded  # the file says what it shows: weights, no measure
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
