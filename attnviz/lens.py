@@ -9,7 +9,7 @@ that the pages only connect their toggles to these calls."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -100,13 +100,18 @@ def reading_alignment(lens: DecoderLens, index: int, options: ViewOptions, align
     return drawn
 
 
-def reading_labels(lens: DecoderLens, words: Mapping[str, str]) -> list[str]:
-    """One label per reading, in the language of `words` (`i18n.lens`): "embeddings" for encoder layer 0, else
-    "layer l"."""
+def layer_labels(layers: Iterable[int], words: Mapping[str, str]) -> list[str]:
+    """One label per layer read, in the language of `words` (`i18n.lens`): "embeddings" for layer 0 (what the first
+    layer reads), else "layer l" (the stream after layer l). Both lenses name their rows with it."""
     return [
         words["lens_layer_embeddings"] if layer == 0 else words["lens_layer_number"].format(layer=layer)
-        for layer in lens.layers
+        for layer in layers
     ]
+
+
+def reading_labels(lens: DecoderLens, words: Mapping[str, str]) -> list[str]:
+    """One label per reading: the encoder layer it read (`layer_labels`)."""
+    return layer_labels(lens.layers, words)
 
 
 def logit_lens_rows(lens: LogitLens) -> list[dict]:
