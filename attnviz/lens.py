@@ -114,6 +114,12 @@ def reading_labels(lens: DecoderLens, words: Mapping[str, str]) -> list[str]:
     return layer_labels(lens.layers, words)
 
 
+def last_layer_choices(lens: LogitLens) -> list[tuple[Token, float]]:
+    """The last layer's first choice at every position with its probability: the model's own prediction."""
+    ids, probabilities = lens.top_ids[-1, :, 0], lens.top_probabilities[-1, :, 0]  # (positions,) each
+    return [(lens.vocabulary[int(i)], float(p)) for i, p in zip(ids, probabilities)]
+
+
 def logit_lens_rows(lens: LogitLens) -> list[dict]:
     """One row per (layer, position): the token read, the model's final prediction, its probability and rank at this
     layer, and this layer's top tokens with their probabilities. Unknown tokens are marked "?" (`tokens.shown`)."""

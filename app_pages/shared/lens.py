@@ -17,7 +17,7 @@ from app_pages.shared.state import ViewState, view_options
 from attnviz.figures import FigureStyle
 from attnviz.figures.lens import decoder_lens_grid, logit_lens_figures
 from attnviz.i18n.lens import STRINGS as LENS_WORDS
-from attnviz.lens import DECODER_LENS, LOGIT_LENS, lenses_for, logit_lens_rows, reading_alignment, reading_labels
+from attnviz.lens import DECODER_LENS, LOGIT_LENS, last_layer_choices, lenses_for, reading_alignment, reading_labels
 from attnviz.tokens import shown
 
 PICK_KEY = "decoder_lens_layer"  # the selectbox of the reading whose cross-attention is drawn (an index)
@@ -50,10 +50,9 @@ def logit_section(view: ViewState, handle, result) -> None:
 def _last_row(view: ViewState, lens) -> str:
     """The last layer's first choice at every position, with its probability: the model's own prediction."""
     t = tr(view)
-    last = [row for row in logit_lens_rows(lens) if row["layer"] == len(lens.layer_names) - 1]
     said = [
-        t("truth_token_probability", token=row["top1_token"], probability=f"{row['top1_probability']:.3f}")
-        for row in last
+        t("truth_token_probability", token=shown(token), probability=f"{probability:.3f}")
+        for token, probability in last_layer_choices(lens)
     ]
     return t("truth_list_separator").join(said)
 

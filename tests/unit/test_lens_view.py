@@ -1,13 +1,23 @@
 """The lenses' view state and choice: the toggles round-trip through a page's link (Translate carries both, Self-
-attention the logit lens only; off is the default and leaves the link), and which lens applies to which kind of model
-(`attnviz.lens.lenses_for`)."""
+attention the logit lens only; off is the default and leaves the link), which lens applies to which kind of model
+(`attnviz.lens.lenses_for`), and the last layer's choices the logit lens's page states."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from app_pages.shared import state as app_state
-from attnviz.lens import DECODER_LENS, LOGIT_LENS, lenses_for
+from attnviz.lens import (
+    DECODER_LENS,
+    LOGIT_LENS,
+    LogitLens,
+    last_layer_choices,
+    lenses_for,
+    logit_lens_rows,
+)
+from attnviz.tokens import shown
+from attnviz.types import Token
 
 
 @pytest.mark.parametrize(("page", "carried"), [("translate", {"logit_lens", "decoder_lens"}), ("self", {"logit_lens"})])
@@ -34,3 +44,25 @@ def test_each_kind_of_model_gets_the_lenses_it_can_show():
     assert lenses_for("decoder") == (LOGIT_LENS,)
     assert lenses_for("encoder-decoder") == (LOGIT_LENS, DECODER_LENS)
     assert lenses_for("encoder") == ()  # no output embedding: no next-token prediction
+
+
+def test_the_last_layers_choices_are_its_rows_first_tokens():
+    vocabulary = {i: Token(text, -1, -1) for i, text in enumerate(["早上", "好", "！", "<unk>"])}
+    top_ids = np.array([[[3, 0], [1, 2]], [[0, 1], [2, 3]], [[1, 0], [2, 1]]], dtype=np.int64)  # (rows, positions, k)
+    top_probabilities = np.array([[[0.3, 0.2], [0.5, 0.1]], [[0.4, 0.3], [0.6, 0.2]], [[0.7, 0.1], [0.8, 0.1]]])
+    lens = LogitLens(
+        model="m",
+        kind="self",
+        layer_names=["embeddings", "layers.0", "layers.1"],
+        tokens=[Token("早上", 0, 2), Token("好", 2, 3)],
+        top_ids=top_ids,
+        top_probabilities=top_probabilities.astype(np.float32),
+        final_ids=top_ids[-1, :, 0],
+        final_probabilities=np.zeros((3, 2), dtype=np.float32),
+        final_ranks=np.ones((3, 2), dtype=np.int64),
+        vocabulary=vocabulary,
+    )
+    last = [row for row in logit_lens_rows(lens) if row["layer"] == 2]  # the table's way: every row, then the last
+    assert [(shown(token), probability) for token, probability in last_layer_choices(lens)] == [
+        (row["top1_token"], row["top1_probability"]) for row in last
+    ]
