@@ -4,8 +4,8 @@ decoder writes from each encoder layer (Langedijk et al., NAACL 2024 Findings, "
 Interpretation of Encoder-Decoder Transformers"); and each one's rows for a table (CSV, JSON).
 
 `attnviz.measures.logit_lens` and `attnviz.measures.decoder_lens` compute them; figures and files read them here.
-Which lens applies to a model (`lenses_for`) and a reading's alignment (`reading_alignment`) are decided here too, so
-that the pages only connect their toggles to these calls."""
+Which lens applies to a model (`lenses_for`), the reading a view picks (`reading_choice`) and its alignment
+(`reading_alignment`) are decided here too, so that the pages only connect their widgets to these calls."""
 
 from __future__ import annotations
 
@@ -87,6 +87,22 @@ def lenses_for(kind: str) -> tuple[str, ...]:
         "decoder": (LOGIT_LENS,),
         "encoder-decoder": (LOGIT_LENS, DECODER_LENS),
     }.get(kind, ())
+
+
+LAST_READING = -1  # a view's choice of DecoderLens reading by default: the last encoder layer's (the translation)
+
+
+def reading_choices(lens: DecoderLens) -> dict[int, int]:
+    """What a view may choose a reading by, each with that reading's index: the encoder layer read, the last one as
+    `LAST_READING` (so that a view on the last keeps its default, out of the link)."""
+    last = len(lens.layers) - 1
+    return {**{layer: index for index, layer in enumerate(lens.layers[:last])}, LAST_READING: last}
+
+
+def reading_choice(lens: DecoderLens, layer: int) -> int:
+    """A view's `layer` as one of `reading_choices`: a layer read stays; the last, one past it (a link made with a
+    deeper model) or one not read is the last."""
+    return layer if layer in reading_choices(lens) else LAST_READING
 
 
 def reading_alignment(lens: DecoderLens, index: int, options: ViewOptions, alignment_heads: Pairs = ()) -> Shown:
