@@ -4,12 +4,12 @@ decoder writes from each encoder layer (Langedijk et al., NAACL 2024 Findings, "
 Interpretation of Encoder-Decoder Transformers"); and each one's rows for a table (CSV, JSON).
 
 `attnviz.measures.logit_lens` and `attnviz.measures.decoder_lens` compute them; figures and files read them here.
-Which lens applies to a model (`lenses_for`) and a reading's alignment (`reading_alignment`) are decided here too, so
-that the pages only connect their toggles to these calls."""
+Which lens applies to a model (`lenses_for`), the reading a view picks (`reading_choice`) and its alignment
+(`reading_alignment`) are decided here too, so that the pages only connect their widgets to these calls."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -89,6 +89,22 @@ def lenses_for(kind: str) -> tuple[str, ...]:
     }.get(kind, ())
 
 
+LAST_READING = -1  # a view's choice of DecoderLens reading by default: the last encoder layer's (the translation)
+
+
+def reading_choices(lens: DecoderLens) -> dict[int, int]:
+    """What a view may choose a reading by, each with that reading's index: the encoder layer read, the last one as
+    `LAST_READING` (so that a view on the last keeps its default, out of the link)."""
+    last = len(lens.layers) - 1
+    return {**{layer: index for index, layer in enumerate(lens.layers[:last])}, LAST_READING: last}
+
+
+def reading_choice(lens: DecoderLens, layer: int) -> int:
+    """A view's `layer` as one of `reading_choices`: a layer read stays; the last, one past it (a link made with a
+    deeper model) or one not read is the last."""
+    return layer if layer in reading_choices(lens) else LAST_READING
+
+
 def reading_alignment(lens: DecoderLens, index: int, options: ViewOptions, alignment_heads: Pairs = ()) -> Shown:
     """The cross-attention alignment of reading `index` (`selection.show` with `options`), its title naming the
     encoder layer the decoder read."""
@@ -100,13 +116,24 @@ def reading_alignment(lens: DecoderLens, index: int, options: ViewOptions, align
     return drawn
 
 
-def reading_labels(lens: DecoderLens, words: Mapping[str, str]) -> list[str]:
-    """One label per reading, in the language of `words` (`i18n.lens`): "embeddings" for encoder layer 0, else
-    "layer l"."""
+def layer_labels(layers: Iterable[int], words: Mapping[str, str]) -> list[str]:
+    """One label per layer read, in the language of `words` (`i18n.lens`): "embeddings" for layer 0 (what the first
+    layer reads), else "layer l" (the stream after layer l). Both lenses name their rows with it."""
     return [
         words["lens_layer_embeddings"] if layer == 0 else words["lens_layer_number"].format(layer=layer)
-        for layer in lens.layers
+        for layer in layers
     ]
+
+
+def reading_labels(lens: DecoderLens, words: Mapping[str, str]) -> list[str]:
+    """One label per reading: the encoder layer it read (`layer_labels`)."""
+    return layer_labels(lens.layers, words)
+
+
+def last_layer_choices(lens: LogitLens) -> list[tuple[Token, float]]:
+    """The last layer's first choice at every position with its probability: the model's own prediction."""
+    ids, probabilities = lens.top_ids[-1, :, 0], lens.top_probabilities[-1, :, 0]  # (positions,) each
+    return [(lens.vocabulary[int(i)], float(p)) for i, p in zip(ids, probabilities)]
 
 
 def logit_lens_rows(lens: LogitLens) -> list[dict]:

@@ -6,6 +6,8 @@ of the page's link) and is computed once per input (`caches`); which lens applie
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import streamlit as st
 
 from app_pages.shared import caches, figure_export
@@ -15,10 +17,17 @@ from app_pages.shared.state import ViewState, view_options
 from attnviz.figures import FigureStyle
 from attnviz.figures.lens import decoder_lens_grid, logit_lens_figures
 from attnviz.i18n.lens import STRINGS as LENS_WORDS
-from attnviz.lens import DECODER_LENS, LOGIT_LENS, lenses_for, logit_lens_rows, reading_alignment, reading_labels
+from attnviz.lens import (
+    DECODER_LENS,
+    LOGIT_LENS,
+    last_layer_choices,
+    lenses_for,
+    reading_alignment,
+    reading_choice,
+    reading_choices,
+    reading_labels,
+)
 from attnviz.tokens import shown
-
-PICK_KEY = "decoder_lens_layer"  # the selectbox of the reading whose cross-attention is drawn (an index)
 
 
 def logit_section(view: ViewState, handle, result) -> None:
@@ -48,18 +57,17 @@ def logit_section(view: ViewState, handle, result) -> None:
 def _last_row(view: ViewState, lens) -> str:
     """The last layer's first choice at every position, with its probability: the model's own prediction."""
     t = tr(view)
-    last = [row for row in logit_lens_rows(lens) if row["layer"] == len(lens.layer_names) - 1]
     said = [
-        t("truth_token_probability", token=row["top1_token"], probability=f"{row['top1_probability']:.3f}")
-        for row in last
+        t("truth_token_probability", token=shown(token), probability=f"{probability:.3f}")
+        for token, probability in last_layer_choices(lens)
     ]
     return t("truth_list_separator").join(said)
 
 
 def decoder_section(view: ViewState, handle, result) -> None:
     """DecoderLens of the source `result` shows, for a translator: what it is, a toggle, then the grid of what the
-    decoder writes from each encoder layer, each writing with its tokens' probabilities, and one writing's
-    cross-attention alignment (the last layer's first: the normal translation)."""
+    decoder writes from each encoder layer, each writing with its tokens' probabilities, and the cross-attention
+    alignment of the writing the view chose (`decoder_lens_layer`; the last layer's by default: the translation)."""
     if DECODER_LENS not in lenses_for(handle.kind):
         return
     t = tr(view)
@@ -86,15 +94,18 @@ def decoder_section(view: ViewState, handle, result) -> None:
                 )
             )
         st.markdown(t("decoder_lens_last", layer=labels[-1], text=lens.readings[-1].target_text or ""))
-        index = st.selectbox(
+        choices = reading_choices(lens)  # a choice → its reading's index
+        view.decoder_lens_layer = reading_choice(lens, view.decoder_lens_layer)  # a link's layer, clamped
+        chosen = bound(
+            st.selectbox,
+            "decoder_lens_layer",
             t("decoder_lens_pick"),
-            options=range(len(labels)),
-            index=len(labels) - 1,
-            format_func=labels.__getitem__,
-            key=PICK_KEY,
+            options=list(choices),
+            format_func=lambda choice: labels[choices[choice]],
         )
+        index = choices[chosen]
         reading = lens.readings[index]
-        options = view_options(view, "cross", "alignment")
+        options = replace(view_options(view, "cross", "alignment"), measure=None)  # the readings hold weights
         drawn = reading_alignment(lens, index, options, handle.alignment_heads)
         source = figure_export.Source(reading, options, drawn.selection.file_heads())
         figure_export.figure(

@@ -4,7 +4,7 @@ of the model's final prediction across layers. Pure functions of the numbers and
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import plotly.graph_objects as go
@@ -13,7 +13,7 @@ from attnviz.errors import InputError
 from attnviz.figures._common import HEAD_COLORS, clamp, token_label, unknown_notes
 from attnviz.figures.style import DEFAULT_STYLE, FigureStyle
 from attnviz.i18n.lens import STRINGS as LENS_WORDS
-from attnviz.lens import DecoderLens, LogitLens, reading_labels
+from attnviz.lens import DecoderLens, LogitLens, layer_labels, reading_labels
 from attnviz.types import Token
 
 CELL_PX = (64, 30)  # px a cell takes: wide enough for a short word, tall enough for one line
@@ -24,11 +24,6 @@ GRID_SIZE = ((480, 2400), (320, 1600))  # px: the least and most width, then hei
 def _words(style: FigureStyle) -> dict[str, str]:
     """The lens's words in the style's language, under the style's own (its `labels` override either)."""
     return {**LENS_WORDS[style.lang], **style.words()}
-
-
-def layer_labels(names: Sequence[str], text: Mapping[str, str]) -> list[str]:
-    """One label per row: "embeddings", then "layer 1", "layer 2" … (row l is the stream after layer l)."""
-    return [text["lens_layer_embeddings"]] + [text["lens_layer_number"].format(layer=i) for i in range(1, len(names))]
 
 
 def _position_labels(tokens: Sequence[Token]) -> list[str]:
@@ -118,7 +113,7 @@ def lens_lines(
 
 def logit_lens_figures(lens: LogitLens, style: FigureStyle = DEFAULT_STYLE) -> tuple[go.Figure, go.Figure]:
     """A computed lens's grid and lines."""
-    layers = layer_labels(lens.layer_names, _words(style))
+    layers = layer_labels(range(len(lens.layer_names)), _words(style))  # row l: after layer l
     grid = lens_grid(lens.top_tokens(0), lens.top_probabilities[:, :, 0], layers, lens.tokens, style=style)
     finals = [lens.vocabulary[int(i)] for i in lens.final_ids]
     return grid, lens_lines(lens.final_probabilities, layers, lens.tokens, finals, style=style)

@@ -7,7 +7,9 @@ encoder (MiniLM) is told in one sentence that it predicts no next token."""
 from __future__ import annotations
 
 import base64
+import html
 import json
+import re
 
 import numpy as np
 import pytest
@@ -146,14 +148,43 @@ def test_a_link_with_the_lenses_reopens_them_and_a_reading_is_aligned_on_choice(
     (page,) = [file for file in downloads if file.startswith("logit-lens_") and file.endswith(".html")]
     made = downloads[page]().decode("utf-8")  # made on click, with the lens's provenance
     assert 'name="attnviz-provenance"' in made and "&quot;mode&quot;:&quot;logit-lens&quot;" in made
-    at.selectbox(key="decoder_lens_layer").set_value(0).run()  # the embeddings' writing
+    assert "decoder_lens_layer" not in at.query_params  # the last layer's writing: the default
+    at.selectbox(key="w_decoder_lens_layer").set_value(0).run()  # the embeddings' writing
     assert_page_ok(at)
-    title = _charts(at)["decoder_lens_alignment"]["layout"]["title"]["text"]
-    assert i18n.t("decoder_lens_reading", "zh", layer=i18n.t("lens_layer_embeddings", "zh")) in title
+    assert at.query_params["decoder_lens_layer"] == "0"  # part of the link
+    embeddings = i18n.t("decoder_lens_reading", "zh", layer=i18n.t("lens_layer_embeddings", "zh"))
+    assert embeddings in _charts(at)["decoder_lens_alignment"]["layout"]["title"]["text"]
+    at = open_by_link(
+        None, timeout=300, model="demo-zh-en", text="早上好！", decoder_lens=1, decoder_lens_layer=0, lang="zh"
+    )
+    assert_page_ok(at)  # the link reopens the reading chosen
+    assert at.selectbox(key="w_decoder_lens_layer").value == 0
+    assert embeddings in _charts(at)["decoder_lens_alignment"]["layout"]["title"]["text"]
+    at = open_by_link(None, timeout=300, model="demo-zh-en", text="早上好！", decoder_lens=1, decoder_lens_layer=9)
+    assert_page_ok(at)  # a layer the translator lacks (a deeper model's link): the last
+    last = i18n.t("decoder_lens_reading", "en", layer=i18n.t("lens_layer_number", "en", layer=3))
+    assert last in _charts(at)["decoder_lens_alignment"]["layout"]["title"]["text"]
+    assert "decoder_lens_layer" not in at.query_params
     at = open_by_link(SELF, timeout=300, model="demo-decoder", text=DECODER_TEXT, logit_lens=1)
     assert_page_ok(at)
     assert {"logit_lens_grid", "logit_lens_lines"} <= set(_charts(at))
     assert at.toggle(key="w_logit_lens").value is True
+
+
+def test_the_decoder_lens_alignment_draws_attention_weights_when_the_page_shows_a_measure(downloads):
+    # the page's measure (ALTI) is for its own maps: the lens's readings hold attention weights
+    at = open_by_link(None, timeout=300, model="demo-zh-en", text="早上好！", measure="alti", decoder_lens=1)
+    assert_page_ok(at)
+    alignment = _charts(at)["decoder_lens_alignment"]
+    written = decoder_lens(load_model("demo-zh-en", "cpu"), "早上好！", max_new_tokens=runs.MAX_NEW_TOKENS)
+    label = reading_labels(written, i18n.STRINGS["en"])[-1]
+    assert i18n.t("decoder_lens_reading", "en", layer=label) in alignment["layout"]["title"]["text"]
+    (page,) = [file for file in downloads if file.startswith("decoder-lens-layer-") and file.endswith(".html")]
+    made = downloads[page]().decode("utf-8")
+    (meta,) = re.findall(r'name="attnviz-provenance" content="([^"]*)"', made)
+    recorded = json.loads(html.unescape(meta))["view"]["options"]
+    assert (recorded["aggregation"], recorded["weighting"]) == ("alignment", "weights")
+    assert "measure" not in recorded  # the file says what it shows: weights, no measure
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

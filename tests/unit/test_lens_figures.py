@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 from attnviz.errors import InputError
-from attnviz.figures.lens import decoder_lens_grid, layer_labels, lens_grid, lens_lines
+from attnviz.figures.lens import decoder_lens_grid, lens_grid, lens_lines
 from attnviz.figures.style import FigureStyle
 from attnviz.i18n.lens import STRINGS
-from attnviz.lens import DecoderLens
+from attnviz.lens import DecoderLens, layer_labels, reading_labels
 from attnviz.types import Token
 
 POSITIONS = [Token("<s>", -1, -1, special=True), Token("早上", 0, 2), Token("好", 2, 3)]
@@ -22,7 +22,7 @@ PROBABILITIES = np.array([[0.1, 0.5, 0.9], [0.2, 0.95, 0.4]], dtype=np.float32)
 
 
 def test_the_grid_holds_every_cell_as_given():
-    layers = layer_labels(["embeddings", "model.layers.0"], {**STRINGS["en"]})
+    layers = layer_labels(range(2), STRINGS["en"])
     fig = lens_grid(CELLS, PROBABILITIES, layers, POSITIONS)
     (trace,) = fig.data
     np.testing.assert_array_equal(np.asarray(trace.z), PROBABILITIES)
@@ -34,7 +34,7 @@ def test_the_grid_holds_every_cell_as_given():
 
 
 def test_the_grid_speaks_chinese():
-    layers = layer_labels(["embeddings", "model.layers.0"], STRINGS["zh"])
+    layers = layer_labels(range(2), STRINGS["zh"])
     fig = lens_grid(CELLS, PROBABILITIES, layers, POSITIONS, style=FigureStyle(lang="zh"))
     assert list(fig.layout.yaxis.ticktext) == ["嵌入", "第 1 层"]
     assert "每一层会写出的下一个词元" in fig.layout.title.text
@@ -70,3 +70,10 @@ def test_the_decoder_lens_grid_holds_each_writing_and_leaves_a_shorter_ones_cell
     assert [list(row) for row in trace.text] == [["Good", "&lt;/s&gt;", ""], ["Good", "morning", "&lt;/s&gt;"]]
     assert list(fig.layout.yaxis.ticktext) == ["嵌入", "第 2 层"]  # the encoder layers read, by number
     assert STRINGS["zh"]["lens_decoder_title"] in fig.layout.title.text and fig.layout.meta["view"] == "decoder-lens"
+
+
+def test_one_labeller_names_both_lenses_rows_by_the_layer_read():
+    assert layer_labels([0, 2, 5], STRINGS["en"]) == ["embeddings", "layer 2", "layer 5"]
+    assert layer_labels([0, 1], STRINGS["zh"]) == ["嵌入", "第 1 层"]
+    lens = DecoderLens("m", [0, 3], ["embeddings", "model.encoder.layers.2"], [None, None])
+    assert reading_labels(lens, STRINGS["zh"]) == layer_labels([0, 3], STRINGS["zh"]) == ["嵌入", "第 3 层"]

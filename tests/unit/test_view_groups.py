@@ -59,6 +59,7 @@ def test_a_pages_link_carries_its_groups_fields_and_restores_them(page):
         find_effect="night #1",
         logit_lens=True,
         decoder_lens=True,
+        decoder_lens_layer=2,
         cross_aggregation="head",
         step=2,
         gold="0-0",
