@@ -17,11 +17,11 @@ import torch
 from attnviz.attention import precision
 from attnviz.attention.capture import capture
 from attnviz.compare import compare_captures
-from attnviz.figures._common import token_label  # how a diagram names a token (spaces shown)
 from attnviz.models import load_model
 from attnviz.selection import prepare_map
 from tests.support import tiny
 from tests.support.cli import one_line_error, run_cli
+from tests.support.figure_reading import links_by_hand
 
 TEXT_A, TEXT_B = "the cat sat on the mat", "the big cat sat on the mat"
 
@@ -138,18 +138,6 @@ def drawn_links(traces) -> list[tuple[str, float]]:
     return sorted((t["name"], round(float(t["customdata"][0]), 6)) for t in traces if t.get("mode") == "lines")
 
 
-def links_of(amap, matrix: np.ndarray, threshold: float = 0.1, top_k: int = 3) -> list[tuple[str, float]]:
-    """The links a diagram should draw, taken by numpy from a (queries, keys) matrix: per row, the top_k weights at
-    least `threshold`."""
-    found = []
-    for query, row in enumerate(matrix):
-        for key in np.argsort(-row, kind="stable")[:top_k]:
-            if row[key] >= threshold and row[key] > 0:
-                name = f"{token_label(amap.query_tokens[query])} → {token_label(amap.key_tokens[key])}"
-                found.append((name, round(float(row[key]), 6)))
-    return sorted(found)
-
-
 def test_the_sides_figure_holds_a_and_bs_diagrams_laid_out_alike(capsys, tmp_path, tiny_folder):
     folder, out = tiny_folder("bart"), tmp_path / "sides.json"
     argv = ["compare", "-m", folder, "-t", TEXT_A, "--text-b", TEXT_B, "--target", "Good morning!", "--hide-special"]
@@ -160,7 +148,7 @@ def test_the_sides_figure_holds_a_and_bs_diagrams_laid_out_alike(capsys, tmp_pat
     handle = load_model(folder, "cpu")
     for text, axis in ((TEXT_A, "x"), (TEXT_B, "x2")):  # B is one model: its head 2 is set beside A's head 2
         amap = prepare_map(capture(handle, text, "Good morning!"), "cross", hide=True, words=True)
-        expected = links_of(amap, amap.weights[1, 2])
+        expected = links_by_hand(amap, amap.weights[1, 2])
         assert expected and drawn_links(t for t in drawn["data"] if t.get("xaxis") == axis) == expected
     spans = [layout[name]["domain"][1] - layout[name]["domain"][0] for name in ("xaxis", "xaxis2")]
     assert spans[0] == pytest.approx(spans[1])  # one layout: the same plot width on each side

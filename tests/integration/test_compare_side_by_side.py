@@ -5,14 +5,13 @@ larger of the two each chose; titles speak the options' language."""
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from attnviz import selection
 from attnviz.attention.capture import capture
 from attnviz.compare import compare_captures, side_by_side, side_options
-from attnviz.figures._common import token_label  # how a diagram names a token (spaces shown)
 from attnviz.models import load_model
+from tests.support.figure_reading import links_by_hand
 
 TEXT_A, TEXT_B, TARGET = "the cat sat on the mat", "the big cat sat on the mat", "Good morning!"
 
@@ -21,17 +20,6 @@ def links(fig) -> list[tuple[str, float]]:
     """(query → key, weight) of each link line a diagram draws, sorted."""
     lines = [trace for trace in fig.data if trace.mode == "lines"]
     return sorted((trace.name, round(float(trace.customdata[0]), 6)) for trace in lines)
-
-
-def links_by_hand(amap, matrix: np.ndarray, threshold: float, top_k: int) -> list[tuple[str, float]]:
-    """The same links from a (queries, keys) matrix: per row, the top_k weights at least `threshold`."""
-    found = []
-    for query, row in enumerate(matrix):
-        for key in np.argsort(-row, kind="stable")[:top_k]:
-            if row[key] >= threshold and row[key] > 0:
-                name = f"{token_label(amap.query_tokens[query])} → {token_label(amap.key_tokens[key])}"
-                found.append((name, round(float(row[key]), 6)))
-    return sorted(found)
 
 
 @pytest.mark.parametrize("family", ["bart", "marian"])

@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from attnviz.figures._common import token_label  # how a diagram names a token (spaces shown)
 from attnviz.types import AttentionMap
 from tests.support.maps import tokens_from
 
@@ -85,3 +86,15 @@ def html_figure(page: str) -> dict:
         value, position = decoder.raw_decode(page, position)
         values.append(value)
     return {"data": values[1], "layout": values[2]}
+
+
+def links_by_hand(amap: AttentionMap, matrix: np.ndarray, threshold: float = 0.1, top_k: int = 3):
+    """The links an alignment diagram should draw, taken by numpy from a (queries, keys) matrix: per row, the top_k
+    weights at least `threshold`, as ("query → key", weight) sorted."""
+    found = []
+    for query, row in enumerate(matrix):
+        for key in np.argsort(-row, kind="stable")[:top_k]:
+            if row[key] >= threshold and row[key] > 0:
+                name = f"{token_label(amap.query_tokens[query])} → {token_label(amap.key_tokens[key])}"
+                found.append((name, round(float(row[key]), 6)))
+    return sorted(found)
