@@ -144,6 +144,7 @@ def load_model(
     policy: Policy | None = None,
     dtype: str | None = None,
     *,
+    compared: bool = False,
     device_map: str | dict | None = None,
     max_memory: str | dict | None = None,
     offload_folder: str | os.PathLike | None = None,
@@ -154,8 +155,8 @@ def load_model(
     hub to be reachable, or the model in the local cache). Weights load from safetensors; pickle weights are refused
     unless ATTNVIZ_ALLOW_PICKLE is on. `policy` (default: from attnviz.settings, see attnviz.policy) may restrict what
     can be loaded on a shared server. `dtype` ("float16", "bfloat16") runs the model in half precision where the
-    device allows it (npu, cuda); captured weights are still computed with an fp32 softmax. Raises ModelLoadError with
-    a sentence saying what to do.
+    device allows it (npu, cuda; on the CPU too when the model is `compared` with its float32 self, as Compare's B);
+    captured weights are still computed with an fp32 softmax. Raises ModelLoadError with a sentence saying what to do.
 
     A model larger than one device: `device_map` ("auto", "balanced", "sequential" or {module path: place}) lets
     accelerate place its layers across accelerators, the CPU and the disk, within `max_memory` ({0: "30GiB", "cpu":
@@ -170,7 +171,7 @@ def load_model(
     from attnviz.devices import resolve_device  # torch: only once a model loads
 
     torch_device = resolve_device(device)
-    torch_dtype = dtype_policy(torch_device, dtype)
+    torch_dtype = dtype_policy(torch_device, dtype, compared=compared)
     placing = _placing(device_map, max_memory, offload_folder, torch_dtype)
     source, is_local = _resolve_source(name_or_path, policy or Policy.from_settings())
     if is_local:

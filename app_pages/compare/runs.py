@@ -48,7 +48,7 @@ def devices_b() -> list[str]:
 def dtypes_b(view: ViewState) -> list[str]:
     """The precisions B may be read in: A's float32 (empty) and each half precision B's device allows; the view's own
     stays offered, so a link's (or a device change's) precision that device cannot run is refused in a sentence."""
-    allowed = allowed_dtypes(device_b(view))
+    allowed = allowed_dtypes(device_b(view), compared=True)
     return [dtype for dtype in DTYPES_B if dtype == "" or dtype in allowed or dtype == view.dtype_b]
 
 

@@ -22,7 +22,8 @@ def cached_model(name: str, device: str, placement: Placement = ONE_DEVICE, dtyp
     half precision `dtype`): called with `model_key`'s arguments, so that a float32 model is cached once. A
     placement's bad value raises its sentence (ModelLoadError) before anything loads."""
     model_runs.use_interactive_threads()
-    return load_model(name, device, dtype=dtype, **placement.load_options())
+    # only Compare's B asks for a dtype: a comparison of precisions, which the CPU runs too
+    return load_model(name, device, dtype=dtype, compared=dtype is not None, **placement.load_options())
 
 
 def model_key(name: str, device: str, placement: Placement, dtype: str | None = None) -> tuple:

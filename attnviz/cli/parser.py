@@ -439,8 +439,8 @@ def _add_compare_parser(commands) -> None:
     side.add_argument(
         "--dtype-b",
         choices=("float16", "bfloat16"),
-        help="run model B in this half precision (where B's device allows it: cuda, npu; float16 on mps); the same "
-        "model in two precisions is a parity check",
+        help="run model B in this half precision (the CPU runs it for this comparison too; float16 only on mps); "
+        "the same model in two precisions is a parity check",
     )
     side.add_argument(
         "--pair-heads",

@@ -434,7 +434,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.dtype_no_policy": "No dtype policy for device {device!r}; use cpu, cuda, mps or npu.",
         "error.dtype_unknown": "Unknown dtype {dtype!r}; use float32, float16 or bfloat16.",
         "error.dtype_not_allowed": "{dtype} is not allowed on {device}; use {allowed} there (half precision is for "
-        "npu and cuda).",
+        "npu and cuda, and on the CPU for comparing precisions only).",
         "error.walkthrough_not_numbers": "{name} must be a matrix of numbers (a list of equally long rows); {value!r} "
         "is not.",
         "error.walkthrough_not_a_matrix": "{name} must be a matrix (rows × columns); got {ndim} dimensions, shape "
@@ -867,7 +867,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.max_tokens_too_small": "max_tokens 至少为 1。",
         "error.dtype_no_policy": "设备 {device!r} 没有数据类型策略；请使用 cpu、cuda、mps 或 npu。",
         "error.dtype_unknown": "未知的数据类型 {dtype!r}；请使用 float32、float16 或 bfloat16。",
-        "error.dtype_not_allowed": "{device} 上不能使用 {dtype}；请在那里使用 {allowed}（半精度用于 npu 和 cuda）。",
+        "error.dtype_not_allowed": "{device} 上不能使用 {dtype}；请在那里使用 {allowed}（半精度用于 npu 和 cuda；在 CPU 上仅用于比较精度）。",
         "error.walkthrough_not_numbers": "{name} 必须是由数字组成的矩阵（由等长的行组成的列表）；{value!r} 不是。",
         "error.walkthrough_not_a_matrix": "{name} 必须是矩阵（行 × 列）；收到的是 {ndim} 维，形状为 {shape}。",
         "error.walkthrough_empty": "{name} 是空的（形状 {shape}）；请至少给出一行一列。",

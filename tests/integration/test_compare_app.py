@@ -103,9 +103,8 @@ PARITY = {  # the parity line as each language says it: max |ΔP|, its layer and
 
 
 @pytest.mark.parametrize("lang, title", [("en", "One input read twice"), ("zh", "同一输入读了两次")])
-def test_b_in_bfloat16_shows_the_parity_numbers_of_a_direct_computation(monkeypatch, tiny_folder, lang, title):
-    # the CPU runs float32 only by policy; allowed here so the half-precision path runs on this machine
-    monkeypatch.setitem(precision._ALLOWED_DTYPES, "cpu", (torch.float32, torch.float16, torch.bfloat16))
+def test_b_in_bfloat16_shows_the_parity_numbers_of_a_direct_computation(tiny_folder, lang, title):
+    # a comparison of precisions: the CPU runs B in bfloat16 (the policy's `compared`), no patch needed
     model = tiny_folder("bert")
     link = dict(model=model, text=TEXT_A, text_b=TEXT_A, device="cpu", dtype_b="bfloat16", lang=lang)
     at = open_by_link(PAGE, timeout=240, **link)
@@ -128,7 +127,7 @@ def test_b_in_bfloat16_shows_the_parity_numbers_of_a_direct_computation(monkeypa
 def runs_in(device: str, dtype: str) -> bool:
     """Whether the precision policy lets a model run in `dtype` on the device `device` names."""
     try:
-        precision.dtype_policy(resolve_device(device), dtype)
+        precision.dtype_policy(resolve_device(device), dtype, compared=True)
     except InputError:
         return False
     return True
@@ -136,7 +135,7 @@ def runs_in(device: str, dtype: str) -> bool:
 
 @pytest.mark.parametrize("device, lang", [("cpu", "en"), ("auto", "zh")])
 def test_b_is_offered_only_the_precisions_its_device_runs(tiny_folder, device, lang):
-    # on a CPU-only machine: A's float32 alone (the policy refuses half precision there), else what the policy allows
+    # what the policy allows B's device in a comparison of precisions: on the CPU, both half precisions too
     link = dict(model=tiny_folder("bert"), text=TEXT_A, text_b=TEXT_A, device=device, lang=lang)
     at = open_by_link(PAGE, timeout=240, **link)
     assert_page_ok(at)
@@ -151,7 +150,9 @@ def test_bs_same_device_is_named_in_the_pages_language(tiny_folder):
 
 
 @pytest.mark.parametrize("lang, words", [("en", "not allowed on cpu"), ("zh", "cpu 上不能使用")])
-def test_a_precision_the_device_cannot_run_is_said_in_the_pages_language(tiny_folder, lang, words):
+def test_a_precision_the_device_cannot_run_is_said_in_the_pages_language(monkeypatch, tiny_folder, lang, words):
+    # a device whose policy refuses it (mps refuses bfloat16; none here): the CPU stands in with float32 alone
+    monkeypatch.setitem(precision._COMPARED_DTYPES, "cpu", (torch.float32,))
     link = dict(model=tiny_folder("bert"), text=TEXT_A, text_b=TEXT_A, device="cpu", dtype_b="float16", lang=lang)
     at = open_by_link(PAGE, timeout=240, **link)
     assert not at.exception

@@ -7,12 +7,12 @@ from attnviz.devices import resolve_device
 from attnviz.errors import InputError
 
 
-def accepted(device: str) -> list[str]:
+def accepted(device: str, compared: bool = False) -> list[str]:
     """The dtypes `dtype_policy` lets a model run in on `device`, asked one by one."""
     names = []
     for name in ("float32", "float16", "bfloat16"):
         try:
-            dtype_policy(device, name)
+            dtype_policy(device, name, compared=compared)
         except InputError:
             continue
         names.append(name)
@@ -24,3 +24,10 @@ def test_each_device_offers_what_the_policy_accepts_and_the_cpu_float32_alone():
         assert list(allowed_dtypes(device)) == accepted(device)
     assert allowed_dtypes("cpu") == ("float32",)
     assert allowed_dtypes("auto") == allowed_dtypes(resolve_device("auto"))
+
+
+def test_a_comparison_of_precisions_runs_half_precision_on_the_cpu_too():
+    for device in ("cpu", "mps", "cuda", "npu"):
+        assert list(allowed_dtypes(device, compared=True)) == accepted(device, compared=True)
+    assert allowed_dtypes("cpu", compared=True) == ("float32", "float16", "bfloat16")
+    assert allowed_dtypes("mps", compared=True) == allowed_dtypes("mps")  # only the CPU's refusal is lifted

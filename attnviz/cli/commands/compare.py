@@ -86,13 +86,14 @@ def _format(output: Path, figure: str) -> str:
 
 
 def _check_dtype_b(request: Request) -> None:
-    """--dtype-b refused before any model loads where B's device cannot run it (the CPU runs float32 only)."""
+    """--dtype-b refused before any model loads where B's device cannot run it (a comparison of precisions: the CPU
+    runs half precision too)."""
     if request.dtype_b is None:
         return
     from attnviz.attention.precision import dtype_policy  # torch: only when B asks for a dtype
     from attnviz.devices import resolve_device  # torch: only when B asks for a dtype
 
-    dtype_policy(resolve_device(request.device_b or request.device), request.dtype_b)
+    dtype_policy(resolve_device(request.device_b or request.device), request.dtype_b, compared=True)
 
 
 def _model_b(request: Request, handle_a):
@@ -100,7 +101,7 @@ def _model_b(request: Request, handle_a):
     name, device = request.model_b or request.model, request.device_b or request.device
     if name == request.model and device == request.device and request.dtype_b is None:
         return handle_a
-    return models.load_model(name, device=device, dtype=request.dtype_b)
+    return models.load_model(name, device=device, dtype=request.dtype_b, compared=request.dtype_b is not None)
 
 
 def _say(compared: compare.Comparison, result_a, result_b, request: Request) -> None:
