@@ -65,7 +65,7 @@ def device_map_of(value) -> str | dict | None:
     """A device map as accelerate takes it: None, one of `DEVICE_MAP_NAMES`, a {module path: place} dict, or the
     JSON text of one (the CLI's `--device-map '{"model.layers.0": 0, "": "cpu"}'`)."""
     if value is None or isinstance(value, dict):
-        return value and {str(path): _place(place, value) for path, place in value.items()}
+        return value and {str(path): _place(place, value, memory=False) for path, place in value.items()}
     text = str(value).strip()
     if text in DEVICE_MAP_NAMES:
         return text
@@ -74,7 +74,7 @@ def device_map_of(value) -> str | dict | None:
     except json.JSONDecodeError:
         parsed = None
     if not isinstance(parsed, dict):
-        raise ModelLoadError("device_map_invalid", value=text, detail=", ".join(DEVICE_MAP_NAMES) + " or a JSON map")
+        raise ModelLoadError("device_map_invalid", value=text, names=", ".join(DEVICE_MAP_NAMES))
     return device_map_of(parsed)
 
 
@@ -90,7 +90,7 @@ def max_memory_of(value) -> dict | None:
         items = [part.split("=", 1) if "=" in part else (part, "") for part in str(value).split(",") if part.strip()]
     limits = {}
     for place, size in items:
-        limits[_place(place, value)] = _bytes(size, place, value)
+        limits[_place(place, value, memory=True)] = _bytes(size, place, value)
     return limits or None
 
 
@@ -99,12 +99,13 @@ def _bytes(size, place, whole) -> int:
         return size
     read = _SIZE.match(str(size).strip())
     if not read:
-        raise ModelLoadError("device_map_invalid", value=str(whole), detail=f"{place}={size!r}: a size like 30GiB")
+        raise ModelLoadError("max_memory_size", value=str(whole), place=str(place).strip(), size=str(size).strip())
     return int(float(read.group(1)) * _UNITS[(read.group(2) or "").lower()])
 
 
-def _place(place, whole) -> int | str:
-    """An accelerator's index, or "cpu" / "disk" / "mps"; refuses anything else."""
+def _place(place, whole, memory: bool) -> int | str:
+    """An accelerator's index, or "cpu" / "disk" / "mps"; refuses anything else, in a sentence about the memory
+    limits (`memory`) or the device map `whole` it stands in."""
     if isinstance(place, int) and not isinstance(place, bool):
         return place
     text = str(place).strip().lower()
@@ -113,7 +114,9 @@ def _place(place, whole) -> int | str:
         return int(accelerator.group(1))
     if text in PLACES:
         return text
-    raise ModelLoadError("device_map_invalid", value=str(whole), detail=f"{place!r}: npu:N, cuda:N, cpu or disk")
+    if memory:
+        raise ModelLoadError("max_memory_place", value=str(whole), place=str(place).strip())
+    raise ModelLoadError("device_map_place", value=str(whole), place=str(place).strip())
 
 
 def placed_on(device_map: Mapping[str, object], path: str) -> str | None:

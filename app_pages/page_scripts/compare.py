@@ -96,14 +96,18 @@ with shown_errors(view):
     st.subheader(t("compare_ranking"))
     if runs.model_b(view) != view.model:
         st.caption(t("compare_paired_note"))
+    # the map's name in the page's language
+    table = [{**row, "kind": t(f"kind_{row['kind']}")} for row in compared.table()]
     st.dataframe(
-        compared.table(),
+        table,
         hide_index=True,
         column_config={
+            "kind": st.column_config.TextColumn(t("compare_kind")),
             "layer": st.column_config.NumberColumn(t("layer"), format="%d"),
             "head": st.column_config.NumberColumn(t("head"), format="%d"),
             "head_b": st.column_config.NumberColumn(t("compare_head_b"), format="%d"),
-            "js": st.column_config.NumberColumn(t("compare_js"), format="%.4f"),
+            # three significant digits: one model in two precisions moves JS by 1e-6, never shown as 0.0000
+            "js": st.column_config.NumberColumn(t("compare_js"), format="%.3g"),
         },
         width="stretch",
         height=min(420, 38 + 35 * layers * heads),

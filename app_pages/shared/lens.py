@@ -27,7 +27,7 @@ from attnviz.lens import (
     reading_choices,
     reading_labels,
 )
-from attnviz.tokens import shown
+from attnviz.tokens import readable, shown
 
 
 def logit_section(view: ViewState, handle, result) -> None:
@@ -58,7 +58,7 @@ def _last_row(view: ViewState, lens) -> str:
     """The last layer's first choice at every position, with its probability: the model's own prediction."""
     t = tr(view)
     said = [
-        t("truth_token_probability", token=shown(token), probability=f"{probability:.3f}")
+        t("truth_token_probability", token=readable(shown(token)), probability=f"{probability:.3f}")  # ␊, not a break
         for token, probability in last_layer_choices(lens)
     ]
     return t("truth_list_separator").join(said)
@@ -122,7 +122,7 @@ def _tokens(view: ViewState, reading) -> str:
     """Each written token with its probability."""
     t = tr(view)
     said = [
-        t("truth_token_probability", token=shown(step.token), probability=f"{step.probability:.3f}")
+        t("truth_token_probability", token=readable(shown(step.token)), probability=f"{step.probability:.3f}")
         for step in reading.steps or []
     ]
     return t("truth_list_separator").join(said)

@@ -126,6 +126,10 @@ def view_options(
     )
 
 
+# Whole-number fields whose -1 is a value of its own, "the last one", rather than a mistake.
+LAST_AS_MINUS_ONE = frozenset({"decoder_lens_layer"})
+
+
 def _parse(name: str, raw: str, default):
     """One query-parameter value as the field's type; ValueError when it cannot be read."""
     if isinstance(default, bool):
@@ -137,7 +141,7 @@ def _parse(name: str, raw: str, default):
         raise ValueError(raw)
     if isinstance(default, int):
         value = int(raw)
-        if value < 0:
+        if value < 0 and not (value == -1 and name in LAST_AS_MINUS_ONE):
             raise ValueError(raw)
         return value
     if isinstance(default, float):

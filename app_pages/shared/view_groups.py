@@ -86,9 +86,8 @@ class LensView:
 
     logit_lens: bool = False  # shown: what each layer's residual stream predicts as the next token
     decoder_lens: bool = False  # shown: what the decoder writes from each encoder layer
-    decoder_lens_layer: int = (
-        -1
-    )  # the encoder layer whose writing's alignment is drawn; -1 = the last (`lens.LAST_READING`)
+    # the encoder layer whose writing's alignment is drawn; -1 = the last (`lens.LAST_READING`)
+    decoder_lens_layer: int = -1
 
 
 # ---- one page each ----

@@ -44,7 +44,14 @@ STRINGS: dict[str, dict[str, str]] = {
         "{model_id}; give the tokenizer that belongs to the model.",
         "error.max_memory_too_small": "{name!r} does not fit in max_memory ({memory}) on its own; raise the limits, "
         "add cpu to them, or give an offload folder for the layers that do not fit.",
-        "error.device_map_invalid": "The device map {value!r} cannot be used: {detail}",
+        "error.device_map_invalid": "The device map {value!r} cannot be used: use one of {names}, or a JSON map of "
+        "module paths to places.",
+        "error.device_map_place": "The device map {value!r} cannot be used: {place!r} is not a place; use npu:N, "
+        "cuda:N, cpu or disk.",
+        "error.max_memory_size": "The memory limits {value!r} cannot be used: {size!r} (for {place}) is not a size; "
+        "write one like 30GiB.",
+        "error.max_memory_place": "The memory limits {value!r} cannot be used: {place!r} is not a place; use npu:N, "
+        "cuda:N, cpu or disk.",
         "error.offload_unreadable": "{name!r} cannot run with max_memory ({memory}): {tensor} would go to disk, "
         "but it is computed when the model is built, not stored in its weights, so it cannot be read back; raise the "
         "limits so that it stays on the CPU or an accelerator.",
@@ -530,7 +537,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "请给出与模型配套的分词器。",
         "error.max_memory_too_small": "{name!r} 放不进 max_memory（{memory}）；请调高上限、把 cpu 加进去，"
         "或者给出一个卸载文件夹存放放不下的层。",
-        "error.device_map_invalid": "设备映射 {value!r} 无法使用：{detail}",
+        "error.device_map_invalid": "设备映射 {value!r} 无法使用：请用 {names} 之一，或把模块路径映射到位置的 JSON。",
+        "error.device_map_place": "设备映射 {value!r} 无法使用：{place!r} 不是位置；请用 npu:N、cuda:N、cpu 或 disk。",
+        "error.max_memory_size": "内存上限 {value!r} 无法使用：{size!r}（{place} 的）不是大小；请写成 30GiB 这样的形式。",
+        "error.max_memory_place": "内存上限 {value!r} 无法使用：{place!r} 不是位置；请用 npu:N、cuda:N、cpu 或 disk。",
         "error.offload_unreadable": "在 max_memory（{memory}）下无法运行 {name!r}：{tensor} 会被放到磁盘上，"
         "但它是在构建模型时算出来的，并不存放在权重文件里，因此读不回来；请调高上限，让它留在 CPU 或加速卡上。",
         "error.offload_no_input_device": "在 max_memory（{memory}）下无法运行 {name!r}：输入送往的第一层被放到了"

@@ -71,6 +71,7 @@ def test_the_page_draws_the_librarys_comparison_and_its_link_reopens_it(tiny_fol
     np.testing.assert_allclose(diff_z(at), expected.diff_view().values, atol=1e-6)
     table = at.dataframe[0].value
     assert len(table) == 8 and list(table["js"]) == [row["js"] for row in expected.table()]
+    assert list(table["kind"]) == [i18n.t("kind_self", "en")] * 8  # the map named as the page names it
     every = selection.ViewOptions(kind="self", aggregation="all")  # the view's defaults: words, special tokens hidden
     assert_side_by_side(at, captures, (every, every))
 

@@ -18,16 +18,18 @@ def test_max_memory_text_becomes_accelerates_dict():
 def test_a_max_memory_that_cannot_be_read_is_one_sentence_in_both_languages(text):
     with pytest.raises(ModelLoadError) as refused:
         placement.max_memory_of(text)
-    assert refused.value.key == "device_map_invalid"
-    assert "\n" not in str(refused.value) and "设备映射" in refused.value.message("zh")
+    assert refused.value.key in {"max_memory_size", "max_memory_place"}  # the memory limits, not the device map
+    assert "\n" not in str(refused.value) and "memory limits" in str(refused.value)
+    assert "内存上限" in refused.value.message("zh") and "size" not in refused.value.message("zh")
 
 
 def test_device_map_names_json_and_dicts():
     assert placement.device_map_of("auto") == "auto" and placement.device_map_of(None) is None
     assert placement.device_map_of('{"model.layers.0": "npu:1", "": "cpu"}') == {"model.layers.0": 1, "": "cpu"}
     assert placement.device_map_of({"lm_head": "disk"}) == {"lm_head": "disk"}
-    with pytest.raises(ModelLoadError):
+    with pytest.raises(ModelLoadError) as refused:
         placement.device_map_of("everywhere")
+    assert "balanced" in refused.value.message("zh") and "JSON" in refused.value.message("zh")
     with pytest.raises(ModelLoadError):
         placement.device_map_of({"lm_head": "moon"})
 
