@@ -93,6 +93,8 @@ with shown_errors(view):
                 rows=parity.row_sum_error,
             )
         )
+    elif view.dtype_b or view.device_b:  # a precision or device asked for B, but two inputs: nothing to hold equal
+        st.info(t("compare_parity_needs_same"), icon=":material/info:")
     st.subheader(t("compare_ranking"))
     if runs.model_b(view) != view.model:
         st.caption(t("compare_paired_note"))

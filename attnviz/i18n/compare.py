@@ -40,6 +40,9 @@ STRINGS: dict[str, dict[str, str]] = {
         "compare_paired_note": "The models differ: each head of A is set beside the head of B that looks most alike "
         "(minimum-cost assignment); the table says which.",
         "compare_parity_title": "One input read twice",
+        "compare_parity_needs_same": "The parity numbers (max |ΔP|, row-sum error, worst head) need A and B to read "
+        "the same tokens: give B the text of A, with the same model, to see how far B's precision or device moves "
+        "the weights.",
         "compare_js": "JS (bits)",
         "compare_kind": "map",
         "compare_head_b": "head of B",
@@ -81,6 +84,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "compare_ranking": "按变化大小排序的注意力头",
         "compare_paired_note": "两个模型不同：A 的每个头与 B 中最相似的头配对（最小代价指派）；表中列出配对。",
         "compare_parity_title": "同一输入读了两次",
+        "compare_parity_needs_same": "一致性数字（最大 |ΔP|、行和误差、变化最大的头）需要 A 和 B 读取相同的词元："
+        "请让 B 使用与 A 相同的文本和同一模型，即可看到 B 的精度或设备让权重移动了多少。",
         "compare_js": "JS（比特）",
         "compare_kind": "注意力图",
         "compare_head_b": "B 的头",

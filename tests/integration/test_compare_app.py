@@ -158,3 +158,12 @@ def test_a_precision_the_device_cannot_run_is_said_in_the_pages_language(monkeyp
     at = open_by_link(PAGE, timeout=240, **link)
     assert not at.exception
     assert any(words in error.value for error in at.error)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_precision_for_b_on_another_text_says_what_parity_needs(tiny_folder, lang):
+    link = dict(model=tiny_folder("bert"), text=TEXT_A, text_b=TEXT_B, device="cpu", dtype_b="bfloat16", lang=lang)
+    at = open_by_link(PAGE, timeout=240, **link)
+    assert_page_ok(at)
+    assert [info.value for info in at.info] == [i18n.t("compare_parity_needs_same", lang)]
+    assert i18n.t("compare_parity_title", lang) not in [header.value for header in at.subheader]
