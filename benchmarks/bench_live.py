@@ -35,6 +35,13 @@ os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 
 from run import write_section  # noqa: E402  (the shared measuring helpers)
 
+from attnviz.attention.generation import generate  # noqa: E402
+from attnviz.figures.live import step_row  # noqa: E402
+from attnviz.figures.style import FigureStyle  # noqa: E402
+from attnviz.live_items import LiveStep  # noqa: E402
+from attnviz.models import load_model  # noqa: E402
+from attnviz.run import MAX_NEW_TOKENS, RunRequest, run_live  # noqa: E402
+
 GOAL_MS = 100.0
 TEXTS = {
     "demo-zh-en": ["早上好！", "我喜欢学习中文。", "今天天气很好，我们一起去公园散步吧。"],
@@ -46,9 +53,6 @@ TEXTS = {
 def live_updates(handle, text: str, style) -> tuple[list[tuple[str, float]], list[float], float]:
     """One live run: ((kind, ms) of each update after the first, kind "token" or "beams"; ms of each figure build;
     ms to the first update)."""
-    from attnviz.figures.live import step_row
-    from attnviz.live_items import LiveStep
-    from attnviz.run import RunRequest, run_live
 
     updates, figures = [], []
     start = last = time.perf_counter()
@@ -86,10 +90,6 @@ def _collector_pauses() -> list[float]:
 
 
 def measure(rounds: int) -> list[dict]:
-    from attnviz.attention.generation import generate
-    from attnviz.figures.style import FigureStyle
-    from attnviz.models import load_model
-    from attnviz.run import MAX_NEW_TOKENS
 
     rows = []
     pauses = _collector_pauses()

@@ -30,6 +30,10 @@ from bench_app import REPO, RESULTS  # the repository on the path, offline setti
 from bench_long import texts_of, timed
 from run import write_section  # the shared results section writer (bench_app.py keeps the section)
 
+from app_pages.shared.navigation import PAGES
+from attnviz import i18n
+from attnviz.models import load_model
+
 SECTION = "## Every page after a long text"
 
 OPEN_BUDGET_S = 5.0
@@ -55,7 +59,6 @@ def new_session(model: str | None = None):
 
 def paste(at, text: str) -> dict:
     """Paste `text` on Self-attention; its time is the page's first figures of a text it has not seen."""
-    from app_pages.shared.navigation import PAGES
 
     at.switch_page(PAGES["self"]).run()
     wall, cpu = timed(lambda: at.text_input(key="w_text").input(text).run())
@@ -66,7 +69,6 @@ def paste(at, text: str) -> dict:
 
 def open_page(at, name: str) -> dict:
     """Open page `name` (one script run) and say what it showed: its time, and any exception or error."""
-    from app_pages.shared.navigation import PAGES
 
     wall, cpu = timed(lambda: at.switch_page(PAGES[name]).run())
     return {"wall": wall, "cpu": cpu, "exceptions": len(at.exception), "errors": [e.value for e in at.error]}
@@ -74,7 +76,6 @@ def open_page(at, name: str) -> dict:
 
 def measure(rounds: int, model: str | None = None) -> dict:
     """Per page, each round's opening after a new long text; the first round also warms imports and models."""
-    from attnviz.models import load_model
 
     tokenizer = load_model("demo-decoder", "cpu").tokenizer
     texts = texts_of(tokenizer, TOKENS, rounds + 1, words=TOKENS)
@@ -94,7 +95,6 @@ def measure(rounds: int, model: str | None = None) -> dict:
 
 def profile(name: str, model: str | None = None, lines: int = 25) -> str:
     """cProfile's cumulative top `lines` of opening page `name` after a long text (both pasted after a warm-up)."""
-    from attnviz.models import load_model
 
     tokenizer = load_model("demo-decoder", "cpu").tokenizer
     warm, text = texts_of(tokenizer, TOKENS, 2, words=TOKENS)
@@ -158,7 +158,6 @@ def report_lines(scenarios: list[dict], load: tuple[float, float]) -> list[str]:
 
 
 def _table(results: dict) -> list[str]:
-    from attnviz import i18n
 
     lines = [
         "| page | limit | wall: median (max) | CPU: median (max) | it showed | verdict (wall / CPU) |",
