@@ -4,8 +4,6 @@ target token's ALTI+ shares under a translation's figures and the agreement line
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -18,6 +16,7 @@ from attnviz.measures import table
 from attnviz.measures.alti import alti
 from attnviz.measures.value_zeroing import value_zeroing
 from attnviz.models import load_model
+from tests.support.app import chart_specs, opened_without_errors
 from tests.support.app import open_by_link as app
 from tests.support.figure_reading import plotly_array
 
@@ -30,19 +29,8 @@ def marian(tiny_folder):
     return folder, load_model(folder, "cpu")
 
 
-def _open(page: str | None = None, **params) -> AppTest:
-    at = app(page, **params)
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
-    return at
-
-
-def _specs(at: AppTest) -> list[dict]:
-    return [json.loads(element.proto.spec) for element in at.get("plotly_chart")]
-
-
 def _view(at: AppTest, name: str) -> dict:
-    return next(spec for spec in _specs(at) if spec["layout"].get("meta", {}).get("view") == name)
+    return next(spec for spec in chart_specs(at) if spec["layout"].get("meta", {}).get("view") == name)
 
 
 def _z(spec: dict) -> np.ndarray:
@@ -55,11 +43,11 @@ def _said(at: AppTest) -> str:
 
 def test_a_link_opens_value_zeroing_on_translate_with_the_measures_numbers(marian):
     folder, handle = marian
-    at = _open(model=folder, view="layer", layer=1, measure="value-zeroing", **PAIR)
+    at = opened_without_errors(model=folder, view="layer", layer=1, measure="value-zeroing", **PAIR)
     expected = value_zeroing(handle, PAIR["text"], PAIR["target"])["cross"].weights[1, 0]  # (targets, sources)
     heatmap = _view(at, "heatmap")
     np.testing.assert_allclose(_z(heatmap), expected, atol=1e-6)
-    for spec in _specs(at):
+    for spec in chart_specs(at):
         title = spec["layout"]["title"]["text"]
         assert "head 0" not in title
     assert "value zeroing" in heatmap["layout"]["title"]["text"]
@@ -72,13 +60,13 @@ def test_a_link_opens_value_zeroing_on_translate_with_the_measures_numbers(maria
 
 def test_alti_on_translate_draws_the_shares_and_the_agreement_line(marian):
     folder, handle = marian
-    at = _open(model=folder, view="layer", layer=1, **PAIR)
+    at = opened_without_errors(model=folder, view="layer", layer=1, **PAIR)
     assert "agree" not in _said(at)  # weights alone: no measure is run
     at.selectbox(key="w_measure").set_value("alti").run()
     assert not at.exception and not at.error, [e.value for e in [*at.exception, *at.error]]
     measured = alti(handle, PAIR["text"], PAIR["target"])
     np.testing.assert_allclose(_z(_view(at, "heatmap")), measured["cross"].weights[1, 0], atol=1e-6)
-    shares = next(spec for spec in _specs(at) if spec["data"][0].get("type") == "bar")
+    shares = next(spec for spec in chart_specs(at) if spec["data"][0].get("type") == "bar")
 
     source, target = (plotly_array(trace["y"]) for trace in shares["data"])
     np.testing.assert_allclose(source, measured.shares.source_share, atol=1e-6)
@@ -94,7 +82,9 @@ def test_alti_on_translate_draws_the_shares_and_the_agreement_line(marian):
 
 def test_self_attention_draws_alti_rollout_in_chinese(marian):
     folder, handle = marian
-    at = _open("page_scripts/self_attention.py", model=folder, layer=1, measure="alti-rollout", lang="zh", **PAIR)
+    at = opened_without_errors(
+        "page_scripts/self_attention.py", model=folder, layer=1, measure="alti-rollout", lang="zh", **PAIR
+    )
     expected = alti(handle, PAIR["text"], method="alti-rollout")["encoder"].weights[1, 0]
     heatmap = _view(at, "heatmap")
     np.testing.assert_allclose(_z(heatmap), expected, atol=1e-6)
@@ -117,7 +107,7 @@ def test_a_measure_the_architecture_cannot_compute_is_a_sentence(marian, monkeyp
 
 
 def test_how_attention_works_shows_looking_is_not_using_with_computed_numbers():
-    at = _open("page_scripts/how_attention_works.py", lang="zh")
+    at = opened_without_errors("page_scripts/how_attention_works.py", lang="zh")
     assert any("看见不等于用到" in header.value for header in at.header)
     seed = seed_looking_using()
     tables = [frame.value for frame in at.dataframe if "贡献（值置零）" in frame.value.columns]

@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 from attnviz import analysis, selection
 from attnviz.attention.capture import capture
 from attnviz.models import load_model
-from tests.support.app import open_by_link as app
+from tests.support.app import chart_specs, opened_without_errors
 
 PAIR = {"text": "早上好！", "target": "Good morning!", "mode": "pair", "words": 0, "hide": 0}
 LONG_TEXT = "早上好！Good morning, my friend! 晚安。"
@@ -22,17 +22,6 @@ LONG_TEXT = "早上好！Good morning, my friend! 晚安。"
 def marian(tiny_folder):
     folder = tiny_folder("marian")
     return folder, load_model(folder, "cpu")
-
-
-def _open(page: str | None = None, **params) -> AppTest:
-    at = app(page, **params)
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
-    return at
-
-
-def _charts(at: AppTest) -> list[dict]:
-    return [json.loads(element.proto.spec) for element in at.get("plotly_chart")]
 
 
 def _heatmap(at: AppTest, key: str | None = None) -> dict:
@@ -55,21 +44,21 @@ def _bar(spec: dict) -> np.ndarray | None:
 
 def test_a_link_opens_the_value_weighted_heatmap_with_its_norm_bar(marian):
     folder, handle = marian
-    at = _open(model=folder, view="head", layer=1, head=2, weighting="value-norm", **PAIR)
+    at = opened_without_errors(model=folder, view="head", layer=1, head=2, weighting="value-norm", **PAIR)
     cross = capture(handle, PAIR["text"], PAIR["target"])["cross"]
     heatmap = _heatmap(at)
     expected = analysis.value_weighted(cross)
     np.testing.assert_allclose(_z(heatmap), expected.weights[1, 2], atol=1e-6)
     np.testing.assert_allclose(_bar(heatmap), cross.value_norms[1, 2], rtol=1e-5)
     assert "weighted by value norm" in heatmap["layout"]["title"]["text"]
-    assert all("weighted by value norm" in spec["layout"]["title"]["text"] for spec in _charts(at))
+    assert all("weighted by value norm" in spec["layout"]["title"]["text"] for spec in chart_specs(at))
     assert at.radio(key="w_weighting").value == "value-norm"
     assert at.query_params["weighting"] == "value-norm"
 
 
 def test_the_control_switches_between_weights_and_value_norms(marian):
     folder, handle = marian
-    at = _open(model=folder, view="head", layer=0, head=1, **PAIR)
+    at = opened_without_errors(model=folder, view="head", layer=0, head=1, **PAIR)
     cross = capture(handle, PAIR["text"], PAIR["target"])["cross"]
     np.testing.assert_allclose(_z(_heatmap(at)), cross.weights[0, 1], atol=1e-6)
     assert _bar(_heatmap(at)) is None
@@ -81,7 +70,7 @@ def test_the_control_switches_between_weights_and_value_norms(marian):
 
 def test_generated_translations_weigh_by_value_norm_too_in_chinese(marian):
     folder, _ = marian
-    at = _open(model=folder, text="早上好！", weighting="value-norm", lang="zh")
+    at = opened_without_errors(model=folder, text="早上好！", weighting="value-norm", lang="zh")
     heatmap = _heatmap(at)
     assert _bar(heatmap) is not None
     assert "按值向量范数加权" in heatmap["layout"]["title"]["text"]
@@ -89,7 +78,7 @@ def test_generated_translations_weigh_by_value_norm_too_in_chinese(marian):
 
 def test_self_attention_page_weighs_by_value_norm(marian):
     folder, handle = marian
-    at = _open(
+    at = opened_without_errors(
         "page_scripts/self_attention.py",
         model=folder,
         self_view="head",
@@ -110,7 +99,9 @@ def test_a_long_text_weighs_its_pooled_view_and_its_block(marian, monkeypatch):
     monkeypatch.setattr(selection, "LONG_WINDOW", 8)
     monkeypatch.setattr(selection, "LONG_BINS", 16)
     params = {**PAIR, "text": LONG_TEXT, "long_model": 0}  # this model, not the longest reader
-    at = _open("page_scripts/self_attention.py", model=folder, layer=1, head=2, weighting="value-norm", **params)
+    at = opened_without_errors(
+        "page_scripts/self_attention.py", model=folder, layer=1, head=2, weighting="value-norm", **params
+    )
     weighted = analysis.value_weighted(capture(handle, LONG_TEXT)["encoder"]).weights[1, 2]  # (n, n)
     n = weighted.shape[0]
     factor = -(-n // 16)

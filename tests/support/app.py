@@ -34,10 +34,21 @@ def open_app(page: str = "translate", **params) -> AppTest:
     return open_by_link(None if page == "translate" else PAGES[page], **params)
 
 
+def chart_specs(at: AppTest) -> list[dict]:
+    """The page's plotly figures in the order drawn, as plotly JSON."""
+    return [json.loads(element.proto.spec) for element in at.get("plotly_chart")]
+
+
 def charts(at: AppTest) -> dict[str, dict]:
     """The page's plotly figures by view name (heatmap, alignment, lines, grid, …), as plotly JSON."""
-    specs = [json.loads(element.proto.spec) for element in at.get("plotly_chart")]
-    return {spec["layout"]["meta"]["view"]: spec for spec in specs}
+    return {spec["layout"]["meta"]["view"]: spec for spec in chart_specs(at)}
+
+
+def opened_without_errors(page: str | None = None, **link) -> AppTest:
+    """`open_by_link`, with no exception and no error on the page."""
+    at = open_by_link(page, **link)
+    assert_page_ok(at)
+    return at
 
 
 def assert_page_ok(at: AppTest) -> None:
