@@ -18,7 +18,7 @@ import os
 from typing import TYPE_CHECKING
 
 # torch_npu installed without Ascend's CANN breaks `import torch` through the device-backend autoload; the
-# guarded import in attnviz.devices loads it instead. This must run before torch is first imported.
+# guarded import in attnviz.model.devices loads it instead. This must run before torch is first imported.
 os.environ.setdefault("TORCH_DEVICE_BACKEND_AUTOLOAD", "0")
 
 from attnviz.errors import (  # noqa: E402
@@ -31,21 +31,21 @@ from attnviz.errors import (  # noqa: E402
 from attnviz.types import AttentionCapture, AttentionMap, GenerationStep, Token  # noqa: E402
 
 if TYPE_CHECKING:  # what the names below resolve to, for type checkers and editors
-    from attnviz.everyday import capture, capture_lazy, generate
-    from attnviz.explorer import explore
-    from attnviz.models import load_model
-    from attnviz.notebook import show
-    from attnviz.objects import from_objects
+    from attnviz.api import capture, capture_lazy, generate
+    from attnviz.model.load import load_model
+    from attnviz.model.objects import from_objects
+    from attnviz.notebook.explore import explore
+    from attnviz.notebook.show import show
 
 # The everyday API: each name and the module that defines it (they import torch, hence loaded on first use).
 _EVERYDAY = {
-    "load_model": "attnviz.models",
-    "from_objects": "attnviz.objects",
-    "capture": "attnviz.everyday",
-    "capture_lazy": "attnviz.everyday",
-    "generate": "attnviz.everyday",
-    "show": "attnviz.notebook",
-    "explore": "attnviz.explorer",
+    "load_model": "attnviz.model.load",
+    "from_objects": "attnviz.model.objects",
+    "capture": "attnviz.api",
+    "capture_lazy": "attnviz.api",
+    "generate": "attnviz.api",
+    "show": "attnviz.notebook.show",
+    "explore": "attnviz.notebook.explore",
 }
 
 __all__ = [

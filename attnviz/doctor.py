@@ -12,8 +12,8 @@ import torch
 
 from attnviz import compare
 from attnviz.attention.capture import capture
-from attnviz.devices import device_report, resolve_device
-from attnviz.models import load_model
+from attnviz.model.devices import device_report, resolve_device
+from attnviz.model.load import load_model
 
 DEFAULT_PAIR = ("早上好！", "Good morning!")
 TOLERANCE = {torch.float32: 1e-4, torch.float16: 1e-2, torch.bfloat16: 1e-2}

@@ -1,6 +1,6 @@
 """Indices along a named axis of a map (layer, head, query, key): checked, normalised, and said in words when wrong.
 
-The data (`attnviz.types`) and what is computed from it (`attnviz.analysis`) both check indices this one way, so an
+The data (`attnviz.types`) and what is computed from it (`attnviz.maps.analysis`) both check indices this one way, so an
 out-of-range head reads the same sentence wherever it was given.
 """
 

@@ -15,7 +15,7 @@ Fields::
      "device": "cpu" | "cuda:0" | "npu:0" …, "dtype": "float32" …,
      "versions": {"attnviz", "transformers", "torch", "numpy", "python"},
      "source_text": str, "target_text": str | None, "options": {...}, "captured_at": ISO 8601 UTC,
-     # a model placed over several devices (attnviz.placement): each attention layer's place and the device it ran on
+     # a model placed over several devices (attnviz.model.placement): each attention layer's place and the device it ran on
      "placement": {"model.layers.5.self_attn": {"placed": "disk", "ran": "cpu"}, …},
      # added by view_provenance:
      "view": {"name": "alignment", "options": {...}}, "exported_at": ISO 8601 UTC}
@@ -37,9 +37,9 @@ from datetime import datetime, timezone
 from importlib import metadata
 
 import attnviz
-from attnviz.catalogue import catalogue_folders
 from attnviz.export.schema import json_safe
 from attnviz.memo import first_weight, once_per
+from attnviz.model.catalogue import catalogue_folders
 
 PROVENANCE_VERSION = 1
 MAX_HASH_BYTES = 4 * 2**30
@@ -135,7 +135,7 @@ def _weights_sha256(model, max_bytes: int) -> tuple[str | None, int]:
 def _model_source(handle) -> str:
     if (
         getattr(handle, "origin", "loaded") == "object"
-    ):  # a model object the caller built (`attnviz.objects.from_objects`)
+    ):  # a model object the caller built (`attnviz.model.objects.from_objects`)
         return "object"
     if handle.name in {name for name, _, _ in catalogue_folders()}:
         return "catalogue"

@@ -19,15 +19,17 @@ from contextlib import closing
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from attnviz import memory, selection, settings
+from attnviz import settings
+from attnviz.attention.live_items import LiveFinished, LiveItem
 from attnviz.errors import InputError
-from attnviz.live_items import LiveFinished, LiveItem
-from attnviz.long_texts import token_count
+from attnviz.model import memory
+from attnviz.model.long_texts import token_count
 from attnviz.provenance import with_provenance
+from attnviz.view import selection
 
 if TYPE_CHECKING:
     from attnviz.attention.ondemand import LazyCapture
-    from attnviz.models import ModelHandle
+    from attnviz.model.load import ModelHandle
     from attnviz.types import AttentionCapture
 
 MODES = ("generate", "pair")  # let the model write the target, or force-decode a given translation pair

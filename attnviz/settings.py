@@ -114,7 +114,7 @@ def choice(value, *, options: tuple[str, ...]) -> str:
 
 
 def device_spec(value) -> str:
-    """auto, npu, npu:N, cuda, cuda:N, mps or cpu (the syntax attnviz.devices resolves)."""
+    """auto, npu, npu:N, cuda, cuda:N, mps or cpu (the syntax attnviz.model.devices resolves)."""
     word = value.strip().lower() if isinstance(value, str) else ""
     if not DEVICE_SPEC.match(word):
         raise _Rejected(value)

@@ -41,7 +41,7 @@ try:
     from attnviz.attention.capture import capture
 except ImportError:  # before the renovation
     from attnviz.capture import capture
-from attnviz.models import load_model
+from attnviz.model.load import load_model
 from transformers import AutoModel
 
 if os.environ.get("WITHOUT_LATER_FEATURES"):

@@ -65,7 +65,7 @@ def sentences_of_length(tokenizer, tokens: int, count: int) -> list[str]:
 def warm_rerun(model: str, edits: int) -> dict:
     from streamlit.testing.v1 import AppTest
 
-    from attnviz.models import load_model
+    from attnviz.model.load import load_model
 
     tokenizer = load_model(model, "cpu").tokenizer
     texts = sentences_of_length(tokenizer, 16, edits + 2)
@@ -146,7 +146,7 @@ import app_pages.shared.caches
 t1 = time.perf_counter()
 import attnviz.attention.capture
 t2 = time.perf_counter()
-from attnviz.models import load_model
+from attnviz.model.load import load_model
 load_model(%r, "cpu")
 t3 = time.perf_counter()
 print(json.dumps({"streamlit, torch, plotly (app_pages.shared.caches)": t1 - t0,

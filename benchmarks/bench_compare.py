@@ -52,7 +52,7 @@ def case(handle, text_a: str, text_b: str, target: str | None, repeats: int) -> 
 
 
 def measure(repeats: int) -> list[tuple[str, dict]]:
-    from attnviz.models import load_model
+    from attnviz.model.load import load_model
 
     minilm = load_model("minilm", "cpu")
     text_a = text_of_tokens(minilm.tokenizer, TOKENS)

@@ -36,10 +36,10 @@ os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 from run import write_section  # noqa: E402  (the shared measuring helpers)
 
 from attnviz.attention.generation import generate  # noqa: E402
+from attnviz.attention.live_items import LiveStep  # noqa: E402
 from attnviz.figures.live import step_row  # noqa: E402
 from attnviz.figures.style import FigureStyle  # noqa: E402
-from attnviz.live_items import LiveStep  # noqa: E402
-from attnviz.models import load_model  # noqa: E402
+from attnviz.model.load import load_model  # noqa: E402
 from attnviz.run import MAX_NEW_TOKENS, RunRequest, run_live  # noqa: E402
 
 GOAL_MS = 100.0

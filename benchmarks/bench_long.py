@@ -54,7 +54,7 @@ def texts_of(tokenizer, tokens: int | None, count: int, words: int = 1500) -> li
 def long_reader_in_catalogue():
     """(name, whether it is a stand-in): demo-decoder when the catalogue has it, else a random Llama stand-in
     added to the catalogue for the run."""
-    from attnviz import catalogue
+    from attnviz.model import catalogue
 
     if any(entry.name == "demo-decoder" for entry in catalogue.catalogue()):
         yield "demo-decoder", False
@@ -145,7 +145,7 @@ def run() -> dict:
     """Both measurements: MiniLM at 512 tokens, then the decoder at 4,000."""
     import torch
 
-    from attnviz.models import load_model
+    from attnviz.model.load import load_model
 
     results = {}
     minilm_texts = texts_of(None, None, 2)

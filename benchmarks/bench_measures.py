@@ -53,7 +53,7 @@ def compare(handle, text: str, target: str | None, repeats: int) -> dict:
 
 
 def measure(repeats: int) -> list[tuple[str, str, dict]]:
-    from attnviz.models import load_model
+    from attnviz.model.load import load_model
 
     demo = load_model("demo-zh-en", "cpu")
     source, target = PAIR

@@ -47,7 +47,7 @@ import accelerate, numpy as np, transformers
 from transformers import Qwen2ForCausalLM  # transformers imports its model classes lazily
 with_libraries = resident()[0]
 import attnviz, attnviz.attention.capture
-from attnviz.models import load_model
+from attnviz.model.load import load_model
 floor = resident()
 torch.set_num_threads(int(os.environ.get("BENCH_THREADS", "2")))
 folder, text, out, limit, offload = sys.argv[1:6]

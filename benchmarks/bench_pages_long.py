@@ -32,7 +32,7 @@ from run import write_section  # the shared results section writer (bench_app.py
 
 from app_pages.shared.navigation import PAGES
 from attnviz import i18n
-from attnviz.models import load_model
+from attnviz.model.load import load_model
 
 SECTION = "## Every page after a long text"
 

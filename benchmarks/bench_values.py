@@ -65,7 +65,7 @@ def measure(sizes: list[int], repeats: int) -> list[tuple[str, dict]]:
     from attnviz.attention.capture import capture
     from attnviz.attention.generation import generate
     from attnviz.attention.ondemand import capture_lazy
-    from attnviz.models import load_model
+    from attnviz.model.load import load_model
 
     rows = []
     minilm = load_model("minilm", "cpu")

@@ -166,12 +166,12 @@ def short_worker(sizes: list[int], repeats: int, bertviz_max: int, part: str) ->
     import numpy as np
     import transformers
 
-    from attnviz import analysis
     from attnviz.attention.ondemand import capture_lazy
     from attnviz.figures.grid import statistic_grid
     from attnviz.figures.heatmap import heatmap
     from attnviz.figures.style import FigureStyle
-    from attnviz.models import load_model
+    from attnviz.maps import analysis
+    from attnviz.model.load import load_model
 
     try:
         from bertviz import head_view
@@ -258,10 +258,10 @@ def long_worker(tokens: int) -> dict:
     import torch
     import transformers
 
-    from attnviz import memory
     from attnviz.attention.ondemand import capture_lazy
     from attnviz.errors import ResourceLimitError
-    from attnviz.models import load_model
+    from attnviz.model import memory
+    from attnviz.model.load import load_model
 
     vocab = 8192
     config = transformers.Qwen2Config(

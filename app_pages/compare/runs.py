@@ -10,10 +10,10 @@ import streamlit as st
 from app_pages.shared import caches, model_placement
 from app_pages.shared.state import DEVICES_B, DTYPES_B, ViewState, view_options
 from attnviz import compare
-from attnviz.attention.precision import allowed_dtypes
-from attnviz.catalogue import declared_languages
-from attnviz.devices import device_statuses
-from attnviz.placement import Placement
+from attnviz.model.catalogue import declared_languages
+from attnviz.model.devices import device_statuses
+from attnviz.model.placement import Placement
+from attnviz.model.precision import allowed_dtypes
 from attnviz.types import AttentionCapture
 
 

@@ -27,7 +27,7 @@ from attnviz.corpus.report import (
     unread_sentences,
 )
 from attnviz.corpus.shards import JobOptions
-from attnviz.policy import Policy
+from attnviz.model.policy import Policy
 
 REPORT = "attnviz_corpus_report"  # session key of the report shown
 RUN = "attnviz_corpus_run"  # session key of the page's own choices (`CorpusRun`)

@@ -11,10 +11,10 @@ from app_pages.shared.state import ViewState
 from attnviz import figures
 from attnviz.attention.vectors import row_terms
 from attnviz.attention.walkthrough import SentenceSteps, sentence_walkthrough
-from attnviz.excerpts import excerpt
 from attnviz.figures.sentence_steps import sentence_steps
-from attnviz.long_texts import leading_text
-from attnviz.looking import looking_using
+from attnviz.model.long_texts import leading_text
+from attnviz.text.excerpts import excerpt
+from attnviz.view.looking import looking_using
 
 
 def captured_row(result, kind: str, shape: tuple, layer: int, head: int, row: int) -> np.ndarray | None:

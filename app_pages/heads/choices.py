@@ -7,7 +7,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from attnviz import analysis, selection
+from attnviz.maps import analysis
+from attnviz.view import selection
 
 
 def defined_statistics(values: Mapping[str, np.ndarray]) -> list[str]:

@@ -5,7 +5,8 @@ import streamlit as st
 from app_pages.heads.choices import defined_statistics, page_for_head
 from app_pages.shared import caches, figure_export, head_effects, long_text, navigation, session
 from app_pages.shared.page_errors import shown_errors
-from attnviz import analysis, figures
+from attnviz import figures
+from attnviz.maps import analysis
 
 view = session.state()
 t = session.tr(view)

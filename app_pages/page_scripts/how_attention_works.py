@@ -8,7 +8,7 @@ from app_pages.shared import caches, figure_export, session
 from app_pages.shared.page_errors import shown_errors
 from attnviz import figures
 from attnviz.attention.walkthrough import walkthrough
-from attnviz.looking import seed_looking_using
+from attnviz.view.looking import seed_looking_using
 
 view = session.state()
 t = session.tr(view)

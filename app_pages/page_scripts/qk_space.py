@@ -5,10 +5,11 @@ import streamlit as st
 from app_pages.qk_space.choices import picked_from_field, picked_to_field, selection_of
 from app_pages.shared import caches, figure_export, opened, session
 from app_pages.shared.page_errors import shown_errors
-from attnviz import figures, selection
+from attnviz import figures
 from attnviz.attention.vectors import head_vectors
 from attnviz.figures import qkspace
-from attnviz.projection import project_queries_keys
+from attnviz.maps.projection import project_queries_keys
+from attnviz.view import selection
 
 view = session.state()
 t = session.tr(view)

@@ -17,7 +17,7 @@ from app_pages.shared import (
 )
 from app_pages.shared.page_errors import shown_errors
 from app_pages.shared.state import ViewState, view_options
-from attnviz import selection
+from attnviz.view import selection
 
 
 def rollout_controls(view: ViewState, columns, layers: int) -> None:

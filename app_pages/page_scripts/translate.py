@@ -19,10 +19,11 @@ from app_pages.shared import (
 from app_pages.shared.page_errors import shown_errors
 from app_pages.shared.state import view_options
 from app_pages.translate import gold_panel, live_panel, pair_target
-from attnviz import focus, replay, selection
 from attnviz.corpus.view import gold_record
-from attnviz.excerpts import excerpt
+from attnviz.maps import replay
 from attnviz.run import MODES
+from attnviz.text.excerpts import excerpt
+from attnviz.view import focus, selection
 
 LINE_CHARS = 300  # characters of the source and the translation the line above the controls quotes
 

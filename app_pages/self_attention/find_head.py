@@ -9,7 +9,7 @@ import streamlit as st
 from app_pages.shared import figure_export
 from app_pages.shared.session import VIEW, bound, reset_widgets, tr
 from app_pages.shared.state import ViewState
-from attnviz import find_head, selection
+from attnviz.view import find_head, selection
 
 LINES_KEY, GRID_KEY = "self_lines", "self_grid"  # the charts whose clicks this module reads (figure_export keys)
 TOP = 6  # heads offered as buttons; the rest are in the ranking's table

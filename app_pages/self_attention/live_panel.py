@@ -7,7 +7,7 @@ from __future__ import annotations
 from app_pages.shared import live
 from app_pages.shared.state import ViewState
 from attnviz import run as runs
-from attnviz.models import ModelHandle
+from attnviz.model.load import ModelHandle
 
 
 def watch(view: ViewState, handle, result, kind: str) -> None:

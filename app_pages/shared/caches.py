@@ -8,10 +8,12 @@ import streamlit as st
 from app_pages.explainer import multi_head
 from app_pages.shared import first_view, model_placement, model_runs, opened, server_load
 from app_pages.shared.state import ViewState
-from attnviz import i18n, measure_view, selection
+from attnviz import i18n
 from attnviz import run as runs
-from attnviz.models import catalogue, load_model
-from attnviz.placement import Placement
+from attnviz.measures import names as measure_view
+from attnviz.model.load import catalogue, load_model
+from attnviz.model.placement import Placement
+from attnviz.view import selection
 
 ONE_DEVICE = Placement()  # no device map: the model loads onto the sidebar's device
 

@@ -9,7 +9,9 @@ import streamlit as st
 
 from app_pages.shared.session import bound, tr, widget_key
 from app_pages.shared.state import MEASURE_CHOICES, ViewState
-from attnviz import focus, i18n, measure_view, selection
+from attnviz import i18n
+from attnviz.measures import names as measure_view
+from attnviz.view import focus, selection
 
 REPLAY_FOR = "attnviz_replay_for"  # the input the replay slider belongs to
 

@@ -13,12 +13,13 @@ import streamlit as st
 
 from app_pages.shared.session import bound, held, tr
 from app_pages.shared.state import ViewState
-from attnviz import export, i18n, selection
+from attnviz import export, i18n
 from attnviz.errors import AttnvizError
 from attnviz.export.figure_file import figure_file_bytes
 from attnviz.export.sizing import MAX_SCALE, MAX_SIDE, MIN_SIDE, PRESETS
 from attnviz.figures.layout import as_file, export_size, exported_title, file_layout
 from attnviz.types import AttentionCapture, AttentionMap
+from attnviz.view import selection
 
 FIGURE_FORMATS = ("png", "svg", "pdf", "html")
 CAPTURE_FORMATS = ("json", "npz")  # the capture itself, as `python -m attnviz capture` writes it

@@ -26,8 +26,8 @@ from pathlib import Path
 from app_pages.shared import opened, server_load
 from app_pages.shared.state import ViewState
 from attnviz import settings
-from attnviz.catalogue import ASSETS, catalogue_folder
 from attnviz.export.schema import capture_from_npz
+from attnviz.model.catalogue import ASSETS, catalogue_folder
 from attnviz.provenance import machine, versions
 
 log = logging.getLogger("attnviz.app")

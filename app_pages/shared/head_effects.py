@@ -14,7 +14,8 @@ from app_pages.shared import caches, figure_export, navigation
 from app_pages.shared.page_errors import shown_errors
 from app_pages.shared.session import VIEW, bound, tr
 from app_pages.shared.state import ViewState
-from attnviz import figures, find_head
+from attnviz import figures
+from attnviz.view import find_head
 
 TOP = 6  # heads offered as buttons; the rest are in the ranking's table
 AGREE, PARTLY = 0.7, 0.4  # Spearman ρ from which the estimate is said to agree, or to agree partly

@@ -2,7 +2,7 @@
 predicts as the next token, and DecoderLens (Translate & align), what a translator's decoder writes from each encoder
 layer with that writing's cross-attention. Both run the model, so each starts from a toggle bound to the view (part
 of the page's link) and is computed once per input (`caches`); which lens applies to a model is
-`attnviz.lens.lenses_for`'s choice."""
+`attnviz.view.lenses.lenses_for`'s choice."""
 
 from __future__ import annotations
 
@@ -17,7 +17,8 @@ from app_pages.shared.state import ViewState, view_options
 from attnviz.figures import FigureStyle
 from attnviz.figures.lens import decoder_lens_grid, logit_lens_figures
 from attnviz.i18n.lens import STRINGS as LENS_WORDS
-from attnviz.lens import (
+from attnviz.text.tokens import readable, shown
+from attnviz.view.lenses import (
     DECODER_LENS,
     LOGIT_LENS,
     last_layer_choices,
@@ -27,7 +28,6 @@ from attnviz.lens import (
     reading_choices,
     reading_labels,
 )
-from attnviz.tokens import readable, shown
 
 
 def logit_section(view: ViewState, handle, result) -> None:

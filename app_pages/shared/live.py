@@ -16,11 +16,11 @@ import streamlit as st
 from app_pages.shared.session import tr
 from app_pages.shared.state import ViewState
 from attnviz import run as runs
+from attnviz.attention.live_items import LiveBeams, LiveFinished, LiveStep
 from attnviz.figures.live import step_row
 from attnviz.figures.style import FigureStyle
-from attnviz.live_items import LiveBeams, LiveFinished, LiveStep
-from attnviz.models import ModelHandle
-from attnviz.tokens import shown
+from attnviz.model.load import ModelHandle
+from attnviz.text.tokens import shown
 from attnviz.types import AttentionCapture
 
 STOP = "attnviz_live_stop"  # set by the Stop button, read between steps

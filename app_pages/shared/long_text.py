@@ -8,7 +8,10 @@ import streamlit as st
 
 from app_pages.shared import caches, figure_export, session
 from app_pages.shared.state import ViewState
-from attnviz import analysis, figures, long_texts, selection
+from attnviz import figures
+from attnviz.maps import analysis
+from attnviz.model import long_texts
+from attnviz.view import selection
 
 
 def page_model(view: ViewState) -> str:

@@ -1,5 +1,5 @@
 """What the attention pages add under their figures when a measure of what each layer uses is drawn: the agreement
-line (`attnviz.agreement`: do the weights and the contributions rank the cells alike?) and, for a translation drawn
+line (`attnviz.view.agreement`: do the weights and the contributions rank the cells alike?) and, for a translation drawn
 with ALTI, each target token's source and target-prefix shares (`figures.shares`)."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ import streamlit as st
 from app_pages.shared import caches
 from app_pages.shared.controls import measuring
 from app_pages.shared.state import ViewState
-from attnviz import agreement, selection
 from attnviz.errors import AttnvizError
 from attnviz.figures import FigureStyle
 from attnviz.figures.shares import translation_shares
+from attnviz.view import agreement, selection
 
 COMPARED = ("alti", "value-zeroing")  # the contributions the agreement line ranks the weights against
 

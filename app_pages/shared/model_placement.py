@@ -1,6 +1,6 @@
 """The sidebar's "Advanced: placement": where the models of this session place their layers (accelerate's device map,
 a memory limit per device, a folder for the layers kept on disk), and the report of where each layer of a capture
-was kept and ran. The values are parsed by `attnviz.placement`, as the command line's --device-map, --max-memory and
+was kept and ran. The values are parsed by `attnviz.model.placement`, as the command line's --device-map, --max-memory and
 --offload-folder are; the caches key every model on them (`caches.cached_model`).
 
 Kept in this session only, never in the link: a placement names this machine's accelerators, memory and folders,
@@ -17,7 +17,7 @@ from app_pages.shared.session import bound, held, tr
 from app_pages.shared.state import ViewState
 from attnviz import settings
 from attnviz.errors import AttnvizError
-from attnviz.placement import DEVICE_MAP_NAMES, Placement
+from attnviz.model.placement import DEVICE_MAP_NAMES, Placement
 
 PLACEMENT = "attnviz_placement"  # session key of this session's PlacementChoice
 ONE_DEVICE = ""  # the device map choice that loads the model onto the sidebar's one device

@@ -19,7 +19,7 @@ def model_refusal(
     """None when `model` may be loaded here, else the error that says why not.
 
     The sidebar offers "any Hugging Face id or local folder" unless ATTNVIZ_ALLOW_CUSTOM_MODELS is off: this is the
-    one place that refuses the others, and attnviz.policy still limits what `load_model` accepts when it is on.
+    one place that refuses the others, and attnviz.model.policy still limits what `load_model` accepts when it is on.
     """
     if model in catalogue_names or settings.current(environ).allow_custom_models:
         return None

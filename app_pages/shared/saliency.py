@@ -10,10 +10,10 @@ import streamlit as st
 from app_pages.shared import caches, figure_export
 from app_pages.shared.session import tr
 from app_pages.shared.state import ViewState
-from attnviz import measure_view
 from attnviz.errors import InputError
 from attnviz.figures import FigureStyle
 from attnviz.figures.saliency import saliency_bars
+from attnviz.measures import names as measure_view
 from attnviz.measures.saliency_scores import SaliencyScores
 
 TOKEN_KEY = "saliency_token"  # the selectbox of the output token explained (an index into the scores' rows)

@@ -13,7 +13,7 @@ from pathlib import Path
 from app_pages.shared import caches, first_view, model_runs
 from app_pages.shared.state import ViewState
 from attnviz.export.schema import capture_to_npz
-from attnviz.models import catalogue_folder, load_model
+from attnviz.model.load import catalogue_folder, load_model
 
 
 def write(view: ViewState | None = None) -> Path:

@@ -10,7 +10,8 @@ from app_pages.shared.caches import catalogue_entries
 from app_pages.shared.page_errors import shown_errors
 from app_pages.shared.session import CUSTOM, MODEL_CUSTOM, MODEL_PICK, bound, tr
 from app_pages.shared.state import DEVICES, LANGUAGES, ViewState
-from attnviz import hub, i18n, settings
+from attnviz import i18n, settings
+from attnviz.model import hub
 
 
 def sidebar(view: ViewState) -> None:
@@ -47,7 +48,7 @@ def _device_report(view: ViewState) -> None:
     if server_load.loading():
         st.caption(t("device_report_loading"))
         return
-    from attnviz.devices import device_report  # imports torch: asked only once the start-up load has imported it
+    from attnviz.model.devices import device_report  # imports torch: asked only once the start-up load has imported it
 
     report = device_report(view.device, view.lang)
     with st.expander(t("device_report", chosen=report.chosen)):

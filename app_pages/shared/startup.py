@@ -10,7 +10,7 @@ from contextlib import asynccontextmanager
 
 from app_pages.shared import caches, server_load
 from app_pages.shared.state import ViewState, view_options
-from attnviz import selection
+from attnviz.view import selection
 
 log = logging.getLogger("attnviz.app")
 

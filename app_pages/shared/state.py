@@ -28,8 +28,10 @@ from app_pages.shared.view_groups import (
     SelfAttentionView,
     TranslateView,
 )
-from attnviz import analysis, measure_view, selection
+from attnviz.maps import analysis
+from attnviz.measures import names as measure_view
 from attnviz.run import MODES
+from attnviz.view import selection
 
 # The Measure choice; value norms are `weighting`'s. Saliency draws the weights and its own bars beside them.
 MEASURE_CHOICES = ("weights", *measure_view.CONTRIBUTIONS, *measure_view.PER_OUTPUT_TOKEN)

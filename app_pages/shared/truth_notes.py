@@ -1,6 +1,6 @@
 """What a page says before its figures so that no one reads more into them than the model saw: the text is in a
 language the model does not read (with buttons that switch to the models that do), the model read words as unknown
-or was unsure of what it wrote (`attnviz.caveats`), and how sure it was at each step of a generation."""
+or was unsure of what it wrote (`attnviz.text.caveats`), and how sure it was at each step of a generation."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ from app_pages.shared.caches import catalogue_entries
 from app_pages.shared.session import MODEL_CUSTOM, MODEL_PICK, VIEW, tr
 from app_pages.shared.sidebar import model_label
 from app_pages.shared.state import ViewState
-from attnviz import caveats, language, replay
-from attnviz.tokens import shown
+from attnviz.maps import replay
+from attnviz.text import caveats, language
+from attnviz.text.tokens import shown
 
 
 def _switch_model(name: str) -> None:

@@ -14,12 +14,14 @@ from app_pages.shared.session import VIEW, bound, reset_widgets, tr
 from app_pages.shared.sidebar import model_label, offered_models
 from app_pages.shared.state import ViewState
 from app_pages.translate import pair_target
-from attnviz import figures, i18n, language, selection
+from attnviz import figures, i18n
 from attnviz.corpus.pair import PairWords
 from attnviz.corpus.view import GoldShown, reading_prefix, reverse_texts, reverse_view, show_gold
 from attnviz.corpus.words import segmented
 from attnviz.errors import AttnvizError
 from attnviz.figures._common import format_value
+from attnviz.text import language
+from attnviz.view import selection
 
 HEAD_MAP = "chart_gold_heads"  # the AER map's chart key: its selection opens a head
 

@@ -11,7 +11,7 @@ from app_pages.shared.session import tr
 from app_pages.shared.state import ViewState
 from attnviz import run as runs
 from attnviz.errors import AttnvizError
-from attnviz.models import ModelHandle
+from attnviz.model.load import ModelHandle
 from attnviz.types import AttentionCapture
 
 SHARES = "live_shares"  # the key of the shares figure under the live writing

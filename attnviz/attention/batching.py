@@ -10,12 +10,13 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from attnviz import settings, usage
+from attnviz import settings
 from attnviz.attention.encoding import Encoded, check_text, encode
 from attnviz.attention.recorder import Recorder, WeightRecorder, recording
 from attnviz.errors import InputError
-from attnviz.memory import budget_bytes, check_budget, check_text_length
-from attnviz.models import ModelHandle
+from attnviz.model import usage
+from attnviz.model.load import ModelHandle
+from attnviz.model.memory import budget_bytes, check_budget, check_text_length
 from attnviz.types import Token
 
 Span = tuple[int, int, bool]  # (tokens of the example, padded width, padded on the left): one axis of a map
@@ -88,7 +89,7 @@ def prepare_batch(
         targets = [check_text_length(check_text(target, "target"), "target", limits.max_chars) for target in targets]
     tokenizer, model = handle.tokenizer, handle.model
     limit = handle.max_positions
-    readings = [usage.reading(handle, text) for text in texts]  # language codes, a task prefix: see attnviz.usage
+    readings = [usage.reading(handle, text) for text in texts]  # language codes, a task prefix: see attnviz.model.usage
     texts = [read.text for read in readings]
     sources, decoded = [], []
     common = dict(limit=limit, truncate=truncate, model_name=handle.name)

@@ -14,7 +14,7 @@ import numpy as np
 from attnviz.attention.batching import Batch, crop, crop_keys, prepare_batch, run_batch
 from attnviz.attention.recorder import WeightRecorder
 from attnviz.errors import InputError
-from attnviz.models import ModelHandle
+from attnviz.model.load import ModelHandle
 from attnviz.provenance import build_provenance
 from attnviz.types import AttentionCapture, AttentionMap, Deferred, map_specs, values_checked
 

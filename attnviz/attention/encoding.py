@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 
 from attnviz.errors import InputError, Phrase
-from attnviz.tokens import tokens_for_ids, tokens_from_offsets
+from attnviz.text.tokens import tokens_for_ids, tokens_from_offsets
 from attnviz.types import Token
 
 # A text longer than the model is said by attnviz itself (text_too_many_tokens, or the truncation note): the

@@ -16,16 +16,16 @@ import numpy as np
 import torch
 from transformers import LogitsProcessor
 
-from attnviz import usage
 from attnviz.attention.batching import decoder_start, pad_id_of, sequence_tokens, start_token
 from attnviz.attention.encoding import Encoded, check_text, encode
 from attnviz.attention.forcing import ForcedTokens, decoding_beams
 from attnviz.attention.recorder import WeightRecorder, recording
 from attnviz.errors import AttnvizError, InputError
-from attnviz.memory import check_budget, check_text_length
-from attnviz.models import ModelHandle
+from attnviz.model import usage
+from attnviz.model.load import ModelHandle
+from attnviz.model.memory import check_budget, check_text_length
 from attnviz.provenance import build_provenance
-from attnviz.tokens import shown, special_ids, tokens_for_ids, vocabulary_token
+from attnviz.text.tokens import shown, special_ids, tokens_for_ids, vocabulary_token
 from attnviz.types import AttentionCapture, AttentionMap, GenerationStep, Token, map_specs
 
 

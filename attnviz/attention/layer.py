@@ -39,8 +39,8 @@ import torch
 from torch import nn
 
 from attnviz.attention.math import AttentionSteps, attention_steps, multi_head_merge, multi_head_split
-from attnviz.devices import resolve_device
 from attnviz.errors import InputError
+from attnviz.model.devices import resolve_device
 
 MASK_TYPES = ("none", "causal", "padding")
 
@@ -56,7 +56,7 @@ class MultiHeadAttention(nn.Module):
 
     hidden_size = num_heads · head_dim. Key and value are projected to num_kv_heads · head_dim features, so
     num_kv_heads < num_heads is grouped-query attention (ATB's kvHeadNum). kv_hidden_size is the feature size of the
-    cross-attention source (default hidden_size). device: "auto", "cpu", "npu:0", … resolved by attnviz.devices.
+    cross-attention source (default hidden_size). device: "auto", "cpu", "npu:0", … resolved by attnviz.model.devices.
     """
 
     def __init__(

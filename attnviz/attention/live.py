@@ -25,9 +25,9 @@ from transformers import LogitsProcessor
 from transformers.generation.streamers import BaseStreamer
 
 from attnviz.attention.generation import generate, generated_tokens, scored_steps, step_rows, written_tokens
+from attnviz.attention.live_items import Beam, LiveBeams, LiveFinished, LiveItem, LiveStep
 from attnviz.attention.recorder import WeightRecorder
-from attnviz.live_items import Beam, LiveBeams, LiveFinished, LiveItem, LiveStep
-from attnviz.models import ModelHandle
+from attnviz.model.load import ModelHandle
 from attnviz.types import GenerationStep, Token
 
 

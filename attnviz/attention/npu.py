@@ -45,8 +45,8 @@ from dataclasses import dataclass
 import torch
 
 from attnviz.attention.math import causal_keep, expand_kv_heads
-from attnviz.devices import device_statuses
 from attnviz.errors import DeviceUnavailableError, InputError
+from attnviz.model.devices import device_statuses
 
 # Additive masks built by Transformers hold finfo.min (or -10000 in older BERT code) rather than -inf. Any bias this
 # negative already gives exp(...) == 0 in float32, so it is treated as "masked out" — which also lets the kernel take
@@ -76,7 +76,7 @@ def npu_kernel() -> NpuKernel:
     status = next(entry for entry in device_statuses() if entry.name == "npu")
     if not status.available:
         raise DeviceUnavailableError("npu_kernel_unavailable", reason=status.reason)
-    import torch_npu  # attnviz.devices has already imported it safely
+    import torch_npu  # attnviz.model.devices has already imported it safely
 
     return torch_npu.npu_fusion_attention
 

@@ -21,15 +21,15 @@ from typing import ClassVar
 
 import numpy as np
 
-from attnviz import analysis
-from attnviz.analysis import Pooled
 from attnviz.attention import tiles
 from attnviz.attention.batching import prepare_batch, run_batch
 from attnviz.attention.compact import LayerInputs
 from attnviz.attention.recorder import QueryKeyRecorder
 from attnviz.errors import InputError
-from attnviz.memory import FLOAT32, check_bytes
-from attnviz.models import ModelHandle
+from attnviz.maps import analysis
+from attnviz.maps.analysis import Pooled
+from attnviz.model.load import ModelHandle
+from attnviz.model.memory import FLOAT32, check_bytes
 from attnviz.provenance import build_provenance
 from attnviz.types import AttentionCapture, AttentionMap, Token, map_specs, missing_map, position, row_span
 

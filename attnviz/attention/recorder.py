@@ -30,7 +30,6 @@ from typing import ClassVar, NamedTuple
 import numpy as np
 import torch
 
-from attnviz import placement
 from attnviz.attention import npu, values
 from attnviz.attention.compact import CompactMask, LayerInputs, RelativeBias
 from attnviz.attention.math import (
@@ -40,7 +39,8 @@ from attnviz.attention.math import (
     eager_attention,
     expand_kv_heads,
 )
-from attnviz.models import LOADING
+from attnviz.model import placement
+from attnviz.model.load import LOADING
 from attnviz.types import Deferred
 
 IMPLEMENTATION = "attnviz"
@@ -147,7 +147,7 @@ class Recorder(ABC):
 
     def placement(self, model) -> dict[str, dict[str, str]]:
         """For a model placed by accelerate (`hf_device_map`), where each recorded layer's weights were kept and
-        where it ran (`attnviz.placement.layer_report`); {} for a model on one device."""
+        where it ran (`attnviz.model.placement.layer_report`); {} for a model on one device."""
         return placement.layer_report(getattr(model, "hf_device_map", None), self.ran)
 
     # True for a recorder that needs what the model computes after its last attention call (a block's norm and

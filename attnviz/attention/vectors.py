@@ -15,7 +15,7 @@ import torch
 
 from attnviz.attention.ondemand import LazyCapture, lazy_run
 from attnviz.attention.recorder import Layer, QueryKeyRecorder
-from attnviz.models import ModelHandle
+from attnviz.model.load import ModelHandle
 from attnviz.types import Token, position
 
 

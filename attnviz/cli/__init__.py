@@ -20,7 +20,7 @@ Bad arguments and attnviz errors print one line on stderr and exit with 2 (in En
 `export --lang zh`, whose figures speak Chinese: argparse's own messages too); existing files are kept unless --force;
 every file is written atomically (temporary file, then rename).
 
-A figure is the one the app draws for the same options (`attnviz.selection`, which both call), written as the app's
+A figure is the one the app draws for the same options (`attnviz.view.selection`, which both call), written as the app's
 download buttons write it: --aggregation, --layer, --head, --words, --hide-special, --threshold, --step and --lang
 mean what the app's controls of those names mean, with the app's defaults. --layer and --head also take lists
 ("0,2", "all") and --head "mean" or "max", which the app does not offer.

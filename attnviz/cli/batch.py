@@ -9,14 +9,17 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from attnviz import caveats, i18n, long_texts, models
+from attnviz import i18n
 from attnviz.cli.inputs import Example, examples
 from attnviz.cli.messages import PROG, error_phrase, quiet_libraries, warning
 from attnviz.cli.options import check
 from attnviz.cli.outputs import output_format, output_paths
 from attnviz.cli.request import Request, placement_options
 from attnviz.errors import AttnvizError
+from attnviz.model import load as models
+from attnviz.model import long_texts
 from attnviz.run import MAX_NEW_TOKENS, RunRequest, run_recorded
+from attnviz.text import caveats
 
 Write = Callable[..., Path]  # (capture, request, handle, example, path or None, format) -> the path written
 Compute = Callable[..., object]  # (handle, example, request) -> what `write` writes: a capture by default

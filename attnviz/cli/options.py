@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import sys
 
-from attnviz import analysis, i18n, selection
+from attnviz import i18n
 from attnviz.cli.messages import PROG
 from attnviz.cli.request import Request
 from attnviz.errors import InputError
 from attnviz.export.sizing import resolve_size
-from attnviz.selection import ViewOptions
+from attnviz.maps import analysis
+from attnviz.view import selection
+from attnviz.view.selection import ViewOptions
 
 
 def check(request: Request) -> None:

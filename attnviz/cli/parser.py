@@ -8,13 +8,16 @@ import functools
 import re
 from pathlib import Path
 
-from attnviz import i18n, measure_view, placement, selection
+from attnviz import i18n
 from attnviz.cli.messages import PROG
 from attnviz.cli.request import Request, request_of
 from attnviz.corpus import command as corpus_command
 from attnviz.errors import AttnvizError
 from attnviz.export.sizing import PRESETS
-from attnviz.selection import ViewOptions
+from attnviz.measures import names as measure_view
+from attnviz.model import placement
+from attnviz.view import selection
+from attnviz.view.selection import ViewOptions
 
 KINDS = ("self", "encoder", "decoder", "cross")
 
@@ -93,7 +96,7 @@ def _add_model_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _add_placement_arguments(group, lang: str) -> None:
     """--device-map, --max-memory and --offload-folder: a model larger than one device, placed by accelerate; the
-    first two parsed here, once (`attnviz.placement`), a bad one said in one line."""
+    first two parsed here, once (`attnviz.model.placement`), a bad one said in one line."""
     group.add_argument(
         "--device-map",
         type=_parsed(placement.device_map_of, lang),

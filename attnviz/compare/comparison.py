@@ -8,12 +8,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attnviz import i18n, selection
+from attnviz import i18n
 from attnviz.compare.divergence import matched_rows, mean_divergence, segment_weights
 from attnviz.compare.heads import UNPAIRED, divergence_matrix, paired_heads
 from attnviz.compare.matching import TokenMatch, match_tokens
 from attnviz.errors import InputError
 from attnviz.types import MAP_SPECS, AttentionCapture, AttentionMap
+from attnviz.view import selection
 
 
 @dataclass(frozen=True)

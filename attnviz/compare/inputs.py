@@ -1,5 +1,5 @@
 """What B must be before anything runs, for every face (CLI, app): a text that is not empty, in a language its
-model reads (`attnviz.language`: by script), so that a comparison never sets a model's reading of text it cannot
+model reads (`attnviz.text.language`: by script), so that a comparison never sets a model's reading of text it cannot
 read beside another's."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from attnviz.errors import InputError, Phrase
-from attnviz.language import main_script, reads
+from attnviz.text.language import main_script, reads
 
 
 def check_text_b(text: str | None, model: str, languages: Sequence[str]) -> None:

@@ -18,7 +18,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from attnviz.language import CHARACTER_WORDS, script_of
+from attnviz.text.language import CHARACTER_WORDS, script_of
 from attnviz.types import Token
 
 BOTH, REMOVED, ADDED = "both", "removed", "added"  # a segment in A and B, only in A, only in B

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from attnviz import selection
 from attnviz.compare.comparison import Comparison, twin_kind
 from attnviz.compare.heads import UNPAIRED
 from attnviz.types import AttentionCapture
+from attnviz.view import selection
 
 FIGURE = "alignment"  # `selection.FIGURES`: the diagram drawn on each side
 

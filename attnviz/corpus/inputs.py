@@ -23,7 +23,7 @@ from pathlib import Path
 from attnviz.corpus.gold import Gold
 from attnviz.corpus.words import Words, segmented
 from attnviz.errors import AttnvizError, InputError
-from attnviz.language import LANGUAGE_SCRIPTS
+from attnviz.text.language import LANGUAGE_SCRIPTS
 
 SEPARATOR = "|||"  # between columns where a line has no tab: fast_align's and awesome-align's "source ||| target"
 

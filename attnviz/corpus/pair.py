@@ -1,7 +1,7 @@
 """One translation pair with gold links, scored as a view shows it and head by head.
 
 `PairWords` says which words the gold links index on each side (`attnviz.corpus.words`); `view_scores` scores the
-links of the heads a view shows (`attnviz.selection.Shown`), and says which gold links were found, missed or extra;
+links of the heads a view shows (`attnviz.view.selection.Shown`), and says which gold links were found, missed or extra;
 `head_scores` does the same for every layer × head of the cross-attention at once ("which head aligns best here?").
 With a model translating the other way, `alignment_view` of its capture of the pair read backwards and
 `reverse_mask` give the links it finds, and a view scored with them keeps only the links both directions find.
@@ -13,11 +13,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attnviz import analysis, selection
 from attnviz.corpus import links
 from attnviz.corpus.gold import Counts, Gold, Link, Scores
 from attnviz.corpus.words import Words, token_words
+from attnviz.maps import analysis
 from attnviz.types import AttentionMap
+from attnviz.view import selection
 
 
 @dataclass(frozen=True)
@@ -86,7 +87,7 @@ def view_scores(
     reverse: np.ndarray | None = None,
 ) -> ViewScores:
     """Score the heads a view shows: `amap` is the map as drawn and `selected` its heads (`layers`, `heads`,
-    `head_reduce`, `layer_reduce`, as `attnviz.analysis.aggregate` takes them). While a replay shows only the first
+    `head_reduce`, `layer_reduce`, as `attnviz.maps.analysis.aggregate` takes them). While a replay shows only the first
     target words, only their gold links count. `reverse` (`reverse_mask`): keep only the links it also holds."""
     matrix = analysis.aggregate(amap, **selected)  # (queries, keys) over the drawn tokens
     target_owners, source_owners = words.owners(amap)

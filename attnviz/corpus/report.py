@@ -28,14 +28,15 @@ from pathlib import Path
 
 import numpy as np
 
-from attnviz import analysis, i18n
-from attnviz.catalogue import declared_languages
-from attnviz.caveats import language_names
+from attnviz import i18n
 from attnviz.corpus.gold import Scores
 from attnviz.corpus.shards import SHARDS, JobOptions, ShardSpec, is_done, read_shard_sums, shard_paths
 from attnviz.corpus.stats import HeadAccumulator
 from attnviz.errors import InputError
 from attnviz.figures._common import format_value
+from attnviz.maps import analysis
+from attnviz.model.catalogue import declared_languages
+from attnviz.text.caveats import language_names
 
 APP_URL = (
     "http://localhost:8501/"  # where `link` opens a pair by default (`--app-url`); the Corpus page opens it itself

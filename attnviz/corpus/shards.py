@@ -18,7 +18,6 @@ from pathlib import Path
 
 import numpy as np
 
-from attnviz import selection
 from attnviz.corpus import links
 from attnviz.corpus.gold import Gold, Scores
 from attnviz.corpus.inputs import BadLine, CorpusPair, bad_line, parse_lines
@@ -27,9 +26,10 @@ from attnviz.corpus.stats import HeadAccumulator
 from attnviz.corpus.view import in_forward_texts, reading_prefix, reverse_view
 from attnviz.corpus.words import merged
 from attnviz.errors import AttnvizError, InputError
-from attnviz.language import reads
-from attnviz.models import source_languages
+from attnviz.model.load import source_languages
 from attnviz.run import RunRequest, run, run_pairs
+from attnviz.text.language import reads
+from attnviz.view import selection
 
 SHARDS = "shards"  # the report folder's subfolder of shard files
 

@@ -1,6 +1,6 @@
 """Streamed statistics over a corpus: sums that add up shard by shard, so memory stays bounded whatever its size.
 
-Each pair gives, per map kind and head statistic (`attnviz.analysis.STATISTICS`, whatever roles it lists), one
+Each pair gives, per map kind and head statistic (`attnviz.maps.analysis.STATISTICS`, whatever roles it lists), one
 (layers, heads) array (`analysis.head_statistics`). `Moments` keeps, per head, the count of pairs where the statistic
 applies, the sum and the sum of squares (float64): the corpus mean and spread (population standard deviation) come
 from those, and two `Moments` add up. Adding shards in the same order gives the same bits on any engine.
@@ -15,8 +15,8 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from attnviz import analysis
 from attnviz.corpus.gold import Counts
+from attnviz.maps import analysis
 from attnviz.types import AttentionMap
 
 

@@ -1,6 +1,6 @@
 """Gold links on a view, for the app and the command line alike: the same options give the same scores and figure.
 
-`show_gold(result, shown, options, gold_text)` scores the heads a view shows (`attnviz.selection.Shown`) against a
+`show_gold(result, shown, options, gold_text)` scores the heads a view shows (`attnviz.view.selection.Shown`) against a
 pair's gold links, draws the verdicts over its alignment figure, and scores every layer × head of the pair. The words
 the links index are the word merge's words of the cross-attention (special tokens left out), the words the word view
 draws; links are `attnviz.corpus.links`' (argmax per target word, at the view's threshold). With `reverse`, the
@@ -25,8 +25,8 @@ from attnviz.corpus.pair import (
 )
 from attnviz.corpus.words import merged, shifted
 from attnviz.errors import InputError
-from attnviz.selection import Shown, ViewOptions
 from attnviz.types import AttentionCapture
+from attnviz.view.selection import Shown, ViewOptions
 
 
 @dataclass(frozen=True)
@@ -46,7 +46,7 @@ def gold_record(gold_text: str | None, reverse_model: str | None = None) -> dict
 
 
 def reading_prefix(result: AttentionCapture) -> str:
-    """What the model put before the user's source text (a task prefix, a language code; `attnviz.usage`)."""
+    """What the model put before the user's source text (a task prefix, a language code; `attnviz.model.usage`)."""
     return str(result.provenance.get("options", {}).get("prefix", "") or "")
 
 

@@ -5,7 +5,7 @@ Two ways to say what the words are:
   text the model reads joins the words with one space, except where a CJK character sits on either side of the seam
   (Chinese words are written without spaces: "我 喜欢 学习 。" is read as "我喜欢学习。") and where punctuation
   or a clitic is written against its word ("Good morning !" is read as "Good morning!").
-- `merged(tokens, text)`: plain input — the words of the word merge (`attnviz.analysis.word_groups`: English
+- `merged(tokens, text)`: plain input — the words of the word merge (`attnviz.maps.analysis.word_groups`: English
   subwords joined into words, Chinese words as the segmenter cuts them, in whole pieces), special tokens left out.
   These are the words the app's word view draws.
 
@@ -18,9 +18,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from attnviz import analysis
-from attnviz.analysis import _is_cjk
 from attnviz.errors import InputError
+from attnviz.maps import analysis
+from attnviz.maps.analysis import _is_cjk
 from attnviz.types import Token
 
 Span = tuple[int, int]  # [start, end) character offsets in the text the model reads
@@ -42,7 +42,7 @@ class Words:
 
     def behind(self, prefix: str) -> Words:
         """The same words in `prefix + text`: the text a model reads when it puts a task prefix or a language code
-        before the user's (`attnviz.usage.reading`)."""
+        before the user's (`attnviz.model.usage.reading`)."""
         return Words(prefix + self.text, tuple((start + len(prefix), end + len(prefix)) for start, end in self.spans))
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from attnviz.corpus.shards import JobOptions
-from attnviz.models import load_model
+from attnviz.model.load import load_model
 
 
 def load_worker_model(model: str, device: str, threads: int | None):

@@ -13,8 +13,8 @@ import plotly.graph_objects as go
 from attnviz.export import figure_bytes
 from attnviz.export.files import refuse_existing, write_atomic
 from attnviz.provenance import view_provenance
-from attnviz.selection import recorded_options
 from attnviz.types import AttentionCapture
+from attnviz.view.selection import recorded_options
 
 
 def figure_file_bytes(

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from attnviz import fonts
+from attnviz.figures import fonts
 
 WEB_FAMILY = "attnviz CJK"  # the @font-face name the HTML page gives its embedded subset
 NUMBER_SIGNS = "\u2212\u00d7\u00b7\u2026\u2013\u00a0"  # − × · … – and no-break space, written by number formatters

@@ -2,7 +2,7 @@
 
 Needs a browser (Debian: `apt install chromium`; or `plotly_get_chrome`; or BROWSER_PATH). One Chromium is started on
 the first render and kept warm for the process (~2 s to start). Chinese glyphs come from the packaged Noto Sans SC
-through a fonts.conf that `attnviz.fonts` hands to Chromium.
+through a fonts.conf that `attnviz.figures.fonts` hands to Chromium.
 
 Every wait is bounded: kaleido's own sync server waits forever for a browser that failed to start, so the browser
 runs here on an event loop of its own, and a start or render that fails or overruns its time raises
@@ -21,7 +21,7 @@ import shutil
 import signal
 import threading
 
-from attnviz import fonts
+from attnviz.figures import fonts
 
 _BROWSER_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome")
 START_TIMEOUT_S = 45.0  # Chromium's start on a busy two-core machine takes seconds, not minutes

@@ -12,7 +12,7 @@ JSON schema "attnviz.capture", version 1
                                                       # hash, device, dtype, versions, texts, options, time; optional
       "warnings": [{"key": str, "words": [str], "tokens": [{"text": str, "probability": float}],
                     "suggestion": str, "threshold": float, "message": str}, ...],
-                                                      # unknown words, unsure steps (attnviz.caveats); written for
+                                                      # unknown words, unsure steps (attnviz.text.caveats); written for
                                                       # readers, recomputed from tokens and steps when loaded
       "maps": {
         "<kind>": {                                   # "self" | "encoder" | "decoder" | "cross"
@@ -60,10 +60,10 @@ from pathlib import Path
 
 import numpy as np
 
-from attnviz import caveats
 from attnviz.errors import InputError, Phrase
 from attnviz.export.files import DATA_FORMATS, format_of, refuse_existing, write_atomic
-from attnviz.tokens import shown
+from attnviz.text import caveats
+from attnviz.text.tokens import shown
 from attnviz.types import AttentionCapture, AttentionMap, GenerationStep, Token
 
 SCHEMA = "attnviz.capture"
@@ -159,7 +159,7 @@ def _header(capture: AttentionCapture) -> dict:
         "target_text": capture.target_text,
         "meta": json_safe(capture.meta),
         "provenance": json_safe(capture.provenance),
-        "warnings": caveats.records(capture),  # what the page said about it (attnviz.caveats); derived, not read
+        "warnings": caveats.records(capture),  # what the page said about it (attnviz.text.caveats); derived, not read
         "maps": {
             kind: {
                 "kind": amap.kind,

@@ -31,10 +31,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from attnviz import fonts
 from attnviz.errors import AttnvizError
 from attnviz.export import fontsubset
-from attnviz.fonts import plain_text
+from attnviz.figures import fonts
+from attnviz.figures.fonts import plain_text
 
 if TYPE_CHECKING:  # plotly is only read here (the figure it is given), never imported
     import plotly.graph_objects as go

@@ -3,8 +3,8 @@
 Every figure takes `style=FigureStyle(...)`: `lang` ("en" default, or "zh") and `labels` (a mapping overriding any
 string in `LABELS[lang]`, for the app's i18n), `model` (named in the title), `title` (replaces the built title) and
 `width`/`height` (replace the size the figure chooses for its content).
-Selections follow `attnviz.analysis.aggregate`: `layers`/`heads` are an index, a list, or None for all.
-`effect_grid` (each head's exact effect, `attnviz.measures.head_effects`), `qk_space` (a head's queries and keys in one plane, `attnviz.projection`), `explainer` (the walk-through's steps,
+Selections follow `attnviz.maps.analysis.aggregate`: `layers`/`heads` are an index, a list, or None for all.
+`effect_grid` (each head's exact effect, `attnviz.measures.head_effects`), `qk_space` (a head's queries and keys in one plane, `attnviz.maps.projection`), `explainer` (the walk-through's steps,
 `attnviz.attention.walkthrough`) and `sentence_steps` (the explainer's steps for one token of a real head) take what
 they draw instead of a map: a figure only draws numbers it is given.
 How wide text is, where labels stand, and a figure laid out again for a file's width: `attnviz.figures.layout`.

@@ -11,16 +11,16 @@ from dataclasses import dataclass
 import numpy as np
 import plotly.graph_objects as go
 
-from attnviz import analysis
 from attnviz.errors import InputError
-from attnviz.fonts import plain_text, text_width
+from attnviz.figures.fonts import plain_text, text_width
 from attnviz.i18n.figures import STRINGS as FIGURE_WORDS
 from attnviz.i18n.findhead import STRINGS as FIND_WORDS
 from attnviz.i18n.truth import STRINGS as TRUTH_WORDS
-from attnviz.tokens import readable
+from attnviz.maps import analysis
+from attnviz.text.tokens import readable
 from attnviz.types import AttentionMap, Token
 
-# Noto Sans SC first: it is what static export draws with (attnviz.fonts), so screen and file match where the
+# Noto Sans SC first: it is what static export draws with (attnviz.figures.fonts), so screen and file match where the
 # browser has it; the rest are the usual CJK-capable system fonts.
 FONT_FAMILY = (
     '"Noto Sans SC", "Noto Sans CJK SC", "Source Han Sans SC", "PingFang SC", "Microsoft YaHei", '

@@ -7,11 +7,11 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from attnviz import analysis
 from attnviz.errors import InputError
 from attnviz.figures._common import format_value, selection_text, token_label, token_markers, unknown_notes
 from attnviz.figures.layout import LABEL_SIZE, X_RANGE, TokenLines, line_positions
 from attnviz.figures.style import DEFAULT_STYLE, FigureStyle
+from attnviz.maps import analysis
 from attnviz.types import AttentionMap
 
 LINK_COLOR = "#1f4e9c"

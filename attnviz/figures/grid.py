@@ -8,7 +8,6 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from attnviz import analysis
 from attnviz.errors import InputError, Phrase
 from attnviz.figures._common import (
     MASKED_COLOR,
@@ -22,6 +21,7 @@ from attnviz.figures._common import (
 )
 from attnviz.figures.layout import head_grid_size
 from attnviz.figures.style import DEFAULT_STYLE, FigureStyle
+from attnviz.maps import analysis
 from attnviz.types import AttentionMap
 
 MAP_GRID_MARGIN_PX = (140, 130)  # px the margins (`margin` below) and the colour bar add around the small maps

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 import plotly.graph_objects as go
 
-from attnviz import analysis, i18n
+from attnviz import i18n
 from attnviz.errors import InputError
 from attnviz.figures._common import (
     MASKED_COLOR,
@@ -25,6 +25,7 @@ from attnviz.figures._common import (
 )
 from attnviz.figures.layout import AXIS_WORDS, PLOT_MARGIN_PX, heatmap_axes, room_for
 from attnviz.figures.style import DEFAULT_STYLE, FigureStyle
+from attnviz.maps import analysis
 from attnviz.types import AttentionMap, Token
 
 VALUE_BAR_COLOR = "#4c4c4c"  # the value-norm bars: dark, apart from the colour scale and the masked grey

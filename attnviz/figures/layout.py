@@ -2,7 +2,7 @@
 for the width a file is drawn at.
 
 Every width is measured one way, `text_width`: the text plotly draws, in the font figures are drawn with
-(`attnviz.fonts`). Two label plans use it: a heatmap's tick labels (`heatmap_axes`: thinned to what the axis shows
+(`attnviz.figures.fonts`). Two label plans use it: a heatmap's tick labels (`heatmap_axes`: thinned to what the axis shows
 readably, slanted when they would overlap) and an alignment's token labels (`TokenLines`, `LabelPlan`: level,
 staggered or upright, smaller only when nothing else fits). A file has no page column to stretch into, so
 `fit_to_width` plans both again for the file's width and breaks a title too wide for it (`fit_title`); `as_file`
@@ -18,8 +18,8 @@ import numpy as np
 import plotly.graph_objects as go
 
 from attnviz.figures._common import clamp, hover_axis, tick_positions
-from attnviz.fonts import plain_text
-from attnviz.fonts import text_width as font_text_width
+from attnviz.figures.fonts import plain_text
+from attnviz.figures.fonts import text_width as font_text_width
 
 # ----------------------------------------------------------------------------------------------------------------------
 # How wide text is

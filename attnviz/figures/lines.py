@@ -7,7 +7,6 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from attnviz import analysis
 from attnviz.errors import InputError
 from attnviz.figures._common import (
     HEAD_COLORS,
@@ -19,6 +18,7 @@ from attnviz.figures._common import (
     unknown_notes,
 )
 from attnviz.figures.style import DEFAULT_STYLE, FigureStyle
+from attnviz.maps import analysis
 from attnviz.types import AttentionMap
 
 LINES_WIDTH = 620  # px: two token columns and the links between them

@@ -1,4 +1,4 @@
-"""The query–key space of one head (`attnviz.projection`): queries and keys as points of one plane, and the heatmap
+"""The query–key space of one head (`attnviz.maps.projection`): queries and keys as points of one plane, and the heatmap
 row or column of a point picked there."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from attnviz.errors import InputError
 from attnviz.figures._common import HEAD_COLORS, token_label
 from attnviz.figures.style import DEFAULT_STYLE, FigureStyle
 from attnviz.i18n.qkspace import STRINGS as QK_WORDS
-from attnviz.projection import QueryKeyProjection
+from attnviz.maps.projection import QueryKeyProjection
 from attnviz.types import Token
 
 COLOR_BY = ("position", "token")  # colour a point by its token's position in the text, or by the token itself

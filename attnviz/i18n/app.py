@@ -2,7 +2,7 @@
 
 STRINGS: dict[str, dict[str, str]] = {
     "en": {
-        "excerpt_more": "… (+{count} characters)",  # attnviz.excerpts: a long text quoted
+        "excerpt_more": "… (+{count} characters)",  # attnviz.text.excerpts: a long text quoted
         # Navigation and sidebar
         "page_translate": "Translate & align",
         "page_self": "Self-attention",

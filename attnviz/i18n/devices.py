@@ -1,4 +1,4 @@
-"""The device report (attnviz.devices), in English and 中文: why each backend is or is not usable, `device.<reason>`,
+"""The device report (attnviz.model.devices), in English and 中文: why each backend is or is not usable, `device.<reason>`,
 and the lines of its summary."""
 
 STRINGS: dict[str, dict[str, str]] = {

@@ -13,12 +13,12 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.secrets_unreadable": "{file} cannot be read as TOML: {detail}",
         "error.secrets_not_a_table": "In {file}, [{table}] must be a table of settings (server_mode = true, …).",
         "error.secrets_unknown_key": "{file} has an unknown setting {key!r} in [attnviz]; the settings are {known}.",
-        # attnviz.devices
+        # attnviz.model.devices
         "error.device_unknown": "Unknown device {device!r}; use auto, npu, npu:N, cuda, cuda:N, mps or cpu.",
         "error.device_unavailable": "Device {device!r} is not available: {reason} Choose auto or cpu.",
         "error.device_missing": "Device {device!r} does not exist: this machine has {count} {kind} device(s), "
         "numbered 0 to {last}.",
-        # attnviz.models
+        # attnviz.model.load
         "error.model_not_given": "No model given; pick one from the catalogue or give a Hugging Face id or folder.",
         "error.model_is_file": "{name!r} is a file; give the folder that holds config.json and the weights.",
         "error.model_folder_missing": "No model folder at {name!r}; check the path, or pick a model from the "
@@ -32,7 +32,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.model_hub_unloadable": "Could not load {name!r} from the Hugging Face hub or the local cache ({cache}): "
         "the hub is unreachable or the id is wrong. Download it where there is internet, or give a local folder. "
         "({detail})",
-        # attnviz.objects (a model object the caller holds) and load_model's device maps
+        # attnviz.model.objects (a model object the caller holds) and load_model's device maps
         "error.model_object_not_transformers": "A {kind} is not a Hugging Face Transformers model; give a "
         "PreTrainedModel (or a PEFT model around one), or a name or folder for load_model.",
         "error.model_object_unsupported": "attnviz cannot see the attention of a {kind}: its layers do not call "
@@ -58,20 +58,20 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.offload_no_input_device": "{name!r} cannot run with max_memory ({memory}): its first layer, where "
         "the inputs go, went to disk, which leaves no device to read them on; give the CPU or an accelerator room for "
         "the first layers.",
-        # attnviz.notebook
+        # attnviz.notebook.show
         "error.notebook_needs_ipython": "Showing figures inline needs IPython (a Jupyter kernel): {extra}; or pass "
         "display=False and use the figures returned.",
         "error.notebook_option_unknown": "attnviz.show has no option {option!r}; the options are {options}.",
         "error.notebook_needs_ipywidgets": "attnviz.explore needs ipywidgets (the notebook's controls): {extra}; or "
         "use attnviz.show with the options you want.",
-        # attnviz.policy
+        # attnviz.model.policy
         "error.server_refuses_hub_id": "This server does not allow loading {model!r}; ask its operator to add it to "
         "{variable}.",
         "error.server_refuses_folder": "This server does not allow loading models from {folder!r}; only catalogue "
         "models and folders under {variable} are allowed.",
         "error.model_over_size_limit": "{folder!r} has {size:.0f} MB of weights, above this server's limit of "
         "{limit:.0f} MB.",
-        # attnviz.memory
+        # attnviz.model.memory
         "error.text_too_long": "The {what} has {length:,} characters, more than the limit of {limit:,}; shorten it, "
         "or raise the limit with the environment variable {variable}.",
         "error.capture_mode_unknown": "Unknown capture mode {mode!r}; use 'full' or 'lazy'.",
@@ -166,7 +166,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "hidden without renormalising, or edited). Save the capture itself.",
         "error.capture_step_rows_not_normalised": "At generation step {step}, the {kind} weights of layer {layer}, "
         "head {head} sum to {total}, not 1 (±{tolerance}); save the capture itself.",
-        # attnviz.analysis
+        # attnviz.maps.analysis
         "error.index_not_integer_or_list": "A {what} index must be an integer (or a list of them, or None for all); "
         "got {selection!r}.",
         "error.index_none_chosen": "Choose at least one {what}; the map has {count} ({valid}).",
@@ -203,13 +203,13 @@ STRINGS: dict[str, dict[str, str]] = {
         "analysis.axis_item.key": "Key {index}",
         "analysis.axis_item.query_row": "Query row {index}",
         "analysis.valid_range": "0–{last}, or −{size} to −1 counting from the end",
-        # attnviz.selection
+        # attnviz.view.selection
         "error.stack_unknown": "Unknown stack {stack!r}; use encoder or decoder.",
         "error.view_unknown": "Unknown view {view!r}; use one of {views}.",
         "error.alignment_needs_cross_attention": "Alignment heads are cross-attention heads; show a {kind} map by "
         "head, layer or all instead.",
         "error.figure_unknown": "Unknown figure {figure!r}; use one of {figures}.",
-        # attnviz.replay
+        # attnviz.maps.replay
         "error.step_past_end": "Step {step} is not in this map: it has {steps} rows written (target tokens, or words "
         "in the word view); choose 1–{steps}, or 0 for all.",
         "error.step_not_replayed": "The replay step applies to what a decoder writes (cross-attention or a decoder's "
@@ -290,7 +290,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "walkthrough_size.length": "length",
         "walkthrough_size.hidden": "hidden size",
         "walkthrough_size.heads": "number of heads",
-        # figure and capture export, fonts, figures (attnviz.export, attnviz.fonts, attnviz.figures)
+        # figure and capture export, fonts, figures (attnviz.export, attnviz.figures.fonts, attnviz.figures)
         "error.export_engine_unknown": "Unknown export engine {engine!r}; use one of {engines}.",
         "error.export_needs_browser": "The kaleido engine needs Chrome or Chromium (e.g. apt install chromium, or set "
         "BROWSER_PATH); the static engine exports without a browser (--engine static on the command line, "
@@ -511,11 +511,11 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.secrets_unreadable": "{file} 不是可读的 TOML 文件：{detail}",
         "error.secrets_not_a_table": "{file} 中的 [{table}] 必须是一张设置表（例如 server_mode = true）。",
         "error.secrets_unknown_key": "{file} 的 [attnviz] 中有未知设置 {key!r}；可用的设置有 {known}。",
-        # attnviz.devices
+        # attnviz.model.devices
         "error.device_unknown": "未知设备 {device!r}；请使用 auto、npu、npu:N、cuda、cuda:N、mps 或 cpu。",
         "error.device_unavailable": "设备 {device!r} 不可用：{reason}请改选 auto 或 cpu。",
         "error.device_missing": "设备 {device!r} 不存在：本机有 {count} 个 {kind} 设备，编号为 0 到 {last}。",
-        # attnviz.models
+        # attnviz.model.load
         "error.model_not_given": "没有指定模型；请从模型列表中选择，或给出 Hugging Face 模型名或本地文件夹。",
         "error.model_is_file": "{name!r} 是一个文件；请给出存放 config.json 和权重的文件夹。",
         "error.model_folder_missing": "{name!r} 处没有模型文件夹；请检查路径，或从模型列表中选择一个模型。",
@@ -526,7 +526,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.model_folder_unloadable": "无法加载模型文件夹 {name!r}（文件是否完整、有没有损坏？）：{detail}",
         "error.model_hub_unloadable": "无法从 Hugging Face Hub 或本地缓存（{cache}）加载 {name!r}：Hub 无法访问，"
         "或者模型名有误。请在能联网的地方下载，或者给出本地文件夹。（{detail}）",
-        # attnviz.objects（调用者手里的模型对象）和 load_model 的设备映射
+        # attnviz.model.objects（调用者手里的模型对象）和 load_model 的设备映射
         "error.model_object_not_transformers": "{kind} 不是 Hugging Face Transformers 模型；请给出 PreTrainedModel"
         "（或包着它的 PEFT 模型），或者给 load_model 一个模型名或文件夹。",
         "error.model_object_unsupported": "attnviz 看不到 {kind} 的注意力：它的层不调用 transformers 的注意力接口；"
@@ -545,18 +545,18 @@ STRINGS: dict[str, dict[str, str]] = {
         "但它是在构建模型时算出来的，并不存放在权重文件里，因此读不回来；请调高上限，让它留在 CPU 或加速卡上。",
         "error.offload_no_input_device": "在 max_memory（{memory}）下无法运行 {name!r}：输入送往的第一层被放到了"
         "磁盘上，没有设备可以读入输入；请给 CPU 或加速卡留出放前几层的空间。",
-        # attnviz.notebook
+        # attnviz.notebook.show
         "error.notebook_needs_ipython": "在笔记本里直接显示图需要 IPython（Jupyter 内核）：{extra}；"
         "或者传入 display=False，使用返回的图。",
         "error.notebook_option_unknown": "attnviz.show 没有选项 {option!r}；可用的选项有 {options}。",
         "error.notebook_needs_ipywidgets": "attnviz.explore 需要 ipywidgets（笔记本里的控件）：{extra}；"
         "或者用 attnviz.show 并传入想要的选项。",
-        # attnviz.policy
+        # attnviz.model.policy
         "error.server_refuses_hub_id": "此服务器不允许加载 {model!r}；请联系管理员把它加入 {variable}。",
         "error.server_refuses_folder": "此服务器不允许从 {folder!r} 加载模型；只能加载模型列表中的模型，"
         "以及 {variable} 所列目录下的文件夹。",
         "error.model_over_size_limit": "{folder!r} 的权重有 {size:.0f} MB，超过了此服务器 {limit:.0f} MB 的上限。",
-        # attnviz.memory
+        # attnviz.model.memory
         "error.text_too_long": "{what}有 {length:,} 个字符，超过了 {limit:,} 的上限；请缩短，"
         "或用环境变量 {variable} 提高上限。",
         "error.capture_mode_unknown": "未知的捕获模式 {mode!r}；请使用 'full' 或 'lazy'。",
@@ -640,7 +640,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "或被手动改过）。请保存捕获本身。",
         "error.capture_step_rows_not_normalised": "在第 {step} 个生成步骤，第 {layer} 层、第 {head} 头的 {kind} 权重"
         "之和是 {total}，而不是 1（允许误差 ±{tolerance}）；请保存捕获本身。",
-        # attnviz.analysis
+        # attnviz.maps.analysis
         "error.index_not_integer_or_list": "{what}的编号必须是整数（或整数列表，None 表示全部）；收到的是 {selection!r}。",
         "error.index_none_chosen": "请至少选择一个{what}；这张图有 {count}（{valid}）。",
         "error.index_not_integer": "{what}的编号必须是整数；收到的是 {item!r}。",
@@ -673,12 +673,12 @@ STRINGS: dict[str, dict[str, str]] = {
         "analysis.axis_item.key": "第 {index} 个键",
         "analysis.axis_item.query_row": "第 {index} 个查询行",
         "analysis.valid_range": "0–{last}，或从末尾数起的 −{size} 到 −1",
-        # attnviz.selection
+        # attnviz.view.selection
         "error.stack_unknown": "未知的部分 {stack!r}；请使用 encoder（编码器）或 decoder（解码器）。",
         "error.view_unknown": "未知的视图 {view!r}；请使用 {views} 之一。",
         "error.alignment_needs_cross_attention": "对齐头是交叉注意力的头；{kind} 图请改用 head、layer 或 all 显示。",
         "error.figure_unknown": "未知的图 {figure!r}；请使用 {figures} 之一。",
-        # attnviz.replay
+        # attnviz.maps.replay
         "error.step_past_end": "此图没有第 {step} 步：它写出了 {steps} 行（目标词元，词视图中为词）；请选择 1–{steps}，"
         "或 0 表示全部。",
         "error.step_not_replayed": "回放步数只适用于解码器写出的内容（交叉注意力或解码器的自注意力）；{kind} 图一次读入整段"
@@ -750,7 +750,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "walkthrough_size.length": "长度",
         "walkthrough_size.hidden": "隐藏维度",
         "walkthrough_size.heads": "头数",
-        # figure and capture export, fonts, figures (attnviz.export, attnviz.fonts, attnviz.figures)
+        # figure and capture export, fonts, figures (attnviz.export, attnviz.figures.fonts, attnviz.figures)
         "error.export_engine_unknown": "未知的导出引擎 {engine!r}；请使用 {engines} 之一。",
         "error.export_needs_browser": "kaleido 引擎需要 Chrome 或 Chromium（例如 apt install chromium，或设置 "
         "BROWSER_PATH）；static 引擎不用浏览器也能导出（命令行用 --engine static，Python 中用 engine='static'）。",

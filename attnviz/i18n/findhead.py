@@ -4,7 +4,7 @@ when the weight went to hidden tokens, in English and 中文."""
 
 STRINGS: dict[str, dict[str, str]] = {
     "en": {
-        # attnviz.find_head
+        # attnviz.view.find_head
         "error.find_side_unknown": "Unknown side {side!r}; a token is picked on the query or the key side.",
         "error.find_token_missing": "No token {token!r} (occurrence {occurrence}) in this map; its tokens are "
         "{tokens}.",

@@ -1,4 +1,4 @@
-"""The Hugging Face hub models attnviz offers (attnviz.hub) and how they are fed (attnviz.usage), in English and 中文:
+"""The Hugging Face hub models attnviz offers (attnviz.model.hub) and how they are fed (attnviz.model.usage), in English and 中文:
 the picker's words, each model's description `hub_description.<id>`, and the sentences said when one cannot be had."""
 
 STRINGS: dict[str, dict[str, str]] = {

@@ -1,4 +1,4 @@
-"""Words of the lenses (attnviz.lens, attnviz.figures.lens, `python -m attnviz lens` and `decoder-lens`, the pages'
+"""Words of the lenses (attnviz.view.lenses, attnviz.figures.lens, `python -m attnviz lens` and `decoder-lens`, the pages'
 lens sections): the logit lens's layer × position grid and its lines, DecoderLens, in English and 中文."""
 
 STRINGS: dict[str, dict[str, str]] = {

@@ -1,5 +1,5 @@
-"""Words of the Measure choice (`attnviz.measure_view`): each measure's name, the figure words that say a figure
-draws contributions rather than attention weights, the agreement line (`attnviz.agreement`) and their errors."""
+"""Words of the Measure choice (`attnviz.measures.names`): each measure's name, the figure words that say a figure
+draws contributions rather than attention weights, the agreement line (`attnviz.view.agreement`) and their errors."""
 
 STRINGS = {
     "en": {

@@ -1,4 +1,4 @@
-"""The model catalogue (attnviz.catalogue), in English and 中文: each model's description,
+"""The model catalogue (attnviz.model.catalogue), in English and 中文: each model's description,
 `model_description.<name>`."""
 
 STRINGS: dict[str, dict[str, str]] = {

@@ -1,4 +1,4 @@
-"""The words attnviz.selection adds to a figure's title when it names the heads it shows, in English and 中文.
+"""The words attnviz.view.selection adds to a figure's title when it names the heads it shows, in English and 中文.
 
 An alignment selection may gather heads from several layers ("alignment heads · mean of L2·H3, L3·H1"): these are the
 templates of those phrases, each filled with its {layer}, {head} or {pairs}.

@@ -1,5 +1,5 @@
 """The words of truth on the screen, in English and 中文: unknown tokens in figures, the sentences that say what the
-model did not read or was unsure of (`attnviz.caveats`), the language a text is written in (`attnviz.language`), and
+model did not read or was unsure of (`attnviz.text.caveats`), the language a text is written in (`attnviz.text.language`), and
 the step scores of a generation."""
 
 STRINGS: dict[str, dict[str, str]] = {
@@ -7,7 +7,7 @@ STRINGS: dict[str, dict[str, str]] = {
         # Figures (attnviz/figures/_common.py: `truth_figure_*` join the figures' words)
         "truth_figure_word": "word",
         "truth_figure_unknown": "= unknown to the model: it read no characters here; the label is the text it covers",
-        # Caveats (attnviz/caveats.py): the page, the CLI (stderr) and the capture file say them
+        # Caveats (attnviz/text/caveats.py): the page, the CLI (stderr) and the capture file say them
         "truth_unknown_words": "The model does not know {words}: it read them as unknown tokens (drawn as “word?”), "
         "so the attention there says nothing about those words. Give the translation yourself, or load a full model "
         "such as {suggestion}.",
@@ -32,7 +32,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "{threshold}, so those tokens are guesses. Load a full model such as {suggestion}.",
         "truth_list_separator": ", ",
         "truth_token_probability": "“{token}” ({probability})",
-        # Language (attnviz/language.py)
+        # Language (attnviz/text/language.py)
         "truth_language_mismatch": "This text is written in {script}, which {model} does not read (it reads "
         "{languages}): its attention would show nothing real.",
         "truth_writes_mismatch": "The pair's source is written in {script}, which {model} does not write (it "

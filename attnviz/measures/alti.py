@@ -40,7 +40,7 @@ from attnviz.errors import InputError
 from attnviz.measures.block_parts import Block, BlockRecorder, BlockTensors, find_blocks, watching
 from attnviz.measures.composition import rollout, row_normalised, translation_rollout
 from attnviz.measures.results import Contributions, TranslationShares
-from attnviz.models import ModelHandle
+from attnviz.model.load import ModelHandle
 from attnviz.provenance import build_provenance
 from attnviz.types import AttentionCapture, Deferred
 

@@ -29,16 +29,16 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from attnviz import usage
 from attnviz.attention import values
 from attnviz.attention.batching import decoder_start, pad_id_of, prepare_batch
 from attnviz.attention.forcing import decoding_beams
 from attnviz.attention.math import eager_attention
 from attnviz.attention.recorder import Recorder, recording
 from attnviz.errors import InputError
-from attnviz.models import ModelHandle
+from attnviz.model import usage
+from attnviz.model.load import ModelHandle
 from attnviz.provenance import build_provenance
-from attnviz.tokens import tokens_for_ids
+from attnviz.text.tokens import tokens_for_ids
 from attnviz.types import Token
 
 METRICS = ("log-prob", "cosine")

@@ -33,7 +33,7 @@ from attnviz.measures.head_effects import (
     model_output,
     prepare_scoring,
 )
-from attnviz.models import ModelHandle
+from attnviz.model.load import ModelHandle
 
 PROBES = 32  # random directions of the "cosine" estimate: the relative spread of each head's estimate is √(2/probes)
 

@@ -29,7 +29,7 @@ import torch
 from attnviz.attention.batching import Batch, prepare_batch
 from attnviz.errors import InputError
 from attnviz.measures.saliency_scores import SaliencyScores
-from attnviz.models import ModelHandle
+from attnviz.model.load import ModelHandle
 from attnviz.provenance import build_provenance
 from attnviz.types import Token, position
 

@@ -1,7 +1,7 @@
 """Every contribution measure by the name the command line and the app give it, one line each:
 name -> function(handle, text, target=None, *, truncate=False) -> `results.Contributions`.
 
-`measured` is the one way from a measure's name (`attnviz.measure_view.CONTRIBUTIONS`) to its capture: the app's
+`measured` is the one way from a measure's name (`attnviz.measures.names.CONTRIBUTIONS`) to its capture: the app's
 Measure choice and `attnviz export --measure` call it, so both draw the same numbers."""
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ from __future__ import annotations
 from functools import partial
 
 from attnviz.errors import InputError
-from attnviz.measure_view import CONTRIBUTIONS
 from attnviz.measures.alti import alti
+from attnviz.measures.names import CONTRIBUTIONS
 from attnviz.measures.results import Contributions
 from attnviz.measures.value_zeroing import value_zeroing
-from attnviz.models import ModelHandle
+from attnviz.model.load import ModelHandle
 from attnviz.types import AttentionCapture
 
 MEASURES = {

@@ -34,7 +34,7 @@ from attnviz.attention.math import eager_attention
 from attnviz.attention.recorder import Recorder, recording
 from attnviz.errors import Phrase
 from attnviz.measures.blocks import BlockCall, hidden_output, recorded_blocks, repeated
-from attnviz.models import ModelHandle
+from attnviz.model.load import ModelHandle
 from attnviz.types import AttentionCapture, AttentionMap
 
 MEASURE = {

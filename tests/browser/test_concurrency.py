@@ -18,10 +18,11 @@ from pathlib import Path
 
 import pytest
 
-from attnviz import fonts, selection
 from attnviz.attention.capture import capture
+from attnviz.figures import fonts
 from attnviz.figures._common import token_label
-from attnviz.models import load_model
+from attnviz.model.load import load_model
+from attnviz.view import selection
 from tests.support.browser import CHROMIUM_ARGS, chromium_path, require_browser, streamlit_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

@@ -28,11 +28,11 @@ def files():
     translator writing its translation of 早上好！ (one torch thread, as the app runs), labels in Chinese."""
     import torch
 
-    from attnviz import selection
     from attnviz.attention.generation import generate
     from attnviz.figures.layout import as_file
-    from attnviz.models import load_model
+    from attnviz.model.load import load_model
     from attnviz.run import MAX_NEW_TOKENS
+    from attnviz.view import selection
 
     threads = torch.get_num_threads()
     torch.set_num_threads(1)

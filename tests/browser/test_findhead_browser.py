@@ -54,7 +54,7 @@ def _eager_weight(layer: int, head: int) -> float:
     import torch
     import transformers
 
-    from attnviz.models import load_model
+    from attnviz.model.load import load_model
 
     handle = load_model("minilm", "cpu")
     model = transformers.AutoModel.from_pretrained(handle.path, attn_implementation="eager").eval()

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from attnviz import catalogue, hub, i18n
+from attnviz import i18n
+from attnviz.model import catalogue, hub
 from tests.support.browser import chromium, served_app, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

@@ -19,7 +19,6 @@ import pytest
 import torch
 import transformers
 
-from attnviz import selection
 from attnviz.attention.batching import prepare_batch
 from attnviz.attention.capture import capture
 from attnviz.errors import InputError
@@ -27,8 +26,9 @@ from attnviz.export import load_capture
 from attnviz.measures import alti as alti_module
 from attnviz.measures.alti import alti, block_passes, block_terms
 from attnviz.measures.block_parts import find_blocks
-from attnviz.models import load_model
-from attnviz.selection import ViewOptions
+from attnviz.model.load import load_model
+from attnviz.view import selection
+from attnviz.view.selection import ViewOptions
 from tests.support import tiny
 from tests.support.cli import one_line_error, run_cli
 from tests.support.tiny import FAMILIES, SEQ2SEQ

@@ -2,9 +2,9 @@
 
 import numpy as np
 
-from attnviz.analysis import hide_tokens
 from attnviz.attention.capture import capture
-from attnviz.models import load_model
+from attnviz.maps.analysis import hide_tokens
+from attnviz.model.load import load_model
 
 
 def test_hide_special_tokens_on_a_seq2seq_decoder_map_keeps_the_written_words():

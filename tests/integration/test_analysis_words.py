@@ -5,9 +5,9 @@ import re
 import numpy as np
 import pytest
 
-from attnviz import analysis
 from attnviz.attention.capture import capture
-from attnviz.models import load_model
+from attnviz.maps import analysis
+from attnviz.model.load import load_model
 
 TEXT = "早上好！I like studying attention."
 

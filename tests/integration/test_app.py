@@ -14,11 +14,13 @@ import torch
 from streamlit.testing.v1 import AppTest
 
 from app_pages.explainer import steps as explainer_steps
-from attnviz import analysis, figures, i18n, selection
+from attnviz import figures, i18n
 from attnviz.attention.capture import capture
 from attnviz.attention.math import softmax_rows
 from attnviz.errors import Phrase, SettingError
-from attnviz.models import catalogue, load_model
+from attnviz.maps import analysis
+from attnviz.model.load import catalogue, load_model
+from attnviz.view import selection
 from tests.support.app import APP, PAGES, assert_page_ok, charts, open_app
 from tests.support.figure_reading import plotly_array as array
 

@@ -18,11 +18,12 @@ import tomllib
 from streamlit.testing.v1 import AppTest
 
 from app_pages.shared import figure_export, opened
-from attnviz import analysis, cli, export, i18n
+from attnviz import cli, export, i18n
 from attnviz.attention.capture import capture
 from attnviz.errors import AttnvizError
 from attnviz.figures.layout import as_file
-from attnviz.models import load_model
+from attnviz.maps import analysis
+from attnviz.model.load import load_model
 from attnviz.provenance import alignment_heads_of, with_provenance
 from tests.support.app import assert_page_ok, charts, downloads, one_torch_thread  # noqa: F401 - two fixtures
 from tests.support.app import open_by_link as app

@@ -13,11 +13,12 @@ import pytest
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 from streamlit.testing.v1 import AppTest
 
-from attnviz import find_head, i18n
+from attnviz import i18n
 from attnviz.errors import InputError
 from attnviz.measures import head_effects as effects_module
 from attnviz.measures.head_effects import head_effects
-from attnviz.models import load_model
+from attnviz.model.load import load_model
+from attnviz.view import find_head
 from tests.support.app import assert_page_ok, one_torch_thread, open_by_link  # noqa: F401 (autouse)
 
 HEADS, SELF, TRANSLATE = "page_scripts/heads.py", "page_scripts/self_attention.py", "page_scripts/translate.py"

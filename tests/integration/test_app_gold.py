@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from attnviz import analysis
 from attnviz.attention.capture import capture
 from attnviz.corpus.gold import Gold
 from attnviz.corpus.pair import head_scores
 from attnviz.corpus.view import pair_words
 from attnviz.figures._common import format_value
-from attnviz.models import load_model
+from attnviz.maps import analysis
+from attnviz.model.load import load_model
 
 APP = str(Path(__file__).resolve().parents[2] / "app_pages" / "main.py")
 PAIR = {"model": "demo-zh-en", "text": "早上好！", "target": "Good morning!", "mode": "pair"}
@@ -104,10 +104,10 @@ def _head_links(cross, words, layer: int, head: int):
 
 
 def test_a_reverse_model_keeps_only_the_links_both_directions_find():
-    from attnviz import selection
     from attnviz.corpus import links
     from attnviz.corpus.gold import Counts
     from attnviz.corpus.pair import PairWords
+    from attnviz.view import selection
 
     gold_text = "0-0 1-1 2-2"
     at = open_app(**PAIR, gold=gold_text, view="head", layer=2, head=0, gold_reverse="demo-en-zh")

@@ -12,7 +12,8 @@ import jieba
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from attnviz import hub, i18n
+from attnviz import i18n
+from attnviz.model import hub
 from tests.support import replicas
 
 APP = str(Path(__file__).resolve().parents[2] / "app_pages" / "main.py")

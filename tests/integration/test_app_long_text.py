@@ -15,9 +15,11 @@ from streamlit.testing.v1 import AppTest
 
 from app_pages.explainer import sentence
 from app_pages.shared import caches
-from attnviz import analysis, catalogue, selection
 from attnviz.attention.capture import capture
-from attnviz.models import load_model
+from attnviz.maps import analysis
+from attnviz.model import catalogue
+from attnviz.model.load import load_model
+from attnviz.view import selection
 from tests.support.app import open_by_link
 from tests.support.long_texts import english_text
 

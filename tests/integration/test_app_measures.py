@@ -8,14 +8,15 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from attnviz import agreement, i18n, selection
+from attnviz import i18n
 from attnviz.attention.capture import capture
 from attnviz.errors import InputError
-from attnviz.looking import seed_looking_using
 from attnviz.measures import table
 from attnviz.measures.alti import alti
 from attnviz.measures.value_zeroing import value_zeroing
-from attnviz.models import load_model
+from attnviz.model.load import load_model
+from attnviz.view import agreement, selection
+from attnviz.view.looking import seed_looking_using
 from tests.support.app import chart_specs, opened_without_errors
 from tests.support.app import open_by_link as app
 from tests.support.figure_reading import plotly_array

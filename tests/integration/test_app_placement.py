@@ -11,8 +11,8 @@ import pytest
 from app_pages.shared import caches
 from attnviz.attention.capture import capture
 from attnviz.errors import ModelLoadError
-from attnviz.models import load_model
-from attnviz.placement import max_memory_of
+from attnviz.model.load import load_model
+from attnviz.model.placement import max_memory_of
 from tests.support.app import assert_page_ok, charts, one_torch_thread, open_app  # noqa: F401 - autouse fixture
 from tests.support.figure_reading import plotly_array as array
 

@@ -12,7 +12,7 @@ from attnviz import i18n
 from attnviz import run as runs
 from attnviz.errors import InputError
 from attnviz.measures.saliency import saliency
-from attnviz.models import load_model
+from attnviz.model.load import load_model
 from tests.support.app import assert_page_ok, charts, open_app
 from tests.support.figure_reading import plotly_array
 

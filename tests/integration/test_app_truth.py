@@ -122,7 +122,7 @@ def test_seed_example_has_no_warning():
 
 
 def test_chinese_into_minilm_is_named_on_the_self_attention_page():
-    from attnviz.catalogue import catalogue
+    from attnviz.model.catalogue import catalogue
 
     if "minilm" not in [entry.name for entry in catalogue()]:
         import pytest

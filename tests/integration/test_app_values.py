@@ -9,9 +9,10 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from attnviz import analysis, selection
 from attnviz.attention.capture import capture
-from attnviz.models import load_model
+from attnviz.maps import analysis
+from attnviz.model.load import load_model
+from attnviz.view import selection
 from tests.support.app import chart_specs, opened_without_errors
 
 PAIR = {"text": "早上好！", "target": "Good morning!", "mode": "pair", "words": 0, "hide": 0}

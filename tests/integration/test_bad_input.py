@@ -12,13 +12,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from attnviz import analysis, export, figures
+from attnviz import export, figures
 from attnviz.attention.capture import capture
 from attnviz.attention.walkthrough import walkthrough
 from attnviz.cli import main
-from attnviz.devices import device_report
 from attnviz.errors import AttnvizError, InputError, ResourceLimitError
-from attnviz.models import load_model
+from attnviz.maps import analysis
+from attnviz.model.devices import device_report
+from attnviz.model.load import load_model
 from attnviz.types import AttentionMap, Token
 from tests.support.cli import numbered
 from tests.support.maps import random_map, seed_pair_map, tokens_from

@@ -11,7 +11,7 @@ from attnviz.attention.capture import capture, capture_batch
 from attnviz.attention.generation import generate
 from attnviz.attention.recorder import WeightRecorder, recording
 from attnviz.errors import InputError
-from attnviz.models import load_model
+from attnviz.model.load import load_model
 from tests.support.tiny import FAMILIES, SEQ2SEQ
 
 TEXTS = ["早上好！Good morning!", "I like studying, 我喜欢学习 very much."]

@@ -480,7 +480,7 @@ def test_alignment_opens_on_the_trained_alignment_head():
     import numpy as np
 
     from attnviz.attention.capture import capture
-    from attnviz.models import load_model
+    from attnviz.model.load import load_model
 
     handle = load_model("demo-zh-en", "cpu")
     ((layer, head),) = handle.alignment_heads
@@ -527,9 +527,9 @@ def test_alignment_opens_on_the_trained_alignment_head():
     ],
 )
 def test_head_arguments_mean_the_apps_aggregations_where_they_can(tiny_folder, view, fields):
-    from attnviz import selection
     from attnviz.attention.capture import capture
-    from attnviz.models import load_model
+    from attnviz.model.load import load_model
+    from attnviz.view import selection
 
     handle = load_model(tiny_folder("bert"), "cpu")
     result = capture(handle, "Good morning")

@@ -20,15 +20,16 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from app_pages.shared import figure_export
-from attnviz import cli, selection
+from attnviz import cli
 from attnviz.cli import batch
 from attnviz.cli.commands.export import figure as cli_figure
 from attnviz.cli.inputs import examples
 from attnviz.cli.options import check
 from attnviz.cli.parser import parse
 from attnviz.figures.layout import as_file
-from attnviz.models import load_model
+from attnviz.model.load import load_model
 from attnviz.run import MAX_NEW_TOKENS
+from attnviz.view import selection
 from tests.support.app import one_torch_thread  # noqa: F401 - a fixture: torch on one thread, as in the app
 from tests.support.figure_reading import html_figure
 

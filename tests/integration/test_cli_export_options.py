@@ -25,7 +25,7 @@ PAIR = ["--model", "demo-zh-en", "--device", "cpu", "--text", "早上好！", "-
 
 def figure_size(argv: list[str]) -> tuple[int, int]:
     """The width and height (plotly px) of the figure `export` draws for these arguments, at its own size."""
-    from attnviz.models import load_model
+    from attnviz.model.load import load_model
 
     args = parse(["export", *argv, "-o", "unused.png"])
     handle = load_model(args.model, args.device)

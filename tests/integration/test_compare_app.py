@@ -13,13 +13,14 @@ import numpy as np
 import pytest
 import torch
 
-from attnviz import i18n, selection
+from attnviz import i18n
 from attnviz.attention import precision
 from attnviz.attention.capture import capture
 from attnviz.compare import compare_captures
-from attnviz.devices import resolve_device
 from attnviz.errors import InputError
-from attnviz.models import load_model
+from attnviz.model.devices import resolve_device
+from attnviz.model.load import load_model
+from attnviz.view import selection
 from tests.support.app import assert_page_ok, open_by_link
 
 PAGE = "page_scripts/compare.py"

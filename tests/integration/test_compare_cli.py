@@ -14,11 +14,11 @@ import numpy as np
 import pytest
 import torch
 
-from attnviz import devices
 from attnviz.attention.capture import capture
 from attnviz.compare import compare_captures
-from attnviz.models import load_model
-from attnviz.selection import prepare_map
+from attnviz.model import devices
+from attnviz.model.load import load_model
+from attnviz.view.selection import prepare_map
 from tests.support import tiny
 from tests.support.cli import one_line_error, run_cli
 from tests.support.figure_reading import links_by_hand

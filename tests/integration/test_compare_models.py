@@ -13,7 +13,7 @@ from scipy.spatial.distance import jensenshannon
 
 from attnviz.attention.capture import capture
 from attnviz.compare import BOTH, compare_captures, parity
-from attnviz.models import load_model
+from attnviz.model.load import load_model
 from tests.support import tiny
 
 TEXT_A = "the cat sat on the mat"

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import pytest
 
-from attnviz import selection
 from attnviz.attention.capture import capture
 from attnviz.compare import compare_captures, side_by_side, side_options
-from attnviz.models import load_model
+from attnviz.model.load import load_model
+from attnviz.view import selection
 from tests.support.figure_reading import links_by_hand
 
 TEXT_A, TEXT_B, TARGET = "the cat sat on the mat", "the big cat sat on the mat", "Good morning!"

@@ -14,7 +14,7 @@ from attnviz.errors import InputError
 from attnviz.export.saliency_file import load_saliency
 from attnviz.measures.saliency import saliency
 from attnviz.measures.value_zeroing import value_zeroing
-from attnviz.models import load_model
+from attnviz.model.load import load_model
 
 TEXT, TARGET = "早上好！", "Good morning!"
 

@@ -13,14 +13,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from attnviz import analysis
 from attnviz.attention.capture import capture
 from attnviz.cli import main
 from attnviz.corpus.gold import Counts, Gold
 from attnviz.corpus.pair import PairWords, head_scores
 from attnviz.corpus.shards import shard_paths
 from attnviz.corpus.words import segmented
-from attnviz.models import load_model
+from attnviz.maps import analysis
+from attnviz.model.load import load_model
 from tests.support.corpus_files import corpus_file, gold_lines
 
 MODEL = "demo-zh-en"

@@ -12,7 +12,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from attnviz import selection
 from attnviz.attention.capture import capture
 from attnviz.cli import main
 from attnviz.corpus import links
@@ -21,7 +20,8 @@ from attnviz.corpus.pair import PairWords, head_scores, reverse_mask
 from attnviz.corpus.view import reverse_view
 from attnviz.corpus.words import segmented
 from attnviz.figures._common import format_value
-from attnviz.models import load_model
+from attnviz.model.load import load_model
+from attnviz.view import selection
 from tests.support.corpus_files import corpus_file, gold_lines
 from tests.support.tiny import save_tiny
 

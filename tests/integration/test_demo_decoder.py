@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 import torch
 
-from attnviz import analysis
 from attnviz.attention.capture import capture
 from attnviz.attention.ondemand import capture_lazy
-from attnviz.models import catalogue, load_model
+from attnviz.maps import analysis
+from attnviz.model.load import catalogue, load_model
 from training.data.corpus import HELD_OUT_FILE
 from training.data.pairs import read_tsv
 from training.decoder.card import FOUND, HEADS_FILE

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from attnviz.attention.capture import capture
-from attnviz.models import load_model
+from attnviz.model.load import load_model
 from training.common.weights import MAX_FILE_BYTES, weight_files, weights_bytes
 from training.data.corpus import GRAMMAR_HELD_OUT_FILE, HELD_OUT_FILE, TRAIN_FILE
 from training.data.pairs import read_tsv

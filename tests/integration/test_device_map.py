@@ -12,10 +12,10 @@ import transformers
 from accelerate.utils import offload
 
 import attnviz
-from attnviz import placement
 from attnviz.errors import ModelLoadError
 from attnviz.export import load_capture
-from attnviz.models import load_model
+from attnviz.model import placement
+from attnviz.model.load import load_model
 from tests.support import tiny
 from tests.support.cli import one_line_error, run_cli
 
@@ -44,7 +44,7 @@ def qwen(tmp_path_factory) -> tuple[str, int]:
     return str(folder), sum(parameter.numel() * 4 for parameter in model.parameters())
 
 
-def _half_on_disk(folder: str, size: int, offload_folder) -> attnviz.models.ModelHandle:
+def _half_on_disk(folder: str, size: int, offload_folder) -> attnviz.model.load.ModelHandle:
     return load_model(
         folder, device="cpu", device_map="auto", max_memory=f"cpu={size // 2}B", offload_folder=offload_folder
     )

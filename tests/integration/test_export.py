@@ -14,12 +14,14 @@ from PIL import Image
 from plotly.colors import sample_colorscale, unlabel_rgb
 from pypdf import PdfReader
 
-from attnviz import analysis, export, figures, fonts, settings
+from attnviz import export, figures, settings
 from attnviz.attention.vectors import HeadVectors
 from attnviz.attention.walkthrough import sentence_walkthrough, walkthrough
 from attnviz.errors import AttnvizError, InputError, SettingError
+from attnviz.figures import fonts
 from attnviz.figures.style import DRAWN_TRACES, UNDRAWN_LAYOUT, white_template
-from attnviz.projection import project_queries_keys
+from attnviz.maps import analysis
+from attnviz.maps.projection import project_queries_keys
 from attnviz.types import AttentionCapture, AttentionMap, GenerationStep, Token
 from tests.support.maps import random_map, seed_pair_map, tokens_from
 

@@ -14,9 +14,10 @@ from fontTools.ttLib import TTFont
 from PIL import Image
 from pypdf import PdfReader
 
-from attnviz import export, figures, fonts, i18n
+from attnviz import export, figures, i18n
 from attnviz.errors import InputError
 from attnviz.export import fontsubset, sizing
+from attnviz.figures import fonts
 from attnviz.figures.layout import TITLE_LINE, fit_alignment, fit_title
 from attnviz.types import AttentionMap
 from tests.support.engines import HAS_BROWSER, NO_BROWSER

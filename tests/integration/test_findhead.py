@@ -6,10 +6,10 @@ import pytest
 import torch
 import transformers
 
-from attnviz import find_head, selection
 from attnviz.attention.capture import capture
 from attnviz.attention.ondemand import capture_lazy
-from attnviz.models import load_model
+from attnviz.model.load import load_model
+from attnviz.view import find_head, selection
 
 TEXT = "the cat saw the dog because it was tired"
 

@@ -11,11 +11,13 @@ import math
 import numpy as np
 from streamlit.testing.v1 import AppTest
 
-from attnviz import analysis, find_head, i18n, selection
+from attnviz import i18n
 from attnviz.attention.capture import capture
 from attnviz.attention.generation import generate
-from attnviz.models import load_model
+from attnviz.maps import analysis
+from attnviz.model.load import load_model
 from attnviz.run import MAX_NEW_TOKENS
+from attnviz.view import find_head, selection
 from tests.support.app import open_by_link
 
 TEXT = "the cat saw the dog because it was tired"

@@ -11,7 +11,7 @@ import pytest
 from app_pages.shared import caches, first_view, model_runs, save_first_view, server_load, startup
 from app_pages.shared.state import ViewState
 from attnviz.export.schema import capture_from_npz
-from attnviz.models import catalogue_folder, load_model
+from attnviz.model.load import catalogue_folder, load_model
 from tests.support.app import assert_page_ok, charts, open_app
 
 DEFAULT = ViewState()

@@ -11,11 +11,11 @@ import torch
 
 from attnviz.attention.capture import capture
 from attnviz.errors import InputError
-from attnviz.find_head import piece_choices, rank_heads_by_effect, token_choices
 from attnviz.measures import head_effects as effects_module
 from attnviz.measures.head_effects import ablating, head_effects, head_sites, prepare_scoring
 from attnviz.measures.head_estimate import head_estimate, rank_agreement
-from attnviz.models import load_model
+from attnviz.model.load import load_model
+from attnviz.view.find_head import piece_choices, rank_heads_by_effect, token_choices
 from tests.support.tiny import FAMILIES, SEQ2SEQ
 
 TEXT = "早上好！我喜欢学习。"

@@ -10,7 +10,7 @@ import pytest
 
 from attnviz.export.head_effects import COLUMNS
 from attnviz.measures.head_effects import head_effects
-from attnviz.models import load_model
+from attnviz.model.load import load_model
 from tests.support.cli import one_line_error, run_cli
 
 TEXT, TARGET = "早上好！", "Good morning!"

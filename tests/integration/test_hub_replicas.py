@@ -14,11 +14,11 @@ import pytest
 import torch
 import transformers
 
-from attnviz import hub, usage
 from attnviz.attention.capture import capture
 from attnviz.attention.generation import generate
 from attnviz.errors import InputError
-from attnviz.models import load_model, without_sacremoses_request
+from attnviz.model import hub, usage
+from attnviz.model.load import load_model, without_sacremoses_request
 from tests.support import replicas
 
 SEQ2SEQ_CASES = [  # (hub id, text, target, how its model card builds the model's input)
@@ -199,7 +199,7 @@ def test_a_hub_model_already_in_the_local_cache_loads_offline(replica, tmp_path)
     (repo / "refs").mkdir()
     (repo / "refs" / "main").write_text(commit)
     script = (
-        "from attnviz.models import load_model; from attnviz.attention.capture import capture\n"
+        "from attnviz.model.load import load_model; from attnviz.attention.capture import capture\n"
         "handle = load_model('attnviz-tests/tiny-gpt2', 'cpu')\n"
         "print(handle.kind, handle.path, capture(handle, 'Good morning!')['self'].weights.shape[:2])"
     )

@@ -8,9 +8,9 @@ import json
 import pytest
 
 from attnviz.cli import main
-from attnviz.lens import logit_lens_rows
 from attnviz.measures.logit_lens import logit_lens
-from attnviz.models import load_model
+from attnviz.model.load import load_model
+from attnviz.view.lenses import logit_lens_rows
 
 TEXT = "早上好！Good morning"
 

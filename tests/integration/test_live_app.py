@@ -17,7 +17,7 @@ from attnviz.errors import InputError
 from attnviz.figures.live import step_row
 from attnviz.measures import block_parts
 from attnviz.measures.alti import alti
-from attnviz.models import load_model
+from attnviz.model.load import load_model
 from attnviz.run import RunRequest, run_recorded
 from tests.support.app import assert_page_ok, one_torch_thread, open_app  # noqa: F401  (the fixture)
 from tests.support.figure_reading import plotly_array

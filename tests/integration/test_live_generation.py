@@ -14,11 +14,11 @@ import torch
 
 from attnviz.attention.generation import generate
 from attnviz.attention.live import write_live
+from attnviz.attention.live_items import LiveBeams, LiveFinished, LiveStep
 from attnviz.attention.recorder import state_of
 from attnviz.figures.live import step_row
 from attnviz.figures.style import FigureStyle
-from attnviz.live_items import LiveBeams, LiveFinished, LiveStep
-from attnviz.models import load_model
+from attnviz.model.load import load_model
 from attnviz.run import RunRequest, run_live, run_recorded
 
 TEXT = "早上好！Good morning"  # the tiny random models write otherwise with 3 beams than greedily

@@ -1,8 +1,8 @@
 """Long texts on saved models: the catalogue reads a model's positions and languages from its files, and the longest
 reader of a text wins."""
 
-from attnviz import long_texts
-from attnviz.catalogue import catalogue, catalogue_entry
+from attnviz.model import long_texts
+from attnviz.model.catalogue import catalogue, catalogue_entry
 from tests.support.tiny import save_long_llama
 
 

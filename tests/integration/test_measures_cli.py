@@ -13,7 +13,7 @@ from attnviz.cli.parser import parse
 from attnviz.measures.alti import alti
 from attnviz.measures.table import measured
 from attnviz.measures.value_zeroing import value_zeroing
-from attnviz.models import load_model
+from attnviz.model.load import load_model
 from tests.support.cli import one_line_error, run_cli
 
 TEXT, TARGET = "早上好！", "Good morning!"

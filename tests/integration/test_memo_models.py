@@ -2,8 +2,9 @@
 
 import torch
 
-from attnviz import memory, provenance
-from attnviz.models import load_model
+from attnviz import provenance
+from attnviz.model import memory
+from attnviz.model.load import load_model
 
 
 def test_the_dtype_and_weight_size_follow_a_cast_model(tiny_folder):

@@ -2,10 +2,10 @@
 
 import pytest
 
-from attnviz import memory
 from attnviz.attention.capture import capture
 from attnviz.attention.ondemand import capture_lazy
-from attnviz.models import load_model
+from attnviz.model import memory
+from attnviz.model.load import load_model
 
 
 @pytest.mark.parametrize("family", ["bert", "llama", "marian", "t5"])

@@ -1,4 +1,4 @@
-"""A model object the caller holds (`attnviz.capture(model, tokenizer, text)`, `attnviz.objects.from_objects`).
+"""A model object the caller holds (`attnviz.capture(model, tokenizer, text)`, `attnviz.model.objects.from_objects`).
 
 Checked against independent paths: the same weights loaded by name (`load_model`) capture the same maps bit for
 bit; the model's own outputs, config and training mode before a capture are those after it; a half-precision model's
@@ -17,8 +17,8 @@ import transformers
 
 import attnviz
 from attnviz.errors import ModelLoadError
-from attnviz.models import load_model
-from attnviz.objects import from_objects
+from attnviz.model.load import load_model
+from attnviz.model.objects import from_objects
 from tests.support import tiny
 
 TEXT = "早上好！I like studying."

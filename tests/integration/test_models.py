@@ -7,7 +7,7 @@ import transformers
 
 from attnviz.attention.capture import capture
 from attnviz.errors import ModelLoadError
-from attnviz.models import catalogue, load_model
+from attnviz.model.load import catalogue, load_model
 
 
 @pytest.mark.parametrize(

@@ -32,7 +32,7 @@ from nbclient import NotebookClient
 from plotly.offline import get_plotlyjs
 
 import attnviz
-from attnviz.notebook import PLOTLY_MIME
+from attnviz.notebook.show import PLOTLY_MIME
 
 REPO = Path(__file__).resolve().parents[2]
 TUTORIAL = REPO / "docs" / "notebooks" / "tutorial.ipynb"

@@ -36,7 +36,7 @@ def _python(code: str) -> subprocess.CompletedProcess:
 
 
 def _has_npu_hardware() -> bool:
-    from attnviz.devices import device_statuses
+    from attnviz.model.devices import device_statuses
 
     return next(status for status in device_statuses() if status.name == "npu").available
 
@@ -63,7 +63,9 @@ def test_plain_import_torch_fails_here_which_is_why_attnviz_guards_it():
 
 
 def test_import_attnviz_works_in_a_fresh_interpreter():
-    result = _python("import attnviz, torch; import attnviz.devices, attnviz.attention.npu; print(torch.__version__)")
+    result = _python(
+        "import attnviz, torch; import attnviz.model.devices, attnviz.attention.npu; print(torch.__version__)"
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip().startswith("2.13.")
 
@@ -71,7 +73,7 @@ def test_import_attnviz_works_in_a_fresh_interpreter():
 @needs_no_cann
 def test_device_report_says_the_npu_is_unavailable_and_why(monkeypatch):
     monkeypatch.delenv("ATTNVIZ_DEVICE", raising=False)
-    from attnviz.devices import device_report
+    from attnviz.model.devices import device_report
 
     report = device_report()
     npu = next(entry for entry in report.entries if entry.name == "npu")
@@ -84,8 +86,8 @@ def test_device_report_says_the_npu_is_unavailable_and_why(monkeypatch):
 @needs_no_cann
 @pytest.mark.parametrize("spec", ["npu", "npu:0"])
 def test_asking_for_the_npu_by_name_fails_with_a_sentence(monkeypatch, spec):
-    from attnviz.devices import resolve_device
     from attnviz.errors import DeviceUnavailableError
+    from attnviz.model.devices import resolve_device
 
     monkeypatch.setenv("ATTNVIZ_DEVICE", spec)
     with pytest.raises(DeviceUnavailableError) as raised:
@@ -119,7 +121,7 @@ def test_capture_runs_on_cpu_with_a_tiny_random_bert(monkeypatch, tiny_folder):
     if _has_npu_hardware():
         pytest.skip("an NPU is usable here, so auto would not choose the CPU")
     from attnviz.attention.capture import capture
-    from attnviz.models import load_model
+    from attnviz.model.load import load_model
 
     handle = load_model(tiny_folder("bert"), device="auto")
     assert handle.device == "cpu"

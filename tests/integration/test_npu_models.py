@@ -7,7 +7,7 @@ import pytest
 from attnviz.attention import npu
 from attnviz.attention.capture import capture
 from attnviz.attention.ondemand import capture_lazy
-from attnviz.models import load_model
+from attnviz.model.load import load_model
 from tests.support.npu_reference import SpyKernel
 from tests.support.tiny import FAMILIES, SEQ2SEQ
 

@@ -7,14 +7,15 @@ import numpy as np
 import pytest
 import torch
 
-from attnviz import analysis, figures
+from attnviz import figures
 from attnviz.attention import tiles
 from attnviz.attention.capture import capture
 from attnviz.attention.compact import CompactMask, LayerInputs, RelativeBias
 from attnviz.attention.ondemand import capture_lazy
 from attnviz.attention.recorder import QueryKeyRecorder, WeightRecorder, recording, state_of
 from attnviz.errors import InputError, ResourceLimitError
-from attnviz.models import load_model
+from attnviz.maps import analysis
+from attnviz.model.load import load_model
 from attnviz.types import MAP_SPECS, AttentionResult, map_specs
 from tests.support.tiny import FAMILIES, SEQ2SEQ
 

@@ -7,8 +7,8 @@ import shutil
 import pytest
 
 from attnviz.errors import ModelLoadError
-from attnviz.models import load_model
-from attnviz.policy import Policy
+from attnviz.model.load import load_model
+from attnviz.model.policy import Policy
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from attnviz.attention.capture import capture
 from attnviz.errors import AttnvizError
-from attnviz.models import load_model
+from attnviz.model.load import load_model
 
 TEXT = st.text(
     alphabet=st.characters(codec=None, exclude_categories=()),  # every code point, surrogates and controls included

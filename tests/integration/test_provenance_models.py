@@ -13,7 +13,7 @@ from attnviz import __version__, export, provenance
 from attnviz.attention.capture import capture, capture_batch
 from attnviz.attention.generation import generate
 from attnviz.attention.ondemand import capture_lazy
-from attnviz.models import load_model
+from attnviz.model.load import load_model
 from attnviz.types import AttentionCapture
 from tests.support.maps import seed_pair_map
 

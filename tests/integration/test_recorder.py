@@ -12,7 +12,7 @@ import torch
 
 from attnviz.attention.capture import capture
 from attnviz.attention.recorder import QueryKeyRecorder, WeightRecorder, recording, state_of
-from attnviz.models import load_model
+from attnviz.model.load import load_model
 
 RECORDERS = [WeightRecorder, QueryKeyRecorder]
 TEXT = "早上好！Good morning!"

@@ -4,12 +4,13 @@ encoder reading its text in either mode, and long texts captured on demand with 
 import numpy as np
 import pytest
 
-from attnviz import memory, selection
 from attnviz.attention.capture import capture
 from attnviz.errors import InputError, SettingError
-from attnviz.models import load_model
+from attnviz.model import memory
+from attnviz.model.load import load_model
 from attnviz.run import RunRequest, capture_kind, run
 from attnviz.settings import variable
+from attnviz.view import selection
 
 LAZY_FROM_TOKENS = variable("lazy_from_tokens")
 

@@ -16,13 +16,13 @@ import pytest
 
 import attnviz.settings
 from app_pages.shared import caches
-from attnviz import selection
 from attnviz.cli import batch
 from attnviz.cli.inputs import examples
 from attnviz.cli.parser import parse
-from attnviz.models import load_model
+from attnviz.model.load import load_model
 from attnviz.run import MAX_NEW_TOKENS, RunRequest, capture_kind, run
 from attnviz.types import AttentionCapture
+from attnviz.view import selection
 
 LAZY_FROM_TOKENS = attnviz.settings.variable("lazy_from_tokens")
 TARGET = "Good morning!"  # the app's target box keeps its text whatever the model

@@ -11,7 +11,7 @@ import torch
 from attnviz.attention.batching import prepare_batch
 from attnviz.errors import InputError
 from attnviz.measures import saliency as sal
-from attnviz.models import load_model
+from attnviz.model.load import load_model
 from tests.support.tiny import SEQ2SEQ
 
 TEXT = "早上好！Good morning!"

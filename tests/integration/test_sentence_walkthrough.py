@@ -12,7 +12,7 @@ from attnviz.attention.ondemand import capture_lazy
 from attnviz.attention.vectors import capture_with_values, head_vectors, row_terms
 from attnviz.attention.walkthrough import sentence_walkthrough
 from attnviz.errors import InputError
-from attnviz.models import load_model
+from attnviz.model.load import load_model
 from tests.support.tiny import SEQ2SEQ
 
 TEXT = "早上好！Good morning, I like studying."

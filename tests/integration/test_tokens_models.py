@@ -5,8 +5,8 @@ import pytest
 
 from attnviz.attention.capture import capture
 from attnviz.attention.encoding import _calls_backend_only, encode
-from attnviz.models import load_model
-from attnviz.tokens import tokens_from_offsets
+from attnviz.model.load import load_model
+from attnviz.text.tokens import tokens_from_offsets
 from tests.support.tiny import byte_level_tokenizer
 
 

@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 import torch
 
-from attnviz import caveats
 from attnviz.attention.generation import TOP_ALTERNATIVES, generate
 from attnviz.cli import main
 from attnviz.errors import AttnvizError, InputError
-from attnviz.models import load_model
+from attnviz.model.load import load_model
+from attnviz.text import caveats
 
 
 @pytest.mark.parametrize("family", ["marian", "gpt2"])
@@ -126,7 +126,7 @@ def test_beam_search_steps_are_the_models_teacher_forced_computation(tiny_folder
         np.testing.assert_allclose(step.self_weights, own, atol=1e-5)
         assert step.probability == pytest.approx(float(probabilities[i, ids[i]]), rel=1e-4)
         ranked_first.append(int(probabilities[i].argmax()) == ids[i])
-    from attnviz import replay
+    from attnviz.maps import replay
 
     assert [score.ranked_first for score in replay.step_scores(result)] == ranked_first
     assert not all(ranked_first)  # beam search wrote a token that was not its step's most likely one

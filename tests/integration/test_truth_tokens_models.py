@@ -6,7 +6,7 @@ import pytest
 
 from attnviz.attention.encoding import encode
 from attnviz.figures._common import token_label
-from attnviz.models import catalogue, load_model
+from attnviz.model.load import catalogue, load_model
 from tests.support.normalising import located
 
 

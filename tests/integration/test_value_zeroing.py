@@ -13,7 +13,7 @@ from attnviz.attention.batching import prepare_batch
 from attnviz.attention.capture import capture
 from attnviz.errors import InputError
 from attnviz.measures import value_zeroing as vz
-from attnviz.models import load_model
+from attnviz.model.load import load_model
 from tests.support.tiny import FAMILIES, SEQ2SEQ, byte_level_tokenizer
 
 TEXT = "早上好！Good morning!"

@@ -9,7 +9,7 @@ import torch
 
 from attnviz.attention.capture import capture_batch
 from attnviz.attention.ondemand import capture_lazy
-from attnviz.models import load_model
+from attnviz.model.load import load_model
 from tests.support.tiny import FAMILIES, SEQ2SEQ
 
 TEXTS = ["早上好！Good morning!", "I like studying, 我喜欢学习 very much."]
@@ -167,8 +167,8 @@ def test_generated_maps_carry_the_value_norms_of_teacher_forcing(tiny_folder, fa
 
 
 def test_the_demo_evaluation_weighs_its_alignment_view_as_the_app_does():
-    from attnviz import analysis
     from attnviz.attention.capture import capture
+    from attnviz.maps import analysis
     from training.translator import evaluate, model_dir
 
     model, tokenizer = evaluate.load(model_dir("zh-en"))

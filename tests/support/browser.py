@@ -117,7 +117,7 @@ def chromium(viewport=(1440, 1000)):
     """A Playwright browser page in Debian's chromium, seeing the packaged CJK font (so Chinese is not boxes)."""
     from playwright.sync_api import sync_playwright
 
-    from attnviz import fonts
+    from attnviz.figures import fonts
 
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(

@@ -1,5 +1,5 @@
 """What keeps model loads out of tests/unit. A unit test checks one module's logic on small data: it loads no model
-(`attnviz.models.load_model` reaching a model's files, or transformers' `from_pretrained`) and saves no tiny one (the
+(`attnviz.model.load.load_model` reaching a model's files, or transformers' `from_pretrained`) and saves no tiny one (the
 `tiny_folder` fixture, `save_tiny`, `save_long_llama`); those tests live in tests/integration, in a
 test_<module>_models.py beside the unit file of the same module. A test that only checks a refusal made before any
 model file is read (a policy, a missing folder, the hub offline) stays a unit test.
@@ -15,7 +15,7 @@ from unittest import mock
 
 import pytest
 
-from attnviz import models
+from attnviz.model import load as models
 
 UNIT = Path(__file__).resolve().parents[1] / "unit"
 # Unit files whose model-loading tests are being moved to tests/integration; being moved, must end empty.

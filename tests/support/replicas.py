@@ -1,4 +1,4 @@
-"""Local tiny replicas of the hub models attnviz offers (attnviz.hub): each one's own config and model class with
+"""Local tiny replicas of the hub models attnviz offers (attnviz.model.hub): each one's own config and model class with
 random weights (hidden 32, 2 layers, 4 heads; grouped-query attention for Qwen2), and a tokenizer of the same kind
 built here — SentencePiece models trained on a few lines (Marian, T5, NLLB), a WordPiece vocabulary (BERT),
 byte-level BPE (GPT-2, Qwen2) — saved with save_pretrained as a Hugging Face folder that `load_model` reads through
@@ -15,7 +15,7 @@ import transformers
 from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 from transformers.convert_slow_tokenizer import SentencePieceExtractor
 
-from attnviz.models import without_sacremoses_request
+from attnviz.model.load import without_sacremoses_request
 from tests.support import tiny
 from training.translator.tokenizer import PAD, build_vocab
 

@@ -8,7 +8,7 @@ import torch
 import transformers
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
 
-import attnviz.devices  # noqa: F401  (settles a torch_npu that cannot load before transformers' models look for it)
+import attnviz.model.devices  # noqa: F401  (settles a torch_npu that cannot load before transformers' models look for it)
 
 CORPUS = [
     "Good morning! I like studying.",

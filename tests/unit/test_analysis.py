@@ -1,8 +1,8 @@
 import numpy as np
 import pytest
 
-from attnviz import analysis
 from attnviz.errors import InputError
+from attnviz.maps import analysis
 from attnviz.types import AttentionMap, Token
 from tests.support.maps import random_map, seed_pair_map, tokens_from
 

@@ -11,10 +11,12 @@ import pytest
 from app_pages.explainer import multi_head
 from app_pages.explainer import steps as explainer_steps
 from app_pages.shared import state
-from attnviz import analysis, i18n, selection
+from attnviz import i18n
 from attnviz.errors import AttnvizError, DeviceUnavailableError, InputError, ModelLoadError, ResourceLimitError
 from attnviz.export.sizing import PRESETS
+from attnviz.maps import analysis
 from attnviz.run import MODES
+from attnviz.view import selection
 
 REPO = Path(__file__).resolve().parents[2]
 APP_SOURCES = [REPO / "app.py", *sorted((REPO / "app_pages").rglob("*.py"))]

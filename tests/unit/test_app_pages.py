@@ -16,10 +16,11 @@ from app_pages.explainer import steps as explainer_steps
 from app_pages.heads import choices as heads_choices
 from app_pages.shared import link_text, model_runs
 from app_pages.shared import state as app_state
-from attnviz import analysis, selection
 from attnviz.attention.walkthrough import walkthrough
 from attnviz.errors import InputError, ModelLoadError, SettingError
+from attnviz.maps import analysis
 from attnviz.run import MODES
+from attnviz.view import selection
 from tests.support.maps import numbered_map
 
 # ----------------------------------------------------------------------------------------------------------------------

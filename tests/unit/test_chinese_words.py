@@ -5,8 +5,9 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from attnviz import analysis, chinese_words
 from attnviz.corpus.words import merged
+from attnviz.maps import analysis
+from attnviz.text import chinese_words
 from attnviz.types import Token
 from tests.support.maps import random_map, tokens_from
 from tests.support.strategies import property_settings

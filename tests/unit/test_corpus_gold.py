@@ -149,7 +149,7 @@ def test_a_pairs_views_and_heads_are_scored_against_gold():
 
 
 def analysis_crop(cross: AttentionMap) -> AttentionMap:
-    from attnviz import analysis
+    from attnviz.maps import analysis
 
     return analysis.crop(cross, queries=(0, 1))
 

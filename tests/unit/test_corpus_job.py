@@ -6,11 +6,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from attnviz import analysis
 from attnviz.corpus.inputs import BadLine, CorpusPair, read_pairs
 from attnviz.corpus.report import ShardMerge
 from attnviz.corpus.shards import JobOptions, ShardResult, is_done, read_shard, shard_specs, write_shard
 from attnviz.corpus.stats import HeadAccumulator, Moments, StatisticBlock
+from attnviz.maps import analysis
 from tests.support.maps import random_map, tokens_from
 
 

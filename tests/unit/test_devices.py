@@ -5,8 +5,9 @@ import re
 import pytest
 import torch
 
-from attnviz import devices, settings
+from attnviz import settings
 from attnviz.errors import DeviceUnavailableError, SettingError
+from attnviz.model import devices
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 

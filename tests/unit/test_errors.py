@@ -37,7 +37,7 @@ FLAG = Phrase("setting_accepts.flag")
 class Keyed:
     """One construction of an error (or a Phrase) in the source: where it is and what it passes."""
 
-    path: str  # relative to the repository, "attnviz/analysis.py"
+    path: str  # relative to the repository, "attnviz/maps/analysis.py"
     function: str  # the innermost function around it ("" at module level)
     line: int
     phrase: bool  # a Phrase (a part of a sentence) rather than an error
@@ -135,7 +135,7 @@ def test_the_scan_finds_the_raises():
     assert "cli_input_line" in keys  # raised again as the type of the error caught
     scanned = {found.path for found in scan()}
     assert {
-        "attnviz/selection.py",
+        "attnviz/view/selection.py",
         "attnviz/cli/options.py",
         "attnviz/run.py",
         "app_pages/shared/model_runs.py",

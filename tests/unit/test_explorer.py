@@ -17,9 +17,10 @@ import pytest
 from plotly.offline import get_plotlyjs
 
 import attnviz
-from attnviz import notebook, selection
 from attnviz.errors import InputError
-from attnviz.notebook import PLOTLY_MIME
+from attnviz.notebook import show as notebook
+from attnviz.notebook.show import PLOTLY_MIME
+from attnviz.view import selection
 from tests.support.maps import seq2seq_capture
 
 REPO = Path(__file__).resolve().parents[2]

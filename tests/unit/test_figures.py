@@ -3,11 +3,12 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from attnviz import analysis, figures
+from attnviz import figures
 from attnviz.attention.walkthrough import walkthrough
 from attnviz.errors import InputError
 from attnviz.figures import FigureStyle
 from attnviz.figures.layout import fit_heatmap
+from attnviz.maps import analysis
 from attnviz.types import Token
 from tests.support.figure_reading import _axis, _axis_text, en_zh_map, hover_label  # noqa: F401
 from tests.support.maps import random_map, seed_pair_map, tokens_from

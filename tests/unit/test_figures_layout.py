@@ -1,7 +1,7 @@
 """attnviz.figures.layout: one measure of text width, and titles that fit the file they are drawn in."""
 
-from attnviz import export, figures, fonts
-from attnviz.figures import layout
+from attnviz import export, figures
+from attnviz.figures import fonts, layout
 from attnviz.figures.layout import NOTE_SHARE, TITLE_SIZE, export_size, exported_title, text_width, title_width
 from tests.support.maps import random_map, tokens_from
 

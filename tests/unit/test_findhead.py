@@ -1,5 +1,5 @@
 """Finding a head and honest colours and labels, without a model: token choices and the ranking on hand-built maps
-(attnviz.find_head), one colour scale across heads (said in the colour bar), alignment labels that never overlap,
+(attnviz.view.find_head), one colour scale across heads (said in the colour bar), alignment labels that never overlap,
 and links that carry only their page's state."""
 
 import html
@@ -11,11 +11,12 @@ import plotly.graph_objects as go
 import pytest
 
 from app_pages.shared import state as app_state
-from attnviz import figures, find_head, selection
+from attnviz import figures
 from attnviz.errors import InputError
 from attnviz.figures import layout
-from attnviz.fonts import text_width
+from attnviz.figures.fonts import text_width
 from attnviz.types import AttentionCapture, AttentionMap
+from attnviz.view import find_head, selection
 from tests.support.maps import random_map, tokens_from
 
 SENTENCE = "[CLS] the animal was tired because it ran [SEP]".split()
@@ -295,7 +296,7 @@ def test_a_heatmap_exported_narrow_keeps_its_rows_height_and_thins_its_key_label
 
 
 def test_a_title_wider_than_a_narrow_export_is_broken_at_its_parts():
-    from attnviz.fonts import plain_text
+    from attnviz.figures.fonts import plain_text
 
     amap = random_map(tokens_from("I fly".split()), tokens_from("我 飞".split()), layers=4, heads=4)
     fig = figures.alignment(amap, heads=[0, 1, 2], layers=[1, 2, 3], style=figures.FigureStyle(model="demo-zh-en"))

@@ -1,4 +1,4 @@
-"""The replay's sentence without a model (attnviz.focus): the newest token and where it looked, and where the weight
+"""The replay's sentence without a model (attnviz.view.focus): the newest token and where it looked, and where the weight
 went when it sits on hidden tokens."""
 
 from __future__ import annotations
@@ -8,8 +8,9 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from attnviz import focus, replay, selection
+from attnviz.maps import replay
 from attnviz.types import AttentionCapture, AttentionMap
+from attnviz.view import focus, selection
 from tests.support.maps import seq2seq_capture, tokens_from
 
 

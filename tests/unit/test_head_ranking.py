@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 
 from attnviz.errors import InputError
-from attnviz.find_head import TokenChoice, piece_choices, rank_heads_by_effect
 from attnviz.measures.head_estimate import spearman
 from attnviz.types import Token
+from attnviz.view.find_head import TokenChoice, piece_choices, rank_heads_by_effect
 
 
 def test_spearman_equals_the_closed_form_without_ties():

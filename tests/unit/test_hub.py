@@ -7,10 +7,11 @@ import time
 
 import pytest
 
-from attnviz import catalogue, hub, models
 from attnviz.cli import main
 from attnviz.errors import ModelLoadError
-from attnviz.policy import Policy
+from attnviz.model import catalogue, hub
+from attnviz.model import load as models
+from attnviz.model.policy import Policy
 
 EXPECTED = {  # id: (kind, languages, megabytes downloaded on first use, roughly)
     "Helsinki-NLP/opus-mt-zh-en": ("encoder-decoder", ("zh",), 300),

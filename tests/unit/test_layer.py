@@ -199,7 +199,7 @@ def test_atb_knobs_q_scale_times_scale_and_kv_head_zero():
 
 def test_module_is_built_on_the_resolved_device_and_weights_stay_float32_in_bfloat16():
     ours = MultiHeadAttention(8, 2, device="auto", dtype=torch.bfloat16)
-    from attnviz.devices import resolve_device
+    from attnviz.model.devices import resolve_device
 
     assert ours.q_proj.weight.device == resolve_device("auto")
     x = _seeded(1, 4, 8).to(device=ours.q_proj.weight.device, dtype=torch.bfloat16)

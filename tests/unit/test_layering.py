@@ -29,11 +29,11 @@ PROJECT_PACKAGES = (LIBRARY, "app_pages")  # with app.py: the modules whose impo
 TORCH = ("torch", "transformers")  # what the right of the attention line never loads
 # What stays free of torch (figures/, export/ and any module of those packages; replay and find_head as they appear).
 TORCH_FREE = (
-    "attnviz.analysis",
+    "attnviz.maps.analysis",
     "attnviz.compare",
-    "attnviz.selection",
-    "attnviz.replay",
-    "attnviz.find_head",
+    "attnviz.view.selection",
+    "attnviz.maps.replay",
+    "attnviz.view.find_head",
     "attnviz.figures",
     "attnviz.export",
     "attnviz.corpus.stats",
@@ -48,8 +48,8 @@ PENDING_INNER_IMPORTS: set[tuple[str, str]] = set()  # (importing module, import
 
 @dataclass(frozen=True)
 class Import:
-    importer: str  # the importing module, e.g. "attnviz.models"
-    module: str  # what it imports, resolved: "attnviz.hub", "torch", "numpy.linalg" ...
+    importer: str  # the importing module, e.g. "attnviz.model.load"
+    module: str  # what it imports, resolved: "attnviz.model.hub", "torch", "numpy.linalg" ...
     line: int
     in_function: bool  # inside a def, an async def or a lambda
     commented: bool  # the statement's lines carry a comment (the reason a deferred import gives)

@@ -1,7 +1,7 @@
 """The lenses' view state and choice: the toggles round-trip through a page's link (Translate carries both, Self-
 attention the logit lens only; off is the default and leaves the link), so does DecoderLens's reading (the last by
 default, out of the link; a reading a lens lacks falls to the last), which lens applies to which kind of model
-(`attnviz.lens.lenses_for`), and the last layer's choices the logit lens's page states."""
+(`attnviz.view.lenses.lenses_for`), and the last layer's choices the logit lens's page states."""
 
 from __future__ import annotations
 
@@ -9,7 +9,9 @@ import numpy as np
 import pytest
 
 from app_pages.shared import state as app_state
-from attnviz.lens import (
+from attnviz.text.tokens import shown
+from attnviz.types import Token
+from attnviz.view.lenses import (
     DECODER_LENS,
     LAST_READING,
     LOGIT_LENS,
@@ -21,8 +23,6 @@ from attnviz.lens import (
     reading_choice,
     reading_choices,
 )
-from attnviz.tokens import shown
-from attnviz.types import Token
 
 
 @pytest.mark.parametrize(("page", "carried"), [("translate", {"logit_lens", "decoder_lens"}), ("self", {"logit_lens"})])

@@ -3,9 +3,10 @@ capture kept."""
 
 from __future__ import annotations
 
-from attnviz import long_texts, selection
-from attnviz.catalogue import CatalogueEntry, card_languages
+from attnviz.model import long_texts
+from attnviz.model.catalogue import CatalogueEntry, card_languages
 from attnviz.types import Token
+from attnviz.view import selection
 
 
 def entry(name: str, positions: int | None, languages: tuple[str, ...], kind: str = "encoder") -> CatalogueEntry:

@@ -1,4 +1,4 @@
-"""Looking is not using (attnviz.looking): value zeroing of the 四不像 mixture, checked against the mixture computed
+"""Looking is not using (attnviz.view.looking): value zeroing of the 四不像 mixture, checked against the mixture computed
 again with each value row zeroed and scipy's cosine distance."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import pytest
 from scipy.spatial.distance import cosine
 
 from attnviz.figures.explainer import SEED_MIXTURE
-from attnviz.looking import SEED_VALUES, ZEROED, looking_using, seed_looking_using
+from attnviz.view.looking import SEED_VALUES, ZEROED, looking_using, seed_looking_using
 
 
 def test_contributions_equal_the_mixture_recomputed_without_each_value():

@@ -1,5 +1,5 @@
-"""Figures name the measure they draw (attnviz.measure_view through attnviz.selection.show), files record it, and
-the agreement line (attnviz.agreement) ranks weights against contributions exactly as Spearman defines it."""
+"""Figures name the measure they draw (attnviz.measures.names through attnviz.view.selection.show), files record it, and
+the agreement line (attnviz.view.agreement) ranks weights against contributions exactly as Spearman defines it."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from attnviz import agreement, selection
 from attnviz.errors import InputError
 from attnviz.types import AttentionCapture
+from attnviz.view import agreement, selection
 from tests.support.maps import numbered_map, seq2seq_capture
 
 CONTRIBUTIONS = ("alti", "alti-rollout", "value-zeroing")

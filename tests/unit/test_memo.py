@@ -3,7 +3,7 @@
 import gc
 
 from attnviz import memo
-from attnviz.tokens import special_ids, unknown_flags
+from attnviz.text.tokens import special_ids, unknown_flags
 from tests.support.tiny import byte_level_tokenizer
 
 

@@ -7,9 +7,9 @@ import pytest
 import torch
 import transformers
 
-from attnviz import memory
 from attnviz.errors import InputError, ResourceLimitError, SettingError
-from attnviz.models import ModelHandle
+from attnviz.model import memory
+from attnviz.model.load import ModelHandle
 from attnviz.settings import Settings
 
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from attnviz.models import load_model
+from attnviz.model.load import load_model
 from tests.support.model_loads import LOADER_CALLS, LOADER_MARKS, PENDING, UNIT, guarded, marks_in, unit_files
 
 

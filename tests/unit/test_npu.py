@@ -25,8 +25,8 @@ from attnviz.attention.math import (
 )
 from attnviz.attention.npu import NPU_COMPRESSED_MASK_SIZE, lse_from_softmax_stats, npu_attention
 from attnviz.attention.recorder import QueryKeyRecorder, state_of
-from attnviz.devices import device_statuses
 from attnviz.errors import DeviceUnavailableError, InputError
+from attnviz.model.devices import device_statuses
 from tests.support.attention_cases import MASK_CASES, TOLERANCE, case, lengths, padding_keep, qkv, sdpa_truth
 from tests.support.npu_reference import SpyKernel, npu_fusion_attention_reference
 

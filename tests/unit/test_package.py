@@ -9,8 +9,12 @@ import pytest
 import tomllib
 
 import attnviz
-from attnviz import catalogue, cli, explorer, models, notebook, objects, paths
-from attnviz.everyday import capture, capture_lazy, generate
+from attnviz import cli, paths
+from attnviz.api import capture, capture_lazy, generate
+from attnviz.model import catalogue, objects
+from attnviz.model import load as models
+from attnviz.notebook import explore as explorer
+from attnviz.notebook import show as notebook
 
 REPO = Path(__file__).resolve().parents[2]
 PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))

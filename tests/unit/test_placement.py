@@ -1,9 +1,9 @@
-"""The placement options as a person writes them, parsed once (`attnviz.placement`), and where a layer was placed."""
+"""The placement options as a person writes them, parsed once (`attnviz.model.placement`), and where a layer was placed."""
 
 import pytest
 
-from attnviz import placement
 from attnviz.errors import ModelLoadError
+from attnviz.model import placement
 
 
 def test_max_memory_text_becomes_accelerates_dict():

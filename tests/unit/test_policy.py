@@ -6,8 +6,8 @@ import pytest
 
 from attnviz import settings
 from attnviz.errors import ModelLoadError, SettingError
-from attnviz.models import load_model
-from attnviz.policy import Policy
+from attnviz.model.load import load_model
+from attnviz.model.policy import Policy
 
 
 def test_settings_from_environment_and_secrets(tmp_path, monkeypatch):

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from attnviz.attention.precision import allowed_dtypes, dtype_policy
-from attnviz.devices import resolve_device
 from attnviz.errors import InputError
+from attnviz.model.devices import resolve_device
+from attnviz.model.precision import allowed_dtypes, dtype_policy
 
 
 def accepted(device: str, compared: bool = False) -> list[str]:

@@ -1,10 +1,10 @@
-"""attnviz.projection: one PCA of a head's queries and keys, after changes that leave every attention weight as it was."""
+"""attnviz.maps.projection: one PCA of a head's queries and keys, after changes that leave every attention weight as it was."""
 
 import numpy as np
 import pytest
 
 from attnviz.errors import InputError
-from attnviz.projection import normalise_queries_keys, project_queries_keys
+from attnviz.maps.projection import normalise_queries_keys, project_queries_keys
 
 
 def softmax(scores: np.ndarray) -> np.ndarray:

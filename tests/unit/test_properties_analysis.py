@@ -8,8 +8,8 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from attnviz import analysis
 from attnviz.errors import InputError
+from attnviz.maps import analysis
 from tests.support.strategies import drawn_maps, property_settings
 
 ATOL = 2e-5  # float32 rows of up to 20 keys

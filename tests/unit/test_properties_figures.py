@@ -8,9 +8,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from attnviz import analysis, figures
+from attnviz import figures
 from attnviz.errors import InputError
 from attnviz.figures._common import token_label
+from attnviz.maps import analysis
 from tests.support.figure_reading import hover_label
 from tests.support.strategies import drawn_maps, property_settings
 

@@ -10,8 +10,8 @@ import pytest
 import torch
 
 from attnviz import __version__, export, provenance
-from attnviz.catalogue import catalogue, catalogue_folders
 from attnviz.errors import InputError
+from attnviz.model.catalogue import catalogue, catalogue_folders
 from tests.support.maps import seed_pair_map
 
 MOMENT = datetime(2025, 5, 1, 9, 30, 5, 123, tzinfo=timezone.utc)

@@ -11,7 +11,7 @@ from attnviz.attention.walkthrough import sentence_walkthrough
 from attnviz.errors import InputError
 from attnviz.figures import layout, qkspace
 from attnviz.figures.sentence_steps import sentence_steps
-from attnviz.projection import project_queries_keys
+from attnviz.maps.projection import project_queries_keys
 from tests.support.maps import random_map, tokens_from
 
 QUERIES = tokens_from(["早上", "好", "！"])

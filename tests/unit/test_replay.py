@@ -1,4 +1,4 @@
-"""The replay without a model (attnviz.replay): a map cropped to the rows written so far, causal maps kept causal,
+"""The replay without a model (attnviz.maps.replay): a map cropped to the rows written so far, causal maps kept causal,
 and steps a map does not have refused."""
 
 from __future__ import annotations
@@ -8,8 +8,9 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from attnviz import replay, selection
 from attnviz.errors import InputError
+from attnviz.maps import replay
+from attnviz.view import selection
 from tests.support.maps import numbered_map, seq2seq_capture
 
 

@@ -1,4 +1,4 @@
-"""Rollout as a view (attnviz.selection): a layer range, the residual term, cross-attention refused with the reason,
+"""Rollout as a view (attnviz.view.selection): a layer range, the residual term, cross-attention refused with the reason,
 the figure the app and the CLI draw, its file name."""
 
 from dataclasses import replace
@@ -6,9 +6,11 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from attnviz import analysis, figures, i18n, selection
+from attnviz import figures, i18n
 from attnviz.errors import InputError
+from attnviz.maps import analysis
 from attnviz.types import AttentionCapture, AttentionMap
+from attnviz.view import selection
 from tests.support.maps import random_map, seed_pair_map, tokens_from
 
 TOKENS = tokens_from(["[CLS]", "the", "cat", "sat", "[SEP]"], specials=("[CLS]", "[SEP]"))
@@ -99,7 +101,7 @@ def test_other_views_are_unchanged_by_the_rollout_fields():
 
 def test_a_rollout_range_given_backwards_says_so_and_one_outside_says_where():
     from attnviz.errors import InputError
-    from attnviz.selection import rollout_range
+    from attnviz.view.selection import rollout_range
 
     assert rollout_range((1, 3), 6) == (1, 3) and rollout_range(None, 6) == (0, 5)
     with pytest.raises(InputError) as backwards:

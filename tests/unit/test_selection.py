@@ -1,4 +1,4 @@
-"""What a view shows, without a model (attnviz.selection, which the app and the CLI share): head selections and the
+"""What a view shows, without a model (attnviz.view.selection, which the app and the CLI share): head selections and the
 alignment heads, the map as drawn (hidden tokens, words, decoder rows), the figures `show` draws and what their
 titles say, long-text windows and a figure as a file shows it."""
 
@@ -9,9 +9,10 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from attnviz import analysis, selection
 from attnviz.errors import InputError
+from attnviz.maps import analysis
 from attnviz.types import AttentionCapture, AttentionMap, Token
+from attnviz.view import selection
 from tests.support.maps import numbered_map, seq2seq_capture
 
 # ----------------------------------------------------------------------------------------------------------------------

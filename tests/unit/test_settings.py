@@ -12,7 +12,7 @@ import pytest
 
 from attnviz import i18n, settings
 from attnviz.errors import SettingError
-from attnviz.policy import Policy
+from attnviz.model.policy import Policy
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 

@@ -5,7 +5,7 @@ import pytest
 
 from attnviz.attention.encoding import _calls_backend_only
 from attnviz.errors import InputError
-from attnviz.tokens import tokens_for_ids, tokens_from_offsets
+from attnviz.text.tokens import tokens_for_ids, tokens_from_offsets
 from attnviz.types import AttentionMap, Token
 from tests.support.tiny import byte_level_tokenizer
 

@@ -11,11 +11,14 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from attnviz import caveats, figures, language, replay, selection
-from attnviz.catalogue import CatalogueEntry, catalogue
-from attnviz.excerpts import excerpt
+from attnviz import figures
 from attnviz.export.schema import capture_bytes, capture_from_dict, capture_from_npz, capture_to_csv, capture_to_dict
+from attnviz.maps import replay
+from attnviz.model.catalogue import CatalogueEntry, catalogue
+from attnviz.text import caveats, language
+from attnviz.text.excerpts import excerpt
 from attnviz.types import AttentionCapture, AttentionMap, GenerationStep, Token
+from attnviz.view import selection
 
 SOURCE = [Token("龘龘", 0, 2, unknown=True), Token("早上", 2, 4), Token("好", 4, 5), Token("</s>", -1, -1, True)]
 TARGET = [Token("Good", 0, 4), Token("morning", 5, 12), Token("</s>", -1, -1, True)]
@@ -175,7 +178,7 @@ def test_figures_without_unknown_tokens_say_nothing_of_them():
 
 
 def test_static_export_draws_the_unknown_mark():
-    from attnviz.fonts import plain_text
+    from attnviz.figures.fonts import plain_text
 
     label = figures.heatmap(cross_map()).layout.xaxis.ticktext[0]
     assert plain_text(label) == "龘龘?"
@@ -272,7 +275,7 @@ def test_static_export_keeps_the_unknown_colour():
     import matplotlib
     from matplotlib.text import Text
 
-    from attnviz import fonts
+    from attnviz.figures import fonts
 
     with matplotlib.rc_context({"font.family": fonts.matplotlib_families(None)}):  # as `static.render` draws
         drawn = static.StaticRenderer(fig, None, None).draw()
@@ -289,8 +292,8 @@ def test_a_long_list_of_guesses_is_shortened():
 
 
 def test_unknown_labels_are_measured_by_the_text_they_draw_not_their_markup():
+    from attnviz.figures.fonts import text_width
     from attnviz.figures.layout import LABEL_SIZE, label_widths
-    from attnviz.fonts import text_width
 
     source = [
         Token("Good morning", 0, 12, unknown=True),

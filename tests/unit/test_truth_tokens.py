@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from attnviz.analysis import merge_words
 from attnviz.attention.encoding import encode
-from attnviz.tokens import shown, tokens_for_ids, unknown_flags
+from attnviz.maps.analysis import merge_words
+from attnviz.text.tokens import shown, tokens_for_ids, unknown_flags
 from attnviz.types import AttentionMap, Token
 from tests.support.normalising import byte_fallback, located, normalising_marian, wordpiece
 from tests.support.tiny import byte_level_tokenizer

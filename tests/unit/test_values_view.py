@@ -5,10 +5,11 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from attnviz import analysis, selection
 from attnviz.errors import InputError
 from attnviz.export.schema import capture_from_dict, capture_from_npz, capture_to_dict, capture_to_npz
+from attnviz.maps import analysis
 from attnviz.types import AttentionCapture
+from attnviz.view import selection
 from tests.support.maps import random_map, seed_pair_map, tokens_from
 
 

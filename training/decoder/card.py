@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from attnviz.models import load_model
+from attnviz.model.load import load_model
 from training.common.stages import TRAINING_RECORD, training_stages
 from training.data.corpus import HELD_OUT_FILE
 from training.data.pairs import read_tsv
@@ -39,7 +39,7 @@ ROLE_WORDS = {
 
 
 def measure(folder: Path, corpus_dir: Path) -> dict:
-    """Everything the card reports, measured on the saved model as a user loads it (attnviz.models.load_model)."""
+    """Everything the card reports, measured on the saved model as a user loads it (attnviz.model.load.load_model)."""
     began = time.monotonic()
     handle = load_model(str(folder), device="cpu")
     heldout = read_tsv(Path(corpus_dir) / HELD_OUT_FILE)

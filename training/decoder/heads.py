@@ -15,9 +15,9 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from attnviz import analysis
 from attnviz.attention.capture import capture
 from attnviz.attention.ondemand import capture_lazy
+from attnviz.maps import analysis
 from training.data.pairs import Pair
 
 ROLES = ("previous_token", "induction", "sink", "positional", "diagonal")

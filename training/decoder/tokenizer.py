@@ -1,7 +1,7 @@
 """The tokenizer of the demo decoder: byte-level BPE over Chinese and English, trained on the corpus text.
 
 Byte-level (as GPT-2 and Qwen): every text has pieces, so there is no <unk>; a character the merges do not reach is
-read as its UTF-8 bytes (attnviz.tokens gives such pieces the whole character). Each CJK character is a pre-token of
+read as its UTF-8 bytes (attnviz.text.tokens gives such pieces the whole character). Each CJK character is a pre-token of
 its own, so a piece never spans two Chinese characters (a common one is one piece) and English words merge as usual.
 Saved as tokenizer.json + tokenizer_config.json: `AutoTokenizer.from_pretrained(folder)` loads it; every encoding
 starts with <s>, the token the attention sink forms on.

@@ -3,7 +3,7 @@
 
 A model translating source → target has one attention row per target piece plus </s> (row i is the decoder step
 that *produces* target piece i) and one column per source piece plus </s>. Words are groups of pieces.
-This is a small private helper of the demo; attnviz.analysis holds the general word merge the app uses.
+This is a small private helper of the demo; attnviz.maps.analysis holds the general word merge the app uses.
 """
 
 from __future__ import annotations

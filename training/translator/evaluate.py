@@ -12,7 +12,7 @@ alignment head (config `alignment_heads`) while force-decoding the reference, pi
 word linked to the source words that get at least half of its strongest weight, or to nothing when the strongest
 is </s>. `aer_argmax` keeps only the strongest source word. `--weighting value-norm` scores the alignment view
 weighted by value norm instead (each weight × its source piece's value norm ‖f(x)‖, rows scaled to sum 1, as
-`attnviz.analysis.value_weighted`); `--alignment-only` skips the translation scores.
+`attnviz.maps.analysis.value_weighted`); `--alignment-only` skips the translation scores.
 Tatoeba held-out (heldout-tatoeba.tsv): BLEU, chrF and the unknown share as for HSK, one reference per pair.
 Grammar held-out (heldout-grammar.tsv): exact match (case and spaces aside) and AER against the exact gold links.
 """
@@ -28,11 +28,12 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from attnviz import analysis, selection
 from attnviz.attention.recorder import recording
 from attnviz.corpus.gold import alignment_error_rate
 from attnviz.errors import InputError
-from attnviz.models import without_sacremoses_request
+from attnviz.maps import analysis
+from attnviz.model.load import without_sacremoses_request
+from attnviz.view import selection
 from training.common.stages import TRAINING_RECORD
 from training.data.corpus import GRAMMAR_HELD_OUT_FILE, HELD_OUT_FILE, TATOEBA_HELD_OUT_FILE
 from training.data.gold import GOLD_FILE, GoldAlignment, gold_pairs, read_gold

@@ -18,7 +18,7 @@ from pathlib import Path
 import sentencepiece as spm
 
 from attnviz.errors import InputError
-from attnviz.models import without_sacremoses_request
+from attnviz.model.load import without_sacremoses_request
 from training.data.corpus import chinese_symbols
 from training.data.pairs import Pair
 

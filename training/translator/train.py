@@ -190,7 +190,7 @@ def build_model(config: TrainConfig, tokenizer):
         share_encoder_decoder_embeddings=True,
         tie_word_embeddings=True,
     )
-    # The head trained to align; attnviz.models reads it as ModelHandle.alignment_heads.
+    # The head trained to align; attnviz.model.load reads it as ModelHandle.alignment_heads.
     model_config.alignment_heads = [[config.supervised_layer, config.alignment_head]]
     model = MarianMTModel(model_config)
     model.set_attn_implementation("eager")  # only eager attention returns the weights the alignment loss needs

@@ -10,17 +10,19 @@ import csv
 import io
 from pathlib import Path
 
-from attnviz import compare, figures, i18n, models, selection
-from attnviz.catalogue import declared_languages
+from attnviz import compare, figures, i18n
 from attnviz.cli.messages import quiet_libraries
 from attnviz.cli.request import Request
 from attnviz.errors import InputError
 from attnviz.export.figure_file import write_figure_file
 from attnviz.export.files import refuse_existing, write_atomic
 from attnviz.figures.layout import as_file, exported_title
+from attnviz.model import load as models
+from attnviz.model.catalogue import declared_languages
 from attnviz.run import RunRequest
 from attnviz.run import run as run_model
 from attnviz.types import position
+from attnviz.view import selection
 
 TABLE, FIGURES = ("csv",), ("png", "svg", "pdf", "html", "json")  # json: the plotly figure
 
@@ -90,8 +92,8 @@ def _check_dtype_b(request: Request) -> None:
     runs half precision too)."""
     if request.dtype_b is None:
         return
-    from attnviz.attention.precision import dtype_policy  # torch: only when B asks for a dtype
-    from attnviz.devices import resolve_device  # torch: only when B asks for a dtype
+    from attnviz.model.devices import resolve_device  # torch: only when B asks for a dtype
+    from attnviz.model.precision import dtype_policy  # torch: only when B asks for a dtype
 
     dtype_policy(resolve_device(request.device_b or request.device), request.dtype_b, compared=True)
 

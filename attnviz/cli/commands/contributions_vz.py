@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from attnviz import export, models
+from attnviz import export
 from attnviz.cli.inputs import Example, examples
 from attnviz.cli.messages import PROG, error_phrase, quiet_libraries
 from attnviz.cli.options import check
@@ -30,6 +30,7 @@ from attnviz.errors import AttnvizError
 from attnviz.export.saliency_file import save_saliency
 from attnviz.measures.saliency import saliency
 from attnviz.measures.value_zeroing import value_zeroing
+from attnviz.model import load as models
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from attnviz.errors import InputError
 
 
 def run(request: Request) -> int:
-    from attnviz.devices import device_report  # imports torch: only when the report is asked for
+    from attnviz.model.devices import device_report  # imports torch: only when the report is asked for
 
     if request.device and not settings.DEVICE_SPEC.match(request.device.strip().lower()):
         raise InputError("device_unknown", device=request.device)  # a typo, not a device that is missing here

@@ -8,7 +8,7 @@ import sys
 import warnings
 from pathlib import Path
 
-from attnviz import caveats, export, i18n, measure_view, models, selection
+from attnviz import export, i18n
 from attnviz.cli.batch import each_example
 from attnviz.cli.inputs import Example
 from attnviz.cli.messages import PROG, warning, where
@@ -18,8 +18,12 @@ from attnviz.corpus.view import gold_record, reading_prefix, reverse_texts, reve
 from attnviz.export.figure_file import write_figure_file
 from attnviz.figures._common import format_value
 from attnviz.figures.layout import as_file
+from attnviz.measures import names as measure_view
+from attnviz.model import load as models
 from attnviz.run import RunRequest
 from attnviz.run import run as run_model
+from attnviz.text import caveats
+from attnviz.view import selection
 
 FORMATS = ("png", "svg", "pdf", "html")
 

@@ -3,12 +3,13 @@ tab-separated (rank, layer, head, weight), strongest first."""
 
 from __future__ import annotations
 
-from attnviz import find_head, models, selection
 from attnviz.cli.messages import quiet_libraries
 from attnviz.cli.request import Request, placement_options
 from attnviz.errors import InputError
+from attnviz.model import load as models
 from attnviz.run import RunRequest
 from attnviz.run import run as run_model
+from attnviz.view import find_head, selection
 
 
 def run(request: Request) -> int:

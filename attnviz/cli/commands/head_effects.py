@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 
-from attnviz import models
 from attnviz.cli.messages import quiet_libraries
 from attnviz.cli.request import Request
 from attnviz.errors import InputError
@@ -15,6 +14,7 @@ from attnviz.export.files import refuse_existing, write_atomic
 from attnviz.export.head_effects import FORMATS, effects_bytes, effects_header, effects_table
 from attnviz.measures.head_effects import head_effects, prepare_scoring
 from attnviz.measures.head_estimate import head_estimate, rank_agreement
+from attnviz.model import load as models
 
 
 def run(request: Request) -> int:

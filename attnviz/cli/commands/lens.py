@@ -8,7 +8,6 @@ import csv
 import io
 import json
 
-from attnviz import models
 from attnviz.cli.messages import quiet_libraries
 from attnviz.cli.outputs import output_format
 from attnviz.cli.request import Request
@@ -16,9 +15,10 @@ from attnviz.export.figure_file import write_figure_file
 from attnviz.export.files import refuse_existing, write_atomic
 from attnviz.figures.lens import decoder_lens_grid, logit_lens_figures
 from attnviz.figures.style import FigureStyle
-from attnviz.lens import LogitLens, decoder_lens_rows, logit_lens_rows
 from attnviz.measures.decoder_lens import decoder_lens
 from attnviz.measures.logit_lens import logit_lens
+from attnviz.model import load as models
+from attnviz.view.lenses import LogitLens, decoder_lens_rows, logit_lens_rows
 
 FIGURES = ("png", "svg", "pdf", "html")
 WRITTEN_TOKENS = 32  # what a translator may write when no --target (or --generate N) says otherwise

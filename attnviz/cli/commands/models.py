@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from attnviz import hub, i18n
-from attnviz import models as catalogue_models
+from attnviz import i18n
+from attnviz.model import hub
+from attnviz.model import load as catalogue_models
 
 
 def run() -> int:

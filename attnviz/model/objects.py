@@ -12,7 +12,7 @@ cannot read.
 from __future__ import annotations
 
 from attnviz.errors import ModelLoadError
-from attnviz.models import ModelHandle, handle_of
+from attnviz.model.load import ModelHandle, handle_of
 
 # The special tokens whose ids a model's config and its tokenizer both name: they must agree (not padding, which
 # callers often set on a tokenizer that has none; it only fills a batch).

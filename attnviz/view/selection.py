@@ -6,7 +6,7 @@
   (`attnviz.figures`). It is `show_map(prepare(result, options), ...)`; a page that needs the prepared map first
   (the replay slider counts its rows) calls the two halves itself.
 - `prepare_map` (decoder rows relabelled, special tokens hidden, pieces merged into words), then the replay
-  (`attnviz.replay`: the rows written so far), then `choose_heads` -> `HeadSelection` (which layers and heads a view
+  (`attnviz.maps.replay`: the rows written so far), then `choose_heads` -> `HeadSelection` (which layers and heads a view
   means, with `alignment_pairs`): each figure, the file name (`HeadSelection.file_heads`) and the sentences take
   their heads from that one object. `FIGURE_BUILDERS` draws each figure from it.
 - `rollout_map` / `rollout_selection`: the ROLLOUT view (self-attention only; cross-attention refused with the
@@ -14,7 +14,7 @@
 - Full or on-demand results (`attnviz.types.AttentionResult`, answered alike by both): `whole_capture`;
   a long map's exact block: `token_window`.
 
-Built on it: `attnviz.focus` (the replay's sentence about the newest token) and `attnviz.find_head` (which heads
+Built on it: `attnviz.view.focus` (the replay's sentence about the newest token) and `attnviz.view.find_head` (which heads
 send one token to another).
 
 Functions take what they need and return new values: the app caches on their inputs, and the same options give the
@@ -31,11 +31,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from attnviz import analysis, figures, i18n
+from attnviz import figures, i18n
 from attnviz.errors import InputError
 from attnviz.i18n import selection as selection_words
-from attnviz.measure_view import CONTRIBUTIONS, check_held, check_measure, held_measure, measure_labels, measure_name
-from attnviz.replay import check_step, replay, step_count
+from attnviz.maps import analysis
+from attnviz.maps.replay import check_step, replay, step_count
+from attnviz.measures.names import CONTRIBUTIONS, check_held, check_measure, held_measure, measure_labels, measure_name
 from attnviz.types import MAP_KINDS, AttentionCapture, AttentionMap, AttentionResult
 
 if TYPE_CHECKING:

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from attnviz.catalogue import CatalogueEntry
-from attnviz.language import reads
+from attnviz.model.catalogue import CatalogueEntry
+from attnviz.text.language import reads
 from attnviz.types import Token
 
 CUT_PREVIEW = 40  # characters of the cut text a page quotes

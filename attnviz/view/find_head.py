@@ -17,10 +17,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attnviz import analysis
 from attnviz.errors import InputError
-from attnviz.selection import WEIGHTINGS, HeadSelection, map_texts
+from attnviz.maps import analysis
 from attnviz.types import AttentionResult, Token
+from attnviz.view.selection import WEIGHTINGS, HeadSelection, map_texts
 
 SIDES = ("query", "key")  # the side of a map a token is picked on
 

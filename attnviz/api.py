@@ -1,5 +1,5 @@
 """The everyday capture functions as `import attnviz` offers them: each takes a handle from `load_model`, or a
-transformers model object and its tokenizer, which `attnviz.objects.from_objects` wraps into a handle first.
+transformers model object and its tokenizer, which `attnviz.model.objects.from_objects` wraps into a handle first.
 
     attnviz.capture(handle, "早上好！", target="Good morning!")
     attnviz.capture(model, tokenizer, "早上好！", target="Good morning!")
@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from attnviz.attention import capture as full
 from attnviz.attention import generation, ondemand
-from attnviz.models import ModelHandle
-from attnviz.objects import from_objects
+from attnviz.model.load import ModelHandle
+from attnviz.model.objects import from_objects
 
 
 def handle_and_rest(model, args: tuple) -> tuple[ModelHandle, tuple]:

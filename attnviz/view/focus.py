@@ -15,9 +15,9 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from attnviz import i18n
-from attnviz.selection import HeadSelection, Pairs, ViewOptions, choose_heads, default_kind, prepare_map
-from attnviz.tokens import shown as shown_text
+from attnviz.text.tokens import shown as shown_text
 from attnviz.types import AttentionCapture, Token
+from attnviz.view.selection import HeadSelection, Pairs, ViewOptions, choose_heads, default_kind, prepare_map
 
 SAID_FROM = 0.01  # the weakest weight a sentence names
 HIDDEN_MOSTLY = 0.5  # the share of the row on hidden tokens from which the sentence says where it went

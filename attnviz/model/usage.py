@@ -22,8 +22,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from attnviz.errors import InputError
-from attnviz.language import main_script
 from attnviz.memo import once_per
+from attnviz.text.language import main_script
 
 LANGUAGE_CODES = {  # ISO 639-1 -> the code each multilingual tokenizer uses
     "nllb": {"zh": "zho_Hans", "en": "eng_Latn"},

@@ -2,7 +2,7 @@
 one is, how much text it reads and in which languages, read from its files without loading it.
 
 Light on purpose: the app's first page and the model picker read the catalogue before torch has loaded.
-`attnviz.models` loads what it names; `attnviz.hub` lists the hub models offered beside it.
+`attnviz.model.load` loads what it names; `attnviz.model.hub` lists the hub models offered beside it.
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ def declared_languages(name_or_path: str) -> tuple[str, ...]:
 def catalogue_entry(name: str, path: str | Path, kind: str, lang: str = "en") -> CatalogueEntry:
     """The catalogue's entry for the model folder `path`: its description in `lang`, and how much and what it reads
     (its config's positions; the languages of its source side: its model card's `language:`, a translator's first
-    only, the others being those it writes), read without loading the model. attnviz.language checks a text against
+    only, the others being those it writes), read without loading the model. attnviz.text.language checks a text against
     them before a capture."""
     description = i18n.t(f"model_description.{name}", lang)
     positions, card = _reach(Path(path))

@@ -21,9 +21,9 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from attnviz import chinese_words
 from attnviz.errors import InputError
 from attnviz.indexing import axis_phrase, indices, is_index
+from attnviz.text import chinese_words
 from attnviz.types import AttentionMap, Token
 
 REDUCTIONS = ("mean", "max")
@@ -260,7 +260,7 @@ def word_groups(tokens: Sequence[Token], text: str | None = None) -> list[tuple[
     So English subwords ("morn" + "ing") merge into words. A Chinese piece of several characters is a word the
     tokenizer learned, kept as it is ("早上" · "好"). Where the tokenizer reads Chinese a character at a time, the
     words come from the text: given `text` (the one the offsets point into), one-character pieces that one word of
-    it spans join (`attnviz.chinese_words`: 错 + 过 → 错过). So a word is always whole pieces; without `text`,
+    it spans join (`attnviz.text.chinese_words`: 错 + 过 → 错过). So a word is always whole pieces; without `text`,
     Chinese words are exactly the tokenizer's pieces.
     """
     groups = _piece_groups(tokens)

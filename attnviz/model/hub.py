@@ -11,15 +11,15 @@ import os
 from dataclasses import dataclass
 
 from attnviz import i18n, settings
-from attnviz.catalogue import CatalogueEntry, catalogue
 from attnviz.errors import ModelLoadError, Phrase
-from attnviz.policy import Policy
+from attnviz.model.catalogue import CatalogueEntry, catalogue
+from attnviz.model.policy import Policy
 
 
 @dataclass(frozen=True)
 class HubModel:
     id: str  # the hub id `load_model` is given
-    kind: str  # attnviz.catalogue.KINDS
+    kind: str  # attnviz.model.catalogue.KINDS
     languages: tuple[str, ...]  # ISO 639-1 codes of the languages it reads
     download_mb: int  # what the first use downloads
     writes: tuple[str, ...] = ()  # a translator's: the languages it writes (its model card's translation pairs)

@@ -1,5 +1,5 @@
 """Attention in a notebook: `attnviz.show(result, view="heatmap", layer=2, head=1, lang="zh")` draws the figures that
-the app and the command line draw for the same options (`attnviz.selection.show`), inline in Jupyter, JupyterLab and
+the app and the command line draw for the same options (`attnviz.view.selection.show`), inline in Jupyter, JupyterLab and
 VS Code, offline.
 
 Offline means no CDN: the first figure the kernel shows carries plotly.js itself, and later ones use it (plotly's
@@ -17,11 +17,11 @@ from dataclasses import fields
 import plotly.graph_objects as go
 import plotly.io as pio
 
-from attnviz import selection
 from attnviz.errors import InputError
 from attnviz.provenance import alignment_heads_of
-from attnviz.selection import Shown, ViewOptions
 from attnviz.types import AttentionCapture
+from attnviz.view import selection
+from attnviz.view.selection import Shown, ViewOptions
 
 PLOTLY_MIME = "application/vnd.plotly.v1+json"
 _OPTION_NAMES = tuple(field.name for field in fields(ViewOptions))

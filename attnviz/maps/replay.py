@@ -2,11 +2,11 @@
 of each token it wrote.
 
 - `step_count` / `check_step` / `replay`: the replay slider's steps, a step checked against a map, and the map
-  cropped to the rows written by then (`attnviz.selection.show_map` replays to `ViewOptions.step`).
+  cropped to the rows written by then (`attnviz.view.selection.show_map` replays to `ViewOptions.step`).
 - `step_scores` / `replayed_scores`: each generated step's probability and alternatives (`StepScore`), and the ones
   that wrote the newest row of a replay.
 
-What the newest row looked at, in a sentence, is `attnviz.focus`.
+What the newest row looked at, in a sentence, is `attnviz.view.focus`.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from attnviz import analysis
-from attnviz.caveats import UNSURE_BELOW
 from attnviz.errors import InputError
+from attnviz.maps import analysis
+from attnviz.text.caveats import UNSURE_BELOW
 from attnviz.types import AttentionMap, AttentionResult, Token
 
 

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from attnviz import i18n
-from attnviz.excerpts import excerpt
-from attnviz.language import main_script, reads
+from attnviz.text.excerpts import excerpt
+from attnviz.text.language import main_script, reads
 from attnviz.types import AttentionResult, GenerationStep
 
 UNSURE_BELOW = 0.5  # a written token whose probability is below this is called a guess
@@ -129,7 +129,7 @@ def language_sentence(
     text: str, model: str, languages: Sequence[str], lang: str = "en", key: str = "truth_language_mismatch"
 ) -> str | None:
     """The sentence for a text in a script `model` does not read (it reads `languages`), or None when it reads it
-    (or declares nothing); said before a capture (`attnviz.language`). With `key="truth_writes_mismatch"`: for a
+    (or declares nothing); said before a capture (`attnviz.text.language`). With `key="truth_writes_mismatch"`: for a
     text in a script a translator does not write (it writes `languages`)."""
     if reads(languages, text):
         return None

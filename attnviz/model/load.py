@@ -1,5 +1,5 @@
-"""`load_model` for any Hugging Face Transformers model: a catalogue name (`attnviz.catalogue`), a local folder or
-a hub id (`attnviz.hub`); and what a loaded model reads and writes."""
+"""`load_model` for any Hugging Face Transformers model: a catalogue name (`attnviz.model.catalogue`), a local folder or
+a hub id (`attnviz.model.hub`); and what a loaded model reads and writes."""
 
 from __future__ import annotations
 
@@ -11,15 +11,16 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from attnviz import placement, settings
+from attnviz import settings
+from attnviz.errors import ModelLoadError
+from attnviz.model import placement
 
 # ASSETS and catalogue are also read from here by the app, the command line and the training code
-from attnviz.catalogue import ASSETS as ASSETS
-from attnviz.catalogue import POSITION_FIELDS, catalogue_entry, catalogue_folder
-from attnviz.catalogue import catalogue as catalogue
-from attnviz.errors import ModelLoadError
-from attnviz.hub import BY_ID, hub_cache, offline_error
-from attnviz.policy import Policy
+from attnviz.model.catalogue import ASSETS as ASSETS
+from attnviz.model.catalogue import POSITION_FIELDS, catalogue_entry, catalogue_folder
+from attnviz.model.catalogue import catalogue as catalogue
+from attnviz.model.hub import BY_ID, hub_cache, offline_error
+from attnviz.model.policy import Policy
 
 
 @dataclass
@@ -48,7 +49,7 @@ def source_languages(handle: ModelHandle) -> tuple[str, ...]:
 
 def target_languages(handle: ModelHandle) -> tuple[str, ...]:
     """The languages a loaded translator writes, as its catalogue entry says (() when not declared, or from the hub:
-    `attnviz.hub.BY_ID` says it for the hub models the app offers)."""
+    `attnviz.model.hub.BY_ID` says it for the hub models the app offers)."""
     if not handle.path:
         return BY_ID[handle.name].writes if handle.name in BY_ID else ()
     return catalogue_entry(handle.name, handle.path, handle.kind).writes
@@ -153,7 +154,7 @@ def load_model(
 
     `name_or_path`: a catalogue name ("demo-zh-en", "minilm"), a local Hugging Face folder, or a hub id (needs the
     hub to be reachable, or the model in the local cache). Weights load from safetensors; pickle weights are refused
-    unless ATTNVIZ_ALLOW_PICKLE is on. `policy` (default: from attnviz.settings, see attnviz.policy) may restrict what
+    unless ATTNVIZ_ALLOW_PICKLE is on. `policy` (default: from attnviz.settings, see attnviz.model.policy) may restrict what
     can be loaded on a shared server. `dtype` ("float16", "bfloat16") runs the model in half precision where the
     device allows it (npu, cuda; on the CPU too when the model is `compared` with its float32 self, as Compare's B);
     captured weights are still computed with an fp32 softmax. Raises ModelLoadError with a sentence saying what to do.
@@ -167,8 +168,8 @@ def load_model(
         raise ModelLoadError("model_not_given")
     name_or_path = name_or_path.strip()
     # Both import torch: this module stays light, as the app's first page imports it before torch has loaded.
-    from attnviz.attention.precision import dtype_policy  # torch: only once a model loads
-    from attnviz.devices import resolve_device  # torch: only once a model loads
+    from attnviz.model.devices import resolve_device  # torch: only once a model loads
+    from attnviz.model.precision import dtype_policy  # torch: only once a model loads
 
     torch_device = resolve_device(device)
     torch_dtype = dtype_policy(torch_device, dtype, compared=compared)

@@ -15,12 +15,14 @@ from collections.abc import Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 
-from attnviz import i18n, notebook, selection
+from attnviz import i18n
 from attnviz.errors import AttnvizError, InputError
-from attnviz.measure_view import held_measure
+from attnviz.measures.names import held_measure
+from attnviz.notebook import show as notebook
 from attnviz.provenance import alignment_heads_of
-from attnviz.selection import Shown, ViewOptions
 from attnviz.types import MAP_KINDS, AttentionCapture
+from attnviz.view import selection
+from attnviz.view.selection import Shown, ViewOptions
 
 FIGURE_KINDS = {"alignment": ("cross",)}  # a figure drawn only for these maps (links between two texts); others: all
 

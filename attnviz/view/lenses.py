@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from attnviz.i18n.lens import STRINGS as LENS_WORDS
-from attnviz.selection import Pairs, Shown, ViewOptions, show
-from attnviz.tokens import shown
+from attnviz.text.tokens import shown
 from attnviz.types import AttentionCapture, Token
+from attnviz.view.selection import Pairs, Shown, ViewOptions, show
 
 
 @dataclass(frozen=True)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import torch
 
-from attnviz.devices import resolve_device
 from attnviz.errors import InputError
+from attnviz.model.devices import resolve_device
 
 _DTYPE_NAMES = {
     "float32": torch.float32,

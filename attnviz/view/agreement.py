@@ -17,11 +17,12 @@ from dataclasses import dataclass, replace
 import numpy as np
 from scipy import stats
 
-from attnviz import i18n, selection
+from attnviz import i18n
 from attnviz.errors import InputError
-from attnviz.measure_view import measure_name
-from attnviz.replay import replay
+from attnviz.maps.replay import replay
+from attnviz.measures.names import measure_name
 from attnviz.types import AttentionCapture
+from attnviz.view import selection
 
 AGREE_FROM = 0.5  # ρ from which the line says "agree": a moderate rank correlation or stronger
 FEWEST_CELLS = 3  # a rank correlation of fewer cells says nothing
