@@ -29,6 +29,7 @@ from attnviz.errors import (  # noqa: E402
     ResourceLimitError,
 )
 from attnviz.types import AttentionCapture, AttentionMap, GenerationStep, Token  # noqa: E402
+from attnviz.version import __version__  # noqa: E402
 
 if TYPE_CHECKING:  # what the names below resolve to, for type checkers and editors
     from attnviz.api import capture, capture_lazy, generate
@@ -49,6 +50,7 @@ _EVERYDAY = {
 }
 
 __all__ = [
+    "__version__",
     "AttentionCapture",
     "AttentionMap",
     "AttnvizError",
@@ -66,7 +68,6 @@ __all__ = [
     "load_model",
     "show",
 ]
-__version__ = "0.1.0"
 
 
 def __getattr__(name: str):

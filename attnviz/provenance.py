@@ -36,10 +36,11 @@ from dataclasses import replace
 from datetime import datetime, timezone
 from importlib import metadata
 
-import attnviz
-from attnviz.export.schema import json_safe
+import numpy as np
+
 from attnviz.memo import first_weight, once_per
 from attnviz.model.catalogue import catalogue_folders
+from attnviz.version import __version__
 
 PROVENANCE_VERSION = 1
 MAX_HASH_BYTES = 4 * 2**30
@@ -77,7 +78,7 @@ def versions() -> dict:
 @functools.cache  # read once: every capture records them, and looking up installed packages takes milliseconds
 def _installed_versions() -> tuple[tuple[str, str | None], ...]:
     return (
-        ("attnviz", attnviz.__version__),
+        ("attnviz", __version__),
         ("transformers", _version("transformers")),
         ("torch", _version("torch")),
         ("numpy", _version("numpy")),
@@ -247,3 +248,18 @@ def alignment_heads_of(capture) -> list[tuple[int, int]]:
 
 def _is_index(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def json_safe(value):
+    """Meta values as JSON: numpy arrays/scalars to lists/numbers, tuples to lists, anything else to its str."""
+    if isinstance(value, dict):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, np.generic):
+        return value.item()
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return str(value)

@@ -17,17 +17,9 @@ from app_pages.shared.state import ViewState, view_options
 from attnviz.figures import FigureStyle
 from attnviz.figures.lens import decoder_lens_grid, logit_lens_figures
 from attnviz.i18n.lens import STRINGS as LENS_WORDS
+from attnviz.measures.lens_results import last_layer_choices, reading_labels
 from attnviz.text.tokens import readable, shown
-from attnviz.view.lenses import (
-    DECODER_LENS,
-    LOGIT_LENS,
-    last_layer_choices,
-    lenses_for,
-    reading_alignment,
-    reading_choice,
-    reading_choices,
-    reading_labels,
-)
+from attnviz.view.lenses import DECODER_LENS, LOGIT_LENS, lenses_for, reading_alignment, reading_choice, reading_choices
 
 
 def logit_section(view: ViewState, handle, result) -> None:

@@ -14,7 +14,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from attnviz.export.schema import json_safe
+from attnviz.provenance import json_safe
 
 FORMATS = ("csv", "parquet")
 COLUMNS = ("stack", "layer", "head", "layer_name", "effect", "estimate")  # then one column per target token

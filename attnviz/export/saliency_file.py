@@ -20,8 +20,8 @@ import numpy as np
 
 from attnviz.errors import InputError
 from attnviz.export.files import write_atomic
-from attnviz.export.schema import json_safe
 from attnviz.measures.saliency_scores import SaliencyScores
+from attnviz.provenance import json_safe
 from attnviz.types import Token
 
 SCHEMA = "attnviz.saliency"

@@ -62,6 +62,7 @@ import numpy as np
 
 from attnviz.errors import InputError, Phrase
 from attnviz.export.files import DATA_FORMATS, format_of, refuse_existing, write_atomic
+from attnviz.provenance import json_safe
 from attnviz.text import caveats
 from attnviz.text.tokens import shown
 from attnviz.types import AttentionCapture, AttentionMap, GenerationStep, Token
@@ -131,21 +132,6 @@ def _score_from(entry: dict) -> dict:
 
 def is_int(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
-
-
-def json_safe(value):
-    """Meta values as JSON: numpy arrays/scalars to lists/numbers, tuples to lists, anything else to its str."""
-    if isinstance(value, dict):
-        return {str(k): json_safe(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [json_safe(v) for v in value]
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    if isinstance(value, np.generic):
-        return value.item()
-    if value is None or isinstance(value, (str, int, float, bool)):
-        return value
-    return str(value)
 
 
 def _header(capture: AttentionCapture) -> dict:

@@ -20,8 +20,8 @@ import struct
 import zlib
 from xml.sax.saxutils import escape
 
-from attnviz import __version__
 from attnviz.errors import InputError
+from attnviz.version import __version__
 
 KEY = "attnviz:provenance"
 PDF_KEY = "/AttnvizProvenance"

@@ -13,8 +13,8 @@ from attnviz.errors import InputError
 from attnviz.figures._common import HEAD_COLORS, clamp, token_label, unknown_notes
 from attnviz.figures.style import DEFAULT_STYLE, FigureStyle
 from attnviz.i18n.lens import STRINGS as LENS_WORDS
+from attnviz.measures.lens_results import DecoderLens, LogitLens, layer_labels, reading_labels
 from attnviz.types import Token
-from attnviz.view.lenses import DecoderLens, LogitLens, layer_labels, reading_labels
 
 CELL_PX = (64, 30)  # px a cell takes: wide enough for a short word, tall enough for one line
 GRID_MARGINS_PX = (260, 200)  # px the axes' labels, the colour bar and the title add

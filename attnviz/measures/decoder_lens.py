@@ -19,10 +19,10 @@ import torch
 
 from attnviz.attention.generation import generate
 from attnviz.errors import InputError
+from attnviz.measures.lens_results import DecoderLens
 from attnviz.measures.residual import Stream, final_norm, layers_of, residual_stream
 from attnviz.model.load import ModelHandle
 from attnviz.types import AttentionCapture
-from attnviz.view.lenses import DecoderLens
 
 
 @contextmanager

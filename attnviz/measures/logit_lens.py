@@ -16,11 +16,11 @@ import torch
 from attnviz.attention.batching import prepare_batch
 from attnviz.attention.generation import generate
 from attnviz.errors import AttnvizError, InputError
+from attnviz.measures.lens_results import LogitLens
 from attnviz.measures.residual import final_norm, residual_stream
 from attnviz.model.load import ModelHandle
 from attnviz.provenance import build_provenance
 from attnviz.text.tokens import vocabulary_token
-from attnviz.view.lenses import LogitLens
 
 TOP_K = 5  # the most probable tokens kept per (layer, position)
 MAX_TOP_K = 50

@@ -21,11 +21,11 @@ from attnviz import run as runs
 from attnviz.attention.generation import generate
 from attnviz.figures._common import token_label
 from attnviz.measures.decoder_lens import decoder_lens
+from attnviz.measures.lens_results import reading_labels
 from attnviz.measures.logit_lens import logit_lens
 from attnviz.model.catalogue import catalogue
 from attnviz.model.load import load_model
 from attnviz.text.tokens import readable, shown
-from attnviz.view.lenses import reading_labels
 from tests.support.app import assert_page_ok, downloads, one_torch_thread, open_by_link  # noqa: F401 (fixtures)
 
 SELF = "page_scripts/self_attention.py"

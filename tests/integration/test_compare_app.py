@@ -14,10 +14,10 @@ import pytest
 import torch
 
 from attnviz import i18n
-from attnviz.attention import precision
 from attnviz.attention.capture import capture
 from attnviz.compare import compare_captures
 from attnviz.errors import InputError
+from attnviz.model import precision
 from attnviz.model.devices import resolve_device
 from attnviz.model.load import load_model
 from attnviz.view import selection

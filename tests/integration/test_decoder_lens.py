@@ -10,9 +10,9 @@ from transformers.modeling_outputs import BaseModelOutput
 from attnviz.attention.generation import generate
 from attnviz.errors import InputError
 from attnviz.measures.decoder_lens import decoder_lens
+from attnviz.measures.lens_results import decoder_lens_rows
 from attnviz.model.load import load_model
 from attnviz.text.tokens import shown, vocabulary_token
-from attnviz.view.lenses import decoder_lens_rows
 
 TEXT = "早上好！我喜欢学习。"
 

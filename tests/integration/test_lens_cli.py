@@ -8,9 +8,9 @@ import json
 import pytest
 
 from attnviz.cli import main
+from attnviz.measures.lens_results import logit_lens_rows
 from attnviz.measures.logit_lens import logit_lens
 from attnviz.model.load import load_model
-from attnviz.view.lenses import logit_lens_rows
 
 TEXT = "早上好！Good morning"
 

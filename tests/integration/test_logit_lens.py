@@ -10,11 +10,11 @@ import transformers
 
 from attnviz.attention.capture import capture
 from attnviz.errors import AttnvizError, InputError
+from attnviz.measures.lens_results import logit_lens_rows
 from attnviz.measures.logit_lens import logit_lens
 from attnviz.model.catalogue import catalogue
 from attnviz.model.load import load_model
 from attnviz.text.tokens import shown, vocabulary_token
-from attnviz.view.lenses import logit_lens_rows
 from tests.support import tiny
 
 TEXT = "早上好！Good morning, I like studying."

@@ -10,8 +10,8 @@ from attnviz.errors import InputError
 from attnviz.figures.lens import decoder_lens_grid, lens_grid, lens_lines
 from attnviz.figures.style import FigureStyle
 from attnviz.i18n.lens import STRINGS
+from attnviz.measures.lens_results import DecoderLens, layer_labels, reading_labels
 from attnviz.types import Token
-from attnviz.view.lenses import DecoderLens, layer_labels, reading_labels
 
 POSITIONS = [Token("<s>", -1, -1, special=True), Token("早上", 0, 2), Token("好", 2, 3)]
 CELLS = [

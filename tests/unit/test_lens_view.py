@@ -9,20 +9,10 @@ import numpy as np
 import pytest
 
 from app_pages.shared import state as app_state
+from attnviz.measures.lens_results import DecoderLens, LogitLens, last_layer_choices, logit_lens_rows
 from attnviz.text.tokens import shown
 from attnviz.types import Token
-from attnviz.view.lenses import (
-    DECODER_LENS,
-    LAST_READING,
-    LOGIT_LENS,
-    DecoderLens,
-    LogitLens,
-    last_layer_choices,
-    lenses_for,
-    logit_lens_rows,
-    reading_choice,
-    reading_choices,
-)
+from attnviz.view.lenses import DECODER_LENS, LAST_READING, LOGIT_LENS, lenses_for, reading_choice, reading_choices
 
 
 @pytest.mark.parametrize(("page", "carried"), [("translate", {"logit_lens", "decoder_lens"}), ("self", {"logit_lens"})])

@@ -16,9 +16,9 @@ from attnviz.export.files import refuse_existing, write_atomic
 from attnviz.figures.lens import decoder_lens_grid, logit_lens_figures
 from attnviz.figures.style import FigureStyle
 from attnviz.measures.decoder_lens import decoder_lens
+from attnviz.measures.lens_results import LogitLens, decoder_lens_rows, logit_lens_rows
 from attnviz.measures.logit_lens import logit_lens
 from attnviz.model import load as models
-from attnviz.view.lenses import LogitLens, decoder_lens_rows, logit_lens_rows
 
 FIGURES = ("png", "svg", "pdf", "html")
 WRITTEN_TOKENS = 32  # what a translator may write when no --target (or --generate N) says otherwise
