@@ -9,7 +9,7 @@ import pytest
 import tomllib
 
 import attnviz
-from attnviz import cli, paths
+from attnviz import cli, paths, version
 from attnviz.api import capture, capture_lazy, generate
 from attnviz.model import catalogue, objects
 from attnviz.model import load as models
@@ -96,7 +96,8 @@ def test_the_console_script_is_python_m_attnviz():
 
 def test_the_wheel_holds_the_package_alone():
     assert PYPROJECT["tool"]["hatch"]["build"]["targets"]["wheel"]["packages"] == ["attnviz"]
-    assert PYPROJECT["tool"]["hatch"]["version"]["path"] == "attnviz/__init__.py"
+    assert PYPROJECT["tool"]["hatch"]["version"]["path"] == "attnviz/version.py"
+    assert attnviz.__version__ == version.__version__  # the package face hands on the one written version
 
 
 def test_the_wheel_carries_what_the_product_reads_at_run_time():
