@@ -17,12 +17,16 @@ from __future__ import annotations
 
 import os
 import statistics
+import sys
 import tempfile
 import time
 from contextlib import contextmanager
 from pathlib import Path
 
-from bench_app import REPO  # the repository on the path, offline settings (benchmarks/ is the script's folder)
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))  # the project, importable from benchmarks/ (bench_app reads this module, not the reverse)
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 
 CHANGE_BUDGET_S = 1.0
 FIRST_FIGURE_BUDGET_S = 10.0
