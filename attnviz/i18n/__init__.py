@@ -29,6 +29,7 @@ from attnviz.i18n import (
     qkspace,
     saliency,
     selection,
+    serving,
     settings,
     truth,
     value_zeroing,
@@ -63,6 +64,7 @@ PARTS = (
     measures,
     saliency,
     notebook,
+    serving,
 )
 
 

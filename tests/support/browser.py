@@ -75,10 +75,15 @@ def wait_healthy(url: str, process: subprocess.Popen, timeout: float = SERVER_ST
 
 
 @contextlib.contextmanager
-def streamlit_server(env: dict[str, str] | None = None, log_path: Path | None = None):
-    """Yield (base url, seconds from start to healthy) of `streamlit run app.py` on a free local port."""
+def streamlit_server(
+    env: dict[str, str] | None = None, log_path: Path | None = None, address: str | None = "127.0.0.1", started=None
+):
+    """Yield (base url, seconds from start to healthy) of `streamlit run app.py` on a free local port, bound to
+    `address` (None: the address the project's .streamlit/config.toml sets). `started`: a list that receives the
+    server's Popen (its pid, for whoever reads its sockets)."""
     port = free_port()
     url = f"http://127.0.0.1:{port}"
+    bind = ["--server.address", address] if address is not None else []
     command = [
         sys.executable,
         "-m",
@@ -89,8 +94,7 @@ def streamlit_server(env: dict[str, str] | None = None, log_path: Path | None = 
         "true",
         "--server.port",
         str(port),
-        "--server.address",
-        "127.0.0.1",
+        *bind,
         "--browser.gatherUsageStats",
         "false",
         "--server.fileWatcherType",
@@ -100,6 +104,8 @@ def streamlit_server(env: dict[str, str] | None = None, log_path: Path | None = 
     with contextlib.ExitStack() as stack:
         log = stack.enter_context(open(log_path, "wb")) if log_path else subprocess.DEVNULL
         process = subprocess.Popen(command, cwd=REPO, env=environment, stdout=log, stderr=subprocess.STDOUT)
+        if isinstance(started, list):
+            started.append(process)
         try:
             healthy_after = wait_healthy(url, process)
             yield url, healthy_after
