@@ -82,6 +82,12 @@ class Request:
     figure: str = "diff"  # compare's figure: the diff A − B, or A's and B's alignment diagrams side by side
     # contributions
     method: str = "alti"
+    # explorer: what the file holds (None: every map, no measure, both languages, the default thresholds)
+    kinds: tuple[str, ...] | None = None
+    measures: tuple[str, ...] | None = None
+    languages: tuple[str, ...] | None = None
+    thresholds: tuple[float, ...] | None = None
+    subwords: bool = True
 
 
 def request_of(args: argparse.Namespace) -> Request:

@@ -15,6 +15,7 @@ from attnviz.i18n import (
     devices,
     effects,
     errors,
+    explorer,
     figures,
     files,
     findhead,
@@ -65,6 +66,7 @@ PARTS = (
     saliency,
     notebook,
     serving,
+    explorer,
 )
 
 
