@@ -7,17 +7,17 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from attnviz.maps import analysis
+from attnviz.maps import head_stats
 from attnviz.view import selection
 
 
 def defined_statistics(values: Mapping[str, np.ndarray]) -> list[str]:
-    """The statistics with a value for some head (`analysis.head_statistics`, or a lazy capture's streamed ones)."""
-    return [name for name in analysis.STATISTICS if np.isfinite(values[name]).any()]
+    """The statistics with a value for some head (`head_stats.head_statistics`, or a lazy capture's streamed ones)."""
+    return [name for name in head_stats.STATISTICS if np.isfinite(values[name]).any()]
 
 
 def head_at(row: int, num_heads: int) -> tuple[int, int]:
-    """(layer, head) of a row of `analysis.statistics_table` (rows run layer by layer)."""
+    """(layer, head) of a row of `head_stats.statistics_table` (rows run layer by layer)."""
     return divmod(int(row), num_heads)
 
 

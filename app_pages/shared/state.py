@@ -28,7 +28,7 @@ from app_pages.shared.view_groups import (
     SelfAttentionView,
     TranslateView,
 )
-from attnviz.maps import analysis
+from attnviz.maps import head_stats
 from attnviz.measures import names as measure_view
 from attnviz.run import MODES
 from attnviz.view import selection
@@ -74,7 +74,7 @@ _CHOICES = {
     "stack": selection.STACKS,
     "self_aggregation": selection.SELF_AGGREGATIONS,
     "kind": ("self", "encoder", "decoder", "cross"),
-    "stat": tuple(analysis.STATISTICS),
+    "stat": tuple(head_stats.STATISTICS),
     "weighting": selection.WEIGHTINGS,
     "measure": MEASURE_CHOICES,
     "qk_color": ("position", "token"),

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from attnviz.errors import InputError
-from attnviz.maps import analysis
+from attnviz.maps import analysis, word_merge
 from attnviz.types import AttentionResult, Token
 from attnviz.view.selection import WEIGHTINGS, HeadSelection, map_texts
 
@@ -67,7 +67,7 @@ def token_choices(
     query_text, key_text = map_texts(result, kind)
     text = query_text if side == "query" else key_text
     if words:
-        units = analysis.word_tokens(tokens, text)
+        units = word_merge.word_tokens(tokens, text)
     else:
         units = [((i, i + 1), token) for i, token in enumerate(tokens)]
     if hide_special and not all(token.special for _, token in units):

@@ -34,7 +34,7 @@ import numpy as np
 from attnviz import figures, i18n
 from attnviz.errors import InputError
 from attnviz.i18n import selection as selection_words
-from attnviz.maps import analysis
+from attnviz.maps import analysis, word_merge
 from attnviz.maps.replay import check_step, replay, step_count
 from attnviz.measures.names import CONTRIBUTIONS, check_held, check_measure, held_measure, measure_labels, measure_name
 from attnviz.types import MAP_KINDS, AttentionCapture, AttentionMap, AttentionResult
@@ -253,7 +253,7 @@ def prepare_map(
     if words:
         query_text, key_text = map_texts(result, kind)
         query_spans, key_spans = _given_spans(kind, given_words)
-        amap = analysis.merge_words(amap, query_text, key_text, query_spans, key_spans)
+        amap = word_merge.merge_words(amap, query_text, key_text, query_spans, key_spans)
     return amap
 
 

@@ -18,7 +18,7 @@ from attnviz import figures, i18n
 from attnviz.attention.capture import capture
 from attnviz.attention.math import softmax_rows
 from attnviz.errors import Phrase, SettingError
-from attnviz.maps import analysis
+from attnviz.maps import analysis, head_stats, word_merge
 from attnviz.model.load import catalogue, load_model
 from attnviz.view import selection
 from tests.support.app import APP, PAGES, assert_page_ok, charts, open_app
@@ -125,7 +125,7 @@ def test_word_view_and_hidden_special_tokens(tiny, tiny_handle):
     at = open_app(model=tiny, **{**PAIR, "words": 1, "hide": 1})
     assert_page_ok(at)
     result = capture(tiny_handle, PAIR["text"], PAIR["target"])
-    words = analysis.merge_words(analysis.hide_tokens(result["cross"]), PAIR["target"], PAIR["text"])
+    words = word_merge.merge_words(analysis.hide_tokens(result["cross"]), PAIR["target"], PAIR["text"])
     heatmap = charts(at)["heatmap"]
     assert axis_labels(heatmap, "xaxis") == [t.text for t in words.key_tokens]
     assert "".join(axis_labels(heatmap, "xaxis")) == "早上好！"
@@ -381,11 +381,11 @@ def test_heads_page_table_and_statistic_heatmap(tiny, tiny_handle):
     table = at.dataframe[0].value
     cross = capture(tiny_handle, PAIR["text"], PAIR["target"])["cross"]
     assert len(table) == cross.num_layers * cross.num_heads
-    entropy = analysis.head_statistics(cross)["entropy"]
+    entropy = head_stats.head_statistics(cross)["entropy"]
     np.testing.assert_allclose(z_of(charts(at)["statistic"]), entropy, atol=1e-5)
     at.selectbox(key="w_stat").set_value("sink").run()
     assert_page_ok(at)
-    np.testing.assert_allclose(z_of(charts(at)["statistic"]), analysis.head_statistics(cross)["sink"], atol=1e-5)
+    np.testing.assert_allclose(z_of(charts(at)["statistic"]), head_stats.head_statistics(cross)["sink"], atol=1e-5)
 
 
 def test_choosing_a_head_opens_it_on_the_translate_page(tiny):
@@ -447,8 +447,8 @@ def test_a_long_text_still_has_every_heads_statistics_and_its_alignment(tiny, ti
     assert_page_ok(at)
     cross = capture(tiny_handle, LONG_TEXT, PAIR["target"])["cross"]
     table = at.dataframe(key="w_head_table").value
-    np.testing.assert_allclose(table["entropy"], analysis.head_statistics(cross)["entropy"].ravel(), atol=1e-5)
-    np.testing.assert_allclose(z_of(charts(at)["statistic"]), analysis.head_statistics(cross)["entropy"], atol=1e-5)
+    np.testing.assert_allclose(table["entropy"], head_stats.head_statistics(cross)["entropy"].ravel(), atol=1e-5)
+    np.testing.assert_allclose(z_of(charts(at)["statistic"]), head_stats.head_statistics(cross)["entropy"], atol=1e-5)
 
 
 def test_a_long_prompt_for_a_decoder_is_read_and_shown_without_generating(tiny_folder, monkeypatch):

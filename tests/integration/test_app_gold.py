@@ -16,7 +16,7 @@ from attnviz.corpus.gold import Gold
 from attnviz.corpus.pair import head_scores
 from attnviz.corpus.view import pair_words
 from attnviz.figures._common import format_value
-from attnviz.maps import analysis
+from attnviz.maps import analysis, word_merge
 from attnviz.model.load import load_model
 
 APP = str(Path(__file__).resolve().parents[2] / "app_pages" / "main.py")
@@ -267,7 +267,7 @@ def test_an_en_zh_target_read_a_character_at_a_time_shows_words_and_its_links_in
     assert not at.exception and not at.error and not at.warning
     result = capture(load_model("demo-en-zh", "cpu"), pair["text"], pair["target"])
     assert [t.text for t in result["cross"].query_tokens][:3] == ["我", "错", "过"]  # the model reads characters
-    expected = analysis.merge_words(analysis.hide_tokens(result["cross"]), pair["target"], pair["text"])
+    expected = word_merge.merge_words(analysis.hide_tokens(result["cross"]), pair["target"], pair["text"])
     heatmap = charts(at)["heatmap"]
     rows = [html.unescape(label) for label in heatmap["layout"]["yaxis"]["ticktext"]]
     assert rows == [t.text for t in expected.query_tokens]
@@ -289,7 +289,7 @@ def test_a_zh_en_source_read_partly_a_character_at_a_time_shows_the_segmenters_w
     assert not at.exception and not at.error
     result = capture(load_model("demo-zh-en", "cpu"), pair["text"], pair["target"])
     assert {"厨", "房"} <= {t.text for t in result["cross"].key_tokens}  # 厨房 is not one of its pieces
-    expected = analysis.merge_words(analysis.hide_tokens(result["cross"]), pair["target"], pair["text"])
+    expected = word_merge.merge_words(analysis.hide_tokens(result["cross"]), pair["target"], pair["text"])
     columns = [html.unescape(label) for label in charts(at)["heatmap"]["layout"]["xaxis"]["ticktext"]]
     assert columns == [t.text for t in expected.key_tokens] and "厨房" in columns
     assert list(pair_words(result).source.words) == columns  # the words gold links index

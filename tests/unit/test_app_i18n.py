@@ -14,7 +14,7 @@ from app_pages.shared import state
 from attnviz import i18n
 from attnviz.errors import AttnvizError, DeviceUnavailableError, InputError, ModelLoadError, ResourceLimitError
 from attnviz.export.sizing import PRESETS
-from attnviz.maps import analysis
+from attnviz.maps import head_stats
 from attnviz.run import MODES
 from attnviz.view import selection
 
@@ -54,8 +54,8 @@ def used_keys() -> set[str]:
         "device_{}": state.DEVICES,
         "mode_{}": MODES,
         "stack_{}": selection.STACKS,
-        "stat_{}": analysis.STATISTICS,
-        "stat_help_{}": analysis.STATISTICS,
+        "stat_{}": head_stats.STATISTICS,
+        "stat_help_{}": head_stats.STATISTICS,
         "kind_{}": ("self", "encoder", "decoder", "cross", "encoder-decoder"),
         "step_{}_title": explainer_steps.EXPLAINER_STEPS,
         "step_{}_text": explainer_steps.EXPLAINER_STEPS,

@@ -18,7 +18,7 @@ from app_pages.shared import link_text, model_runs
 from app_pages.shared import state as app_state
 from attnviz.attention.walkthrough import walkthrough
 from attnviz.errors import InputError, ModelLoadError, SettingError
-from attnviz.maps import analysis
+from attnviz.maps import head_stats
 from attnviz.run import MODES
 from attnviz.view import selection
 from tests.support.maps import numbered_map
@@ -58,7 +58,7 @@ view_states = st.builds(
     rollout_last=st.integers(0, 99),
     color_scale=st.sampled_from(selection.COLOR_SCALES),
     kind=st.sampled_from(["self", "encoder", "decoder", "cross"]),
-    stat=st.sampled_from(list(analysis.STATISTICS)),
+    stat=st.sampled_from(list(head_stats.STATISTICS)),
     q=explainer_texts("q"),
     k=explainer_texts("k"),
     v=explainer_texts("v"),
@@ -229,16 +229,16 @@ def test_heads_open_on_the_page_that_shows_their_map():
     assert heads_choices.page_for_head("decoder") == ("self", {"self_aggregation": "head", "stack": "decoder"})
     assert heads_choices.page_for_head("self") == ("self", {"self_aggregation": "head"})
     amap = numbered_map(layers=2, heads=3)
-    rows = analysis.statistics_table(analysis.head_statistics(amap), amap.layer_names)
+    rows = head_stats.statistics_table(head_stats.head_statistics(amap), amap.layer_names)
     assert all(heads_choices.head_at(i, 3) == (row["layer"], row["head"]) for i, row in enumerate(rows))
 
 
 def test_statistics_for_a_cross_map_leave_out_self_attention_only_ones():
     def defined(amap):
-        return heads_choices.defined_statistics(analysis.head_statistics(amap))
+        return heads_choices.defined_statistics(head_stats.head_statistics(amap))
 
     assert defined(numbered_map("cross")) == ["entropy", "sink", "diagonal"]
-    no_repeat = [name for name in analysis.STATISTICS if name != "induction"]  # induction needs a repeated token
+    no_repeat = [name for name in head_stats.STATISTICS if name != "induction"]  # induction needs a repeated token
     assert defined(numbered_map("encoder", queries=6, keys=6)) == no_repeat
 
 

@@ -7,7 +7,7 @@ import pytest
 
 from attnviz.errors import InputError
 from attnviz.export.schema import capture_from_dict, capture_from_npz, capture_to_dict, capture_to_npz
-from attnviz.maps import analysis
+from attnviz.maps import analysis, word_merge
 from attnviz.types import AttentionCapture
 from attnviz.view import selection
 from tests.support.maps import random_map, seed_pair_map, tokens_from
@@ -65,7 +65,7 @@ def test_norms_follow_the_keys_through_crop_hide_and_merge():
     np.testing.assert_array_equal(hidden.value_norms, amap.value_norms[:, :, :3])
     pieces = tokens_from(["早", "上", "好"], "早上好")
     pieced = _with_norms(random_map(tokens_from(["Good"]), pieces, kind="cross"))
-    merged = analysis.merge_words(pieced, key_text="早上好")
+    merged = word_merge.merge_words(pieced, key_text="早上好")
     assert len(merged.key_tokens) == merged.value_norms.shape[-1]
     assert analysis.rollout(_with_norms(random_map(pieces))).value_norms is None
 
