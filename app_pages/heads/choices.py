@@ -8,7 +8,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from attnviz.maps import head_stats
-from attnviz.view import selection
+from attnviz.view import viewing
 
 
 def defined_statistics(values: Mapping[str, np.ndarray]) -> list[str]:
@@ -25,6 +25,6 @@ def page_for_head(kind: str) -> tuple[str, dict]:
     """Where a head of a `kind` map opens ("translate" or "self") and the view changes that show exactly that head."""
     if kind == "cross":
         return "translate", {"cross_aggregation": "head"}
-    if kind in selection.STACKS:
+    if kind in viewing.STACKS:
         return "self", {"self_aggregation": "head", "stack": kind}
     return "self", {"self_aggregation": "head"}

@@ -13,7 +13,7 @@ from attnviz import run as runs
 from attnviz.measures import names as measure_view
 from attnviz.model.load import catalogue, load_model
 from attnviz.model.placement import Placement
-from attnviz.view import selection
+from attnviz.view import viewing
 
 ONE_DEVICE = Placement()  # no device map: the model loads onto the sidebar's device
 
@@ -84,7 +84,7 @@ def cached_pooled(
     placement: Placement = ONE_DEVICE,
 ):
     lazy = cached_lazy_analysis(name, device, text, target, mode, truncate, placement)
-    return lazy.downsampled(kind, layer, head, max_tokens=selection.LONG_BINS, value_weighted=weighted)
+    return lazy.downsampled(kind, layer, head, max_tokens=viewing.LONG_BINS, value_weighted=weighted)
 
 
 @st.cache_data(show_spinner=False, max_entries=256)

@@ -21,7 +21,7 @@ from attnviz.corpus.words import segmented
 from attnviz.errors import AttnvizError
 from attnviz.figures._common import format_value
 from attnviz.text import language
-from attnviz.view import selection
+from attnviz.view import viewing
 
 HEAD_MAP = "chart_gold_heads"  # the AER map's chart key: its selection opens a head
 
@@ -139,7 +139,7 @@ def reverse_candidates(view: ViewState) -> list[str]:
     return [entry.name for entry in others]
 
 
-def scored(view: ViewState, result, shown: selection.Shown, options: selection.ViewOptions) -> GoldShown | None:
+def scored(view: ViewState, result, shown: viewing.Shown, options: viewing.ViewOptions) -> GoldShown | None:
     """The view against the gold links (None when there are none), with the reverse model's links when one is
     chosen; a link that cannot be read is said, and the figures are drawn without gold; a reverse model that cannot
     read the pair is said, and the links are scored one way."""

@@ -11,8 +11,8 @@ from attnviz.cli.request import Request
 from attnviz.errors import InputError
 from attnviz.export.sizing import resolve_size
 from attnviz.maps import analysis
-from attnviz.view import selection
-from attnviz.view.selection import ViewOptions
+from attnviz.view import selection, viewing
+from attnviz.view.viewing import ViewOptions
 
 
 def check(request: Request) -> None:
@@ -49,13 +49,11 @@ def ignored_options(request: Request) -> list[tuple[str, str]]:
     (option, the catalogue key of why): an option that changes nothing must not look as if it had."""
     aggregation, view = request.aggregation, request.view
     ignored = []
-    if aggregation in ("alignment", "all", selection.ROLLOUT) and (
-        request.layer is not None or request.head is not None
-    ):
+    if aggregation in ("alignment", "all", viewing.ROLLOUT) and (request.layer is not None or request.head is not None):
         ignored.append(("--layer/--head", f"cli.ignored.{aggregation}"))
     if aggregation == "layer" and request.head is not None:
         ignored.append(("--head", "cli.ignored.layer"))
-    if aggregation != selection.ROLLOUT and (request.rollout_layers is not None or not request.residual):
+    if aggregation != viewing.ROLLOUT and (request.rollout_layers is not None or not request.residual):
         ignored.append(("--rollout-layers/--no-residual", "cli.ignored.not_rollout"))
     if view != "alignment" and (request.gold or request.reverse_model):
         ignored.append(("--gold/--reverse-model", "cli.ignored.gold"))
@@ -115,7 +113,7 @@ def _as_aggregation(layers: tuple | None, heads: tuple | None, head_reduce: str,
         return {"aggregation": "layer", "layer": layers[0]}
     if heads is None and head_reduce == "mean" and layers is None and layer_reduce == "mean":
         return {"aggregation": "all"}
-    return {"aggregation": selection.CUSTOM, "head_reduce": head_reduce, "layer_reduce": layer_reduce}
+    return {"aggregation": viewing.CUSTOM, "head_reduce": head_reduce, "layer_reduce": layer_reduce}
 
 
 def _head_fields(request: Request, amap) -> dict:

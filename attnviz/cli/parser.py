@@ -16,8 +16,8 @@ from attnviz.errors import AttnvizError
 from attnviz.export.sizing import PRESETS
 from attnviz.measures import names as measure_view
 from attnviz.model import placement
-from attnviz.view import selection
-from attnviz.view.selection import ViewOptions
+from attnviz.view import viewing
+from attnviz.view.viewing import ViewOptions
 
 KINDS = ("self", "encoder", "decoder", "cross")
 
@@ -128,11 +128,11 @@ def _parsed(parse, lang: str):
 def _add_view_arguments(parser: argparse.ArgumentParser) -> None:
     """The export's view options: the app's controls, with the app's defaults (ViewOptions), then the CLI's own."""
     view = parser.add_argument_group("view")
-    view.add_argument("--view", choices=selection.FIGURES, default="heatmap", help="the figure (default heatmap)")
+    view.add_argument("--view", choices=viewing.FIGURES, default="heatmap", help="the figure (default heatmap)")
     view.add_argument("--kind", choices=KINDS, help="which map (default: cross for translation pairs, else self)")
     view.add_argument(
         "--aggregation",
-        choices=(*selection.AGGREGATIONS, selection.ROLLOUT),
+        choices=(*viewing.AGGREGATIONS, viewing.ROLLOUT),
         help="which heads, as the app's View menu: the model's alignment heads (cross-attention), one "
         "head (--layer, --head), the mean of --layer's heads, or of all, or the attention rollout "
         "of self-attention through --rollout-layers (default: alignment for cross-attention, else "
@@ -184,7 +184,7 @@ def _add_view_arguments(parser: argparse.ArgumentParser) -> None:
     view.add_argument("--log-scale", action="store_true", help="heatmap: logarithmic colour scale")
     view.add_argument(
         "--weighting",
-        choices=selection.WEIGHTINGS,
+        choices=viewing.WEIGHTINGS,
         default=ViewOptions.weighting,
         help="weights, or value-norm: each weight × its key's value norm ‖f(x)‖, rows summing to 1",
     )
@@ -197,7 +197,7 @@ def _add_view_arguments(parser: argparse.ArgumentParser) -> None:
     )
     view.add_argument(
         "--color-scale",
-        choices=selection.COLOR_SCALES,
+        choices=viewing.COLOR_SCALES,
         default=ViewOptions.color_scale,
         help="heatmap/grid colours: unit (0–1 on every head, the default, as in the app), shared (0 to "
         "the largest weight of any head) or head (each figure its own max)",
@@ -454,9 +454,7 @@ def _add_compare_parser(commands) -> None:
     )
     side.add_argument("--truncate", action="store_true", help="keep the first tokens of too-long input")
     view = compare.add_argument_group("view and output")
-    view.add_argument(
-        "--weighting", choices=selection.WEIGHTINGS, default=ViewOptions.weighting, help="what is compared"
-    )
+    view.add_argument("--weighting", choices=viewing.WEIGHTINGS, default=ViewOptions.weighting, help="what is compared")
     view.add_argument(
         "--hide-special", action=argparse.BooleanOptionalAction, default=False, help="leave special tokens out"
     )

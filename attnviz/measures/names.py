@@ -3,7 +3,7 @@
 A view draws one of `MEASURES`:
 - "weights": the attention weights α (Vaswani et al., 2017), as captured;
 - "value-norm": α_ij·‖f_h(x_j)‖, rows scaled to sum 1 (Kobayashi et al., EMNLP 2020, "Attention is Not Only a
-  Weight"), computed from a capture's value norms (`selection.WEIGHTINGS`);
+  Weight"), computed from a capture's value norms (`viewing.WEIGHTINGS`);
 - "alti", "alti-rollout": ALTI contributions and their rollout (Ferrando et al., EMNLP 2022, arXiv 2203.04212;
   ALTI+ through a translator, arXiv 2205.11631), `attnviz.measures.alti`;
 - "value-zeroing": value zeroing (Mohebbi et al., EACL 2023, arXiv 2301.12971), `attnviz.measures.value_zeroing`.

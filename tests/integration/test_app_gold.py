@@ -107,7 +107,7 @@ def test_a_reverse_model_keeps_only_the_links_both_directions_find():
     from attnviz.corpus import links
     from attnviz.corpus.gold import Counts
     from attnviz.corpus.pair import PairWords
-    from attnviz.view import selection
+    from attnviz.view import head_choice
 
     gold_text = "0-0 1-1 2-2"
     at = open_app(**PAIR, gold=gold_text, view="head", layer=2, head=0, gold_reverse="demo-en-zh")
@@ -119,7 +119,7 @@ def test_a_reverse_model_keeps_only_the_links_both_directions_find():
     reverse = load_model("demo-en-zh", "cpu")
     back_cross = capture(reverse, "Good morning!", "早上好！")["cross"]
     back_words = PairWords(words.target, words.source)
-    heads = selection.alignment_pairs(reverse.alignment_heads, back_cross.num_layers, back_cross.num_heads)
+    heads = head_choice.alignment_pairs(reverse.alignment_heads, back_cross.num_layers, back_cross.num_heads)
     back_weights = back_words.word_weights(back_cross)[[h[0] for h in heads], [h[1] for h in heads]].mean(axis=0)
     both = links.intersect(there, links.links_of(links.link_mask(back_weights, 0.1)))
     expected = Counts.of(both, Gold.parse(gold_text)).scores()

@@ -19,7 +19,7 @@ from attnviz.attention.capture import capture
 from attnviz.maps import head_stats
 from attnviz.model import catalogue
 from attnviz.model.load import load_model
-from attnviz.view import selection
+from attnviz.view import selection, viewing
 from tests.support.app import open_by_link
 from tests.support.long_texts import english_text
 
@@ -80,7 +80,7 @@ def test_1500_words_open_on_minilm_truncated_with_exact_figures(minilm):
     at.selectbox(key="w_head").set_value(1).run()
     at.slider(key="w_lines_from").set_value(200).run()
     page_ok(at)
-    window = selection.token_window(512, 200, selection.LINES_WINDOW)
+    window = selection.token_window(512, 200, viewing.LINES_WINDOW)
     lines = chart(at, "long_lines")
     assert "rows 200–239 × keys 200–239" in lines["layout"]["title"]["text"]
     assert lines["layout"]["meta"]["view"] == "lines"

@@ -20,7 +20,7 @@ from attnviz.attention.walkthrough import walkthrough
 from attnviz.errors import InputError, ModelLoadError, SettingError
 from attnviz.maps import head_stats
 from attnviz.run import MODES
-from attnviz.view import selection
+from attnviz.view import head_choice, viewing
 from tests.support.maps import numbered_map
 
 # ----------------------------------------------------------------------------------------------------------------------
@@ -45,18 +45,18 @@ view_states = st.builds(
     text=st.text(min_size=0, max_size=60),
     target=st.text(min_size=0, max_size=60),
     mode=st.sampled_from(MODES),
-    cross_aggregation=st.sampled_from(selection.AGGREGATIONS),
+    cross_aggregation=st.sampled_from(viewing.AGGREGATIONS),
     layer=st.integers(0, 40),
     head=st.integers(0, 40),
     words=st.booleans(),
     hide_special=st.booleans(),
     threshold=st.sampled_from([0.0, 0.05, 0.1, 0.35, 0.9]),
     step=st.integers(0, 60),
-    stack=st.sampled_from(selection.STACKS),
-    self_aggregation=st.sampled_from(selection.SELF_AGGREGATIONS),
+    stack=st.sampled_from(viewing.STACKS),
+    self_aggregation=st.sampled_from(viewing.SELF_AGGREGATIONS),
     rollout_first=st.integers(0, 12),
     rollout_last=st.integers(0, 99),
-    color_scale=st.sampled_from(selection.COLOR_SCALES),
+    color_scale=st.sampled_from(viewing.COLOR_SCALES),
     kind=st.sampled_from(["self", "encoder", "decoder", "cross"]),
     stat=st.sampled_from(list(head_stats.STATISTICS)),
     q=explainer_texts("q"),
@@ -314,9 +314,11 @@ def test_interactive_threads_setting():
 
 
 def test_the_librarys_view_defaults_are_the_apps():
-    options, view = selection.ViewOptions(), app_state.ViewState()
+    options, view = viewing.ViewOptions(), app_state.ViewState()
     assert (options.layer, options.head) == (view.layer, view.head)
     assert (options.words, options.hide_special) == (view.words, view.hide_special)
     assert (options.threshold, options.step, options.lang) == (view.threshold, view.step, view.lang)
-    assert selection.default_aggregation("cross") == view.cross_aggregation
-    assert all(selection.default_aggregation(kind) == view.self_aggregation for kind in ("self", "encoder", "decoder"))
+    assert head_choice.default_aggregation("cross") == view.cross_aggregation
+    assert all(
+        head_choice.default_aggregation(kind) == view.self_aggregation for kind in ("self", "encoder", "decoder")
+    )
