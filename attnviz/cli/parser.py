@@ -128,6 +128,14 @@ def _parsed(parse, lang: str):
 def _add_view_arguments(parser: argparse.ArgumentParser) -> None:
     """The export's view options: the app's controls, with the app's defaults (ViewOptions), then the CLI's own."""
     view = parser.add_argument_group("view")
+    _add_head_arguments(view)
+    _add_drawing_arguments(view)
+    _add_file_arguments(view)
+    _add_size_arguments(parser)
+
+
+def _add_head_arguments(view) -> None:
+    """Which figure of which map, and which heads and layers it shows (the app's View menu)."""
     view.add_argument("--view", choices=viewing.FIGURES, default="heatmap", help="the figure (default heatmap)")
     view.add_argument("--kind", choices=KINDS, help="which map (default: cross for translation pairs, else self)")
     view.add_argument(
@@ -167,6 +175,10 @@ def _add_view_arguments(parser: argparse.ArgumentParser) -> None:
         "--aggregate", choices=("mean", "max"), default=None, help="how listed heads are combined (default mean)"
     )
     view.add_argument("--layer-aggregate", choices=("mean", "max"), default="mean", help="how layers are combined")
+
+
+def _add_drawing_arguments(view) -> None:
+    """How the chosen heads are drawn: words or pieces, hidden tokens, what is drawn and its colours, the language."""
     view.add_argument(
         "--words",
         action=argparse.BooleanOptionalAction,
@@ -218,6 +230,10 @@ def _add_view_arguments(parser: argparse.ArgumentParser) -> None:
     view.add_argument(
         "--lang", choices=("en", "zh"), default=ViewOptions.lang, help="language of titles, labels and error messages"
     )
+
+
+def _add_file_arguments(view) -> None:
+    """The CLI's own: the file's format and renderer, and gold links drawn over the alignment."""
     view.add_argument("--format", choices=("png", "svg", "pdf", "html"), help="default: from the output suffix")
     view.add_argument(
         "--gold",
@@ -237,7 +253,6 @@ def _add_view_arguments(parser: argparse.ArgumentParser) -> None:
         default="auto",
         help="png/svg/pdf renderer: kaleido (Chromium) or static (matplotlib, no browser)",
     )
-    _add_size_arguments(parser)
 
 
 def _add_size_arguments(parser: argparse.ArgumentParser) -> None:
