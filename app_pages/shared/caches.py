@@ -123,21 +123,11 @@ def cached_measure(
     truncate: bool,
     placement: Placement = ONE_DEVICE,
 ):
-    """A measure of what each layer uses (`attnviz.measures.table.measured`: ALTI, its rollout or value zeroing) of
-    one input, as a capture of one map per layer."""
-    from attnviz.measures.table import measured  # torch: only when a page asks for a measure
+    """A measure of what the model uses (`attnviz.measuring.MEASURES`: ALTI, its rollout, value zeroing as one map
+    per layer; saliency as scores per output token) of one input."""
+    from attnviz import measuring  # torch: only when a page asks for a measure
 
-    return measured(cached_model(name, device, placement), text, target, measure=measure, truncate=truncate)
-
-
-@st.cache_data(show_spinner=False, max_entries=16)
-def cached_saliency(
-    name: str, device: str, text: str, target: str | None, truncate: bool, placement: Placement = ONE_DEVICE
-):
-    """Gradient × input saliency (`attnviz.measures.saliency`) of every output token of one input."""
-    from attnviz.measures.saliency import saliency  # torch: only when a page asks for saliency
-
-    return saliency(cached_model(name, device, placement), text, target, truncate=truncate)
+    return measuring.measured(cached_model(name, device, placement), text, target, measure=measure, truncate=truncate)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -234,8 +224,8 @@ def saliency_of(view: ViewState, handle, result):
     target = result.target_text if handle.is_seq2seq else None
     with st.spinner(i18n.t("saliency_computing", view.lang), show_time=True):
         source = result.source_text
-        return cached_saliency(
-            handle.name, view.device, source, target or None, view.truncate, model_placement.placement()
+        return cached_measure(
+            handle.name, view.device, source, target or None, "saliency", view.truncate, model_placement.placement()
         )
 
 

@@ -344,7 +344,7 @@ def _add_contributions_parser(commands) -> None:
         "of each output token)",
     )
     contributions.add_argument(
-        "--kind", choices=("self", "encoder", "decoder", "cross"), help="value zeroing: only this map's layers"
+        "--kind", choices=("self", "encoder", "decoder", "cross"), help="only this map's layers (not for saliency)"
     )
     contributions.add_argument("--device", default="auto", help="auto (npu → cuda → mps → cpu), cpu, cuda, npu, mps")
     contributions.add_argument("--truncate", action="store_true", help="keep the first tokens of too-long input")

@@ -12,7 +12,7 @@ A view draws one of `MEASURES`:
 layer's map: a page that offers it draws the weights as they are and its bars beside them
 (`figures.saliency.saliency_bars`); no map view draws it.
 
-The three contributions (`CONTRIBUTIONS`) are computed by running the model (`attnviz.measures.table.measured`) into a
+The three contributions (`CONTRIBUTIONS`) are computed by running the model (`attnviz.measuring.measured`) into a
 capture of (layers, 1, queries, keys) maps: one map per layer, not per head. A figure of one says so — its title
 names the measure where a capture's says "head 0", its colour bar says "contribution" — so that a title never
 calls contributions attention weights (`measure_labels`).

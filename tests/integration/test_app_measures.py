@@ -8,10 +8,9 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from attnviz import i18n
+from attnviz import i18n, measuring
 from attnviz.attention.capture import capture
 from attnviz.errors import InputError
-from attnviz.measures import table
 from attnviz.measures.alti import alti
 from attnviz.measures.value_zeroing import value_zeroing
 from attnviz.model.load import load_model
@@ -100,7 +99,7 @@ def test_a_measure_the_architecture_cannot_compute_is_a_sentence(marian, monkeyp
     def refuses(*args, **kwargs):
         raise InputError("block_not_found", measure="ALTI", layer="x", model="m")
 
-    monkeypatch.setattr(table, "measured", refuses)
+    monkeypatch.setattr(measuring, "measured", refuses)
     folder, _ = marian
     at = app(model=folder, measure="alti", **{**PAIR, "text": "晚安。", "target": "Good night."})  # not cached
     assert not at.exception, [e.value for e in at.exception]

@@ -8,7 +8,9 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from attnviz import measuring
 from attnviz.errors import InputError
+from attnviz.measures import names
 from attnviz.types import AttentionCapture
 from attnviz.view import agreement, selection, viewing
 from tests.support.maps import numbered_map, seq2seq_capture
@@ -168,3 +170,13 @@ def test_view_agreement_compares_the_drawn_rows_of_the_shown_layer():
 def test_measures_of_another_shape_are_refused():
     with pytest.raises(ValueError, match="cannot be compared"):
         agreement.agreement(np.ones((2, 3)), {"alti": np.ones((3, 2))})
+
+
+def test_one_table_of_computed_measures_names_what_views_offer():
+    """`attnviz.measuring.MEASURES` (function, figure, file writer) holds every computed measure the views name, and
+    no other; an unknown name reads the one sentence."""
+    assert set(measuring.MEASURES) == {*names.CONTRIBUTIONS, *names.PER_OUTPUT_TOKEN}
+    assert all(entry.per_layer_map == (name in names.CONTRIBUTIONS) for name, entry in measuring.MEASURES.items())
+    with pytest.raises(InputError) as raised:
+        measuring.get("attention-flow")
+    assert raised.value.key == "measure_unknown" and "alti-rollout" in raised.value.message("en")

@@ -34,8 +34,8 @@ def run(request: Request) -> int:
 
 
 def _measured(handle, example: Example, request: Request):
-    """The --measure of one example, as the app's Measure choice computes it (`attnviz.measures.table.measured`)."""
-    from attnviz.measures.table import measured  # torch: only when a measure is drawn, not for --help
+    """The --measure of one example, as the app's Measure choice computes it (`attnviz.measuring.measured`)."""
+    from attnviz.measuring import measured  # torch: only when a measure is drawn, not for --help
 
     return measured(handle, example.text, example.target, measure=request.measure, truncate=request.truncate)
 
