@@ -33,7 +33,7 @@ from attnviz.corpus.gold import Scores
 from attnviz.corpus.shards import SHARDS, JobOptions, ShardSpec, is_done, read_shard_sums, shard_paths
 from attnviz.corpus.stats import HeadAccumulator
 from attnviz.errors import InputError
-from attnviz.figures._common import format_value
+from attnviz.figures.common import format_value
 from attnviz.maps import head_stats
 from attnviz.model.catalogue import declared_languages
 from attnviz.text.caveats import language_names

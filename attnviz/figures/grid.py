@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from attnviz.errors import InputError, Phrase
-from attnviz.figures._common import (
+from attnviz.figures.common import (
     MASKED_COLOR,
     Pooling,
     check_count,

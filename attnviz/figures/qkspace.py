@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 import plotly.graph_objects as go
 
 from attnviz.errors import InputError
-from attnviz.figures._common import HEAD_COLORS, token_label
+from attnviz.figures.common import HEAD_COLORS, token_label
 from attnviz.figures.style import DEFAULT_STYLE, FigureStyle
 from attnviz.i18n.qkspace import STRINGS as QK_WORDS
 from attnviz.maps.projection import QueryKeyProjection

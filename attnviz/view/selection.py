@@ -39,12 +39,12 @@ from attnviz.types import MAP_KINDS, AttentionCapture, AttentionMap, AttentionRe
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
+from attnviz.view import viewing
 from attnviz.view.head_choice import _listed, aggregation_of, choose_heads, rollout_map
 from attnviz.view.viewing import (
     CUSTOM,
     FIGURES,
     FIRST,
-    LONG_WINDOW,
     ROLLOUT,
     STACKS,
     WEIGHTINGS,
@@ -74,12 +74,12 @@ def long_view(tokens: int) -> bool:
     and a window of head lines. Up to one exact block (LONG_WINDOW tokens) every figure draws each token on its own
     readable row (the head lines keep 18 px or more a row within their 2,400 px); beyond it labels run into each
     other, the head lines stop being readable and each control change redraws figures of n² cells."""
-    return tokens > LONG_WINDOW
+    return tokens > viewing.LONG_WINDOW
 
 
 def token_window(size: int, start: int, length: int | None = None) -> tuple[int, int]:
     """(start, stop) of `length` tokens (default LONG_WINDOW) from `start`, kept inside a sequence of `size`."""
-    length = max(1, min(LONG_WINDOW if length is None else length, size))
+    length = max(1, min(viewing.LONG_WINDOW if length is None else length, size))
     start = min(max(start, 0), size - length)
     return start, start + length
 

@@ -20,7 +20,8 @@ from attnviz.attention.math import softmax_rows
 from attnviz.errors import Phrase, SettingError
 from attnviz.maps import analysis, head_stats, word_merge
 from attnviz.model.load import catalogue, load_model
-from attnviz.view import selection
+from attnviz.run import RunRequest
+from attnviz.view import viewing
 from tests.support.app import APP, PAGES, assert_page_ok, charts, open_app
 from tests.support.figure_reading import plotly_array as array
 
@@ -413,8 +414,8 @@ def keyed_chart(at: AppTest, key: str) -> dict:
 
 def test_a_long_text_shows_one_head_pooled_and_an_exact_block(tiny, tiny_handle, monkeypatch):
     monkeypatch.setenv("ATTNVIZ_LAZY_FROM_TOKENS", "8")
-    monkeypatch.setattr(selection, "LONG_WINDOW", 8)
-    monkeypatch.setattr(selection, "LONG_BINS", 16)
+    monkeypatch.setattr(viewing, "LONG_WINDOW", 8)
+    monkeypatch.setattr(viewing, "LONG_BINS", 16)
     at = open_app("self", model=tiny, **{**PAIR, "text": LONG_TEXT}, layer=1, head=2)
     assert_page_ok(at)
     assert any("long text" in info.value for info in at.info)
@@ -547,15 +548,13 @@ def test_the_start_up_warm_up_fills_the_model_cache_or_logs_why_not(monkeypatch,
     from app_pages.shared import caches, startup
 
     loaded = []
-    monkeypatch.setattr(
-        caches, "cached_model", lambda name, device, placement: loaded.append((name, device, placement, gc.isenabled()))
-    )
+    monkeypatch.setattr(caches, "cached_model", lambda key: loaded.append((key, gc.isenabled())))
     startup.warm_up()
     # the key the pages load with (one device unless the sidebar places it); the collector waits while it loads
-    assert loaded == [("demo-zh-en", "auto", caches.ONE_DEVICE, False)]
+    assert loaded == [(caches.ModelKey("demo-zh-en", "auto", caches.ONE_DEVICE), False)]
     assert gc.isenabled()
 
-    def broken(name, device, placement):
+    def broken(key):
         raise RuntimeError("no weights")
 
     monkeypatch.setattr(caches, "cached_model", broken)
@@ -581,5 +580,6 @@ def test_the_warm_up_computes_the_default_view_into_the_pages_cache(monkeypatch)
     monkeypatch.setattr(caches, "cached_analysis", counted)
     startup.default_figures(handle, default)
     target = caches.forced_target(default)
-    page = (default.model, default.device, default.text, target, default.mode, default.truncate, caches.ONE_DEVICE)
+    request = RunRequest(default.text, target, default.mode, capture="full", truncate=default.truncate)
+    page = (caches.ModelKey(default.model, default.device, caches.ONE_DEVICE), request)
     assert computed == [page]  # the very call the Translate & align page makes for the default view

@@ -15,7 +15,7 @@ from attnviz.attention.capture import capture
 from attnviz.corpus.gold import Gold
 from attnviz.corpus.pair import head_scores
 from attnviz.corpus.view import pair_words
-from attnviz.figures._common import format_value
+from attnviz.figures.common import format_value
 from attnviz.maps import analysis, word_merge
 from attnviz.model.load import load_model
 

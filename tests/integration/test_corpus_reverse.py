@@ -19,7 +19,7 @@ from attnviz.corpus.gold import Counts, Gold
 from attnviz.corpus.pair import PairWords, head_scores, reverse_mask
 from attnviz.corpus.view import reverse_view
 from attnviz.corpus.words import segmented
-from attnviz.figures._common import format_value
+from attnviz.figures.common import format_value
 from attnviz.model.load import load_model
 from attnviz.view import head_choice
 from tests.support.corpus_files import corpus_file, gold_lines

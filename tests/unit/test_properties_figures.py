@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from attnviz import figures
 from attnviz.errors import InputError
-from attnviz.figures._common import token_label
+from attnviz.figures.common import token_label
 from attnviz.maps import analysis, head_stats
 from tests.support.figure_reading import hover_label
 from tests.support.strategies import drawn_maps, property_settings
