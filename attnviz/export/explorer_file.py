@@ -34,7 +34,7 @@ from attnviz.measures.names import CONTRIBUTIONS
 from attnviz.provenance import view_provenance
 from attnviz.types import AttentionCapture
 from attnviz.version import __version__
-from attnviz.view import selection
+from attnviz.view import head_choice, selection, viewing
 
 WEIGHTS = "weights"
 THRESHOLDS = (0.05, 0.1, 0.2, 0.3, 0.5)  # weakest links a file holds by default (the app's slider moves by 0.05)
@@ -94,7 +94,7 @@ class Choice:
         layer's mean names a layer."""
         threshold = self.threshold if self.view in THRESHOLD_VIEWS else None
         if self.view == "grid":
-            rolled = selection.ROLLOUT if self.aggregation == selection.ROLLOUT else None
+            rolled = viewing.ROLLOUT if self.aggregation == viewing.ROLLOUT else None
             return replace(self, aggregation=rolled, layer=None, head=None, threshold=threshold)
         layer = self.layer if self.aggregation in ("head", "layer") else None
         head = self.head if self.aggregation == "head" else None
@@ -163,7 +163,7 @@ def _kinds(result: AttentionCapture, content: ExplorerContent) -> list[str]:
 
 
 def _choices_of_map(measure, kind, layers, heads, words, lang, thresholds) -> Iterable[Choice]:
-    for aggregation in selection.offered_aggregations(kind, measure):
+    for aggregation in head_choice.offered_aggregations(kind, measure):
         for layer, head in heads_of(aggregation, layers, heads):
             for view in views_of(kind):
                 for threshold in thresholds if view in THRESHOLD_VIEWS else (None,):
@@ -264,11 +264,11 @@ def explorer_figures(
     drawn: dict[str, dict] = {}
     groups: dict[tuple, list[Choice]] = {}
     for choice in planned:
-        rolled = choice.aggregation == selection.ROLLOUT
+        rolled = choice.aggregation == viewing.ROLLOUT
         groups.setdefault((choice.measure, choice.kind, choice.words, choice.lang, rolled), []).append(choice)
     for (measure, kind, words, lang, _), choices in groups.items():
         result = results[measure]
-        base = selection.ViewOptions(kind=kind, words=words, lang=lang, measure=None if measure == WEIGHTS else measure)
+        base = viewing.ViewOptions(kind=kind, words=words, lang=lang, measure=None if measure == WEIGHTS else measure)
         base = selection.with_measure(result, base)
         written = selection.prepare(result, replace(base, aggregation=choices[0].aggregation or "all"))
         sizes: dict[tuple, selection.Size] = {}  # an alignment's size, once per heads chosen (not per threshold)
@@ -281,14 +281,14 @@ def explorer_figures(
     return drawn
 
 
-def choice_options(base: selection.ViewOptions, choice: Choice) -> selection.ViewOptions:
+def choice_options(base: viewing.ViewOptions, choice: Choice) -> viewing.ViewOptions:
     """The options a page gives `show_map` for `choice` (a grid draws under any aggregation: the map's default)."""
-    aggregation = choice.aggregation or selection.offered_aggregations(choice.kind, base.measure or WEIGHTS)[0]
+    aggregation = choice.aggregation or head_choice.offered_aggregations(choice.kind, base.measure or WEIGHTS)[0]
     threshold = base.threshold if choice.threshold is None else choice.threshold
     return replace(base, aggregation=aggregation, layer=choice.layer or 0, head=choice.head or 0, threshold=threshold)
 
 
-def _figure_json(written, options: selection.ViewOptions, view: str, sizes: dict, alignment_heads) -> dict:
+def _figure_json(written, options: viewing.ViewOptions, view: str, sizes: dict, alignment_heads) -> dict:
     """The figure `view` as `show_map` draws it. An alignment is drawn at the size `show_map` finds for it without
     one (`selection.alignment_size`: the heatmap beside it sets its height), found once per heads chosen."""
     size = None
@@ -406,7 +406,7 @@ def explorer_info(
         menu[measure] = {
             kind: {
                 "views": list(views_of(kind)),
-                "aggregations": list(selection.offered_aggregations(kind, measure)),
+                "aggregations": list(head_choice.offered_aggregations(kind, measure)),
                 "layers": result.shape(kind)[0],
                 "heads": result.shape(kind)[1],
             }
@@ -421,12 +421,12 @@ def explorer_info(
         "measure": WEIGHTS,
         "kind": kind,
         "view": views_of(kind)[0],
-        "aggregation": selection.default_aggregation(kind),
+        "aggregation": head_choice.default_aggregation(kind),
         "layer": 0,
         "head": 0,
         "words": content.words[0],
-        "threshold": selection.ViewOptions.threshold
-        if selection.ViewOptions.threshold in content.thresholds
+        "threshold": viewing.ViewOptions.threshold
+        if viewing.ViewOptions.threshold in content.thresholds
         else content.thresholds[0],
     }
     return {

@@ -17,7 +17,7 @@ from app_pages.shared import explorer_download
 from attnviz import cli
 from attnviz.export import explorer_file as ef
 from attnviz.export.explorer_page import read_page
-from attnviz.measures.table import measured
+from attnviz.measuring import measured
 from attnviz.model.load import load_model
 from attnviz.run import RunRequest, run_recorded
 from attnviz.view import selection

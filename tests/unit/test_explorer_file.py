@@ -13,7 +13,7 @@ import pytest
 from attnviz.errors import InputError, ResourceLimitError
 from attnviz.export import explorer_file as ef
 from attnviz.export.explorer_page import read_page
-from attnviz.view import selection
+from attnviz.view import selection, viewing
 from tests.support.maps import seq2seq_capture
 
 SMALL = ef.ExplorerContent(thresholds=(0.3,))  # every map, both word views, both languages
@@ -98,7 +98,7 @@ def test_the_page_loads_nothing_and_opens_on_the_apps_default_view(capture, made
         "words": True,
         "threshold": 0.3,
     }
-    assert info["menu"]["weights"]["encoder"]["aggregations"] == list(selection.SELF_AGGREGATIONS)
+    assert info["menu"]["weights"]["encoder"]["aggregations"] == list(viewing.SELF_AGGREGATIONS)
     assert '<html lang="zh-CN">' in page and "attnviz 注意力浏览文件" in page
 
 

@@ -16,7 +16,7 @@ from attnviz.cli.options import check
 from attnviz.cli.request import Request, placement_options
 from attnviz.export.explorer_file import THRESHOLDS, ExplorerContent, check_plan, explorer_file
 from attnviz.export.files import refuse_existing, write_atomic
-from attnviz.measures.table import measured
+from attnviz.measuring import measured
 from attnviz.model import load as models
 
 
