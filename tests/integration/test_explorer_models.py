@@ -20,7 +20,7 @@ from attnviz.export.explorer_page import read_page
 from attnviz.measuring import measured
 from attnviz.model.load import load_model
 from attnviz.run import RunRequest, run_recorded
-from attnviz.view import selection
+from attnviz.view import selection, viewing
 from tests.support.app import (
     assert_page_ok,
     chart_specs,
@@ -127,7 +127,7 @@ def test_a_measure_put_in_is_the_measure_the_library_computes(capture):
     info, payload = read_page(ef.explorer_file(result, handle.alignment_heads, {"alti": alti}, content).data)
     assert set(info["menu"]) == {"weights", "alti"}
     assert info["menu"]["alti"]["cross"]["aggregations"] == ["head", "layer", "all"]
-    options = selection.ViewOptions(kind="cross", aggregation="layer", layer=1, measure="alti")
+    options = viewing.ViewOptions(kind="cross", aggregation="layer", layer=1, measure="alti")
     expected = selection.show(alti, options, handle.alignment_heads, ("heatmap",)).figures["heatmap"]
     key = ef.Choice("alti", "cross", "heatmap", "layer", 1, None, True, None, "en").key()
     assert ef.resolved(payload, key) == json.loads(pio.to_json(expected))

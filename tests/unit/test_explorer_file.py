@@ -48,9 +48,9 @@ def test_the_plan_holds_each_distinct_figure_once(capture):
     assert len(ef.plan(capture, {}, fewer)) == 8 + 8 + 1
 
 
-def options_of(choice: ef.Choice) -> selection.ViewOptions:
+def options_of(choice: ef.Choice) -> viewing.ViewOptions:
     """The options a page would hold for `choice`, fields the figure ignores set to values of their own."""
-    return selection.ViewOptions(
+    return viewing.ViewOptions(
         kind=choice.kind,
         aggregation=choice.aggregation or "layer",
         layer=1 if choice.layer is None else choice.layer,
