@@ -76,11 +76,16 @@ def wait_healthy(url: str, process: subprocess.Popen, timeout: float = SERVER_ST
 
 @contextlib.contextmanager
 def streamlit_server(
-    env: dict[str, str] | None = None, log_path: Path | None = None, address: str | None = "127.0.0.1", started=None
+    env: dict[str, str] | None = None,
+    log_path: Path | None = None,
+    address: str | None = "127.0.0.1",
+    started=None,
+    wait: bool = True,
 ):
     """Yield (base url, seconds from start to healthy) of `streamlit run app.py` on a free local port, bound to
     `address` (None: the address the project's .streamlit/config.toml sets). `started`: a list that receives the
-    server's Popen (its pid, for whoever reads its sockets)."""
+    server's Popen (its pid, for whoever reads its sockets). `wait=False`: yield (base url, None) at once, the
+    server still starting (for visitors who arrive while it does)."""
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     bind = ["--server.address", address] if address is not None else []
@@ -107,8 +112,7 @@ def streamlit_server(
         if isinstance(started, list):
             started.append(process)
         try:
-            healthy_after = wait_healthy(url, process)
-            yield url, healthy_after
+            yield url, wait_healthy(url, process) if wait else None
         finally:
             process.terminate()
             try:
