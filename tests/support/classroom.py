@@ -115,13 +115,24 @@ async def _drawn(page, wanted: Callable[[str], bool], titles: Callable[[list[str
     raise TimeoutError("the page did not draw what was asked within the wait")
 
 
-async def _choose(page, label: str, option: str) -> None:
-    """Pick `option` in the selectbox labelled `label`, as a person does (`tests.support.browser.choose_option`)."""
-    field_ = page.get_by_role("combobox", name=label, exact=True)
-    await field_.scroll_into_view_if_needed()
-    await page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
-    await field_.click()
-    await page.get_by_role("option", name=option, exact=True).first.click(timeout=WAIT_MS)
+async def _choose(page, label: str, option: str, tries: int = 3) -> None:
+    """Pick `option` in the selectbox labelled `label`, as a person does (`tests.support.browser.choose_option`);
+    a field the page redrew under the pointer (a rerun's widgets replace the old ones) is found again and clicked
+    again, `tries` times at most."""
+    from playwright.async_api import Error as PlaywrightError
+
+    for attempt in range(tries):
+        field_ = page.get_by_role("combobox", name=label, exact=True)
+        try:
+            await field_.scroll_into_view_if_needed()
+            await page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
+            await field_.click()
+            await page.get_by_role("option", name=option, exact=True).first.click(timeout=10_000)
+            return
+        except PlaywrightError:
+            if attempt == tries - 1:
+                raise
+            await asyncio.sleep(0.5)
 
 
 async def _check(page, person: Person, everyone: str) -> None:
@@ -131,10 +142,12 @@ async def _check(page, person: Person, everyone: str) -> None:
     person.leaks |= {marker for marker in everyone if marker != person.marker and marker in shown}
 
 
-async def one_person(browser, room: Room, person: Person, opens_at: float, everyone: str, leave: bool) -> None:
-    """Open the link at `opens_at` (s after the server started), then until the room's end: type a sentence of its
-    own, wait for its figures, change the head, wait for that head's figure. `leave`: close the browser in the middle
-    of its first sentence's rerun instead."""
+async def one_person(
+    browser, room: Room, person: Person, opens_at: float, everyone: str, leave: bool, turns: int | None = None
+) -> None:
+    """Open the link at `opens_at` (s after the server started), then until the room's end (or `turns` times): type
+    a sentence of its own, wait for its figures, change the head, wait for that head's figure. `leave`: close the
+    browser in the middle of its first sentence's rerun instead."""
     await asyncio.sleep(max(0.0, room.started + opens_at - time.monotonic()))
     context = await browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
     try:
@@ -145,7 +158,7 @@ async def one_person(browser, room: Room, person: Person, opens_at: float, every
         await _drawn(page, lambda charts: FIRST_WORD in charts)
         person.first_figure_s = time.monotonic() - clicked
         turn = 0
-        while time.monotonic() < room.until:
+        while time.monotonic() < room.until and (turns is None or turn < turns):
             box = page.get_by_label("Text", exact=True)
             await box.fill(sentence(person.marker, turn))
             clicked = time.monotonic()
@@ -171,9 +184,12 @@ async def one_person(browser, room: Room, person: Person, opens_at: float, every
         await context.close()
 
 
-async def classroom(room: Room, people: int, open_within_s: float, leaver: bool) -> list[Person]:
+async def classroom(
+    room: Room, people: int, open_within_s: float, leaver: bool, turns: int | None = None
+) -> list[Person]:
     """`people` people opening the link spread over `open_within_s` seconds of the server's start (and, with
-    `leaver`, one more who leaves in the middle of a rerun); the server's memory sampled throughout."""
+    `leaver`, one more who leaves in the middle of a rerun), each for `turns` turns at most; the server's memory
+    sampled throughout."""
     from playwright.async_api import async_playwright
 
     from attnviz.figures import fonts
@@ -192,7 +208,9 @@ async def classroom(room: Room, people: int, open_within_s: float, leaver: bool)
             spread = open_within_s / max(len(persons), 1)
             await asyncio.gather(
                 *(
-                    one_person(browser, room, person, index * spread, markers, leaver and index == len(persons) - 1)
+                    one_person(
+                        browser, room, person, index * spread, markers, leaver and index == len(persons) - 1, turns
+                    )
                     for index, person in enumerate(persons)
                 )
             )
