@@ -114,66 +114,24 @@ def fmt(value: float | None, unit: str = "s") -> str:
 
 
 def section(args, measured: dict, memory: list, load: tuple[float, float]) -> str:
-    persons, room = measured["persons"], measured["room"]
-    found = classroom.summary(persons)
-    rss = [sample[1] for sample in room.samples]
-    threads = [sample[2] for sample in room.samples]
-    idle, after = room.events["idle"], room.events["after_leaving"]
-    held, released = room.events["held"], room.events["released"]
+    found = classroom.summary(measured["persons"])
+    command = " ".join(["python benchmarks/bench_classroom.py", *sys.argv[1:]])
     lines = [
         "## A classroom on one machine",
         "",
-        f"Measured {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC by `python benchmarks/bench_classroom.py "
-        f"{' '.join(sys.argv[1:])}`".rstrip()
-        + f"` on {platform.machine()}, {os.cpu_count()} CPU cores, "
-        f"Python {platform.python_version()}, `demo-zh-en` on the CPU, server mode, loopback. Load average (1 min): "
-        f"{load[0]:.1f} before, {load[1]:.1f} after; the machine is shared, and every number below waits for a core.",
+        f"Measured {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC by `{command}` on {platform.machine()}, "
+        f"{os.cpu_count()} CPU cores, Python {platform.python_version()}, `demo-zh-en` on the CPU, server mode, "
+        f"loopback. Load average (1 min): {load[0]:.1f} before, {load[1]:.1f} after; the machine is shared, and every "
+        "number below waits for a core.",
         "",
         f"{args.sessions} people opened the link within {args.open_within:.0f} s of the server's start (one more left "
         f"0.3 s into its first sentence's rerun); each typed its own sentences and changed the head for "
         f"{args.minutes:g} minutes: {found['interactions']} interactions in all.",
         "",
-        "| goal | limit | measured (p50 / p95 / max) | verdict |",
-        "|---|---|---|---|",
-    ]
-    for name, label in (("first_figure", "time to the first figure"), ("head_change", "time to a head change")):
-        spread = found[name]
-        shown = " / ".join(fmt(spread[k]) for k in ("p50", "p95", "max")) if spread else "–"
-        met = spread is not None and spread["p95"] <= GOALS[name]
-        lines.append(f"| {label} (p95) | ≤ {GOALS[name]:g} s | {shown} | {'met' if met else 'not met'} |")
-    errors, leaks = found["errors"], found["leaks"]
-    lines += [
-        f"| errors any person saw | none | {len(errors)} | {'met' if not errors else 'not met'} |",
-        f"| another person's text seen | never | {len(leaks)} people | {'met' if not leaks else 'not met'} |",
+        *_goals(found),
         "",
         "Details:",
-        "- Own sentence's figures (generation, capture, figures): p50 / p95 / max "
-        + (" / ".join(fmt(found["sentence"][k]) for k in ("p50", "p95", "max")) if found["sentence"] else "–")
-        + ".",
-        f"- Server (one process): resident memory {rss[0] / MB:.0f} MB at its first sample (before its imports), "
-        f"{max(rss) / MB:.0f} MB at most, {rss[-1] / MB:.0f} MB at the end of phase 1 (torch, the model, the caches "
-        f"and every session together); threads {min(threads)}–{max(threads)}.",
-        f"- A person leaving in the middle of a rerun, the server otherwise idle: resident memory {idle[0] / MB:.0f} MB "
-        f"before, {after[0] / MB:.0f} MB {classroom.SETTLE_S:.0f} s after ({(after[0] - idle[0]) / MB:+.0f} MB); threads "
-        f"{idle[1]} before, {after[1]} after. During phase 1 the one who left cost the others no error.",
-        f"- {HELD_SESSIONS} people opened at once on the idle server, each with its first figure and one sentence of "
-        f"its own: resident memory {after[0] / MB:.0f} MB before, {held[0] / MB:.0f} MB with all of them open "
-        f"({(held[0] - after[0]) / MB / HELD_SESSIONS:+.1f} MB a session), {released[0] / MB:.0f} MB "
-        f"{classroom.SETTLE_S:.0f} s after they left; threads {after[1]}, {held[1]}, {released[1]}.",
-        f"- Server healthy after both phases: {'yes' if measured['healthy'] else 'no'}; tracebacks in its log: "
-        f"{measured['tracebacks']}.",
-    ]
-    if errors:
-        lines.append("- Errors: " + "; ".join(errors[:10]))
-    if found["missing_first_figure"]:
-        lines.append("- No first figure: " + ", ".join(found["missing_first_figure"]))
-    if memory:
-        points = ", ".join(f"{done}: {rss / MB:.0f} MB" for done, rss, _ in memory)
-        lines.append(
-            f"- {memory[-1][0]} interactions in one process (AppTest, the same scripts and caches, sentences and head "
-            f"changes alternately, {memory[-1][2]:.0f} s): resident memory after each hundred: {points}."
-        )
-    lines += [
+        *_details(measured, found, memory),
         "",
         "How: the clock starts at `subprocess.Popen` of `streamlit run app.py`; a person's first figure is timed from "
         "its first request for the link (reloading every 0.5 s while the server does not answer) until a chart of "
@@ -182,6 +140,60 @@ def section(args, measured: dict, memory: list, load: tuple[float, float]) -> st
         "Every person is a context of one chromium on the same two cores as the server.",
     ]
     return "\n".join(lines)
+
+
+def _goals(found: dict) -> list[str]:
+    """The goals' table: p95 waits, errors, leaks."""
+    lines = ["| goal | limit | measured (p50 / p95 / max) | verdict |", "|---|---|---|---|"]
+    for name, label in (("first_figure", "time to the first figure"), ("head_change", "time to a head change")):
+        spread = found[name]
+        shown = " / ".join(fmt(spread[k]) for k in ("p50", "p95", "max")) if spread else "–"
+        met = spread is not None and spread["p95"] <= GOALS[name]
+        lines.append(f"| {label} (p95) | ≤ {GOALS[name]:g} s | {shown} | {'met' if met else 'not met'} |")
+    errors, leaks = found["errors"], found["leaks"]
+    return lines + [
+        f"| errors any person saw | none | {len(errors)} | {'met' if not errors else 'not met'} |",
+        f"| another person's text seen | never | {len(leaks)} people | {'met' if not leaks else 'not met'} |",
+    ]
+
+
+def _details(measured: dict, found: dict, memory: list) -> list[str]:
+    """The server's memory and threads over the phases, the people who left, the in-process interactions."""
+    room = measured["room"]
+    rss, threads = [s[1] for s in room.samples], [s[2] for s in room.samples]
+    idle, after = room.events["idle"], room.events["after_leaving"]
+    held, released = room.events["held"], room.events["released"]
+    later = classroom.summary([measured["leaver"], *measured["held"]])["errors"]
+    sentences = found["sentence"]
+    lines = [
+        "- Own sentence's figures (generation, capture, figures): p50 / p95 / max "
+        + (" / ".join(fmt(sentences[k]) for k in ("p50", "p95", "max")) if sentences else "–")
+        + ".",
+        f"- Server (one process): resident memory {rss[0] / MB:.0f} MB at its first sample (before its imports), "
+        f"{max(rss) / MB:.0f} MB at most, {rss[-1] / MB:.0f} MB at the end of phase 1 (torch, the model, the caches "
+        f"and every session together); threads {min(threads)}–{max(threads)}.",
+        f"- A person leaving in the middle of a rerun, the server otherwise idle: resident memory {idle[0] / MB:.0f} MB "
+        f"before, {after[0] / MB:.0f} MB {classroom.SETTLE_S:.0f} s after ({(after[0] - idle[0]) / MB:+.0f} MB); "
+        f"threads {idle[1]} before, {after[1]} after.",
+        f"- {HELD_SESSIONS} people opened at once on the idle server, each with its first figure and one sentence of "
+        f"its own: resident memory {after[0] / MB:.0f} MB before, {held[0] / MB:.0f} MB with all of them open "
+        f"({(held[0] - after[0]) / MB / HELD_SESSIONS:+.1f} MB a session), {released[0] / MB:.0f} MB "
+        f"{classroom.SETTLE_S:.0f} s after they left; threads {after[1]}, {held[1]}, {released[1]}.",
+        f"- Server healthy after both phases: {'yes' if measured['healthy'] else 'no'}; tracebacks in its log: "
+        f"{measured['tracebacks']}; errors in phase 2: {len(later)}.",
+    ]
+    shown_errors = found["errors"] + later
+    if shown_errors:
+        lines.append("- Errors: " + "; ".join(shown_errors[:10]))
+    if found["missing_first_figure"]:
+        lines.append("- No first figure: " + ", ".join(found["missing_first_figure"]))
+    if memory:
+        points = ", ".join(f"{done}: {rss / MB:.0f} MB" for done, rss, _ in memory)
+        lines.append(
+            f"- {memory[-1][0]} interactions in one process (AppTest, the same scripts and caches, sentences and head "
+            f"changes alternately, {memory[-1][2]:.0f} s): resident memory after each hundred: {points}."
+        )
+    return lines
 
 
 def main() -> int:
