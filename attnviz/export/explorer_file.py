@@ -50,7 +50,7 @@ REF = "$ref"  # the key of a reference to a shared node; plotly JSON never has i
 @dataclass(frozen=True)
 class ExplorerContent:
     """What a file holds besides the capture's weights: which maps (None: all), the measures (`CONTRIBUTIONS`
-    computed beforehand and given to `explorer_html`), the word views (True: words, False: subword pieces), the
+    computed beforehand and given to `explorer_file`), the word views (True: words, False: subword pieces), the
     languages and the weakest-link thresholds offered."""
 
     kinds: tuple[str, ...] | None = None

@@ -161,6 +161,9 @@ def test_a_server_mode_visitor_cannot_load_outside_the_allowlists_by_link(server
             at = open_by_link("page_scripts/self_attention.py", model=model, lang=lang)
             assert not at.exception
             assert refused(at, model, lang), (model, lang, said(at))
+    at = open_by_link("page_scripts/compare.py", model_b=outside, text_b="Good evening!")  # Compare's model B too
+    assert not at.exception
+    assert refusal(outside, "en") in said(at), said(at)
     at = open_by_link("page_scripts/self_attention.py", model=allowed)  # the allowlisted folder loads
     assert_page_ok(at)
     assert app_support.charts(at)

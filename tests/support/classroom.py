@@ -37,9 +37,13 @@ ERRORS = """() => [...document.querySelectorAll(
 )].map(e => e.innerText)"""
 
 
-def sentence(marker: str, turn: int) -> str:
-    """Person `marker`'s sentence on its `turn`-th edit: its own character, and a number no other turn has."""
-    return f"我喜欢{marker}。这是第{turn + 1}次。"
+PHASE_TURNS = 1000  # sentence numbers of one phase of a run: a later phase's sentences are new to the caches
+
+
+def sentence(marker: str, turn: int, phase: int = 0) -> str:
+    """Person `marker`'s sentence on its `turn`-th edit in `phase`: its own character, and a number no other turn
+    (of any phase) has."""
+    return f"我喜欢{marker}。这是第{phase * PHASE_TURNS + turn + 1}次。"
 
 
 @dataclass
@@ -48,6 +52,7 @@ class Person:
     the errors its page showed (or its steps ran into), and the other people's characters it saw (leaks)."""
 
     marker: str
+    phase: int = 0  # which phase of a run it belongs to: its sentences are numbered apart (`sentence`)
     first_figure_s: float | None = None
     sentence_s: list[float] = field(default_factory=list)
     head_change_s: list[float] = field(default_factory=list)
@@ -70,9 +75,11 @@ class Room:
     until: float  # monotonic time the people stop starting new interactions
     samples: list[tuple[float, int, int]] = field(default_factory=list)  # (s since start, RSS bytes, threads)
     events: dict[str, tuple[int, int]] = field(default_factory=dict)  # name → (RSS, threads) at that moment
+    cpu: dict[str, float] = field(default_factory=dict)  # name → the server's CPU seconds (user + system) then
 
     def mark(self, name: str) -> None:
         self.events[name] = server_state(self.pid)
+        self.cpu[name] = server_cpu(self.pid)
 
 
 def server_state(pid: int) -> tuple[int, int]:
@@ -81,6 +88,15 @@ def server_state(pid: int) -> tuple[int, int]:
 
     process = psutil.Process(pid)
     return process.memory_info().rss, process.num_threads()
+
+
+def server_cpu(pid: int) -> float:
+    """The server process's CPU seconds so far (user + system, every thread): what its work cost, whatever else
+    the cores were doing."""
+    import psutil
+
+    times = psutil.Process(pid).cpu_times()
+    return times.user + times.system
 
 
 async def sample_memory(room: Room, every_s: float = 1.0) -> None:
@@ -160,7 +176,7 @@ async def one_person(
         turn = 0
         while time.monotonic() < room.until and (turns is None or turn < turns):
             box = page.get_by_label("Text", exact=True)
-            await box.fill(sentence(person.marker, turn))
+            await box.fill(sentence(person.marker, turn, person.phase))
             clicked = time.monotonic()
             await box.press("Enter")
             if leave:  # in the middle of the rerun its sentence started
@@ -185,7 +201,7 @@ async def one_person(
 
 
 async def classroom(
-    room: Room, people: int, open_within_s: float, leaver: bool, turns: int | None = None
+    room: Room, people: int, open_within_s: float, leaver: bool, turns: int | None = None, phase: int = 0
 ) -> list[Person]:
     """`people` people opening the link spread over `open_within_s` seconds of the server's start (and, with
     `leaver`, one more who leaves in the middle of a rerun), each for `turns` turns at most; the server's memory
@@ -195,7 +211,7 @@ async def classroom(
     from attnviz.figures import fonts
 
     markers = MARKERS[: people + int(leaver)]
-    persons = [Person(marker) for marker in markers]
+    persons = [Person(marker, phase) for marker in markers]
     async with async_playwright() as playwright:
         browser = await playwright.chromium.launch(
             executable_path=chromium_path(),
@@ -220,14 +236,14 @@ async def classroom(
     return persons
 
 
-async def leave_mid_rerun(room: Room, marker: str) -> Person:
+async def leave_mid_rerun(room: Room, marker: str, phase: int = 1) -> Person:
     """One person alone: opens the link, waits for the first figure, types a sentence and closes the browser in
     the middle of that sentence's rerun."""
     from playwright.async_api import async_playwright
 
     from attnviz.figures import fonts
 
-    person = Person(marker)
+    person = Person(marker, phase)
     async with async_playwright() as playwright:
         browser = await playwright.chromium.launch(
             executable_path=chromium_path(), args=CHROMIUM_ARGS, env={**os.environ, **fonts.chromium_environment()}
@@ -240,7 +256,7 @@ async def leave_mid_rerun(room: Room, marker: str) -> Person:
     return person
 
 
-async def sessions_held(room: Room, count: int) -> list[Person]:
+async def sessions_held(room: Room, count: int, phase: int = 2) -> list[Person]:
     """`count` people at once, the server otherwise idle: each opens the link, waits for the first figure and
     types one sentence; the server's state is marked "held" while all of them are still open, then they leave and
     it is marked "released" SETTLE_S later."""
@@ -248,7 +264,7 @@ async def sessions_held(room: Room, count: int) -> list[Person]:
 
     from attnviz.figures import fonts
 
-    persons = [Person(marker) for marker in MARKERS[:count]]
+    persons = [Person(marker, phase) for marker in MARKERS[:count]]
     async with async_playwright() as playwright:
         browser = await playwright.chromium.launch(
             executable_path=chromium_path(), args=CHROMIUM_ARGS, env={**os.environ, **fonts.chromium_environment()}
@@ -278,7 +294,7 @@ async def _first_sentence(context, room: Room, person: Person) -> None:
         await _drawn(page, lambda charts: FIRST_WORD in charts)
         person.first_figure_s = time.monotonic() - clicked
         box = page.get_by_label("Text", exact=True)
-        await box.fill(sentence(person.marker, 0))
+        await box.fill(sentence(person.marker, 0, person.phase))
         clicked = time.monotonic()
         await box.press("Enter")
         await _drawn(page, lambda charts: person.marker in charts)
