@@ -15,6 +15,7 @@ from attnviz.i18n import (
     devices,
     effects,
     errors,
+    faithfulness,
     figures,
     files,
     findhead,
@@ -62,6 +63,7 @@ PARTS = (
     effects,
     measures,
     saliency,
+    faithfulness,
     notebook,
 )
 
