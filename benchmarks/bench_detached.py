@@ -116,6 +116,17 @@ def evaluate(name: str, limit: int | None) -> dict:
     return result
 
 
+def _rounded(thresholds):
+    """The thresholds as the code keeps them: four decimals."""
+    from dataclasses import replace
+
+    return replace(
+        thresholds,
+        **{name: round(getattr(thresholds, name), 4) for name in ("source_share", "log_probability", "share_spread")},
+        log_probability_spread=round(thresholds.log_probability_spread, 4),
+    )
+
+
 def render(results: list[dict]) -> str:
     lines = [
         "## Detached-translation flag: ALTI+ source share with sequence log-probability",
@@ -162,7 +173,7 @@ def main() -> None:
     print(section)
     for r in results:
         t = r["thresholds"]
-        kept = "matches" if r["kept"] == t else f"differs from the kept {r['kept']}"
+        kept = "matches" if r["kept"] == _rounded(t) else f"differs from the kept {r['kept']}"
         spreads = f"{t.share_spread:.4f}, {t.log_probability_spread:.4f}"
         print(
             f'"{r["model"]}": Thresholds({t.source_share:.4f}, {t.log_probability:.4f}, {spreads}, '

@@ -264,7 +264,7 @@ def build_parser(lang: str = "en") -> argparse.ArgumentParser:
     commands = parser.add_subparsers(
         dest="command",
         required=True,
-        metavar="{export,capture,contributions,find-head,compare,head-effects,lens,decoder-lens,corpus,corpus-workers,models,devices,doctor}",
+        metavar="{export,capture,contributions,find-head,compare,head-effects,faithfulness,lens,decoder-lens,corpus,corpus-workers,models,devices,doctor}",
         parser_class=functools.partial(_Parser, lang=lang),
     )
 
@@ -286,6 +286,7 @@ def build_parser(lang: str = "en") -> argparse.ArgumentParser:
     _add_contributions_parser(commands)
     _add_find_parser(commands)
     _add_head_effects_parser(commands)
+    _add_faithfulness_parser(commands)
     _add_lens_parsers(commands)
     _add_compare_parser(commands)
     corpus_command.add_parser(commands)
@@ -389,6 +390,31 @@ def _add_head_effects_parser(commands) -> None:
     effects.add_argument("--device", default="auto", help="auto (npu → cuda → mps → cpu), cpu, cuda, npu, mps")
     effects.add_argument("--output", "-o", required=True, type=Path, help="the file to write (.csv or .parquet)")
     effects.add_argument("--force", "-f", action="store_true", help="replace existing files")
+
+
+def _add_faithfulness_parser(commands) -> None:
+    """`faithfulness`: every measure scored on one input by removing tokens in its order (ERASER, deletion curves)."""
+    scored = commands.add_parser(
+        "faithfulness",
+        help="score every measure on one input: which explanation to believe (csv, json, png, svg, pdf, html)",
+        description="Remove input tokens in each measure's order of relevance (mask and random tokens), score the "
+        "output's change (ERASER comprehensiveness and sufficiency, deletion and insertion curves) beside random "
+        "orders, and rank the measures. A translation also gets the detached-translation flag.",
+    )
+    scored.add_argument("--model", "-m", required=True, help="catalogue name (see `models`), HF folder or hub id")
+    scored.add_argument("--text", "-t", required=True, help="the input (source) text")
+    scored.add_argument("--target", help="a translator's target, force-decoded (default: the model writes it)")
+    scored.add_argument(
+        "--row", type=int, help="a translator's target token scored, from 0 (default: the whole target)"
+    )
+    scored.add_argument("--measures", help="comma-separated measures (default: all; attention weights always)")
+    scored.add_argument("--random-orders", type=int, default=3, help="random orders averaged into the floor (3)")
+    scored.add_argument("--seed", type=int, default=0, help="seed of the random orders and random tokens (0)")
+    scored.add_argument("--format", choices=("csv", "json", "png", "svg", "pdf", "html"), help="default: the suffix")
+    scored.add_argument("--device", default="auto", help="auto (npu → cuda → mps → cpu), cpu, cuda, npu, mps")
+    scored.add_argument("--lang", choices=("en", "zh"), default="en", help="language of the verdict, figure, errors")
+    scored.add_argument("--output", "-o", required=True, type=Path, help="the file to write; its suffix says how")
+    scored.add_argument("--force", "-f", action="store_true", help="replace existing files")
 
 
 def _add_lens_parsers(commands) -> None:

@@ -82,6 +82,12 @@ class Request:
     figure: str = "diff"  # compare's figure: the diff A − B, or A's and B's alignment diagrams side by side
     # contributions
     method: str = "alti"
+    # faithfulness: the target row scored (None: the whole target), the measures (comma-separated; None: all), the
+    # random orders of the floor and the seed of them and of the random baseline
+    row: int | None = None
+    measures: str | None = None
+    random_orders: int = 3
+    seed: int = 0
 
 
 def request_of(args: argparse.Namespace) -> Request:

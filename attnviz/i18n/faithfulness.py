@@ -87,6 +87,9 @@ STRINGS = {
         "error.faithfulness_inputs_shape": "Edited inputs of shape {shape} do not fit an input of {tokens} tokens.",
         "error.faithfulness_random_orders": "The number of random orders must be a whole number of at least 1, not "
         "{count}.",
+        "error.faithfulness_row_not_translator": "{model} is not a translator: it has no target row to choose (a "
+        "decoder's next token or an encoder's pooled output is scored). Leave out the row.",
+        "error.notebook_not_scoreboard": "show_faithfulness draws what attnviz.faithfulness returns, not a {given}.",
         "error.detached_not_translator": "{model} does not translate: the detached-translation flag is for "
         "encoder-decoder models.",
     },
@@ -157,6 +160,9 @@ STRINGS = {
         "error.faithfulness_baseline_unknown": "没有名为“{baseline}”的移除方式。可选：{baselines}。",
         "error.faithfulness_inputs_shape": "形状为 {shape} 的编辑后输入与 {tokens} 个词元的输入不符。",
         "error.faithfulness_random_orders": "随机顺序的个数必须是至少为 1 的整数，而不是 {count}。",
+        "error.faithfulness_row_not_translator": "{model} 不是翻译模型：没有可选的目标行（打分的是解码器的下一个词元或编码器的"
+        "池化输出）。请不要指定行。",
+        "error.notebook_not_scoreboard": "show_faithfulness 画的是 attnviz.faithfulness 的返回值，而不是 {given}。",
         "error.detached_not_translator": "{model} 不是翻译模型：脱离源文标记只适用于编码器-解码器模型。",
     },
 }

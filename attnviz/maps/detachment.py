@@ -40,7 +40,10 @@ class Thresholds:
 
 # Calibrated by benchmarks/bench_detached.py on held-out Tatoeba pairs (assets/corpus/heldout-tatoeba.tsv, never
 # trained on): the 5th percentile over the reference translations of 300 of them, and each number's spread there.
-THRESHOLDS: dict[str, Thresholds] = {}
+THRESHOLDS: dict[str, Thresholds] = {
+    "demo-zh-en": Thresholds(0.4548, -3.9022, 0.0623, 1.1715, "assets/corpus/heldout-tatoeba.tsv", 300),
+    "demo-en-zh": Thresholds(0.4904, -4.1584, 0.0559, 1.2573, "assets/corpus/heldout-tatoeba.tsv", 300),
+}
 
 
 @dataclass(frozen=True)

@@ -58,6 +58,8 @@ def scored_output(handle: ModelHandle, text: str, target: str | None = None, row
     """The `Output` of `text` (and a translator's `target`; target row `row`, None: the whole target)."""
     if handle.is_seq2seq:
         return _translation(handle, text, target, row)
+    if row is not None:  # a decoder's output is its next token, an encoder's its pooled output: no row to choose
+        raise InputError("faithfulness_row_not_translator", model=handle.name)
     batch = prepare_batch(handle, [text], None if target is None else [target])  # (refuses a target)
     tokens, inputs = batch.sources[0].tokens, batch.inputs
     if handle.kind == "encoder":
