@@ -7,6 +7,7 @@ import streamlit as st
 from app_pages.shared import (
     caches,
     controls,
+    faithfulness,
     figure_export,
     head_effects,
     lens,
@@ -66,6 +67,7 @@ with shown_errors(view):
             )
             pair_target.remember(view, result.target_text)
             live_panel.watch(view, read, handle)  # the same writing, token by token, above its replay
+        faithfulness.detached_line(read, handle, result)  # does the translation read its source?
         drawn = caches.measured(read, handle, result)  # the weights, or the measure chosen (one map per layer)
         measuring = controls.measuring(view)
         cross = drawn["cross"]
@@ -74,6 +76,7 @@ with shown_errors(view):
         aggregations = selection.offered_aggregations("cross", view.measure)
         controls.head_choice(view, columns, "cross_aggregation", aggregations, shape, help=t("aggregation_help"))
         controls.link_controls(view, columns[3], columns[4], lowest=0.0)
+        faithfulness.section(read, handle, result, key="translate_faithfulness")  # beside the Measure choice
 
         options = view_options(view, "cross", view.cross_aggregation)
         given = gold_panel.user_words(view, result)  # a pair typed as words: the word view draws those words

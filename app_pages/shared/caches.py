@@ -140,6 +140,25 @@ def cached_saliency(
     return saliency(cached_model(name, device, placement), text, target, truncate=truncate)
 
 
+@st.cache_data(show_spinner=False, max_entries=8)
+def cached_faithfulness(
+    name: str, device: str, text: str, target: str | None, row: int | None, placement: Placement = ONE_DEVICE
+):
+    """Every measure scored on one input for one output (`attnviz.measures.faithfulness`): a translator's target row
+    `row` (None: the whole target), a decoder's next token, an encoder's pooled output."""
+    from attnviz.measures.faithfulness import faithfulness  # torch: only when a page asks for the scoreboard
+
+    return faithfulness(cached_model(name, device, placement), text, target, row=row)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def cached_detachment(name: str, device: str, text: str, target: str | None, placement: Placement = ONE_DEVICE):
+    """The detached-translation flag's numbers of one translation (`attnviz.measures.detached`)."""
+    from attnviz.measures.detached import detachment  # torch: only when a page shows a translation
+
+    return detachment(cached_model(name, device, placement), text, target)
+
+
 @st.cache_data(show_spinner=False, max_entries=32)
 def cached_multi_head(batch: int, length: int, hidden: int, heads: int, device: str):
     return multi_head.multi_head_walkthrough(batch, length, hidden, heads, device)
@@ -237,6 +256,21 @@ def saliency_of(view: ViewState, handle, result):
         return cached_saliency(
             handle.name, view.device, source, target or None, view.truncate, model_placement.placement()
         )
+
+
+def faithfulness_of(view: ViewState, handle, result, row: int | None):
+    """The faithfulness scoreboard of the input `result` shows — its source and the target the model read or
+    wrote — for target row `row`, once per input and row."""
+    target = result.target_text if handle.is_seq2seq else None
+    with st.spinner(i18n.t("faithfulness_computing", view.lang), show_time=True):
+        where = (handle.name, view.device, result.source_text, target or None)
+        return cached_faithfulness(*where, row if handle.is_seq2seq else None, model_placement.placement())
+
+
+def detachment_of(view: ViewState, handle, result):
+    """The detached-translation flag's numbers of the translation `result` shows, once per pair."""
+    where = (handle.name, view.device, result.source_text, result.target_text)
+    return cached_detachment(*where, model_placement.placement())
 
 
 def lazy_statistics(view: ViewState, kind: str, name: str | None = None) -> dict:

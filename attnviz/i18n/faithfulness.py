@@ -29,6 +29,7 @@ STRINGS = {
         "faithfulness_output_whole": "log p of the whole target",
         "faithfulness_output_next": "log p of the next token “{token}”",
         "faithfulness_output_pooled": "the pooled output",
+        "faithfulness_output_next_plain": "log p of the next token, the one the model finds most probable",
         "faithfulness_figure_title": "Which explanation is faithful? {output} · margin above random order · ρ of the "
         "two rankings = {rho} (decides from {threshold})",
         "faithfulness_axis.log-prob": "comprehensiveness − sufficiency, minus random order's (nats)",
@@ -56,8 +57,8 @@ STRINGS = {
         "Deletion and insertion areas: the output's mean over the removal curve (Petsiuk et al. 2018); a faithful "
         "order has a low deletion and a high insertion area.",
         "faithfulness_download_scores": "Download the scores (CSV)",
-        "faithfulness_long": "The scoreboard is not computed for a text this long: it runs the model about "
-        "{forwards} times.",
+        "faithfulness_long": "The scoreboard is not computed for a text of more than {most} tokens: it runs the "
+        "model about forty times per input token.",
         "faithfulness_explainer": "Looking is not using, on your own sentence: the scoreboard below removes the tokens "
         "each measure ranks first and watches what the model's output does.",
         "detached_flagged": "⚠ Possibly detached from the source: source share {share}, log-probability {logp} per "
@@ -116,6 +117,7 @@ STRINGS = {
         "faithfulness_output_whole": "整个目标的 log p",
         "faithfulness_output_next": "下一个词元“{token}”的 log p",
         "faithfulness_output_pooled": "池化输出",
+        "faithfulness_output_next_plain": "下一个词元（模型认为最可能的那个）的 log p",
         "faithfulness_figure_title": "哪种解释是忠实的？{output} · 比随机顺序高出的量 · 两种排名的 ρ = {rho}"
         "（从 {threshold} 起可作判断）",
         "faithfulness_axis.log-prob": "完整性 − 充分性，减去随机顺序的值（奈特）",
@@ -139,7 +141,7 @@ STRINGS = {
         "faithfulness_table_caption": "全部分数（对数概率以奈特为单位；池化输出以 1 − cos 为单位）。删除面积和插入面积："
         "输出在移除曲线上的平均值（Petsiuk 等 2018）；忠实的顺序删除面积低、插入面积高。",
         "faithfulness_download_scores": "下载分数（CSV）",
-        "faithfulness_long": "文本这么长时不计算打分表：模型大约要运行 {forwards} 次。",
+        "faithfulness_long": "文本超过 {most} 个词元时不计算打分表：每个输入词元大约要让模型运行四十次。",
         "faithfulness_explainer": "“看”不等于“用”，用你自己的句子来验证：下面的打分表移除每种度量排在最前面的词元，"
         "观察模型的输出如何变化。",
         "detached_flagged": "⚠ 可能脱离了源文：源文占比 {share}，每个词元的对数概率 {logp}。",
