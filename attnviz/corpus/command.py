@@ -61,6 +61,13 @@ def add_parser(commands) -> None:
         "both directions find: the forward alignment view's links that M2's view of the pair "
         "read backwards also finds, on the same words (attnviz.corpus.links)",
     )
+    corpus.add_argument(
+        "--faithfulness",
+        action="store_true",
+        help="also score every measure on each pair by removing tokens in its order (ERASER, deletion curves; "
+        "the whole target of a translation): the report gives each measure's mean scores. Costly: about forty "
+        "model runs per input token",
+    )
     corpus.add_argument("--threshold", type=float, default=JobOptions.threshold, help="weakest link (default 0.1)")
     corpus.add_argument("--max-tokens", type=int, default=JobOptions.max_tokens, help="longer pairs are skipped")
     corpus.add_argument("--batch-size", type=int, default=JobOptions.batch_size, help="pairs per forward pass")
@@ -106,7 +113,13 @@ def config_of(args: argparse.Namespace) -> JobConfig:
         if getattr(args, name) is not None and getattr(args, name) < 1:
             raise InputError("corpus_positive", option="--" + name.replace("_", "-"))
     options = JobOptions(
-        args.gold, args.segmented, args.batch_size, args.max_tokens, args.threshold, args.reverse_model
+        args.gold,
+        args.segmented,
+        args.batch_size,
+        args.max_tokens,
+        args.threshold,
+        args.reverse_model,
+        args.faithfulness,
     )
     return JobConfig(
         args.model,

@@ -57,6 +57,9 @@ STRINGS = {
         "Deletion and insertion areas: the output's mean over the removal curve (Petsiuk et al. 2018); a faithful "
         "order has a low deletion and a high insertion area.",
         "faithfulness_download_scores": "Download the scores (CSV)",
+        "corpus_faithfulness_note": "Each measure's scores averaged over the pairs (nats of the whole target's "
+        "log-probability; 1 − cos for an encoder): margin = comprehensiveness − sufficiency minus random order's. "
+        "The scores decide on {share} of the pairs.",
         "faithfulness_long": "The scoreboard is not computed for a text of more than {most} tokens: it runs the "
         "model about forty times per input token.",
         "faithfulness_explainer": "Looking is not using, on your own sentence: the scoreboard below removes the tokens "
@@ -141,6 +144,8 @@ STRINGS = {
         "faithfulness_table_caption": "全部分数（对数概率以奈特为单位；池化输出以 1 − cos 为单位）。删除面积和插入面积："
         "输出在移除曲线上的平均值（Petsiuk 等 2018）；忠实的顺序删除面积低、插入面积高。",
         "faithfulness_download_scores": "下载分数（CSV）",
+        "corpus_faithfulness_note": "每种度量的分数在所有句对上的平均（整个目标的对数概率，以奈特为单位；编码器为 1 − cos）："
+        "高出量 = 完整性 − 充分性减去随机顺序的值。这些分数在 {share} 的句对上能作出判断。",
         "faithfulness_long": "文本超过 {most} 个词元时不计算打分表：每个输入词元大约要让模型运行四十次。",
         "faithfulness_explainer": "“看”不等于“用”，用你自己的句子来验证：下面的打分表移除每种度量排在最前面的词元，"
         "观察模型的输出如何变化。",

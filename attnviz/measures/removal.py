@@ -19,6 +19,7 @@ token removed" for every order, are computed once and copied).
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -137,10 +138,33 @@ def _values(handle: ModelHandle, output: Output, ids: torch.Tensor, reference: t
         return torch.nn.functional.cosine_similarity(pooled, reference, dim=-1).cpu().numpy()
     inputs = {name: tensor.expand(len(ids), -1) for name, tensor in output.inputs.items()}  # (rows, …)
     inputs["input_ids"] = ids
-    logits = handle.model(**inputs, use_cache=False).logits[:, output.positions.to(device)]  # (rows, T, vocab)
+    positions = output.positions.to(device)
+    with scored_positions(handle.model, positions) as sliced:
+        logits = handle.model(**inputs, use_cache=False).logits  # (rows, T, vocab) when sliced, else every position
+    logits = logits if sliced else logits[:, positions]
     log_probs = torch.log_softmax(logits.double(), dim=-1)
     chosen = output.target_ids.to(device).expand(len(ids), -1).unsqueeze(-1)  # (rows, T, 1)
     return log_probs.gather(-1, chosen).squeeze(-1).sum(dim=-1).cpu().numpy()  # (rows,)
+
+
+@contextmanager
+def scored_positions(model, positions: torch.Tensor):
+    """While the block runs, the output projection (the model's output embeddings) reads only the hidden states at
+    `positions`: the logits the scores read, without the (rows, every position, vocabulary) product of the others.
+    Yields whether it could (a model without output embeddings gets every position's logits)."""
+    head = model.get_output_embeddings() if hasattr(model, "get_output_embeddings") else None
+    if head is None:
+        yield False
+        return
+
+    def only_scored(_module, args):
+        return (args[0][:, positions], *args[1:])  # (rows, positions, hidden)
+
+    hook = head.register_forward_pre_hook(only_scored)
+    try:
+        yield True
+    finally:
+        hook.remove()
 
 
 def _pooled(handle: ModelHandle, output: Output, ids: torch.Tensor) -> torch.Tensor:
