@@ -476,7 +476,7 @@ def _add_compare_parser(commands) -> None:
         "-o",
         required=True,
         type=Path,
-        help="ranking.csv (kind, layer, head, head_b, js) or the --figure: .png, .svg, .pdf, .html, .json (the "
+        help="ranking.csv (kind, layer, head, layer_b, head_b, js) or the --figure: .png, .svg, .pdf, .html, .json (the "
         "plotly figure)",
     )
     view.add_argument("--force", "-f", action="store_true", help="replace an existing file")

@@ -465,8 +465,6 @@ STRINGS: dict[str, dict[str, str]] = {
         # attnviz.compare
         "error.compare_kinds_differ": "Map A is {kind_a} attention and map B is {kind_b} attention: their rows and "
         "columns are different tokens, so they cannot be compared; pick maps of the same kind (--kind, --kind-b).",
-        "error.compare_layers_differ": "Model A has {layers_a} layers and model B has {layers_b}: layers are compared "
-        "one by one, so both models need as many.",
         "error.compare_heads_differ": "Map A has {heads_a} heads per layer and map B has {heads_b}: pair the heads "
         "(--pair-heads) to compare models whose heads differ.",
         "error.compare_nothing_matched": "A and B share no word, so no row of one can be set beside a row of the "
@@ -897,8 +895,6 @@ STRINGS: dict[str, dict[str, str]] = {
         # attnviz.compare
         "error.compare_kinds_differ": "图 A 是 {kind_a} 注意力，图 B 是 {kind_b} 注意力：它们的行和列是不同的词元，"
         "无法比较；请选择同一种图（--kind、--kind-b）。",
-        "error.compare_layers_differ": "模型 A 有 {layers_a} 层，模型 B 有 {layers_b} 层：层是逐一比较的，"
-        "两个模型的层数必须相同。",
         "error.compare_heads_differ": "图 A 每层有 {heads_a} 个头，图 B 有 {heads_b} 个：要比较头数不同的模型，"
         "请配对注意力头（--pair-heads）。",
         "error.compare_nothing_matched": "A 和 B 没有共同的词，无法把一方的行与另一方的行对照；请比较有共同词语的文本。",
