@@ -18,6 +18,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.device_unavailable": "Device {device!r} is not available: {reason} Choose auto or cpu.",
         "error.device_missing": "Device {device!r} does not exist: this machine has {count} {kind} device(s), "
         "numbered 0 to {last}.",
+        "error.placement_device_unavailable": "The placement puts layers on {device!r}, which this machine does not "
+        "have: {reason} Remove {device!r} from the device map and the memory limits, or run where it exists.",
+        "error.placement_no_accelerator": "The placement puts layers on accelerator {device!r}, but this machine has "
+        "none: NPU: {npu} CUDA: {cuda} Place the layers on cpu and disk only.",
         # attnviz.model.load
         "error.model_not_given": "No model given; pick one from the catalogue or give a Hugging Face id or folder.",
         "error.model_is_file": "{name!r} is a file; give the folder that holds config.json and the weights.",
@@ -513,6 +517,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "error.device_unknown": "未知设备 {device!r}；请使用 auto、npu、npu:N、cuda、cuda:N、mps 或 cpu。",
         "error.device_unavailable": "设备 {device!r} 不可用：{reason}请改选 auto 或 cpu。",
         "error.device_missing": "设备 {device!r} 不存在：本机有 {count} 个 {kind} 设备，编号为 0 到 {last}。",
+        "error.placement_device_unavailable": "放置方案把若干层放到 {device!r} 上，但本机没有这个设备：{reason}"
+        "请从设备映射和内存上限中去掉 {device!r}，或在有这个设备的机器上运行。",
+        "error.placement_no_accelerator": "放置方案把若干层放到加速卡 {device!r} 上，但本机没有加速卡：NPU：{npu}"
+        "CUDA：{cuda}请只把层放到 cpu 和 disk 上。",
         # attnviz.model.load
         "error.model_not_given": "没有指定模型；请从模型列表中选择，或给出 Hugging Face 模型名或本地文件夹。",
         "error.model_is_file": "{name!r} 是一个文件；请给出存放 config.json 和权重的文件夹。",
