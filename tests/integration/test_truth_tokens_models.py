@@ -3,7 +3,7 @@ in the original input, and what the model read as unknown is marked so (the tran
 WordPiece)."""
 
 from attnviz.attention.encoding import encode
-from attnviz.figures._common import token_label
+from attnviz.figures.common import token_label
 from attnviz.model.load import load_model
 from tests.support import needs
 from tests.support.normalising import located
