@@ -458,7 +458,10 @@ def _add_compare_parser(commands) -> None:
         "--weighting", choices=selection.WEIGHTINGS, default=ViewOptions.weighting, help="what is compared"
     )
     view.add_argument(
-        "--hide-special", action=argparse.BooleanOptionalAction, default=False, help="leave special tokens out"
+        "--hide-special",
+        action=argparse.BooleanOptionalAction,
+        default=ViewOptions.hide_special,
+        help="leave special tokens out (default on, as in the app)",
     )
     view.add_argument(
         "--figure",

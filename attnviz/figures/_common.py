@@ -82,11 +82,19 @@ def token_label(token: Token, limit: int = 16) -> str:
 
     Plotly reads label strings as HTML, so "</s>" would silently close a tag and vanish (and upset the layout).
     """
-    text = readable(printable(token.text))  # control characters as their symbols (␀, ␊), as capture shows them
+    label = text_label(token.text, limit)
+    if token.unknown:  # the model did not read these characters: never drawn as if it had (see `unknown_notes`)
+        return UNKNOWN_LABEL.format(text=label)
+    return label
+
+
+def text_label(text: str, limit: int = 16) -> str:
+    """A piece of text (a token's, or a compared segment's) as plotly label text: control characters as their
+    symbols (␀, ␊), as capture shows them; whitespace as ␣; shortened past `limit` characters; HTML-escaped, so that
+    "</s>" is drawn rather than read as a closing tag."""
+    text = readable(printable(text))
     text = text if text.strip() else "␣"
     text = text if len(text) <= limit else text[: limit - 1] + "…"
-    if token.unknown:  # the model did not read these characters: never drawn as if it had (see `unknown_notes`)
-        return UNKNOWN_LABEL.format(text=html.escape(text, quote=False))
     return html.escape(text, quote=False)
 
 
