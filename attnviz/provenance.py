@@ -228,8 +228,19 @@ def with_provenance(capture, handle, options: dict | None = None, **build_option
     )
     ran = {name: capture.provenance[name] for name in RUN_FIELDS if name in (capture.provenance or {})}
     provenance |= ran
-    meta = {**capture.meta, ALIGNMENT_HEADS: [[int(layer), int(head)] for layer, head in handle.alignment_heads]}
-    return replace(capture, provenance=provenance, meta=meta)
+    return replace(capture, provenance=provenance, meta={**capture.meta, **alignment_meta(handle)})
+
+
+def alignment_meta(handle) -> dict:
+    """What a capture made with `handle` keeps in its meta of the model: its alignment heads (an empty list when it
+    has none), so that the capture's alignment view is the model's wherever it is drawn (`alignment_heads_of`)."""
+    return {ALIGNMENT_HEADS: [[int(layer), int(head)] for layer, head in handle.alignment_heads]}
+
+
+def knows_alignment_heads(capture) -> bool:
+    """Whether `capture` recorded its model's alignment heads (none, or some); a capture made before they were
+    recorded, or by hand, did not: its alignment view then says it does not know them."""
+    return isinstance((getattr(capture, "meta", None) or {}).get(ALIGNMENT_HEADS), list)
 
 
 def alignment_heads_of(capture) -> list[tuple[int, int]]:
