@@ -173,9 +173,10 @@ def model(view: ViewState, name: str | None = None, device: str | None = None, d
     return handle
 
 
-def forced_target(view: ViewState) -> str:
-    """The target the model reads: the one typed, in pair mode; none when the model writes its own."""
-    return view.target if view.mode == "pair" else ""
+def forced_target(view: ViewState, seq2seq: bool) -> str:
+    """The target the model reads: the one typed, in pair mode, for a translation model; none when the model writes
+    its own, or has no target side (the Translate page says a typed one is not read: `target_not_read`)."""
+    return view.target if view.mode == "pair" and seq2seq else ""
 
 
 def without_model(view: ViewState) -> opened.Opened | None:
@@ -200,7 +201,7 @@ def analysis(view: ViewState, name: str | None = None):
         return shown.model, shown.capture
     name = name or view.model
     handle = model(view, name)
-    target = forced_target(view)
+    target = forced_target(view, handle.is_seq2seq)
     request = runs.RunRequest(view.text, target, view.mode, capture="auto", truncate=view.truncate)
     lazy = runs.capture_kind(handle, request) == "lazy"
     with st.spinner(i18n.t("analysing_long" if lazy else "analysing", view.lang), show_time=True):
@@ -241,7 +242,7 @@ def saliency_of(view: ViewState, handle, result):
 
 def lazy_statistics(view: ViewState, kind: str, name: str | None = None) -> dict:
     """The head statistics of a long text's map, streamed tile by tile once per input."""
-    target = forced_target(view)
+    target = forced_target(view, model(view, name).is_seq2seq)
     with st.spinner(i18n.t("computing_statistics", view.lang), show_time=True):
         return cached_lazy_statistics(
             name or view.model,
@@ -257,7 +258,7 @@ def lazy_statistics(view: ViewState, kind: str, name: str | None = None) -> dict
 
 def pooled(view: ViewState, kind: str, layer: int, head: int, name: str | None = None):
     """One head of a long text's map, pooled whole (every cell computed, tile by tile, none kept), once per input."""
-    target = forced_target(view)
+    target = forced_target(view, model(view, name).is_seq2seq)
     with st.spinner(i18n.t("pooling", view.lang), show_time=True):
         weighted = view.weighting == "value-norm"
         inputs = (view.text, target, view.mode, view.truncate)
@@ -271,7 +272,7 @@ def head_effects(view: ViewState, name: str | None = None):
     output has none). Loads the model even while a saved capture is open: the effects need it to run."""
     name = name or view.model
     handle = model(view, name)
-    target = forced_target(view) if handle.kind != "encoder" else ""
+    target = (view.target if view.mode == "pair" else "") if handle.kind != "encoder" else ""
     with st.spinner(i18n.t("effects_computing", view.lang), show_time=True):
         return cached_head_effects(name, view.device, view.text, target or None, model_placement.placement())
 

@@ -62,7 +62,7 @@ def warm_up() -> None:
 def default_figures(handle, view: ViewState) -> None:
     """The default `view` (Translate & align of the default text), computed as its page computes it: the capture
     lands in the page's result cache; the figures are made once and dropped."""
-    target = caches.forced_target(view)
+    target = caches.forced_target(view, handle.is_seq2seq)
     result = caches.cached_analysis(
         view.model, view.device, view.text, target, view.mode, view.truncate, caches.ONE_DEVICE
     )

@@ -592,6 +592,30 @@ def test_cli_bad_text_and_indices(capsys, tmp_path, bert, extra, expected):
     assert os.listdir(tmp_path) == []  # nothing written, not even a temporary file
 
 
+@pytest.mark.parametrize(
+    "command, lang, words",
+    [("capture", None, "has no target side"), ("export", "en", "has no target side"), ("export", "zh", "没有目标端")],
+)
+def test_cli_a_target_for_a_model_without_a_target_side_is_refused(capsys, tmp_path, bert, command, lang, words):
+    out = tmp_path / ("out.json" if command == "capture" else "out.png")
+    argv = [command, "--model", bert, "--text", "hello", "--target", "hallo", "-o", out]
+    code, err = _cli(capsys, *argv, *(["--lang", lang] if lang else []))
+    assert code == 2 and words in _one_line(err) and bert in _one_line(err)
+    assert os.listdir(tmp_path) == []  # never a file that silently left the target out
+
+
+def test_api_a_target_for_a_model_without_a_target_side_is_an_input_error(tiny_folder):
+    from attnviz.run import RunRequest, run
+
+    for family in ("bert", "gpt2"):  # an encoder, a decoder: neither force-decodes a target
+        handle = load_model(tiny_folder(family), "cpu")
+        with pytest.raises(InputError) as raised:
+            run(handle, RunRequest("hello", "hallo"))
+        assert raised.value.key == "target_side_missing" and handle.kind in _sentence(raised.value)
+        assert run(handle, RunRequest("hello", "")).kinds == ["self"]  # no target given: nothing to refuse
+        assert run(handle, RunRequest("hello", "hallo", "generate")) is not None  # a target only read in pair mode
+
+
 def test_cli_unknown_model_and_existing_output(capsys, tmp_path, bert):
     code, err = _cli(capsys, "capture", "--model", "no-such-model-anywhere", "--text", "hi", "-o", tmp_path / "a.json")
     assert code == 2 and "no-such-model-anywhere" in _one_line(err) and not (tmp_path / "a.json").exists()
