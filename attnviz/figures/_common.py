@@ -17,7 +17,7 @@ from attnviz.i18n.figures import STRINGS as FIGURE_WORDS
 from attnviz.i18n.findhead import STRINGS as FIND_WORDS
 from attnviz.i18n.truth import STRINGS as TRUTH_WORDS
 from attnviz.maps import analysis
-from attnviz.text.tokens import readable
+from attnviz.text.tokens import drawable
 from attnviz.types import AttentionMap, Token
 
 # Noto Sans SC first: it is what static export draws with (attnviz.figures.fonts), so screen and file match where the
@@ -89,10 +89,10 @@ def token_label(token: Token, limit: int = 16) -> str:
 
 
 def text_label(text: str, limit: int = 16) -> str:
-    """A piece of text (a token's, or a compared segment's) as plotly label text: control characters as their
-    symbols (␀, ␊), as capture shows them; whitespace as ␣; shortened past `limit` characters; HTML-escaped, so that
-    "</s>" is drawn rather than read as a closing tag."""
-    text = readable(printable(text))
+    """A piece of text (a token's, or a compared segment's) as plotly label text: control characters as the escapes
+    every font draws (`text.tokens.drawable`: ␊ → \\n); whitespace as ␣; shortened past `limit` characters;
+    HTML-escaped, so that "</s>" is drawn rather than read as a closing tag."""
+    text = drawable(printable(text))
     text = text if text.strip() else "␣"
     text = text if len(text) <= limit else text[: limit - 1] + "…"
     return html.escape(text, quote=False)
