@@ -173,6 +173,12 @@ def model(view: ViewState, name: str | None = None, device: str | None = None, d
     return handle
 
 
+def reloading(handle) -> str:
+    """The name a model is loaded again by (the cached functions take a name): what the view gave `load_model`, not
+    the name files record (a folder is recorded by its own name, which does not load it)."""
+    return getattr(handle, "loaded_from", "") or handle.name
+
+
 def forced_target(view: ViewState, seq2seq: bool) -> str:
     """The target the model reads: the one typed, in pair mode, for a translation model; none when the model writes
     its own, or has no target side (the Translate page says a typed one is not read: `target_not_read`)."""
@@ -225,7 +231,7 @@ def measure_of(view: ViewState, handle, result, measure: str):
     with st.spinner(i18n.t("measure_computing", view.lang), show_time=True):
         source = result.source_text
         return cached_measure(
-            handle.name, view.device, source, target or None, measure, view.truncate, model_placement.placement()
+            reloading(handle), view.device, source, target or None, measure, view.truncate, model_placement.placement()
         )
 
 
@@ -236,7 +242,7 @@ def saliency_of(view: ViewState, handle, result):
     with st.spinner(i18n.t("saliency_computing", view.lang), show_time=True):
         source = result.source_text
         return cached_saliency(
-            handle.name, view.device, source, target or None, view.truncate, model_placement.placement()
+            reloading(handle), view.device, source, target or None, view.truncate, model_placement.placement()
         )
 
 
@@ -286,7 +292,7 @@ def window_vectors(view: ViewState, handle, text: str, target: str | None):
     """The queries, keys and values of `text` (and `target`) read on their own: the explainer's window of a long
     text."""
     with st.spinner(i18n.t("qk_computing_vectors", view.lang), show_time=True):
-        return cached_vectors(handle.name, view.device, text, target, model_placement.placement())
+        return cached_vectors(reloading(handle), view.device, text, target, model_placement.placement())
 
 
 def vectors(view: ViewState, handle, result):
@@ -295,7 +301,7 @@ def vectors(view: ViewState, handle, result):
     target = result.target_text if handle.is_seq2seq else None
     with st.spinner(i18n.t("qk_computing_vectors", view.lang), show_time=True):
         source = result.source_text
-        return cached_vectors(handle.name, view.device, source, target or None, model_placement.placement())
+        return cached_vectors(reloading(handle), view.device, source, target or None, model_placement.placement())
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -325,7 +331,12 @@ def logit_lens_of(view: ViewState, handle, result):
     target = result.target_text if handle.is_seq2seq else None
     with st.spinner(i18n.t("measure_computing", view.lang), show_time=True):
         return cached_logit_lens(
-            handle.name, view.device, result.source_text, target or None, view.truncate, model_placement.placement()
+            reloading(handle),
+            view.device,
+            result.source_text,
+            target or None,
+            view.truncate,
+            model_placement.placement(),
         )
 
 
@@ -333,5 +344,5 @@ def decoder_lens_of(view: ViewState, handle, result):
     """DecoderLens of the source `result` shows, once per source."""
     with st.spinner(i18n.t("measure_computing", view.lang), show_time=True):
         return cached_decoder_lens(
-            handle.name, view.device, result.source_text, view.truncate, model_placement.placement()
+            reloading(handle), view.device, result.source_text, view.truncate, model_placement.placement()
         )
