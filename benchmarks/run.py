@@ -170,7 +170,7 @@ def short_worker(sizes: list[int], repeats: int, bertviz_max: int, part: str) ->
     from attnviz.figures.grid import statistic_grid
     from attnviz.figures.heatmap import heatmap
     from attnviz.figures.style import FigureStyle
-    from attnviz.maps import analysis
+    from attnviz.maps import head_stats
     from attnviz.model.load import load_model
 
     try:
@@ -211,7 +211,7 @@ def short_worker(sizes: list[int], repeats: int, bertviz_max: int, part: str) ->
         row["statistics_match"] = float(
             max(
                 np.nanmax(np.abs(overview[k] - v)) if np.isfinite(v).any() else 0.0
-                for k, v in analysis.head_statistics(amap).items()
+                for k, v in head_stats.head_statistics(amap).items()
             )
         )
         start = time.perf_counter()
@@ -513,7 +513,7 @@ def render(short: dict | None, long: dict | None, bertviz: str, meta: dict) -> s
         lines += [
             "",
             "Streamed head statistics (all statistics, every layer × head, tile by tile) vs "
-            "`analysis.head_statistics` on the full map: "
+            "`head_stats.head_statistics` on the full map: "
             + ", ".join(f"{r['n']}: {r['statistics_ms']:.0f} ms (max diff {r['statistics_match']:.1e})" for r in rows)
             + ".",
             "",

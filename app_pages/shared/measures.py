@@ -14,12 +14,12 @@ from app_pages.shared.state import ViewState
 from attnviz.errors import AttnvizError
 from attnviz.figures import FigureStyle
 from attnviz.figures.shares import translation_shares
-from attnviz.view import agreement, selection
+from attnviz.view import agreement, viewing
 
 COMPARED = ("alti", "value-zeroing")  # the contributions the agreement line ranks the weights against
 
 
-def agreement_line(view: ViewState, handle, result, options: selection.ViewOptions) -> None:
+def agreement_line(view: ViewState, handle, result, options: viewing.ViewOptions) -> None:
     """The line "here, attention weights and contributions agree: ρ = 0.81" for the layer and rows `options` show
     of the weights capture `result`, and below it what was compared; only while a measure is drawn (it runs the
     model for ALTI and value zeroing)."""

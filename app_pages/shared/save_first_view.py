@@ -14,6 +14,7 @@ from app_pages.shared import caches, first_view, model_runs
 from app_pages.shared.state import ViewState
 from attnviz.export.schema import capture_to_npz
 from attnviz.model.load import catalogue_folder, load_model
+from attnviz.run import RunRequest
 
 
 def write(view: ViewState | None = None) -> Path:
@@ -23,7 +24,8 @@ def write(view: ViewState | None = None) -> Path:
     wanted = first_view.input_of(view)
     model_runs.use_interactive_threads()  # the app's thread count: another one sums in another order (other bits)
     handle = load_model(view.model, "cpu")
-    capture = caches.compute_analysis(handle, wanted["text"], wanted["target"], wanted["mode"], wanted["truncate"])
+    request = RunRequest(wanted["text"], wanted["target"], wanted["mode"], truncate=wanted["truncate"])
+    capture = caches.compute_analysis(handle, request)
     folder = first_view.FOLDER
     folder.mkdir(parents=True, exist_ok=True)
     capture_path = folder / f"{view.model}.npz"

@@ -7,7 +7,7 @@ import argparse
 from dataclasses import dataclass, fields
 from pathlib import Path
 
-from attnviz.view.selection import ViewOptions
+from attnviz.view.viewing import ViewOptions
 
 
 @dataclass(frozen=True)

@@ -16,20 +16,20 @@ from dataclasses import dataclass, replace
 from attnviz.compare.comparison import Comparison, twin_kind
 from attnviz.compare.heads import UNPAIRED
 from attnviz.types import AttentionCapture
-from attnviz.view import selection
+from attnviz.view import selection, viewing
 
-FIGURE = "alignment"  # `selection.FIGURES`: the diagram drawn on each side
+FIGURE = "alignment"  # `viewing.FIGURES`: the diagram drawn on each side
 
 
 @dataclass(frozen=True)
 class SideBySide:
     """A's and B's diagrams as drawn, the options each was drawn with, and the (width, height) px they share."""
 
-    a: selection.Shown
-    b: selection.Shown
-    options_a: selection.ViewOptions
-    options_b: selection.ViewOptions
-    size: selection.Size
+    a: viewing.Shown
+    b: viewing.Shown
+    options_a: viewing.ViewOptions
+    options_b: viewing.ViewOptions
+    size: viewing.Size
 
 
 def scope_aggregation(layer: int | None, head: int | None) -> str:
@@ -41,10 +41,10 @@ def scope_aggregation(layer: int | None, head: int | None) -> str:
 def side_options(
     compared: Comparison,
     b: AttentionCapture,
-    options: selection.ViewOptions,
+    options: viewing.ViewOptions,
     layer: int | None,
     head: int | None,
-) -> tuple[selection.ViewOptions, selection.ViewOptions]:
+) -> tuple[viewing.ViewOptions, viewing.ViewOptions]:
     """(A's options, B's options): `options` (words, hiding, threshold, weighting, language) showing the heads the
     view picks (`layer`, `head`: positions in A's map, as `Comparison.diff_view` takes them) of A's map, and of B's
     twin map (`twin_kind`) its head beside it; a head of A left without one in B shows B's layer instead."""
@@ -66,10 +66,10 @@ def side_options(
 def side_by_side(
     a: AttentionCapture,
     b: AttentionCapture,
-    options_a: selection.ViewOptions,
-    options_b: selection.ViewOptions,
-    alignment_heads_a: selection.Pairs = (),
-    alignment_heads_b: selection.Pairs = (),
+    options_a: viewing.ViewOptions,
+    options_b: viewing.ViewOptions,
+    alignment_heads_a: viewing.Pairs = (),
+    alignment_heads_b: viewing.Pairs = (),
 ) -> SideBySide:
     """A's and B's diagrams (`side_options`), both at the larger of the widths and the larger of the heights each
     asks for alone (`selection.alignment_size`), so that they line up beside each other. Each side's map is

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from attnviz.i18n.lens import STRINGS as LENS_WORDS
 from attnviz.measures.lens_results import DecoderLens, reading_labels
-from attnviz.view.selection import Pairs, Shown, ViewOptions, show
+from attnviz.view.selection import show
+from attnviz.view.viewing import Pairs, Shown, ViewOptions
 
 LOGIT_LENS, DECODER_LENS = "logit-lens", "decoder-lens"
 

@@ -27,8 +27,8 @@ from attnviz.measures import alti as alti_module
 from attnviz.measures.alti import alti, block_passes, block_terms
 from attnviz.measures.block_parts import find_blocks
 from attnviz.model.load import load_model
-from attnviz.view import selection
-from attnviz.view.selection import ViewOptions
+from attnviz.view import selection, viewing
+from attnviz.view.viewing import ViewOptions
 from tests.support import tiny
 from tests.support.cli import one_line_error, run_cli
 from tests.support.tiny import FAMILIES, SEQ2SEQ
@@ -189,8 +189,8 @@ def test_rows_computed_in_chunks_give_the_same_contributions(tiny_folder, family
 def test_every_figure_draws_the_contributions_of_every_stack(tiny_folder):
     result = alti(load_model(tiny_folder("marian"), "cpu"), TEXT, TARGET, method="alti-rollout")
     for kind in result.kinds:
-        shown = selection.show(result, ViewOptions(kind=kind, aggregation="layer"), names=selection.FIGURES)
-        assert set(shown.figures) == set(selection.FIGURES)
+        shown = selection.show(result, ViewOptions(kind=kind, aggregation="layer"), names=viewing.FIGURES)
+        assert set(shown.figures) == set(viewing.FIGURES)
         assert shown.amap.weights.shape[1] == 1  # one "head": the layer's contributions
 
 

@@ -19,7 +19,7 @@ from streamlit.testing.v1 import AppTest
 from attnviz import i18n
 from attnviz import run as runs
 from attnviz.attention.generation import generate
-from attnviz.figures._common import token_label
+from attnviz.figures.common import token_label
 from attnviz.measures.decoder_lens import decoder_lens
 from attnviz.measures.lens_results import reading_labels
 from attnviz.measures.logit_lens import logit_lens

@@ -12,6 +12,7 @@ from app_pages.shared import caches, first_view, model_runs, save_first_view, se
 from app_pages.shared.state import ViewState
 from attnviz.export.schema import capture_from_npz
 from attnviz.model.load import catalogue_folder, load_model
+from attnviz.run import RunRequest
 from tests.support.app import assert_page_ok, charts, open_app
 
 DEFAULT = ViewState()
@@ -79,7 +80,8 @@ def test_the_saved_first_view_is_what_the_shipped_model_computes_now(app_threads
     wanted = manifest["input"]
     # computed at the app's thread count (app_threads): another count sums in another order
     handle = load_model(DEFAULT.model, "cpu")
-    fresh = caches.compute_analysis(handle, wanted["text"], wanted["target"], wanted["mode"], wanted["truncate"])
+    request = RunRequest(wanted["text"], wanted["target"], wanted["mode"], truncate=wanted["truncate"])
+    fresh = caches.compute_analysis(handle, request)
     assert saved.source_text == fresh.source_text and saved.target_text == fresh.target_text
     assert saved.maps.keys() == fresh.maps.keys()
     # bit for bit where it was saved; elsewhere only the last bits may differ (and the page does not show it there)

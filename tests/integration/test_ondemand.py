@@ -14,7 +14,7 @@ from attnviz.attention.compact import CompactMask, LayerInputs, RelativeBias
 from attnviz.attention.ondemand import capture_lazy
 from attnviz.attention.recorder import QueryKeyRecorder, WeightRecorder, recording, state_of
 from attnviz.errors import InputError, ResourceLimitError
-from attnviz.maps import analysis
+from attnviz.maps import analysis, head_stats
 from attnviz.model.load import load_model
 from attnviz.types import MAP_SPECS, AttentionResult, map_specs
 from tests.support.tiny import FAMILIES, SEQ2SEQ
@@ -175,7 +175,7 @@ def test_recorder_forward_matches_eager_on_every_path(case):
 def test_streamed_statistics_equal_the_full_map_statistics(tiny_folder, family, small_tiles):
     _, full, lazy = _pair(tiny_folder, family)
     for kind, amap in full.maps.items():
-        expected = analysis.head_statistics(amap)
+        expected = head_stats.head_statistics(amap)
         got = lazy.head_statistics(kind)
         assert list(got) == list(expected)
         for name in expected:
@@ -183,7 +183,7 @@ def test_streamed_statistics_equal_the_full_map_statistics(tiny_folder, family, 
         partial = lazy.head_statistics(kind, layers=[1], heads=[3, 1])
         np.testing.assert_allclose(partial["entropy"], expected["entropy"][1:2][:, [3, 1]], atol=1e-5)
     table = lazy.head_statistics_table(lazy.kinds[0])
-    expected_table = analysis.head_statistics_table(full[lazy.kinds[0]])
+    expected_table = head_stats.head_statistics_table(full[lazy.kinds[0]])
     assert [(r["layer"], r["head"], r["layer_name"]) for r in table] == [
         (r["layer"], r["head"], r["layer_name"]) for r in expected_table
     ]

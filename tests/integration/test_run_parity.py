@@ -35,7 +35,7 @@ def app_capture(handle, text: str, mode: str):
     target = TARGET if handle.is_seq2seq else ""
     request = RunRequest(text, target, mode, capture="auto")
     if capture_kind(handle, request) == "full":
-        return caches.compute_analysis(handle, text, target, mode)
+        return caches.compute_analysis(handle, RunRequest(text, target, mode))
     return run(handle, replace(request, capture="lazy"))  # what `caches.cached_lazy_analysis` runs
 
 

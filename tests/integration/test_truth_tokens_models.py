@@ -5,7 +5,7 @@ WordPiece)."""
 import pytest
 
 from attnviz.attention.encoding import encode
-from attnviz.figures._common import token_label
+from attnviz.figures.common import token_label
 from attnviz.model.load import catalogue, load_model
 from tests.support.normalising import located
 

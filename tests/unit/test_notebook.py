@@ -15,7 +15,7 @@ from plotly.offline import get_plotlyjs
 import attnviz
 from attnviz.errors import InputError
 from attnviz.notebook import show as notebook
-from attnviz.view import selection
+from attnviz.view import selection, viewing
 from tests.support.maps import seq2seq_capture
 
 REPO = Path(__file__).resolve().parents[2]
@@ -28,7 +28,7 @@ def test_show_draws_what_selection_show_draws_for_the_same_options():
     )
     same = selection.show(
         capture,
-        selection.ViewOptions(kind="cross", aggregation="head", layer=1, head=0, lang="zh"),
+        viewing.ViewOptions(kind="cross", aggregation="head", layer=1, head=0, lang="zh"),
         (),
         ("heatmap", "grid"),
     )

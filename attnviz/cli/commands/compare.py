@@ -22,7 +22,7 @@ from attnviz.model.catalogue import declared_languages
 from attnviz.run import RunRequest
 from attnviz.run import run as run_model
 from attnviz.types import position
-from attnviz.view import selection
+from attnviz.view import selection, viewing
 
 TABLE, FIGURES = ("csv",), ("png", "svg", "pdf", "html", "json")  # json: the plotly figure
 
@@ -146,7 +146,7 @@ def _figure(compared: compare.Comparison, picked: tuple, request: Request, model
 def _sides(compared: compare.Comparison, result_a, result_b, handles: tuple, picked: tuple, request: Request):
     """(A's and B's alignment diagrams of the picked heads side by side in one figure, A's options, B's options):
     laid out alike as the Compare page draws them (`compare.side_by_side`), each titled with its model."""
-    base = selection.ViewOptions(weighting=request.weighting, hide_special=request.hide_special, lang=request.lang)
+    base = viewing.ViewOptions(weighting=request.weighting, hide_special=request.hide_special, lang=request.lang)
     options_a, options_b = compare.side_options(compared, result_b, base, *picked)
     heads = [handle.alignment_heads for handle in handles]
     drawn = compare.side_by_side(result_a, result_b, options_a, options_b, *heads)
