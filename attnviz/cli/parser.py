@@ -96,16 +96,17 @@ def _add_model_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _add_placement_arguments(group, lang: str) -> None:
     """--device-map, --max-memory and --offload-folder: a model larger than one device, placed by accelerate; the
-    first two parsed here, once (`attnviz.model.placement`), a bad one said in one line."""
+    first two checked here by the parsers `load_model` reads them with (`attnviz.model.placement`), a bad one said in
+    one line, and kept as written (so that an accelerator this machine lacks is named as the person named it)."""
     group.add_argument(
         "--device-map",
-        type=_parsed(placement.device_map_of, lang),
+        type=_parsed(placement.checked(placement.device_map_of), lang),
         metavar="MAP",
         help="spread the model's layers over devices: auto, balanced, sequential, or a JSON {module path: place}",
     )
     group.add_argument(
         "--max-memory",
-        type=_parsed(placement.max_memory_of, lang),
+        type=_parsed(placement.checked(placement.max_memory_of), lang),
         metavar="LIMITS",
         help="memory per device for --device-map, e.g. npu:0=30GiB,npu:1=30GiB,cpu=64GiB (implies --device-map auto)",
     )
@@ -492,7 +493,7 @@ def _add_compare_parser(commands) -> None:
         "-o",
         required=True,
         type=Path,
-        help="ranking.csv (kind, layer, head, head_b, js) or the --figure: .png, .svg, .pdf, .html, .json (the "
+        help="ranking.csv (kind, layer, head, layer_b, head_b, js) or the --figure: .png, .svg, .pdf, .html, .json (the "
         "plotly figure)",
     )
     view.add_argument("--force", "-f", action="store_true", help="replace an existing file")

@@ -55,10 +55,15 @@ def show(
 
 
 def view_options(options: Mapping[str, object]) -> ViewOptions:
-    """`ViewOptions` from options given by name; an option it does not have is refused with the list of those it has."""
+    """`ViewOptions` from options given by name; an option it does not have is refused with the list of those it has.
+
+    A `layer` or `head` named without an `aggregation` asks for that head (the "head" aggregation): left to the app's
+    default, a cross-attention map would open on its alignment heads, where neither index means anything."""
     unknown = sorted(set(options) - set(_OPTION_NAMES))
     if unknown:
         raise InputError("notebook_option_unknown", option=unknown[0], options=", ".join(_OPTION_NAMES))
+    if options.get("aggregation") is None and ("layer" in options or "head" in options):
+        options = {**options, "aggregation": "head"}
     return ViewOptions(**options)
 
 

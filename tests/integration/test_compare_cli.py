@@ -44,8 +44,8 @@ def test_the_ranking_csv_is_the_librarys_ranking_with_the_apps_defaults(capsys, 
     app = ViewState()  # what the Compare page compares with, untouched: [CLS] and [SEP] hidden
     shown = dict(weighting=app.weighting, hide_special=app.hide_special)
     expected = compare_captures(capture(handle, TEXT_A), capture(handle, TEXT_B), **shown).table()
-    assert [(r["kind"], int(r["layer"]), int(r["head"]), int(r["head_b"])) for r in rows] == [
-        (e["kind"], e["layer"], e["head"], e["head_b"]) for e in expected
+    assert [(r["kind"], int(r["layer"]), int(r["head"]), int(r["layer_b"]), int(r["head_b"])) for r in rows] == [
+        (e["kind"], e["layer"], e["head"], e["layer_b"], e["head_b"]) for e in expected
     ]
     np.testing.assert_allclose([float(r["js"]) for r in rows], [e["js"] for e in expected], rtol=1e-9)
     js = [float(r["js"]) for r in rows]
