@@ -17,19 +17,24 @@ from app_pages.shared import startup
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# The server's lifespan runs (its warm-up thread left out: only what it does before serving counts), then two sessions
-# at once: one draws its first table (Streamlit's dataframe imports pandas), the other draws figures all the while.
-RACE = """
-import asyncio, json, sys, threading
+# The server's lifespan runs (its warm-up thread left out: only what it does before serving counts)
+SERVED = """
+import asyncio, importlib.util, json, sys, threading
 from app_pages.shared import startup
-from attnviz.figures.heatmap import heatmap
-from tests.support.maps import seed_pair_map
-
 startup._warm_up_after_first_page = lambda: None
 async def serve():
     async with startup.lifespan(None):
         pass
 asyncio.run(serve())
+"""
+
+# … then two sessions at once: one draws its first table (Streamlit's dataframe imports pandas), the other draws
+# figures all the while.
+RACE = (
+    SERVED
+    + """
+from attnviz.figures.heatmap import heatmap
+from tests.support.maps import seed_pair_map
 amap = seed_pair_map()
 errors, drawn, done = [], [], threading.Event()
 def figures():
@@ -50,15 +55,11 @@ table.start()
 table.join(); drawing.join()
 print(json.dumps({"errors": errors, "drawn": len(drawn)}))
 """
+)
 
-LEFT_HALF_BUILT = """
-import asyncio, importlib.util, json, sys
-from app_pages.shared import startup
-startup._warm_up_after_first_page = lambda: None
-async def serve():
-    async with startup.lifespan(None):
-        pass
-asyncio.run(serve())
+LEFT_HALF_BUILT = (
+    SERVED
+    + """
 names = json.loads(sys.argv[1])
 status = {}
 for name in names:
@@ -66,6 +67,7 @@ for name in names:
     status[name] = module is not None and not getattr(module.__spec__, "_initializing", False)
 print(json.dumps(status))
 """
+)
 
 
 def _fresh_python(script: str, *arguments: str) -> dict:
