@@ -54,6 +54,8 @@ with shown_errors(view):
     truth_notes.caveat_notes(view, result)
     long_text.truncation_note(read, result, tokens)
     result = selection.whole_capture(result, ["cross"])  # a long source: its cross map is still small (target rows)
+    if view.mode == "pair" and view.target.strip() and not handle.is_seq2seq:  # typed, and not read: said
+        st.warning(t("target_not_read", model=view.model), icon=":material/warning:")
     if "cross" not in result.maps:
         st.info(t("no_cross", model=view.model), icon=":material/info:")
     else:

@@ -498,7 +498,10 @@ def _add_compare_parser(commands) -> None:
     view = compare.add_argument_group("view and output")
     view.add_argument("--weighting", choices=viewing.WEIGHTINGS, default=ViewOptions.weighting, help="what is compared")
     view.add_argument(
-        "--hide-special", action=argparse.BooleanOptionalAction, default=False, help="leave special tokens out"
+        "--hide-special",
+        action=argparse.BooleanOptionalAction,
+        default=ViewOptions.hide_special,
+        help="leave special tokens out (default on, as in the app)",
     )
     view.add_argument(
         "--figure",
