@@ -245,12 +245,12 @@ def faithfulness_of(view: ViewState, handle, result, row: int | None):
     wrote — for target row `row`, once per input and row."""
     with st.spinner(i18n.t("faithfulness_computing", view.lang), show_time=True):
         request = shown_request(view, handle, result)
-        return cached_faithfulness(key_of(view, handle.name), request, row if handle.is_seq2seq else None)
+        return cached_faithfulness(key_of(view, reloading(handle)), request, row if handle.is_seq2seq else None)
 
 
 def detachment_of(view: ViewState, handle, result):
     """The detached-translation flag's numbers of the translation `result` shows, once per pair."""
-    return cached_detachment(key_of(view, handle.name), shown_request(view, handle, result))
+    return cached_detachment(key_of(view, reloading(handle)), shown_request(view, handle, result))
 
 
 def lazy_statistics(view: ViewState, kind: str, name: str | None = None) -> dict:

@@ -64,10 +64,10 @@ def board_rows(handle) -> list:
 
 def test_self_attention_scores_a_decoders_next_token_in_chinese(tiny_folder):
     folder = tiny_folder("gpt2")
-    link = {"text": "the cat sat", "target": " on the mat", "mode": "pair"}
-    at = _switched_on(open_app("self", model=folder, lang="zh", **link), "self_faithfulness")
+    text = "the cat sat on the mat"
+    at = _switched_on(open_app("self", model=folder, lang="zh", text=text, mode="pair"), "self_faithfulness")
     handle = load_model(folder, "cpu")
-    read = runs.run(handle, runs.RunRequest(link["text"], link["target"], "pair")).source_text
+    read = runs.run(handle, runs.RunRequest(text)).source_text  # the text the page's capture read
     found = verdict(faithfulness(handle, read))
     assert verdict_sentence(found, "zh") in _said(at)
     _margins(at, found)
