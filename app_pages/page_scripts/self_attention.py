@@ -6,6 +6,7 @@ from app_pages.self_attention import find_head, live_panel
 from app_pages.shared import (
     caches,
     controls,
+    explorer_download,
     faithfulness,
     figure_export,
     head_effects,
@@ -81,6 +82,7 @@ with shown_errors(view):
         labels = [[c.label for c in find_head.choices(view, result, kind, side)] for side in ("query", "key")]
         clicks = {find_head.LINES_KEY: lambda: find_head.lines_clicked(*labels)}
         figure_export.shown_figures(view, shown, charts, drawn, options, model=model, clicks=clicks)
+        explorer_download.explorer_button(view, handle, result, model)
         measures.agreement_line(view, handle, result, options)
         saliency.section(view, handle, result)  # a decoder's output token; an encoder's: why there is none
         find_head.lines_note(view)

@@ -7,6 +7,7 @@ import streamlit as st
 from app_pages.shared import (
     caches,
     controls,
+    explorer_download,
     faithfulness,
     figure_export,
     head_effects,
@@ -103,6 +104,7 @@ with shown_errors(view):
             gold_record(view.gold, view.gold_reverse if gold.both_directions else None) if gold is not None else {}
         )
         figure_export.shown_figures(view, shown, charts, drawn, replace(options, step=step), recorded=recorded)
+        explorer_download.explorer_button(read, handle, result, read.model)
         measures.shares(view, drawn)
         measures.agreement_line(view, handle, result, replace(options, step=step))
         saliency.section(read, handle, result)  # about one target token, under the maps of every token

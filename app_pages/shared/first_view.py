@@ -62,7 +62,7 @@ def model_files_sha256(folder: Path) -> dict[str, str]:
     }
 
 
-@functools.cache
+@functools.lru_cache(maxsize=8)  # keyed by the model a visitor names (a link may name any): kept bounded
 def _saved(name: str):
     """(manifest, capture) saved for the model `name`, or None when there is none or its files changed since."""
     manifest_path, capture_path = FOLDER / f"{name}.json", FOLDER / f"{name}.npz"

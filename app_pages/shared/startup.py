@@ -9,7 +9,7 @@ import threading
 import time
 from contextlib import asynccontextmanager
 
-from app_pages.shared import caches, server_load
+from app_pages.shared import caches, server_load, serving
 from app_pages.shared.state import ViewState, view_options
 from attnviz.view import selection
 
@@ -78,8 +78,10 @@ def import_what_plotly_peeks_at() -> None:
 
 @asynccontextmanager
 async def lifespan(_app):
-    """The server's lifespan: import what plotly peeks at, start the warm-up, and let the server serve."""
+    """The server's lifespan: import what plotly peeks at, server mode on when the server listens beyond loopback
+    (`serving`), then start the warm-up, and let the server serve at once."""
     import_what_plotly_peeks_at()
+    serving.require_server_mode_beyond_loopback()
     server_load.began()
     threading.Thread(target=_warm_up_after_first_page, name="attnviz-warm-up", daemon=True).start()
     yield

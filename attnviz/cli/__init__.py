@@ -11,6 +11,7 @@
     python -m attnviz lens --model demo-decoder --text "早上好！Good morning" -o lens.csv
     python -m attnviz decoder-lens --model demo-zh-en --text 早上好！ -o decoder-lens.png
     python -m attnviz compare --model minilm --text "The animal was too tired." --text-b "The animal was too wide." -o r.csv
+    python -m attnviz explorer --model demo-zh-en --text 早上好！ --target "Good morning!" -o explorer.html
     python -m attnviz models
 
 With --input FILE every non-empty line is one example ("source" or "source<TAB>target"), a progress bar runs on
@@ -51,6 +52,7 @@ from attnviz.cli.commands import (
     corpus,
     devices,
     doctor,
+    explorer,
     export,
     faithfulness,
     find_head,
@@ -65,6 +67,7 @@ from attnviz.errors import AttnvizError
 
 COMMANDS = {
     "export": export.run,
+    "explorer": explorer.run,
     "capture": capture.run,
     "contributions": contributions.run,
     "find-head": find_head.run,

@@ -82,12 +82,17 @@ class Request:
     figure: str = "diff"  # compare's figure: the diff A − B, or A's and B's alignment diagrams side by side
     # contributions
     method: str = "alti"
-    # faithfulness: the target row scored (None: the whole target), the measures (comma-separated; None: all), the
-    # random orders of the floor and the seed of them and of the random baseline
+    # faithfulness: the target row scored (None: the whole target), the random orders of the floor and their seed
     row: int | None = None
-    measures: str | None = None
     random_orders: int = 3
     seed: int = 0
+    # explorer and faithfulness: the measures asked for (None: explorer none, faithfulness all)
+    measures: tuple[str, ...] | None = None
+    # explorer: what the file holds (None: every map, both languages, the default thresholds)
+    kinds: tuple[str, ...] | None = None
+    languages: tuple[str, ...] | None = None
+    thresholds: tuple[float, ...] | None = None
+    subwords: bool = True
 
 
 def request_of(args: argparse.Namespace) -> Request:

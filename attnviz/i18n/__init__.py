@@ -15,6 +15,7 @@ from attnviz.i18n import (
     devices,
     effects,
     errors,
+    explorer,
     faithfulness,
     figures,
     files,
@@ -30,6 +31,7 @@ from attnviz.i18n import (
     qkspace,
     saliency,
     selection,
+    serving,
     settings,
     truth,
     value_zeroing,
@@ -65,6 +67,8 @@ PARTS = (
     saliency,
     faithfulness,
     notebook,
+    serving,
+    explorer,
 )
 
 

@@ -58,6 +58,13 @@ def target_languages(handle: ModelHandle) -> tuple[str, ...]:
     return catalogue_entry(handle.name, handle.path, handle.kind).writes
 
 
+def check_allowed(name_or_path: str, policy: Policy | None = None) -> None:
+    """Raise the ModelLoadError `load_model` would raise for `name_or_path` before loading anything: a folder or hub
+    id the deployment's policy refuses (default: the settings in force now), or a folder that is not there. A
+    server's cached models are checked with it too, so a model loaded before server mode was on stays refused."""
+    _resolve_source(name_or_path.strip(), policy or Policy.from_settings())
+
+
 def _resolve_source(name_or_path: str, policy: Policy) -> tuple[str, bool]:
     """(what to pass to from_pretrained, whether it is a local folder), after the deployment's policy allows it."""
     folder = catalogue_folder(name_or_path)

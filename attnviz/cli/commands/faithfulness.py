@@ -32,7 +32,7 @@ def run(request: Request) -> int:
     paths = [request.output, csv_header_path(request.output)] if fmt == "csv" else [request.output]
     for path in paths:  # before any work
         refuse_existing(path, request.force)
-    measures = None if request.measures is None else [name.strip() for name in request.measures.split(",")]
+    measures = None if request.measures is None else list(request.measures)
     quiet_libraries()
     handle = models.load_model(request.model, device=request.device)
     board = faithfulness(
