@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from attnviz.i18n import (
     app,
+    atlas,
     compare,
     corpus,
     decoder,
@@ -63,6 +64,7 @@ PARTS = (
     measures,
     saliency,
     notebook,
+    atlas,
 )
 
 
