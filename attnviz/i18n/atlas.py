@@ -39,8 +39,9 @@ STRINGS = {
         "atlas.pattern_—": "no pattern",
         # the poster (attnviz.figures.atlas)
         "atlas.poster_title": "Attention atlas of {model}: {layers} layers × {heads} heads, {tokens:,} tokens",
-        "atlas.poster_subtitle": "each square: one head's block masses ({block} × {block} tokens; row = query block, "
-        "column = key block), log₁₀ of the mean share of a query's attention; grey: masked",
+        "atlas.poster_subtitle": "each square: one head's block masses, {block} × {block} tokens per cell (rows: "
+        "query blocks, columns: key blocks)",
+        "atlas.poster_scale": "colour: log₁₀ of the mean share of a query's attention per block; grey: masked",
         "atlas.poster_colorbar": "log₁₀ block mass",
         "atlas.poster_layer": "L{layer}",
         "atlas.poster_head": "H{head}",
@@ -48,9 +49,7 @@ STRINGS = {
         # the command line (attnviz.cli.commands.atlas)
         "cli.atlas_done": "{layers} layers × {heads} heads over {tokens:,} tokens, blocks of {block} → {path}",
         "cli.atlas_windows": "queries, keys and LSE kept for windows: {size}",
-        "cli.atlas_no_windows_file": "windows not written: {reason}",
         "cli.atlas_fell_back": "a fused route disagreed with float64 and was not used: {routes}",
-        "cli.atlas_input_missing": "--input {path} cannot be read: {reason}",
     },
     "zh": {
         "error.atlas_count": "图谱的 {name} 必须是 ≥ 1 的整数个词元，而不是 {value!r}。",
@@ -83,16 +82,14 @@ STRINGS = {
         "atlas.pattern_dense": "稠密",
         "atlas.pattern_—": "无模式",
         "atlas.poster_title": "{model} 的注意力图谱：{layers} 层 × {heads} 个头，{tokens:,} 个词元",
-        "atlas.poster_subtitle": "每个方块：一个头的块质量（{block} × {block} 个词元；行 = 查询块，列 = 键块），"
-        "取查询注意力平均份额的 log₁₀；灰色：被掩码",
+        "atlas.poster_subtitle": "每个方块：一个头的块质量，每格 {block} × {block} 个词元（行：查询块，列：键块）",
+        "atlas.poster_scale": "颜色：每块所得查询注意力平均份额的 log₁₀；灰色：被掩码",
         "atlas.poster_colorbar": "log₁₀ 块质量",
         "atlas.poster_layer": "第{layer}层",
         "atlas.poster_head": "头{head}",
         "atlas.poster_hover": "第 {layer} 层 · 头 {head}",
         "cli.atlas_done": "{layers} 层 × {heads} 个头，{tokens:,} 个词元，块大小 {block} → {path}",
         "cli.atlas_windows": "为窗口保留的查询、键和 LSE：{size}",
-        "cli.atlas_no_windows_file": "未写入窗口：{reason}",
         "cli.atlas_fell_back": "有融合路径与 float64 不一致，未被使用：{routes}",
-        "cli.atlas_input_missing": "无法读取 --input {path}：{reason}",
     },
 }
