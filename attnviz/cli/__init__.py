@@ -10,6 +10,7 @@
     python -m attnviz lens --model demo-decoder --text "早上好！Good morning" -o lens.csv
     python -m attnviz decoder-lens --model demo-zh-en --text 早上好！ -o decoder-lens.png
     python -m attnviz compare --model minilm --text "The animal was too tired." --text-b "The animal was too wide." -o r.csv
+    python -m attnviz atlas --model demo-decoder --input long.txt -o atlas.npz
     python -m attnviz models
 
 With --input FILE every non-empty line is one example ("source" or "source<TAB>target"), a progress bar runs on
@@ -44,6 +45,7 @@ import os
 import sys
 
 from attnviz.cli.commands import (
+    atlas,
     capture,
     compare,
     contributions,
@@ -72,6 +74,7 @@ COMMANDS = {
     "compare": compare.run,
     "devices": devices.run,
     "doctor": doctor.run,
+    "atlas": atlas.run,
 }
 
 

@@ -82,6 +82,10 @@ class Request:
     figure: str = "diff"  # compare's figure: the diff A − B, or A's and B's alignment diagrams side by side
     # contributions
     method: str = "alti"
+    # atlas: tokens per block, the sink's first tokens, whether the queries and keys that reopen windows are kept
+    block: int = 64
+    sink: int = 4
+    windows: bool = True
 
 
 def request_of(args: argparse.Namespace) -> Request:
