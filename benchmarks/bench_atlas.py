@@ -106,6 +106,11 @@ def measured(run) -> tuple[float, float, int]:
     return found["wall"], found["cpu"], peak
 
 
+def _said(found: tuple[float, float, int]) -> str:
+    wall, cpu, peak = found
+    return f"{wall:.1f} s wall, {cpu:.1f} s CPU, peak extra {_mb(peak)}"
+
+
 def plain_forward(handle, text: str) -> None:
     import torch
 
@@ -125,9 +130,9 @@ def one_size(handle, tokens: int, rounds: int, windows: int) -> dict:
     for round_ in range(rounds):
         _log(f"{tokens:,} tokens, round {round_ + 1}/{rounds}: plain forward")
         plain.append(measured(lambda: plain_forward(handle, text)))
-        _log(f"  plain {plain[-1][0]:.1f} s; atlas")
+        _log(f"  plain {_said(plain[-1])}; atlas")
         atlas.append(measured(lambda: capture_atlas(handle, text)))
-        _log(f"  atlas {atlas[-1][0]:.1f} s")
+        _log(f"  atlas {_said(atlas[-1])}")
     _log("windows")
     kept = capture_atlas(handle, text) if windows else None
     window_times, row_sums = [], 0.0
@@ -138,7 +143,7 @@ def one_size(handle, tokens: int, rounds: int, windows: int) -> dict:
             first = int(rng.integers(WINDOW, tokens - WINDOW))
             rows, keys = (first, first + WINDOW), (first - WINDOW // 2, first + WINDOW // 2)
             window_times.append(timed(functools.partial(kept.window, "self", layer, head, rows, keys))[0])
-        row_sums = float(np.abs(kept["self"].blocks.sum(-1) - 1).max())
+        row_sums = float(np.abs(kept["self"].blocks.sum(-1) - 1).max())  # every query row sees a key
     return {
         "tokens": tokens,
         "plain": plain,
@@ -167,11 +172,13 @@ def today(handle, tokens: int, heads: int) -> dict:
         return lazy
 
     found["memory"] = peak_extra_bytes(run)
+    _log(f"  capture_lazy {found['forward']:.1f} s wall, {found['forward_cpu']:.1f} s CPU, peak {_mb(found['memory'])}")
     lazy = capture_lazy(handle, text) if heads else None
     per_head = []
     for index in range(heads):
         _log(f"  overview of head {index + 1}/{heads}")
         per_head.append(timed(functools.partial(lazy.downsampled, "self", index, index % 14, 256, "mean"))[0])
+        _log(f"  {per_head[-1]:.1f} s")
     found["per_head"] = per_head
     found["estimate"] = estimate_bytes(handle, tokens, mode="lazy")
     return found
@@ -193,7 +200,8 @@ def render(sizes: list[dict], lazy: dict | None, limit: int, meta: dict) -> str:
     lines = [
         "## Long-context atlas (`python benchmarks/bench_atlas.py`)",
         "",
-        f"Random Qwen2.5-0.5B-shaped decoder (24 layers, 14 query heads, 2 key/value heads, head width 64, hidden 896, "
+        f"Random Qwen2.5-0.5B-shaped decoder ({SHAPE['num_hidden_layers']} layers, 14 query heads, 2 key/value heads, "
+        "head width 64, hidden 896, "
         f"vocabulary 151,936), float32, CPU ({meta['cpu']}), {meta['threads']} torch threads, {meta['date']}; load "
         f"average {meta['load_start']} at the start and {meta['load_end']} at the end (a shared machine: compare the "
         "paired ratios and CPU times, not the wall times, across runs). Blocks of 64 × 64 tokens; routes used: "
@@ -214,17 +222,19 @@ def render(sizes: list[dict], lazy: dict | None, limit: int, meta: dict) -> str:
         lines.append(
             f"| {size['tokens']:,} | {len(size['plain'])} | {plain_wall:.1f} s | {atlas_wall:.1f} s | "
             f"**{size['ratio']:.2f}×** | {size['ratio_cpu']:.2f}× | {_mb(plain_peak)} | {_mb(atlas_peak)} | "
-            f"**{_mb(atlas_peak - plain_peak)}** | {_mb(size['kept'] or 0)} | {window} | {size['row_sums']:.1e} |"
+            f"**{_mb(atlas_peak - plain_peak)}** | {_mb(size['kept']) if size['kept'] else '—'} | {window} | "
+            f"{size['row_sums']:.1e} |"
         )
     lines += ["", _goals(sizes), ""]
     if lazy is not None:
         per_head = statistics.median(lazy["per_head"]) if lazy["per_head"] else float("nan")
         total = lazy["forward"] + per_head * heads
         atlas_16k = min(a[0] for a in sizes[0]["atlas"])
+        refused = "refused under" if lazy["estimate"] > 4096 * 2**20 else "within"
         lines += [
             f"Today's on-demand path at {sizes[0]['tokens']:,} tokens (same model and text): `capture_lazy` "
             f"{lazy['forward']:.1f} s ({lazy['forward_cpu']:.1f} s CPU), peak extra {_mb(lazy['memory'])} (its "
-            f"estimate {_mb(lazy['estimate'])}: refused under the default 4 GiB budget, which today's path accepts "
+            f"estimate {_mb(lazy['estimate'])}: {refused} the default 4 GiB budget, under which today's path accepts "
             f"up to {limit:,} tokens); its overview of one head (`downsampled(..., 256, 'mean')`, the same 64-token "
             f"blocks) {per_head:.1f} s (median of {len(lazy['per_head'])} heads), so the overview of all {heads} heads "
             f"≈ {lazy['forward']:.0f} + {heads} × {per_head:.1f} = **{total / 60:.0f} min** (extrapolated from the "
@@ -278,13 +288,19 @@ def main() -> None:
     plain_forward(handle, warm)  # warm-up; the atlas's also hashes the weights for its provenance, once per model
     capture_atlas(handle, warm)
     sizes = [one_size(handle, args.tokens, args.rounds, args.windows)]
+    lazy = today(handle, args.tokens, args.today_heads) if args.today_heads else None
+    limit = default_budget_limit(handle)
+    _report(sizes, lazy, limit, meta, args.no_write)  # what is measured so far, before the longest run
     if args.long_tokens:
         sizes.append(one_size(handle, args.long_tokens, 1, 0))
-    lazy = today(handle, args.tokens, args.today_heads) if args.today_heads else None
+        _report(sizes, lazy, limit, meta, args.no_write)
+
+
+def _report(sizes: list[dict], lazy: dict | None, limit: int, meta: dict, no_write: bool) -> None:
     meta["load_end"] = os.getloadavg()[0]
-    section = render(sizes, lazy, default_budget_limit(handle), meta)
-    print(section)
-    if not args.no_write:
+    section = render(sizes, lazy, limit, meta)
+    print(section, flush=True)
+    if not no_write:
         write_section("bench_atlas", section)
 
 
