@@ -135,7 +135,7 @@ def one_size(handle, tokens: int, rounds: int, windows: int) -> dict:
         _log(f"  atlas {_said(atlas[-1])}")
     _log("windows")
     kept = capture_atlas(handle, text) if windows else None
-    window_times, row_sums = [], 0.0
+    window_times, row_sums = [], None
     if kept is not None:
         rng = np.random.default_rng(0)
         for _ in range(windows):
@@ -223,7 +223,7 @@ def render(sizes: list[dict], lazy: dict | None, limit: int, meta: dict) -> str:
             f"| {size['tokens']:,} | {len(size['plain'])} | {plain_wall:.1f} s | {atlas_wall:.1f} s | "
             f"**{size['ratio']:.2f}×** | {size['ratio_cpu']:.2f}× | {_mb(plain_peak)} | {_mb(atlas_peak)} | "
             f"**{_mb(atlas_peak - plain_peak)}** | {_mb(size['kept']) if size['kept'] else '—'} | {window} | "
-            f"{size['row_sums']:.1e} |"
+            f"{'—' if size['row_sums'] is None else format(size['row_sums'], '.1e')} |"
         )
     lines += ["", _goals(sizes), ""]
     if lazy is not None:
