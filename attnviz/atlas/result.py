@@ -14,7 +14,7 @@ from attnviz.errors import InputError, Phrase
 from attnviz.maps import analysis, atlas_stats
 from attnviz.maps.atlas import Atlas, AtlasMap, WindowInputs
 from attnviz.model.memory import FLOAT32, check_bytes
-from attnviz.types import position
+from attnviz.types import AttentionMap, position
 
 
 @dataclass(frozen=True)
@@ -131,6 +131,25 @@ class AtlasCapture:
         """float32 (keys,): one query token's weights over the whole context."""
         at = position(query, len(self.atlas[kind].query_tokens), "query row")
         return self.window(kind, layer, head, (at, at + 1))[0]
+
+    def window_map(self, kind: str, layer: int, head: int, rows=None, keys=None) -> AttentionMap:
+        """The exact window of one head as an AttentionMap (one layer, one head), with its tokens, for the figures
+        that draw maps; still causal only where its masked cells are the triangle a causal map draws."""
+        amap = self.atlas[kind]
+        spans = analysis.crop_spans(len(amap.query_tokens), len(amap.key_tokens), amap.causal, rows, keys)
+        (q0, q1), (k0, k1), causal = spans
+        weights = self.window(kind, layer, head, (q0, q1), (k0, k1))[None, None]  # (1, 1, rows, keys)
+        layer = position(layer, amap.num_layers, "layer")
+        return AttentionMap(
+            kind,
+            weights,
+            amap.query_tokens[q0:q1],
+            amap.key_tokens[k0:k1],
+            [amap.layer_names[layer]],
+            causal,
+            layer_numbers=(layer,),
+            head_numbers=(position(head, amap.num_heads, "head"),),
+        )
 
     def head_map(self, kind: str, layer: int, head: int) -> np.ndarray:
         """float32 (queries, keys): one head's every weight, when it fits the memory budget."""

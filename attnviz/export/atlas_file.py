@@ -12,6 +12,7 @@ causal flags, and the bytes the windows take).
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import zipfile
@@ -94,6 +95,13 @@ def save_atlas(path: str | os.PathLike, atlas: Atlas, windows: Windows | None = 
     float noise to a compressor)."""
     arrays = atlas_arrays(atlas, windows)
     return write_atomic(path, lambda handle: np.savez(handle, **arrays), overwrite=overwrite)
+
+
+def atlas_npz_bytes(atlas: Atlas, windows: Windows | None = None) -> bytes:
+    """The file `save_atlas` writes, as bytes (a download)."""
+    buffer = io.BytesIO()
+    np.savez(buffer, **atlas_arrays(atlas, windows))
+    return buffer.getvalue()
 
 
 def read_atlas(path: str | os.PathLike) -> tuple[Atlas, Windows | None]:

@@ -13,6 +13,7 @@ from attnviz.maps.atlas import AtlasMap
 
 SMALLEST = 1e-6  # block masses below this are drawn as this (the colour scale is logarithmic)
 POSTER_WIDTH = (560, 2400)  # px: the narrowest and widest a poster is laid out
+MASKED = "#d9d9d9"  # what shows through where nothing is drawn: masked blocks, heads left out, gaps
 MARGIN = dict(l=70, r=110, t=130, b=30)
 
 
@@ -37,13 +38,17 @@ def atlas_poster(
     *,
     cells: int = 64,
     model: str | None = None,
+    shown: np.ndarray | None = None,
     colorscale: str = "Viridis",
     style: FigureStyle = DEFAULT_STYLE,
 ) -> go.Figure:
     """Every head of `amap` (an atlas's map): a square per head, rows = layers, columns = heads; in each, query blocks
     down and key blocks across, coloured by log₁₀ of the block mass (the mean share of a query's attention; `cells`
-    per side at most, each the mean of the blocks it pools). Grey: blocks every query of which is masked."""
+    per side at most, each the mean of the blocks it pools). Grey: blocks every query of which is masked, and the
+    heads `shown` (bool (layers, heads), None: all) leaves out."""
     tiles, factor = poster_tiles(amap, cells)
+    if shown is not None:
+        tiles[~np.asarray(shown, dtype=bool)] = np.nan
     layers, heads, rows, cols = tiles.shape
     gap = max(1, max(rows, cols) // 16)
     mosaic = np.full((layers * (rows + gap) - gap, heads * (cols + gap) - gap), np.nan, dtype=np.float32)
@@ -87,7 +92,7 @@ def atlas_poster(
             height,
             margin=MARGIN,
             meta=dict(view="atlas"),
-            plot_bgcolor="#d9d9d9",  # masked blocks and the gaps between heads
+            plot_bgcolor=MASKED,  # masked blocks and the gaps between heads
         ),
         xaxis=dict(
             side="top",
@@ -126,3 +131,38 @@ def _size(shape: tuple[int, int], style: FigureStyle) -> tuple[int, int]:
     width = int(width_cells * scale) + MARGIN["l"] + MARGIN["r"]
     height = int(height_cells * scale) + MARGIN["t"] + MARGIN["b"]
     return width, height
+
+
+def block_map(amap: AtlasMap, layer: int, head: int, *, style: FigureStyle = DEFAULT_STYLE) -> go.Figure:
+    """One head's block masses at full block resolution: query blocks down, key blocks across, on the poster's
+    log₁₀ colour scale; axes in tokens (each block's first token). Grey: masked blocks."""
+    lang = style.lang
+    shown = np.where(atlas_stats.visible_blocks(amap), amap.blocks[layer, head].astype(np.float64), np.nan)
+    with np.errstate(invalid="ignore"):
+        values = np.log10(np.maximum(shown, SMALLEST))
+    rows, cols = values.shape
+    fig = go.Figure(
+        go.Heatmap(
+            z=values,
+            x=np.arange(cols) * amap.block,
+            y=np.arange(rows) * amap.block,
+            colorscale="Viridis",
+            zmin=np.log10(SMALLEST),
+            zmax=0.0,
+            customdata=shown,
+            colorbar=dict(title=dict(text=i18n.t("atlas.poster_colorbar", lang), side="right")),
+            hoverongaps=False,
+            hovertemplate=i18n.t("atlas.block_hover", lang) + "<extra></extra>",
+        )
+    )
+    words = style.words()
+    title = i18n.t("atlas.block_title", lang, layer=layer, head=head, block=amap.block)
+    size = min(900, max(360, 3 * max(rows, cols))) + 80
+    fig.update_layout(
+        **style.layout(
+            style.heading(amap.kind, title), size + 60, size + 60, meta=dict(view="atlas-head"), plot_bgcolor=MASKED
+        ),
+        xaxis=dict(title=dict(text=words["key"]), side="top", showgrid=False, constrain="domain"),
+        yaxis=dict(title=dict(text=words["query"]), autorange="reversed", showgrid=False, scaleanchor="x"),
+    )
+    return fig
