@@ -15,6 +15,8 @@ STRINGS = {
         "error.atlas_shape": "Block masses of shape {shape} do not fit {queries:,} queries × {keys:,} keys in blocks "
         "of {block} over {layers} layers.",
         "error.atlas_sink_shape": "Sink masses of shape {shape} do not fit {layers} layers × {heads} heads.",
+        "error.atlas_answer_before_needle": "The answer (tokens {answer}) must come after the needle (tokens "
+        "{needle}): the retrieval score reads the steps that wrote the answer, each looking back at the needle.",
         "error.atlas_file_unreadable": "{path} cannot be read as an atlas (.npz): {detail}",
         "error.atlas_file_not_atlas": "{path} is not an atlas file written by attnviz (its 'meta' names no atlas "
         "format).",
@@ -112,6 +114,8 @@ STRINGS = {
         "error.atlas_shape": "形状为 {shape} 的块质量与 {queries:,} 个查询 × {keys:,} 个键、块大小 {block}、"
         "{layers} 层不符。",
         "error.atlas_sink_shape": "形状为 {shape} 的汇点质量与 {layers} 层 × {heads} 个头不符。",
+        "error.atlas_answer_before_needle": "答案（词元 {answer}）必须在针（词元 {needle}）之后：检索分数读的是写出答案的"
+        "每一步，它们回看针。",
         "error.atlas_file_unreadable": "{path} 无法作为图谱（.npz）读取：{detail}",
         "error.atlas_file_not_atlas": "{path} 不是 attnviz 写的图谱文件（其 'meta' 没有写明图谱格式）。",
         "atlas.memory_what": "用 {model} 为 {tokens:,} 个词元做图谱",
