@@ -94,20 +94,20 @@ def timed(run) -> tuple[float, float, object]:
     return time.perf_counter() - start, time.process_time() - cpu, result
 
 
-def measured(run) -> tuple[float, float, int]:
-    """(wall s, CPU s, peak extra bytes) of run(), its result alive at the peak's reading and freed after."""
+def measured(run) -> tuple[float, float, int, object]:
+    """(wall s, CPU s, peak extra bytes, result) of run(), its result alive at the peak's reading."""
     found = {}
 
     def keep():
-        found["wall"], found["cpu"], result = timed(run)
-        return result
+        found["wall"], found["cpu"], found["result"] = timed(run)
+        return found["result"]
 
     peak = peak_extra_bytes(keep)
-    return found["wall"], found["cpu"], peak
+    return found["wall"], found["cpu"], peak, found.pop("result")
 
 
-def _said(found: tuple[float, float, int]) -> str:
-    wall, cpu, peak = found
+def _said(found: tuple) -> str:
+    wall, cpu, peak = found[:3]
     return f"{wall:.1f} s wall, {cpu:.1f} s CPU, peak extra {_mb(peak)}"
 
 
@@ -119,43 +119,48 @@ def plain_forward(handle, text: str) -> None:
         handle.model(**ids, use_cache=False, logits_to_keep=1)
 
 
-def one_size(handle, tokens: int, rounds: int, windows: int) -> dict:
-    """Paired rounds of plain forward and atlas at `tokens`, then window timings on the last atlas."""
+def one_size(handle, tokens: int, rounds: int, windows: int, with_plain: bool = True) -> dict:
+    """Paired rounds of plain forward (unless not `with_plain`) and atlas at `tokens`, then window timings on the
+    last atlas."""
     import numpy as np
 
     from attnviz.atlas import atlas_bytes, capture_atlas
 
     text = text_of_tokens(handle.tokenizer, tokens)
-    plain, atlas = [], []
+    plain, atlas, kept = [], [], None
     for round_ in range(rounds):
-        _log(f"{tokens:,} tokens, round {round_ + 1}/{rounds}: plain forward")
-        plain.append(measured(lambda: plain_forward(handle, text)))
-        _log(f"  plain {_said(plain[-1])}; atlas")
-        atlas.append(measured(lambda: capture_atlas(handle, text)))
+        if with_plain:
+            _log(f"{tokens:,} tokens, round {round_ + 1}/{rounds}: plain forward")
+            *found, _ = measured(lambda: plain_forward(handle, text))
+            plain.append(tuple(found))
+            _log(f"  plain {_said(plain[-1])}")
+        _log(f"{tokens:,} tokens, round {round_ + 1}/{rounds}: atlas")
+        kept = None  # the previous round's atlas is not held during this one
+        *found, kept = measured(lambda: capture_atlas(handle, text))
+        atlas.append(tuple(found))
         _log(f"  atlas {_said(atlas[-1])}")
-    _log("windows")
-    kept = capture_atlas(handle, text) if windows else None
-    window_times, row_sums = [], None
-    if kept is not None:
-        rng = np.random.default_rng(0)
-        for _ in range(windows):
-            layer, head = int(rng.integers(SHAPE["num_hidden_layers"])), int(rng.integers(14))
-            first = int(rng.integers(WINDOW, tokens - WINDOW))
-            rows, keys = (first, first + WINDOW), (first - WINDOW // 2, first + WINDOW // 2)
-            window_times.append(timed(functools.partial(kept.window, "self", layer, head, rows, keys))[0])
-        row_sums = float(np.abs(kept["self"].blocks.sum(-1) - 1).max())  # every query row sees a key
-    return {
+    window_times = []
+    rng = np.random.default_rng(0)
+    for _ in range(windows):
+        layer, head = int(rng.integers(SHAPE["num_hidden_layers"])), int(rng.integers(14))
+        first = int(rng.integers(WINDOW, tokens - WINDOW))
+        rows, keys = (first, first + WINDOW), (first - WINDOW // 2, first + WINDOW // 2)
+        window_times.append(timed(functools.partial(kept.window, "self", layer, head, rows, keys))[:2])
+    _log(f"  windows {window_times}")
+    found = {
         "tokens": tokens,
         "plain": plain,
         "atlas": atlas,
-        "ratio": statistics.median(a[0] / p[0] for a, p in zip(atlas, plain)),
-        "ratio_cpu": statistics.median(a[1] / p[1] for a, p in zip(atlas, plain)),
         "windows": window_times,
-        "kept": None if kept is None else kept.window_bytes,
+        "kept": kept.window_bytes,
         "estimate": atlas_bytes(handle, tokens),
-        "row_sums": row_sums,
-        "routes": None if kept is None else sorted({e["used"] for e in kept.atlas.provenance["routes"]}),
+        "row_sums": float(np.abs(kept["self"].blocks.sum(-1) - 1).max()),  # every query row sees a key
+        "routes": sorted({entry["used"] for entry in kept.atlas.provenance["routes"]}),
     }
+    if plain:
+        found["ratio"] = statistics.median(a[0] / p[0] for a, p in zip(atlas, plain))
+        found["ratio_cpu"] = statistics.median(a[1] / p[1] for a, p in zip(atlas, plain))
+    return found
 
 
 def today(handle, tokens: int, heads: int) -> dict:
@@ -166,20 +171,14 @@ def today(handle, tokens: int, heads: int) -> dict:
     text = text_of_tokens(handle.tokenizer, tokens)
     _log(f"today's path at {tokens:,} tokens: capture_lazy")
     found = {}
-
-    def run():
-        found["forward"], found["forward_cpu"], lazy = timed(lambda: capture_lazy(handle, text))
-        return lazy
-
-    found["memory"] = peak_extra_bytes(run)
-    _log(f"  capture_lazy {found['forward']:.1f} s wall, {found['forward_cpu']:.1f} s CPU, peak {_mb(found['memory'])}")
-    lazy = capture_lazy(handle, text) if heads else None
-    per_head = []
+    found["forward"], found["forward_cpu"], found["memory"], lazy = measured(lambda: capture_lazy(handle, text))
+    _log(f"  capture_lazy {_said((found['forward'], found['forward_cpu'], found['memory']))}")
+    found["per_head"] = []
     for index in range(heads):
         _log(f"  overview of head {index + 1}/{heads}")
-        per_head.append(timed(functools.partial(lazy.downsampled, "self", index, index % 14, 256, "mean"))[0])
-        _log(f"  {per_head[-1]:.1f} s")
-    found["per_head"] = per_head
+        wall, cpu, _ = timed(functools.partial(lazy.downsampled, "self", index, index % 14, 256, "mean"))
+        found["per_head"].append((wall, cpu))
+        _log(f"  {wall:.1f} s wall, {cpu:.1f} s CPU")
     found["estimate"] = estimate_bytes(handle, tokens, mode="lazy")
     return found
 
@@ -213,35 +212,51 @@ def render(sizes: list[dict], lazy: dict | None, limit: int, meta: dict) -> str:
         "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for size in sizes:
-        plain_wall = min(p[0] for p in size["plain"])
         atlas_wall = min(a[0] for a in size["atlas"])
-        plain_peak = max(p[2] for p in size["plain"])
+        atlas_cpu = min(a[1] for a in size["atlas"])
         atlas_peak = max(a[2] for a in size["atlas"])
         windows = size["windows"]
-        window = f"{statistics.median(windows):.3f} s / {max(windows):.3f} s" if windows else "—"
+        walls, cpus = [wall for wall, _ in windows], [cpu for _, cpu in windows]
+        window = f"{statistics.median(walls):.3f} s / {max(walls):.3f} s ({statistics.median(cpus):.3f} s CPU)"
+        window = window if windows else "—"
+        if size["plain"]:
+            plain_wall = min(p[0] for p in size["plain"])
+            plain_cpu = min(p[1] for p in size["plain"])
+            plain_peak = max(p[2] for p in size["plain"])
+            compared = (
+                f"{plain_wall:.1f} s ({plain_cpu:.1f} s CPU) | {atlas_wall:.1f} s ({atlas_cpu:.1f} s CPU) | "
+                f"**{size['ratio']:.2f}×** | {size['ratio_cpu']:.2f}× | {_mb(plain_peak)} | {_mb(atlas_peak)} | "
+                f"**{_mb(atlas_peak - plain_peak)}**"
+            )
+        else:
+            compared = f"— | {atlas_wall:.1f} s ({atlas_cpu:.1f} s CPU) | — | — | — | {_mb(atlas_peak)} | —"
         lines.append(
-            f"| {size['tokens']:,} | {len(size['plain'])} | {plain_wall:.1f} s | {atlas_wall:.1f} s | "
-            f"**{size['ratio']:.2f}×** | {size['ratio_cpu']:.2f}× | {_mb(plain_peak)} | {_mb(atlas_peak)} | "
-            f"**{_mb(atlas_peak - plain_peak)}** | {_mb(size['kept']) if size['kept'] else '—'} | {window} | "
-            f"{'—' if size['row_sums'] is None else format(size['row_sums'], '.1e')} |"
+            f"| {size['tokens']:,} | {len(size['atlas'])} | {compared} | {_mb(size['kept'])} | {window} | "
+            f"{size['row_sums']:.1e} |"
         )
     lines += ["", _goals(sizes), ""]
     if lazy is not None:
-        per_head = statistics.median(lazy["per_head"]) if lazy["per_head"] else float("nan")
-        total = lazy["forward"] + per_head * heads
-        atlas_16k = min(a[0] for a in sizes[0]["atlas"])
-        refused = "refused under" if lazy["estimate"] > 4096 * 2**20 else "within"
-        lines += [
-            f"Today's on-demand path at {sizes[0]['tokens']:,} tokens (same model and text): `capture_lazy` "
-            f"{lazy['forward']:.1f} s ({lazy['forward_cpu']:.1f} s CPU), peak extra {_mb(lazy['memory'])} (its "
-            f"estimate {_mb(lazy['estimate'])}: {refused} the default 4 GiB budget, under which today's path accepts "
-            f"up to {limit:,} tokens); its overview of one head (`downsampled(..., 256, 'mean')`, the same 64-token "
-            f"blocks) {per_head:.1f} s (median of {len(lazy['per_head'])} heads), so the overview of all {heads} heads "
-            f"≈ {lazy['forward']:.0f} + {heads} × {per_head:.1f} = **{total / 60:.0f} min** (extrapolated from the "
-            f"heads timed) against the atlas's {atlas_16k / 60:.1f} min: **{total / atlas_16k:.0f}×**.",
-            "",
-        ]
+        lines += [_today(sizes[0], lazy, limit, heads), ""]
     return "\n".join(lines)
+
+
+def _today(size: dict, lazy: dict, limit: int, heads: int) -> str:
+    """Today's path beside the atlas: its forward, and its overview of every head extrapolated from the heads timed."""
+    per_head = statistics.median(wall for wall, _ in lazy["per_head"])
+    per_head_cpu = statistics.median(cpu for _, cpu in lazy["per_head"])
+    total, total_cpu = lazy["forward"] + per_head * heads, lazy["forward_cpu"] + per_head_cpu * heads
+    atlas, atlas_cpu = min(a[0] for a in size["atlas"]), min(a[1] for a in size["atlas"])
+    refused = "refused under" if lazy["estimate"] > 4096 * 2**20 else "within"
+    return (
+        f"Today's on-demand path at {size['tokens']:,} tokens (same model and text): `capture_lazy` "
+        f"{lazy['forward']:.1f} s ({lazy['forward_cpu']:.1f} s CPU), peak extra {_mb(lazy['memory'])} (its estimate "
+        f"{_mb(lazy['estimate'])}: {refused} the default 4 GiB budget, under which today's path accepts up to "
+        f"{limit:,} tokens); its overview of one head (`downsampled(..., 256, 'mean')`, the same 64-token blocks) "
+        f"{per_head:.1f} s ({per_head_cpu:.1f} s CPU; median of {len(lazy['per_head'])} heads), so the overview of all "
+        f"{heads} heads ≈ {total / 60:.0f} min ({total_cpu / 60:.0f} min CPU), extrapolated from the heads timed, "
+        f"against the atlas's {atlas / 60:.1f} min ({atlas_cpu / 60:.1f} min CPU): **{total / atlas:.0f}×** "
+        f"({total_cpu / atlas_cpu:.0f}× in CPU time)."
+    )
 
 
 def _goals(sizes: list[dict]) -> str:
@@ -254,7 +269,10 @@ def _goals(sizes: list[dict]) -> str:
         f"peak above plain ≤ 2 GiB: {'met' if extra <= GOALS['memory'] else 'not met'} ({_mb(extra)})",
     ]
     if windows:
-        said.append(f"256 × 256 window ≤ 0.5 s: {'met' if max(windows) <= GOALS['window'] else 'not met'}")
+        slowest = max(wall for wall, _ in windows)
+        said.append(
+            f"256 × 256 window ≤ 0.5 s: {'met' if slowest <= GOALS['window'] else 'not met'} (slowest {slowest:.3f} s)"
+        )
     if len(sizes) > 1:
         said.append(f"{sizes[1]['tokens']:,} tokens: completes ({min(a[0] for a in sizes[1]['atlas']) / 60:.1f} min)")
     return f"Goals at {first['tokens']:,} tokens: " + "; ".join(said) + "."
@@ -264,7 +282,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tokens", type=int, default=16384)
     parser.add_argument("--long-tokens", type=int, default=32768, help="0: skip")
-    parser.add_argument("--rounds", type=int, default=2, help="paired rounds at --tokens (one at --long-tokens)")
+    parser.add_argument("--rounds", type=int, default=1, help="paired rounds at --tokens (at --long-tokens: one atlas)")
     parser.add_argument("--windows", type=int, default=5)
     parser.add_argument("--today-heads", type=int, default=2, help="heads of today's overview timed (0: skip it)")
     parser.add_argument("--threads", type=int, default=2)
@@ -292,7 +310,7 @@ def main() -> None:
     limit = default_budget_limit(handle)
     _report(sizes, lazy, limit, meta, args.no_write)  # what is measured so far, before the longest run
     if args.long_tokens:
-        sizes.append(one_size(handle, args.long_tokens, 1, 0))
+        sizes.append(one_size(handle, args.long_tokens, 1, 0, with_plain=False))
         _report(sizes, lazy, limit, meta, args.no_write)
 
 
