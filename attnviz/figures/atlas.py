@@ -50,30 +50,9 @@ def atlas_poster(
     if shown is not None:
         tiles[~np.asarray(shown, dtype=bool)] = np.nan
     layers, heads, rows, cols = tiles.shape
-    gap = max(1, max(rows, cols) // 16)
-    mosaic = np.full((layers * (rows + gap) - gap, heads * (cols + gap) - gap), np.nan, dtype=np.float32)
-    for layer in range(layers):
-        for head in range(heads):
-            top, left = layer * (rows + gap), head * (cols + gap)
-            mosaic[top : top + rows, left : left + cols] = tiles[layer, head]
+    mosaic, gap = _mosaic(tiles)
     lang = style.lang
-    words = style.words()
-    block = amap.block * factor
-    fig = go.Figure(
-        go.Heatmap(
-            z=mosaic,
-            colorscale=colorscale,
-            zmin=np.log10(SMALLEST),
-            zmax=0.0,
-            colorbar=dict(
-                title=dict(text=i18n.t("atlas.poster_colorbar", lang), side="right"),
-                tickvals=list(range(int(np.log10(SMALLEST)), 1)),
-                ticktext=[_power_of_ten(power) for power in range(int(np.log10(SMALLEST)), 1)],
-            ),
-            hoverongaps=False,
-            hovertemplate="%{z:.2f}<extra></extra>",
-        )
-    )
+    fig = go.Figure(_log_heatmap(mosaic, colorscale, lang, hovertemplate="%{z:.2f}<extra></extra>"))
     title = i18n.t(
         "atlas.poster_title",
         lang,
@@ -82,9 +61,12 @@ def atlas_poster(
         heads=heads,
         tokens=len(amap.query_tokens),
     )
-    subtitle = f"{words[f'kind_{amap.kind}']} · " + i18n.t("atlas.poster_subtitle", lang, block=block)
+    kind = style.words()[f"kind_{amap.kind}"]
+    subtitle = f"{kind} · " + i18n.t("atlas.poster_subtitle", lang, block=amap.block * factor)
     scale = i18n.t("atlas.poster_scale", lang)
     width, height = _size(mosaic.shape, style)
+    centres = {"x": [h * (cols + gap) + cols / 2 - 0.5 for h in range(heads)]}
+    centres["y"] = [layer * (rows + gap) + rows / 2 - 0.5 for layer in range(layers)]
     fig.update_layout(
         **style.layout(
             f"{title}<br><sup>{subtitle}<br>{scale}</sup>",
@@ -97,7 +79,7 @@ def atlas_poster(
         xaxis=dict(
             side="top",
             tickmode="array",
-            tickvals=[head * (cols + gap) + cols / 2 - 0.5 for head in range(heads)],
+            tickvals=centres["x"],
             ticktext=[i18n.t("atlas.poster_head", lang, head=head) for head in range(heads)],
             showgrid=False,
             zeroline=False,
@@ -106,7 +88,7 @@ def atlas_poster(
         yaxis=dict(
             autorange="reversed",
             tickmode="array",
-            tickvals=[layer * (rows + gap) + rows / 2 - 0.5 for layer in range(layers)],
+            tickvals=centres["y"],
             ticktext=[i18n.t("atlas.poster_layer", lang, layer=layer) for layer in range(layers)],
             showgrid=False,
             zeroline=False,
@@ -114,6 +96,37 @@ def atlas_poster(
         ),
     )
     return fig
+
+
+def _mosaic(tiles: np.ndarray) -> tuple[np.ndarray, int]:
+    """(float32 (layers·(rows + gap) − gap, heads·(cols + gap) − gap) of the tiles (layers, heads, rows, cols) side
+    by side with NaN gaps, the gap in cells)."""
+    layers, heads, rows, cols = tiles.shape
+    gap = max(1, max(rows, cols) // 16)
+    mosaic = np.full((layers * (rows + gap) - gap, heads * (cols + gap) - gap), np.nan, dtype=np.float32)
+    for layer in range(layers):
+        for head in range(heads):
+            top, left = layer * (rows + gap), head * (cols + gap)
+            mosaic[top : top + rows, left : left + cols] = tiles[layer, head]
+    return mosaic, gap
+
+
+def _log_heatmap(values: np.ndarray, colorscale: str, lang: str, **trace) -> go.Heatmap:
+    """A heatmap of log₁₀ block masses on the atlas's one colour scale, SMALLEST to 1."""
+    lowest = int(np.log10(SMALLEST))
+    return go.Heatmap(
+        z=values,
+        colorscale=colorscale,
+        zmin=lowest,
+        zmax=0.0,
+        colorbar=dict(
+            title=dict(text=i18n.t("atlas.poster_colorbar", lang), side="right"),
+            tickvals=list(range(lowest, 1)),
+            ticktext=[_power_of_ten(power) for power in range(lowest, 1)],
+        ),
+        hoverongaps=False,
+        **trace,
+    )
 
 
 def _power_of_ten(power: int) -> str:
@@ -142,16 +155,13 @@ def block_map(amap: AtlasMap, layer: int, head: int, *, style: FigureStyle = DEF
         values = np.log10(np.maximum(shown, SMALLEST))
     rows, cols = values.shape
     fig = go.Figure(
-        go.Heatmap(
-            z=values,
+        _log_heatmap(
+            values,
+            "Viridis",
+            lang,
             x=np.arange(cols) * amap.block,
             y=np.arange(rows) * amap.block,
-            colorscale="Viridis",
-            zmin=np.log10(SMALLEST),
-            zmax=0.0,
             customdata=shown,
-            colorbar=dict(title=dict(text=i18n.t("atlas.poster_colorbar", lang), side="right")),
-            hoverongaps=False,
             hovertemplate=i18n.t("atlas.block_hover", lang) + "<extra></extra>",
         )
     )

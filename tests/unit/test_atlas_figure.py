@@ -4,7 +4,7 @@ log₁₀ scale, masked blocks left empty, one labelled tile per layer and head.
 import numpy as np
 import pytest
 
-from attnviz.figures.atlas import SMALLEST, atlas_poster, poster_tiles
+from attnviz.figures.atlas import SMALLEST, atlas_poster, block_map, poster_tiles
 from attnviz.figures.style import FigureStyle
 from attnviz.maps.atlas import AtlasMap
 from tests.support.maps import tokens_from
@@ -55,3 +55,14 @@ def test_the_poster_lays_out_every_head_once():
     assert "2 layers × 3 heads, 20 tokens" in fig.layout.title.text
     chinese = atlas_poster(amap, cells=4, style=FigureStyle(lang="zh", model="m"))
     assert "个头" in chinese.layout.title.text
+
+
+def test_one_heads_block_map_is_its_blocks_on_the_same_scale():
+    amap = _amap()
+    fig = block_map(amap, 1, 2, style=FigureStyle(lang="en"))
+    (trace,) = fig.data
+    z = np.asarray(trace.z, dtype=float)
+    seen = np.tril(np.ones((10, 10), dtype=bool))
+    np.testing.assert_allclose(z[seen], np.log10(np.maximum(amap.blocks[1, 2][seen], SMALLEST)), rtol=1e-6)
+    assert np.isnan(z[~seen]).all()
+    assert list(trace.x) == list(range(0, 20, 2)) and (trace.zmin, trace.zmax) == (np.log10(SMALLEST), 0)
