@@ -11,6 +11,7 @@ import torch
 from attnviz.atlas.blocks import window
 from attnviz.atlas.visibility import Visibility
 from attnviz.errors import InputError, Phrase
+from attnviz.indexing import indices
 from attnviz.maps import analysis, atlas_stats
 from attnviz.maps.atlas import Atlas, AtlasMap, WindowInputs
 from attnviz.model.memory import FLOAT32, check_bytes
@@ -113,7 +114,7 @@ class AtlasCapture:
         all) of `heads` (None = all) of one layer."""
         chosen = self._layer(kind, layer)
         amap = self.atlas[kind]
-        head_idx = analysis.indices(heads, amap.num_heads, "head")
+        head_idx = indices(heads, amap.num_heads, "head")
         span_rows = analysis.index_range(rows, len(amap.query_tokens), "query")
         span_keys = analysis.index_range(keys, len(amap.key_tokens), "key")
         cells = len(head_idx) * (span_rows[1] - span_rows[0]) * (span_keys[1] - span_keys[0])
