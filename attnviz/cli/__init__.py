@@ -12,6 +12,7 @@
     python -m attnviz decoder-lens --model demo-zh-en --text 早上好！ -o decoder-lens.png
     python -m attnviz compare --model minilm --text "The animal was too tired." --text-b "The animal was too wide." -o r.csv
     python -m attnviz explorer --model demo-zh-en --text 早上好！ --target "Good morning!" -o explorer.html
+    python -m attnviz atlas --model demo-decoder --input long.txt -o atlas.npz
     python -m attnviz models
 
 With --input FILE every non-empty line is one example ("source" or "source<TAB>target"), a progress bar runs on
@@ -46,6 +47,7 @@ import os
 import sys
 
 from attnviz.cli.commands import (
+    atlas,
     capture,
     compare,
     contributions,
@@ -78,6 +80,7 @@ COMMANDS = {
     "compare": compare.run,
     "devices": devices.run,
     "doctor": doctor.run,
+    "atlas": atlas.run,
 }
 
 

@@ -280,7 +280,7 @@ def build_parser(lang: str = "en") -> argparse.ArgumentParser:
     commands = parser.add_subparsers(
         dest="command",
         required=True,
-        metavar="{export,explorer,capture,contributions,find-head,compare,head-effects,faithfulness,lens,decoder-lens,corpus,corpus-workers,models,devices,doctor}",
+        metavar="{export,explorer,capture,contributions,find-head,compare,head-effects,faithfulness,lens,decoder-lens,atlas,corpus,corpus-workers,models,devices,doctor}",
         parser_class=functools.partial(_Parser, lang=lang),
     )
 
@@ -306,6 +306,7 @@ def build_parser(lang: str = "en") -> argparse.ArgumentParser:
     _add_faithfulness_parser(commands)
     _add_lens_parsers(commands)
     _add_compare_parser(commands)
+    _add_atlas_parser(commands)
     corpus_command.add_parser(commands)
     commands.add_parser("models", help="list the models available offline", description="List catalogue models.")
     devices = commands.add_parser(
@@ -425,6 +426,40 @@ def _add_contributions_parser(commands) -> None:
     contributions.add_argument("--output", "-o", required=True, type=Path, help="file to write (a folder with --input)")
     contributions.add_argument("--force", "-f", action="store_true", help="replace existing files")
     contributions.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+
+
+def _add_atlas_parser(commands) -> None:
+    """`atlas`: every head of a long text as block maps, exact, through fused kernels."""
+    atlas = commands.add_parser(
+        "atlas",
+        help="every head of a long text as exact block maps (npz, png, svg, pdf)",
+        description="Run the model once through fused kernels and write every head's block masses, head statistics "
+        "and provenance (npz, with the queries, keys and LSE that reopen exact windows), or a poster of every head.",
+    )
+    atlas.add_argument("--model", "-m", required=True, help="catalogue name (see `models`), HF folder or hub id")
+    text = atlas.add_mutually_exclusive_group(required=True)
+    text.add_argument("--text", "-t", help="the input (source) text")
+    text.add_argument("--input", "-i", type=Path, help="a UTF-8 file: the whole file is one text")
+    atlas.add_argument("--target", help="target text to force-decode (encoder-decoder models)")
+    atlas.add_argument("--kind", choices=KINDS, help="poster: which map (default: self, or encoder)")
+    atlas.add_argument("--block", type=int, default=64, help="tokens per block along each axis (default 64)")
+    atlas.add_argument(
+        "--sink", type=int, default=4, help="the first tokens whose weight is the sink mass (default 4, StreamingLLM)"
+    )
+    atlas.add_argument(
+        "--no-windows",
+        dest="windows",
+        action="store_false",
+        help="npz: keep blocks and statistics only, not the queries, keys and LSE that reopen exact windows",
+    )
+    atlas.add_argument("--device", default="auto", help="auto (npu → cuda → mps → cpu), cpu, cuda, npu, mps")
+    atlas.add_argument("--truncate", action="store_true", help="keep the first tokens of too-long input")
+    atlas.add_argument("--format", choices=("npz", "png", "svg", "pdf"), help="default: from the output suffix")
+    atlas.add_argument("--engine", choices=("auto", "kaleido", "static"), default="auto", help="png/svg/pdf renderer")
+    atlas.add_argument("--lang", choices=("en", "zh"), default="en", help="language of the poster and messages")
+    atlas.add_argument("--output", "-o", required=True, type=Path, help="the file to write")
+    atlas.add_argument("--force", "-f", action="store_true", help="replace an existing file")
+    atlas.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
 
 
 def _add_find_parser(commands) -> None:

@@ -93,6 +93,10 @@ class Request:
     languages: tuple[str, ...] | None = None
     thresholds: tuple[float, ...] | None = None
     subwords: bool = True
+    # atlas: tokens per block, the sink's first tokens, whether the queries and keys that reopen windows are kept
+    block: int = 64
+    sink: int = 4
+    windows: bool = True
 
 
 def request_of(args: argparse.Namespace) -> Request:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from attnviz.i18n import (
     app,
+    atlas,
     compare,
     corpus,
     decoder,
@@ -69,6 +70,7 @@ PARTS = (
     notebook,
     serving,
     explorer,
+    atlas,
 )
 
 
