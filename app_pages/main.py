@@ -56,6 +56,7 @@ navigation_menu = st.navigation(
             icon=":material/compare:",
             url_path=navigation.URL_PATHS["compare"],
         ),
+        st.Page(pages["atlas"], title=t("page_atlas"), icon=":material/apps:", url_path=navigation.URL_PATHS["atlas"]),
     ]
 )
 with st.sidebar:  # a saved capture shown instead of the model's: said first, on every page

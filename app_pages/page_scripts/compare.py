@@ -8,6 +8,7 @@ from app_pages.shared import figure_export, session
 from app_pages.shared.page_errors import shown_errors
 from app_pages.shared.state import COMPARE_SCOPES
 from attnviz import figures
+from attnviz.model.catalogue import model_name
 
 view, t = session.page_start("compare_title", "compare_intro")
 
@@ -60,7 +61,7 @@ with shown_errors(view):
     drawn = (shown.values, shown.row_labels, shown.col_labels, shown.row_status, shown.col_status)
     style = figures.FigureStyle(lang=view.lang)
     fig = figures.diff_heatmap(*drawn, kind=compared.kind, selection=said, style=style)
-    named = f"{view.model} · {runs.named_b(view)}"
+    named = f"{model_name(view.model)} · {model_name(runs.named_b(view))}"  # a folder by its name, never its path
     figure_export.figure(fig, "compare", "compare_diff", view, model=named)
 
     st.subheader(t("compare_alignments"))
@@ -107,6 +108,7 @@ with shown_errors(view):
             "kind": st.column_config.TextColumn(t("compare_kind")),
             "layer": st.column_config.NumberColumn(t("layer"), format="%d"),
             "head": st.column_config.NumberColumn(t("head"), format="%d"),
+            "layer_b": st.column_config.NumberColumn(t("compare_layer_b"), format="%d"),
             "head_b": st.column_config.NumberColumn(t("compare_head_b"), format="%d"),
             # three significant digits: one model in two precisions moves JS by 1e-6, never shown as 0.0000
             "js": st.column_config.NumberColumn(t("compare_js"), format="%.3g"),

@@ -7,6 +7,7 @@ from app_pages.shared import (
     caches,
     controls,
     explorer_download,
+    faithfulness,
     figure_export,
     head_effects,
     lens,
@@ -61,6 +62,7 @@ with shown_errors(view):
         controls.link_controls(view, columns[4], columns[5], lowest=0.05)
     else:
         controls.weighting_choice(view, columns[4])
+    faithfulness.section(view, handle, result, long=long, key="self_faithfulness")  # beside the Measure choice
     if view.self_aggregation == viewing.ROLLOUT and not long:
         rollout_controls(view, st.columns([2, 2, 4]), layers)
         st.caption(t("qk_rollout_note_decoder" if kind == "decoder" else "qk_rollout_note"))

@@ -23,8 +23,8 @@ class Request:
     generate: int | None = None
     beams: int | None = None
     device: str = "auto"
-    device_map: str | dict | None = None  # parsed by `attnviz.model.placement` as argparse reads it
-    max_memory: dict | None = None
+    device_map: str | None = None  # as written, checked by `attnviz.model.placement` as argparse reads it
+    max_memory: str | None = None
     offload_folder: Path | None = None
     truncate: bool = False
     # output
@@ -82,12 +82,21 @@ class Request:
     figure: str = "diff"  # compare's figure: the diff A − B, or A's and B's alignment diagrams side by side
     # contributions
     method: str = "alti"
-    # explorer: what the file holds (None: every map, no measure, both languages, the default thresholds)
-    kinds: tuple[str, ...] | None = None
+    # faithfulness: the target row scored (None: the whole target), the random orders of the floor and their seed
+    row: int | None = None
+    random_orders: int = 3
+    seed: int = 0
+    # explorer and faithfulness: the measures asked for (None: explorer none, faithfulness all)
     measures: tuple[str, ...] | None = None
+    # explorer: what the file holds (None: every map, both languages, the default thresholds)
+    kinds: tuple[str, ...] | None = None
     languages: tuple[str, ...] | None = None
     thresholds: tuple[float, ...] | None = None
     subwords: bool = True
+    # atlas: tokens per block, the sink's first tokens, whether the queries and keys that reopen windows are kept
+    block: int = 64
+    sink: int = 4
+    windows: bool = True
 
 
 def request_of(args: argparse.Namespace) -> Request:

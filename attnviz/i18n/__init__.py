@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from attnviz.i18n import (
     app,
+    atlas,
     compare,
     corpus,
     decoder,
@@ -16,6 +17,7 @@ from attnviz.i18n import (
     effects,
     errors,
     explorer,
+    faithfulness,
     figures,
     files,
     findhead,
@@ -64,9 +66,11 @@ PARTS = (
     effects,
     measures,
     saliency,
+    faithfulness,
     notebook,
     serving,
     explorer,
+    atlas,
 )
 
 

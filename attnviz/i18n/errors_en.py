@@ -13,6 +13,10 @@ STRINGS: dict[str, str] = {
     "error.device_unavailable": "Device {device!r} is not available: {reason} Choose auto or cpu.",
     "error.device_missing": "Device {device!r} does not exist: this machine has {count} {kind} device(s), "
     "numbered 0 to {last}.",
+    "error.placement_device_unavailable": "The placement puts layers on {device!r}, which this machine does not "
+    "have: {reason} Remove {device!r} from the device map and the memory limits, or run where it exists.",
+    "error.placement_no_accelerator": "The placement puts layers on accelerator {device!r}, but this machine has "
+    "none: NPU: {npu} CUDA: {cuda} Place the layers on cpu and disk only.",
     # attnviz.model.load
     "error.model_not_given": "No model given; pick one from the catalogue or give a Hugging Face id or folder.",
     "error.model_is_file": "{name!r} is a file; give the folder that holds config.json and the weights.",
@@ -427,8 +431,6 @@ STRINGS: dict[str, str] = {
     # attnviz.compare
     "error.compare_kinds_differ": "Map A is {kind_a} attention and map B is {kind_b} attention: their rows and "
     "columns are different tokens, so they cannot be compared; pick maps of the same kind (--kind, --kind-b).",
-    "error.compare_layers_differ": "Model A has {layers_a} layers and model B has {layers_b}: layers are compared "
-    "one by one, so both models need as many.",
     "error.compare_heads_differ": "Map A has {heads_a} heads per layer and map B has {heads_b}: pair the heads "
     "(--pair-heads) to compare models whose heads differ.",
     "error.compare_nothing_matched": "A and B share no word, so no row of one can be set beside a row of the "

@@ -12,6 +12,10 @@ STRINGS: dict[str, str] = {
     "error.device_unknown": "未知设备 {device!r}；请使用 auto、npu、npu:N、cuda、cuda:N、mps 或 cpu。",
     "error.device_unavailable": "设备 {device!r} 不可用：{reason}请改选 auto 或 cpu。",
     "error.device_missing": "设备 {device!r} 不存在：本机有 {count} 个 {kind} 设备，编号为 0 到 {last}。",
+    "error.placement_device_unavailable": "放置方案把若干层放到 {device!r} 上，但本机没有这个设备：{reason}"
+    "请从设备映射和内存上限中去掉 {device!r}，或在有这个设备的机器上运行。",
+    "error.placement_no_accelerator": "放置方案把若干层放到加速卡 {device!r} 上，但本机没有加速卡：NPU：{npu}"
+    "CUDA：{cuda}请只把层放到 cpu 和 disk 上。",
     # attnviz.model.load
     "error.model_not_given": "没有指定模型；请从模型列表中选择，或给出 Hugging Face 模型名或本地文件夹。",
     "error.model_is_file": "{name!r} 是一个文件；请给出存放 config.json 和权重的文件夹。",
@@ -374,8 +378,6 @@ STRINGS: dict[str, str] = {
     # attnviz.compare
     "error.compare_kinds_differ": "图 A 是 {kind_a} 注意力，图 B 是 {kind_b} 注意力：它们的行和列是不同的词元，"
     "无法比较；请选择同一种图（--kind、--kind-b）。",
-    "error.compare_layers_differ": "模型 A 有 {layers_a} 层，模型 B 有 {layers_b} 层：层是逐一比较的，"
-    "两个模型的层数必须相同。",
     "error.compare_heads_differ": "图 A 每层有 {heads_a} 个头，图 B 有 {heads_b} 个：要比较头数不同的模型，"
     "请配对注意力头（--pair-heads）。",
     "error.compare_nothing_matched": "A 和 B 没有共同的词，无法把一方的行与另一方的行对照；请比较有共同词语的文本。",

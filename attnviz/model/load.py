@@ -17,7 +17,7 @@ from attnviz.model import placement
 
 # ASSETS and catalogue are also read from here by the app, the command line and the training code
 from attnviz.model.catalogue import ASSETS as ASSETS
-from attnviz.model.catalogue import POSITION_FIELDS, catalogue_entry, catalogue_folder
+from attnviz.model.catalogue import POSITION_FIELDS, catalogue_entry, catalogue_folder, model_name
 from attnviz.model.catalogue import catalogue as catalogue
 from attnviz.model.hub import BY_ID, hub_cache, offline_error
 from attnviz.model.policy import Policy
@@ -36,6 +36,9 @@ class ModelHandle:
     max_positions: int | None = None  # longest input the model accepts; None when unbounded (relative positions)
     path: str | None = None
     origin: str = "loaded"  # "loaded" by `load_model`, or "object": a model object the caller built (`from_objects`)
+    # what `load_model` was given (a catalogue name, a folder's path, a hub id): what loads it again in this process;
+    # files record `name` (`model_name`: a folder by its own name), never this
+    loaded_from: str = ""
 
     @property
     def is_seq2seq(self) -> bool:
@@ -175,10 +178,12 @@ def load_model(
         raise ModelLoadError("model_not_given")
     name_or_path = name_or_path.strip()
     # Both import torch: this module stays light, as the app's first page imports it before torch has loaded.
-    from attnviz.model.devices import resolve_device  # torch: only once a model loads
+    from attnviz.model.devices import check_accelerators, resolve_device  # torch: only once a model loads
     from attnviz.model.precision import dtype_policy  # torch: only once a model loads
 
     torch_device = resolve_device(device)
+    named = placement.accelerators_named(device_map, max_memory)
+    check_accelerators([(written, *placement.accelerator_of(written)) for written in named])
     torch_dtype = dtype_policy(torch_device, dtype, compared=compared)
     placing = _placing(device_map, max_memory, offload_folder, torch_dtype)
     source, is_local = _resolve_source(name_or_path, policy or Policy.from_settings())
@@ -197,7 +202,9 @@ def load_model(
         else:
             model.to(device=torch_device, dtype=torch_dtype)
         model.eval()
-    return handle_of(name_or_path, model, tokenizer, str(torch_device), path=source if is_local else None)
+    name = model_name(name_or_path)  # a folder by its own name, never its path
+    path = source if is_local else None
+    return handle_of(name, model, tokenizer, str(torch_device), path=path, loaded_from=name_or_path)
 
 
 def _placing(device_map, max_memory, offload_folder, torch_dtype) -> dict:
@@ -251,7 +258,15 @@ def _stores(weights_map, tensor_name: str, keys: dict) -> bool:
     return f"{prefix}{tensor_name}" in keys[id(dataset)]
 
 
-def handle_of(name: str, model, tokenizer, device: str, path: str | None = None, origin: str = "loaded") -> ModelHandle:
+def handle_of(
+    name: str,
+    model,
+    tokenizer,
+    device: str,
+    path: str | None = None,
+    origin: str = "loaded",
+    loaded_from: str = "",
+) -> ModelHandle:
     """The handle of a model and its tokenizer: its kind and shape read from its config."""
     config = model.config
     decoder_config = getattr(config, "decoder", None) or config
@@ -271,6 +286,7 @@ def handle_of(name: str, model, tokenizer, device: str, path: str | None = None,
         max_positions=_count(config, *POSITION_FIELDS),
         path=path,
         origin=origin,
+        loaded_from=loaded_from,
     )
 
 

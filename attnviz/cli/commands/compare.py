@@ -1,5 +1,5 @@
 """`attnviz compare`: A and B (two texts, two models or two devices) read, compared head by head
-(`attnviz.compare`), and written: the ranking as CSV (kind, layer, head, head_b, js), or a figure (--figure): the
+(`attnviz.compare`), and written: the ranking as CSV (kind, layer, head, layer_b, head_b, js), or a figure (--figure): the
 diff A − B, or A's and B's alignment diagrams side by side, laid out alike (`attnviz.compare.side_by_side`).
 Stdout says the most changed head, and for one input read twice (two devices, or B in half precision with
 --dtype-b) the parity numbers."""
@@ -41,7 +41,8 @@ def run(request: Request) -> int:
     target_b = (request.target_b or request.target) if handle_b.is_seq2seq else None
     result_b = run_model(handle_b, RunRequest(text_b, target_b, truncate=request.truncate))
     # by default heads are paired when the models differ: one model's heads are numbered alike on any device
-    pair_heads = request.pair_heads if request.pair_heads is not None else handle_b.name != handle_a.name
+    same_model = (handle_a.path or handle_a.name) == (handle_b.path or handle_b.name)  # two folders may share a name
+    pair_heads = request.pair_heads if request.pair_heads is not None else not same_model
     compared = compare.compare_captures(
         result_a,
         result_b,
@@ -109,7 +110,8 @@ def _model_b(request: Request, handle_a):
 def _say(compared: compare.Comparison, result_a, result_b, request: Request) -> None:
     """The most changed head on stdout; the parity numbers too when A and B read the same tokens."""
     top = compared.ranking()[0]
-    print(i18n.t("compare_top", request.lang, layer=top.layer, head=top.head, head_b=top.head_b, js=top.divergence))
+    said = dict(layer=top.layer, head=top.head, layer_b=top.layer_b, head_b=top.head_b, js=top.divergence)
+    print(i18n.t("compare_top", request.lang, **said))
     kind_b = request.kind_b or (compared.kind if compared.kind in result_b.kinds else None)
     map_a, map_b = result_a[compared.kind], result_b[kind_b] if kind_b else None
     if map_b is not None and map_a.query_tokens == map_b.query_tokens and map_a.key_tokens == map_b.key_tokens:
@@ -120,7 +122,7 @@ def _say(compared: compare.Comparison, result_a, result_b, request: Request) -> 
 
 def _csv(compared: compare.Comparison) -> str:
     out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=("kind", "layer", "head", "head_b", "js"), lineterminator="\n")
+    writer = csv.DictWriter(out, fieldnames=("kind", "layer", "head", "layer_b", "head_b", "js"), lineterminator="\n")
     writer.writeheader()
     writer.writerows(compared.table())
     return out.getvalue()
