@@ -146,6 +146,7 @@ def test_the_command_refuses_a_file_too_large_saying_what_to_drop(tmp_path, monk
 @pytest.mark.slow
 def test_the_pages_button_makes_the_file_and_says_its_size(tiny_folder):
     at = open_by_link("page_scripts/self_attention.py", model=tiny_folder("bert"), text="Good morning!", lang="zh")
+    assert_page_ok(at)
     at.button(key="explorer_make").click().run(timeout=600)
     assert_page_ok(at)
     made = at.session_state[explorer_download.MADE]

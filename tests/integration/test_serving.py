@@ -189,7 +189,7 @@ def sidebar_captions(at) -> str:
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_page_says_which_mode_it_runs_in(lang, monkeypatch):
-    monkeypatch.delenv(SERVER_MODE, raising=False)
+    monkeypatch.setenv(SERVER_MODE, "")  # empty reads as unset
     at = open_by_link(lang=lang)
     local = i18n.t("mode_local", lang, address="127.0.0.1")
     assert local in sidebar_captions(at)
@@ -201,7 +201,7 @@ def test_the_page_says_which_mode_it_runs_in(lang, monkeypatch):
 
 @pytest.mark.slow
 def test_an_app_set_to_listen_beyond_loopback_refuses_outside_models(tiny_folder, monkeypatch):
-    monkeypatch.delenv(SERVER_MODE, raising=False)  # restored (absent) after the test: the app sets it
+    monkeypatch.setenv(SERVER_MODE, "")  # empty reads as unset; restored after the test, though the app sets it
     monkeypatch.setitem(os.environ, "HF_HUB_OFFLINE", "1")
     address = streamlit_config.get_option("server.address")
     streamlit_config.set_option("server.address", "0.0.0.0")
