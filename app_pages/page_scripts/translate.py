@@ -89,7 +89,7 @@ with shown_errors(view):
             controls.step_focus(view, shown.selection, step or steps, steps, hidden)
         scores = replay.step_scores(result)
         truth_notes.step_line(view, replay.replayed_scores(scores, written, step), scores)
-        gold = None if measuring else gold_panel.scored(view, result, shown, replace(options, step=step))
+        gold = gold_panel.scored(view, drawn, shown, replace(options, step=step))  # the map drawn, weights or not
         if gold is not None:
             shown = gold.shown
             gold_panel.score_line(view, gold)
