@@ -16,24 +16,26 @@ from attnviz.figures import FigureStyle
 from attnviz.figures.shares import translation_shares
 from attnviz.view import agreement, selection
 
-COMPARED = ("alti", "value-zeroing")  # the contributions the agreement line ranks the weights against
+COMPARED = ("alti", "value-zeroing")  # the contributions the agreement line ranks the weights against, beside the
+# measure drawn (its own ρ is the line's number)
 
 
 def agreement_line(view: ViewState, handle, result, options: selection.ViewOptions) -> None:
-    """The line "here, attention weights and contributions agree: ρ = 0.81" for the layer and rows `options` show
-    of the weights capture `result`, and below it what was compared; only while a measure is drawn (it runs the
-    model for ALTI and value zeroing)."""
+    """The line "here, attention weights and ALTI contributions agree: ρ = 0.81" — the measure drawn, its own ρ —
+    for the layer and rows `options` show of the weights capture `result`, and below it every measure compared;
+    only while a measure is drawn (it runs the model for ALTI and value zeroing)."""
     if not measuring(view):
         return
     try:
-        measured = {name: caches.measure_of(view, handle, result, name) for name in COMPARED}
+        compared = dict.fromkeys((view.measure, *COMPARED))  # the measure drawn first, each once
+        measured = {name: caches.measure_of(view, handle, result, name) for name in compared}
         found = agreement.view_agreement(result, measured, replace(options, measure=None))
     except AttnvizError as error:  # a model a measure cannot handle: said, the figures above stay
         st.caption(error.message(view.lang))
         return
     except ValueError:  # the measure read the text into other tokens than the capture (a generated text re-read)
         return
-    line, detail = agreement.agreement_line(found, options.layer, view.lang)
+    line, detail = agreement.agreement_line(found, options.layer, view.lang, measure=view.measure)
     st.markdown(f"**{line}**")
     if detail:
         st.caption(detail)

@@ -45,8 +45,10 @@ STRINGS = {
         "looking_sentence_same": "Here the key it looks at most is also the one it uses most.",
         "error.measure_shares_shape": "Shares of shape {shape} and {other} cannot be drawn for {targets} target tokens: "
         "give one source and one target-prefix share per token.",
-        "agreement_agree": "Here, attention weights and contributions agree: ρ = {rho}",
-        "agreement_disagree": "Here, attention weights and contributions disagree: ρ = {rho}",
+        "agreement_agree": "Here, attention weights and {measure} agree: ρ = {rho}",
+        "agreement_disagree": "Here, attention weights and {measure} disagree: ρ = {rho}",
+        "agreement_agree_mean": "Here, attention weights and the measures below agree: mean ρ = {rho}",
+        "agreement_disagree_mean": "Here, attention weights and the measures below disagree: mean ρ = {rho}",
         "agreement_detail": "Spearman rank correlation of the weights (mean of layer {layer}'s heads) with {pairs}, "
         "over the {cells} cells of the rows shown; “agree” from ρ ≥ {threshold}.",
         "agreement_pair": "{measure} {rho}",
@@ -98,8 +100,10 @@ STRINGS = {
         "looking_sentence_same": "这里它看得最多的键，也正是它用得最多的键。",
         "error.measure_shares_shape": "形状为 {shape} 和 {other} 的占比无法画成 {targets} 个目标词元的图：每个词元"
         "需要一个源文占比和一个目标前缀占比。",
-        "agreement_agree": "在这里，注意力权重与贡献一致：ρ = {rho}",
-        "agreement_disagree": "在这里，注意力权重与贡献不一致：ρ = {rho}",
+        "agreement_agree": "在这里，注意力权重与{measure}一致：ρ = {rho}",
+        "agreement_disagree": "在这里，注意力权重与{measure}不一致：ρ = {rho}",
+        "agreement_agree_mean": "在这里，注意力权重与下列度量一致：平均 ρ = {rho}",
+        "agreement_disagree_mean": "在这里，注意力权重与下列度量不一致：平均 ρ = {rho}",
         "agreement_detail": "权重（第 {layer} 层各头的平均）与 {pairs} 的斯皮尔曼秩相关，基于所显示各行的 {cells} 个格子；"
         "ρ ≥ {threshold} 时称为“一致”。",
         "agreement_pair": "{measure}：{rho}",

@@ -77,8 +77,25 @@ def test_alti_on_translate_draws_the_shares_and_the_agreement_line(marian):
     found = agreement.view_agreement(
         weights, {"alti": measured, "value-zeroing": value_zeroing(handle, PAIR["text"], PAIR["target"])}, options
     )
-    line, detail = agreement.agreement_line(found, 1)
+    line, detail = agreement.agreement_line(found, 1, measure="alti")
     assert line in _said(at) and detail in _said(at)
+    assert "ALTI contributions" in line and f"ρ = {found.pairs['alti']:.2f}" in line and "mean" not in line
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_agreement_headline_is_the_drawn_measures_own_rho(marian, lang):
+    folder, handle = marian
+    at = opened_without_errors(model=folder, view="layer", layer=1, measure="alti-rollout", lang=lang, **PAIR)
+    weights = capture(handle, PAIR["text"], PAIR["target"])
+    measured = {name: table.measured(handle, PAIR["text"], PAIR["target"], measure=name) for name in MEASURED}
+    options = selection.ViewOptions(kind="cross", layer=1, words=False, hide_special=False, lang=lang)
+    found = agreement.view_agreement(weights, measured, options)
+    line = next(m.value for m in at.markdown if "ρ =" in m.value)
+    assert f"ρ = {found.pairs['alti-rollout']:.2f}" in line  # the measure drawn, compared too
+    assert i18n.t("measure_choice.alti-rollout", lang) in line and "mean" not in line and "平均" not in line
+
+
+MEASURED = ("alti-rollout", "alti", "value-zeroing")
 
 
 def test_self_attention_draws_alti_rollout_in_chinese(marian):
