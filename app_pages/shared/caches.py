@@ -101,16 +101,16 @@ def cached_vectors(name: str, device: str, text: str, target: str | None, placem
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def cached_head_effects(name: str, device: str, text: str, target: str | None, placement: Placement = ONE_DEVICE):
-    """(exact head effects, Spearman ρ of the fast estimate against them) of one input: every head of every stack
-    removed in turn (`measures.head_effects`), and attribution patching (`measures.head_estimate`) on the same
-    example (a target the model writes is written once, for both)."""
+    """(exact head effects, Spearman ρ of the fast estimate against them, stack -> ρ over that stack's heads) of one
+    input: every head of every stack removed in turn (`measures.head_effects`), and attribution patching
+    (`measures.head_estimate`) on the same example (a target the model writes is written once, for both)."""
     from attnviz.measures import head_effects, head_estimate  # torch: only when a page asks for head effects
 
     handle = cached_model(name, device, placement)
     scoring = head_effects.prepare_scoring(handle, text, target)
     exact = head_effects.head_effects(handle, text, target, scoring=scoring)
     estimate = head_estimate.head_estimate(handle, text, target, scoring=scoring)
-    return exact, head_estimate.rank_agreement(exact, estimate)
+    return exact, head_estimate.stack_agreement(exact, estimate)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -266,7 +266,7 @@ def pooled(view: ViewState, kind: str, layer: int, head: int, name: str | None =
 
 
 def head_effects(view: ViewState, name: str | None = None):
-    """(exact head effects, the estimate's Spearman ρ against them) of the view's text with the view's model (or the
+    """(exact head effects, the estimate's Spearman ρ against them, stack by stack) of the view's text with the view's model (or the
     model `name`), once per input: the target given in pair mode, else the one the model writes (an encoder's
     output has none). Loads the model even while a saved capture is open: the effects need it to run."""
     name = name or view.model

@@ -48,7 +48,7 @@ def section(view: ViewState, name: str, kind: str, chart: str) -> None:
         _compute_button(view, f"{chart}_compute")
         return
     with shown_errors(view):
-        effects, rho = caches.head_effects(view, name)
+        effects, rhos = caches.head_effects(view, name)
         if kind not in effects.total:
             st.info(t("effects_stack_missing", kind=t(f"kind_{kind}")), icon=":material/info:")
             return
@@ -67,7 +67,7 @@ def section(view: ViewState, name: str, kind: str, chart: str) -> None:
         )
         st.caption(t("find_grid_hint"))
         st.markdown(_meaning(view, effects))
-        st.caption(_agreement(view, rho))
+        st.caption(_agreement(view, rhos.get(kind, math.nan)))  # this grid's heads, not every stack's
     st.button(t("effects_hide"), key=f"{chart}_hide", on_click=_shown, args=(False,), icon=":material/visibility_off:")
 
 

@@ -102,6 +102,26 @@ def test_the_heads_page_grid_holds_the_exact_effects_and_a_click_opens_a_head(la
     assert _opened(at) == (1, 2) and at.query_params["cross_aggregation"] == "head"
 
 
+@pytest.mark.parametrize("kind, lang", [("encoder", "en"), ("cross", "zh")])
+def test_each_grid_says_the_estimates_rho_over_its_own_heads(kind, lang):
+    from scipy import stats
+
+    from attnviz.measures.head_estimate import head_estimate
+
+    at = _open(HEADS, model="demo-zh-en", text=TEXT, mode="pair", target=TARGET, kind=kind, effects=1, lang=lang)
+    assert_page_ok(at)
+    handle = load_model("demo-zh-en", "cpu")
+    exact, estimate = head_effects(handle, TEXT, TARGET), head_estimate(handle, TEXT, TARGET)
+    own = stats.spearmanr(exact.total[kind].ravel(), estimate.total[kind].ravel()).statistic  # this grid's heads
+    pooled = stats.spearmanr(
+        np.concatenate([exact.total[s].ravel() for s in exact.total]),
+        np.concatenate([estimate.total[s].ravel() for s in exact.total]),
+    ).statistic
+    assert f"{own:.2f}" != f"{pooled:.2f}"  # the two numbers differ here: the test tells them apart
+    said = _said(at)
+    assert f"ρ = {own:.2f}" in said and f"ρ = {pooled:.2f}" not in said
+
+
 def test_a_link_with_the_section_shown_opens_it_and_hiding_it_leaves_the_link():
     at = _open(HEADS, model="demo-zh-en", text=TEXT, mode="pair", target=TARGET, kind="encoder", effects=1)
     assert_page_ok(at)
