@@ -17,7 +17,7 @@ from app_pages.shared.state import ViewState, view_options
 from attnviz.figures import FigureStyle
 from attnviz.figures.lens import decoder_lens_grid, logit_lens_figures
 from attnviz.i18n.lens import STRINGS as LENS_WORDS
-from attnviz.measures.lens_results import last_layer_choices, reading_labels
+from attnviz.measures.lens_results import last_layer_choices, reading_labels, stream_file_part
 from attnviz.text.tokens import readable, shown
 from attnviz.view.lenses import DECODER_LENS, LOGIT_LENS, lenses_for, reading_alignment, reading_choice, reading_choices
 
@@ -102,7 +102,7 @@ def decoder_section(view: ViewState, handle, result) -> None:
         source = figure_export.Source(reading, options, drawn.selection.file_heads())
         figure_export.figure(
             drawn.figures["alignment"],
-            f"decoder-lens-layer-{lens.layers[index]}-alignment",
+            f"decoder-lens-{stream_file_part(lens.layers[index])}-alignment",  # layers numbered as the heads
             "decoder_lens_alignment",
             view,
             source,

@@ -113,7 +113,7 @@ def lens_lines(
 
 def logit_lens_figures(lens: LogitLens, style: FigureStyle = DEFAULT_STYLE) -> tuple[go.Figure, go.Figure]:
     """A computed lens's grid and lines."""
-    layers = layer_labels(range(len(lens.layer_names)), _words(style))  # row l: after layer l
+    layers = layer_labels(range(len(lens.layer_names)), _words(style))  # row s: the embeddings, then after layer s − 1
     grid = lens_grid(lens.top_tokens(0), lens.top_probabilities[:, :, 0], layers, lens.tokens, style=style)
     finals = [lens.vocabulary[int(i)] for i in lens.final_ids]
     return grid, lens_lines(lens.final_probabilities, layers, lens.tokens, finals, style=style)

@@ -141,7 +141,7 @@ def test_a_link_with_the_lenses_reopens_them_and_a_reading_is_aligned_on_choice(
     at = open_by_link(None, timeout=300, model="demo-zh-en", text="早上好！", logit_lens=1, decoder_lens=1, lang="zh")
     assert_page_ok(at)
     assert {"logit_lens_grid", "logit_lens_lines", "decoder_lens_grid", "decoder_lens_alignment"} <= set(_charts(at))
-    for name in ("logit-lens", "logit-lens-lines", "decoder-lens", "decoder-lens-layer-3-alignment"):
+    for name in ("logit-lens", "logit-lens-lines", "decoder-lens", "decoder-lens-after-L2-alignment"):
         made = {
             fmt: [file for file in downloads if file.startswith(f"{name}_") and file.endswith(f".{fmt}")]
             for fmt in ("png", "svg", "pdf", "html")
@@ -164,7 +164,7 @@ def test_a_link_with_the_lenses_reopens_them_and_a_reading_is_aligned_on_choice(
     assert embeddings in _charts(at)["decoder_lens_alignment"]["layout"]["title"]["text"]
     at = open_by_link(None, timeout=300, model="demo-zh-en", text="早上好！", decoder_lens=1, decoder_lens_layer=9)
     assert_page_ok(at)  # a layer the translator lacks (a deeper model's link): the last
-    last = i18n.t("decoder_lens_reading", "en", layer=i18n.t("lens_layer_number", "en", layer=3))
+    last = i18n.t("decoder_lens_reading", "en", layer=i18n.t("lens_layer_number", "en", layer=2))
     assert last in _charts(at)["decoder_lens_alignment"]["layout"]["title"]["text"]
     assert "decoder_lens_layer" not in at.query_params
     at = open_by_link(SELF, timeout=300, model="demo-decoder", text=DECODER_TEXT, logit_lens=1)
@@ -181,7 +181,7 @@ def test_the_decoder_lens_alignment_draws_attention_weights_when_the_page_shows_
     written = decoder_lens(load_model("demo-zh-en", "cpu"), "早上好！", max_new_tokens=runs.MAX_NEW_TOKENS)
     label = reading_labels(written, i18n.STRINGS["en"])[-1]
     assert i18n.t("decoder_lens_reading", "en", layer=label) in alignment["layout"]["title"]["text"]
-    (page,) = [file for file in downloads if file.startswith("decoder-lens-layer-") and file.endswith(".html")]
+    (page,) = [file for file in downloads if file.startswith("decoder-lens-after-L") and file.endswith(".html")]
     made = downloads[page]().decode("utf-8")
     (meta,) = re.findall(r'name="attnviz-provenance" content="([^"]*)"', made)
     recorded = json.loads(html.unescape(meta))["view"]["options"]
