@@ -98,9 +98,9 @@ with shown_errors(view):
             gold_record(view.gold, view.gold_reverse if gold.both_directions else None) if gold is not None else {}
         )
         figure_export.shown_figures(view, shown, charts, drawn, replace(options, step=step), recorded=recorded)
-        measures.shares(view, drawn)
+        measures.shares(view, drawn, given_words=options.given_words)  # over the target as the maps draw it
         measures.agreement_line(view, handle, result, replace(options, step=step))
-        saliency.section(read, handle, result)  # about one target token, under the maps of every token
+        saliency.section(read, handle, result, given_words=options.given_words)  # about one target token
         truth_notes.step_table(view, scores, truth_notes.beams_of(result))
         if gold is not None:
             gold_panel.head_map(view, gold)

@@ -105,10 +105,13 @@ def find_by_effect(view: ViewState, handle, name: str, kind: str) -> None:
         return
     with shown_errors(view):
         effects, _ = caches.head_effects(view, name)
-        choices = find_head.piece_choices(effects.target_tokens)
+        target = effects.provenance.get("target_text")  # the text the target tokens' offsets point into
+        choices = find_head.effect_choices(effects.target_tokens, target, view.words, view.hide_special)  # as drawn
         labels = ["", *(choice.label for choice in choices)]
         pick = {"options": labels, "format_func": lambda label: label or t("find_pick")}
         label = bound(st.selectbox, "find_effect", t("effects_find_token"), **pick)
+        if view.words:
+            st.caption(t("effects_find_words"))
         token = next((choice for choice in choices if choice.label == label), None)
         if token is None:
             return

@@ -15,6 +15,7 @@ from attnviz.errors import AttnvizError
 from attnviz.figures import FigureStyle
 from attnviz.figures.shares import translation_shares
 from attnviz.view import agreement, selection
+from attnviz.view.token_units import combined, drawn_units
 
 COMPARED = ("alti", "value-zeroing")  # the contributions the agreement line ranks the weights against, beside the
 # measure drawn (its own ρ is the line's number)
@@ -41,13 +42,22 @@ def agreement_line(view: ViewState, handle, result, options: selection.ViewOptio
         st.caption(detail)
 
 
-def shares(view: ViewState, drawn, key: str = "measure_shares") -> None:
+def shares(view: ViewState, drawn, key: str = "measure_shares", given_words: tuple | None = None) -> None:
     """Each target token's source and target-prefix shares (ALTI+) under the alignment, when `drawn` has them (the
-    figure keyed `key`)."""
+    figure keyed `key`), over the target as the maps draw it: words (a word's shares the mean of its pieces', as a
+    merged map's rows are, so that they still sum to 1) or pieces, special tokens hidden or not; `given_words`:
+    the (source, target) words a person typed (`ViewOptions.given_words`)."""
     held = getattr(drawn, "shares", None)
     if held is None or "cross" not in drawn.maps:
         return
+    spans = None if given_words is None else given_words[1]
+    units = drawn_units(
+        drawn["cross"].query_tokens, drawn.target_text, words=view.words, hide_special=view.hide_special, spans=spans
+    )
     figure = translation_shares(
-        drawn["cross"].query_tokens, held.source_share, held.target_share, style=FigureStyle(lang=view.lang)
+        [unit.token for unit in units],
+        combined(held.source_share, units, "mean"),  # (target units,)
+        combined(held.target_share, units, "mean"),
+        style=FigureStyle(lang=view.lang),
     )
     st.plotly_chart(figure, key=key, config={"displaylogo": False})

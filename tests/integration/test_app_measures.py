@@ -132,3 +132,20 @@ def test_how_attention_works_shows_looking_is_not_using_with_computed_numbers():
     table = next(frame for frame in tables if "鹿" in list(frame.iloc[:, 0]))  # the seed's, not your sentence's
     np.testing.assert_allclose(table["贡献（值置零）"].to_numpy(dtype=float), seed.contributions)
     assert "鹿" in _said(at) and "0.33" in _said(at)
+
+
+def test_the_alti_shares_follow_the_word_view_and_hide_special_tokens():
+    words = {"text": "爷爷和奶奶身体都很好。", "target": "Grandpa and grandma are both healthy.", "mode": "pair"}
+    at = opened_without_errors(model="demo-zh-en", view="layer", layer=1, measure="alti", **words)  # words, hide on
+    measured = alti(load_model("demo-zh-en", "cpu"), words["text"], words["target"])
+    pieces = measured["cross"].query_tokens
+    drawn = selection.prepare_map(measured, "cross", hide=True, words=True).query_tokens  # the rows the maps draw
+    assert [w.text for w in drawn] == ["Grandpa", "and", "grandma", "are", "both", "healthy", "."]
+    shares = next(spec for spec in chart_specs(at) if spec["data"][0].get("type") == "bar")
+    source, target = shares["data"]
+    assert [label.split(" ", 1)[1] for label in source["x"]] == [w.text for w in drawn]  # no "Grand", "pa", "</s>"
+    inside = [[j for j, p in enumerate(pieces) if not p.special and w.start <= p.start < p.end <= w.end] for w in drawn]
+    expected = [measured.shares.source_share[js].mean() for js in inside]  # a word: its pieces' mean, as rows merge
+    np.testing.assert_allclose(plotly_array(source["y"]), expected, atol=1e-6)
+    np.testing.assert_allclose(plotly_array(source["y"]) + plotly_array(target["y"]), 1.0, atol=1e-5)
+    assert list(shares["layout"]["xaxis"]["tickvals"]) == list(source["x"])  # every label written
