@@ -117,6 +117,7 @@ class SelfAttentionView:
     find_query: str = ""  # Find a head: the query token's label ("it #9"); empty = none picked
     find_key: str = ""  # … and the key token's
     lines_token: str = ""  # head lines: only this query token's lines (its label); empty = all
+    prompt_only: bool = False  # a decoder-only model's continuation: draw the user's text alone (`view.prompt`)
 
 
 @dataclass

@@ -111,6 +111,14 @@ STRINGS: dict[str, dict[str, str]] = {
         "model_kind_decoder": "decoder-only",
         "decoder_text": "Decoder input: **{target}**",
         "causal_note": "Grey cells are masked: a decoder token can only look at itself and the tokens before it.",
+        "prompt_only": "Your text alone",
+        "prompt_only_help": "Draw only the tokens of your text, not the continuation the model wrote after it. The "
+        "model is causal, so the attention among your text's tokens is exactly the same either way.",
+        "continuation_line": "The model continued your text: the maps draw your text's {prompt} tokens, then {shown} "
+        "of the {written} tokens it wrote (the last one was never read back). Turn on “Your text alone” to read your "
+        "text by itself.",
+        "prompt_only_line": "Drawn: your text alone ({prompt} tokens), without the {written} tokens the model wrote "
+        "after it. The model is causal, so these are exactly the weights of reading your text by itself.",
         "grid_title": "Every layer and head",
         "grid_intro": "Each small square is one head's attention; rows are layers, columns heads.",
         # How attention works
@@ -313,6 +321,13 @@ STRINGS: dict[str, dict[str, str]] = {
         "model_kind_decoder": "仅解码器",
         "decoder_text": "解码器输入：**{target}**",
         "causal_note": "灰色格子被遮蔽：解码器的词元只能看到自己和它之前的词元。",
+        "prompt_only": "只看你的文本",
+        "prompt_only_help": "只画你的文本的词元，不画模型在它之后续写的内容。模型是因果的，所以你的文本内部各词元之间的"
+        "注意力两种情况下完全相同。",
+        "continuation_line": "模型续写了你的文本：图中先画你的文本的 {prompt} 个词元，再画它写出的 {written} 个词元中的 "
+        "{shown} 个（最后一个从未被读回）。打开“只看你的文本”即可单独查看你的文本。",
+        "prompt_only_line": "图中只画你的文本（{prompt} 个词元），不含模型在其后写出的 {written} 个词元。模型是因果的，"
+        "所以这些权重与单独读取你的文本时完全相同。",
         "grid_title": "所有层与头",
         "grid_intro": "每个小方块是一个头的注意力；行是层，列是头。",
         "explainer_title": "注意力如何工作",
