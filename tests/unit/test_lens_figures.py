@@ -106,3 +106,60 @@ def test_lens_rows_are_numbered_as_the_heads_and_the_module_paths_are():
     for row in logit_lens_rows(lens):
         name = row["layer_name"]
         assert row["after_layer"] == (None if name == "embeddings" else int(name.rsplit(".", 1)[1]))
+
+
+def _long_lens(positions: int):
+    from attnviz.measures.lens_results import LogitLens
+
+    words = ["morning", "grandmother", "好", "</s>", "the"]
+    tokens = [Token(words[i % len(words)], i, i + 1, special=words[i % len(words)] == "</s>") for i in range(positions)]
+    vocabulary = {i: Token(word, -1, -1) for i, word in enumerate(words)}
+    top_ids = np.tile(np.arange(positions) % len(words), (4, 1))[:, :, None]  # (rows, positions, 1)
+    return LogitLens(
+        "m",
+        "self",
+        ["embeddings", "layers.0", "layers.1", "layers.2"],
+        tokens,
+        top_ids,
+        np.full((4, positions, 1), 0.5, dtype=np.float32),
+        top_ids[-1, :, 0],
+        np.full((4, positions), 0.5, dtype=np.float32),
+        np.ones((4, positions), dtype=np.int64),
+        vocabulary,
+    )
+
+
+def test_a_long_lens_is_drawn_a_window_at_a_time_with_readable_cells():
+    from attnviz.figures.layout import text_width
+    from attnviz.figures.lens import CELL_PX, GRID_MARGINS_PX, logit_lens_figures
+    from attnviz.view.lenses import LENS_WINDOW, lens_window
+
+    lens = _long_lens(52)
+    window = lens_window(52, 30)
+    assert window == (30, 30 + LENS_WINDOW) and lens_window(LENS_WINDOW, 5) is None
+    grid, lines = logit_lens_figures(lens, window=window)
+    (trace,) = grid.data
+    assert np.asarray(trace.z).shape == (4, LENS_WINDOW)
+    assert list(grid.layout.xaxis.ticktext)[0].endswith("#30")  # a window keeps the positions' numbers
+    size = trace.textfont.size
+    assert size is not None and size >= 11  # fixed: plotly would shrink text in small cells to ~5 px
+    cell = (grid.layout.width - GRID_MARGINS_PX[0]) / LENS_WINDOW
+    assert cell >= CELL_PX[0] - 1
+    texts = [text for row in trace.text for text in row]
+    assert all(text_width(text, size) <= cell for text in texts)  # written only as far as it fits
+    assert all(text for text in texts)  # and in a window's cells, every token fits (shortened if long)
+    assert len(lines.data) == LENS_WINDOW and lines.data[0].name.startswith("30")
+
+
+def test_the_whole_lens_in_a_file_writes_text_only_where_it_fits_and_the_legend_is_never_cut():
+    from attnviz.figures.layout import text_width
+    from attnviz.figures.lens import GRID_MARGINS_PX, LEGEND_ROW_PX, logit_lens_figures
+
+    grid, lines = logit_lens_figures(_long_lens(60))  # no window: every position, as the CLI's file draws them
+    (trace,) = grid.data
+    cell = (grid.layout.width - GRID_MARGINS_PX[0]) / 60  # narrowed by the widest size a figure takes
+    assert all(text_width(text, trace.textfont.size) <= cell for row in trace.text for text in row)
+    assert len(lines.data) == 60
+    assert lines.layout.height >= 60 * LEGEND_ROW_PX  # one legend row per line, each with its room
+    longest = max(text_width(trace.name, 12) for trace in lines.data)
+    assert lines.layout.width >= 720 + longest  # the plot keeps its width beside the legend
