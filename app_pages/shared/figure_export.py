@@ -62,6 +62,7 @@ class Source:
     options: selection.ViewOptions | None = None
     heads: Mapping = field(default_factory=dict)
     recorded: Mapping = field(default_factory=dict)  # more of what it shows, for its files (gold links drawn on it)
+    named: Mapping = field(default_factory=dict)  # more of its file name (`export.figure_filename`): B's model, text
     provenance: Mapping | None = None  # where a single map came from (the capture it was cut from), for its files
 
 
@@ -200,10 +201,8 @@ def shown_figures(
     """Figures of one view side by side, one column each: (figure name, file name, key) per chart, drawn from
     `capture` with `options` by `model` (default: the view's); `clicks`: the `on_select` callback of a chart, by its
     key; `recorded`: more that their files record (`Source.recorded`)."""
-    heads = shown.selection.file_heads() if options else {}
-    weighted = options is not None and selection.weighting_of(options) != "weights"
+    heads = shown.selection.file_heads() if options else {}  # the measure too: a file says what its numbers are
     for column, (name, file_name, key) in zip(st.columns(len(charts)), charts):
-        file_name = f"{file_name}-value-norm" if weighted else file_name  # a file says what its numbers are
         with column:
             source = Source(capture, options, heads, recorded or {})
             figure(
@@ -231,17 +230,18 @@ def figure_downloads(
         export.resolve_size(own_size, **size.options())
     except AttnvizError as error:
         refusal = error
+    named = {"model": model, "text": text, **source.heads, **source.named}  # what its file name says
     downloads = [
         Download(
             fmt,
-            export.figure_filename(name, fmt, model=model, text=text, **source.heads),
+            export.figure_filename(name, fmt, **named),
             figure_maker(lambda: as_file(fig, model), fmt, name, source, size.options()),
             disabled=refusal is not None,
         )
         for fmt in FIGURE_FORMATS
     ]
     if source.capture is None:
-        plotly = export.figure_filename(f"{name}-plotly-figure", "json", model=model, text=text, **source.heads)
+        plotly = export.figure_filename(f"{name}-plotly-figure", "json", **named)
         downloads.append(Download("json", plotly, lambda: fig.to_json().encode(), "export_plotly_help"))
         return downloads, refusal
     saved = _saved_capture(source.capture, model, view.text, source.provenance)

@@ -116,6 +116,7 @@ class HeadSelection:
     head_reduce: str = "mean"
     layer_reduce: str = "mean"
     labels: Mapping[str, str] | None = None  # the figure words naming an alignment selection (FigureStyle.labels)
+    measure: str = "weights"  # what the map holds: weights, "value-norm" or a contribution measure (CONTRIBUTIONS)
 
     @property
     def reduction(self) -> dict:
@@ -142,9 +143,19 @@ class HeadSelection:
         return {"layers": self.layers, "heads": self.heads, "layer_reduce": self.layer_reduce, "combine": combine}
 
     def file_heads(self) -> dict:
-        """The `layer` and `head` of a figure's file name (`attnviz.export.figure_filename`): one head "L2H0", a
-        layer's mean "L2Hmean", the mean of all "Hmean", the alignment heads "Halign", a rollout its layer range
-        ("L0-3Hrollout"), a custom selection its listed indices and reduction ("L0+1Hmax")."""
+        """The `layer`, `head` and `measure` of a figure's file name (`attnviz.export.figure_filename`): one head
+        "L2H0", a layer's mean "L2Hmean", the mean of all "Hmean", the alignment heads "Halign", a rollout its layer
+        range ("L0-3Hrollout"), a custom selection its listed indices and reduction ("L0+1Hmax"); the measure when
+        the map holds other than weights. A contributions map has one map per layer: its file names a layer ("L2",
+        "Lmean"), never a head."""
+        measure = {} if self.measure == "weights" else {"measure": self.measure}
+        return {**self._file_layer_head(), **measure}
+
+    def _file_layer_head(self) -> dict:
+        if self.measure in CONTRIBUTIONS:  # one map per layer: its one "head" is the layer's map, not a head
+            if self.aggregation in ("head", "layer"):
+                return {"layer": self.pairs[0][0]}
+            return {"layer": "mean" if self.aggregation == "all" else (self.layers or self.layer_reduce)}
         if self.aggregation == "head":
             layer, head = self.pairs[0]
             return {"layer": layer, "head": head}
@@ -536,13 +547,20 @@ def choose_heads(amap: AttentionMap, options: ViewOptions, alignment_heads: Pair
     """The head selection `options` mean for `amap`."""
     aggregation = aggregation_of(options, amap.kind)
     if aggregation == ROLLOUT:
-        return rollout_selection(amap, options.lang)
+        return replace(rollout_selection(amap, options.lang), measure=_held(options))
     if aggregation == CUSTOM:
-        return custom_selection(amap, options.layers, options.heads, options.head_reduce, options.layer_reduce)
+        chosen = custom_selection(amap, options.layers, options.heads, options.head_reduce, options.layer_reduce)
+        return replace(chosen, measure=_held(options))
     if aggregation == "alignment" and amap.kind != "cross":
         raise InputError("alignment_needs_cross_attention", kind=amap.kind)
     words = alignment_words(options.lang)
-    return head_selection(amap, aggregation, options.layer, options.head, alignment_heads, words)
+    chosen = head_selection(amap, aggregation, options.layer, options.head, alignment_heads, words)
+    return replace(chosen, measure=_held(options))
+
+
+def _held(options: ViewOptions) -> str:
+    """What a map drawn with `options` holds: a contribution measure, else the weights or their value-norm weighting."""
+    return options.measure if options.measure in CONTRIBUTIONS else weighting_of(options)
 
 
 # ----------------------------------------------------------------------------------------------------------------------

@@ -506,6 +506,27 @@ def test_a_csv_is_written_with_its_header_beside_it(tmp_path):
         (dict(view="heatmap", text="\u202eexe.gnp \x00\n"), "heatmap_exe-gnp.png"),
         (dict(view="", model="", text=""), "attnviz.png"),
         (dict(view="heatmap", text="！？。"), "heatmap.png"),
+        (
+            dict(view="heatmap", model="demo-zh-en", layer=2, text="早上好！", measure="value-zeroing"),
+            "heatmap-value-zeroing_demo-zh-en_L2_早上好.png",  # the measure said, no head where there is none
+        ),
+        (dict(view="alignment", model="m", head="align", measure="weights"), "alignment_m_Halign.png"),
+        (
+            dict(
+                view="compare",
+                model="demo-zh-en",
+                model_b="demo-zh-en",
+                layer=1,
+                head=2,
+                text="早上好！",
+                text_b="晚上好！",
+            ),
+            "compare_demo-zh-en_L1H2_早上好-vs-晚上好.png",  # one model named once, both texts, the head
+        ),
+        (
+            dict(view="compare", model="demo-zh-en", model_b="demo-en-zh-cpu-bfloat16", text="早上好", text_b="晚上好"),
+            "compare_demo-zh-en-vs-demo-en-zh-cpu-bfloat16_早上好-vs-晚上好.png",
+        ),
     ],
 )
 def test_figure_filename_names_what_the_file_holds(options, expected):
