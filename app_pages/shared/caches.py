@@ -192,9 +192,11 @@ def analysis(view: ViewState, name: str | None = None):
     its model, without loading the model."""
     shown = opened.current(view)
     if shown is None and name in (None, view.model):
-        shown = first_view.current(view)
+        shown, not_used = first_view.lookup(view)
         if shown is not None:  # computed ahead: said in a line
             st.caption(i18n.t("first_view_note", view.lang, model=shown.model.name))
+        elif not_used is not None:  # one was computed ahead for this input, but not as this server computes: said
+            st.caption(i18n.t(not_used.key, view.lang, **not_used.words))
     if shown is not None:
         model_placement.layer_report(view, shown.capture)
         return shown.model, shown.capture

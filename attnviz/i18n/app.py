@@ -43,6 +43,11 @@ STRINGS: dict[str, dict[str, str]] = {
         "placement_report_ran": "Ran on",
         "first_view_note": "Computed ahead by {model} for this text (the same weights, checked), shown while the server "
         "is still loading the model; your first change runs the model itself.",
+        "first_view_unused_machine": "A view of this text was computed ahead for other CPU kernels ({saved}); this "
+        "server computes with {here}, whose last bits can differ, so it waits for the model (a few seconds while the "
+        "server starts).",
+        "first_view_unused_files": "A view of this text was computed ahead by other files of {model}: this server "
+        "waits for the model instead (a few seconds while it starts).",
         "sidebar_footer": "Weights are recorded from the model's own attention computation while it runs; "
         "your text never leaves this machine.",
         "loading_model": "Loading {model}…",
@@ -264,6 +269,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "placement_report_ran": "运行于",
         "first_view_note": "此结果由 {model} 预先为这段文本计算（权重相同，已核对），服务器仍在加载模型时先显示；"
         "你的第一次修改将由模型本身运行。",
+        "first_view_unused_machine": "这段文本的视图是预先为其他 CPU 内核（{saved}）计算的；本服务器使用 {here} 计算，"
+        "末位数字可能不同，因此等待模型计算（服务器启动期间需要几秒）。",
+        "first_view_unused_files": "这段文本的视图是由 {model} 的另一版文件预先计算的：本服务器改为等待模型计算"
+        "（启动期间需要几秒）。",
         "sidebar_footer": "权重取自模型运行时自身的注意力计算；你的文本不会离开这台机器。",
         "loading_model": "正在加载 {model}…",
         "analysing": "正在运行模型…",
