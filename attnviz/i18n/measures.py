@@ -27,8 +27,8 @@ STRINGS = {
         "measure_shares_axis": "share of the prediction",
         "measure_computing": "Computing the measure (it runs the model once more)…",
         "looking_title": "5 · Looking is not using",
-        "looking_text": "A weight says where a query *looks*, not what it *uses*. Take the 四不像 mixture above and give "
-        "{animal}, the key with the highest weight ({weight}), a value vector of zeros. The output is still Σ αⱼ vⱼ; now "
+        "looking_text": "A weight says where a query *looks*, not what it *uses*. In the 四不像 mixture above, "
+        "{animal}, the key with the highest weight ({weight}), has a value vector of zeros. The output is Σ αⱼ vⱼ; now "
         "remove each key's value in turn and see how far the output turns (value zeroing: 1 − cosine, shares summing "
         "to 1). {animal} gets {contribution}: removing it changes nothing, although the query looked at it most. "
         "Real models do this too: a head can put most of its weight on a token whose value is tiny. The Measure "
@@ -84,8 +84,8 @@ STRINGS = {
         "measure_shares_axis": "在预测中的占比",
         "measure_computing": "正在计算度量（需要再运行一次模型）……",
         "looking_title": "5 · 看见不等于用到",
-        "looking_text": "权重说明一个查询*看向*哪里，而不是它*用到*了什么。以上面的四不像混合为例，把权重最高的键"
-        "{animal}（权重 {weight}）的值向量设为全零。输出仍然是 Σ αⱼ vⱼ；现在依次去掉每个键的值，看输出转了多少"
+        "looking_text": "权重说明一个查询*看向*哪里，而不是它*用到*了什么。在上面的四不像混合中，权重最高的键"
+        "{animal}（权重 {weight}）的值向量全为零。输出是 Σ αⱼ vⱼ；现在依次去掉每个键的值，看输出转了多少"
         "（值置零：1 − 余弦，占比之和为 1）。{animal} 得到 {contribution}：去掉它什么都不变，尽管查询最看重它。"
         "真实模型也会这样：一个头可能把大部分权重放在值向量很小的词元上。自注意力和翻译与对齐页面上的“度量”选项"
         "显示真实模型每一层用到了什么。",

@@ -332,6 +332,25 @@ def test_explainer_walks_through_the_seed_example():
     assert charts(at)["mixture"]["layout"]["meta"]["weights"] == pytest.approx([1 / 3, 1 / 6, 1 / 4, 1 / 4, 0])
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_explainer_words_weights_as_looking_and_draws_use_beside_them(lang):
+    from attnviz import i18n
+    from attnviz.view.looking import seed_looking_using
+
+    at = open_app("explainer", lang=lang)
+    assert_page_ok(at)
+    mixture = charts(at)["mixture"]
+    assert mixture["layout"]["meta"]["contributions"] == pytest.approx(list(seed_looking_using().contributions))
+    said = [m.value for m in at.markdown]
+    what, mixed = i18n.t("explainer_what_text", lang), i18n.t("explainer_mixture_text", lang)
+    assert what in said and mixed in said
+    assert ("depends on" not in what) if lang == "en" else ("关联" not in what)  # section 1: looking, not using
+    not_using = "Looking is not using" if lang == "en" else "看见不等于用到"
+    assert not_using in mixed  # said where the mixture is drawn, before section 5 uses it
+    headers = [h.value for h in at.header]
+    assert headers.index(i18n.t("explainer_mixture", lang)) < headers.index(i18n.t("looking_title", lang))
+
+
 def test_explainer_edits_live_in_the_link_and_survive_a_page_switch():
     at = open_app("explainer", q="2,0;0,2;1,1")
     assert_page_ok(at)

@@ -23,6 +23,7 @@ from attnviz.figures.style import DRAWN_TRACES, UNDRAWN_LAYOUT, white_template
 from attnviz.maps import analysis
 from attnviz.maps.projection import project_queries_keys
 from attnviz.types import AttentionCapture, AttentionMap, GenerationStep, Token
+from attnviz.view.looking import seed_looking_using
 from tests.support.maps import random_map, seed_pair_map, tokens_from
 
 
@@ -214,7 +215,7 @@ FIGURE_KINDS = {
     "explainer": lambda: figures.explainer(
         walkthrough(figures.SEED_Q, figures.SEED_K, figures.SEED_V), style=figures.FigureStyle(lang="zh")
     ),
-    "mixture": lambda: figures.mixture(),
+    "mixture": lambda: figures.mixture(figures.SEED_MIXTURE, seed_looking_using().contributions),
     "clickable_heads": lambda: figures.clickable_heads(figures.grid(random_map(tokens_from("a b".split()), layers=2))),
     "qk_space": lambda: figures.qk_space(*_query_key_space()),
     "sentence_steps": lambda: figures.sentence_steps(_sentence_walk(), style=figures.FigureStyle(lang="zh")),
