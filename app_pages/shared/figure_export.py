@@ -202,18 +202,35 @@ def shown_figures(
     `capture` with `options` by `model` (default: the view's); `clicks`: the `on_select` callback of a chart, by its
     key; `recorded`: more that their files record (`Source.recorded`)."""
     heads = shown.selection.file_heads() if options else {}  # the measure too: a file says what its numbers are
-    for column, (name, file_name, key) in zip(st.columns(len(charts)), charts):
-        with column:
-            source = Source(capture, options, heads, recorded or {})
-            figure(
-                shown.figures[name],
-                file_name,
-                key,
-                view,
-                source,
-                model=model or view.model,
-                on_select=(clicks or {}).get(key),
-            )
+    for row in _rows(shown, charts):
+        for column, (name, file_name, key) in zip(st.columns(len(row)), row):
+            with column:
+                source = Source(capture, options, heads, recorded or {})
+                figure(
+                    shown.figures[name],
+                    file_name,
+                    key,
+                    view,
+                    source,
+                    model=model or view.model,
+                    on_select=(clicks or {}).get(key),
+                )
+
+
+def _rows(shown: selection.Shown, charts: Sequence[tuple[str, str, str]]) -> list[list[tuple[str, str, str]]]:
+    """The charts in rows, in order: side by side, except a figure that stands alone (its meta's `column` "whole":
+    an alignment whose labels need a whole column), which takes a row of its own."""
+    rows: list[list[tuple[str, str, str]]] = []
+    beside: list[tuple[str, str, str]] = []  # the row being filled
+    for chart in charts:
+        meta = shown.figures[chart[0]].layout.meta
+        if isinstance(meta, dict) and meta.get("column") == "whole":
+            rows += [beside, [chart]]
+            beside = []
+        else:
+            beside.append(chart)
+    rows.append(beside)
+    return [row for row in rows if row]
 
 
 def figure_downloads(

@@ -602,3 +602,39 @@ def test_the_warm_up_computes_the_default_view_into_the_pages_cache(monkeypatch)
     target = caches.forced_target(default)
     page = (default.model, default.device, default.text, target, default.mode, default.truncate, caches.ONE_DEVICE)
     assert computed == [page]  # the very call the Translate & align page makes for the default view
+
+
+def _chart_rows(at: AppTest) -> list[list[str]]:
+    """The views of the charts each row of columns draws side by side (a row: one horizontal block)."""
+    rows = []
+
+    def walk(node, row: list | None) -> None:
+        if getattr(node, "type", None) == "flex_container":
+            row = []
+            rows.append(row)
+        if getattr(node, "type", None) == "plotly_chart" and row is not None:
+            row.append(json.loads(node.proto.spec)["layout"].get("meta", {}).get("view"))
+        for child in getattr(node, "children", {}).values():
+            walk(child, row)
+
+    walk(at._tree, None)
+    return [row for row in rows if row]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_long_pairs_alignment_takes_a_row_of_its_own_on_translate(lang):
+    long_pair = {
+        "model": "demo-en-zh",
+        "mode": "pair",
+        "text": "My grandfather and my grandmother walk in the park every morning after breakfast together.",
+        "target": "我的爷爷和奶奶每天早上吃完早饭后一起在公园里散步。",
+        "lang": lang,
+    }
+    at = open_app("translate", **long_pair)
+    assert_page_ok(at)
+    rows = _chart_rows(at)
+    assert ["alignment"] in rows and ["heatmap"] in rows  # one above the other, each a whole column
+    labels = charts(at)["alignment"]["layout"]["meta"]["labels"]
+    assert min(plan["size"] for plan in labels.values()) >= figures.layout.SCREEN_LABEL_FLOOR
+    short = open_app("translate", lang=lang)  # 早上好！ → Good morning!: beside the heatmap, as before
+    assert ["alignment", "heatmap"] in _chart_rows(short)
