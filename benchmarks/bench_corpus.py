@@ -10,7 +10,7 @@ Measured, each from the pairs file to the per-head statistics of every map (mode
 the naive loop and the in-process job each run once untimed on 50 pairs first, so that neither pays the process's
 lazy imports and first calls for the other):
 - naive loop: `MarianMTModel(attn_implementation="eager")`, one `output_attentions=True` forward per pair, every
-  map stacked into numpy and its head statistics computed (`attnviz.maps.analysis.statistic_sums`, the job's own maths);
+  map stacked into numpy and its head statistics computed (`attnviz.maps.head_stats.statistic_sums`, the job's own maths);
 - in-process corpus job: `python -m attnviz corpus` (`attnviz.corpus.job.run_job`, batches grouped by length);
 - Ray engine with 1 and 2 actors at one torch thread each (a local Ray started by the job, its start included),
   with demo-zh-en and again with a translator of opus-mt-zh-en's size (`--no-large` leaves it out): Ray's start,
@@ -70,7 +70,7 @@ def naive(path: Path, threads: int) -> float:
     import numpy as np
     import torch
 
-    from attnviz.maps import analysis
+    from attnviz.maps import head_stats
     from training.translator import model_dir
     from training.translator.evaluate import load
 
@@ -96,8 +96,8 @@ def naive(path: Path, threads: int) -> float:
                 weights = torch.stack(attentions)[:, 0].numpy()  # (layers, heads, queries, keys)
                 sinks = np.array([i in special for i in key_ids])
                 sinks[0] = True
-                sums = analysis.statistic_sums(weights, 0, weights.shape[2], sinks, square)
-                means = analysis.statistic_means(sums, weights.shape[:2])
+                sums = head_stats.statistic_sums(weights, 0, weights.shape[2], sinks, square)
+                means = head_stats.statistic_means(sums, weights.shape[:2])
                 for name, values in means.items():
                     totals[(kind, name)] = totals.get((kind, name), 0.0) + np.nan_to_num(values)
     return time.perf_counter() - started

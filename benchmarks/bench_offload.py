@@ -1,5 +1,5 @@
 """Peak memory of a model larger than its memory limit: a random 12-layer Qwen2 (1,024 hidden, 16 heads, 4 key/value
-heads, feed-forward 2,816, about 520 MB of float32 weights) captured on the CPU alone, then with `max_memory` holding
+heads, feed-forward 2,816, 519 MiB of float32 weights) captured on the CPU alone, then with `max_memory` holding
 half of it (accelerate offloads the other layers to disk), same text of exactly `--tokens` tokens, each in a fresh
 process; the captures are compared bit for bit.
 

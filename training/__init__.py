@@ -24,3 +24,8 @@ The packages, each importing only those before it (and attnviz, never the revers
 - decoder: tokenizer; data (packed sequences, repeated spans); train; heads (the heads' roles, measured with
   attnviz's capture); card.
 """
+
+from attnviz import i18n
+from training.common import messages
+
+i18n.register(messages)  # the training tools' error sentences, which the product does not ship

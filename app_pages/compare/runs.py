@@ -7,13 +7,13 @@ from dataclasses import dataclass, replace
 
 import streamlit as st
 
-from app_pages.shared import caches, model_placement
+from app_pages.shared import caches
 from app_pages.shared.state import DEVICES_B, DTYPES_B, ViewState, view_options
 from attnviz import compare
 from attnviz.model.catalogue import declared_languages
 from attnviz.model.devices import device_statuses
-from attnviz.model.placement import Placement
 from attnviz.model.precision import allowed_dtypes
+from attnviz.run import RunRequest
 from attnviz.types import AttentionCapture
 
 
@@ -78,27 +78,15 @@ class Compared:
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def cached_comparison(
-    model: str,
-    device: str,
-    text: str,
-    target,
-    b: tuple,
-    text_b: str,
-    target_b,
-    weighting: str,
-    hide: bool,
-    placement: Placement = caches.ONE_DEVICE,
+    a: caches.ModelKey, request_a: RunRequest, b: caches.ModelKey, request_b: RunRequest, weighting: str, hide: bool
 ) -> Compared:
-    """A's and B's captures (`b`: B's model, device and half precision or None), their comparison (heads paired when
-    the models differ), and the parity numbers when both read the same tokens (one model on one input: all zero
-    on one device in one precision, else how far they moved)."""
-    name_b = b[0]
-    loaded_b = caches.cached_model(*caches.model_key(name_b, b[1], placement, b[2]))
-    loaded_a = caches.cached_model(model, device, placement)
-    result_a = caches.compute_analysis(loaded_a, text, target, "pair")
-    result_b = caches.compute_analysis(loaded_b, text_b, target_b, "pair")
+    """A's and B's captures (each its model's key and its run), their comparison (heads paired when the models
+    differ), and the parity numbers when both read the same tokens (one model on one input: all zero on one device
+    in one precision, else how far they moved)."""
+    result_a = caches.compute_analysis(caches.cached_model(a), request_a)
+    result_b = caches.compute_analysis(caches.cached_model(b), request_b)
     compared = compare.compare_captures(
-        result_a, result_b, weighting=weighting, hide_special=hide, pair_heads=name_b != model
+        result_a, result_b, weighting=weighting, hide_special=hide, pair_heads=b.name != a.name
     )
     map_a, map_b = result_a[compared.kind], result_b.maps.get(compared.kind)
     same = map_b is not None and (map_a.query_tokens, map_a.key_tokens) == (map_b.query_tokens, map_b.key_tokens)
@@ -113,9 +101,10 @@ def comparison(view: ViewState) -> tuple[Compared, bool]:
     handle_a, handle_b = caches.model(view), caches.model(view, *b)
     target_a, target_b = texts(view, handle_a.is_seq2seq)
     target_b = target_b if handle_b.is_seq2seq else None
-    a = (view.model, view.device, view.text, target_a)
-    shown = (view.weighting, view.hide_special, model_placement.placement())
-    compared = cached_comparison(*a, b, view.text_b, target_b, *shown)
+    request_a, request_b = RunRequest(view.text, target_a), RunRequest(view.text_b, target_b)
+    compared = cached_comparison(
+        caches.key_of(view), request_a, caches.key_of(view, *b), request_b, view.weighting, view.hide_special
+    )
     return compared, handle_a.is_seq2seq
 
 

@@ -7,17 +7,17 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from attnviz.maps import analysis
-from attnviz.view import selection
+from attnviz.maps import head_stats
+from attnviz.view import viewing
 
 
 def defined_statistics(values: Mapping[str, np.ndarray]) -> list[str]:
-    """The statistics with a value for some head (`analysis.head_statistics`, or a lazy capture's streamed ones)."""
-    return [name for name in analysis.STATISTICS if np.isfinite(values[name]).any()]
+    """The statistics with a value for some head (`head_stats.head_statistics`, or a lazy capture's streamed ones)."""
+    return [name for name in head_stats.STATISTICS if np.isfinite(values[name]).any()]
 
 
 def head_at(row: int, num_heads: int) -> tuple[int, int]:
-    """(layer, head) of a row of `analysis.statistics_table` (rows run layer by layer)."""
+    """(layer, head) of a row of `head_stats.statistics_table` (rows run layer by layer)."""
     return divmod(int(row), num_heads)
 
 
@@ -25,6 +25,6 @@ def page_for_head(kind: str) -> tuple[str, dict]:
     """Where a head of a `kind` map opens ("translate" or "self") and the view changes that show exactly that head."""
     if kind == "cross":
         return "translate", {"cross_aggregation": "head"}
-    if kind in selection.STACKS:
+    if kind in viewing.STACKS:
         return "self", {"self_aggregation": "head", "stack": kind}
     return "self", {"self_aggregation": "head"}

@@ -109,6 +109,7 @@ with shown_errors(view):
             "kind": st.column_config.TextColumn(t("compare_kind")),
             "layer": st.column_config.NumberColumn(t("layer"), format="%d"),
             "head": st.column_config.NumberColumn(t("head"), format="%d"),
+            "layer_b": st.column_config.NumberColumn(t("compare_layer_b"), format="%d"),
             "head_b": st.column_config.NumberColumn(t("compare_head_b"), format="%d"),
             # three significant digits: one model in two precisions moves JS by 1e-6, never shown as 0.0000
             "js": st.column_config.NumberColumn(t("compare_js"), format="%.3g"),

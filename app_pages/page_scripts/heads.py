@@ -6,7 +6,7 @@ from app_pages.heads.choices import defined_statistics, page_for_head
 from app_pages.shared import caches, figure_export, head_effects, long_text, navigation, session
 from app_pages.shared.page_errors import shown_errors
 from attnviz import figures
-from attnviz.maps import analysis
+from attnviz.maps import head_stats
 
 view = session.state()
 t = session.tr(view)
@@ -27,7 +27,7 @@ with shown_errors(view):
         layer_names = result.layer_names(view.kind)
     else:
         amap = result[view.kind]
-        values, layer_names = analysis.head_statistics(amap), amap.layer_names
+        values, layer_names = head_stats.head_statistics(amap), amap.layer_names
     num_layers, num_heads = next(iter(values.values())).shape
     statistics = defined_statistics(values)
     session.bound(
@@ -35,7 +35,7 @@ with shown_errors(view):
     )
     controls[2].caption(t(f"stat_help_{view.stat}"))
 
-    rows = analysis.statistics_table(values, layer_names)
+    rows = head_stats.statistics_table(values, layer_names)
     for row in rows:  # the role in the page's language; "" (none) stays empty
         row["role"] = t(f"role_{row['role']}") if row["role"] else ""
     table, heatmap = st.container(), st.container()  # one above the other: every column and number readable
@@ -50,7 +50,7 @@ with shown_errors(view):
             column_config={
                 "layer": st.column_config.NumberColumn(t("layer"), format="%d", width="small"),
                 "head": st.column_config.NumberColumn(t("head"), format="%d", width="small"),
-                "role": st.column_config.TextColumn(t("role"), help=t("role_help", threshold=analysis.ROLE_FROM)),
+                "role": st.column_config.TextColumn(t("role"), help=t("role_help", threshold=head_stats.ROLE_FROM)),
                 **{
                     s: st.column_config.NumberColumn(t(f"stat_{s}"), format="%.3f", help=t(f"stat_help_{s}"))
                     for s in statistics
@@ -59,7 +59,7 @@ with shown_errors(view):
             width="stretch",
             height=min(420, 38 + 35 * num_layers * num_heads),
         )
-        st.caption(t("role_rule", threshold=analysis.ROLE_FROM) + " " + t("table_hint"))
+        st.caption(t("role_rule", threshold=head_stats.ROLE_FROM) + " " + t("table_hint"))
     with heatmap:
         grid = figures.statistic_grid(
             values=values, statistic=view.stat, kind=view.kind, style=figures.FigureStyle(lang=view.lang)

@@ -9,7 +9,7 @@ from attnviz import figures
 from attnviz.attention.vectors import head_vectors
 from attnviz.figures import qkspace
 from attnviz.maps.projection import project_queries_keys
-from attnviz.view import selection
+from attnviz.view import selection, viewing
 
 view = session.state()
 t = session.tr(view)
@@ -73,8 +73,8 @@ with shown_errors(view):
 
         st.subheader(t("qk_map_title"))
         role, index = picked if picked is not None else ("query", 0)
-        rows = selection.token_window(queries, index - selection.LONG_WINDOW // 2 if role == "query" else 0)
-        cols = selection.token_window(keys, index - selection.LONG_WINDOW // 2 if role == "key" else 0)
+        rows = selection.token_window(queries, index - viewing.LONG_WINDOW // 2 if role == "query" else 0)
+        cols = selection.token_window(keys, index - viewing.LONG_WINDOW // 2 if role == "key" else 0)
         block = lazy.map(view.kind, layers=view.layer, heads=view.head, queries=rows, keys=cols)  # (1, 1, rows, cols)
         drawn = figures.heatmap(block, style=style)
         if picked is not None:

@@ -17,7 +17,7 @@ from app_pages.shared import (
 )
 from app_pages.shared.page_errors import shown_errors
 from app_pages.shared.state import ViewState, view_options
-from attnviz.view import selection
+from attnviz.view import head_choice, selection, viewing
 
 
 def rollout_controls(view: ViewState, columns, layers: int) -> None:
@@ -44,7 +44,7 @@ with shown_errors(view):
     long_text.truncation_note(view, continued, tokens)
     columns = st.columns([2, 2, 1, 1, 2, 2])
     if handle.is_seq2seq:
-        stacks = {"options": selection.STACKS, "format_func": lambda s: t(f"stack_{s}"), "horizontal": True}
+        stacks = {"options": viewing.STACKS, "format_func": lambda s: t(f"stack_{s}"), "horizontal": True}
         session.bound(columns[0].radio, "stack", t("stack"), **stacks)
     else:
         columns[0].markdown(t("stack_single", kind=t(f"model_kind_{handle.kind}")))  # (kind_* name the maps)
@@ -53,7 +53,7 @@ with shown_errors(view):
     drawn = result if long else caches.measured(view, handle, result)  # the weights, or the measure chosen
     layers, heads, queries, keys = drawn.shape(kind)
     measuring = controls.measuring(view) and not long
-    aggregations = selection.offered_aggregations(kind, "weights" if long else view.measure)  # long: weights only
+    aggregations = head_choice.offered_aggregations(kind, "weights" if long else view.measure)  # long: weights only
     controls.head_choice(
         view, columns[1:4], "self_aggregation", aggregations, (layers, heads), one_head=long, disabled=long
     )
@@ -61,7 +61,7 @@ with shown_errors(view):
         controls.link_controls(view, columns[4], columns[5], lowest=0.05)
     else:
         controls.weighting_choice(view, columns[4])
-    if view.self_aggregation == selection.ROLLOUT and not long:
+    if view.self_aggregation == viewing.ROLLOUT and not long:
         rollout_controls(view, st.columns([2, 2, 4]), layers)
         st.caption(t("qk_rollout_note_decoder" if kind == "decoder" else "qk_rollout_note"))
 

@@ -23,7 +23,7 @@ from attnviz.corpus.view import gold_record
 from attnviz.maps import replay
 from attnviz.run import MODES
 from attnviz.text.excerpts import excerpt
-from attnviz.view import focus, selection
+from attnviz.view import focus, head_choice, selection
 
 LINE_CHARS = 300  # characters of the source and the translation the line above the controls quotes
 
@@ -71,7 +71,7 @@ with shown_errors(view):
         cross = drawn["cross"]
         columns = st.columns([2, 1, 1, 2, 2])
         shape = (cross.num_layers, cross.num_heads)
-        aggregations = selection.offered_aggregations("cross", view.measure)
+        aggregations = head_choice.offered_aggregations("cross", view.measure)
         controls.head_choice(view, columns, "cross_aggregation", aggregations, shape, help=t("aggregation_help"))
         controls.link_controls(view, columns[3], columns[4], lowest=0.0)
 

@@ -9,7 +9,7 @@ import streamlit as st
 from app_pages.shared import figure_export
 from app_pages.shared.session import VIEW, bound, reset_widgets, tr
 from app_pages.shared.state import ViewState
-from attnviz.view import find_head, selection
+from attnviz.view import find_head, viewing
 
 LINES_KEY, GRID_KEY = "self_lines", "self_grid"  # the charts whose clicks this module reads (figure_export keys)
 TOP = 6  # heads offered as buttons; the rest are in the ranking's table
@@ -89,7 +89,7 @@ def _show_every_line() -> None:
     st.session_state[VIEW].lines_token = ""
 
 
-def opened_weight(view: ViewState, shown: selection.Shown, result, kind: str) -> None:
+def opened_weight(view: ViewState, shown: viewing.Shown, result, kind: str) -> None:
     """Under the figures: the searched pair's weight as the opened view draws it."""
     query = picked(view, choices(view, result, kind, "query"), view.find_query)
     key = picked(view, choices(view, result, kind, "key"), view.find_key)

@@ -1,7 +1,13 @@
 """Models and results, cached: each model loads once per process, each input runs once, and a long text's
-statistics and pooled heads are computed once."""
+statistics and pooled heads are computed once.
+
+Every cached function takes one `ModelKey` (which loaded model) and what it computes of it: a `RunRequest` (the
+run every face shares, `attnviz.run`) or a measure's name, so that a page asks for a result in the library's own
+words and two pages asking for the same one share it."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass, replace
 
 import streamlit as st
 
@@ -13,131 +19,98 @@ from attnviz import run as runs
 from attnviz.measures import names as measure_view
 from attnviz.model.load import catalogue, load_model
 from attnviz.model.placement import Placement
-from attnviz.view import selection
+from attnviz.view import viewing
 
 ONE_DEVICE = Placement()  # no device map: the model loads onto the sidebar's device
 
 
+@dataclass(frozen=True)
+class ModelKey:
+    """Which loaded model a cached result comes from: its name, device, placement over devices (`model_placement`)
+    and precision (None: float32; Compare's B may ask for a half precision)."""
+
+    name: str
+    device: str
+    placement: Placement = ONE_DEVICE
+    dtype: str | None = None
+
+
+def key_of(view: ViewState, name: str | None = None, device: str | None = None, dtype: str | None = None) -> ModelKey:
+    """The key of the view's model (or the model `name`, on `device`, in `dtype`) as the sidebar places it."""
+    return ModelKey(name or view.model, device or view.device, model_placement.placement(), dtype)
+
+
 @st.cache_resource(show_spinner=False, max_entries=4)
-def cached_model(name: str, device: str, placement: Placement = ONE_DEVICE, dtype: str | None = None):
-    """One model, loaded once per device, placement (`model_placement`) and precision (float32, or Compare's B in the
-    half precision `dtype`): called with `model_key`'s arguments, so that a float32 model is cached once. A
-    placement's bad value raises its sentence (ModelLoadError) before anything loads."""
+def cached_model(key: ModelKey):
+    """One model, loaded once per key. A placement's bad value raises its sentence (ModelLoadError) before anything
+    loads."""
     model_runs.use_interactive_threads()
     # only Compare's B asks for a dtype: a comparison of precisions, which the CPU runs too
-    return load_model(name, device, dtype=dtype, compared=dtype is not None, **placement.load_options())
-
-
-def model_key(name: str, device: str, placement: Placement, dtype: str | None = None) -> tuple:
-    """`cached_model`'s arguments: a float32 model without a dtype, the key every other call uses (the cache keys
-    on the arguments as given)."""
-    return (name, device, placement, dtype) if dtype else (name, device, placement)
+    options = key.placement.load_options()
+    return load_model(key.name, key.device, dtype=key.dtype, compared=key.dtype is not None, **options)
 
 
 @st.cache_data(show_spinner=False, max_entries=128)
-def cached_analysis(
-    name: str, device: str, text: str, target: str, mode: str, truncate: bool = False, placement: Placement = ONE_DEVICE
-):
-    """The capture of one input, with its provenance (what the app's JSON/NPZ downloads save)."""
-    return compute_analysis(cached_model(name, device, placement), text, target, mode, truncate)
+def cached_analysis(key: ModelKey, request: runs.RunRequest):
+    """The whole capture of one request, with its provenance (what the app's JSON/NPZ downloads save)."""
+    return compute_analysis(cached_model(key), request)
 
 
-def compute_analysis(handle, text: str, target: str, mode: str, truncate: bool = False):
+def compute_analysis(handle, request: runs.RunRequest):
     """`cached_analysis` without the cache: also what `first_view` saves for the first page."""
-    return runs.run_recorded(handle, runs.RunRequest(text, target, mode, truncate=truncate))
+    return runs.run_recorded(handle, replace(request, capture="full"))
 
 
 @st.cache_resource(show_spinner=False, max_entries=2)  # shared, not copied: it holds every layer's queries and keys
-def cached_lazy_analysis(
-    name: str, device: str, text: str, target: str, mode: str, truncate: bool = False, placement: Placement = ONE_DEVICE
-):
-    request = runs.RunRequest(text, target, mode, capture="lazy", truncate=truncate)
-    return runs.run(cached_model(name, device, placement), request)
+def cached_lazy_analysis(key: ModelKey, request: runs.RunRequest):
+    return runs.run(cached_model(key), replace(request, capture="lazy"))
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def cached_lazy_statistics(
-    name: str,
-    device: str,
-    text: str,
-    target: str,
-    mode: str,
-    truncate: bool,
-    kind: str,
-    placement: Placement = ONE_DEVICE,
-):
-    return cached_lazy_analysis(name, device, text, target, mode, truncate, placement).head_statistics(kind)
+def cached_lazy_statistics(key: ModelKey, request: runs.RunRequest, kind: str):
+    return cached_lazy_analysis(key, request).head_statistics(kind)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def cached_pooled(
-    name: str,
-    device: str,
-    text: str,
-    target: str,
-    mode: str,
-    truncate: bool,
-    kind: str,
-    layer: int,
-    head: int,
-    weighted: bool = False,
-    placement: Placement = ONE_DEVICE,
-):
-    lazy = cached_lazy_analysis(name, device, text, target, mode, truncate, placement)
-    return lazy.downsampled(kind, layer, head, max_tokens=selection.LONG_BINS, value_weighted=weighted)
+def cached_pooled(key: ModelKey, request: runs.RunRequest, kind: str, layer: int, head: int, weighted: bool = False):
+    lazy = cached_lazy_analysis(key, request)
+    return lazy.downsampled(kind, layer, head, max_tokens=viewing.LONG_BINS, value_weighted=weighted)
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
-def cached_source_tokens(name: str, device: str, text: str, placement: Placement = ONE_DEVICE) -> int:
-    return runs.source_tokens(cached_model(name, device, placement), text)
+def cached_source_tokens(key: ModelKey, text: str) -> int:
+    return runs.source_tokens(cached_model(key), text)
 
 
 @st.cache_resource(show_spinner=False, max_entries=2)  # shared: it holds every layer's queries, keys and values
-def cached_vectors(name: str, device: str, text: str, target: str | None, placement: Placement = ONE_DEVICE):
+def cached_vectors(key: ModelKey, request: runs.RunRequest):
     from attnviz.attention.vectors import capture_with_values  # imports torch: only when a page asks for vectors
 
-    return capture_with_values(cached_model(name, device, placement), text, target)
+    return capture_with_values(cached_model(key), request.text, request.target)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def cached_head_effects(name: str, device: str, text: str, target: str | None, placement: Placement = ONE_DEVICE):
+def cached_head_effects(key: ModelKey, request: runs.RunRequest):
     """(exact head effects, Spearman ρ of the fast estimate against them, stack -> ρ over that stack's heads) of one
     input: every head of every stack removed in turn (`measures.head_effects`), and attribution patching
     (`measures.head_estimate`) on the same example (a target the model writes is written once, for both)."""
     from attnviz.measures import head_effects, head_estimate  # torch: only when a page asks for head effects
 
-    handle = cached_model(name, device, placement)
-    scoring = head_effects.prepare_scoring(handle, text, target)
-    exact = head_effects.head_effects(handle, text, target, scoring=scoring)
-    estimate = head_estimate.head_estimate(handle, text, target, scoring=scoring)
+    handle = cached_model(key)
+    scoring = head_effects.prepare_scoring(handle, request.text, request.target)
+    exact = head_effects.head_effects(handle, request.text, request.target, scoring=scoring)
+    estimate = head_estimate.head_estimate(handle, request.text, request.target, scoring=scoring)
     return exact, head_estimate.stack_agreement(exact, estimate)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def cached_measure(
-    name: str,
-    device: str,
-    text: str,
-    target: str | None,
-    measure: str,
-    truncate: bool,
-    placement: Placement = ONE_DEVICE,
-):
-    """A measure of what each layer uses (`attnviz.measures.table.measured`: ALTI, its rollout or value zeroing) of
-    one input, as a capture of one map per layer."""
-    from attnviz.measures.table import measured  # torch: only when a page asks for a measure
+def cached_measure(key: ModelKey, request: runs.RunRequest, measure: str):
+    """A measure of what the model uses (`attnviz.measuring.MEASURES`: ALTI, its rollout, value zeroing as one map
+    per layer; saliency as scores per output token) of one input."""
+    from attnviz import measuring  # torch: only when a page asks for a measure
 
-    return measured(cached_model(name, device, placement), text, target, measure=measure, truncate=truncate)
-
-
-@st.cache_data(show_spinner=False, max_entries=16)
-def cached_saliency(
-    name: str, device: str, text: str, target: str | None, truncate: bool, placement: Placement = ONE_DEVICE
-):
-    """Gradient × input saliency (`attnviz.measures.saliency`) of every output token of one input."""
-    from attnviz.measures.saliency import saliency  # torch: only when a page asks for saliency
-
-    return saliency(cached_model(name, device, placement), text, target, truncate=truncate)
+    handle = cached_model(key)
+    return measuring.measured(handle, request.text, request.target, measure=measure, truncate=request.truncate)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -150,7 +123,7 @@ def catalogue_entries(lang: str):
     return catalogue(lang)
 
 
-_loaded: set[tuple] = set()  # (model, device, placement[, half precision]) this process has loaded
+_loaded: set[ModelKey] = set()  # the models this process has loaded
 
 
 def model(view: ViewState, name: str | None = None, device: str | None = None, dtype: str | None = None):
@@ -160,13 +133,13 @@ def model(view: ViewState, name: str | None = None, device: str | None = None, d
     refusal = model_runs.model_refusal(name, [entry.name for entry in catalogue_entries(view.lang)])
     if refusal:
         raise refusal
-    key = model_key(name, device or view.device, model_placement.placement(), dtype)
+    key = key_of(view, name, device, dtype)
     waiting = st.empty()
     try:
         with waiting.container(), st.spinner(i18n.t("loading_model", view.lang, model=name), show_time=True):
             if key not in _loaded:  # an empty chart: the browser fetches its chart library while the model loads
                 server_load.empty_chart(f"chart_loading_{name}")
-            handle = cached_model(*key)
+            handle = cached_model(key)
     finally:
         waiting.empty()
     _loaded.add(key)
@@ -176,6 +149,18 @@ def model(view: ViewState, name: str | None = None, device: str | None = None, d
 def forced_target(view: ViewState) -> str:
     """The target the model reads: the one typed, in pair mode; none when the model writes its own."""
     return view.target if view.mode == "pair" else ""
+
+
+def run_request(view: ViewState, capture: str = "full") -> runs.RunRequest:
+    """The run the view asks for: its text, the target the model reads, its mode and truncation."""
+    return runs.RunRequest(view.text, forced_target(view), view.mode, capture=capture, truncate=view.truncate)
+
+
+def shown_request(view: ViewState, handle, result) -> runs.RunRequest:
+    """The input `result` shows, read again: its source and the target the model read or wrote (none for a model
+    without a target side)."""
+    target = result.target_text if handle.is_seq2seq else None
+    return runs.RunRequest(result.source_text, target or None, truncate=view.truncate)
 
 
 def without_model(view: ViewState) -> opened.Opened | None:
@@ -200,14 +185,12 @@ def analysis(view: ViewState, name: str | None = None):
     if shown is not None:
         model_placement.layer_report(view, shown.capture)
         return shown.model, shown.capture
-    name = name or view.model
     handle = model(view, name)
-    target = forced_target(view)
-    request = runs.RunRequest(view.text, target, view.mode, capture="auto", truncate=view.truncate)
-    lazy = runs.capture_kind(handle, request) == "lazy"
+    request = run_request(view, "auto")
+    request = replace(request, capture=runs.capture_kind(handle, request))
+    lazy = request.capture == "lazy"
     with st.spinner(i18n.t("analysing_long" if lazy else "analysing", view.lang), show_time=True):
-        cached = cached_lazy_analysis if lazy else cached_analysis
-        result = cached(name, view.device, view.text, target, view.mode, view.truncate, model_placement.placement())
+        result = (cached_lazy_analysis if lazy else cached_analysis)(key_of(view, name), request)
     model_placement.layer_report(view, result)
     return handle, result
 
@@ -222,117 +205,87 @@ def measured(view: ViewState, handle, result):
 
 def measure_of(view: ViewState, handle, result, measure: str):
     """The capture of `measure` on the input `result` shows, once per input and measure."""
-    target = result.target_text if handle.is_seq2seq else None
     with st.spinner(i18n.t("measure_computing", view.lang), show_time=True):
-        source = result.source_text
-        return cached_measure(
-            handle.name, view.device, source, target or None, measure, view.truncate, model_placement.placement()
-        )
+        return cached_measure(key_of(view, handle.name), shown_request(view, handle, result), measure)
 
 
 def saliency_of(view: ViewState, handle, result):
     """The saliency of every output token of the input `result` shows — its source and the target the model read or
     wrote — once per input; an InputError, with its sentence, for a model that writes no token."""
-    target = result.target_text if handle.is_seq2seq else None
     with st.spinner(i18n.t("saliency_computing", view.lang), show_time=True):
-        source = result.source_text
-        return cached_saliency(
-            handle.name, view.device, source, target or None, view.truncate, model_placement.placement()
-        )
+        return cached_measure(key_of(view, handle.name), shown_request(view, handle, result), "saliency")
 
 
 def lazy_statistics(view: ViewState, kind: str, name: str | None = None) -> dict:
     """The head statistics of a long text's map, streamed tile by tile once per input."""
-    target = forced_target(view)
     with st.spinner(i18n.t("computing_statistics", view.lang), show_time=True):
-        return cached_lazy_statistics(
-            name or view.model,
-            view.device,
-            view.text,
-            target,
-            view.mode,
-            view.truncate,
-            kind,
-            model_placement.placement(),
-        )
+        return cached_lazy_statistics(key_of(view, name), run_request(view, "lazy"), kind)
 
 
 def pooled(view: ViewState, kind: str, layer: int, head: int, name: str | None = None):
     """One head of a long text's map, pooled whole (every cell computed, tile by tile, none kept), once per input."""
-    target = forced_target(view)
     with st.spinner(i18n.t("pooling", view.lang), show_time=True):
         weighted = view.weighting == "value-norm"
-        inputs = (view.text, target, view.mode, view.truncate)
-        where = (view.device, *inputs, kind, layer, head, weighted, model_placement.placement())
-        return cached_pooled(name or view.model, *where)
+        return cached_pooled(key_of(view, name), run_request(view, "lazy"), kind, layer, head, weighted)
 
 
 def head_effects(view: ViewState, name: str | None = None):
     """(exact head effects, the estimate's Spearman ρ against them, stack by stack) of the view's text with the view's model (or the
     model `name`), once per input: the target given in pair mode, else the one the model writes (an encoder's
     output has none). Loads the model even while a saved capture is open: the effects need it to run."""
-    name = name or view.model
     handle = model(view, name)
     target = forced_target(view) if handle.kind != "encoder" else ""
     with st.spinner(i18n.t("effects_computing", view.lang), show_time=True):
-        return cached_head_effects(name, view.device, view.text, target or None, model_placement.placement())
+        return cached_head_effects(key_of(view, name), runs.RunRequest(view.text, target or None))
 
 
 def source_tokens(view: ViewState, name: str | None = None) -> int:
     """How many tokens the model (the view's, or `name`) makes of the view's text, before any truncation."""
-    return cached_source_tokens(name or view.model, view.device, view.text, model_placement.placement())
+    return cached_source_tokens(key_of(view, name), view.text)
 
 
 def window_vectors(view: ViewState, handle, text: str, target: str | None):
     """The queries, keys and values of `text` (and `target`) read on their own: the explainer's window of a long
     text."""
     with st.spinner(i18n.t("qk_computing_vectors", view.lang), show_time=True):
-        return cached_vectors(handle.name, view.device, text, target, model_placement.placement())
+        return cached_vectors(key_of(view, handle.name), runs.RunRequest(text, target))
 
 
 def vectors(view: ViewState, handle, result):
     """The queries, keys and values of every head for the input `result` shows (`attention.vectors`), from one more
     on-demand pass over the same text (and the target the model wrote or read), once per input."""
-    target = result.target_text if handle.is_seq2seq else None
     with st.spinner(i18n.t("qk_computing_vectors", view.lang), show_time=True):
-        source = result.source_text
-        return cached_vectors(handle.name, view.device, source, target or None, model_placement.placement())
+        return cached_vectors(key_of(view, handle.name), shown_request(view, handle, result))
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def cached_logit_lens(
-    name: str, device: str, text: str, target: str | None, truncate: bool, placement: Placement = ONE_DEVICE
-):
+def cached_logit_lens(key: ModelKey, request: runs.RunRequest):
     """The logit lens (`attnviz.measures.logit_lens`) of one input: every layer's next-token prediction."""
     from attnviz.measures.logit_lens import logit_lens  # torch: only when a page shows the lens
 
-    return logit_lens(cached_model(name, device, placement), text, target=target, truncate=truncate)
+    return logit_lens(cached_model(key), request.text, target=request.target, truncate=request.truncate)
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
-def cached_decoder_lens(name: str, device: str, text: str, truncate: bool, placement: Placement = ONE_DEVICE):
+def cached_decoder_lens(key: ModelKey, request: runs.RunRequest):
     """DecoderLens (`attnviz.measures.decoder_lens`) of one source: what the decoder writes from each encoder layer,
     with the options the page's own generation has (`run.RunRequest`'s), so the last layer writes its translation."""
     from attnviz.measures.decoder_lens import decoder_lens  # torch: only when a page shows DecoderLens
 
     return decoder_lens(
-        cached_model(name, device, placement), text, max_new_tokens=runs.MAX_NEW_TOKENS, truncate=truncate
+        cached_model(key), request.text, max_new_tokens=request.max_new_tokens, truncate=request.truncate
     )
 
 
 def logit_lens_of(view: ViewState, handle, result):
     """The logit lens of the input `result` shows: its text (a decoder-only model), or on a translator's decoder the
     target the model read or wrote; once per input."""
-    target = result.target_text if handle.is_seq2seq else None
     with st.spinner(i18n.t("measure_computing", view.lang), show_time=True):
-        return cached_logit_lens(
-            handle.name, view.device, result.source_text, target or None, view.truncate, model_placement.placement()
-        )
+        return cached_logit_lens(key_of(view, handle.name), shown_request(view, handle, result))
 
 
 def decoder_lens_of(view: ViewState, handle, result):
     """DecoderLens of the source `result` shows, once per source."""
     with st.spinner(i18n.t("measure_computing", view.lang), show_time=True):
-        return cached_decoder_lens(
-            handle.name, view.device, result.source_text, view.truncate, model_placement.placement()
-        )
+        request = runs.RunRequest(result.source_text, truncate=view.truncate)
+        return cached_decoder_lens(key_of(view, handle.name), request)

@@ -11,7 +11,7 @@ from app_pages.shared.session import bound, tr, widget_key
 from app_pages.shared.state import MEASURE_CHOICES, ViewState
 from attnviz import i18n
 from attnviz.measures import names as measure_view
-from attnviz.view import focus, selection
+from attnviz.view import focus, viewing
 
 REPLAY_FOR = "attnviz_replay_for"  # the input the replay slider belongs to
 
@@ -52,16 +52,16 @@ def link_controls(view: ViewState, threshold_column, toggles_column, lowest: flo
         bound(st.toggle, "words", t("words"), help=t("words_help"))
         bound(st.toggle, "hide_special", t("hide_special"), help=t("hide_special_help"))
         scales = {"format_func": lambda s: t(f"find_color_scale_{s}"), "help": t("find_color_scale_help")}
-        bound(st.selectbox, "color_scale", t("find_color_scale"), options=selection.COLOR_SCALES, **scales)
+        bound(st.selectbox, "color_scale", t("find_color_scale"), options=viewing.COLOR_SCALES, **scales)
         weighting_choice(view, st)
         measure_choice(view, st)
 
 
 def weighting_choice(view: ViewState, column) -> None:
-    """Weights, or weights scaled by each key's value norm (`selection.WEIGHTINGS`), for every figure of the page."""
+    """Weights, or weights scaled by each key's value norm (`viewing.WEIGHTINGS`), for every figure of the page."""
     t = tr(view)
     names = {"format_func": lambda w: t(f"values_weighting_{w.replace('-', '_')}"), "help": t("values_weighting_help")}
-    bound(column.radio, "weighting", t("values_weighting"), options=selection.WEIGHTINGS, **names)
+    bound(column.radio, "weighting", t("values_weighting"), options=viewing.WEIGHTINGS, **names)
 
 
 def measure_choice(view: ViewState, column) -> None:
@@ -107,7 +107,7 @@ def replay_slider(view: ViewState, steps: int) -> int:
 
 
 def step_focus(
-    view: ViewState, chosen: selection.HeadSelection, step: int, steps: int, hidden: focus.HiddenFocus | None = None
+    view: ViewState, chosen: viewing.HeadSelection, step: int, steps: int, hidden: focus.HiddenFocus | None = None
 ) -> None:
     """One sentence under the replay slider (`focus.focus_sentence`): the newest token and where it looked."""
     st.markdown(focus.focus_sentence(chosen, step, steps, view.lang, hidden, words=view.words))

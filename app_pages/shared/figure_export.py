@@ -19,7 +19,7 @@ from attnviz.export.figure_file import figure_file_bytes
 from attnviz.export.sizing import MAX_SCALE, MAX_SIDE, MIN_SIDE, PRESETS
 from attnviz.figures.layout import as_file, export_size, exported_title, file_layout
 from attnviz.types import AttentionCapture, AttentionMap
-from attnviz.view import selection
+from attnviz.view import selection, viewing
 
 FIGURE_FORMATS = ("png", "svg", "pdf", "html")
 CAPTURE_FORMATS = ("json", "npz")  # the capture itself, as `python -m attnviz capture` writes it
@@ -59,7 +59,7 @@ class Source:
     named in its file name)."""
 
     capture: AttentionCapture | AttentionMap | None = None
-    options: selection.ViewOptions | None = None
+    options: viewing.ViewOptions | None = None
     heads: Mapping = field(default_factory=dict)
     recorded: Mapping = field(default_factory=dict)  # more of what it shows, for its files (gold links drawn on it)
     named: Mapping = field(default_factory=dict)  # more of its file name (`export.figure_filename`): B's model, text
@@ -190,10 +190,10 @@ def clicked_points(key: str) -> list[dict]:
 
 def shown_figures(
     view: ViewState,
-    shown: selection.Shown,
+    shown: viewing.Shown,
     charts: Sequence[tuple[str, str, str]],
     capture: AttentionCapture | None = None,
-    options: selection.ViewOptions | None = None,
+    options: viewing.ViewOptions | None = None,
     model: str | None = None,
     clicks: Mapping[str, Callable[[], None]] | None = None,
     recorded: Mapping | None = None,

@@ -11,7 +11,7 @@ from app_pages.shared.state import ViewState
 from attnviz import figures
 from attnviz.maps import analysis
 from attnviz.model import long_texts
-from attnviz.view import selection
+from attnviz.view import selection, viewing
 
 
 def page_model(view: ViewState) -> str:
@@ -71,7 +71,7 @@ def long_map(view: ViewState, lazy, kind: str, name: str | None = None) -> None:
     model = name or view.model
     layers, heads, queries, keys = lazy.shape(kind)
     layer, head = min(view.layer, layers - 1), min(view.head, heads - 1)
-    window, bins = selection.LONG_WINDOW, selection.LONG_BINS
+    window, bins = viewing.LONG_WINDOW, viewing.LONG_BINS
     st.info(t("long_note", tokens=max(queries, keys), window=window, bins=bins), icon=":material/info:")
     stack = lazy.stack(kind)
     if kind == "self" and view.mode == "generate" and stack.causal:
@@ -124,7 +124,7 @@ def lines_window(view: ViewState, lazy, kind: str, chosen: tuple[int, int], mode
     t = session.tr(view)
     layer, head = chosen
     tokens = lazy.shape(kind)[2]
-    length = min(selection.LINES_WINDOW, tokens)
+    length = min(viewing.LINES_WINDOW, tokens)
     st.subheader(t("long_lines_title"))
     last = tokens - length
     view.lines_from = min(view.lines_from, last)

@@ -14,14 +14,14 @@ from app_pages.shared.state import ViewState
 from attnviz.errors import AttnvizError
 from attnviz.figures import FigureStyle
 from attnviz.figures.shares import translation_shares
-from attnviz.view import agreement, selection
+from attnviz.view import agreement, viewing
 from attnviz.view.token_units import combined, drawn_units
 
 COMPARED = ("alti", "value-zeroing")  # the contributions the agreement line ranks the weights against, beside the
 # measure drawn (its own ρ is the line's number)
 
 
-def agreement_line(view: ViewState, handle, result, options: selection.ViewOptions) -> None:
+def agreement_line(view: ViewState, handle, result, options: viewing.ViewOptions) -> None:
     """The line "here, attention weights and ALTI contributions agree: ρ = 0.81" — the measure drawn, its own ρ —
     for the layer and rows `options` show of the weights capture `result`, and below it every measure compared;
     only while a measure is drawn (it runs the model for ALTI and value zeroing)."""

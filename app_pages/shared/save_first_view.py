@@ -21,6 +21,7 @@ from app_pages.shared.state import ViewState
 from attnviz.export.schema import capture_to_npz
 from attnviz.model.load import catalogue_folder, load_model
 from attnviz.provenance import kernel_capabilities
+from attnviz.run import RunRequest
 
 SAVED_CAPABILITIES = ("AVX2", "AVX512")  # the x86 kernels torch's wheels dispatch to on CPUs of the last decade
 
@@ -35,7 +36,8 @@ def write(view: ViewState | None = None, folder: Path | None = None) -> Path:
     wanted = first_view.input_of(view)
     model_runs.use_interactive_threads()  # the app's thread count: another one sums in another order (other bits)
     handle = load_model(view.model, "cpu")
-    capture = caches.compute_analysis(handle, wanted["text"], wanted["target"], wanted["mode"], wanted["truncate"])
+    request = RunRequest(wanted["text"], wanted["target"], wanted["mode"], truncate=wanted["truncate"])
+    capture = caches.compute_analysis(handle, request)
     here = first_view.computed_on()
     folder.mkdir(parents=True, exist_ok=True)
     capture_path = folder / f"{view.model}.{here['capability']}.npz"

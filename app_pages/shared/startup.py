@@ -38,7 +38,7 @@ def warm_up() -> None:
     gc.disable()  # imports make millions of objects and no cycles worth collecting: a third faster without the GC
     try:
         default = ViewState()  # what a first visitor opens
-        handle = caches.cached_model(default.model, default.device, caches.ONE_DEVICE)  # the pages' cache key
+        handle = caches.cached_model(caches.ModelKey(default.model, default.device))  # the pages' cache key
     except Exception:  # shown on the page when a session asks for the model
         log.warning("could not load the default model at start-up", exc_info=True)
     else:
@@ -56,10 +56,7 @@ def warm_up() -> None:
 def default_figures(handle, view: ViewState) -> None:
     """The default `view` (Translate & align of the default text), computed as its page computes it: the capture
     lands in the page's result cache; the figures are made once and dropped."""
-    target = caches.forced_target(view)
-    result = caches.cached_analysis(
-        view.model, view.device, view.text, target, view.mode, view.truncate, caches.ONE_DEVICE
-    )
+    result = caches.cached_analysis(caches.ModelKey(view.model, view.device), caches.run_request(view))
     options = view_options(view, "cross", view.cross_aggregation)
     shown = selection.show(result, options, handle.alignment_heads, ("alignment", "heatmap"))
     for fig in shown.figures.values():

@@ -1,6 +1,6 @@
 """What the pages show, as one value: `ViewState` (model, text, target, layer, head, aggregation, …), and the
 shareable link it makes (`to_query_params`) and is restored from (`from_query_params`). Its fields carry the names of
-`selection.ViewOptions` where they are its options. No Streamlit here: app_pages/shared/session.py binds it to the
+`viewing.ViewOptions` where they are its options. No Streamlit here: app_pages/shared/session.py binds it to the
 widgets."""
 
 from __future__ import annotations
@@ -28,10 +28,10 @@ from app_pages.shared.view_groups import (
     SelfAttentionView,
     TranslateView,
 )
-from attnviz.maps import analysis
+from attnviz.maps import head_stats
 from attnviz.measures import names as measure_view
 from attnviz.run import MODES
-from attnviz.view import selection
+from attnviz.view import viewing
 
 # The Measure choice; value norms are `weighting`'s. Saliency draws the weights and its own bars beside them.
 MEASURE_CHOICES = ("weights", *measure_view.CONTRIBUTIONS, *measure_view.PER_OUTPUT_TOKEN)
@@ -70,20 +70,20 @@ _CHOICES = {
     "device": DEVICES,
     "lang": LANGUAGES,
     "mode": MODES,
-    "cross_aggregation": selection.AGGREGATIONS,
-    "stack": selection.STACKS,
-    "self_aggregation": selection.SELF_AGGREGATIONS,
+    "cross_aggregation": viewing.AGGREGATIONS,
+    "stack": viewing.STACKS,
+    "self_aggregation": viewing.SELF_AGGREGATIONS,
     "kind": ("self", "encoder", "decoder", "cross"),
-    "stat": tuple(analysis.STATISTICS),
-    "weighting": selection.WEIGHTINGS,
+    "stat": tuple(head_stats.STATISTICS),
+    "weighting": viewing.WEIGHTINGS,
     "measure": MEASURE_CHOICES,
     "qk_color": ("position", "token"),
-    "color_scale": selection.COLOR_SCALES,
+    "color_scale": viewing.COLOR_SCALES,
     "compare_scope": COMPARE_SCOPES,
     "device_b": DEVICES_B,
     "dtype_b": DTYPES_B,
 }
-# Names links used before the fields took the names of `selection.ViewOptions`: still read (a link shared earlier
+# Names links used before the fields took the names of `viewing.ViewOptions`: still read (a link shared earlier
 # opens the same view), never written. The field's own name wins when a link has both.
 OLD_LINK_NAMES = {
     "view": "cross_aggregation",
@@ -105,11 +105,11 @@ ALWAYS_IN_URL = (
 
 def view_options(
     view: ViewState, kind: str, aggregation: str, step: int = 0, lines_query: int | None = None
-) -> selection.ViewOptions:
+) -> viewing.ViewOptions:
     """The library's options for what a page draws of map `kind`: the view's words, hiding, threshold, colour scale
     and language, with the page's own aggregation field (`cross_aggregation` or `self_aggregation`), replay step
     and isolated head-line token (`lines_query`, a row of the map as drawn)."""
-    return selection.ViewOptions(
+    return viewing.ViewOptions(
         kind=kind,
         aggregation=aggregation,
         layer=view.layer,

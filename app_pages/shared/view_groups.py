@@ -64,8 +64,8 @@ class DrawingView:
     words: bool = True  # merge subword pieces into words
     hide_special: bool = True  # hide special tokens (</s>, <pad>, [CLS] …)
     threshold: float = 0.1  # weakest link drawn in the alignment and head-line views
-    color_scale: str = "unit"  # one of selection.COLOR_SCALES (the same colours on every head by default)
-    weighting: str = "weights"  # weights, or weighted by value norm (selection.WEIGHTINGS)
+    color_scale: str = "unit"  # one of viewing.COLOR_SCALES (the same colours on every head by default)
+    weighting: str = "weights"  # weights, or weighted by value norm (viewing.WEIGHTINGS)
     # the attention weights (as `weighting` says), or a measure of what each layer uses
     # (measure_view.CONTRIBUTIONS), computed on demand
     measure: str = "weights"
@@ -96,7 +96,7 @@ class LensView:
 class TranslateView:
     """Translate & align."""
 
-    cross_aggregation: str = "alignment"  # one of selection.AGGREGATIONS for the cross map
+    cross_aggregation: str = "alignment"  # one of viewing.AGGREGATIONS for the cross map
     step: int = 0  # generation step shown by the replay slider; 0 = all tokens
     gold: str = ""  # gold links of the pair, Pharaoh format ("0-0 1?2")
     gold_pair: str = ""  # the pair those links were typed for (`gold_panel.pair_key`): other pairs leave them unscored
@@ -110,7 +110,7 @@ class SelfAttentionView:
     """Self-attention."""
 
     stack: str = "encoder"  # encoder or decoder self-attention of an encoder-decoder model
-    self_aggregation: str = "head"  # one of selection.SELF_AGGREGATIONS for the self map
+    self_aggregation: str = "head"  # one of viewing.SELF_AGGREGATIONS for the self map
     rollout_first: int = 0  # rollout: the first layer rolled through (`rollout_layers`)
     rollout_last: int = 99  # … and the last (clamped to the model's last layer)
     residual: bool = True  # rollout with the skip connection's 0.5·I term

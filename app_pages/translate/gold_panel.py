@@ -9,7 +9,7 @@ from dataclasses import replace
 
 import streamlit as st
 
-from app_pages.shared import caches, figure_export, model_placement
+from app_pages.shared import caches, figure_export
 from app_pages.shared.session import VIEW, bound, reset_widgets, tr
 from app_pages.shared.sidebar import model_label, offered_models
 from app_pages.shared.state import ViewState
@@ -19,10 +19,11 @@ from attnviz.corpus.pair import PairWords
 from attnviz.corpus.view import GoldShown, reading_prefix, reverse_texts, reverse_view, show_gold
 from attnviz.corpus.words import segmented
 from attnviz.errors import AttnvizError
-from attnviz.figures._common import format_value
+from attnviz.figures.common import format_value
 from attnviz.measures.names import CONTRIBUTIONS
+from attnviz.run import RunRequest
 from attnviz.text import language
-from attnviz.view import selection
+from attnviz.view import viewing
 
 HEAD_MAP = "chart_gold_heads"  # the AER map's chart key: its selection opens a head
 
@@ -140,7 +141,7 @@ def reverse_candidates(view: ViewState) -> list[str]:
     return [entry.name for entry in others]
 
 
-def scored(view: ViewState, result, shown: selection.Shown, options: selection.ViewOptions) -> GoldShown | None:
+def scored(view: ViewState, result, shown: viewing.Shown, options: viewing.ViewOptions) -> GoldShown | None:
     """The view against the gold links (None when there are none), with the reverse model's links when one is
     chosen; `result` is the capture drawn (the weights, or the measure chosen: its map of each layer is scored); a link that cannot be read is said, and the figures are drawn without gold; a reverse model that cannot
     read the pair is said, and the links are scored one way."""
@@ -165,8 +166,7 @@ def _reverse(view: ViewState, result):
         return None
     handle = caches.model(view, view.gold_reverse)
     source, target = reverse_texts(result)
-    placement = model_placement.placement()
-    backward = caches.cached_analysis(view.gold_reverse, view.device, source, target, "pair", placement=placement)
+    backward = caches.cached_analysis(caches.key_of(view, view.gold_reverse), RunRequest(source, target))
     return reverse_view(backward, handle.alignment_heads, reading_prefix(result))
 
 

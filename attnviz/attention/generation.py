@@ -62,11 +62,7 @@ def generate(
     A text longer than the model reads is refused, unless `truncate=True` keeps its first tokens.
     `watch` (`attention.live.write_live` passes one) sees each step as it is written.
     """
-    text = check_text_length(check_text(text))
-    if handle.kind == "encoder":
-        raise InputError("generate_needs_decoder", model=handle.name)
-    if not isinstance(max_new_tokens, int) or max_new_tokens < 1:
-        raise InputError("max_new_tokens_invalid", value=max_new_tokens)
+    text = _checked(handle, text, max_new_tokens)
     tokenizer, model = handle.tokenizer, handle.model
     limit = handle.max_positions
     if limit is not None and not handle.is_seq2seq:
@@ -155,6 +151,17 @@ def scored_steps(
 def _piece_text(tokenizer, token_id: int) -> str:
     """One vocabulary entry as plain text says it (`tokens.vocabulary_token`, marked "?" when unknown)."""
     return shown(vocabulary_token(tokenizer, token_id))
+
+
+def _checked(handle: ModelHandle, text: str, max_new_tokens: int) -> str:
+    """The text, once the request is one a model can write for: a text of a length it reads, a model with a decoder,
+    a positive number of tokens to write."""
+    text = check_text_length(check_text(text))
+    if handle.kind == "encoder":
+        raise InputError("generate_needs_decoder", model=handle.name)
+    if not isinstance(max_new_tokens, int) or max_new_tokens < 1:
+        raise InputError("max_new_tokens_invalid", value=max_new_tokens)
+    return text
 
 
 def generated_tokens(tokenizer, ids: list[int]) -> tuple[str, list[Token]]:

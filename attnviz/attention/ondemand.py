@@ -9,7 +9,7 @@ then costs one head's QKᵀ and softmax, computed in fp32 by `attention.math`, t
 values equal eager attention within float rounding (on an NPU, from the kernel's own row log-sum-exp).
 
 Big maps are never held whole: `head`/`layer` compute in row tiles (`attention.tiles`), `head_statistics` streams
-tiles into sums (`analysis.statistic_sums`, the definitions `analysis.head_statistics` uses), and `downsampled` pools
+tiles into sums (`head_stats.statistic_sums`, the definitions `head_stats.head_statistics` uses), and `downsampled` pools
 tile by tile (`analysis.downsample`).
 """
 
@@ -26,7 +26,7 @@ from attnviz.attention.batching import prepare_batch, run_batch
 from attnviz.attention.compact import LayerInputs
 from attnviz.attention.recorder import QueryKeyRecorder
 from attnviz.errors import InputError
-from attnviz.maps import analysis
+from attnviz.maps import analysis, head_stats
 from attnviz.maps.analysis import Pooled
 from attnviz.model.load import ModelHandle
 from attnviz.model.memory import FLOAT32, check_bytes
@@ -211,13 +211,13 @@ class LazyCapture:
     def head_statistics(
         self, kind: str, layers: int | Sequence[int] | None = None, heads: int | Sequence[int] | None = None
     ) -> dict[str, np.ndarray]:
-        """`analysis.head_statistics` of the map, float32 (layers', heads') per statistic, streamed in row tiles:
+        """`head_stats.head_statistics` of the map, float32 (layers', heads') per statistic, streamed in row tiles:
         no more than one tile of one layer is ever held."""
         stack = self.stack(kind)
         layer_idx = analysis.indices(layers, len(stack.layers), "layer")
         head_idx = analysis.indices(heads, stack.layers[0].heads, "head")
         queries, keys = len(stack.query_tokens), len(stack.key_tokens)
-        known = analysis.statistic_inputs(kind, stack.query_tokens, stack.key_tokens)
+        known = head_stats.statistic_inputs(kind, stack.query_tokens, stack.key_tokens)
         induction = known.pop("induction")
         shape = (len(layer_idx), len(head_idx))
         sums: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # statistic -> (sums, counts), each (layers', heads', …)
@@ -226,18 +226,18 @@ class LazyCapture:
             for first, last in tiles.spans(0, queries, tiles.tile_rows(len(head_idx) * keys)):
                 tile = inputs.probabilities(head_idx, first, last).cpu().numpy()  # (heads', rows, keys)
                 rows_induction = None if induction is None else induction[first:last]
-                parts = analysis.statistic_sums(tile, first, induction=rows_induction, **known)
+                parts = head_stats.statistic_sums(tile, first, induction=rows_induction, **known)
                 for name, (total, count) in parts.items():
                     running = sums.setdefault(
                         name, (np.zeros(shape + total.shape[1:]), np.zeros(shape + count.shape[1:]))
                     )
                     running[0][slot] += total
                     running[1][slot] += count
-        return analysis.statistic_means(sums, shape)
+        return head_stats.statistic_means(sums, shape)
 
     def head_statistics_table(self, kind: str) -> list[dict]:
-        """One row per (layer, head), as `analysis.head_statistics_table` gives for a full map."""
-        return analysis.statistics_table(self.head_statistics(kind), self.stack(kind).layer_names)
+        """One row per (layer, head), as `head_stats.head_statistics_table` gives for a full map."""
+        return head_stats.statistics_table(self.head_statistics(kind), self.stack(kind).layer_names)
 
     def downsampled(
         self, kind: str, layer: int, head: int, max_tokens: int = 256, pool: str = "max", value_weighted: bool = False

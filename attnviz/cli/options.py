@@ -10,9 +10,10 @@ from attnviz.cli.messages import PROG
 from attnviz.cli.request import Request
 from attnviz.errors import InputError
 from attnviz.export.sizing import resolve_size
+from attnviz.indexing import indices
 from attnviz.maps import analysis
-from attnviz.view import selection
-from attnviz.view.selection import ViewOptions
+from attnviz.view import selection, viewing
+from attnviz.view.viewing import ViewOptions
 
 
 def check(request: Request) -> None:
@@ -49,13 +50,11 @@ def ignored_options(request: Request) -> list[tuple[str, str]]:
     (option, the catalogue key of why): an option that changes nothing must not look as if it had."""
     aggregation, view = request.aggregation, request.view
     ignored = []
-    if aggregation in ("alignment", "all", selection.ROLLOUT) and (
-        request.layer is not None or request.head is not None
-    ):
+    if aggregation in ("alignment", "all", viewing.ROLLOUT) and (request.layer is not None or request.head is not None):
         ignored.append(("--layer/--head", f"cli.ignored.{aggregation}"))
     if aggregation == "layer" and request.head is not None:
         ignored.append(("--head", "cli.ignored.layer"))
-    if aggregation != selection.ROLLOUT and (request.rollout_layers is not None or not request.residual):
+    if aggregation != viewing.ROLLOUT and (request.rollout_layers is not None or not request.residual):
         ignored.append(("--rollout-layers/--no-residual", "cli.ignored.not_rollout"))
     if view != "alignment" and (request.gold or request.reverse_model):
         ignored.append(("--gold/--reverse-model", "cli.ignored.gold"))
@@ -115,19 +114,20 @@ def _as_aggregation(layers: tuple | None, heads: tuple | None, head_reduce: str,
         return {"aggregation": "layer", "layer": layers[0]}
     if heads is None and head_reduce == "mean" and layers is None and layer_reduce == "mean":
         return {"aggregation": "all"}
-    return {"aggregation": selection.CUSTOM, "head_reduce": head_reduce, "layer_reduce": layer_reduce}
+    return {"aggregation": viewing.CUSTOM, "head_reduce": head_reduce, "layer_reduce": layer_reduce}
 
 
-def _head_fields(request: Request, amap) -> dict:
+def _head_fields(request: Request, shape: tuple[int, int, int, int]) -> dict:
     """The ViewOptions fields of the heads chosen: by --aggregation as in the app, else by --layer/--head lists.
 
-    With neither, the map opens as in the app. Listed indices are checked against the map (an index it lacks is an
-    error, not clamped as a link's is) and also limit the grid to them.
+    With neither, the map opens as in the app. Listed indices are checked against the map's (layers, heads, queries,
+    keys) `shape` (an index it lacks is an error, not clamped as a link's is) and also limit the grid to them.
     """
+    num_layers, num_heads = shape[:2]
     if request.aggregation is not None:  # read where the aggregation uses them (else warned of, in ignored_options)
         uses = {"head": ("layer", "head"), "layer": ("layer",)}.get(request.aggregation, ())
-        layer = _one_index(request.layer, "layer", amap.num_layers) if "layer" in uses else ViewOptions.layer
-        head = _one_index(request.head, "head", amap.num_heads) if "head" in uses else ViewOptions.head
+        layer = _one_index(request.layer, "layer", num_layers) if "layer" in uses else ViewOptions.layer
+        head = _one_index(request.head, "head", num_heads) if "head" in uses else ViewOptions.head
         return {"aggregation": request.aggregation, "layer": layer, "head": head}
     if (
         request.layer is None
@@ -140,7 +140,7 @@ def _head_fields(request: Request, amap) -> dict:
     layers = index_list(request.layer or "all", "layer")
     heads = None if head_word in ("mean", "max", "all") else index_list(head_word, "head")
     head_reduce = head_word if head_word in ("mean", "max") else request.aggregate or "mean"
-    layer_idx, head_idx = analysis.select_indices(amap, layers, heads)
+    layer_idx, head_idx = indices(layers, num_layers, "layer"), indices(heads, num_heads, "head")
     listed = {"layers": None if layers is None else tuple(layer_idx)}
     listed["heads"] = None if heads is None else tuple(head_idx)
     return {**listed, **_as_aggregation(listed["layers"], listed["heads"], head_reduce, request.layer_aggregate)}
@@ -183,4 +183,4 @@ def view_options(request: Request, result) -> ViewOptions:
     kind = request.kind or selection.default_kind(result)
     same = {name: getattr(request, name) for name in SAME_AS_OPTIONS}
     rolled = _rollout_layers(request.rollout_layers)
-    return ViewOptions(kind=kind, **same, **_head_fields(request, result[kind]), rollout_layers=rolled)
+    return ViewOptions(kind=kind, **same, **_head_fields(request, result.shape(kind)), rollout_layers=rolled)

@@ -16,8 +16,8 @@ from attnviz.errors import AttnvizError
 from attnviz.export.sizing import PRESETS
 from attnviz.measures import names as measure_view
 from attnviz.model import placement
-from attnviz.view import selection
-from attnviz.view.selection import ViewOptions
+from attnviz.view import viewing
+from attnviz.view.viewing import ViewOptions
 
 KINDS = ("self", "encoder", "decoder", "cross")
 
@@ -96,16 +96,17 @@ def _add_model_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _add_placement_arguments(group, lang: str) -> None:
     """--device-map, --max-memory and --offload-folder: a model larger than one device, placed by accelerate; the
-    first two parsed here, once (`attnviz.model.placement`), a bad one said in one line."""
+    first two checked here by the parsers `load_model` reads them with (`attnviz.model.placement`), a bad one said in
+    one line, and kept as written (so that an accelerator this machine lacks is named as the person named it)."""
     group.add_argument(
         "--device-map",
-        type=_parsed(placement.device_map_of, lang),
+        type=_parsed(placement.checked(placement.device_map_of), lang),
         metavar="MAP",
         help="spread the model's layers over devices: auto, balanced, sequential, or a JSON {module path: place}",
     )
     group.add_argument(
         "--max-memory",
-        type=_parsed(placement.max_memory_of, lang),
+        type=_parsed(placement.checked(placement.max_memory_of), lang),
         metavar="LIMITS",
         help="memory per device for --device-map, e.g. npu:0=30GiB,npu:1=30GiB,cpu=64GiB (implies --device-map auto)",
     )
@@ -128,11 +129,19 @@ def _parsed(parse, lang: str):
 def _add_view_arguments(parser: argparse.ArgumentParser) -> None:
     """The export's view options: the app's controls, with the app's defaults (ViewOptions), then the CLI's own."""
     view = parser.add_argument_group("view")
-    view.add_argument("--view", choices=selection.FIGURES, default="heatmap", help="the figure (default heatmap)")
+    _add_head_arguments(view)
+    _add_drawing_arguments(view)
+    _add_file_arguments(view)
+    _add_size_arguments(parser)
+
+
+def _add_head_arguments(view) -> None:
+    """Which figure of which map, and which heads and layers it shows (the app's View menu)."""
+    view.add_argument("--view", choices=viewing.FIGURES, default="heatmap", help="the figure (default heatmap)")
     view.add_argument("--kind", choices=KINDS, help="which map (default: cross for translation pairs, else self)")
     view.add_argument(
         "--aggregation",
-        choices=(*selection.AGGREGATIONS, selection.ROLLOUT),
+        choices=(*viewing.AGGREGATIONS, viewing.ROLLOUT),
         help="which heads, as the app's View menu: the model's alignment heads (cross-attention), one "
         "head (--layer, --head), the mean of --layer's heads, or of all, or the attention rollout "
         "of self-attention through --rollout-layers (default: alignment for cross-attention, else "
@@ -167,6 +176,10 @@ def _add_view_arguments(parser: argparse.ArgumentParser) -> None:
         "--aggregate", choices=("mean", "max"), default=None, help="how listed heads are combined (default mean)"
     )
     view.add_argument("--layer-aggregate", choices=("mean", "max"), default="mean", help="how layers are combined")
+
+
+def _add_drawing_arguments(view) -> None:
+    """How the chosen heads are drawn: words or pieces, hidden tokens, what is drawn and its colours, the language."""
     view.add_argument(
         "--words",
         action=argparse.BooleanOptionalAction,
@@ -184,7 +197,7 @@ def _add_view_arguments(parser: argparse.ArgumentParser) -> None:
     view.add_argument("--log-scale", action="store_true", help="heatmap: logarithmic colour scale")
     view.add_argument(
         "--weighting",
-        choices=selection.WEIGHTINGS,
+        choices=viewing.WEIGHTINGS,
         default=ViewOptions.weighting,
         help="weights, or value-norm: each weight × its key's value norm ‖f(x)‖, rows summing to 1",
     )
@@ -197,7 +210,7 @@ def _add_view_arguments(parser: argparse.ArgumentParser) -> None:
     )
     view.add_argument(
         "--color-scale",
-        choices=selection.COLOR_SCALES,
+        choices=viewing.COLOR_SCALES,
         default=ViewOptions.color_scale,
         help="heatmap/grid colours: unit (0–1 on every head, the default, as in the app), shared (0 to "
         "the largest weight of any head) or head (each figure its own max)",
@@ -218,6 +231,10 @@ def _add_view_arguments(parser: argparse.ArgumentParser) -> None:
     view.add_argument(
         "--lang", choices=("en", "zh"), default=ViewOptions.lang, help="language of titles, labels and error messages"
     )
+
+
+def _add_file_arguments(view) -> None:
+    """The CLI's own: the file's format and renderer, and gold links drawn over the alignment."""
     view.add_argument("--format", choices=("png", "svg", "pdf", "html"), help="default: from the output suffix")
     view.add_argument(
         "--gold",
@@ -237,7 +254,6 @@ def _add_view_arguments(parser: argparse.ArgumentParser) -> None:
         default="auto",
         help="png/svg/pdf renderer: kaleido (Chromium) or static (matplotlib, no browser)",
     )
-    _add_size_arguments(parser)
 
 
 def _add_size_arguments(parser: argparse.ArgumentParser) -> None:
@@ -329,7 +345,7 @@ def _add_contributions_parser(commands) -> None:
         "of each output token)",
     )
     contributions.add_argument(
-        "--kind", choices=("self", "encoder", "decoder", "cross"), help="value zeroing: only this map's layers"
+        "--kind", choices=("self", "encoder", "decoder", "cross"), help="only this map's layers (not for saliency)"
     )
     contributions.add_argument("--device", default="auto", help="auto (npu → cuda → mps → cpu), cpu, cuda, npu, mps")
     contributions.add_argument("--truncate", action="store_true", help="keep the first tokens of too-long input")
@@ -454,9 +470,7 @@ def _add_compare_parser(commands) -> None:
     )
     side.add_argument("--truncate", action="store_true", help="keep the first tokens of too-long input")
     view = compare.add_argument_group("view and output")
-    view.add_argument(
-        "--weighting", choices=selection.WEIGHTINGS, default=ViewOptions.weighting, help="what is compared"
-    )
+    view.add_argument("--weighting", choices=viewing.WEIGHTINGS, default=ViewOptions.weighting, help="what is compared")
     view.add_argument(
         "--hide-special", action=argparse.BooleanOptionalAction, default=False, help="leave special tokens out"
     )
@@ -476,7 +490,7 @@ def _add_compare_parser(commands) -> None:
         "-o",
         required=True,
         type=Path,
-        help="ranking.csv (kind, layer, head, head_b, js) or the --figure: .png, .svg, .pdf, .html, .json (the "
+        help="ranking.csv (kind, layer, head, layer_b, head_b, js) or the --figure: .png, .svg, .pdf, .html, .json (the "
         "plotly figure)",
     )
     view.add_argument("--force", "-f", action="store_true", help="replace an existing file")

@@ -7,7 +7,7 @@ import argparse
 from dataclasses import dataclass, fields
 from pathlib import Path
 
-from attnviz.view.selection import ViewOptions
+from attnviz.view.viewing import ViewOptions
 
 
 @dataclass(frozen=True)
@@ -23,8 +23,8 @@ class Request:
     generate: int | None = None
     beams: int | None = None
     device: str = "auto"
-    device_map: str | dict | None = None  # parsed by `attnviz.model.placement` as argparse reads it
-    max_memory: dict | None = None
+    device_map: str | None = None  # as written, checked by `attnviz.model.placement` as argparse reads it
+    max_memory: str | None = None
     offload_folder: Path | None = None
     truncate: bool = False
     # output

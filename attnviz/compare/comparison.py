@@ -10,7 +10,7 @@ import numpy as np
 
 from attnviz import i18n
 from attnviz.compare.divergence import matched_rows, mean_divergence, segment_weights
-from attnviz.compare.heads import UNPAIRED, divergence_matrix, paired_heads
+from attnviz.compare.heads import UNPAIRED, depth_pairs, divergence_matrix, paired_heads
 from attnviz.compare.matching import TokenMatch, match_tokens
 from attnviz.errors import InputError
 from attnviz.types import MAP_SPECS, AttentionCapture, AttentionMap
@@ -26,6 +26,7 @@ class HeadChange:
     head: int
     head_b: int  # the head of B (the same number unless heads were paired; `UNPAIRED` when B had none left)
     divergence: float  # NaN when no matched row gives the matched keys anything
+    layer_b: int  # B's layer (the same number unless the models have different numbers of layers: `depth_pairs`)
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,7 @@ class Comparison:
     cols: TokenMatch  # key tokens
     divergence: np.ndarray  # float64 (layers, heads of A): mean JS with the head of B compared
     heads_b: np.ndarray  # int (layers, heads of A): that head of B
+    layers_b: np.ndarray  # int (layers of A): B's layer (the model's number) set beside each, by relative depth
     diff: np.ndarray  # float32 (layers, heads of A, row segments, column segments): A − B's compared head
     layer_numbers: tuple[int, ...]
     head_numbers: tuple[int, ...]
@@ -53,16 +55,30 @@ class Comparison:
     def ranking(self) -> list[HeadChange]:
         """Every head of A, the most changed first (ties: layer then head order); NaN last."""
         changes = [
-            HeadChange(self.kind, layer, head, int(self.heads_b[li, hi]), float(self.divergence[li, hi]))
+            HeadChange(
+                self.kind,
+                layer,
+                head,
+                int(self.heads_b[li, hi]),
+                float(self.divergence[li, hi]),
+                int(self.layers_b[li]),
+            )
             for li, layer in enumerate(self.layer_numbers)
             for hi, head in enumerate(self.head_numbers)
         ]
         return sorted(changes, key=lambda c: (np.isnan(c.divergence), -np.nan_to_num(c.divergence), c.layer, c.head))
 
     def table(self) -> list[dict]:
-        """The ranking as rows of a table (CSV): kind, layer, head, head_b, js."""
+        """The ranking as rows of a table (CSV): kind, layer, head, layer_b, head_b, js."""
         return [
-            {"kind": c.kind, "layer": c.layer, "head": c.head, "head_b": c.head_b, "js": c.divergence}
+            {
+                "kind": c.kind,
+                "layer": c.layer,
+                "head": c.head,
+                "layer_b": c.layer_b,
+                "head_b": c.head_b,
+                "js": c.divergence,
+            }
             for c in self.ranking()
         ]
 
@@ -84,11 +100,17 @@ class Comparison:
         of B (a figure's title says it)."""
         if layer is None:
             return i18n.t("compare_all_heads", lang)
+        layer_b = int(self.layers_b[layer])
         if head is None:
-            return i18n.t("compare_layer_heads", lang, layer=self.layer_numbers[layer])
+            return i18n.t("compare_layer_heads", lang, layer=self.layer_numbers[layer], layer_b=layer_b)
         paired = int(self.heads_b[layer, head])
         return i18n.t(
-            "compare_one_head", lang, layer=self.layer_numbers[layer], head=self.head_numbers[head], head_b=paired
+            "compare_one_head",
+            lang,
+            layer=self.layer_numbers[layer],
+            head=self.head_numbers[head],
+            layer_b=layer_b,
+            head_b=paired,
         )
 
 
@@ -98,8 +120,6 @@ def _same_tokens_kind(a: AttentionMap, b: AttentionMap) -> None:
     spec_a, spec_b = MAP_SPECS[a.kind], MAP_SPECS[b.kind]
     if (spec_a.queries, spec_a.keys) != (spec_b.queries, spec_b.keys):
         raise InputError("compare_kinds_differ", kind_a=a.kind, kind_b=b.kind)
-    if a.num_layers != b.num_layers:
-        raise InputError("compare_layers_differ", layers_a=a.num_layers, layers_b=b.num_layers)
 
 
 def compare_maps(
@@ -110,9 +130,10 @@ def compare_maps(
     *,
     pair_heads: bool = False,
 ) -> Comparison:
-    """Compare map `a` with map `b`; `texts_*`: the (query text, key text) their tokens point into. `pair_heads`:
-    compare each head of A with the head of B its layer's assignment pairs it with (two models), else with B's head
-    of the same number (which needs as many heads)."""
+    """Compare map `a` with map `b`; `texts_*`: the (query text, key text) their tokens point into. Each layer of A
+    is set beside B's layer at the same relative depth (`depth_pairs`; the same layer when both have as many).
+    `pair_heads`: compare each head of A with the head of B that layer's assignment pairs it with (two models), else
+    with B's head of the same number (which needs as many heads)."""
     _same_tokens_kind(a, b)
     if not pair_heads and a.num_heads != b.num_heads:
         raise InputError("compare_heads_differ", heads_a=a.num_heads, heads_b=b.num_heads)
@@ -125,7 +146,9 @@ def compare_maps(
     if not rows.matched or not cols.matched:
         raise InputError("compare_nothing_matched")
     seg_a = segment_weights(a.weights, rows, cols, "a")  # (layers, heads A, row segments, column segments)
-    seg_b = segment_weights(b.weights, rows, cols, "b")
+    beside = depth_pairs(a.num_layers, b.num_layers)  # (layers of A,): positions of B's layers
+    weights_b = b.weights if np.array_equal(beside, np.arange(b.num_layers)) else b.weights[beside]
+    seg_b = segment_weights(weights_b, rows, cols, "b")  # (layers of A, heads B, row segments, column segments)
     p, live_p = matched_rows(seg_a, rows, cols)  # (layers, heads, matched rows, matched keys), (…, matched rows)
     q, live_q = matched_rows(seg_b, rows, cols)
     if pair_heads:
@@ -139,6 +162,7 @@ def compare_maps(
         cols=cols,
         divergence=divergence,
         heads_b=np.array([[b.head_number(h) if h != UNPAIRED else UNPAIRED for h in row] for row in heads_b]),
+        layers_b=np.array([b.layer_number(int(position)) for position in beside], dtype=np.int64),
         diff=diff,
         layer_numbers=tuple(a.layer_number(i) for i in range(a.num_layers)),
         head_numbers=tuple(a.head_number(i) for i in range(a.num_heads)),

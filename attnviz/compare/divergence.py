@@ -3,7 +3,7 @@
 Jensen–Shannon divergence (Lin, "Divergence measures based on the Shannon entropy", IEEE Trans. Inf. Theory 37(1),
 1991): JS(P, Q) = ½ KL(P ‖ M) + ½ KL(Q ‖ M), M = ½ (P + Q), here in bits, so 0 ≤ JS ≤ 1; symmetric, and finite
 where one row gives a key nothing that the other gives something.
-A map is carried onto segments (`attnviz.compare.matching`) as words are (`attnviz.maps.analysis.merge_words`): a key
+A map is carried onto segments (`attnviz.compare.matching`) as words are (`attnviz.maps.word_merge.merge_words`): a key
 segment gets the sum of its tokens' weights, a query segment the mean of its tokens' rows. Rows are then compared
 over the keys both sides have, each renormalised to sum to 1 there (a row that gives those keys nothing is left out).
 """

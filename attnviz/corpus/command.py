@@ -61,6 +61,12 @@ def add_parser(commands) -> None:
         "both directions find: the forward alignment view's links that M2's view of the pair "
         "read backwards also finds, on the same words (attnviz.corpus.links)",
     )
+    _add_run_arguments(corpus)
+    _add_workers_parser(commands)
+
+
+def _add_run_arguments(corpus) -> None:
+    """How the job runs: what is kept, in what batches and shards, where, on which engine, and what it says."""
     corpus.add_argument("--threshold", type=float, default=JobOptions.threshold, help="weakest link (default 0.1)")
     corpus.add_argument("--max-tokens", type=int, default=JobOptions.max_tokens, help="longer pairs are skipped")
     corpus.add_argument("--batch-size", type=int, default=JobOptions.batch_size, help="pairs per forward pass")
@@ -85,6 +91,8 @@ def add_parser(commands) -> None:
     corpus.add_argument("--force", "-f", action="store_true", help="replace an earlier report")
     corpus.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
 
+
+def _add_workers_parser(commands) -> None:
     workers = commands.add_parser(
         "corpus-workers",
         help="stop the actors corpus jobs kept on a Ray cluster",

@@ -1,7 +1,7 @@
 """Word links from attention, explicitly: how a matrix of token weights becomes (source word, target word) links.
 
 1. Tokens to words (`word_weights`): a target word's row is the mean of its tokens' rows, and a source word's
-   weight the sum over its tokens (what `attnviz.maps.analysis.merge_words` does); tokens that belong to no word
+   weight the sum over its tokens (what `attnviz.maps.word_merge.merge_words` does); tokens that belong to no word
    (special tokens such as </s>) are dropped, and the weight they took counts toward no word.
 2. Links (`link_mask`): each target word is linked to the source word it gives the most weight (argmax per target
    word), when that weight reaches `threshold`; a word whose attention went mostly elsewhere (to </s>, or spread

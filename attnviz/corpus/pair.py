@@ -1,7 +1,7 @@
 """One translation pair with gold links, scored as a view shows it and head by head.
 
 `PairWords` says which words the gold links index on each side (`attnviz.corpus.words`); `view_scores` scores the
-links of the heads a view shows (`attnviz.view.selection.Shown`), and says which gold links were found, missed or extra;
+links of the heads a view shows (`attnviz.view.viewing.Shown`), and says which gold links were found, missed or extra;
 `head_scores` does the same for every layer × head of the cross-attention at once ("which head aligns best here?").
 With a model translating the other way, `alignment_view` of its capture of the pair read backwards and
 `reverse_mask` give the links it finds, and a view scored with them keeps only the links both directions find.
@@ -18,7 +18,7 @@ from attnviz.corpus.gold import Counts, Gold, Link, Scores
 from attnviz.corpus.words import Words, token_words
 from attnviz.maps import analysis
 from attnviz.types import AttentionMap
-from attnviz.view import selection
+from attnviz.view import head_choice
 
 
 @dataclass(frozen=True)
@@ -50,8 +50,8 @@ class TokenView:
 
 def alignment_view(cross: AttentionMap, alignment_heads) -> TokenView:
     """The alignment view's weights of a cross map: the mean of its model's alignment heads
-    (`selection.alignment_pairs`), (queries, keys)."""
-    heads = selection.alignment_pairs(alignment_heads, cross.num_layers, cross.num_heads)
+    (`head_choice.alignment_pairs`), (queries, keys)."""
+    heads = head_choice.alignment_pairs(alignment_heads, cross.num_layers, cross.num_heads)
     weights = cross.weights[[h[0] for h in heads], [h[1] for h in heads]].mean(axis=0)  # (queries, keys)
     return TokenView(weights, cross.query_tokens, cross.key_tokens)
 

@@ -33,8 +33,8 @@ from attnviz.corpus.gold import Scores
 from attnviz.corpus.shards import SHARDS, JobOptions, ShardSpec, is_done, read_shard_sums, shard_paths
 from attnviz.corpus.stats import HeadAccumulator
 from attnviz.errors import InputError
-from attnviz.figures._common import format_value
-from attnviz.maps import analysis
+from attnviz.figures.common import format_value
+from attnviz.maps import head_stats
 from attnviz.model.catalogue import declared_languages
 from attnviz.text.caveats import language_names
 
@@ -129,7 +129,7 @@ def head_rows(acc: HeadAccumulator) -> list[dict]:
         for layer in range(shape[0]):
             for head in range(shape[1]):
                 row = {"kind": kind, "layer": layer, "head": head, "layer_name": acc.layer_names[kind][layer]}
-                for name in analysis.STATISTICS:
+                for name in head_stats.STATISTICS:
                     if name in stats:
                         row[f"{name}_mean"] = float(stats[name].mean()[layer, head])
                         row[f"{name}_std"] = float(stats[name].spread()[layer, head])
@@ -240,7 +240,7 @@ def write_report(config, specs: list[ShardSpec], seconds: float, merge: ShardMer
         "unread": unread_summary(config, merge.unread),
         "links": {view: asdict(counts.scores()) for view, counts in acc.view_counts().items()},
         "kinds": list(acc.moments),
-        "statistics": [name for name in analysis.STATISTICS if any(name in s for s in acc.moments.values())],
+        "statistics": [name for name in head_stats.STATISTICS if any(name in s for s in acc.moments.values())],
         "best_heads": [
             {key: row[key] for key in ("layer", "head", "aer", "precision", "recall")}
             for row in sorted((r for r in heads if r["kind"] == "cross" and "aer" in r), key=lambda r: r["aer_rank"])

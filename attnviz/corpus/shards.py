@@ -29,7 +29,7 @@ from attnviz.errors import AttnvizError, InputError
 from attnviz.model.load import source_languages
 from attnviz.run import RunRequest, run, run_pairs
 from attnviz.text.language import reads
-from attnviz.view import selection
+from attnviz.view import head_choice
 
 SHARDS = "shards"  # the report folder's subfolder of shard files
 
@@ -246,7 +246,7 @@ def _gold_part(handle, pair: CorpusPair, captured, options: JobOptions, backward
     if backward_mask is not None:  # each head's links both directions find, as the page's head map scores them
         masks = links.intersect_masks(masks, backward_mask)
     counts = links.mask_counts(masks, gold)
-    pairs = selection.alignment_pairs(handle.alignment_heads, cross.num_layers, cross.num_heads)
+    pairs = head_choice.alignment_pairs(handle.alignment_heads, cross.num_layers, cross.num_heads)
     view = word_weights[[p[0] for p in pairs], [p[1] for p in pairs]].mean(axis=0)  # (target words, source words)
     view_mask = links.link_mask(view, options.threshold)
     views = {"view": links.counts_at(links.mask_counts(view_mask, gold), ())}

@@ -1,7 +1,7 @@
 """Streamed statistics over a corpus: sums that add up shard by shard, so memory stays bounded whatever its size.
 
-Each pair gives, per map kind and head statistic (`attnviz.maps.analysis.STATISTICS`, whatever roles it lists), one
-(layers, heads) array (`analysis.head_statistics`). `Moments` keeps, per head, the count of pairs where the statistic
+Each pair gives, per map kind and head statistic (`attnviz.maps.head_stats.STATISTICS`, whatever roles it lists), one
+(layers, heads) array (`head_stats.head_statistics`). `Moments` keeps, per head, the count of pairs where the statistic
 applies, the sum and the sum of squares (float64): the corpus mean and spread (population standard deviation) come
 from those, and two `Moments` add up. Adding shards in the same order gives the same bits on any engine.
 A kind's statistics are kept stacked in one `StatisticBlock` (statistics, layers, heads), so a map is counted in a
@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from attnviz.corpus.gold import Counts
-from attnviz.maps import analysis
+from attnviz.maps import head_stats
 from attnviz.types import AttentionMap
 
 
@@ -92,7 +92,7 @@ class HeadAccumulator:
     def add_map(self, amap: AttentionMap) -> dict[str, float]:
         """Count one map's head statistics; returns each one's mean over the heads where it applies (NaN where it
         applies to none)."""
-        stats = analysis.head_statistics(amap)
+        stats = head_stats.head_statistics(amap)
         block = StatisticBlock(tuple(stats), Moments.of(np.stack(list(stats.values()))))  # (statistics, layers, heads)
         self.layer_names.setdefault(amap.kind, list(amap.layer_names))
         mine = self.blocks.get(amap.kind)

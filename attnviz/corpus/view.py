@@ -1,6 +1,6 @@
 """Gold links on a view, for the app and the command line alike: the same options give the same scores and figure.
 
-`show_gold(result, shown, options, gold_text)` scores the heads a view shows (`attnviz.view.selection.Shown`) against a
+`show_gold(result, shown, options, gold_text)` scores the heads a view shows (`attnviz.view.viewing.Shown`) against a
 pair's gold links, draws the verdicts over its alignment figure, and scores every layer × head of the pair. The words
 the links index are the word merge's words of the cross-attention (special tokens left out), the words the word view
 draws; links are `attnviz.corpus.links`' (argmax per target word, at the view's threshold). With `reverse`, the
@@ -27,7 +27,7 @@ from attnviz.corpus.words import merged, shifted
 from attnviz.errors import InputError
 from attnviz.measures.names import held_measure
 from attnviz.types import AttentionCapture
-from attnviz.view.selection import Shown, ViewOptions
+from attnviz.view.viewing import Shown, ViewOptions
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ Two ways to say what the words are:
   text the model reads joins the words with one space, except where a CJK character sits on either side of the seam
   (Chinese words are written without spaces: "我 喜欢 学习 。" is read as "我喜欢学习。") and where punctuation
   or a clitic is written against its word ("Good morning !" is read as "Good morning!").
-- `merged(tokens, text)`: plain input — the words of the word merge (`attnviz.maps.analysis.word_groups`: English
+- `merged(tokens, text)`: plain input — the words of the word merge (`attnviz.maps.word_merge.word_groups`: English
   subwords joined into words, Chinese words as the segmenter cuts them, in whole pieces), special tokens left out.
   These are the words the app's word view draws.
 
@@ -19,8 +19,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from attnviz.errors import InputError
-from attnviz.maps import analysis
-from attnviz.maps.analysis import _is_cjk
+from attnviz.maps import word_merge
+from attnviz.maps.word_merge import _is_cjk
 from attnviz.types import Token
 
 Span = tuple[int, int]  # [start, end) character offsets in the text the model reads
@@ -77,11 +77,11 @@ def segmented(line: str) -> Words:
 
 
 def merged(tokens: Sequence[Token], text: str, skip: int = 0) -> Words:
-    """The word merge's words of a map's tokens (`analysis.word_groups`), special and offset-less tokens and
+    """The word merge's words of a map's tokens (`word_merge.word_groups`), special and offset-less tokens and
     whitespace left out: the words the word view draws. Words starting in the first `skip` characters (a prefix the
     model put before the user's text) are not the user's: left out too."""
     spans = []
-    for first, stop in analysis.word_groups(tokens, text):
+    for first, stop in word_merge.word_groups(tokens, text):
         pieces = [t for t in tokens[first:stop] if not t.special and t.start >= 0]
         if not pieces:
             continue
@@ -108,4 +108,4 @@ def shifted(tokens: Sequence[Token], by: int) -> list[Token]:
 def token_words(tokens: Sequence[Token], words: Words) -> list[int | None]:
     """For each token, the index of the word its character span overlaps most (the first on a tie); None for special
     tokens, tokens without offsets and tokens that overlap no word (a lone space)."""
-    return analysis.span_owners(tokens, words.spans)
+    return word_merge.span_owners(tokens, words.spans)

@@ -13,7 +13,6 @@ and `statistic_grid(values=...)` (statistics streamed tile by tile).
 `diff_heatmap` draws A − B of two compared maps (`attnviz.compare`) from numbers and labels.
 """
 
-from attnviz.figures._common import FONT_FAMILY, LABELS, MASKED_COLOR, resolve_labels
 from attnviz.figures.alignment import (
     alignment,
     alignment_stands_alone,
@@ -23,6 +22,7 @@ from attnviz.figures.alignment import (
     strongest_links,
 )
 from attnviz.figures.beside import beside
+from attnviz.figures.common import FONT_FAMILY, LABELS, MASKED_COLOR, resolve_labels
 from attnviz.figures.diff import diff_heatmap
 from attnviz.figures.effects import effect_grid
 from attnviz.figures.explainer import (

@@ -8,7 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from attnviz.errors import InputError
-from attnviz.figures._common import format_value, selection_text, token_label, token_markers, unknown_notes
+from attnviz.figures.common import format_value, selection_text, token_label, token_markers, unknown_notes
 from attnviz.figures.layout import LABEL_SIZE, PLAN_WIDTH, X_RANGE, TokenLines, line_positions
 from attnviz.figures.style import DEFAULT_STYLE, FigureStyle
 from attnviz.maps import analysis

@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 
 from attnviz import i18n
 from attnviz.errors import InputError
-from attnviz.figures._common import format_value
+from attnviz.figures.common import format_value
 from attnviz.figures.heatmap import HEATMAP_HEIGHT, HEATMAP_WIDTH
 from attnviz.figures.layout import PLOT_MARGIN_PX, heatmap_axes, room_for
 from attnviz.figures.style import DEFAULT_STYLE, FigureStyle

@@ -16,7 +16,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from attnviz.errors import InputError
-from attnviz.figures._common import HEAD_COLORS, check_count
+from attnviz.figures.common import HEAD_COLORS, check_count
 from attnviz.figures.style import DEFAULT_STYLE, FigureStyle
 from attnviz.types import AttentionMap, Token
 

@@ -14,7 +14,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from attnviz import i18n
-from attnviz.figures._common import format_value
+from attnviz.figures.common import format_value
 from attnviz.figures.layout import head_grid_size, line_positions
 from attnviz.figures.style import DEFAULT_STYLE, FigureStyle
 from attnviz.types import AttentionMap

@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from attnviz.errors import InputError, Phrase
-from attnviz.figures._common import (
+from attnviz.figures.common import (
     MASKED_COLOR,
     Pooling,
     check_count,
@@ -21,7 +21,7 @@ from attnviz.figures._common import (
 )
 from attnviz.figures.layout import head_grid_size
 from attnviz.figures.style import DEFAULT_STYLE, FigureStyle
-from attnviz.maps import analysis
+from attnviz.maps import analysis, head_stats
 from attnviz.types import AttentionMap
 
 MAP_GRID_MARGIN_PX = (140, 130)  # px the margins (`margin` below) and the colour bar add around the small maps
@@ -210,9 +210,9 @@ def statistic_grid(
     colorscale: str = "Viridis",
     style: FigureStyle = DEFAULT_STYLE,
 ) -> go.Figure:
-    """Layers (rows) × heads (columns) coloured by one head statistic (`analysis.STATISTICS`), values written in.
+    """Layers (rows) × heads (columns) coloured by one head statistic (`head_stats.STATISTICS`), values written in.
 
-    `values`: statistics already computed, as `analysis.head_statistics` returns them (a LazyCapture's streamed
+    `values`: statistics already computed, as `head_stats.head_statistics` returns them (a LazyCapture's streamed
     `head_statistics` for a map too large to hold), drawn instead of computing them from `amap`; `kind` then names
     the map's kind in the title (default: `amap`'s, or none).
     """
@@ -263,12 +263,12 @@ def _statistic(
     amap: AttentionMap | None, statistic: str, values: Mapping[str, np.ndarray] | None, kind: str | None
 ) -> np.ndarray:
     """The (layers, heads) values of `statistic`: from `values` when given, else computed from `amap`; checked."""
-    if statistic not in analysis.STATISTICS:
-        raise InputError("statistic_unknown", statistic=statistic, statistics=", ".join(analysis.STATISTICS))
+    if statistic not in head_stats.STATISTICS:
+        raise InputError("statistic_unknown", statistic=statistic, statistics=", ".join(head_stats.STATISTICS))
     if values is None:
         if amap is None:
             raise InputError("statistic_grid_needs_input")
-        values = analysis.head_statistics(amap)
+        values = head_stats.head_statistics(amap)
     if statistic not in values:
         raise InputError("statistic_not_in_values", statistic=statistic)
     matrix = np.asarray(values[statistic])

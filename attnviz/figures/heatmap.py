@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 
 from attnviz import i18n
 from attnviz.errors import InputError
-from attnviz.figures._common import (
+from attnviz.figures.common import (
     MASKED_COLOR,
     Pooling,
     check_count,

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import plotly.graph_objects as go
 
-from attnviz.figures._common import clamp, hover_axis, tick_positions
+from attnviz.figures.common import clamp, hover_axis, tick_positions
 from attnviz.figures.fonts import plain_text
 from attnviz.figures.fonts import text_width as font_text_width
 

@@ -10,7 +10,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from attnviz.errors import InputError
-from attnviz.figures._common import HEAD_COLORS, clamp, token_label, unknown_notes
+from attnviz.figures.common import HEAD_COLORS, clamp, token_label, unknown_notes
 from attnviz.figures.layout import text_width
 from attnviz.figures.style import DEFAULT_STYLE, FigureStyle
 from attnviz.i18n.lens import STRINGS as LENS_WORDS

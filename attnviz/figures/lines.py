@@ -8,7 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from attnviz.errors import InputError
-from attnviz.figures._common import (
+from attnviz.figures.common import (
     HEAD_COLORS,
     check_count,
     clamp,

@@ -11,7 +11,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from attnviz.errors import InputError
-from attnviz.figures._common import token_label
+from attnviz.figures.common import token_label
 from attnviz.figures.style import DEFAULT_STYLE, FigureStyle
 from attnviz.i18n.live import STRINGS as LIVE_WORDS
 from attnviz.types import Token

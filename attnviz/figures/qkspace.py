@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 import plotly.graph_objects as go
 
 from attnviz.errors import InputError
-from attnviz.figures._common import HEAD_COLORS, token_label
+from attnviz.figures.common import HEAD_COLORS, token_label
 from attnviz.figures.style import DEFAULT_STYLE, FigureStyle
 from attnviz.i18n.qkspace import STRINGS as QK_WORDS
 from attnviz.maps.projection import QueryKeyProjection
@@ -69,40 +69,9 @@ def qk_space(
     """Queries (circles) and keys (diamonds) of one head in one plane, coloured by position or by token; hover names
     the token and its position. `selected` ("query" | "key", index): that point ringed. `fig.layout.meta` says which
     point is which (`customdata` = [role, index, label] per point)."""
-    if color_by not in COLOR_BY:
-        raise InputError("qk_color_unknown", color_by=color_by, choices=", ".join(COLOR_BY))
-    if len(projection.queries) != len(query_tokens) or len(projection.keys) != len(key_tokens):
-        raise InputError(
-            "qk_projection_tokens",
-            points=(len(projection.queries), len(projection.keys)),
-            tokens=(len(query_tokens), len(key_tokens)),
-        )
+    _check(projection, query_tokens, key_tokens, color_by)
     words = qk_words(style)
-    distinct = dict.fromkeys(t.text for t in [*query_tokens, *key_tokens])
-    palette = {text: HEAD_COLORS[i % len(HEAD_COLORS)] for i, text in enumerate(distinct)}
-    total = max(len(query_tokens), len(key_tokens))
-    traces = [
-        _trace(
-            "query",
-            projection.queries,
-            query_tokens,
-            _colours(query_tokens, 0, color_by, palette),
-            color_by,
-            total,
-            words,
-            True,
-        ),
-        _trace(
-            "key",
-            projection.keys,
-            key_tokens,
-            _colours(key_tokens, 0, color_by, palette),
-            color_by,
-            total,
-            words,
-            False,
-        ),
-    ]
+    traces = _points(projection, query_tokens, key_tokens, color_by, words)
     if selected is not None:
         traces.append(_ring(projection, selected, words))
     notes = (
@@ -136,6 +105,31 @@ def qk_space(
         )
     )
     return fig
+
+
+def _check(projection: QueryKeyProjection, query_tokens: Sequence[Token], key_tokens: Sequence[Token], color_by: str):
+    if color_by not in COLOR_BY:
+        raise InputError("qk_color_unknown", color_by=color_by, choices=", ".join(COLOR_BY))
+    if len(projection.queries) != len(query_tokens) or len(projection.keys) != len(key_tokens):
+        raise InputError(
+            "qk_projection_tokens",
+            points=(len(projection.queries), len(projection.keys)),
+            tokens=(len(query_tokens), len(key_tokens)),
+        )
+
+
+def _points(projection: QueryKeyProjection, query_tokens, key_tokens, color_by: str, words) -> list[go.Scatter]:
+    """The queries' and the keys' points, coloured by position or by token (one colour per distinct text)."""
+    distinct = dict.fromkeys(t.text for t in [*query_tokens, *key_tokens])
+    palette = {text: HEAD_COLORS[i % len(HEAD_COLORS)] for i, text in enumerate(distinct)}
+    total = max(len(query_tokens), len(key_tokens))
+    return [
+        _trace(role, points, tokens, _colours(tokens, 0, color_by, palette), color_by, total, words, role == "query")
+        for role, points, tokens in (
+            ("query", projection.queries, query_tokens),
+            ("key", projection.keys, key_tokens),
+        )
+    ]
 
 
 def _ring(projection: QueryKeyProjection, selected: tuple[str, int], words: Mapping[str, str]) -> go.Scatter:

@@ -11,7 +11,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from attnviz.errors import InputError
-from attnviz.figures._common import token_label
+from attnviz.figures.common import token_label
 from attnviz.figures.layout import TICK_SIZE, text_width
 from attnviz.figures.shares import BAR_PX, HEIGHT_PX, SOURCE_COLOR, TARGET_COLOR
 from attnviz.figures.style import DEFAULT_STYLE, FigureStyle

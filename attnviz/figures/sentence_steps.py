@@ -12,7 +12,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from attnviz.figures._common import format_value, token_label
+from attnviz.figures.common import format_value, token_label
 from attnviz.figures.qkspace import qk_words
 from attnviz.figures.style import DEFAULT_STYLE, FigureStyle
 

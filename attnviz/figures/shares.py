@@ -10,7 +10,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from attnviz.errors import InputError
-from attnviz.figures._common import token_label
+from attnviz.figures.common import token_label
 from attnviz.figures.layout import TICK_SIZE, text_width
 from attnviz.figures.style import DEFAULT_STYLE, FigureStyle
 from attnviz.i18n.measures import STRINGS as MEASURE_WORDS

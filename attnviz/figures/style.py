@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import plotly.graph_objects as go
 import plotly.io as pio
 
-from attnviz.figures._common import FONT_FAMILY, figure_title, resolve_labels
+from attnviz.figures.common import FONT_FAMILY, figure_title, resolve_labels
 from attnviz.figures.layout import TICK_SIZE, TITLE_SIZE, TITLE_X
 
 

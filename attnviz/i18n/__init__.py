@@ -80,6 +80,18 @@ def _joined(parts) -> dict[str, dict[str, str]]:
 STRINGS: dict[str, dict[str, str]] = _joined(PARTS)
 
 
+def register(part) -> None:
+    """Add the strings of a part outside the product (a module with `STRINGS`, such as the training tools') to the
+    catalogue. A key the catalogue already holds with other words is refused, as a clash between parts is; the same
+    part registered again changes nothing."""
+    for lang in LANGUAGES:
+        clash = sorted(key for key, text in part.STRINGS[lang].items() if STRINGS[lang].get(key, text) != text)
+        if clash:
+            raise RuntimeError(f"{part.__name__} defines keys the catalogue already has: {clash}")
+    for lang in LANGUAGES:
+        STRINGS[lang].update(part.STRINGS[lang])
+
+
 def has(key: str, lang: str = "en") -> bool:
     return key in STRINGS.get(lang, {})
 

@@ -8,11 +8,11 @@ STRINGS: dict[str, dict[str, str]] = {
         "compare_status_added": "only in B",
         "compare_status_removed": "only in A",
         "compare_all_heads": "mean of all heads",
-        "compare_layer_heads": "layer {layer}, mean of its heads",
-        "compare_one_head": "layer {layer}, head {head} (B: head {head_b})",
+        "compare_layer_heads": "layer {layer}, mean of its heads (B: layer {layer_b})",
+        "compare_one_head": "layer {layer}, head {head} (B: layer {layer_b}, head {head_b})",
         "compare_parity": "one input read twice: max |ΔP| {max:.2e} (layer {layer}, head {head}); row-sum error "
         "{rows:.2e}",
-        "compare_top": "most changed: layer {layer}, head {head} (B: head {head_b}), JS {js:.4f} bits",
+        "compare_top": "most changed: layer {layer}, head {head} (B: layer {layer_b}, head {head_b}), JS {js:.4f} bits",
         # the Compare page (app_pages/page_scripts/compare.py)
         "page_compare": "Compare",
         "compare_title": "Compare two inputs or two models",
@@ -37,8 +37,9 @@ STRINGS: dict[str, dict[str, str]] = {
         "compare_scope_layer": "mean of one layer's heads",
         "compare_scope_head": "one head",
         "compare_ranking": "Heads ranked by how much they changed",
-        "compare_paired_note": "The models differ: each head of A is set beside the head of B that looks most alike "
-        "(minimum-cost assignment); the table says which.",
+        "compare_paired_note": "The models differ: each layer of A is set beside B's layer at the same relative depth, "
+        "and each head of A beside the head of that layer of B that looks most alike (minimum-cost assignment); the "
+        "table says which.",
         "compare_parity_title": "One input read twice",
         "compare_parity_needs_same": "The parity numbers (max |ΔP|, row-sum error, worst head) need A and B to read "
         "the same tokens: give B the text of A, with the same model, to see how far B's precision or device moves "
@@ -46,6 +47,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "compare_js": "JS (bits)",
         "compare_kind": "map",
         "compare_head_b": "head of B",
+        "compare_layer_b": "layer of B",
         "compare_alignments": "A and B side by side: the strongest links of the heads drawn",
         "warning_link_cut_text_b": "text B",
         "warning_link_cut_target_b": "target B",
@@ -57,10 +59,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "compare_status_added": "只在 B 中",
         "compare_status_removed": "只在 A 中",
         "compare_all_heads": "所有注意力头的平均",
-        "compare_layer_heads": "第 {layer} 层，各头的平均",
-        "compare_one_head": "第 {layer} 层，第 {head} 个头（B：第 {head_b} 个头）",
+        "compare_layer_heads": "第 {layer} 层，各头的平均（B：第 {layer_b} 层）",
+        "compare_one_head": "第 {layer} 层，第 {head} 个头（B：第 {layer_b} 层，第 {head_b} 个头）",
         "compare_parity": "同一输入读了两次：最大 |ΔP| {max:.2e}（第 {layer} 层，第 {head} 个头）；行和误差 {rows:.2e}",
-        "compare_top": "变化最大：第 {layer} 层，第 {head} 个头（B：第 {head_b} 个头），JS {js:.4f} 比特",
+        "compare_top": "变化最大：第 {layer} 层，第 {head} 个头（B：第 {layer_b} 层，第 {head_b} 个头），JS {js:.4f} 比特",
         "page_compare": "对比",
         "compare_title": "对比两个输入或两个模型",
         "compare_intro": "A 是侧栏中的模型和文本；B 有自己的模型和文本。词元通过词语对齐，A 的每个注意力头与 B 的对应头并列，"
@@ -82,13 +84,15 @@ STRINGS: dict[str, dict[str, str]] = {
         "compare_scope_layer": "一层各头的平均",
         "compare_scope_head": "单个头",
         "compare_ranking": "按变化大小排序的注意力头",
-        "compare_paired_note": "两个模型不同：A 的每个头与 B 中最相似的头配对（最小代价指派）；表中列出配对。",
+        "compare_paired_note": "两个模型不同：A 的每一层与 B 中相对深度相同的层并列，A 的每个头再与 B 该层中最相似的头"
+        "配对（最小代价指派）；表中列出配对。",
         "compare_parity_title": "同一输入读了两次",
         "compare_parity_needs_same": "一致性数字（最大 |ΔP|、行和误差、变化最大的头）需要 A 和 B 读取相同的词元："
         "请让 B 使用与 A 相同的文本和同一模型，即可看到 B 的精度或设备让权重移动了多少。",
         "compare_js": "JS（比特）",
         "compare_kind": "注意力图",
         "compare_head_b": "B 的头",
+        "compare_layer_b": "B 的层",
         "compare_alignments": "A 与 B 并排：所显示注意力头的最强连线",
         "warning_link_cut_text_b": "文本 B",
         "warning_link_cut_target_b": "目标文本 B",

@@ -55,7 +55,7 @@ STRINGS = {
         "agreement_too_few": "Too few cells shown to compare the measures' ranks.",
         "error.measure_unknown": "Unknown measure “{measure}”; choose one of: {measures}.",
         "error.measure_mismatch": "The options ask for {asked}, but this result holds {held}: compute {asked} first "
-        "(`attnviz.measures.table.measured`), or choose {held}.",
+        "(`attnviz.measuring.measured`), or choose {held}.",
         "error.measure_no_alignment_heads": "{measure} has one map per layer, not heads: there are no alignment heads "
         "to show. Choose a layer.",
         "error.measure_no_rollout": "{measure} is not attention weights, so attention rollout does not apply to it; "
@@ -110,7 +110,7 @@ STRINGS = {
         "agreement_too_few": "显示的格子太少，无法比较各度量的排序。",
         "error.measure_unknown": "未知的度量“{measure}”；可选：{measures}。",
         "error.measure_mismatch": "选项要求的是{asked}，但这个结果保存的是{held}：请先计算{asked}"
-        "（`attnviz.measures.table.measured`），或选择{held}。",
+        "（`attnviz.measuring.measured`），或选择{held}。",
         "error.measure_no_alignment_heads": "{measure}每层只有一张图，没有头：因此没有对齐头可显示。请选择一层。",
         "error.measure_no_rollout": "{measure}不是注意力权重，注意力展开不适用于它；要把贡献追溯到输入词元，请选择"
         "“ALTI 展开”。",

@@ -4,7 +4,7 @@ the step scores of a generation."""
 
 STRINGS: dict[str, dict[str, str]] = {
     "en": {
-        # Figures (attnviz/figures/_common.py: `truth_figure_*` join the figures' words)
+        # Figures (attnviz/figures/common.py: `truth_figure_*` join the figures' words)
         "truth_figure_word": "word",
         "truth_figure_unknown": "= unknown to the model: it read no characters here; the label is the text it covers",
         # Caveats (attnviz/text/caveats.py): the page, the CLI (stderr) and the capture file say them

@@ -3,7 +3,7 @@
 A view draws one of `MEASURES`:
 - "weights": the attention weights α (Vaswani et al., 2017), as captured;
 - "value-norm": α_ij·‖f_h(x_j)‖, rows scaled to sum 1 (Kobayashi et al., EMNLP 2020, "Attention is Not Only a
-  Weight"), computed from a capture's value norms (`selection.WEIGHTINGS`);
+  Weight"), computed from a capture's value norms (`viewing.WEIGHTINGS`);
 - "alti", "alti-rollout": ALTI contributions and their rollout (Ferrando et al., EMNLP 2022, arXiv 2203.04212;
   ALTI+ through a translator, arXiv 2205.11631), `attnviz.measures.alti`;
 - "value-zeroing": value zeroing (Mohebbi et al., EACL 2023, arXiv 2301.12971), `attnviz.measures.value_zeroing`.
@@ -12,7 +12,7 @@ A view draws one of `MEASURES`:
 layer's map: a page that offers it draws the weights as they are and its bars beside them
 (`figures.saliency.saliency_bars`); no map view draws it.
 
-The three contributions (`CONTRIBUTIONS`) are computed by running the model (`attnviz.measures.table.measured`) into a
+The three contributions (`CONTRIBUTIONS`) are computed by running the model (`attnviz.measuring.measured`) into a
 capture of (layers, 1, queries, keys) maps: one map per layer, not per head. A figure of one says so — its title
 names the measure where a capture's says "head 0", its colour bar says "contribution" — so that a title never
 calls contributions attention weights (`measure_labels`).

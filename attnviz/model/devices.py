@@ -143,6 +143,27 @@ def resolve_device(spec: str | None = "auto") -> torch.device:
     return torch.device(kind, index)
 
 
+def check_accelerators(named: list[tuple[str, str | None, int]]) -> None:
+    """Refuse a placement that names an accelerator this machine does not have, naming it: `named` holds (as written,
+    "npu" | "cuda" | "xpu" or None for a bare index, index). accelerate reads every index as one of the machine's
+    accelerator (an NPU when torch_npu has one, else a CUDA GPU), so a bare index needs one of them, and an index
+    written with a kind needs that kind; left to accelerate, either fails as a load error that blames the model."""
+    statuses = {status.name: status for status in device_statuses()}
+    present = [statuses[name] for name in ("npu", "cuda") if statuses[name].available]
+    for written, kind, index in named:
+        status = statuses.get(kind) if kind else (present[0] if present else None)
+        if kind in statuses and not status.available:
+            raise DeviceUnavailableError("placement_device_unavailable", device=written, reason=status.why)
+        if status is None:  # a bare index (or xpu:N) and neither an NPU nor a CUDA GPU
+            raise DeviceUnavailableError(
+                "placement_no_accelerator", device=written, npu=statuses["npu"].why, cuda=statuses["cuda"].why
+            )
+        if index >= status.count:
+            raise DeviceUnavailableError(
+                "device_missing", device=written, count=status.count, kind=status.name, last=status.count - 1
+            )
+
+
 def device_report(spec: str | None = "auto", lang: str = "en") -> DeviceReport:
     """What would be chosen for `spec`, and the state of every backend, in `lang` ("en" or "zh"); never raises for an
     unavailable device or a device setting that cannot be read (the report says why instead)."""

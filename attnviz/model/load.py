@@ -168,10 +168,12 @@ def load_model(
         raise ModelLoadError("model_not_given")
     name_or_path = name_or_path.strip()
     # Both import torch: this module stays light, as the app's first page imports it before torch has loaded.
-    from attnviz.model.devices import resolve_device  # torch: only once a model loads
+    from attnviz.model.devices import check_accelerators, resolve_device  # torch: only once a model loads
     from attnviz.model.precision import dtype_policy  # torch: only once a model loads
 
     torch_device = resolve_device(device)
+    named = placement.accelerators_named(device_map, max_memory)
+    check_accelerators([(written, *placement.accelerator_of(written)) for written in named])
     torch_dtype = dtype_policy(torch_device, dtype, compared=compared)
     placing = _placing(device_map, max_memory, offload_folder, torch_dtype)
     source, is_local = _resolve_source(name_or_path, policy or Policy.from_settings())

@@ -36,11 +36,13 @@ class Placement:
     offload_folder: str | None = None
 
     def load_options(self) -> dict:
-        """`load_model`'s keyword arguments (`device_map`, `max_memory`, `offload_folder`), parsed by the parsers the
-        CLI's options use; a value they refuse raises ModelLoadError with the sentence that says why."""
+        """`load_model`'s keyword arguments (`device_map`, `max_memory`, `offload_folder`) as written (stripped; None
+        when blank), once the parsers the CLI's options use have read them: a value they refuse raises ModelLoadError
+        with the sentence that says why. Kept as written, so that `load_model` can name an accelerator as the person
+        named it ("npu:0") when this machine lacks it."""
         return {
-            "device_map": device_map_of(_given(self.device_map)),
-            "max_memory": max_memory_of(_given(self.max_memory)),
+            "device_map": checked(device_map_of)(_given(self.device_map)),
+            "max_memory": checked(max_memory_of)(_given(self.max_memory)),
             "offload_folder": _given(self.offload_folder),
         }
 
@@ -59,6 +61,18 @@ class Placement:
 
 def _given(value: str | None) -> str | None:
     return value.strip() if isinstance(value, str) and value.strip() else None
+
+
+def checked(parse):
+    """`parse` (`device_map_of` or `max_memory_of`) as a check: the value as written when `parse` reads it, its
+    ModelLoadError when not."""
+
+    def check(value):
+        parse(value)
+        return value
+
+    check.__name__ = parse.__name__
+    return check
 
 
 def device_map_of(value) -> str | dict | None:
@@ -92,6 +106,32 @@ def max_memory_of(value) -> dict | None:
     for place, size in items:
         limits[_place(place, value, memory=True)] = _bytes(size, place, value)
     return limits or None
+
+
+def accelerators_named(device_map, max_memory) -> list[str]:
+    """The accelerators a placement names, as the person wrote them ("npu:0", "cuda:1", "1"), in order, each once:
+    the places of a device map (a dict, or its JSON text; a strategy name such as "auto" names none) and the keys
+    of the memory limits (a dict, or the text "npu:0=30GiB,cpu=64GiB"). Places it cannot read are left to the
+    parsers (`device_map_of`, `max_memory_of`), which refuse them in a sentence."""
+    if isinstance(device_map, str) and device_map.strip() not in DEVICE_MAP_NAMES:
+        try:
+            device_map = json.loads(device_map)
+        except json.JSONDecodeError:
+            device_map = None
+    places = list(device_map.values()) if isinstance(device_map, Mapping) else []
+    if isinstance(max_memory, Mapping):
+        places += list(max_memory)
+    elif isinstance(max_memory, str):
+        places += [part.split("=", 1)[0] for part in max_memory.split(",") if part.strip()]
+    named = [str(place).strip().lower() for place in places]
+    return list(dict.fromkeys(place for place in named if _ACCELERATOR.match(place)))
+
+
+def accelerator_of(written: str) -> tuple[str | None, int]:
+    """("npu" | "cuda" | "xpu", or None for a bare index; the index) of an accelerator as `accelerators_named`
+    gives it."""
+    kind, _, index = written.rpartition(":")
+    return kind or None, int(index)
 
 
 def _bytes(size, place, whole) -> int:

@@ -1,5 +1,5 @@
 """Attention in a notebook, with controls: `attnviz.explore(result)` shows which map, which heads (one head, a layer's
-mean, all heads, the alignment heads or a rollout, as `selection.offered_aggregations` offers them), the layer, the
+mean, all heads, the alignment heads or a rollout, as `head_choice.offered_aggregations` offers them), the layer, the
 head, the figure and the weighting as ipywidgets, and redraws the figure on every change through the same selection
 code as `attnviz.show`, the app and the command line (`selection.show`): the same options give the same figure.
 
@@ -21,8 +21,8 @@ from attnviz.measures.names import held_measure
 from attnviz.notebook import show as notebook
 from attnviz.provenance import alignment_heads_of
 from attnviz.types import MAP_KINDS, AttentionCapture
-from attnviz.view import selection
-from attnviz.view.selection import Shown, ViewOptions
+from attnviz.view import head_choice, selection, viewing
+from attnviz.view.viewing import Shown, ViewOptions
 
 FIGURE_KINDS = {"alignment": ("cross",)}  # a figure drawn only for these maps (links between two texts); others: all
 
@@ -35,7 +35,7 @@ def explore(
     **options,
 ) -> Explorer:
     """Controls for a capture (or an on-demand capture, every head then computed) and the figure they choose,
-    starting from `figure` (one of `selection.FIGURES`) and the view options given by name (`kind`, `aggregation`,
+    starting from `figure` (one of `viewing.FIGURES`) and the view options given by name (`kind`, `aggregation`,
     `layer`, `head`, `weighting`, `lang`, `words` … as `attnviz.show` takes them). The controls set the first five;
     the others hold as given; an option `attnviz.show` refuses is refused with its InputError. Displayed when it is
     a cell's last value; `Explorer.shown` is what it draws."""
@@ -43,8 +43,8 @@ def explore(
         import ipywidgets  # the notebook extra, loaded only here: `import attnviz` stays free of it
     except ModuleNotFoundError as error:
         raise InputError("notebook_needs_ipywidgets", extra="pip install 'attnviz[notebook]'") from error
-    if figure not in selection.FIGURES:
-        raise InputError("figure_unknown", figure=figure, figures=", ".join(selection.FIGURES))
+    if figure not in viewing.FIGURES:
+        raise InputError("figure_unknown", figure=figure, figures=", ".join(viewing.FIGURES))
     chosen = notebook.view_options(options)
     result = notebook.whole(result)
     heads = tuple(alignment_heads_of(result) if alignment_heads is None else alignment_heads)
@@ -59,7 +59,7 @@ def _check(result: AttentionCapture, options: ViewOptions, alignment_heads) -> N
     selection) is refused with those offered."""
     selection.show(result, options, alignment_heads, ())
     kind = options.kind or selection.default_kind(result)
-    offered = selection.offered_aggregations(kind, held_measure(result))
+    offered = head_choice.offered_aggregations(kind, held_measure(result))
     if options.aggregation is not None and options.aggregation not in offered:
         raise InputError("view_unknown", view=options.aggregation, views=", ".join(offered))
 
@@ -83,7 +83,7 @@ class Explorer:
         self.head = widgets.IntSlider(min=0, max=0, continuous_update=False)
         self.figure = widgets.ToggleButtons()
         self.weighting = widgets.ToggleButtons(
-            options=[(said(f"values_weighting_{w.replace('-', '_')}"), w) for w in selection.WEIGHTINGS],
+            options=[(said(f"values_weighting_{w.replace('-', '_')}"), w) for w in viewing.WEIGHTINGS],
             value=base.weighting,
         )
         self.output = widgets.Output()
@@ -122,15 +122,17 @@ class Explorer:
         asked for where the map has them, else the ones it opens on."""
         lang, kind = self.base.lang, self.kind.value
         amap = self.result[kind]
-        offered = selection.offered_aggregations(kind, held_measure(self.result))
-        figures = [name for name in selection.FIGURES if kind in FIGURE_KINDS.get(name, (kind,))]
+        offered = head_choice.offered_aggregations(kind, held_measure(self.result))
+        figures = [name for name in viewing.FIGURES if kind in FIGURE_KINDS.get(name, (kind,))]
         with self._held():
             self.aggregation.options = [(i18n.t(f"aggregation_{a}", lang), a) for a in offered]
             opens_on = selection.with_measure(self.result, replace(self.base, aggregation=None))
-            self.aggregation.value = aggregation if aggregation in offered else selection.aggregation_of(opens_on, kind)
+            self.aggregation.value = (
+                aggregation if aggregation in offered else head_choice.aggregation_of(opens_on, kind)
+            )
             self.layer.max, self.head.max = amap.num_layers - 1, amap.num_heads - 1
-            self.layer.value = selection.clamp_index(layer, amap.num_layers)
-            self.head.value = selection.clamp_index(head, amap.num_heads)
+            self.layer.value = head_choice.clamp_index(layer, amap.num_layers)
+            self.head.value = head_choice.clamp_index(head, amap.num_heads)
             self.figure.options = [(i18n.t(f"explore_figure_{name}", lang), name) for name in figures]
             self.figure.value = figure if figure in figures else figures[0]
             self.weighting.disabled = amap.value_norms is None  # value norms are recorded with the weights, or not

@@ -21,7 +21,7 @@ from attnviz.errors import InputError
 from attnviz.provenance import alignment_heads_of
 from attnviz.types import AttentionCapture
 from attnviz.view import selection
-from attnviz.view.selection import Shown, ViewOptions
+from attnviz.view.viewing import Shown, ViewOptions
 
 PLOTLY_MIME = "application/vnd.plotly.v1+json"
 _OPTION_NAMES = tuple(field.name for field in fields(ViewOptions))
@@ -41,8 +41,8 @@ def show(
     display: bool = True,
     **options,
 ) -> Shown:
-    """Draw `view` (one of `selection.FIGURES`, or several) of a capture, with the app's view options given by name
-    (`kind`, `aggregation`, `layer`, `head`, `words`, `lang`, `weighting` … as `selection.ViewOptions`), and display
+    """Draw `view` (one of `viewing.FIGURES`, or several) of a capture, with the app's view options given by name
+    (`kind`, `aggregation`, `layer`, `head`, `words`, `lang`, `weighting` … as `viewing.ViewOptions`), and display
     the figures inline (`display=False`: only return them). Returns the `Shown` (the map as drawn, its heads, the
     figures by name). `alignment_heads` default to those the capture recorded."""
     chosen = view_options(options)
@@ -56,10 +56,15 @@ def show(
 
 
 def view_options(options: Mapping[str, object]) -> ViewOptions:
-    """`ViewOptions` from options given by name; an option it does not have is refused with the list of those it has."""
+    """`ViewOptions` from options given by name; an option it does not have is refused with the list of those it has.
+
+    A `layer` or `head` named without an `aggregation` asks for that head (the "head" aggregation): left to the app's
+    default, a cross-attention map would open on its alignment heads, where neither index means anything."""
     unknown = sorted(set(options) - set(_OPTION_NAMES))
     if unknown:
         raise InputError("notebook_option_unknown", option=unknown[0], options=", ".join(_OPTION_NAMES))
+    if options.get("aggregation") is None and ("layer" in options or "head" in options):
+        options = {**options, "aggregation": "head"}
     return ViewOptions(**options)
 
 

@@ -1,4 +1,4 @@
-"""Where the words of a Chinese text begin and end, for the word view (`attnviz.maps.analysis.word_groups`).
+"""Where the words of a Chinese text begin and end, for the word view (`attnviz.maps.word_merge.word_groups`).
 
 Chinese is written without spaces, so a tokenizer that reads it a character at a time gives no word boundaries of its
 own. jieba (MIT licence, its dictionary shipped inside the package, nothing downloaded) cuts the text into the words

@@ -22,7 +22,7 @@ from attnviz.errors import InputError
 from attnviz.maps.replay import replay
 from attnviz.measures.names import measure_name
 from attnviz.types import AttentionCapture
-from attnviz.view import selection
+from attnviz.view import head_choice, selection, viewing
 
 AGREE_FROM = 0.5  # ρ from which the line says "agree": a moderate rank correlation or stronger
 FEWEST_CELLS = 3  # a rank correlation of fewer cells says nothing
@@ -79,7 +79,7 @@ def agreement(weights: np.ndarray, others: Mapping[str, np.ndarray], causal: boo
 
 
 def view_agreement(
-    captured: AttentionCapture, measured: Mapping[str, AttentionCapture], options: selection.ViewOptions
+    captured: AttentionCapture, measured: Mapping[str, AttentionCapture], options: viewing.ViewOptions
 ) -> Agreement | None:
     """The agreement of the view `options` show: layer `options.layer` of the map they draw, its rows as drawn
     (tokens hidden, words merged, replayed), the weights (mean of the layer's heads) against their value-norm
@@ -88,7 +88,7 @@ def view_agreement(
     def drawn(result: AttentionCapture, measure: str) -> np.ndarray:
         chosen = replace(options, measure=measure, aggregation="layer")
         amap = replay(selection.prepare(result, chosen), options.step)
-        layer = selection.clamp_index(options.layer, amap.num_layers)
+        layer = head_choice.clamp_index(options.layer, amap.num_layers)
         return amap.weights[layer].mean(axis=0)  # (queries, keys): the layer's heads (a measure has one)
 
     weights = drawn(captured, "weights")

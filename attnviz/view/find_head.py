@@ -20,8 +20,9 @@ import numpy as np
 from attnviz.errors import InputError
 from attnviz.maps import analysis
 from attnviz.types import AttentionResult, Token
-from attnviz.view.selection import WEIGHTINGS, HeadSelection, map_texts
+from attnviz.view.selection import map_texts
 from attnviz.view.token_units import Unit, drawn_units
+from attnviz.view.viewing import WEIGHTINGS, HeadSelection
 
 SIDES = ("query", "key")  # the side of a map a token is picked on
 
@@ -95,7 +96,7 @@ def rank_heads(
     result: AttentionResult, kind: str, query: TokenChoice, key: TokenChoice, weighting: str = "weights"
 ) -> list[HeadMatch]:
     """Every layer × head of map `kind`, ranked by the weight from `query` to `key` (strongest first; ties in layer
-    and head order), as `weighting` shows it (`selection.WEIGHTINGS`: the weights, or each row weighted by the keys'
+    and head order), as `weighting` shows it (`viewing.WEIGHTINGS`: the weights, or each row weighted by the keys'
     value norms and summing to 1 again, as the figures draw it). Works alike on full and on-demand results: each head
     gives only the query's rows."""
     if weighting not in WEIGHTINGS:

@@ -17,7 +17,9 @@ import numpy as np
 from attnviz import i18n
 from attnviz.text.tokens import shown as shown_text
 from attnviz.types import AttentionCapture, Token
-from attnviz.view.selection import HeadSelection, Pairs, ViewOptions, choose_heads, default_kind, prepare_map
+from attnviz.view.head_choice import choose_heads
+from attnviz.view.selection import default_kind, prepare_map
+from attnviz.view.viewing import HeadSelection, Pairs, ViewOptions
 
 SAID_FROM = 0.01  # the weakest weight a sentence names
 HIDDEN_MOSTLY = 0.5  # the share of the row on hidden tokens from which the sentence says where it went

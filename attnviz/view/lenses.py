@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from attnviz.i18n.lens import STRINGS as LENS_WORDS
 from attnviz.measures.lens_results import DecoderLens, reading_labels
-from attnviz.view.selection import Pairs, Shown, ViewOptions, show, token_window
+from attnviz.view.selection import show, token_window
+from attnviz.view.viewing import Pairs, Shown, ViewOptions
 
 LOGIT_LENS, DECODER_LENS = "logit-lens", "decoder-lens"
 LENS_WINDOW = 12  # positions of the logit lens a page draws at once: cells wide enough for a word at a readable size

@@ -1,6 +1,6 @@
 """The tokens a view draws along one axis, for every figure that has one value per token (ALTI+ shares, saliency
 bars, the effect picker's choices) as well as for its maps: words or pieces, special tokens hidden or not, exactly
-as `selection.prepare_map` draws a map's rows and columns (`analysis.merge_words`, `analysis.hide_tokens`).
+as `selection.prepare_map` draws a map's rows and columns (`word_merge.merge_words`, `analysis.hide_tokens`).
 
 `drawn_units` lists them, each with the pieces it covers; `combined` turns per-piece values into per-unit ones,
 by the rule that fits what the values are: "mean" for a share of each row (a word's rows averaged, as a merged map's
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attnviz.maps import analysis
+from attnviz.maps import word_merge
 from attnviz.types import Token
 
 RULES = ("mean", "sum", "l2")
@@ -43,7 +43,7 @@ def drawn_units(
     when given), else the pieces; special tokens left out when `hide_special`, unless nothing else is left (as a
     map of special tokens alone keeps them)."""
     if words:
-        units = [Unit(token, start, stop) for (start, stop), token in analysis.word_tokens(tokens, text, spans)]
+        units = [Unit(token, start, stop) for (start, stop), token in word_merge.word_tokens(tokens, text, spans)]
     else:
         units = [Unit(token, i, i + 1) for i, token in enumerate(tokens)]
     if hide_special and not all(unit.token.special for unit in units):

@@ -1,8 +1,8 @@
 """The product in a real browser: `streamlit run app.py` on 127.0.0.1, driven through Playwright and Debian's chromium.
 
 Screenshots go to test-output/screenshots, or to the folder in ATTNVIZ_SCREENSHOTS (`make screenshots` sets
-docs/screenshots, the ones the README shows). Without chromium or playwright these tests skip, except in CI (CI=true),
-where a missing browser is a failure.
+docs/screenshots, the ones the README and the user guide show). Without chromium or playwright these tests skip,
+except in CI (CI=true), where a missing browser is a failure.
 """
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ def test_default_view_shows_the_alignment_of_good_morning(page, app_url, screens
     assert "早上" in drawn and "好" in drawn
     assert re.search(r"good morning", page.locator('[data-testid="stMain"]').inner_text(), re.IGNORECASE)
     assert "model=demo-zh-en" in page.url
-    for name, path in PAGES.items():  # one screenshot per page for the README
+    for name, path in PAGES.items():  # one screenshot per page for the user guide
         page.goto(f"{app_url}/{path}")
         wait_for_app(page)
         assert not page.locator('[data-testid="stException"]').count()

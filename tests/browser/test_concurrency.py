@@ -20,7 +20,7 @@ import pytest
 
 from attnviz.attention.capture import capture
 from attnviz.figures import fonts
-from attnviz.figures._common import token_label
+from attnviz.figures.common import token_label
 from attnviz.model.load import load_model
 from attnviz.view import selection
 from tests.support.browser import CHROMIUM_ARGS, chromium_path, require_browser, streamlit_server

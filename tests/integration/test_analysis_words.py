@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from attnviz.attention.capture import capture
-from attnviz.maps import analysis
+from attnviz.maps import word_merge
 from attnviz.model.load import load_model
 
 TEXT = "早上好！I like studying attention."
@@ -19,7 +19,7 @@ def self_map(tiny_folder):
 
 
 def test_words_are_slices_of_the_text_and_cover_it(self_map):
-    words = analysis.merge_words(self_map, TEXT)
+    words = word_merge.merge_words(self_map, TEXT)
     located = [w for w in words.query_tokens if not w.special]
     assert all(TEXT[w.start : w.end] == w.text for w in located)
     assert "".join(w.text for w in located) == re.sub(r"\s", "", TEXT)
@@ -28,7 +28,7 @@ def test_words_are_slices_of_the_text_and_cover_it(self_map):
 
 
 def test_chinese_words_are_the_tokenizers_pieces(self_map):
-    groups = analysis.word_groups(self_map.query_tokens)
+    groups = word_merge.word_groups(self_map.query_tokens)
     for first, stop in groups:
         pieces = self_map.query_tokens[first:stop]
         if any("\u4e00" <= c <= "\u9fff" for p in pieces for c in p.text):

@@ -18,9 +18,10 @@ from attnviz import figures, i18n
 from attnviz.attention.capture import capture
 from attnviz.attention.math import softmax_rows
 from attnviz.errors import Phrase, SettingError
-from attnviz.maps import analysis
+from attnviz.maps import analysis, head_stats, word_merge
 from attnviz.model.load import catalogue, load_model
-from attnviz.view import selection
+from attnviz.run import RunRequest
+from attnviz.view import viewing
 from tests.support.app import APP, PAGES, assert_page_ok, charts, open_app
 from tests.support.figure_reading import plotly_array as array
 
@@ -125,7 +126,7 @@ def test_word_view_and_hidden_special_tokens(tiny, tiny_handle):
     at = open_app(model=tiny, **{**PAIR, "words": 1, "hide": 1})
     assert_page_ok(at)
     result = capture(tiny_handle, PAIR["text"], PAIR["target"])
-    words = analysis.merge_words(analysis.hide_tokens(result["cross"]), PAIR["target"], PAIR["text"])
+    words = word_merge.merge_words(analysis.hide_tokens(result["cross"]), PAIR["target"], PAIR["text"])
     heatmap = charts(at)["heatmap"]
     assert axis_labels(heatmap, "xaxis") == [t.text for t in words.key_tokens]
     assert "".join(axis_labels(heatmap, "xaxis")) == "早上好！"
@@ -400,11 +401,11 @@ def test_heads_page_table_and_statistic_heatmap(tiny, tiny_handle):
     table = at.dataframe[0].value
     cross = capture(tiny_handle, PAIR["text"], PAIR["target"])["cross"]
     assert len(table) == cross.num_layers * cross.num_heads
-    entropy = analysis.head_statistics(cross)["entropy"]
+    entropy = head_stats.head_statistics(cross)["entropy"]
     np.testing.assert_allclose(z_of(charts(at)["statistic"]), entropy, atol=1e-5)
     at.selectbox(key="w_stat").set_value("sink").run()
     assert_page_ok(at)
-    np.testing.assert_allclose(z_of(charts(at)["statistic"]), analysis.head_statistics(cross)["sink"], atol=1e-5)
+    np.testing.assert_allclose(z_of(charts(at)["statistic"]), head_stats.head_statistics(cross)["sink"], atol=1e-5)
 
 
 def test_choosing_a_head_opens_it_on_the_translate_page(tiny):
@@ -432,8 +433,8 @@ def keyed_chart(at: AppTest, key: str) -> dict:
 
 def test_a_long_text_shows_one_head_pooled_and_an_exact_block(tiny, tiny_handle, monkeypatch):
     monkeypatch.setenv("ATTNVIZ_LAZY_FROM_TOKENS", "8")
-    monkeypatch.setattr(selection, "LONG_WINDOW", 8)
-    monkeypatch.setattr(selection, "LONG_BINS", 16)
+    monkeypatch.setattr(viewing, "LONG_WINDOW", 8)
+    monkeypatch.setattr(viewing, "LONG_BINS", 16)
     at = open_app("self", model=tiny, **{**PAIR, "text": LONG_TEXT}, layer=1, head=2)
     assert_page_ok(at)
     assert any("long text" in info.value for info in at.info)
@@ -466,8 +467,8 @@ def test_a_long_text_still_has_every_heads_statistics_and_its_alignment(tiny, ti
     assert_page_ok(at)
     cross = capture(tiny_handle, LONG_TEXT, PAIR["target"])["cross"]
     table = at.dataframe(key="w_head_table").value
-    np.testing.assert_allclose(table["entropy"], analysis.head_statistics(cross)["entropy"].ravel(), atol=1e-5)
-    np.testing.assert_allclose(z_of(charts(at)["statistic"]), analysis.head_statistics(cross)["entropy"], atol=1e-5)
+    np.testing.assert_allclose(table["entropy"], head_stats.head_statistics(cross)["entropy"].ravel(), atol=1e-5)
+    np.testing.assert_allclose(z_of(charts(at)["statistic"]), head_stats.head_statistics(cross)["entropy"], atol=1e-5)
 
 
 def test_a_long_prompt_for_a_decoder_is_read_and_shown_without_generating(tiny_folder, monkeypatch):
@@ -566,15 +567,13 @@ def test_the_start_up_warm_up_fills_the_model_cache_or_logs_why_not(monkeypatch,
     from app_pages.shared import caches, startup
 
     loaded = []
-    monkeypatch.setattr(
-        caches, "cached_model", lambda name, device, placement: loaded.append((name, device, placement, gc.isenabled()))
-    )
+    monkeypatch.setattr(caches, "cached_model", lambda key: loaded.append((key, gc.isenabled())))
     startup.warm_up()
     # the key the pages load with (one device unless the sidebar places it); the collector waits while it loads
-    assert loaded == [("demo-zh-en", "auto", caches.ONE_DEVICE, False)]
+    assert loaded == [(caches.ModelKey("demo-zh-en", "auto", caches.ONE_DEVICE), False)]
     assert gc.isenabled()
 
-    def broken(name, device, placement):
+    def broken(key):
         raise RuntimeError("no weights")
 
     monkeypatch.setattr(caches, "cached_model", broken)
@@ -600,7 +599,8 @@ def test_the_warm_up_computes_the_default_view_into_the_pages_cache(monkeypatch)
     monkeypatch.setattr(caches, "cached_analysis", counted)
     startup.default_figures(handle, default)
     target = caches.forced_target(default)
-    page = (default.model, default.device, default.text, target, default.mode, default.truncate, caches.ONE_DEVICE)
+    request = RunRequest(default.text, target, default.mode, capture="full", truncate=default.truncate)
+    page = (caches.ModelKey(default.model, default.device, caches.ONE_DEVICE), request)
     assert computed == [page]  # the very call the Translate & align page makes for the default view
 
 

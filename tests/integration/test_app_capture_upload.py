@@ -22,7 +22,7 @@ from attnviz import cli, export, i18n
 from attnviz.attention.capture import capture
 from attnviz.errors import AttnvizError
 from attnviz.figures.layout import as_file
-from attnviz.maps import analysis
+from attnviz.maps import head_stats
 from attnviz.model.load import load_model
 from attnviz.provenance import alignment_heads_of, with_provenance
 from tests.support.app import assert_page_ok, charts, downloads, one_torch_thread  # noqa: F401 - two fixtures
@@ -399,5 +399,5 @@ def test_the_clis_capture_opens_in_the_app_and_draws_the_clis_and_the_live_pages
         make = figure_export.figure_maker(drawn, "html", figure, figure_export.Source(), {})
         assert html_figure(target.read_text(encoding="utf-8")) == html_figure(make().decode("utf-8"))
     stats = page_charts(at, "page_scripts/heads.py", kind="cross")
-    values = analysis.head_statistics(export.load_capture(written)["cross"])
+    values = head_stats.head_statistics(export.load_capture(written)["cross"])
     assert stats and at.dataframe[0].value["entropy"].tolist() == pytest.approx(values["entropy"].ravel().tolist())

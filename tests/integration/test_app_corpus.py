@@ -17,7 +17,7 @@ from streamlit.testing.v1 import AppTest
 from attnviz.corpus.job import JobConfig, run_job
 from attnviz.corpus.report import read_report
 from attnviz.corpus.shards import JobOptions
-from attnviz.figures._common import format_value
+from attnviz.figures.common import format_value
 from tests.support.corpus_files import corpus_file, gold_lines
 
 APP = str(Path(__file__).resolve().parents[2] / "app_pages" / "main.py")

@@ -163,7 +163,8 @@ def test_a_figure_file_records_the_gold_links_and_the_reverse_model_drawn_on_it(
 
 
 def test_labels_too_small_for_the_chosen_size_are_said_beside_the_downloads(downloads):
-    source, target = "我们明天早上去学校，下午回家吃饭，晚上一起看书。" * 2, "We go to school tomorrow morning. " * 4
+    # ~35 target tokens: more than a printed column stands readably even with its margins fitted (about 28)
+    source, target = "我们明天早上去学校，下午回家吃饭，晚上一起看书。" * 2, "We go to school tomorrow morning. " * 5
     for lang, said in (("en", "too small to read"), ("zh", "无法辨认")):
         at = sized(open_app(text=source, target=target, mode="pair", lang=lang), preset="single-column")
         assert [caption.value for caption in at.caption if said in caption.value]

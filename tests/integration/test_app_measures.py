@@ -8,14 +8,13 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from attnviz import i18n
+from attnviz import i18n, measuring
 from attnviz.attention.capture import capture
 from attnviz.errors import InputError
-from attnviz.measures import table
 from attnviz.measures.alti import alti
 from attnviz.measures.value_zeroing import value_zeroing
 from attnviz.model.load import load_model
-from attnviz.view import agreement, selection
+from attnviz.view import agreement, selection, viewing
 from attnviz.view.looking import seed_looking_using
 from tests.support.app import chart_specs, opened_without_errors
 from tests.support.app import open_by_link as app
@@ -73,7 +72,7 @@ def test_alti_on_translate_draws_the_shares_and_the_agreement_line(marian):
     np.testing.assert_allclose(source, measured.shares.source_share, atol=1e-6)
     np.testing.assert_allclose(source + target, 1.0, atol=1e-5)
     weights = capture(handle, PAIR["text"], PAIR["target"])
-    options = selection.ViewOptions(kind="cross", layer=1, words=False, hide_special=False)
+    options = viewing.ViewOptions(kind="cross", layer=1, words=False, hide_special=False)
     found = agreement.view_agreement(
         weights, {"alti": measured, "value-zeroing": value_zeroing(handle, PAIR["text"], PAIR["target"])}, options
     )
@@ -87,8 +86,8 @@ def test_the_agreement_headline_is_the_drawn_measures_own_rho(marian, lang):
     folder, handle = marian
     at = opened_without_errors(model=folder, view="layer", layer=1, measure="alti-rollout", lang=lang, **PAIR)
     weights = capture(handle, PAIR["text"], PAIR["target"])
-    measured = {name: table.measured(handle, PAIR["text"], PAIR["target"], measure=name) for name in MEASURED}
-    options = selection.ViewOptions(kind="cross", layer=1, words=False, hide_special=False, lang=lang)
+    measured = {name: measuring.measured(handle, PAIR["text"], PAIR["target"], measure=name) for name in MEASURED}
+    options = viewing.ViewOptions(kind="cross", layer=1, words=False, hide_special=False, lang=lang)
     found = agreement.view_agreement(weights, measured, options)
     line = next(m.value for m in at.markdown if "ρ =" in m.value)
     assert f"ρ = {found.pairs['alti-rollout']:.2f}" in line  # the measure drawn, compared too
@@ -117,7 +116,7 @@ def test_a_measure_the_architecture_cannot_compute_is_a_sentence(marian, monkeyp
     def refuses(*args, **kwargs):
         raise InputError("block_not_found", measure="ALTI", layer="x", model="m")
 
-    monkeypatch.setattr(table, "measured", refuses)
+    monkeypatch.setattr(measuring, "measured", refuses)
     folder, _ = marian
     at = app(model=folder, measure="alti", **{**PAIR, "text": "晚安。", "target": "Good night."})  # not cached
     assert not at.exception, [e.value for e in at.exception]

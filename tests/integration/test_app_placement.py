@@ -85,7 +85,7 @@ def test_a_placement_that_loads_onto_one_device_is_keyed_as_one_device(tmp_path)
     at = open_app(device="cpu", **HEAD, **PAIR)
     assert_page_ok(at)
     loaded = set(caches._loaded)
-    assert ("demo-zh-en", "cpu", caches.ONE_DEVICE) in loaded
+    assert caches.ModelKey("demo-zh-en", "cpu", caches.ONE_DEVICE) in loaded
     for max_memory, offload_folder in [("  ", ""), ("", str(tmp_path)), (" ", f" {tmp_path} ")]:
         _placed(at, max_memory, offload_folder)
         assert_page_ok(at)

@@ -130,10 +130,10 @@ def test_the_cli_exports_a_rollout_and_refuses_one_of_cross_attention(tmp_path, 
 def test_a_long_text_uses_its_own_on_demand_capture_and_a_window_of_the_map(monkeypatch):
     """Above ATTNVIZ_LAZY_FROM_TOKENS the page's capture keeps queries and keys only; the space draws from it (no
     second pass), and the map shows a window of LONG_WINDOW tokens around the picked token."""
-    from attnviz.view import selection
+    from attnviz.view import viewing
 
     monkeypatch.setenv("ATTNVIZ_LAZY_FROM_TOKENS", "8")
-    monkeypatch.setattr(selection, "LONG_WINDOW", 4)
+    monkeypatch.setattr(viewing, "LONG_WINDOW", 4)
     at = open_page(
         "page_scripts/qk_space.py",
         model="minilm",

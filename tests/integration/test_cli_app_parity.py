@@ -29,7 +29,7 @@ from attnviz.cli.parser import parse
 from attnviz.figures.layout import as_file
 from attnviz.model.load import load_model
 from attnviz.run import MAX_NEW_TOKENS
-from attnviz.view import selection
+from attnviz.view import viewing
 from tests.support.app import one_torch_thread  # noqa: F401 - a fixture: torch on one thread, as in the app
 from tests.support.figure_reading import html_figure
 
@@ -87,7 +87,7 @@ class Combination:
         }
 
     def link(self) -> dict[str, str]:
-        link = {**self.widgets(), "step": self.step, "stack": self.kind if self.kind in selection.STACKS else None}
+        link = {**self.widgets(), "step": self.step, "stack": self.kind if self.kind in viewing.STACKS else None}
         return {name: str(int(value) if isinstance(value, bool) else value) for name, value in link.items() if value}
 
     def cli_view(self, figure: str) -> list[str]:
@@ -104,7 +104,7 @@ class Combination:
 def combinations(page: str, kind: str, layers: int, heads: int) -> list[Combination]:
     """Every aggregation with a few layers and heads × words × hidden special tokens × language; on the translate
     page also each aggregation replayed to its first and second target token, links from 0.3 up."""
-    aggregations = selection.AGGREGATIONS if page == "translate" else selection.SELF_AGGREGATIONS
+    aggregations = viewing.AGGREGATIONS if page == "translate" else viewing.SELF_AGGREGATIONS
     last = (layers - 1, heads - 1)
     chosen = {"alignment": [(0, 0)], "head": [(0, 0), last], "layer": [last], "all": [(0, 0)], "rollout": [(0, 0)]}
     shown = [
@@ -196,7 +196,7 @@ def mismatches(case: Case, combos: list[Combination]) -> list[str]:
         else:
             key = (combination.page, combination.kind)
             if key not in pages:
-                stack = {"stack": combination.kind} if combination.kind in selection.STACKS else {}
+                stack = {"stack": combination.kind} if combination.kind in viewing.STACKS else {}
                 pages[key] = Page(case, combination.page, stack)
             charts = pages[key].show(combination)
         for figure in PAGE_FIGURES[combination.page]:

@@ -20,7 +20,7 @@ from attnviz.errors import InputError
 from attnviz.model import precision
 from attnviz.model.devices import resolve_device
 from attnviz.model.load import load_model
-from attnviz.view import selection
+from attnviz.view import selection, viewing
 from tests.support.app import assert_page_ok, open_by_link
 
 PAGE = "page_scripts/compare.py"
@@ -73,7 +73,7 @@ def test_the_page_draws_the_librarys_comparison_and_its_link_reopens_it(tiny_fol
     table = at.dataframe[0].value
     assert len(table) == 8 and list(table["js"]) == [row["js"] for row in expected.table()]
     assert list(table["kind"]) == [i18n.t("kind_self", "en")] * 8  # the map named as the page names it
-    every = selection.ViewOptions(kind="self", aggregation="all")  # the view's defaults: words, special tokens hidden
+    every = viewing.ViewOptions(kind="self", aggregation="all")  # the view's defaults: words, special tokens hidden
     assert_side_by_side(at, captures, (every, every))
 
     at.segmented_control(key="w_compare_scope").set_value("head").run()
@@ -81,7 +81,7 @@ def test_the_page_draws_the_librarys_comparison_and_its_link_reopens_it(tiny_fol
     at.selectbox(key="w_head").set_value(2).run()
     assert_page_ok(at)
     np.testing.assert_allclose(diff_z(at), expected.diff[1, 2], atol=1e-6)
-    one = selection.ViewOptions(kind="self", aggregation="head", layer=1, head=2)
+    one = viewing.ViewOptions(kind="self", aggregation="head", layer=1, head=2)
     assert_side_by_side(at, captures, (one, one))
 
     link = {name: at.query_params[name] for name in at.query_params}

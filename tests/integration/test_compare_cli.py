@@ -38,8 +38,8 @@ def test_the_ranking_csv_is_the_librarys_ranking(capsys, tmp_path, tiny_folder):
     rows = read_rows(out)
     handle = load_model(folder, "cpu")
     expected = compare_captures(capture(handle, TEXT_A), capture(handle, TEXT_B)).table()
-    assert [(r["kind"], int(r["layer"]), int(r["head"]), int(r["head_b"])) for r in rows] == [
-        (e["kind"], e["layer"], e["head"], e["head_b"]) for e in expected
+    assert [(r["kind"], int(r["layer"]), int(r["head"]), int(r["layer_b"]), int(r["head_b"])) for r in rows] == [
+        (e["kind"], e["layer"], e["head"], e["layer_b"], e["head_b"]) for e in expected
     ]
     np.testing.assert_allclose([float(r["js"]) for r in rows], [e["js"] for e in expected], rtol=1e-9)
     js = [float(r["js"]) for r in rows]

@@ -9,6 +9,8 @@ import itertools
 
 import numpy as np
 import pytest
+import torch
+import transformers
 from scipy.spatial.distance import jensenshannon
 
 from attnviz.attention.capture import capture
@@ -107,6 +109,42 @@ def test_two_models_with_one_tokenizer_are_paired_head_by_head_at_least_cost(tin
     swapped = compare_captures(b, a, pair_heads=True)
     forward = {(c.layer, c.head, c.head_b) for c in paired.ranking()}
     assert forward == {(c.layer, c.head_b, c.head) for c in swapped.ranking()}
+
+
+def test_two_models_with_different_numbers_of_layers_compare_by_relative_depth(tiny_folder, tmp_path):
+    """A 2-layer and a 3-layer model: A's layer 0 beside B's layer 0 and A's layer 1 beside B's layer 2 (first with
+    first, last with last), each pair of layers' heads paired at least cost over every permutation; and back."""
+    first = load_model(tiny_folder("bert"), "cpu")
+    torch.manual_seed(2)
+    deeper = transformers.BertModel(replace_config(tiny.config("bert"), num_hidden_layers=3))
+    deeper.save_pretrained(tmp_path / "deeper")
+    tiny.byte_level_tokenizer().save_pretrained(tmp_path / "deeper")
+    a, b = capture(first, TEXT_A), capture(load_model(str(tmp_path / "deeper"), "cpu"), TEXT_A)
+    paired = compare_captures(a, b, pair_heads=True)
+    assert paired.layers_b.tolist() == [0, 2]
+    same = [(i, i) for i in range(len(a["self"].query_tokens))]
+    heads = a["self"].num_heads
+    for layer, layer_b in ((0, 0), (1, 2)):
+        costs = np.array(
+            [
+                [
+                    js_by_hand(a["self"].weights[[layer]][:, [i]], b["self"].weights[[layer_b]][:, [j]], same, same)
+                    for j in range(heads)
+                ]
+                for i in range(heads)
+            ]
+        )[..., 0, 0]
+        best = min(itertools.permutations(range(heads)), key=lambda order: costs[range(heads), order].sum())
+        assert costs[range(heads), paired.heads_b[layer]].sum() == pytest.approx(costs[range(heads), best].sum())
+        np.testing.assert_allclose(paired.divergence[layer], costs[range(heads), paired.heads_b[layer]], atol=1e-6)
+    back = compare_captures(b, a, pair_heads=True)
+    assert back.layers_b.tolist() == [0, 1, 1] and len(back.ranking()) == 3 * heads
+
+
+def replace_config(config, **values):
+    for name, value in values.items():
+        setattr(config, name, value)
+    return config
 
 
 def test_one_text_read_by_two_tokenizers_matches_by_characters(tiny_folder, tmp_path):

@@ -10,7 +10,7 @@ import pytest
 from attnviz.attention.capture import capture
 from attnviz.compare import compare_captures, side_by_side, side_options
 from attnviz.model.load import load_model
-from attnviz.view import selection
+from attnviz.view import selection, viewing
 from tests.support.figure_reading import links_by_hand
 
 TEXT_A, TEXT_B, TARGET = "the cat sat on the mat", "the big cat sat on the mat", "Good morning!"
@@ -27,7 +27,7 @@ def test_each_side_draws_its_own_paired_head_at_one_size(tiny_folder, family):
     handle = load_model(tiny_folder(family), "cpu")
     a, b = capture(handle, TEXT_A, TARGET), capture(handle, TEXT_B, TARGET)
     compared = compare_captures(a, b, "cross", hide_special=True, pair_heads=True)  # B's heads paired by assignment
-    base = selection.ViewOptions(threshold=0.05)
+    base = viewing.ViewOptions(threshold=0.05)
     for head in range(a["cross"].num_heads):
         options_a, options_b = side_options(compared, b, base, 1, head)
         drawn = side_by_side(a, b, options_a, options_b)
@@ -48,7 +48,7 @@ def test_self_attention_means_and_the_chinese_page(tiny_folder):
     handle = load_model(tiny_folder("bert"), "cpu")
     a, b = capture(handle, "早上好！我喜欢学习。"), capture(handle, "晚上好，晚安。我喜欢读书。")
     compared = compare_captures(a, b, hide_special=True)
-    options_a, options_b = side_options(compared, b, selection.ViewOptions(lang="zh"), 0, None)  # layer 0's heads
+    options_a, options_b = side_options(compared, b, viewing.ViewOptions(lang="zh"), 0, None)  # layer 0's heads
     assert (options_a.aggregation, options_b.aggregation, options_b.kind) == ("layer", "layer", "self")
     drawn = side_by_side(a, b, options_a, options_b)
     for result, shown in ((a, drawn.a), (b, drawn.b)):

@@ -19,7 +19,7 @@ from attnviz.corpus.gold import Counts, Gold
 from attnviz.corpus.pair import PairWords, head_scores
 from attnviz.corpus.shards import shard_paths
 from attnviz.corpus.words import segmented
-from attnviz.maps import analysis
+from attnviz.maps import head_stats
 from attnviz.model.load import load_model
 from tests.support.corpus_files import corpus_file, gold_lines
 
@@ -85,7 +85,9 @@ def test_the_report_holds_every_heads_statistics_and_aer_as_one_pair_at_a_time_g
         scored = head_scores(result["cross"], words, Gold.parse(links), 0.1).counts
         counts = scored if counts is None else {k: counts[k] + v for k, v in scored.items()}
     for kind in ("encoder", "decoder", "cross"):
-        per_pair = np.stack([analysis.head_statistics(r[kind])["entropy"] for r in captured])  # (pairs, layers, heads)
+        per_pair = np.stack(
+            [head_stats.head_statistics(r[kind])["entropy"] for r in captured]
+        )  # (pairs, layers, heads)
         rows = heads[heads["kind"] == kind].sort_values(["layer", "head"])
         assert rows["entropy_mean"].to_numpy() == pytest.approx(per_pair.mean(axis=0).ravel(), rel=1e-4)
         assert rows["entropy_std"].to_numpy() == pytest.approx(per_pair.std(axis=0).ravel(), rel=1e-3, abs=1e-5)
@@ -143,7 +145,7 @@ def test_pairs_over_max_tokens_or_the_models_positions_are_skipped_and_the_rest_
     for (_, row), line in zip(pairs.iterrows(), short, strict=True):  # counted as when captured on their own
         alone = capture(handle, *line.split("\t"))
         assert row["encoder.entropy"] == pytest.approx(
-            np.nanmean(analysis.head_statistics(alone["encoder"])["entropy"])
+            np.nanmean(head_stats.head_statistics(alone["encoder"])["entropy"])
         )
 
 

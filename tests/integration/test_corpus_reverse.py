@@ -19,9 +19,9 @@ from attnviz.corpus.gold import Counts, Gold
 from attnviz.corpus.pair import PairWords, head_scores, reverse_mask
 from attnviz.corpus.view import reverse_view
 from attnviz.corpus.words import segmented
-from attnviz.figures._common import format_value
+from attnviz.figures.common import format_value
 from attnviz.model.load import load_model
-from attnviz.view import selection
+from attnviz.view import head_choice
 from tests.support.corpus_files import corpus_file, gold_lines
 from tests.support.tiny import save_tiny
 
@@ -74,7 +74,7 @@ def report(models, tmp_path_factory):
 def _view_links(handle, source: str, target: str, words: PairWords) -> frozenset:
     """The alignment view's links of one pair, as the app's view finds them: (source word, target word)."""
     cross = capture(handle, source, target)["cross"]
-    heads = selection.alignment_pairs(handle.alignment_heads, cross.num_layers, cross.num_heads)
+    heads = head_choice.alignment_pairs(handle.alignment_heads, cross.num_layers, cross.num_heads)
     weights = words.word_weights(cross)  # (layers, heads, target words, source words)
     view = weights[[h[0] for h in heads], [h[1] for h in heads]].mean(axis=0)
     return links.links_of(links.link_mask(view, THRESHOLD))

@@ -10,7 +10,7 @@ import torch
 
 from attnviz.attention.capture import capture
 from attnviz.attention.ondemand import capture_lazy
-from attnviz.maps import analysis
+from attnviz.maps import head_stats
 from attnviz.model.load import catalogue, load_model
 from training.data.corpus import HELD_OUT_FILE
 from training.data.pairs import read_tsv
@@ -127,4 +127,4 @@ def test_the_cards_heads_are_measured_at_500_and_4000_tokens(heads):
     card = (DECODER_DIR / "README.md").read_text(encoding="utf-8")
     layer, head, score = heads["probes"]["500"]["best"]["induction"][0]
     assert f"layer {layer}, head {head}** ({score:.2f}" in card and "CC-BY-SA-4.0" in card
-    assert analysis.STATISTICS  # the roles are the library's
+    assert head_stats.STATISTICS  # the roles are the library's

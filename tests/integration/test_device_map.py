@@ -12,9 +12,10 @@ import transformers
 from accelerate.utils import offload
 
 import attnviz
-from attnviz.errors import ModelLoadError
+from attnviz.errors import DeviceUnavailableError, ModelLoadError
 from attnviz.export import load_capture
 from attnviz.model import placement
+from attnviz.model.devices import device_statuses
 from attnviz.model.load import load_model
 from tests.support import tiny
 from tests.support.cli import one_line_error, run_cli
@@ -163,6 +164,21 @@ def test_the_cli_captures_an_offloaded_model_as_it_captures_one_device(qwen, tmp
 def test_a_bad_placement_option_is_one_line_and_exit_2(capsys, tmp_path, option, value, said):
     code, _, err = run_cli(capsys, "capture", "--model", "demo-decoder", "--text", "x", option, value, "-o", "x.json")
     assert code == 2 and said in one_line_error(err) and option in err
+
+
+def test_a_placement_on_an_npu_this_machine_lacks_names_the_npu_not_the_model(capsys, tmp_path):
+    """The CLI's `--max-memory npu:0=…` on a machine without an NPU: one line that names npu:0 and why, exit 2,
+    before the model loads (it used to blame the model folder: "is it complete and uncorrupted?")."""
+    if any(status.name == "npu" and status.available for status in device_statuses()):
+        pytest.skip("this machine has an NPU")
+    limits = "npu:0=1GiB,cpu=4GiB"
+    args = ("--model", "demo-decoder", "--text", "x", "--max-memory", limits, "-o", str(tmp_path / "x.json"))
+    code, _, err = run_cli(capsys, "capture", *args)
+    said = one_line_error(err)
+    assert code == 2 and "'npu:0'" in said and "torch_npu" in said and "uncorrupted" not in said
+    with pytest.raises(DeviceUnavailableError) as refused:
+        load_model("demo-decoder", device="cpu", device_map='{"": "npu:0"}')
+    assert refused.value.key == "placement_device_unavailable" and "npu:0" in refused.value.message("zh")
 
 
 @pytest.mark.parametrize(

@@ -24,6 +24,7 @@ from attnviz.maps import analysis
 from attnviz.maps.projection import project_queries_keys
 from attnviz.types import AttentionCapture, AttentionMap, GenerationStep, Token
 from attnviz.view.looking import seed_looking_using
+from tests.support import needs
 from tests.support.maps import random_map, seed_pair_map, tokens_from
 
 
@@ -306,13 +307,13 @@ def test_html_inlines_plotly_and_loads_nothing(tmp_path):
     assert '<meta charset="utf-8"' in page.lower() and "<title>demo-zh-en · cross-attention" in page
 
 
-@pytest.mark.skipif(shutil.which("chromium") is None, reason="needs Debian's chromium for playwright")
 def test_html_renders_offline_in_a_browser(tmp_path):
-    playwright = pytest.importorskip("playwright.sync_api")
+    playwright = needs.module("playwright.sync_api", "requirements-dev.txt")
+    chromium = needs.chromium()
     path = export.export_figure(figures.heatmap(seed_pair_map()), tmp_path / "map.html")
     outside = []
     with playwright.sync_playwright() as driver:
-        browser = driver.chromium.launch(executable_path=shutil.which("chromium"), args=["--no-sandbox"])
+        browser = driver.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
         try:
             page = browser.new_page()
 

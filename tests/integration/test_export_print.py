@@ -4,7 +4,6 @@ HTML that carries its Chinese font, and provenance in every figure file's metada
 import base64
 import io
 import re
-import shutil
 import unicodedata
 import xml.etree.ElementTree as ElementTree
 
@@ -20,7 +19,8 @@ from attnviz.export import fontsubset, sizing
 from attnviz.figures import fonts
 from attnviz.figures.layout import TITLE_LINE, fit_alignment, fit_title
 from attnviz.types import AttentionMap
-from tests.support.engines import HAS_BROWSER, NO_BROWSER
+from tests.support import needs
+from tests.support.engines import require_kaleido
 from tests.support.maps import random_map, tokens_from
 
 KANGXI_AND_RADICALS = re.compile("[\u2e80-\u2fdf]")  # what Skia's ToUnicode turns 目, 力, 齐 into
@@ -129,8 +129,8 @@ def test_auto_draws_print_formats_with_the_static_engine(monkeypatch):
     assert export.resolve_engine("auto", "svg") == "static"
 
 
-@pytest.mark.skipif(not HAS_BROWSER, reason=NO_BROWSER)
 def test_the_png_engine_under_auto_is_still_chromium(monkeypatch):
+    require_kaleido()
     monkeypatch.delenv(export.ENGINE_ENV, raising=False)
     assert export.resolve_engine("auto", "png") == "kaleido"
 
@@ -264,13 +264,13 @@ def test_html_fetches_nothing():
     assert all(url.startswith("data:") for url in re.findall(r"url\(([^)]*)\)", markup))
 
 
-@pytest.mark.skipif(shutil.which("chromium") is None, reason="needs Debian's chromium for playwright")
 def test_html_shows_chinese_in_the_embedded_font_offline(tmp_path):
-    playwright = pytest.importorskip("playwright.sync_api")
+    playwright = needs.module("playwright.sync_api", "requirements-dev.txt")
+    chromium = needs.chromium()
     path = export.export_figure(_labelled_figures()["heatmap"], tmp_path / "heatmap.html")
     outside = []
     with playwright.sync_playwright() as driver:
-        browser = driver.chromium.launch(executable_path=shutil.which("chromium"), args=["--no-sandbox"])
+        browser = driver.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
         try:
             page = browser.new_page()
             page.route(

@@ -9,7 +9,7 @@ import transformers
 from attnviz.attention.capture import capture
 from attnviz.attention.ondemand import capture_lazy
 from attnviz.model.load import load_model
-from attnviz.view import find_head, selection
+from attnviz.view import find_head, selection, viewing
 
 TEXT = "the cat saw the dog because it was tired"
 
@@ -44,7 +44,7 @@ def test_the_ranked_weight_is_the_word_views_cell(tiny_folder):
     query = find_head.find_choice(find_head.token_choices(full, "self", "query"), "it")
     key = find_head.find_choice(find_head.token_choices(full, "self", "key"), "cat")
     for match in find_head.rank_heads(full, "self", query, key)[:3]:
-        options = selection.ViewOptions(kind="self", aggregation="head", layer=match.layer, head=match.head)
+        options = viewing.ViewOptions(kind="self", aggregation="head", layer=match.layer, head=match.head)
         shown = selection.show(full, options)
         assert find_head.pair_weight(shown.selection, query, key) == pytest.approx(match.weight, abs=1e-6)
 

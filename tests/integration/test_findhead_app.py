@@ -14,7 +14,7 @@ from streamlit.testing.v1 import AppTest
 from attnviz import i18n
 from attnviz.attention.capture import capture
 from attnviz.attention.generation import generate
-from attnviz.maps import analysis
+from attnviz.maps import head_stats
 from attnviz.model.load import load_model
 from attnviz.run import MAX_NEW_TOKENS
 from attnviz.view import find_head, selection
@@ -106,13 +106,13 @@ def test_the_heads_table_says_what_each_role_means_in_both_languages(tiny_folder
         at = _open("page_scripts/heads.py", model=tiny_folder("bert"), text=text, kind="self", lang=lang)
         _ok(at)
         config = json.loads(at.dataframe[0].proto.columns)
-        for name in analysis.STATISTICS:
+        for name in head_stats.STATISTICS:
             column = config[name]
             assert column["label"] == i18n.t(f"stat_{name}", lang)
             assert column["help"] == i18n.t(f"stat_help_{name}", lang)
-        assert config["role"]["label"] == i18n.t("role", lang)  # the roles the README promises, not scores alone
+        assert config["role"]["label"] == i18n.t("role", lang)  # the roles the user guide promises, not scores alone
         table = at.dataframe[0].value
-        named = {i18n.t(f"role_{role}", lang) for role in analysis.ROLES}
+        named = {i18n.t(f"role_{role}", lang) for role in head_stats.ROLES}
         assert set(table["role"]) <= named | {""}
-        rule = i18n.t("role_rule", lang, threshold=analysis.ROLE_FROM)
+        rule = i18n.t("role_rule", lang, threshold=head_stats.ROLE_FROM)
         assert any(rule in c.value for c in at.caption)  # the threshold used is said

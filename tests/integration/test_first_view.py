@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +22,7 @@ from app_pages.shared.state import ViewState
 from attnviz import i18n
 from attnviz.export.schema import capture_from_npz
 from attnviz.model.load import catalogue_folder, load_model
+from attnviz.run import RunRequest
 from tests.support.app import assert_page_ok, charts, open_app
 
 DEFAULT = ViewState()
@@ -88,7 +90,8 @@ def test_the_saved_first_view_is_what_the_shipped_model_computes_now(app_threads
     wanted = manifest["input"]
     # computed at the app's thread count (app_threads): another count sums in another order
     handle = load_model(DEFAULT.model, "cpu")
-    fresh = caches.compute_analysis(handle, wanted["text"], wanted["target"], wanted["mode"], wanted["truncate"])
+    request = RunRequest(wanted["text"], wanted["target"], wanted["mode"], truncate=wanted["truncate"])
+    fresh = caches.compute_analysis(handle, request)
     for entry in manifest["views"]:
         saved = capture_from_npz(COMMITTED / entry["file"])
         assert saved.source_text == fresh.source_text and saved.target_text == fresh.target_text
@@ -141,7 +144,9 @@ def _computed_as(capability: str) -> dict:
         "from app_pages.shared import caches, model_runs;"
         "from attnviz.model.load import load_model;"
         "model_runs.use_interactive_threads();"
-        "c = caches.compute_analysis(load_model('demo-zh-en', 'cpu'), '早上好！', '', 'generate', True);"
+        "from attnviz.run import RunRequest;"
+        "request = RunRequest('早上好！', '', 'generate', truncate=True);"
+        "c = caches.compute_analysis(load_model('demo-zh-en', 'cpu'), request);"
         "print(json.dumps({'capability': torch.backends.cpu.get_cpu_capability(),"
         " 'weights': {k: m.weights.tolist() for k, m in c.maps.items()},"
         " 'probabilities': [s.probability for s in c.steps]}))"
@@ -256,22 +261,34 @@ def test_changed_model_files_or_a_finished_load_get_the_model(monkeypatch):
         first_view._saved.cache_clear()
 
 
-def test_the_warm_up_imports_after_the_first_page_and_loading_lasts_until_it_ends(monkeypatch):
-    import threading
-    import time
+class WatchedEvent(threading.Event):
+    """An Event that says when someone has begun waiting on it (`waiting`)."""
 
+    def __init__(self) -> None:
+        super().__init__()
+        self.waiting = threading.Event()
+
+    def wait(self, timeout=None) -> bool:
+        self.waiting.set()
+        return super().wait(timeout)
+
+
+def test_the_warm_up_imports_after_the_first_page_and_loading_lasts_until_it_ends(monkeypatch):
     began = []
     monkeypatch.setattr(startup, "warm_up", lambda: began.append(server_load.loading()))
     monkeypatch.setattr(startup, "BROWSER_DRAW_S", 0.0)
-    for event in ("_started", "_finished", "_first_page"):
+    monkeypatch.setattr(startup, "FIRST_PAGE_WAIT_S", 600.0)  # only the first page ends the wait here
+    for event in ("_started", "_finished"):
         monkeypatch.setattr(server_load, event, threading.Event())
+    first_page = WatchedEvent()
+    monkeypatch.setattr(server_load, "_first_page", first_page)
     assert not server_load.loading()  # no server start-up: pages compute from the model
     server_load._started.set()
     assert server_load.loading()
     thread = threading.Thread(target=startup._warm_up_after_first_page)
     thread.start()
-    time.sleep(0.3)
-    assert began == []  # torch is not imported beside the first page's script
+    assert first_page.waiting.wait(timeout=30)  # the warm-up waits for the first page …
+    assert began == []  # … and has imported nothing beside the first page's script
     server_load.first_page_drawn()
     thread.join(timeout=10)
     assert began == [True]

@@ -1,9 +1,10 @@
 """Head effects (attnviz.measures.head_effects, head_estimate) against an independent path: a copy of the model whose
-output projection has the head's input columns h·d … (h+1)·d zeroed in its weights, run once per head, its metric
-written out directly; the batched ablation against one forward per head; the model left as it was; the estimate's
+output projection has the head's input columns h·d … (h+1)·d zeroed in its weights, run once per head on an example
+built here from the tokenizer (inputs, target ids and the rows that predict them), its metric written out directly; the batched ablation against one forward per head; the model left as it was; the estimate's
 rank agreement with the exact effect, computed and reported; Find a head by effect."""
 
 import copy
+from dataclasses import dataclass
 
 import numpy as np
 import pytest
@@ -68,24 +69,50 @@ def _zeroed_copy(model, path: str, head: int, head_dim: int):
     return twin
 
 
-def _direct_metric(model, scoring) -> np.ndarray:
+@dataclass(frozen=True)
+class Example:
+    """The scored example built here from the tokenizer alone, not by `prepare_scoring` (the code under test): the
+    model's inputs, the target ids scored and the logit row that predicts each (None for an encoder: cosine)."""
+
+    inputs: dict[str, torch.Tensor]  # (1, n) each
+    targets: list[int] | None
+    rows: list[int] | None
+
+
+def _example(handle, family: str) -> Example:
+    tokenizer, as_tensor = handle.tokenizer, lambda ids: torch.tensor([ids])
+    source = tokenizer(TEXT)["input_ids"]
+    inputs = {"input_ids": as_tensor(source), "attention_mask": as_tensor([1] * len(source))}
+    if family == "bert":
+        return Example(inputs, None, None)
+    if family in SEQ2SEQ:
+        target = tokenizer(text_target=TARGET)["input_ids"]  # ends with </s>, the last token the decoder writes
+        decoder = [handle.model.config.decoder_start_token_id, *target[:-1]]  # the start token, then the target
+        inputs |= {"decoder_input_ids": as_tensor(decoder), "decoder_attention_mask": as_tensor([1] * len(decoder))}
+        return Example(inputs, target, list(range(len(target))))  # teacher forcing: decoder row i writes target i
+    target = tokenizer(TARGET, add_special_tokens=False)["input_ids"]
+    ids = source + target
+    inputs = {"input_ids": as_tensor(ids), "attention_mask": as_tensor([1] * len(ids))}
+    return Example(inputs, target, list(range(len(source) - 1, len(ids) - 1)))  # row p predicts token p + 1
+
+
+def _direct_metric(model, example: Example) -> np.ndarray:
     """Per target token log p (float64), or the last hidden state (n, hidden), computed plainly from one pass."""
     with torch.no_grad():
-        if scoring.metric == "cosine":
-            return model(**scoring.inputs).last_hidden_state[0].double().numpy()  # (n, hidden)
-        logits = model(**scoring.inputs, use_cache=False).logits[0].double()  # (n, vocab)
+        if example.targets is None:
+            return model(**example.inputs).last_hidden_state[0].double().numpy()  # (n, hidden)
+        logits = model(**example.inputs, use_cache=False).logits[0].double()  # (n, vocab)
         logp = logits - torch.logsumexp(logits, dim=-1, keepdim=True)
-        ids, rows = scoring.target_ids.tolist(), scoring.positions.tolist()
-        return np.array([float(logp[row, token]) for row, token in zip(rows, ids)])  # (T,)
+        return np.array([float(logp[row, token]) for row, token in zip(example.rows, example.targets)])  # (T,)
 
 
 def _cosine_distance(a: np.ndarray, b: np.ndarray) -> float:
     return 1.0 - float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
 
 
-def _independent_effect(model, scoring, clean, path, head, head_dim) -> tuple[float, np.ndarray]:
-    ablated = _direct_metric(_zeroed_copy(model, path, head, head_dim), scoring)
-    if scoring.metric == "cosine":
+def _independent_effect(model, example, clean, path, head, head_dim) -> tuple[float, np.ndarray]:
+    ablated = _direct_metric(_zeroed_copy(model, path, head, head_dim), example)
+    if example.targets is None:
         per_token = np.array([_cosine_distance(x, y) for x, y in zip(ablated, clean)])
         return _cosine_distance(ablated.mean(axis=0), clean.mean(axis=0)), per_token
     return float((ablated - clean).sum()), ablated - clean
@@ -95,17 +122,19 @@ def _independent_effect(model, scoring, clean, path, head, head_dim) -> tuple[fl
 def test_ablation_equals_zeroed_weights(handles, family):
     handle = handles(family)
     effects = head_effects(handle, TEXT, _target(family))
-    scoring = prepare_scoring(handle, TEXT, _target(family))
-    clean = _direct_metric(handle.model, scoring)
-    sites = head_sites(handle, scoring)
+    example = _example(handle, family)
+    clean = _direct_metric(handle.model, example)
+    sites = head_sites(handle, prepare_scoring(handle, TEXT, _target(family)))  # where the heads are: module paths
     expected_stacks = {"encoder", "decoder", "cross"} if family in SEQ2SEQ else {"self"}
     assert set(effects.total) == expected_stacks
+    scored = len(example.targets) if example.targets is not None else example.inputs["input_ids"].shape[1]
+    assert len(effects.target_tokens) == scored
     for stack, layers in sites.items():
         assert effects.total[stack].shape == (len(layers), layers[0].heads)
-        assert effects.per_token[stack].shape == (len(layers), layers[0].heads, len(effects.target_tokens))
+        assert effects.per_token[stack].shape == (len(layers), layers[0].heads, scored)
         for site in layers:
             for head in range(site.heads):
-                total, per_token = _independent_effect(handle.model, scoring, clean, site.path, head, site.head_dim)
+                total, per_token = _independent_effect(handle.model, example, clean, site.path, head, site.head_dim)
                 assert effects.total[stack][site.layer, head] == pytest.approx(total, abs=1e-5)
                 np.testing.assert_allclose(effects.per_token[stack][site.layer, head], per_token, atol=1e-5)
     largest = max(float(np.abs(total).max()) for total in effects.total.values())
@@ -184,12 +213,10 @@ def test_estimate_first_order_equals_a_finite_difference(handles):
     epsilon, head = 1e-3, 2
     reference, twin = copy.deepcopy(handle.model).double(), copy.deepcopy(handle.model).double()
     projection = dict(twin.named_modules())[site.path].out_proj
+    example = _example(handle, "marian")
     with torch.no_grad():
         projection.weight[:, head * site.head_dim : (head + 1) * site.head_dim] *= 1 - epsilon
-        logits = twin(**scoring.inputs, use_cache=False).logits[0]
-        clean_logits = reference(**scoring.inputs, use_cache=False).logits[0]
-    shifted = torch.log_softmax(logits, -1)[scoring.positions, scoring.target_ids].sum()
-    clean = torch.log_softmax(clean_logits, -1)[scoring.positions, scoring.target_ids].sum()
+    shifted, clean = _direct_metric(twin, example).sum(), _direct_metric(reference, example).sum()
     derivative = float(shifted - clean) / epsilon
     assert estimate.total["cross"][1, head] == pytest.approx(derivative, rel=1e-2, abs=1e-4)
 
@@ -206,10 +233,10 @@ def test_find_a_head_by_effect(handles):
     assert len(ranked) == sum(total.size for total in effects.total.values())
     assert [match.effect for match in ranked] == sorted(match.effect for match in ranked)
     top = ranked[0]
-    scoring = prepare_scoring(handle, TEXT, TARGET)
-    site = head_sites(handle, scoring)[top.stack][top.layer]
-    clean = _direct_metric(handle.model, scoring)
-    ablated = _direct_metric(_zeroed_copy(handle.model, site.path, top.head, site.head_dim), scoring)
+    site = head_sites(handle, prepare_scoring(handle, TEXT, TARGET))[top.stack][top.layer]
+    example = _example(handle, "marian")
+    clean = _direct_metric(handle.model, example)
+    ablated = _direct_metric(_zeroed_copy(handle.model, site.path, top.head, site.head_dim), example)
     change = float((ablated - clean)[morning.start : morning.stop].sum())
     assert top.effect == pytest.approx(change, abs=1e-5)
     assert [t.text for t in effects.target_tokens[morning.start : morning.stop]] == [

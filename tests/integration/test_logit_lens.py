@@ -6,7 +6,6 @@ project's conventions; a model without an output embedding is told so in both la
 import numpy as np
 import pytest
 import torch
-import transformers
 
 from attnviz.attention.capture import capture
 from attnviz.errors import AttnvizError, InputError
@@ -25,22 +24,7 @@ TOLERANCE = 1e-5
 @pytest.fixture(scope="module")
 def qwen2_folder(tmp_path_factory):
     """A tiny random Qwen2 (biased q/k/v, grouped-query heads) with the tests' byte-level tokenizer."""
-    folder = tmp_path_factory.mktemp("qwen2")
-    torch.manual_seed(0)
-    settings = transformers.Qwen2Config(
-        vocab_size=300,
-        hidden_size=32,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        num_key_value_heads=2,
-        intermediate_size=64,
-        max_position_embeddings=128,
-        tie_word_embeddings=False,
-        **tiny.COMMON,
-    )
-    transformers.Qwen2ForCausalLM(settings).save_pretrained(folder)
-    tiny.byte_level_tokenizer(add_eos=False).save_pretrained(folder)
-    return str(folder)
+    return tiny.save_qwen2(tmp_path_factory.mktemp("qwen2"), tie_word_embeddings=False)
 
 
 def _head(family: str, model, state: torch.Tensor) -> torch.Tensor:

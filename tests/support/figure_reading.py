@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from attnviz.figures._common import token_label  # how a diagram names a token (spaces shown)
+from attnviz.figures.common import token_label  # how a diagram names a token (spaces shown)
 from attnviz.types import AttentionMap
 from tests.support.maps import tokens_from
 

@@ -42,6 +42,15 @@ def byte_level_tokenizer(vocab_size: int = 300, add_eos: bool = True) -> transfo
 
 
 COMMON = dict(pad_token_id=0, eos_token_id=1, bos_token_id=3)
+# Llama's and Qwen2's shape: 4 query heads sharing 2 key/value heads (grouped-query attention)
+LLAMA_SHAPE = dict(
+    hidden_size=32,
+    num_hidden_layers=2,
+    num_attention_heads=4,
+    num_key_value_heads=2,
+    intermediate_size=64,
+    max_position_embeddings=128,
+)
 
 
 def config(family: str, vocab_size: int = 300):
@@ -57,16 +66,7 @@ def config(family: str, vocab_size: int = 300):
     if family == "gpt2":
         return transformers.GPT2Config(vocab_size=vocab_size, n_embd=32, n_layer=2, n_head=4, n_positions=128, **COMMON)
     if family == "llama":  # grouped-query attention: 4 query heads share 2 key/value heads
-        return transformers.LlamaConfig(
-            vocab_size=vocab_size,
-            hidden_size=32,
-            num_hidden_layers=2,
-            num_attention_heads=4,
-            num_key_value_heads=2,
-            intermediate_size=64,
-            max_position_embeddings=128,
-            **COMMON,
-        )
+        return transformers.LlamaConfig(vocab_size=vocab_size, **LLAMA_SHAPE, **COMMON)
     if family == "bart":
         return transformers.BartConfig(
             vocab_size=vocab_size,
@@ -131,6 +131,19 @@ def save_tiny(family: str, folder, seed: int = 0) -> str:
     model = MODEL_CLASSES[family](config(family))
     model.save_pretrained(folder)
     byte_level_tokenizer(add_eos=family != "gpt2" and family != "llama").save_pretrained(folder)
+    return str(folder)
+
+
+def save_qwen2(folder, seed: int = 0, **changes) -> str:
+    """A random tiny Qwen2 (a Llama block with grouped-query heads whose q, k and v projections carry biases, the
+    value biases drawn non-zero so that they count) and the byte-level tokenizer, as a Hugging Face folder;
+    `changes`: config values that differ (tie_word_embeddings=False …)."""
+    torch.manual_seed(seed)
+    model = transformers.Qwen2ForCausalLM(transformers.Qwen2Config(vocab_size=300, **LLAMA_SHAPE, **COMMON, **changes))
+    for layer in model.model.layers:
+        torch.nn.init.normal_(layer.self_attn.v_proj.bias)  # biases start at 0
+    model.save_pretrained(folder)
+    byte_level_tokenizer(add_eos=False).save_pretrained(folder)
     return str(folder)
 
 

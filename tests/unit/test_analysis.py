@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from attnviz.errors import InputError
-from attnviz.maps import analysis
+from attnviz.maps import analysis, head_stats, word_merge
 from attnviz.types import AttentionMap, Token
 from tests.support.maps import random_map, seed_pair_map, tokens_from
 
@@ -63,7 +63,7 @@ def test_word_groups_sentencepiece_wordpiece_and_punctuation():
     # sentencepiece-style pieces (▁ already removed by the tokenizer layer): "▁Good", "▁morn", "ing", ",", ...
     words = ["Good", "morn", "ing", ",", "stud", "ying", "早上", "好", "！"]
     tokens = tokens_from(words, text) + [Token("</s>", -1, -1, special=True)]
-    groups = analysis.word_groups(tokens)
+    groups = word_merge.word_groups(tokens)
     assert [[t.text for t in tokens[a:b]] for a, b in groups] == [
         ["Good"],
         ["morn", "ing"],
@@ -79,7 +79,7 @@ def test_word_groups_sentencepiece_wordpiece_and_punctuation():
 def test_word_groups_join_a_contraction_but_not_quotes():
     text = "It didn't stop John’s 'hello' rock 'n' roll"
     words = ["It", "didn", "'", "t", "stop", "John", "’", "s", "'", "hello", "'", "rock", "'", "n", "'", "roll"]
-    groups = analysis.word_groups(tokens_from(words, text))
+    groups = word_merge.word_groups(tokens_from(words, text))
     assert ["".join(words[a:b]) for a, b in groups] == [
         "It",
         "didn't",
@@ -96,13 +96,13 @@ def test_word_groups_join_a_contraction_but_not_quotes():
     ]
     # Offsets that keep the space (" '" covers the space before it): a quote opening, not an inner apostrophe.
     spaced = [Token("rock", 0, 4), Token(" '", 4, 6), Token("n", 6, 7), Token("'", 7, 8), Token(" roll", 8, 13)]
-    assert analysis.word_groups(spaced) == [(0, 1), (1, 2), (2, 3), (3, 4), (4, 5)]
+    assert word_merge.word_groups(spaced) == [(0, 1), (1, 2), (2, 3), (3, 4), (4, 5)]
 
 
 def test_word_groups_byte_level_pieces_of_one_character_join():
     # Byte-level BPE splits 学 into two byte pieces; both point at the character's span (1, 2).
     tokens = [Token("喜", 0, 1), Token("学", 1, 2), Token("学", 1, 2), Token("习", 2, 3)]
-    assert analysis.word_groups(tokens) == [(0, 1), (1, 3), (3, 4)]
+    assert word_merge.word_groups(tokens) == [(0, 1), (1, 3), (3, 4)]
 
 
 def test_merge_words_sums_keys_and_averages_queries():
@@ -111,7 +111,7 @@ def test_merge_words_sums_keys_and_averages_queries():
         [Token("[CLS]", -1, -1, True)] + tokens_from(["play", "ing", "chess"], text) + [Token("[SEP]", -1, -1, True)]
     )
     amap = random_map(tokens, layers=2, heads=2)
-    words = analysis.merge_words(amap, text)
+    words = word_merge.merge_words(amap, text)
     assert [t.text for t in words.query_tokens] == ["[CLS]", "playing", "chess", "[SEP]"]
     assert words.query_tokens[1] == Token("playing", 0, 7)
     assert words.key_tokens == words.query_tokens
@@ -123,11 +123,11 @@ def test_merge_words_sums_keys_and_averages_queries():
 
 def test_merge_words_cross_map_keeps_chinese_pieces_and_causality():
     amap = seed_pair_map()
-    words = analysis.merge_words(amap, query_text="Good Morning!", key_text="早上好！")
+    words = word_merge.merge_words(amap, query_text="Good Morning!", key_text="早上好！")
     assert [t.text for t in words.key_tokens] == ["早上", "好", "！", "</s>"]
     assert [t.text for t in words.query_tokens] == ["Good", "Morning", "!"]
     causal = random_map(tokens_from(["un", "believ", "able", "cat"], "unbelievable cat"), causal=True)
-    merged = analysis.merge_words(causal, "unbelievable cat")
+    merged = word_merge.merge_words(causal, "unbelievable cat")
     assert [t.text for t in merged.query_tokens] == ["unbelievable", "cat"]
     assert merged.causal and merged.weights[..., 0, 1].max() == 0
 
@@ -199,25 +199,25 @@ def test_head_statistics_on_known_patterns():
     n = 5
     previous = np.eye(n, k=-1)
     previous[0, 0] = 1.0
-    stats = analysis.head_statistics(_map_from(previous))
+    stats = head_stats.head_statistics(_map_from(previous))
     assert stats["previous_token"][0, 0] == pytest.approx(1.0)
     assert stats["entropy"][0, 0] == pytest.approx(0.0)
     assert stats["distance"][0, 0] == pytest.approx(4 / 5)
     assert stats["sink"][0, 0] == pytest.approx(2 / 5)  # queries 0 and 1 look at the first token
-    diagonal = analysis.head_statistics(_map_from(np.eye(n)))
+    diagonal = head_stats.head_statistics(_map_from(np.eye(n)))
     assert diagonal["diagonal"][0, 0] == pytest.approx(1.0) and diagonal["previous_token"][0, 0] == 0
-    uniform = analysis.head_statistics(_map_from(np.full((n, n), 1 / n), special_first=True))
+    uniform = head_stats.head_statistics(_map_from(np.full((n, n), 1 / n), special_first=True))
     assert uniform["entropy"][0, 0] == pytest.approx(np.log(n), rel=1e-5)
     assert uniform["sink"][0, 0] == pytest.approx(1 / n, rel=1e-5)
 
 
 def test_induction_keys_point_after_the_earlier_copy():
     tokens = tokens_from(list("abcab"))
-    targets = analysis.induction_keys(tokens)
+    targets = head_stats.induction_keys(tokens)
     assert targets.shape == (5, 5)
     assert np.argwhere(targets).tolist() == [[3, 1], [4, 2]]  # a (3) looks at b (1); b (4) looks at c (2)
     specials = [Token("</s>", -1, -1, True), *tokens_from(list("xx")), Token("</s>", -1, -1, True)]
-    assert not analysis.induction_keys(specials)[3].any()  # a special token is never a copy
+    assert not head_stats.induction_keys(specials)[3].any()  # a special token is never a copy
 
 
 def test_induction_and_positional_scores_on_a_repeated_span():
@@ -227,26 +227,26 @@ def test_induction_and_positional_scores_on_a_repeated_span():
     induction = np.zeros((n, n))
     induction[np.arange(n), np.maximum(np.arange(n) - 3, 0)] = 1.0  # second copy: attend to the token after the first
     amap = AttentionMap("self", induction[None, None].astype(np.float32), tokens, tokens, ["l0"])
-    stats = analysis.head_statistics(amap)
+    stats = head_stats.head_statistics(amap)
     assert stats["induction"][0, 0] == pytest.approx(1.0)
     assert stats["positional"][0, 0] == pytest.approx(1.0)  # offset 3 from query 3 on; queries 0-2 have no key 3 back
     previous = np.eye(n, k=-1)
     previous[0, 0] = 1.0
-    shifted = analysis.head_statistics(
+    shifted = head_stats.head_statistics(
         AttentionMap("self", previous[None, None].astype(np.float32), tokens, tokens, ["l0"])
     )
     assert shifted["induction"][0, 0] == 0.0 and shifted["positional"][0, 0] == pytest.approx(1.0)
-    no_repeat = analysis.head_statistics(_map_from(np.eye(5)))
+    no_repeat = head_stats.head_statistics(_map_from(np.eye(5)))
     assert np.isnan(no_repeat["induction"][0, 0])  # nothing came twice: the score does not apply
 
 
 def test_head_statistics_for_cross_maps_and_table_rows():
     amap = seed_pair_map(layers=2, heads=3)
-    stats = analysis.head_statistics(amap)
-    assert set(stats) == set(analysis.STATISTICS)
+    stats = head_stats.head_statistics(amap)
+    assert set(stats) == set(head_stats.STATISTICS)
     assert all(v.shape == (2, 3) for v in stats.values())
     assert np.isnan(stats["distance"]).all() and np.isfinite(stats["diagonal"]).all()
-    rows = analysis.head_statistics_table(amap)
+    rows = head_stats.head_statistics_table(amap)
     assert len(rows) == 6 and rows[4]["layer"] == 1 and rows[4]["head"] == 1
     assert rows[4]["entropy"] == pytest.approx(float(stats["entropy"][1, 1]))
     assert sorted(rows, key=lambda r: r["sink"])[0]["sink"] == min(float(v) for v in stats["sink"].ravel())
@@ -259,8 +259,8 @@ def test_a_head_plays_the_role_of_its_highest_role_score_from_the_threshold():
         "sink": np.array([[0.3, 0.7, 0.1], [0.1, 0.1, 0.2]]),
         "induction": np.full((2, 3), np.nan),  # not computed (no repeated token): never named
     }
-    roles = analysis.head_roles(stats)
+    roles = head_stats.head_roles(stats)
     assert roles.tolist() == [["previous_token", "sink", ""], ["", "previous_token", ""]]
-    assert analysis.head_roles(stats, threshold=0.95).tolist() == [["", "", ""], ["", "", ""]]
-    rows = analysis.statistics_table(stats, ["l0", "l1"])
+    assert head_stats.head_roles(stats, threshold=0.95).tolist() == [["", "", ""], ["", "", ""]]
+    rows = head_stats.statistics_table(stats, ["l0", "l1"])
     assert [row["role"] for row in rows] == ["previous_token", "sink", "", "", "previous_token", ""]

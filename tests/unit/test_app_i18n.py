@@ -14,9 +14,9 @@ from app_pages.shared import state
 from attnviz import i18n
 from attnviz.errors import AttnvizError, DeviceUnavailableError, InputError, ModelLoadError, ResourceLimitError
 from attnviz.export.sizing import PRESETS
-from attnviz.maps import analysis
+from attnviz.maps import head_stats
 from attnviz.run import MODES
-from attnviz.view import selection
+from attnviz.view import viewing
 
 REPO = Path(__file__).resolve().parents[2]
 APP_SOURCES = [REPO / "app.py", *sorted((REPO / "app_pages").rglob("*.py"))]
@@ -50,12 +50,12 @@ def used_keys() -> set[str]:
     for path in APP_SOURCES:
         keys |= set(re.findall(r'\bt\("([a-z_.\-]+)"', path.read_text(encoding="utf-8")))
     families = {
-        "aggregation_{}": selection.AGGREGATIONS,
+        "aggregation_{}": viewing.AGGREGATIONS,
         "device_{}": state.DEVICES,
         "mode_{}": MODES,
-        "stack_{}": selection.STACKS,
-        "stat_{}": analysis.STATISTICS,
-        "stat_help_{}": analysis.STATISTICS,
+        "stack_{}": viewing.STACKS,
+        "stat_{}": head_stats.STATISTICS,
+        "stat_help_{}": head_stats.STATISTICS,
         "kind_{}": ("self", "encoder", "decoder", "cross", "encoder-decoder"),
         "step_{}_title": explainer_steps.EXPLAINER_STEPS,
         "step_{}_text": explainer_steps.EXPLAINER_STEPS,
@@ -68,7 +68,7 @@ def used_keys() -> set[str]:
     }
     for pattern, values in families.items():
         keys |= {pattern.format(value) for value in values}
-    keys |= set(selection.ALIGNMENT_WORD_KEYS)
+    keys |= set(viewing.ALIGNMENT_WORD_KEYS)
     return keys
 
 

@@ -18,9 +18,9 @@ from app_pages.shared import link_text, model_runs
 from app_pages.shared import state as app_state
 from attnviz.attention.walkthrough import walkthrough
 from attnviz.errors import InputError, ModelLoadError, SettingError
-from attnviz.maps import analysis
+from attnviz.maps import head_stats
 from attnviz.run import MODES
-from attnviz.view import selection
+from attnviz.view import head_choice, viewing
 from tests.support.maps import numbered_map
 
 # ----------------------------------------------------------------------------------------------------------------------
@@ -45,20 +45,20 @@ view_states = st.builds(
     text=st.text(min_size=0, max_size=60),
     target=st.text(min_size=0, max_size=60),
     mode=st.sampled_from(MODES),
-    cross_aggregation=st.sampled_from(selection.AGGREGATIONS),
+    cross_aggregation=st.sampled_from(viewing.AGGREGATIONS),
     layer=st.integers(0, 40),
     head=st.integers(0, 40),
     words=st.booleans(),
     hide_special=st.booleans(),
     threshold=st.sampled_from([0.0, 0.05, 0.1, 0.35, 0.9]),
     step=st.integers(0, 60),
-    stack=st.sampled_from(selection.STACKS),
-    self_aggregation=st.sampled_from(selection.SELF_AGGREGATIONS),
+    stack=st.sampled_from(viewing.STACKS),
+    self_aggregation=st.sampled_from(viewing.SELF_AGGREGATIONS),
     rollout_first=st.integers(0, 12),
     rollout_last=st.integers(0, 99),
-    color_scale=st.sampled_from(selection.COLOR_SCALES),
+    color_scale=st.sampled_from(viewing.COLOR_SCALES),
     kind=st.sampled_from(["self", "encoder", "decoder", "cross"]),
-    stat=st.sampled_from(list(analysis.STATISTICS)),
+    stat=st.sampled_from(list(head_stats.STATISTICS)),
     q=explainer_texts("q"),
     k=explainer_texts("k"),
     v=explainer_texts("v"),
@@ -229,16 +229,16 @@ def test_heads_open_on_the_page_that_shows_their_map():
     assert heads_choices.page_for_head("decoder") == ("self", {"self_aggregation": "head", "stack": "decoder"})
     assert heads_choices.page_for_head("self") == ("self", {"self_aggregation": "head"})
     amap = numbered_map(layers=2, heads=3)
-    rows = analysis.statistics_table(analysis.head_statistics(amap), amap.layer_names)
+    rows = head_stats.statistics_table(head_stats.head_statistics(amap), amap.layer_names)
     assert all(heads_choices.head_at(i, 3) == (row["layer"], row["head"]) for i, row in enumerate(rows))
 
 
 def test_statistics_for_a_cross_map_leave_out_self_attention_only_ones():
     def defined(amap):
-        return heads_choices.defined_statistics(analysis.head_statistics(amap))
+        return heads_choices.defined_statistics(head_stats.head_statistics(amap))
 
     assert defined(numbered_map("cross")) == ["entropy", "sink", "diagonal"]
-    no_repeat = [name for name in analysis.STATISTICS if name != "induction"]  # induction needs a repeated token
+    no_repeat = [name for name in head_stats.STATISTICS if name != "induction"]  # induction needs a repeated token
     assert defined(numbered_map("encoder", queries=6, keys=6)) == no_repeat
 
 
@@ -314,9 +314,11 @@ def test_interactive_threads_setting():
 
 
 def test_the_librarys_view_defaults_are_the_apps():
-    options, view = selection.ViewOptions(), app_state.ViewState()
+    options, view = viewing.ViewOptions(), app_state.ViewState()
     assert (options.layer, options.head) == (view.layer, view.head)
     assert (options.words, options.hide_special) == (view.words, view.hide_special)
     assert (options.threshold, options.step, options.lang) == (view.threshold, view.step, view.lang)
-    assert selection.default_aggregation("cross") == view.cross_aggregation
-    assert all(selection.default_aggregation(kind) == view.self_aggregation for kind in ("self", "encoder", "decoder"))
+    assert head_choice.default_aggregation("cross") == view.cross_aggregation
+    assert all(
+        head_choice.default_aggregation(kind) == view.self_aggregation for kind in ("self", "encoder", "decoder")
+    )

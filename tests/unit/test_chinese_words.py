@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from attnviz.corpus.words import merged
-from attnviz.maps import analysis
+from attnviz.maps import word_merge
 from attnviz.text import chinese_words
 from attnviz.types import Token
 from tests.support.maps import random_map, tokens_from
@@ -26,11 +26,11 @@ def group_texts(tokens, groups, text):
 
 def test_character_tokens_join_into_the_segmenters_words():
     tokens = tokens_from(list(MISSED), MISSED) + [Token("</s>", -1, -1, special=True)]
-    groups = analysis.word_groups(tokens, MISSED)
+    groups = word_merge.word_groups(tokens, MISSED)
     assert group_texts(tokens, groups[:-1], MISSED) == jieba_words(MISSED)
     assert len(group_texts(tokens, groups[:-1], MISSED)) < len(MISSED)  # some words have several characters
     assert groups[-1] == (len(MISSED), len(MISSED) + 1)  # the special token stands alone
-    assert analysis.word_groups(tokens) == [(i, i + 1) for i in range(len(tokens))]  # no text: the pieces
+    assert word_merge.word_groups(tokens) == [(i, i + 1) for i in range(len(tokens))]  # no text: the pieces
 
 
 def test_a_tokenizers_multi_character_pieces_are_kept_and_its_single_characters_joined():
@@ -38,7 +38,7 @@ def test_a_tokenizers_multi_character_pieces_are_kept_and_its_single_characters_
     # demo-zh-en's pieces: 早上 and 妈妈 are pieces of its own; 厨房 is read a character at a time.
     pieces = ["早上", "好", "！", "妈妈", "在", "厨", "房", "做饭", "。"]
     tokens = tokens_from(pieces, text)
-    groups = analysis.word_groups(tokens, text)
+    groups = word_merge.word_groups(tokens, text)
     assert group_texts(tokens, groups, text) == ["早上", "好", "！", "妈妈", "在", "厨房", "做饭", "。"]
     assert "早上好" in jieba_words(text)  # the segmenter's longer word does not split or swallow the piece 早上
 
@@ -46,27 +46,27 @@ def test_a_tokenizers_multi_character_pieces_are_kept_and_its_single_characters_
 def test_a_coarser_piece_is_never_split_and_keeps_its_neighbours_apart():
     text = "最后一辆公车"
     tokens = tokens_from(["最后一", "辆", "公", "车"], text)  # 最后 · 一辆 cut inside the piece 最后一
-    groups = analysis.word_groups(tokens, text)
+    groups = word_merge.word_groups(tokens, text)
     assert groups == [(0, 1), (1, 2), (2, 4)]  # 最后一 · 辆 · 公车
 
 
 def test_byte_pieces_of_one_character_join_the_word_as_that_character():
     text = "公车"
     tokens = [Token("公", 0, 1), Token("车", 1, 2), Token("车", 1, 2)]  # byte-level BPE: 车 in two byte pieces
-    assert analysis.word_groups(tokens, text) == [(0, 3)]
+    assert word_merge.word_groups(tokens, text) == [(0, 3)]
 
 
 def test_english_and_pieces_touching_across_a_space_keep_their_rules():
     text = "I like 公 车 and studying"
     tokens = tokens_from(["I", "like", "公", "车", "and", "stud", "ying"], text)
-    groups = analysis.word_groups(tokens, text)
+    groups = word_merge.word_groups(tokens, text)
     assert group_texts(tokens, groups, text) == ["I", "like", "公", "车", "and", "studying"]
 
 
 def test_merged_words_are_the_texts_slices_with_summed_keys_and_averaged_queries():
     tokens = tokens_from(list(MISSED), MISSED)
     amap = random_map(tokens, layers=2, heads=2)
-    words = analysis.merge_words(amap, MISSED)
+    words = word_merge.merge_words(amap, MISSED)
     assert [t.text for t in words.key_tokens] == jieba_words(MISSED)
     assert all(MISSED[t.start : t.end] == t.text for t in words.key_tokens)
     first = [t.text for t in words.key_tokens].index("错过")  # pieces 1 and 2
@@ -78,7 +78,7 @@ def test_merged_words_are_the_texts_slices_with_summed_keys_and_averaged_queries
 
 def test_the_words_gold_links_index_are_the_words_the_view_draws():
     tokens = tokens_from(list(MISSED), MISSED) + [Token("</s>", -1, -1, special=True)]
-    drawn = analysis.merge_words(random_map(tokens), MISSED)
+    drawn = word_merge.merge_words(random_map(tokens), MISSED)
     gold_words = merged(tokens, MISSED).words
     assert list(gold_words) == [t.text for t in drawn.key_tokens if not t.special]
 
@@ -88,7 +88,7 @@ def test_the_words_gold_links_index_are_the_words_the_view_draws():
 def test_any_tokenization_gives_words_of_whole_tokens_cut_only_where_the_segmenter_or_a_piece_cuts(cuts):
     bounds = [0, *sorted(cuts), len(MISSED)]
     tokens = [Token(MISSED[a:b], a, b) for a, b in zip(bounds, bounds[1:])]
-    groups = analysis.word_groups(tokens, MISSED)
+    groups = word_merge.word_groups(tokens, MISSED)
     assert [i for first, stop in groups for i in range(first, stop)] == list(range(len(tokens)))
     ids = chinese_words.word_ids(MISSED)
     for first, stop in groups:  # inside a word: each seam joins two single characters of one segmenter word

@@ -14,14 +14,18 @@ from attnviz.compare import (
     REMOVED,
     UNPAIRED,
     check_text_b,
+    compare_captures,
     compare_maps,
+    depth_pairs,
     match_tokens,
     parity,
+    side_options,
     text_units,
 )
 from attnviz.errors import InputError
 from attnviz.figures import FigureStyle, diff_heatmap
-from attnviz.types import AttentionMap, Token
+from attnviz.types import AttentionCapture, AttentionMap, Token
+from attnviz.view.selection import ViewOptions
 
 START, END = Token("<s>", -1, -1, special=True), Token("</s>", -1, -1, special=True)
 
@@ -270,7 +274,7 @@ def test_a_model_with_fewer_heads_leaves_heads_of_a_unpaired():
         compare_maps(amap, (text, text), bmap, (text, text))
 
 
-def test_maps_of_different_kinds_or_depths_are_refused():
+def test_maps_of_different_kinds_are_refused():
     text = "a b c"
     amap = random_map(words_of(text))
     cross = random_map(words_of(text), kind="cross")
@@ -279,13 +283,63 @@ def test_maps_of_different_kinds_or_depths_are_refused():
     assert refused.value.key == "compare_kinds_differ" and "不同的词元" in refused.value.message("zh")
     encoder = random_map(words_of(text), kind="encoder")
     assert compare_maps(amap, (text, text), encoder, (text, text)).kind == "self"  # the same tokens on both axes
-    deeper = random_map(words_of(text), layers=3)
-    with pytest.raises(InputError, match="layers"):
-        compare_maps(amap, (text, text), deeper, (text, text))
     other = random_map(tokens_of("x y", ["x", "y"], specials=False))
     alone = random_map(tokens_of(text, ["a", "b", "c"], specials=False))
     with pytest.raises(InputError, match="share no word"):
         compare_maps(alone, (text, text), other, ("x y", "x y"))
+
+
+def test_layers_stand_beside_the_layer_of_b_at_the_same_relative_depth():
+    """depth_pairs, written out: first beside first, last beside last, the others at the nearest fraction."""
+    assert depth_pairs(3, 3).tolist() == [0, 1, 2]
+    assert depth_pairs(3, 6).tolist() == [0, 3, 5]  # 0, 2.5 → 3 (a half rounds up), 5
+    assert depth_pairs(6, 3).tolist() == [0, 0, 1, 1, 2, 2]  # 0, .4, .8, 1.2, 1.6, 2
+    assert depth_pairs(12, 6).tolist() == [round(i * 5 / 11 + 1e-9) for i in range(12)]
+    assert depth_pairs(1, 4).tolist() == [3]  # one layer: beside B's last
+
+
+def test_models_with_different_numbers_of_layers_compare_layer_beside_layer_at_the_same_depth():
+    """B has 3 layers and A 2: A's layer 0 is compared with B's layer 0, A's layer 1 with B's layer 2, heads paired
+    within each; B made of A's layers (and a layer between them) with its heads shuffled pairs them back exactly."""
+    text = "the cat saw the dog because it was tired"
+    amap = random_map(words_of(text), layers=2, heads=4, seed=20)
+    between = random_map(words_of(text), layers=1, heads=4, seed=21).weights[0]
+    order = np.array([[2, 0, 3, 1], [0, 1, 2, 3], [1, 3, 0, 2]])  # B's head j of layer l is order[l, j] of its source
+    layers_b = [amap.weights[0, order[0]], between[order[1]], amap.weights[1, order[2]]]
+    bmap = AttentionMap("self", np.stack(layers_b), amap.query_tokens, amap.key_tokens, [f"b.{i}" for i in range(3)])
+    compared = compare_maps(amap, (text, text), bmap, (text, text), pair_heads=True)
+    assert compared.layers_b.tolist() == [0, 2]
+    for layer, layer_b in ((0, 0), (1, 2)):
+        for head in range(4):
+            assert order[layer_b, compared.heads_b[layer, head]] == head
+    assert np.all(compared.divergence < 1e-12)
+    assert {(c.layer, c.layer_b) for c in compared.ranking()} == {(0, 0), (1, 2)}
+    assert [row["layer_b"] for row in compared.table()] == [c.layer_b for c in compared.ranking()]
+    assert "B: layer 2, head" in compared.heads_said(1, 0) and "第 2 层" in compared.heads_said(1, None, "zh")
+    by_number = compare_maps(amap, (text, text), bmap, (text, text))  # heads by number, layers still by depth
+    expected = [_js_of_rows(amap.weights[1, h], bmap.weights[2, h]) for h in range(4)]
+    np.testing.assert_allclose(by_number.divergence[1], expected, atol=1e-9)
+    swapped = compare_maps(bmap, (text, text), amap, (text, text), pair_heads=True)  # B deeper than A: 3 → 2
+    assert swapped.layers_b.tolist() == [0, 1, 1] and swapped.diff.shape[:2] == (3, 4)
+
+
+def test_side_by_side_draws_b_in_its_layer_at_the_same_depth():
+    text = "the cat saw the dog"
+    amap = random_map(words_of(text), layers=2, heads=3, seed=22)
+    bmap = random_map(words_of(text), layers=4, heads=3, seed=23)
+    a, b = (AttentionCapture("m", "cpu", {"self": m}, source_text=text) for m in (amap, bmap))
+    compared = compare_captures(a, b, pair_heads=True)
+    for head in range(3):
+        options_a, options_b = side_options(compared, b, ViewOptions(), 1, head)
+        assert (options_a.layer, options_a.head) == (1, head)
+        assert (options_b.layer, options_b.head) == (3, int(compared.heads_b[1, head]))  # B's last layer, its head
+    layer_mean_a, layer_mean_b = side_options(compared, b, ViewOptions(), 1, None)
+    assert (layer_mean_b.aggregation, layer_mean_b.layer) == ("layer", 3)
+
+
+def _js_of_rows(p: np.ndarray, q: np.ndarray) -> float:
+    """Mean JS (bits) of matching rows of two (queries, keys) weight matrices, by scipy."""
+    return float(np.mean([jensenshannon(a, b, base=2) ** 2 for a, b in zip(p, q)]))
 
 
 # ----------------------------------------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ from attnviz.corpus.inputs import BadLine, CorpusPair, read_pairs
 from attnviz.corpus.report import ShardMerge
 from attnviz.corpus.shards import JobOptions, ShardResult, is_done, read_shard, shard_specs, write_shard
 from attnviz.corpus.stats import HeadAccumulator, Moments, StatisticBlock
-from attnviz.maps import analysis
+from attnviz.maps import head_stats
 from tests.support.maps import random_map, tokens_from
 
 
@@ -86,7 +86,7 @@ def test_accumulators_merged_in_shard_order_equal_one_pass_and_survive_their_fil
 def test_a_maps_means_are_over_the_heads_where_each_statistic_applies():
     amap = random_map(tokens_from(["The", "cat", "sat", "the", "cat", "."]), layers=2, heads=3, seed=4)
     means = HeadAccumulator().add_map(amap)
-    for name, values in analysis.head_statistics(amap).items():
+    for name, values in head_stats.head_statistics(amap).items():
         finite = values[np.isfinite(values)]
         assert means[name] == (
             pytest.approx(float(finite.mean()), rel=1e-6) if finite.size else pytest.approx(np.nan, nan_ok=True)

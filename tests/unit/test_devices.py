@@ -7,7 +7,7 @@ import torch
 
 from attnviz import settings
 from attnviz.errors import DeviceUnavailableError, SettingError
-from attnviz.model import devices
+from attnviz.model import devices, placement
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
@@ -106,3 +106,39 @@ def test_a_bad_device_setting_is_refused_by_name_and_reported(monkeypatch):
     assert devices.resolve_device("cpu") == torch.device("cpu")  # an explicit device needs no setting
     report = devices.device_report()
     assert report.chosen.startswith("none — The environment variable ATTNVIZ_DEVICE='gpu' is not valid")
+
+
+def _statuses(npu: int = 0, cuda: int = 0) -> list[devices.DeviceStatus]:
+    """A machine with `npu` NPUs and `cuda` CUDA GPUs (0: that backend unavailable, with a reason)."""
+    return [
+        devices._status("npu", npu > 0, "npu_ready" if npu else "npu_not_installed", npu, version="x"),
+        devices._status("cuda", cuda > 0, "cuda_ready" if cuda else "cuda_not_built", cuda, gpu="g"),
+        devices._status("mps", False, "mps_unavailable"),
+        devices._status("cpu", True, "cpu_ready", 1, threads=1),
+    ]
+
+
+@pytest.mark.parametrize(
+    "machine, written, key, named",
+    [
+        ({}, "npu:0", "placement_device_unavailable", "'npu:0'"),  # no NPU: the NPU named, with why
+        ({"cuda": 2}, "npu:1", "placement_device_unavailable", "'npu:1'"),  # a CUDA machine has no npu:1 either
+        ({}, "0", "placement_no_accelerator", "'0'"),  # a bare index and no accelerator at all
+        ({"npu": 2}, "npu:2", "device_missing", "0 to 1"),  # two NPUs: 0 and 1
+        ({"cuda": 1}, "1", "device_missing", "0 to 0"),  # a bare index reads as the accelerator there is
+    ],
+)
+def test_a_placement_naming_an_accelerator_the_machine_lacks_names_it(monkeypatch, machine, written, key, named):
+    monkeypatch.setattr(devices, "device_statuses", lambda: _statuses(**machine))
+    kind, index = placement.accelerator_of(written)
+    with pytest.raises(DeviceUnavailableError) as refused:
+        devices.check_accelerators([(written, kind, index)])
+    assert refused.value.key == key and named in str(refused.value) and written in refused.value.message("zh")
+    assert "complete and uncorrupted" not in str(refused.value) and CJK.search(refused.value.message("zh"))
+
+
+def test_a_placement_on_accelerators_the_machine_has_passes(monkeypatch):
+    monkeypatch.setattr(devices, "device_statuses", lambda: _statuses(npu=2))
+    devices.check_accelerators([("npu:0", "npu", 0), ("npu:1", "npu", 1), ("1", None, 1)])
+    monkeypatch.setattr(devices, "device_statuses", lambda: _statuses())
+    devices.check_accelerators([])  # cpu and disk only: nothing to check

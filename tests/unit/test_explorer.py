@@ -20,7 +20,7 @@ import attnviz
 from attnviz.errors import InputError
 from attnviz.notebook import show as notebook
 from attnviz.notebook.show import PLOTLY_MIME
-from attnviz.view import selection
+from attnviz.view import viewing
 from tests.support.maps import seq2seq_capture
 
 REPO = Path(__file__).resolve().parents[2]
@@ -63,12 +63,12 @@ def test_another_map_offers_its_own_aggregations_and_figures():
     assert [value for _, value in explorer.kind.options] == ["encoder", "cross"]  # the maps it holds
     assert explorer.layer.disabled and explorer.head.disabled
     explorer.kind.value = "encoder"
-    assert [value for _, value in explorer.aggregation.options] == list(selection.SELF_AGGREGATIONS)
+    assert [value for _, value in explorer.aggregation.options] == list(viewing.SELF_AGGREGATIONS)
     assert "alignment" not in [value for _, value in explorer.figure.options]  # links between two texts only
     assert explorer.aggregation.value == "all" and explorer.figure.value == "heatmap"
     assert _drawn(explorer) == _expected(capture, "heatmap", kind="encoder", aggregation="all")
     explorer.aggregation.value = "rollout"
-    assert explorer.shown.selection.aggregation == selection.ROLLOUT
+    assert explorer.shown.selection.aggregation == viewing.ROLLOUT
     assert _drawn(explorer) == _expected(capture, "heatmap", kind="encoder", aggregation="rollout")
     explorer.kind.value = "cross"  # no rollout of cross-attention: back to what it opens on
     assert explorer.aggregation.value == "alignment"
@@ -153,10 +153,20 @@ def test_an_aggregation_no_control_offers_is_refused_with_those_offered():
     with pytest.raises(InputError) as refused:
         attnviz.explore(seq2seq_capture(), kind="encoder", aggregation="custom")  # `show` draws it; no control can
     assert refused.value.key == "view_unknown"
-    assert ", ".join(selection.SELF_AGGREGATIONS) in str(refused.value)
+    assert ", ".join(viewing.SELF_AGGREGATIONS) in str(refused.value)
 
 
 def test_reading_attnviz_explore_imports_neither_ipywidgets_nor_torch():
     probe = "import sys, attnviz; attnviz.explore; print(any(m in sys.modules for m in ('ipywidgets', 'torch')))"
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=REPO, check=True)
     assert done.stdout.split() == ["False"], done.stderr
+
+
+def test_a_layer_and_head_named_alone_open_on_that_head():
+    """`explore(result, layer=1, head=1)` opens its controls on that head (as `attnviz.show` draws it), not on the
+    alignment heads the app opens cross-attention on."""
+    capture = seq2seq_capture()
+    explorer = attnviz.explore(capture, layer=1, head=1)
+    assert explorer.aggregation.value == "head" and (explorer.layer.value, explorer.head.value) == (1, 1)
+    assert explorer.shown.selection.pairs == ((1, 1),)
+    assert _drawn(explorer) == _expected(capture, "heatmap", layer=1, head=1)

@@ -8,7 +8,7 @@ from attnviz.attention.walkthrough import walkthrough
 from attnviz.errors import InputError
 from attnviz.figures import FigureStyle
 from attnviz.figures.layout import fit_heatmap
-from attnviz.maps import analysis
+from attnviz.maps import analysis, head_stats
 from attnviz.types import Token
 from tests.support.figure_reading import _axis, _axis_text, en_zh_map, hover_label  # noqa: F401
 from tests.support.maps import random_map, seed_pair_map, tokens_from
@@ -225,8 +225,8 @@ def test_grid_has_one_heatmap_per_layer_and_head_with_its_weights():
 def test_statistic_grid_shows_the_statistic():
     amap = random_map(tokens_from(list("abcd")), layers=2, heads=3)
     fig = figures.statistic_grid(amap, "previous_token")
-    np.testing.assert_allclose(fig.data[0].z, analysis.head_statistics(amap)["previous_token"])
-    assert fig.data[0].text[1][2] == f"{analysis.head_statistics(amap)['previous_token'][1, 2]:.2f}"
+    np.testing.assert_allclose(fig.data[0].z, head_stats.head_statistics(amap)["previous_token"])
+    assert fig.data[0].text[1][2] == f"{head_stats.head_statistics(amap)['previous_token'][1, 2]:.2f}"
     with pytest.raises(InputError, match="not defined for cross"):
         figures.statistic_grid(seed_pair_map(), "distance")
     with pytest.raises(InputError, match="Unknown head statistic"):
@@ -235,7 +235,7 @@ def test_statistic_grid_shows_the_statistic():
 
 def test_statistic_grid_draws_statistics_computed_elsewhere():
     amap = random_map(tokens_from(list("abcd")), layers=2, heads=3, causal=True)
-    computed = analysis.head_statistics(amap)
+    computed = head_stats.head_statistics(amap)
     fig = figures.statistic_grid(values=computed, statistic="distance", kind="decoder", style=FigureStyle(model="m"))
     np.testing.assert_array_equal(fig.data[0].z, computed["distance"])
     assert fig.layout.title.text == "m · decoder self-attention · Mean attention distance"
@@ -247,7 +247,7 @@ def test_statistic_grid_draws_statistics_computed_elsewhere():
     with pytest.raises(InputError, match=r"\(layers, heads\) array"):
         figures.statistic_grid(values={"entropy": np.ones(3)})
     with pytest.raises(InputError, match="not defined for cross"):
-        figures.statistic_grid(values=analysis.head_statistics(seed_pair_map()), statistic="distance", kind="cross")
+        figures.statistic_grid(values=head_stats.head_statistics(seed_pair_map()), statistic="distance", kind="cross")
     with pytest.raises(InputError, match="Unknown map kind"):
         figures.statistic_grid(values=computed, kind="sideways")
 

@@ -16,7 +16,7 @@ from attnviz.errors import InputError
 from attnviz.figures import layout
 from attnviz.figures.fonts import text_width
 from attnviz.types import AttentionCapture, AttentionMap
-from attnviz.view import find_head, selection
+from attnviz.view import find_head, selection, viewing
 from tests.support.maps import random_map, tokens_from
 
 SENTENCE = "[CLS] the animal was tired because it ran [SEP]".split()
@@ -59,9 +59,7 @@ def test_ranking_orders_every_head_by_the_weight_from_query_to_key():
     ]
     assert [m.weight for m in ranked] == pytest.approx(sorted(expected.ravel(), reverse=True))
     top = ranked[0]
-    shown = selection.show(
-        result, selection.ViewOptions(kind="self", aggregation="head", layer=top.layer, head=top.head)
-    )
+    shown = selection.show(result, viewing.ViewOptions(kind="self", aggregation="head", layer=top.layer, head=top.head))
     assert find_head.pair_weight(shown.selection, query, key) == pytest.approx(top.weight)
 
 
@@ -77,7 +75,7 @@ def test_with_value_norms_shown_the_ranking_ranks_what_the_figures_draw():
     expected = scaled[:, :, key.start] / scaled.sum(axis=-1)
     assert [m.weight for m in ranked] == pytest.approx(sorted(expected.ravel(), reverse=True))
     for match in ranked[:3]:  # each ranked weight is the one the opened head's figures draw
-        options = selection.ViewOptions(
+        options = viewing.ViewOptions(
             kind="self", aggregation="head", layer=match.layer, head=match.head, weighting="value-norm"
         )
         shown = selection.show(result, options)
@@ -99,7 +97,7 @@ def test_a_word_of_pieces_weighs_its_pieces_as_the_word_view_does():
     weights = result["self"].weights
     for head in range(2):
         assert ranked[(0, head)] == pytest.approx(weights[0, head, 1:3, 1:3].sum(axis=1).mean())
-        shown = selection.show(result, selection.ViewOptions(kind="self", aggregation="head", head=head))
+        shown = selection.show(result, viewing.ViewOptions(kind="self", aggregation="head", head=head))
         assert find_head.pair_weight(shown.selection, query, key) == pytest.approx(ranked[(0, head)])
 
 
@@ -141,7 +139,7 @@ def test_the_grid_and_the_views_share_one_scale_by_default():
     assert [trace.zmax for trace in each.data] == pytest.approx([0.35, 0.68])
     assert each.layout.coloraxis.showscale is False and "own max" in each.layout.title.text
     result = AttentionCapture("m", "cpu", {"self": amap})
-    shown = selection.show(result, selection.ViewOptions(kind="self", hide_special=False), names=("heatmap", "grid"))
+    shown = selection.show(result, viewing.ViewOptions(kind="self", hide_special=False), names=("heatmap", "grid"))
     assert shown.figures["heatmap"].data[0].zmax == 1.0 and shown.figures["grid"].layout.coloraxis.cmax == 1.0
 
 

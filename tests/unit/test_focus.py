@@ -10,21 +10,21 @@ import pytest
 
 from attnviz.maps import replay
 from attnviz.types import AttentionCapture, AttentionMap
-from attnviz.view import focus, selection
+from attnviz.view import focus, head_choice, selection, viewing
 from tests.support.maps import seq2seq_capture, tokens_from
 
 
 def test_newest_focus_is_the_last_written_token_and_where_it_looked_most():
     result = seq2seq_capture()
     amap = replay.replay(result["cross"], 2)
-    chosen = selection.head_selection(amap, "head", 1, 0)
+    chosen = head_choice.head_selection(amap, "head", 1, 0)
     token, looked = focus.newest_focus(chosen, top=2, floor=0.0)
     row = amap.weights[1, 0, -1]
     assert token.text == "morn"
     assert [w for _, w in looked] == pytest.approx(sorted(row, reverse=True)[:2])
     assert looked[0][0] == amap.key_tokens[int(row.argmax())]
     one_hot = replace(amap, weights=np.eye(4, dtype=np.float32)[[0, 3]][None, None].repeat(2, 0).repeat(2, 1))
-    _, looked = focus.newest_focus(selection.head_selection(one_hot, "head", 0, 0))
+    _, looked = focus.newest_focus(head_choice.head_selection(one_hot, "head", 0, 0))
     assert [(k.text, w) for k, w in looked] == [("</s>", 1.0)]  # near-zero weights are not named
 
 
@@ -41,7 +41,7 @@ def _cross_capture(last_row: list[float]) -> AttentionCapture:
 
 
 def _sentence(result: AttentionCapture, lang: str = "en") -> str:
-    options = selection.ViewOptions(kind="cross", aggregation="head", lang=lang)
+    options = viewing.ViewOptions(kind="cross", aggregation="head", lang=lang)
     shown = selection.show(result, options)
     hidden = focus.hidden_focus(result, options, shown.selection)
     return focus.focus_sentence(shown.selection, 3, 3, lang, hidden)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from attnviz.model import long_texts
 from attnviz.model.catalogue import CatalogueEntry, card_languages
 from attnviz.types import Token
-from attnviz.view import selection
+from attnviz.view import selection, viewing
 
 
 def entry(name: str, positions: int | None, languages: tuple[str, ...], kind: str = "encoder") -> CatalogueEntry:
@@ -68,5 +68,5 @@ def test_a_truncation_says_how_much_it_kept_and_where_it_cut():
 
 
 def test_the_long_view_starts_after_one_exact_block():
-    assert not selection.long_view(selection.LONG_WINDOW)
-    assert selection.long_view(selection.LONG_WINDOW + 1)
+    assert not selection.long_view(viewing.LONG_WINDOW)
+    assert selection.long_view(viewing.LONG_WINDOW + 1)

@@ -8,9 +8,11 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from attnviz import measuring
 from attnviz.errors import InputError
+from attnviz.measures import names
 from attnviz.types import AttentionCapture
-from attnviz.view import agreement, selection
+from attnviz.view import agreement, selection, viewing
 from tests.support.maps import numbered_map, seq2seq_capture
 
 CONTRIBUTIONS = ("alti", "alti-rollout", "value-zeroing")
@@ -38,8 +40,8 @@ def title(figure) -> str:
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_every_figure_of_a_measure_names_it_and_no_head(measure, lang):
     result = measured(seq2seq_capture(), measure)
-    options = selection.ViewOptions(kind="cross", layer=1, lang=lang)
-    shown = selection.show(result, options, names=selection.FIGURES)
+    options = viewing.ViewOptions(kind="cross", layer=1, lang=lang)
+    shown = selection.show(result, options, names=viewing.FIGURES)
     name = {
         "en": {"alti": "ALTI contributions", "alti-rollout": "ALTI rollout", "value-zeroing": "value zeroing"},
         "zh": {"alti": "ALTI 贡献", "alti-rollout": "ALTI 展开", "value-zeroing": "值置零"},
@@ -57,43 +59,43 @@ def test_every_figure_of_a_measure_names_it_and_no_head(measure, lang):
 
 def test_a_measure_opens_on_a_layer_and_weights_stay_as_they_were():
     result = measured(seq2seq_capture(), "value-zeroing")
-    shown = selection.show(result, selection.ViewOptions(kind="cross", layer=1))
+    shown = selection.show(result, viewing.ViewOptions(kind="cross", layer=1))
     assert shown.selection.aggregation == "layer" and shown.selection.pairs == ((1, 0),)
     np.testing.assert_array_equal(shown.selection.matrix(), shown.amap.weights[1, 0])
-    plain = selection.show(seq2seq_capture(), selection.ViewOptions(kind="cross", aggregation="head", layer=1))
+    plain = selection.show(seq2seq_capture(), viewing.ViewOptions(kind="cross", aggregation="head", layer=1))
     assert "head 0" in title(plain.figures["heatmap"]) and "value zeroing" not in title(plain.figures["heatmap"])
 
 
 def test_rollout_titles_say_the_layers_it_went_through():
     result = measured(seq2seq_capture(), "alti-rollout")
-    heading = title(selection.show(result, selection.ViewOptions(kind="encoder", layer=1)).figures["heatmap"])
+    heading = title(selection.show(result, viewing.ViewOptions(kind="encoder", layer=1)).figures["heatmap"])
     assert "layers up to 1" in heading and "ALTI rollout" in heading
 
 
 def test_a_result_that_does_not_hold_the_measure_is_refused_in_both_languages():
     with pytest.raises(InputError) as caught:
-        selection.show(seq2seq_capture(), selection.ViewOptions(measure="alti"))
+        selection.show(seq2seq_capture(), viewing.ViewOptions(measure="alti"))
     assert "ALTI contributions" in caught.value.message("en") and "ALTI 贡献" in caught.value.message("zh")
     with pytest.raises(InputError, match="attention weights"):
-        selection.show(measured(seq2seq_capture(), "alti"), selection.ViewOptions(measure="weights"))
+        selection.show(measured(seq2seq_capture(), "alti"), viewing.ViewOptions(measure="weights"))
     with pytest.raises(InputError, match="Unknown measure"):
-        selection.show(seq2seq_capture(), selection.ViewOptions(measure="gradients"))
+        selection.show(seq2seq_capture(), viewing.ViewOptions(measure="gradients"))
 
 
 def test_a_measure_has_no_alignment_heads_and_no_attention_rollout():
     result = measured(seq2seq_capture(), "alti")
     with pytest.raises(InputError, match="no alignment heads") as caught:
-        selection.show(result, selection.ViewOptions(kind="cross", aggregation="alignment"))
+        selection.show(result, viewing.ViewOptions(kind="cross", aggregation="alignment"))
     assert "对齐头" in caught.value.message("zh")
     with pytest.raises(InputError, match="ALTI rollout"):
-        selection.show(result, selection.ViewOptions(kind="encoder", aggregation="rollout"))
+        selection.show(result, viewing.ViewOptions(kind="encoder", aggregation="rollout"))
 
 
 def test_value_norm_as_a_measure_is_the_value_norm_weighting():
     amap = numbered_map(kind="self")
     norms = np.random.default_rng(3).random((amap.num_layers, amap.num_heads, len(amap.key_tokens)))
     capture = AttentionCapture("m", "cpu", {"self": replace(amap, value_norms=norms.astype(np.float32))})
-    options = selection.ViewOptions(kind="self", aggregation="head", layer=1, head=2, hide_special=False, words=False)
+    options = viewing.ViewOptions(kind="self", aggregation="head", layer=1, head=2, hide_special=False, words=False)
     as_measure = selection.show(capture, replace(options, measure="value-norm"))
     as_weighting = selection.show(capture, replace(options, weighting="value-norm"))
     np.testing.assert_array_equal(as_measure.selection.matrix(), as_weighting.selection.matrix())
@@ -102,8 +104,8 @@ def test_value_norm_as_a_measure_is_the_value_norm_weighting():
 
 
 def test_files_record_the_measure_when_a_view_names_it():
-    assert selection.recorded_options(selection.ViewOptions(measure="value-zeroing"))["measure"] == "value-zeroing"
-    assert "measure" not in selection.recorded_options(selection.ViewOptions())  # the capture's own provenance says
+    assert selection.recorded_options(viewing.ViewOptions(measure="value-zeroing"))["measure"] == "value-zeroing"
+    assert "measure" not in selection.recorded_options(viewing.ViewOptions())  # the capture's own provenance says
 
 
 # ----------------------------------------------------------------------------------------------------------------------
@@ -173,7 +175,7 @@ def test_the_line_says_the_chosen_measures_own_rho_not_the_mean_of_every_pair():
 def test_view_agreement_compares_the_drawn_rows_of_the_shown_layer():
     capture = seq2seq_capture()
     alti = measured(capture, "alti")
-    options = selection.ViewOptions(kind="cross", aggregation="alignment", layer=1, words=False, hide_special=False)
+    options = viewing.ViewOptions(kind="cross", aggregation="alignment", layer=1, words=False, hide_special=False)
     found = agreement.view_agreement(capture, {"alti": alti}, options)
     weights = capture["cross"].weights[1].mean(axis=0)
     expected = np.corrcoef(ranks(weights.ravel()), ranks(alti["cross"].weights[1, 0].ravel()))[0, 1]
@@ -183,3 +185,13 @@ def test_view_agreement_compares_the_drawn_rows_of_the_shown_layer():
 def test_measures_of_another_shape_are_refused():
     with pytest.raises(ValueError, match="cannot be compared"):
         agreement.agreement(np.ones((2, 3)), {"alti": np.ones((3, 2))})
+
+
+def test_one_table_of_computed_measures_names_what_views_offer():
+    """`attnviz.measuring.MEASURES` (function, figure, file writer) holds every computed measure the views name, and
+    no other; an unknown name reads the one sentence."""
+    assert set(measuring.MEASURES) == {*names.CONTRIBUTIONS, *names.PER_OUTPUT_TOKEN}
+    assert all(entry.per_layer_map == (name in names.CONTRIBUTIONS) for name, entry in measuring.MEASURES.items())
+    with pytest.raises(InputError) as raised:
+        measuring.get("attention-flow")
+    assert raised.value.key == "measure_unknown" and "alti-rollout" in raised.value.message("en")

@@ -9,13 +9,14 @@ import sys
 import types
 from pathlib import Path
 
+import numpy as np
 import pytest
 from plotly.offline import get_plotlyjs
 
 import attnviz
 from attnviz.errors import InputError
 from attnviz.notebook import show as notebook
-from attnviz.view import selection
+from attnviz.view import selection, viewing
 from tests.support.maps import seq2seq_capture
 
 REPO = Path(__file__).resolve().parents[2]
@@ -28,7 +29,7 @@ def test_show_draws_what_selection_show_draws_for_the_same_options():
     )
     same = selection.show(
         capture,
-        selection.ViewOptions(kind="cross", aggregation="head", layer=1, head=0, lang="zh"),
+        viewing.ViewOptions(kind="cross", aggregation="head", layer=1, head=0, lang="zh"),
         (),
         ("heatmap", "grid"),
     )
@@ -76,3 +77,20 @@ def test_reading_attnviz_show_imports_neither_ipython_nor_ipywidgets_nor_torch()
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=REPO, check=True)
     assert done.stdout.split() == ["False"], done.stderr
+
+
+def test_a_layer_and_head_named_alone_draw_that_head_not_the_alignment_heads():
+    """`attnviz.show(result, view="heatmap", layer=1, head=1, lang="zh")` on a capture with cross-attention: the app
+    opens cross-attention on its alignment heads, where a layer and head mean nothing; named, they choose the head."""
+    capture = seq2seq_capture()
+    shown = attnviz.show(capture, view="heatmap", layer=1, head=1, lang="zh", display=False)
+    assert shown.selection.aggregation == "head" and shown.selection.pairs == ((1, 1),)
+    assert shown.amap.kind == "cross"
+    raw = attnviz.show(capture, layer=1, head=1, words=False, hide_special=False, display=False)
+    drawn = np.asarray(raw.figures["heatmap"].data[0].z, dtype=np.float32)  # (target, source) as drawn
+    np.testing.assert_allclose(drawn, capture["cross"].weights[1, 1], atol=1e-6)  # that head's own weights
+    only_head = attnviz.show(capture, head=1, display=False)
+    assert only_head.selection.pairs == ((0, 1),)
+    as_asked = attnviz.show(capture, aggregation="layer", layer=1, display=False)  # an aggregation given is kept
+    assert as_asked.selection.aggregation == "layer" and as_asked.selection.layers == 1
+    assert attnviz.show(capture, display=False).selection.aggregation == "alignment"  # nothing named: the app's view

@@ -46,11 +46,11 @@ def test_a_layer_is_placed_by_its_longest_prefix_and_reported_with_where_it_ran(
     assert placement.offloaded_to_disk(device_map) and not placement.offloaded_to_disk({"": 0})
 
 
-def test_a_placement_as_written_becomes_load_models_options_through_the_same_parsers():
+def test_a_placement_as_written_becomes_load_models_options_checked_by_the_same_parsers():
     written = placement.Placement("balanced", " npu:0=30GiB,cpu=64GiB ", " /tmp/offload ")
-    assert written.load_options() == {
+    assert written.load_options() == {  # as written, once the parsers have read them: load_model parses them again
         "device_map": "balanced",
-        "max_memory": placement.max_memory_of("npu:0=30GiB,cpu=64GiB"),
+        "max_memory": "npu:0=30GiB,cpu=64GiB",
         "offload_folder": "/tmp/offload",
     }
     assert not written.on_one_device
@@ -65,3 +65,13 @@ def test_a_placement_as_written_becomes_load_models_options_through_the_same_par
     with pytest.raises(ModelLoadError) as refused:
         placement.Placement(max_memory="npu:0=lots").load_options()
     assert "30GiB" in str(refused.value)
+
+
+def test_the_accelerators_a_placement_names_are_kept_as_written():
+    named = placement.accelerators_named(
+        '{"model.layers.0": "npu:1", "lm_head": 0, "": "cpu"}', "NPU:0=30GiB, cpu=1GiB"
+    )
+    assert named == ["npu:1", "0", "npu:0"]
+    assert placement.accelerators_named("auto", {"cuda:1": "8GB", 1: 5, "disk": "1TB"}) == ["cuda:1", "1"]
+    assert placement.accelerators_named(None, None) == [] and placement.accelerators_named("not json", "cpu=1") == []
+    assert [placement.accelerator_of(w) for w in ("npu:1", "0", "xpu:2")] == [("npu", 1), (None, 0), ("xpu", 2)]

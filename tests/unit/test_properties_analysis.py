@@ -9,7 +9,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from attnviz.errors import InputError
-from attnviz.maps import analysis
+from attnviz.maps import analysis, head_stats, word_merge
 from tests.support.strategies import drawn_maps, property_settings
 
 ATOL = 2e-5  # float32 rows of up to 20 keys
@@ -122,9 +122,9 @@ def test_downsample_pools_blocks_and_keeps_masked_blocks_empty(drawn, query_fact
 @given(drawn=drawn_maps())
 def test_merge_words_keeps_rows_summing_to_one_over_word_groups(drawn):
     amap = drawn.amap
-    merged = analysis.merge_words(amap, drawn.query_text, drawn.key_text)
-    query_groups = analysis.word_groups(amap.query_tokens, drawn.query_text)
-    key_groups = analysis.word_groups(amap.key_tokens, drawn.key_text)
+    merged = word_merge.merge_words(amap, drawn.query_text, drawn.key_text)
+    query_groups = word_merge.word_groups(amap.query_tokens, drawn.query_text)
+    key_groups = word_merge.word_groups(amap.key_tokens, drawn.key_text)
     for groups, count in ((query_groups, len(amap.query_tokens)), (key_groups, len(amap.key_tokens))):
         assert [i for first, stop in groups for i in range(first, stop)] == list(range(count))  # cover, in order
     assert merged.weights.shape == (amap.num_layers, amap.num_heads, len(query_groups), len(key_groups))
@@ -210,9 +210,9 @@ def test_rollout_rows_stay_distributions_and_causal_maps_stay_causal(drawn, resi
 @given(drawn=drawn_maps())
 def test_head_statistics_lie_in_their_ranges(drawn):
     amap = drawn.amap
-    stats = analysis.head_statistics(amap)
+    stats = head_stats.head_statistics(amap)
     queries, keys = len(amap.query_tokens), len(amap.key_tokens)
-    assert list(stats) == list(analysis.STATISTICS)
+    assert list(stats) == list(head_stats.STATISTICS)
     for name, values in stats.items():
         assert values.shape == (amap.num_layers, amap.num_heads) and values.dtype == np.float32, name
     assert ((stats["entropy"] >= -1e-6) & (stats["entropy"] <= math.log(keys) + 1e-4)).all()
@@ -223,7 +223,7 @@ def test_head_statistics_lie_in_their_ranges(drawn):
     else:
         assert ((stats["distance"] >= 0) & (stats["distance"] <= max(queries - 1, 0) + 1e-4)).all()
         assert ((stats["previous_token"] >= 0) & (stats["previous_token"] <= 1 + ATOL)).all()
-    table = analysis.head_statistics_table(amap)
+    table = head_stats.head_statistics_table(amap)
     assert len(table) == amap.num_layers * amap.num_heads
     row = table[-1]
     assert (row["layer"], row["head"]) == (amap.num_layers - 1, amap.num_heads - 1)
@@ -238,17 +238,17 @@ def test_statistics_summed_over_any_row_tiles_equal_the_whole_map(drawn, data):
     amap = drawn.amap
     queries = len(amap.query_tokens)
     cuts = sorted(data.draw(st.sets(st.integers(1, max(queries - 1, 1)), max_size=4), "cuts") - {queries})
-    known = analysis.statistic_inputs(amap.kind, amap.query_tokens, amap.key_tokens)
+    known = head_stats.statistic_inputs(amap.kind, amap.query_tokens, amap.key_tokens)
     induction = known.pop("induction")
     sinks = known["sinks"]
     assert sinks[0] and all(sinks[i] for i, t in enumerate(amap.key_tokens) if t.special)
     totals: dict = {}
     for first, stop in zip([0, *cuts], [*cuts, queries]):
         rows_induction = None if induction is None else induction[first:stop]
-        part = analysis.statistic_sums(amap.weights[:, :, first:stop], first, induction=rows_induction, **known)
+        part = head_stats.statistic_sums(amap.weights[:, :, first:stop], first, induction=rows_induction, **known)
         for name, (total, count) in part.items():
             running = totals.setdefault(name, [0.0, 0])
             running[0], running[1] = running[0] + total, running[1] + count
-    streamed = analysis.statistic_means(totals, amap.weights.shape[:2])
-    for name, expected in analysis.head_statistics(amap).items():
+    streamed = head_stats.statistic_means(totals, amap.weights.shape[:2])
+    for name, expected in head_stats.head_statistics(amap).items():
         np.testing.assert_allclose(streamed[name], expected, rtol=1e-6, atol=1e-7, equal_nan=True, err_msg=name)

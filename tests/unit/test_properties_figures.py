@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from attnviz import figures
 from attnviz.errors import InputError
-from attnviz.figures._common import token_label
-from attnviz.maps import analysis
+from attnviz.figures.common import token_label
+from attnviz.maps import analysis, head_stats
 from tests.support.figure_reading import hover_label
 from tests.support.strategies import drawn_maps, property_settings
 
@@ -131,10 +131,10 @@ def test_grid_has_one_exact_thumbnail_per_layer_and_head(drawn, max_cells, data)
 
 
 @property_settings(25)
-@given(drawn=drawn_maps(), statistic=st.sampled_from(list(analysis.STATISTICS)))
+@given(drawn=drawn_maps(), statistic=st.sampled_from(list(head_stats.STATISTICS)))
 def test_statistic_grid_shows_the_statistic_or_says_it_does_not_apply(drawn, statistic):
     amap = drawn.amap
-    values = analysis.head_statistics(amap)[statistic]
+    values = head_stats.head_statistics(amap)[statistic]
     if not np.isfinite(values).any():
         with pytest.raises(InputError, match="not defined"):
             figures.statistic_grid(amap, statistic)

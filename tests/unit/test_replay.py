@@ -10,7 +10,7 @@ import pytest
 
 from attnviz.errors import InputError
 from attnviz.maps import replay
-from attnviz.view import selection
+from attnviz.view import selection, viewing
 from tests.support.maps import numbered_map, seq2seq_capture
 
 
@@ -34,7 +34,7 @@ def test_replay_keeps_a_causal_map_causal():
 
 def test_a_step_past_the_rows_written_or_on_an_encoder_map_is_refused():
     result = seq2seq_capture()
-    options = selection.ViewOptions(kind="cross", aggregation="head", words=False, hide_special=False)
+    options = viewing.ViewOptions(kind="cross", aggregation="head", words=False, hide_special=False)
     assert selection.show(result, replace(options, step=5)).amap.weights.shape[2] == 5  # the last step: all
     with pytest.raises(InputError) as past:
         selection.show(result, replace(options, step=6))

@@ -10,7 +10,7 @@ from attnviz import figures, i18n
 from attnviz.errors import InputError
 from attnviz.maps import analysis
 from attnviz.types import AttentionCapture, AttentionMap
-from attnviz.view import selection
+from attnviz.view import head_choice, selection, viewing
 from tests.support.maps import random_map, seed_pair_map, tokens_from
 
 TOKENS = tokens_from(["[CLS]", "the", "cat", "sat", "[SEP]"], specials=("[CLS]", "[SEP]"))
@@ -36,7 +36,7 @@ def paper(amap, first: int, last: int, residual: bool = True) -> np.ndarray:
 @pytest.mark.parametrize("residual", [True, False])
 def test_a_layer_range_rolls_out_only_those_layers(layers, first, last, residual):
     amap = self_map()
-    rolled = selection.rollout_map(amap, layers, residual=residual)
+    rolled = head_choice.rollout_map(amap, layers, residual=residual)
     assert rolled.weights.shape == (last - first + 1, 1, 5, 5)
     np.testing.assert_allclose(rolled.weights[-1, 0], paper(amap, first, last, residual), rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(rolled.weights[0, 0], paper(amap, first, first, residual), rtol=1e-5, atol=1e-6)
@@ -47,34 +47,32 @@ def test_a_layer_range_rolls_out_only_those_layers(layers, first, last, residual
 
 def test_cross_attention_is_refused_with_the_reason():
     with pytest.raises(InputError, match="encoder's last output") as raised:
-        selection.rollout_map(seed_pair_map())
+        head_choice.rollout_map(seed_pair_map())
     assert "交叉注意力" in raised.value.message("zh")
 
 
 @pytest.mark.parametrize("layers", [(0, 4), (-1, 2)])  # (2, 1) runs backwards: its own sentence (below)
 def test_a_range_outside_the_map_is_refused(layers):
     with pytest.raises(InputError, match="not inside layers 0–3"):
-        selection.rollout_map(self_map(), layers)
+        head_choice.rollout_map(self_map(), layers)
 
 
 def test_show_draws_the_rollout_through_the_range_and_the_grid_layer_by_layer():
     amap = self_map()
     capture = AttentionCapture("tiny", "cpu", {"self": amap}, "the cat sat", None)
-    options = selection.ViewOptions(
-        aggregation=selection.ROLLOUT, rollout_layers=(1, 3), words=False, hide_special=False
-    )
+    options = viewing.ViewOptions(aggregation=viewing.ROLLOUT, rollout_layers=(1, 3), words=False, hide_special=False)
     shown = selection.show(capture, options, names=("heatmap", "grid", "lines"))
     z = np.array(shown.figures["heatmap"].data[0].z, dtype=float)
     np.testing.assert_allclose(z, paper(amap, 1, 3), rtol=1e-5, atol=1e-6)
     assert "rollout L1–L3" in shown.figures["heatmap"].layout.title.text
     assert shown.amap.num_layers == 3  # the grid: rollout through layer 1, 1–2 and 1–3
-    assert shown.selection.file_heads() == {"layer": "1-3", "head": selection.ROLLOUT}
+    assert shown.selection.file_heads() == {"layer": "1-3", "head": viewing.ROLLOUT}
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_head_lines_legend_names_the_mean_of_heads_not_one_head(lang):
     capture = AttentionCapture("tiny", "cpu", {"self": self_map()}, "the cat sat", None)
-    options = selection.ViewOptions(aggregation=selection.ROLLOUT, words=False, hide_special=False, lang=lang)
+    options = viewing.ViewOptions(aggregation=viewing.ROLLOUT, words=False, hide_special=False, lang=lang)
     lines = selection.show(capture, options, names=("lines",)).figures["lines"]
     legend = {trace.name for trace in lines.data if trace.showlegend}
     assert legend == {i18n.t("qk_rollout_heads", lang)}  # was "head 0" / "第 0 头" under a title saying all heads
@@ -84,7 +82,7 @@ def test_tokens_are_hidden_after_the_rollout_not_before():
     """Rollout multiplies the whole token-level maps: hiding [CLS]/[SEP] first would change every product."""
     amap = self_map()
     capture = AttentionCapture("tiny", "cpu", {"self": amap}, "the cat sat", None)
-    options = selection.ViewOptions(aggregation=selection.ROLLOUT, words=False, hide_special=True)
+    options = viewing.ViewOptions(aggregation=viewing.ROLLOUT, words=False, hide_special=True)
     prepared = selection.prepare(capture, options)
     np.testing.assert_allclose(prepared.weights[-1, 0], paper(amap, 0, 3)[1:4, 1:4], rtol=1e-5, atol=1e-6)
     assert [t.text for t in prepared.key_tokens] == ["the", "cat", "sat"]
@@ -93,15 +91,15 @@ def test_tokens_are_hidden_after_the_rollout_not_before():
 def test_other_views_are_unchanged_by_the_rollout_fields():
     amap = self_map()
     capture = AttentionCapture("tiny", "cpu", {"self": amap}, "the cat sat", None)
-    plain = selection.ViewOptions(aggregation="head", layer=2, head=1, words=False, hide_special=False)
+    plain = viewing.ViewOptions(aggregation="head", layer=2, head=1, words=False, hide_special=False)
     odd = replace(plain, rollout_layers=(1, 1), residual=False)
     np.testing.assert_array_equal(selection.prepare(capture, plain).weights, selection.prepare(capture, odd).weights)
-    assert selection.ROLLOUT in selection.SELF_AGGREGATIONS and selection.ROLLOUT not in selection.AGGREGATIONS
+    assert viewing.ROLLOUT in viewing.SELF_AGGREGATIONS and viewing.ROLLOUT not in viewing.AGGREGATIONS
 
 
 def test_a_rollout_range_given_backwards_says_so_and_one_outside_says_where():
     from attnviz.errors import InputError
-    from attnviz.view.selection import rollout_range
+    from attnviz.view.head_choice import rollout_range
 
     assert rollout_range((1, 3), 6) == (1, 3) and rollout_range(None, 6) == (0, 5)
     with pytest.raises(InputError) as backwards:
@@ -115,7 +113,7 @@ def test_a_rollout_range_given_backwards_says_so_and_one_outside_says_where():
 def _rollout_figures(lang: str = "en"):
     tokens = tokens_from("the animal was tired because it ran".split())
     result = AttentionCapture("m", "cpu", {"self": random_map(tokens, layers=3, heads=4)}, source_text="x")
-    options = selection.ViewOptions(kind="self", aggregation="rollout", lang=lang)
+    options = viewing.ViewOptions(kind="self", aggregation="rollout", lang=lang)
     return selection.show(result, options, names=("grid", "lines")).figures
 
 

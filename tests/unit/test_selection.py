@@ -12,7 +12,7 @@ import pytest
 from attnviz.errors import InputError
 from attnviz.maps import analysis
 from attnviz.types import AttentionCapture, AttentionMap, Token
-from attnviz.view import selection
+from attnviz.view import head_choice, selection, viewing
 from tests.support.maps import numbered_map, seq2seq_capture
 
 # ----------------------------------------------------------------------------------------------------------------------
@@ -20,14 +20,17 @@ from tests.support.maps import numbered_map, seq2seq_capture
 
 
 def test_alignment_pairs_use_the_trained_heads_or_the_second_to_last_layer():
-    assert selection.alignment_pairs([(2, 1), (0, 3), (9, 0), (1, 7)], 3, 4) == [(2, 1), (0, 3)]  # out of range dropped
-    assert selection.alignment_pairs([], 6, 2) == [(4, 0), (4, 1)]
-    assert selection.alignment_pairs([], 1, 2) == [(0, 0), (0, 1)]
+    assert head_choice.alignment_pairs([(2, 1), (0, 3), (9, 0), (1, 7)], 3, 4) == [
+        (2, 1),
+        (0, 3),
+    ]  # out of range dropped
+    assert head_choice.alignment_pairs([], 6, 2) == [(4, 0), (4, 1)]
+    assert head_choice.alignment_pairs([], 1, 2) == [(0, 0), (0, 1)]
 
 
 def test_alignment_view_is_the_mean_of_exactly_the_alignment_heads():
     amap = numbered_map()
-    chosen = selection.head_selection(amap, "alignment", 0, 0, alignment_heads=[(2, 1), (0, 3)])
+    chosen = head_choice.head_selection(amap, "alignment", 0, 0, alignment_heads=[(2, 1), (0, 3)])
     expected = (amap.weights[2, 1] + amap.weights[0, 3]) / 2
     matrix = analysis.aggregate(chosen.amap, chosen.layers, chosen.heads)
     np.testing.assert_allclose(matrix, expected, atol=1e-6)
@@ -42,30 +45,30 @@ def test_alignment_view_is_the_mean_of_exactly_the_alignment_heads():
 )
 def test_head_selection_of_the_other_views(view, layers, heads):
     amap = numbered_map()
-    chosen = selection.head_selection(amap, view, 1, 2)
+    chosen = head_choice.head_selection(amap, view, 1, 2)
     assert chosen.amap is amap
     assert (chosen.layers, chosen.heads) == (layers, heads)
     assert len(chosen.pairs) == {"head": 1, "layer": 4, "all": 12}[view]
 
 
 def test_head_selection_clamps_indices_from_a_link_or_another_model_and_refuses_unknown_views():
-    chosen = selection.head_selection(numbered_map(), "head", 99, -5)
+    chosen = head_choice.head_selection(numbered_map(), "head", 99, -5)
     assert (chosen.layers, chosen.heads) == (2, 0)
     with pytest.raises(InputError, match="Unknown view"):
-        selection.head_selection(numbered_map(), "sideways", 0, 0)
+        head_choice.head_selection(numbered_map(), "sideways", 0, 0)
 
 
 def test_describe_pairs_names_whole_layers_briefly():
-    assert selection.describe_pairs([(4, 0), (4, 1), (4, 2)], 3) == "L4 (all heads)"
-    assert selection.describe_pairs([(2, 3), (3, 1)], 8) == "L2·H3, L3·H1"
-    words = {**selection.alignment_words(), "pair": "第{layer}层·第{head}头"}
-    assert selection.describe_pairs([(2, 3)], 8, words) == "第2层·第3头"
+    assert head_choice.describe_pairs([(4, 0), (4, 1), (4, 2)], 3) == "L4 (all heads)"
+    assert head_choice.describe_pairs([(2, 3), (3, 1)], 8) == "L2·H3, L3·H1"
+    words = {**head_choice.alignment_words(), "pair": "第{layer}层·第{head}头"}
+    assert head_choice.describe_pairs([(2, 3)], 8, words) == "第2层·第3头"
 
 
 def test_head_line_options():
-    chosen = selection.head_selection(numbered_map(), "all", 0, 0)
+    chosen = head_choice.head_selection(numbered_map(), "all", 0, 0)
     assert chosen.line_options()["combine"] == "mean"
-    assert selection.head_selection(numbered_map(), "head", 1, 1).line_options()["combine"] is None
+    assert head_choice.head_selection(numbered_map(), "head", 1, 1).line_options()["combine"] is None
 
 
 # ----------------------------------------------------------------------------------------------------------------------
@@ -112,7 +115,7 @@ def test_decoder_self_attention_rows_are_named_by_the_decoder_input():
 
 def test_custom_selections_take_any_heads_and_check_them():
     amap = numbered_map()
-    chosen = selection.custom_selection(amap, (0, 2), None, head_reduce="max")
+    chosen = head_choice.custom_selection(amap, (0, 2), None, head_reduce="max")
     assert chosen.pairs == tuple((layer, head) for layer in (0, 2) for head in range(4))
     np.testing.assert_allclose(
         analysis.aggregate(chosen.amap, chosen.layers, None, "max"),
@@ -120,22 +123,22 @@ def test_custom_selections_take_any_heads_and_check_them():
         atol=1e-6,
     )
     assert chosen.line_options()["combine"] == "max"  # every head, combined
-    assert selection.custom_selection(amap, None, (1, 3)).line_options()["combine"] is None
+    assert head_choice.custom_selection(amap, None, (1, 3)).line_options()["combine"] is None
     with pytest.raises(InputError, match="Head 9 does not exist"):
-        selection.custom_selection(amap, None, (9,))
+        head_choice.custom_selection(amap, None, (9,))
 
 
 def test_show_draws_the_named_figures_of_the_chosen_map():
     result = seq2seq_capture()
-    shown = selection.show(result, selection.ViewOptions(step=2), (), ("alignment", "heatmap", "grid"))
+    shown = selection.show(result, viewing.ViewOptions(step=2), (), ("alignment", "heatmap", "grid"))
     assert list(shown.figures) == ["alignment", "heatmap", "grid"]
     assert [t.text for t in shown.amap.query_tokens] == ["Good", "morning"]  # words merged, replayed to step 2
     assert shown.figures["alignment"].layout.height == shown.figures["heatmap"].layout.height
     assert shown.selection.pairs == ((0, 0), (0, 1))  # no trained alignment heads: the second-to-last layer
     with pytest.raises(InputError, match="Unknown figure"):
-        selection.show(result, selection.ViewOptions(), (), ("pie",))
+        selection.show(result, viewing.ViewOptions(), (), ("pie",))
     with pytest.raises(InputError, match="cross-attention heads"):
-        selection.show(result, selection.ViewOptions(kind="encoder", aggregation="alignment"))
+        selection.show(result, viewing.ViewOptions(kind="encoder", aggregation="alignment"))
     assert selection.default_kind(result) == "cross"
 
 
@@ -145,7 +148,7 @@ def test_a_title_says_how_much_weight_the_hidden_tokens_held_or_that_rows_were_r
     weights[..., 0] = 0.7  # the special token holds 70% of every row
     amap = AttentionMap("self", weights, amap.query_tokens, amap.key_tokens, amap.layer_names)
     result = AttentionCapture("m", "cpu", {"self": amap}, source_text="q0q1q2q3")
-    options = selection.ViewOptions(kind="self", aggregation="head", words=False)
+    options = viewing.ViewOptions(kind="self", aggregation="head", words=False)
     titles = {
         name: fig.layout.title.text
         for name, fig in selection.show(result, options, names=("heatmap", "alignment", "lines")).figures.items()
@@ -164,7 +167,7 @@ def test_a_title_says_how_much_weight_the_hidden_tokens_held_or_that_rows_were_r
 
 def test_a_replayed_figure_says_which_step_it_shows():
     result = seq2seq_capture()
-    options = selection.ViewOptions(kind="cross", aggregation="head", words=False, hide_special=False, step=2)
+    options = viewing.ViewOptions(kind="cross", aggregation="head", words=False, hide_special=False, step=2)
     for name, fig in selection.show(result, options, names=("heatmap", "alignment", "grid")).figures.items():
         assert "replay: the first 2 of 5 rows written" in fig.layout.title.text, name
     whole = selection.show(result, replace(options, step=5)).figures["heatmap"].layout.title.text
@@ -174,7 +177,7 @@ def test_a_replayed_figure_says_which_step_it_shows():
 
 
 def test_each_figure_has_one_builder_and_the_alignment_stands_beside_the_heatmap():
-    assert tuple(selection.FIGURE_BUILDERS) == selection.FIGURES
+    assert tuple(selection.FIGURE_BUILDERS) == viewing.FIGURES
     assert selection.FIGURE_BUILDERS["alignment"].beside == "heatmap"
     assert not selection.FIGURE_BUILDERS["grid"].of_selection  # the grid draws every head, whichever are chosen
 
@@ -182,39 +185,39 @@ def test_each_figure_has_one_builder_and_the_alignment_stands_beside_the_heatmap
 @pytest.mark.parametrize(
     "options, heads",
     [
-        (selection.ViewOptions(aggregation="head", layer=1, head=2), {"layer": 1, "head": 2}),
-        (selection.ViewOptions(aggregation="layer", layer=1), {"layer": 1, "head": "mean"}),
-        (selection.ViewOptions(aggregation="all"), {"head": "mean"}),
-        (selection.ViewOptions(aggregation="alignment"), {"head": "align"}),
+        (viewing.ViewOptions(aggregation="head", layer=1, head=2), {"layer": 1, "head": 2}),
+        (viewing.ViewOptions(aggregation="layer", layer=1), {"layer": 1, "head": "mean"}),
+        (viewing.ViewOptions(aggregation="all"), {"head": "mean"}),
+        (viewing.ViewOptions(aggregation="alignment"), {"head": "align"}),
         (
-            selection.ViewOptions(aggregation=selection.CUSTOM, layers=(0, 1), head_reduce="max"),
+            viewing.ViewOptions(aggregation=viewing.CUSTOM, layers=(0, 1), head_reduce="max"),
             {"layer": [0, 1], "head": "max"},
         ),
     ],
 )
 def test_a_selection_names_its_heads_in_a_file_name_as_its_figures_draw_them(options, heads):
-    chosen = selection.choose_heads(numbered_map(), options)
+    chosen = head_choice.choose_heads(numbered_map(), options)
     assert chosen.file_heads() == heads
-    assert chosen.aggregation == selection.aggregation_of(options, "cross")
+    assert chosen.aggregation == head_choice.aggregation_of(options, "cross")
     np.testing.assert_array_equal(chosen.matrix(), analysis.aggregate(chosen.amap, **chosen.reduction))
 
 
 def test_files_record_only_the_options_their_view_uses():
-    aligned = selection.recorded_options(selection.ViewOptions(aggregation="alignment", layer=0, head=2))
+    aligned = selection.recorded_options(viewing.ViewOptions(aggregation="alignment", layer=0, head=2))
     assert "layer" not in aligned and "head" not in aligned and "rollout_layers" not in aligned
-    one = selection.recorded_options(selection.ViewOptions(aggregation="head", layer=1, head=2))
+    one = selection.recorded_options(viewing.ViewOptions(aggregation="head", layer=1, head=2))
     assert (one["layer"], one["head"]) == (1, 2) and "rollout_layers" not in one and "residual" not in one
-    rolled = selection.recorded_options(selection.ViewOptions(aggregation="rollout", rollout_layers=(0, 2)))
+    rolled = selection.recorded_options(viewing.ViewOptions(aggregation="rollout", rollout_layers=(0, 2)))
     assert rolled["rollout_layers"] == (0, 2) and "head" not in rolled and "layer" not in rolled
-    assert selection.recorded_options(selection.ViewOptions(aggregation="layer", layer=3))["layer"] == 3
+    assert selection.recorded_options(viewing.ViewOptions(aggregation="layer", layer=3))["layer"] == 3
 
 
 def test_each_map_offers_the_aggregations_it_can_show():
-    assert selection.offered_aggregations("cross") == selection.AGGREGATIONS
-    assert selection.offered_aggregations("encoder") == selection.SELF_AGGREGATIONS  # a rollout, no alignment heads
+    assert head_choice.offered_aggregations("cross") == viewing.AGGREGATIONS
+    assert head_choice.offered_aggregations("encoder") == viewing.SELF_AGGREGATIONS  # a rollout, no alignment heads
     # a contributions map: one map per layer, so neither alignment heads nor a rollout of heads (`aggregation_of`)
-    assert selection.offered_aggregations("cross", "alti") == ("head", "layer", "all")
+    assert head_choice.offered_aggregations("cross", "alti") == ("head", "layer", "all")
     for kind, measure in [("cross", "alti"), ("self", "value-zeroing"), ("decoder", "weights")]:
-        for aggregation in selection.offered_aggregations(kind, measure):
-            options = selection.ViewOptions(kind=kind, aggregation=aggregation, measure=measure)
-            assert selection.aggregation_of(options, kind) == aggregation  # none of them is refused
+        for aggregation in head_choice.offered_aggregations(kind, measure):
+            options = viewing.ViewOptions(kind=kind, aggregation=aggregation, measure=measure)
+            assert head_choice.aggregation_of(options, kind) == aggregation  # none of them is refused

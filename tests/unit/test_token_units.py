@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from attnviz.maps import analysis
+from attnviz.maps import analysis, word_merge
 from attnviz.types import AttentionMap, Token
 from attnviz.view.token_units import combined, drawn_units
 
@@ -17,7 +17,7 @@ TOKENS = [Token("Grand", 0, 5), Token("pa", 5, 7), Token("smiled", 8, 14), Token
 def test_units_are_the_words_and_rows_a_merged_map_draws():
     weights = np.full((1, 1, 4, 4), 0.25, dtype=np.float32)
     amap = AttentionMap("self", weights, TOKENS, TOKENS, ["layers.0"])
-    merged = analysis.merge_words(analysis.hide_tokens(amap, special=True), TEXT)
+    merged = word_merge.merge_words(analysis.hide_tokens(amap, special=True), TEXT)
     units = drawn_units(TOKENS, TEXT, words=True, hide_special=True)
     assert [u.token.text for u in units] == [t.text for t in merged.query_tokens] == ["Grandpa", "smiled"]
     assert [(u.start, u.stop) for u in units] == [(0, 2), (2, 3)]

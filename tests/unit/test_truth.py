@@ -159,7 +159,7 @@ def test_every_figure_draws_unknown_tokens_as_unknown(lang):
     heat = figures.heatmap(amap, style=style)
     labels = list(heat.layout.xaxis.ticktext)
     assert [plain(label) for label in labels] == ["龘龘?", "早上", "好", "</s>"]
-    assert "<i>" in labels[0] and figures._common.UNKNOWN_COLOR in labels[0] and "<i>" not in labels[1]
+    assert "<i>" in labels[0] and figures.common.UNKNOWN_COLOR in labels[0] and "<i>" not in labels[1]
     assert heat.layout.xaxis.labelalias["0"] == labels[0]  # the hover names it the same way
     legend = figures.resolve_labels(lang)["truth_figure_unknown"]
     assert legend in heat.layout.title.text
@@ -270,7 +270,7 @@ def test_static_export_keeps_the_unknown_colour():
     from attnviz.export import static
 
     fig = figures.heatmap(cross_map())
-    assert static.label_color(fig.layout.xaxis.ticktext[0]) == figures._common.UNKNOWN_COLOR
+    assert static.label_color(fig.layout.xaxis.ticktext[0]) == figures.common.UNKNOWN_COLOR
     assert static.label_color(fig.layout.xaxis.ticktext[1]) is None
     import matplotlib
     from matplotlib.text import Text
@@ -280,7 +280,7 @@ def test_static_export_keeps_the_unknown_colour():
     with matplotlib.rc_context({"font.family": fonts.matplotlib_families(None)}):  # as `static.render` draws
         drawn = static.StaticRenderer(fig, None, None).draw()
     colours = {t.get_text(): to_hex(t.get_color()) for t in drawn.findobj(Text)}
-    assert colours["龘龘?"] == figures._common.UNKNOWN_COLOR and colours["早上"] != colours["龘龘?"]
+    assert colours["龘龘?"] == figures.common.UNKNOWN_COLOR and colours["早上"] != colours["龘龘?"]
 
 
 def test_a_long_list_of_guesses_is_shortened():
@@ -302,7 +302,7 @@ def test_unknown_labels_are_measured_by_the_text_they_draw_not_their_markup():
         Token("!", 19, 20),
     ]
     target = [Token("Bus", 0, 3), Token("!", 3, 4)]
-    shown = figures._common.token_label(source[0])
+    shown = figures.common.token_label(source[0])
     assert label_widths([shown], LABEL_SIZE) == [text_width("Good morning?", LABEL_SIZE)]
     weights = np.random.default_rng(1).dirichlet(np.ones(len(source)), size=(1, 1, len(target))).astype(np.float32)
     align = figures.alignment(AttentionMap("cross", weights, target, source, ["l0"]))

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from attnviz.attention.encoding import encode
-from attnviz.maps.analysis import merge_words
+from attnviz.maps.word_merge import merge_words
 from attnviz.text.tokens import shown, tokens_for_ids, unknown_flags
 from attnviz.types import AttentionMap, Token
 from tests.support.normalising import byte_fallback, located, normalising_marian, wordpiece

@@ -7,9 +7,9 @@ import pytest
 
 from attnviz.errors import InputError
 from attnviz.export.schema import capture_from_dict, capture_from_npz, capture_to_dict, capture_to_npz
-from attnviz.maps import analysis
+from attnviz.maps import analysis, word_merge
 from attnviz.types import AttentionCapture
-from attnviz.view import selection
+from attnviz.view import selection, viewing
 from tests.support.maps import random_map, seed_pair_map, tokens_from
 
 
@@ -65,7 +65,7 @@ def test_norms_follow_the_keys_through_crop_hide_and_merge():
     np.testing.assert_array_equal(hidden.value_norms, amap.value_norms[:, :, :3])
     pieces = tokens_from(["早", "上", "好"], "早上好")
     pieced = _with_norms(random_map(tokens_from(["Good"]), pieces, kind="cross"))
-    merged = analysis.merge_words(pieced, key_text="早上好")
+    merged = word_merge.merge_words(pieced, key_text="早上好")
     assert len(merged.key_tokens) == merged.value_norms.shape[-1]
     assert analysis.rollout(_with_norms(random_map(pieces))).value_norms is None
 
@@ -77,8 +77,8 @@ def _capture(amap):
 def test_selection_weights_by_value_norm_and_says_so():
     amap = _with_norms(seed_pair_map())
     result = _capture(amap)
-    plain = selection.show(result, selection.ViewOptions(), names=("heatmap", "alignment", "grid"))
-    options = selection.ViewOptions(weighting="value-norm")
+    plain = selection.show(result, viewing.ViewOptions(), names=("heatmap", "alignment", "grid"))
+    options = viewing.ViewOptions(weighting="value-norm")
     shown = selection.show(result, options, names=("heatmap", "alignment", "grid"))
     expected = selection.prepare_map(_capture(analysis.value_weighted(amap)), "cross", hide=True, words=True)
     np.testing.assert_allclose(shown.amap.weights, expected.weights)
@@ -97,7 +97,7 @@ def test_selection_weights_by_value_norm_and_says_so():
 
 def test_the_bar_shows_the_mean_norm_of_the_heads_shown():
     amap = _with_norms(seed_pair_map())
-    options = selection.ViewOptions(weighting="value-norm", aggregation="head", layer=1, head=2, hide_special=False)
+    options = viewing.ViewOptions(weighting="value-norm", aggregation="head", layer=1, head=2, hide_special=False)
     shown = selection.show(_capture(amap), options)
     (bar,) = [trace for trace in shown.figures["heatmap"].data if trace.type == "bar"]
     np.testing.assert_allclose(bar.y, amap.value_norms[1, 2], rtol=1e-6)
@@ -105,9 +105,9 @@ def test_the_bar_shows_the_mean_norm_of_the_heads_shown():
 
 def test_weighting_without_norms_or_unknown_is_refused():
     with pytest.raises(InputError, match="value norms"):
-        selection.show(_capture(seed_pair_map()), selection.ViewOptions(weighting="value-norm"))
+        selection.show(_capture(seed_pair_map()), viewing.ViewOptions(weighting="value-norm"))
     with pytest.raises(InputError, match="weighting"):
-        selection.show(_capture(seed_pair_map()), selection.ViewOptions(weighting="norms"))
+        selection.show(_capture(seed_pair_map()), viewing.ViewOptions(weighting="norms"))
 
 
 def test_files_keep_the_value_norms():

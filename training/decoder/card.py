@@ -268,7 +268,7 @@ def _heads(record: dict, found: dict) -> str:
     return f"""## Heads found
 Measured by `training.decoder.heads` with attnviz's own capture: `attention.capture` (every weight) on a
 {p500["tokens"]}-token text and `attention.ondemand.capture_lazy` on a {p4000["tokens"]}-token one; the scores are
-`analysis.head_statistics`. Each text is held-out sentences around a span of {p500["span"]} (then {p4000["span"]})
+`head_stats.head_statistics`. Each text is held-out sentences around a span of {p500["span"]} (then {p4000["span"]})
 random Chinese characters written twice, the copies {p500["copy_distance"]} (then {p4000["copy_distance"]}) tokens
 apart. The model's loss on the span's tokens (nats; lower on the second copy than on the first = copying in
 context): {p500["loss_first_copy"]:.2f} on the first copy, {p500["loss_second_copy"]:.2f} on the second at ~500

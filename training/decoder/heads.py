@@ -4,7 +4,7 @@ The probe texts: held-out HSK sentences (never trained on) around one random spa
 twice — a span the model cannot have memorised, so predicting its second copy needs copying from the first (what an
 induction head does, Olsson et al., 2022). About 500 tokens, captured whole (`attention.capture`), and about 4,000
 tokens with the copies ~3,000 tokens apart, captured on demand (`attention.ondemand.capture_lazy`). The head roles
-are `analysis.head_statistics` (previous_token, induction, sink, positional, diagonal) of those captures.
+are `head_stats.head_statistics` (previous_token, induction, sink, positional, diagonal) of those captures.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import torch
 
 from attnviz.attention.capture import capture
 from attnviz.attention.ondemand import capture_lazy
-from attnviz.maps import analysis
+from attnviz.maps import head_stats
 from training.data.pairs import Pair
 
 ROLES = ("previous_token", "induction", "sink", "positional", "diagonal")
@@ -113,11 +113,11 @@ def perplexity(model, tokenizer, pairs: list[Pair], batch_size: int = 64) -> dic
 
 
 def head_roles(handle, item: Probe, lazy: bool) -> dict[str, np.ndarray]:
-    """`analysis.head_statistics` of the probe's self-attention, (layers, heads) per role."""
+    """`head_stats.head_statistics` of the probe's self-attention, (layers, heads) per role."""
     if lazy:
         stats = capture_lazy(handle, item.text).head_statistics("self")
     else:
-        stats = analysis.head_statistics(capture(handle, item.text).maps["self"])
+        stats = head_stats.head_statistics(capture(handle, item.text).maps["self"])
     return {role: stats[role] for role in ROLES}
 
 

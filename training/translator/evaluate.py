@@ -33,7 +33,7 @@ from attnviz.corpus.gold import alignment_error_rate
 from attnviz.errors import InputError
 from attnviz.maps import analysis
 from attnviz.model.load import without_sacremoses_request
-from attnviz.view import selection
+from attnviz.view import viewing
 from training.common.stages import TRAINING_RECORD
 from training.data.corpus import GRAMMAR_HELD_OUT_FILE, HELD_OUT_FILE, TATOEBA_HELD_OUT_FILE
 from training.data.gold import GOLD_FILE, GoldAlignment, gold_pairs, read_gold
@@ -114,9 +114,9 @@ def alignment_attention(
     """Cross-attention of one head while force-decoding each target: (target pieces + </s>, source pieces + </s>).
 
     Row i is the decoder step that produces target piece i (it reads the start token and the pieces before i).
-    `weighting` "value-norm": weighted by the source pieces' value norms (`selection.WEIGHTINGS`)."""
-    if weighting not in selection.WEIGHTINGS:
-        raise InputError("values_weighting_unknown", weighting=weighting, weightings=", ".join(selection.WEIGHTINGS))
+    `weighting` "value-norm": weighted by the source pieces' value norms (`viewing.WEIGHTINGS`)."""
+    if weighting not in viewing.WEIGHTINGS:
+        raise InputError("values_weighting_unknown", weighting=weighting, weightings=", ".join(viewing.WEIGHTINGS))
     matrices = []
     start_id = model.config.decoder_start_token_id
     for begin in range(0, len(sources), batch_size):
@@ -253,7 +253,7 @@ def evaluate(
     tatoeba: list[Pair] = (),
 ) -> Scores:
     """Scores on the HSK held-out `pairs`, the hand alignments `gold` (of some of them), the grammar pairs and the
-    Tatoeba held-out pairs; the alignment view weighted as `weighting` says (`selection.WEIGHTINGS`)."""
+    Tatoeba held-out pairs; the alignment view weighted as `weighting` says (`viewing.WEIGHTINGS`)."""
     hsk, examples = translation_part(model, tokenizer, pairs)
     aer, aer_argmax = gold_aer(model, tokenizer, pairs, gold, weighting)
     return Scores(
@@ -316,7 +316,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--write-card", action="store_true", help="also rewrite the folder's README.md")
     parser.add_argument(
         "--weighting",
-        choices=selection.WEIGHTINGS,
+        choices=viewing.WEIGHTINGS,
         default="weights",
         help="the alignment view's weighting: weights, or weighted by value norm",
     )

@@ -1,5 +1,5 @@
 """`attnviz compare`: A and B (two texts, two models or two devices) read, compared head by head
-(`attnviz.compare`), and written: the ranking as CSV (kind, layer, head, head_b, js), or a figure (--figure): the
+(`attnviz.compare`), and written: the ranking as CSV (kind, layer, head, layer_b, head_b, js), or a figure (--figure): the
 diff A − B, or A's and B's alignment diagrams side by side, laid out alike (`attnviz.compare.side_by_side`).
 Stdout says the most changed head, and for one input read twice (two devices, or B in half precision with
 --dtype-b) the parity numbers."""
@@ -22,7 +22,7 @@ from attnviz.model.catalogue import declared_languages
 from attnviz.run import RunRequest
 from attnviz.run import run as run_model
 from attnviz.types import position
-from attnviz.view import selection
+from attnviz.view import selection, viewing
 
 TABLE, FIGURES = ("csv",), ("png", "svg", "pdf", "html", "json")  # json: the plotly figure
 
@@ -109,7 +109,8 @@ def _model_b(request: Request, handle_a):
 def _say(compared: compare.Comparison, result_a, result_b, request: Request) -> None:
     """The most changed head on stdout; the parity numbers too when A and B read the same tokens."""
     top = compared.ranking()[0]
-    print(i18n.t("compare_top", request.lang, layer=top.layer, head=top.head, head_b=top.head_b, js=top.divergence))
+    said = dict(layer=top.layer, head=top.head, layer_b=top.layer_b, head_b=top.head_b, js=top.divergence)
+    print(i18n.t("compare_top", request.lang, **said))
     kind_b = request.kind_b or (compared.kind if compared.kind in result_b.kinds else None)
     map_a, map_b = result_a[compared.kind], result_b[kind_b] if kind_b else None
     if map_b is not None and map_a.query_tokens == map_b.query_tokens and map_a.key_tokens == map_b.key_tokens:
@@ -120,7 +121,7 @@ def _say(compared: compare.Comparison, result_a, result_b, request: Request) -> 
 
 def _csv(compared: compare.Comparison) -> str:
     out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=("kind", "layer", "head", "head_b", "js"), lineterminator="\n")
+    writer = csv.DictWriter(out, fieldnames=("kind", "layer", "head", "layer_b", "head_b", "js"), lineterminator="\n")
     writer.writeheader()
     writer.writerows(compared.table())
     return out.getvalue()
@@ -145,7 +146,7 @@ def _figure(compared: compare.Comparison, picked: tuple, request: Request, model
 def _sides(compared: compare.Comparison, result_a, result_b, handles: tuple, picked: tuple, request: Request):
     """(A's and B's alignment diagrams of the picked heads side by side in one figure, A's options, B's options):
     laid out alike as the Compare page draws them (`compare.side_by_side`), each titled with its model."""
-    base = selection.ViewOptions(weighting=request.weighting, hide_special=request.hide_special, lang=request.lang)
+    base = viewing.ViewOptions(weighting=request.weighting, hide_special=request.hide_special, lang=request.lang)
     options_a, options_b = compare.side_options(compared, result_b, base, *picked)
     heads = [handle.alignment_heads for handle in handles]
     drawn = compare.side_by_side(result_a, result_b, options_a, options_b, *heads)

@@ -16,7 +16,7 @@ from attnviz.cli.options import size_options, view_options
 from attnviz.cli.request import Request
 from attnviz.corpus.view import gold_record, reading_prefix, reverse_texts, reverse_view, show_gold
 from attnviz.export.figure_file import write_figure_file
-from attnviz.figures._common import format_value
+from attnviz.figures.common import format_value
 from attnviz.figures.layout import as_file
 from attnviz.measures import names as measure_view
 from attnviz.model import load as models
@@ -34,8 +34,8 @@ def run(request: Request) -> int:
 
 
 def _measured(handle, example: Example, request: Request):
-    """The --measure of one example, as the app's Measure choice computes it (`attnviz.measures.table.measured`)."""
-    from attnviz.measures.table import measured  # torch: only when a measure is drawn, not for --help
+    """The --measure of one example, as the app's Measure choice computes it (`attnviz.measuring.measured`)."""
+    from attnviz.measuring import measured  # torch: only when a measure is drawn, not for --help
 
     return measured(handle, example.text, example.target, measure=request.measure, truncate=request.truncate)
 
