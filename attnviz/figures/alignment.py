@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 
 from attnviz.errors import InputError
 from attnviz.figures.common import format_value, selection_text, token_label, token_markers, unknown_notes
-from attnviz.figures.layout import LABEL_SIZE, X_RANGE, TokenLines, line_positions
+from attnviz.figures.layout import LABEL_SIZE, PLAN_WIDTH, X_RANGE, TokenLines, line_positions
 from attnviz.figures.style import DEFAULT_STYLE, FigureStyle
 from attnviz.maps import analysis
 from attnviz.types import AttentionMap
@@ -55,6 +55,13 @@ def alignment_width(amap: AttentionMap) -> int:
     return _lines_of(amap).width_for(None)
 
 
+def alignment_stands_alone(amap: AttentionMap) -> bool:
+    """Whether `amap`'s alignment takes a whole column of a page rather than half of one beside another figure: its
+    labels cannot stand level in half a column (`TokenLines.stands_alone`), as a pair of 13 words or more on a side
+    often cannot. Its figure then places its labels for a whole column, at its own height."""
+    return _lines_of(amap).stands_alone()
+
+
 def alignment(
     amap: AttentionMap,
     *,
@@ -89,15 +96,25 @@ def alignment(
     notes = [_link_rule(threshold, top_k, text, cross), *unknown_notes([*amap.key_tokens, *amap.query_tokens], text)]
     selection = selection_text(amap, layers, heads, head_reduce, layer_reduce, text)
     width = lines.width_for(style.width)
-    key_plan, query_plan = lines.plans(width)
+    plan_width = lines.plan_width()  # half a column, or a whole one for labels that cannot stand level in half
+    key_plan, query_plan = lines.plans(width, plan_width=plan_width)
     height, pad, key_plan, query_plan = lines.room(key_plan, query_plan, style.height)
     plans = {"keys": vars(key_plan), "queries": vars(query_plan)}
+    alone = plan_width != PLAN_WIDTH
     fig.update_layout(
         **style.layout(
             style.heading(amap.kind, selection, notes),
             width,
             height,
-            meta=dict(view="alignment", threshold=threshold, top_k=top_k, links=len(links), labels=plans),
+            meta=dict(
+                view="alignment",
+                threshold=threshold,
+                top_k=top_k,
+                links=len(links),
+                labels=plans,
+                plan_width=plan_width,
+                column="whole" if alone else "half",  # where a page draws it: beside another figure, or alone
+            ),
             annotations=lines.annotations(key_plan, query_plan),
         ),
         xaxis=dict(visible=False, range=list(X_RANGE)),

@@ -82,18 +82,31 @@ def gold_links(
     return out.update_layout(showlegend=True, legend=legend)
 
 
-def score_grid(values: np.ndarray, statistic: str = "aer", style: FigureStyle = DEFAULT_STYLE) -> go.Figure:
+def score_grid(
+    values: np.ndarray, statistic: str = "aer", style: FigureStyle = DEFAULT_STYLE, measure: str | None = None
+) -> go.Figure:
     """Layers (rows) × heads (columns) coloured by `statistic` ("aer", "precision" or "recall"), values written in,
-    and a clickable marker on every cell (`customdata` = [layer, head])."""
+    and a clickable marker on every cell (`customdata` = [layer, head]). `measure`: the values score a contributions
+    map (`attnviz.measures.names.CONTRIBUTIONS`), one map per layer: its one column is named by the measure, never
+    "head 0"."""
     values = np.asarray(values, dtype=np.float64)
     layers, heads = values.shape
     lang = style.lang
     name = i18n.t(f"corpus_stat_{statistic}", lang)
     layer_word, head_word = i18n.t("corpus_fig_layer", lang), i18n.t("corpus_fig_head", lang)
     cells = np.array([(layer, head) for layer in range(layers) for head in range(heads)])  # (cells, 2)
-    hover = [
-        i18n.t("corpus_fig_hover", lang, layer=lay, head=h, value=format_value(values[lay, h])) for lay, h in cells
-    ]
+    column_names = None
+    if measure is None:
+        hover = [
+            i18n.t("corpus_fig_hover", lang, layer=lay, head=h, value=format_value(values[lay, h])) for lay, h in cells
+        ]
+    else:
+        measured = i18n.t(f"measure_figure.{measure}", lang)
+        column_names, head_word = [measured] * heads, ""
+        hover = [
+            i18n.t("corpus_fig_layer_hover", lang, layer=lay, measure=measured, value=format_value(values[lay, h]))
+            for lay, h in cells
+        ]
     fig = go.Figure(
         [
             go.Heatmap(
@@ -124,7 +137,7 @@ def score_grid(values: np.ndarray, statistic: str = "aer", style: FigureStyle = 
         **style.layout(
             title,
             *head_grid_size(layers, heads),
-            meta=dict(view="score_grid", statistic=statistic),
+            meta=dict(view="score_grid", statistic=statistic, measure=measure or "weights"),
         ),
         clickmode="event+select",
         dragmode=False,
@@ -132,6 +145,7 @@ def score_grid(values: np.ndarray, statistic: str = "aer", style: FigureStyle = 
             title=dict(text=head_word),
             tickmode="array",
             tickvals=list(range(heads)),
+            **({"ticktext": column_names} if column_names else {}),
             showgrid=False,
             zeroline=False,
             range=[-0.5, heads - 0.5],

@@ -43,5 +43,6 @@ def translation_shares(
     heading = style.heading(None, words["measure_shares_title"])
     layout = style.layout(heading, width, HEIGHT_PX + int(longest * 0.5), barmode="stack")
     figure.update_layout(**layout)
+    figure.update_xaxes(tickmode="array", tickvals=labels, ticktext=labels)  # every label, never every other one
     figure.update_yaxes(title=words["measure_shares_axis"], range=[0, 1], tickformat=".0%")
     return figure
