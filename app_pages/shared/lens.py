@@ -18,7 +18,7 @@ from attnviz.figures import FigureStyle
 from attnviz.figures.lens import decoder_lens_grid, logit_lens_figures
 from attnviz.i18n.lens import STRINGS as LENS_WORDS
 from attnviz.measures.lens_results import last_layer_choices, reading_labels, stream_file_part
-from attnviz.text.tokens import drawable, readable, shown
+from attnviz.text.tokens import drawable, shown
 from attnviz.view.lenses import (
     DECODER_LENS,
     LENS_WINDOW,

@@ -24,7 +24,7 @@ from attnviz.measures.decoder_lens import decoder_lens
 from attnviz.measures.lens_results import reading_labels
 from attnviz.measures.logit_lens import logit_lens
 from attnviz.model.load import load_model
-from attnviz.text.tokens import drawable, readable, shown
+from attnviz.text.tokens import drawable, shown
 from attnviz.view.lenses import LENS_WINDOW, lens_window
 from tests.support import needs
 from tests.support.app import assert_page_ok, downloads, one_torch_thread, open_by_link  # noqa: F401 (fixtures)
