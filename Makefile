@@ -15,9 +15,18 @@ $(VENV)/.dev-installed: $(VENV)/.app-installed requirements-dev.txt requirements
 	$(PY) -m pip install -q -r requirements-dev.txt
 	touch $@
 
-.PHONY: app test test-fast lint screenshots
+.PHONY: app serve test test-fast lint screenshots
+# Local mode: the app listens on 127.0.0.1 only (.streamlit/config.toml), and may load any model folder or hub id.
 app: $(VENV)/.app-installed
 	$(VENV)/bin/streamlit run app.py
+
+# Server mode, for others on the network (a class): every interface, on PORT; visitors load only the catalogue and
+# what ATTNVIZ_ALLOWED_MODELS / ATTNVIZ_ALLOWED_DIRS list (docs/serving.md).
+ADDRESS ?= 0.0.0.0
+PORT ?= 8501
+serve: $(VENV)/.app-installed
+	ATTNVIZ_SERVER_MODE=on $(VENV)/bin/streamlit run app.py --server.address $(ADDRESS) --server.port $(PORT) \
+		--server.headless true
 
 # Everything: lint, then every test: the unit and integration tests on two workers (pytest-xdist), then the browser
 # tests one at a time (each drives its own app server and Chromium; they skip without chromium, except in CI).

@@ -3,7 +3,7 @@ page_scripts/ beside it."""
 
 import streamlit as st
 
-from app_pages.shared import server_load
+from app_pages.shared import server_load, serving
 from attnviz import i18n
 from attnviz.paths import FAVICON
 
@@ -15,6 +15,7 @@ SIDEBAR_PX = 340
 st.set_page_config(page_title="attnviz", page_icon=ICON, layout="wide", initial_sidebar_state=SIDEBAR_PX)
 st.set_option("client.toolbarMode", "viewer")  # no developer menu or Deploy button for the people using the app
 st.set_option("client.showErrorDetails", "none")  # errors are sentences on the page; a traceback never is
+serving.require_server_mode_beyond_loopback()  # before any page loads a model (the server's lifespan did it too)
 
 # The page is drawn before the pages' modules import (plotly, and torch and transformers once a page runs a model:
 # seconds, the first time in a process), with a spinner saying what is loading and an empty chart, so that the
@@ -55,12 +56,14 @@ navigation_menu = st.navigation(
             icon=":material/compare:",
             url_path=navigation.URL_PATHS["compare"],
         ),
+        st.Page(pages["atlas"], title=t("page_atlas"), icon=":material/apps:", url_path=navigation.URL_PATHS["atlas"]),
     ]
 )
 with st.sidebar:  # a saved capture shown instead of the model's: said first, on every page
     opened.sidebar_notice(view)
 sidebar(view)
-with st.sidebar:  # the size of every download, chosen once
+with st.sidebar:  # which mode the app runs in; the size of every download, chosen once
+    serving.mode_notice(view)
     figure_export.download_size_control(view)
 navigation.follow_goto()
 try:

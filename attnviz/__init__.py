@@ -5,8 +5,10 @@
     result = attnviz.capture(handle, "早上好！", target="Good morning!")
     result = attnviz.capture(model, tokenizer, "早上好！", target="Good morning!")  # a model object you hold
 
-`load_model`, `from_objects`, `capture`, `capture_lazy`, `generate`, `show` (figures inline in a notebook) and
-`explore` (the same figures with map, head, layer and figure controls) are imported when first used (PEP 562):
+`load_model`, `from_objects`, `capture`, `capture_lazy`, `generate`, `show` (figures inline in a notebook),
+`explore` (the same figures with map, head, layer and figure controls), `faithfulness` (every measure scored on one
+input), `show_faithfulness` (its verdict and figures inline) and `detachment` (the detached-translation flag) are
+imported when first used (PEP 562):
 `import attnviz` stays quick and leaves torch and ipywidgets unimported, so the types and errors serve numpy-only
 code too.
 """
@@ -32,10 +34,11 @@ from attnviz.types import AttentionCapture, AttentionMap, GenerationStep, Token 
 from attnviz.version import __version__  # noqa: E402
 
 if TYPE_CHECKING:  # what the names below resolve to, for type checkers and editors
-    from attnviz.api import capture, capture_lazy, generate
+    from attnviz.api import capture, capture_lazy, detachment, faithfulness, generate
     from attnviz.model.load import load_model
     from attnviz.model.objects import from_objects
     from attnviz.notebook.explore import explore
+    from attnviz.notebook.faithfulness import show_faithfulness
     from attnviz.notebook.show import show
 
 # The everyday API: each name and the module that defines it (they import torch, hence loaded on first use).
@@ -47,6 +50,9 @@ _EVERYDAY = {
     "generate": "attnviz.api",
     "show": "attnviz.notebook.show",
     "explore": "attnviz.notebook.explore",
+    "faithfulness": "attnviz.api",
+    "show_faithfulness": "attnviz.notebook.faithfulness",
+    "detachment": "attnviz.api",
 }
 
 __all__ = [
@@ -62,11 +68,14 @@ __all__ = [
     "Token",
     "capture",
     "capture_lazy",
+    "detachment",
     "explore",
+    "faithfulness",
     "from_objects",
     "generate",
     "load_model",
     "show",
+    "show_faithfulness",
 ]
 
 

@@ -3,6 +3,7 @@ transformers model object and its tokenizer, which `attnviz.model.objects.from_o
 
     attnviz.capture(handle, "早上好！", target="Good morning!")
     attnviz.capture(model, tokenizer, "早上好！", target="Good morning!")
+    board = attnviz.faithfulness(handle, "早上好！", target="Good morning!", row=0)  # which explanation to believe
 
 The captures themselves are those of `attention.capture`, `attention.ondemand` and `attention.generation`; a model
 object is left as it was given (implementation, training mode), and the call works inside `torch.no_grad()` or
@@ -13,6 +14,8 @@ from __future__ import annotations
 
 from attnviz.attention import capture as full
 from attnviz.attention import generation, ondemand
+from attnviz.measures import detached
+from attnviz.measures import faithfulness as scoreboard
 from attnviz.model.load import ModelHandle
 from attnviz.model.objects import from_objects
 
@@ -45,3 +48,19 @@ def generate(model, *args, **options):
     every step's attention is recorded (`attnviz.attention.generation.generate`)."""
     handle, rest = handle_and_rest(model, args)
     return generation.generate(handle, *rest, **options)
+
+
+def faithfulness(model, *args, **options):
+    """`faithfulness(handle, text, target=None, row=None, measures=None, …)` or `faithfulness(model, tokenizer, text,
+    …)`: every measure scored on this input by removing tokens in its order (`attnviz.measures.faithfulness`); show
+    it with `attnviz.show_faithfulness`."""
+    handle, rest = handle_and_rest(model, args)
+    return scoreboard.faithfulness(handle, *rest, **options)
+
+
+def detachment(model, *args, **options):
+    """`detachment(handle, text, target=None)` or `detachment(model, tokenizer, text, …)`: a translation's ALTI+
+    source share and sequence log-probability, flagged where the model has calibrated thresholds
+    (`attnviz.measures.detached`)."""
+    handle, rest = handle_and_rest(model, args)
+    return detached.detachment(handle, *rest, **options)

@@ -9,8 +9,8 @@ alignment heads (`alignment_heads_of` reads them back), which a figure of the fi
 Fields::
 
     {"provenance_version": 1,
-     "model": {"name": "demo-zh-en" | hub id | folder, "source": "catalogue" | "hub" | "folder" | "object",
-               "path": str | None, "revision": hub commit | None, "weights_sha256": hex | None, "weights_bytes": int,
+     "model": {"name": "demo-zh-en" | hub id | the folder's own name, "source": "catalogue" | "hub" | "folder" |
+               "object", "revision": hub commit | None, "weights_sha256": hex | None, "weights_bytes": int,
                "class": "MarianMTModel", "kind": "encoder-decoder", "layers": int, "heads": int},
      "device": "cpu" | "cuda:0" | "npu:0" …, "dtype": "float32" …,
      "versions": {"attnviz", "transformers", "torch", "numpy", "python"},
@@ -23,7 +23,9 @@ Fields::
 The weights hash is SHA-256 over every tensor of the model's state dict (name, dtype, shape, bytes, in name order)
 as it sits in memory, so it names what the capture computed with, whatever folder or hub cache it came from (the
 same weights in another dtype hash differently; "dtype" says which). It is computed once per loaded model; models
-above `MAX_HASH_BYTES` are not hashed (hashing runs at about 1 GB/s) and their "weights_sha256" is None.
+above `MAX_HASH_BYTES` are not hashed (hashing runs at about 1 GB/s) and their "weights_sha256" is None. No local
+path is recorded (`model.catalogue.model_name`): where a folder lies is private, and means nothing on another
+machine; its name and the weights' hash say which model it was.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from datetime import datetime, timezone
 from importlib import metadata
+from pathlib import Path
 
 import numpy as np
 
@@ -182,8 +185,9 @@ def _model_source(handle) -> str:
         getattr(handle, "origin", "loaded") == "object"
     ):  # a model object the caller built (`attnviz.model.objects.from_objects`)
         return "object"
-    if handle.name in {name for name, _, _ in catalogue_folders()}:
-        return "catalogue"
+    folder = next((folder for name, folder, _ in catalogue_folders() if name == handle.name), None)
+    if folder is not None and (handle.path is None or Path(handle.path).resolve() == folder.resolve()):
+        return "catalogue"  # by its name, from its folder: not a folder of the same name elsewhere
     return "folder" if handle.path else "hub"
 
 
@@ -199,7 +203,6 @@ def _model_record(handle, hash_weights: bool) -> dict:
     return {
         "name": handle.name,
         "source": _model_source(handle),
-        "path": handle.path,
         "revision": getattr(getattr(model, "config", None), "_commit_hash", None),
         "weights_sha256": digest,
         "weights_bytes": size,
@@ -272,8 +275,19 @@ def with_provenance(capture, handle, options: dict | None = None, **build_option
     )
     ran = {name: capture.provenance[name] for name in RUN_FIELDS if name in (capture.provenance or {})}
     provenance |= ran
-    meta = {**capture.meta, ALIGNMENT_HEADS: [[int(layer), int(head)] for layer, head in handle.alignment_heads]}
-    return replace(capture, provenance=provenance, meta=meta)
+    return replace(capture, provenance=provenance, meta={**capture.meta, **alignment_meta(handle)})
+
+
+def alignment_meta(handle) -> dict:
+    """What a capture made with `handle` keeps in its meta of the model: its alignment heads (an empty list when it
+    has none), so that the capture's alignment view is the model's wherever it is drawn (`alignment_heads_of`)."""
+    return {ALIGNMENT_HEADS: [[int(layer), int(head)] for layer, head in handle.alignment_heads]}
+
+
+def knows_alignment_heads(capture) -> bool:
+    """Whether `capture` recorded its model's alignment heads (none, or some); a capture made before they were
+    recorded, or by hand, did not: its alignment view then says it does not know them."""
+    return isinstance((getattr(capture, "meta", None) or {}).get(ALIGNMENT_HEADS), list)
 
 
 def alignment_heads_of(capture) -> list[tuple[int, int]]:

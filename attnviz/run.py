@@ -83,8 +83,16 @@ def capture_kind(handle: ModelHandle, request: RunRequest, environ: Mapping[str,
 
 
 def read_target(handle: ModelHandle, request: RunRequest) -> str | None:
-    """The target the model force-decodes: a translation model's in mode "pair", else none."""
-    return request.target if handle.is_seq2seq and request.mode == "pair" else None
+    """The target the model force-decodes: a translation model's in mode "pair", else none. A target given in mode
+    "pair" to a model without a target side (encoder- or decoder-only) is refused with an InputError: it would
+    otherwise be dropped without a word."""
+    if request.mode != "pair":
+        return None
+    if not handle.is_seq2seq:
+        if request.target and request.target.strip():
+            raise InputError("target_side_missing", model=handle.name, kind=handle.kind)
+        return None
+    return request.target
 
 
 def run(

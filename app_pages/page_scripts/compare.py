@@ -8,6 +8,7 @@ from app_pages.shared import figure_export, session
 from app_pages.shared.page_errors import shown_errors
 from app_pages.shared.state import COMPARE_SCOPES
 from attnviz import figures
+from attnviz.model.catalogue import model_name
 
 view, t = session.page_start("compare_title", "compare_intro")
 
@@ -60,8 +61,8 @@ with shown_errors(view):
     drawn = (shown.values, shown.row_labels, shown.col_labels, shown.row_status, shown.col_status)
     style = figures.FigureStyle(lang=view.lang)
     fig = figures.diff_heatmap(*drawn, kind=compared.kind, selection=said, style=style)
-    named = f"{view.model} · {runs.named_b(view)}"  # in the file's title; its name says each part on its own
-    diff_heads = {"layer": picked[0], "head": picked[1]}
+    named = f"{model_name(view.model)} · {model_name(runs.named_b(view))}"  # a folder by its name, never its path
+    diff_heads = {"layer": picked[0], "head": picked[1]}  # its file's name says each part on its own
     in_name = {"model": view.model, "model_b": runs.file_model_b(view), "text_b": view.text_b, **diff_heads}
     figure_export.figure(fig, "compare", "compare_diff", view, figure_export.Source(named=in_name), model=named)
 

@@ -3,7 +3,7 @@
 import streamlit as st
 
 from app_pages.heads.choices import defined_statistics, page_for_head
-from app_pages.shared import caches, figure_export, head_effects, long_text, navigation, session
+from app_pages.shared import caches, faithfulness, figure_export, head_effects, long_text, navigation, session
 from app_pages.shared.page_errors import shown_errors
 from attnviz import figures
 from attnviz.maps import head_stats
@@ -80,6 +80,7 @@ with shown_errors(view):
         st.caption(t("find_grid_hint"))
 
     head_effects.section(view, model, view.kind, "heads_effects")
+    faithfulness.section(view, handle, result, long=not result.is_complete, key="heads_faithfulness")
 
     st.subheader(t("open_head_title"))
     chooser = st.columns([1, 1, 3], vertical_alignment="bottom")

@@ -4,7 +4,7 @@ import streamlit as st
 
 from app_pages.explainer import editor, multi_head, sentence
 from app_pages.explainer.steps import EXPLAINER_SEEDS, edited_matrix, explainer_field, explainer_walk, names, table
-from app_pages.shared import caches, figure_export, session
+from app_pages.shared import caches, faithfulness, figure_export, opened, session
 from app_pages.shared.page_errors import shown_errors
 from attnviz import figures
 from attnviz.attention.walkthrough import walkthrough
@@ -118,3 +118,13 @@ with shown_errors(view):
         walk.weights, style=figures.FigureStyle(lang=view.lang, title=t("mh_grid_title", heads=int(heads)))
     )
     figure_export.figure(weights_grid, "multi-head-weights", "explainer_multihead", view)
+
+# 7. Looking is not using, on your own sentence: every measure scored by removing the tokens it ranks first
+st.header(t("faithfulness_title"))
+st.markdown(t("faithfulness_explainer"))
+if opened.current(view) is not None:
+    st.info(t("qk_ex_needs_model"), icon=":material/info:")
+else:
+    with shown_errors(view):
+        handle, result = caches.analysis(view)
+        faithfulness.section(view, handle, result, long=not result.is_complete, key="explainer_faithfulness")

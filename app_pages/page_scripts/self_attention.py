@@ -6,6 +6,8 @@ from app_pages.self_attention import find_head, live_panel, prompt_panel
 from app_pages.shared import (
     caches,
     controls,
+    explorer_download,
+    faithfulness,
     figure_export,
     head_effects,
     lens,
@@ -61,6 +63,7 @@ with shown_errors(view):
         controls.link_controls(view, columns[4], columns[5], lowest=0.05)
     else:
         controls.weighting_choice(view, columns[4])
+    faithfulness.section(view, handle, result, long=long, key="self_faithfulness")  # beside the Measure choice
     if view.self_aggregation == viewing.ROLLOUT and not long:
         rollout_controls(view, st.columns([2, 2, 4]), layers)
         st.caption(t("qk_rollout_note_decoder" if kind == "decoder" else "qk_rollout_note"))
@@ -80,6 +83,7 @@ with shown_errors(view):
         labels = [[c.label for c in find_head.choices(view, result, kind, side)] for side in ("query", "key")]
         clicks = {find_head.LINES_KEY: lambda: find_head.lines_clicked(*labels)}
         figure_export.shown_figures(view, shown, charts, drawn, options, model=model, clicks=clicks)
+        explorer_download.explorer_button(view, handle, result, model)
         measures.agreement_line(view, handle, result, options)
         saliency.section(view, handle, result)  # a decoder's output token; an encoder's: why there is none
         find_head.lines_note(view)

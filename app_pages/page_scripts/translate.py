@@ -7,6 +7,8 @@ import streamlit as st
 from app_pages.shared import (
     caches,
     controls,
+    explorer_download,
+    faithfulness,
     figure_export,
     head_effects,
     lens,
@@ -53,6 +55,8 @@ with shown_errors(view):
     truth_notes.caveat_notes(view, result)
     long_text.truncation_note(read, result, tokens)
     result = selection.whole_capture(result, ["cross"])  # a long source: its cross map is still small (target rows)
+    if view.mode == "pair" and view.target.strip() and not handle.is_seq2seq:  # typed, and not read: said
+        st.warning(t("target_not_read", model=view.model), icon=":material/warning:")
     if "cross" not in result.maps:
         st.info(t("no_cross", model=view.model), icon=":material/info:")
     else:
@@ -66,6 +70,7 @@ with shown_errors(view):
             )
             pair_target.remember(view, result.target_text)
             live_panel.watch(view, read, handle)  # the same writing, token by token, above its replay
+        faithfulness.detached_line(read, handle, result)  # does the translation read its source?
         drawn = caches.measured(read, handle, result)  # the weights, or the measure chosen (one map per layer)
         measuring = controls.measuring(view)
         cross = drawn["cross"]
@@ -74,6 +79,7 @@ with shown_errors(view):
         aggregations = head_choice.offered_aggregations("cross", view.measure)
         controls.head_choice(view, columns, "cross_aggregation", aggregations, shape, help=t("aggregation_help"))
         controls.link_controls(view, columns[3], columns[4], lowest=0.0)
+        faithfulness.section(read, handle, result, key="translate_faithfulness")  # beside the Measure choice
 
         options = view_options(view, "cross", view.cross_aggregation)
         given = gold_panel.user_words(view, result)  # a pair typed as words: the word view draws those words
@@ -98,6 +104,7 @@ with shown_errors(view):
             gold_record(view.gold, view.gold_reverse if gold.both_directions else None) if gold is not None else {}
         )
         figure_export.shown_figures(view, shown, charts, drawn, replace(options, step=step), recorded=recorded)
+        explorer_download.explorer_button(read, handle, result, read.model)
         measures.shares(view, drawn, given_words=options.given_words)  # over the target as the maps draw it
         measures.agreement_line(view, handle, result, replace(options, step=step))
         saliency.section(read, handle, result, given_words=options.given_words)  # about one target token

@@ -113,6 +113,23 @@ def cached_measure(key: ModelKey, request: runs.RunRequest, measure: str):
     return measuring.measured(handle, request.text, request.target, measure=measure, truncate=request.truncate)
 
 
+@st.cache_data(show_spinner=False, max_entries=8)
+def cached_faithfulness(key: ModelKey, request: runs.RunRequest, row: int | None):
+    """Every measure scored on one input for one output (`attnviz.measures.faithfulness`): a translator's target row
+    `row` (None: the whole target), a decoder's next token, an encoder's pooled output."""
+    from attnviz.measures.faithfulness import faithfulness  # torch: only when a page asks for the scoreboard
+
+    return faithfulness(cached_model(key), request.text, request.target, row=row)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def cached_detachment(key: ModelKey, request: runs.RunRequest):
+    """The detached-translation flag's numbers of one translation (`attnviz.measures.detached`)."""
+    from attnviz.measures.detached import detachment  # torch: only when a page shows a translation
+
+    return detachment(cached_model(key), request.text, request.target)
+
+
 @st.cache_data(show_spinner=False, max_entries=32)
 def cached_multi_head(batch: int, length: int, hidden: int, heads: int, device: str):
     return multi_head.multi_head_walkthrough(batch, length, hidden, heads, device)
@@ -146,14 +163,23 @@ def model(view: ViewState, name: str | None = None, device: str | None = None, d
     return handle
 
 
-def forced_target(view: ViewState) -> str:
-    """The target the model reads: the one typed, in pair mode; none when the model writes its own."""
-    return view.target if view.mode == "pair" else ""
+def reloading(handle) -> str:
+    """The name a model is loaded again by (the cached functions key on it): what the view gave `load_model`, not
+    the name files record (a folder is recorded by its own name, which does not load it)."""
+    return getattr(handle, "loaded_from", "") or handle.name
 
 
-def run_request(view: ViewState, capture: str = "full") -> runs.RunRequest:
-    """The run the view asks for: its text, the target the model reads, its mode and truncation."""
-    return runs.RunRequest(view.text, forced_target(view), view.mode, capture=capture, truncate=view.truncate)
+def forced_target(view: ViewState, seq2seq: bool) -> str:
+    """The target the model reads: the one typed, in pair mode, for a translation model; none when the model writes
+    its own, or has no target side (the Translate page says a typed one is not read: `target_not_read`)."""
+    return view.target if view.mode == "pair" and seq2seq else ""
+
+
+def run_request(view: ViewState, seq2seq: bool, capture: str = "full") -> runs.RunRequest:
+    """The run the view asks for of a model (`seq2seq`: one with a target side): its text, the target the model
+    reads, its mode and truncation."""
+    target = forced_target(view, seq2seq)
+    return runs.RunRequest(view.text, target, view.mode, capture=capture, truncate=view.truncate)
 
 
 def shown_request(view: ViewState, handle, result) -> runs.RunRequest:
@@ -186,7 +212,7 @@ def analysis(view: ViewState, name: str | None = None):
         model_placement.layer_report(view, shown.capture)
         return shown.model, shown.capture
     handle = model(view, name)
-    request = run_request(view, "auto")
+    request = run_request(view, handle.is_seq2seq, "auto")
     request = replace(request, capture=runs.capture_kind(handle, request))
     lazy = request.capture == "lazy"
     with st.spinner(i18n.t("analysing_long" if lazy else "analysing", view.lang), show_time=True):
@@ -206,27 +232,42 @@ def measured(view: ViewState, handle, result):
 def measure_of(view: ViewState, handle, result, measure: str):
     """The capture of `measure` on the input `result` shows, once per input and measure."""
     with st.spinner(i18n.t("measure_computing", view.lang), show_time=True):
-        return cached_measure(key_of(view, handle.name), shown_request(view, handle, result), measure)
+        return cached_measure(key_of(view, reloading(handle)), shown_request(view, handle, result), measure)
 
 
 def saliency_of(view: ViewState, handle, result):
     """The saliency of every output token of the input `result` shows — its source and the target the model read or
     wrote — once per input; an InputError, with its sentence, for a model that writes no token."""
     with st.spinner(i18n.t("saliency_computing", view.lang), show_time=True):
-        return cached_measure(key_of(view, handle.name), shown_request(view, handle, result), "saliency")
+        return cached_measure(key_of(view, reloading(handle)), shown_request(view, handle, result), "saliency")
+
+
+def faithfulness_of(view: ViewState, handle, result, row: int | None):
+    """The faithfulness scoreboard of the input `result` shows — its source and the target the model read or
+    wrote — for target row `row`, once per input and row."""
+    with st.spinner(i18n.t("faithfulness_computing", view.lang), show_time=True):
+        request = shown_request(view, handle, result)
+        return cached_faithfulness(key_of(view, reloading(handle)), request, row if handle.is_seq2seq else None)
+
+
+def detachment_of(view: ViewState, handle, result):
+    """The detached-translation flag's numbers of the translation `result` shows, once per pair."""
+    return cached_detachment(key_of(view, reloading(handle)), shown_request(view, handle, result))
 
 
 def lazy_statistics(view: ViewState, kind: str, name: str | None = None) -> dict:
     """The head statistics of a long text's map, streamed tile by tile once per input."""
     with st.spinner(i18n.t("computing_statistics", view.lang), show_time=True):
-        return cached_lazy_statistics(key_of(view, name), run_request(view, "lazy"), kind)
+        request = run_request(view, model(view, name).is_seq2seq, "lazy")
+        return cached_lazy_statistics(key_of(view, name), request, kind)
 
 
 def pooled(view: ViewState, kind: str, layer: int, head: int, name: str | None = None):
     """One head of a long text's map, pooled whole (every cell computed, tile by tile, none kept), once per input."""
     with st.spinner(i18n.t("pooling", view.lang), show_time=True):
         weighted = view.weighting == "value-norm"
-        return cached_pooled(key_of(view, name), run_request(view, "lazy"), kind, layer, head, weighted)
+        request = run_request(view, model(view, name).is_seq2seq, "lazy")
+        return cached_pooled(key_of(view, name), request, kind, layer, head, weighted)
 
 
 def head_effects(view: ViewState, name: str | None = None):
@@ -234,7 +275,7 @@ def head_effects(view: ViewState, name: str | None = None):
     model `name`), once per input: the target given in pair mode, else the one the model writes (an encoder's
     output has none). Loads the model even while a saved capture is open: the effects need it to run."""
     handle = model(view, name)
-    target = forced_target(view) if handle.kind != "encoder" else ""
+    target = (view.target if view.mode == "pair" else "") if handle.kind != "encoder" else ""  # a decoder continues
     with st.spinner(i18n.t("effects_computing", view.lang), show_time=True):
         return cached_head_effects(key_of(view, name), runs.RunRequest(view.text, target or None))
 
@@ -248,14 +289,14 @@ def window_vectors(view: ViewState, handle, text: str, target: str | None):
     """The queries, keys and values of `text` (and `target`) read on their own: the explainer's window of a long
     text."""
     with st.spinner(i18n.t("qk_computing_vectors", view.lang), show_time=True):
-        return cached_vectors(key_of(view, handle.name), runs.RunRequest(text, target))
+        return cached_vectors(key_of(view, reloading(handle)), runs.RunRequest(text, target))
 
 
 def vectors(view: ViewState, handle, result):
     """The queries, keys and values of every head for the input `result` shows (`attention.vectors`), from one more
     on-demand pass over the same text (and the target the model wrote or read), once per input."""
     with st.spinner(i18n.t("qk_computing_vectors", view.lang), show_time=True):
-        return cached_vectors(key_of(view, handle.name), shown_request(view, handle, result))
+        return cached_vectors(key_of(view, reloading(handle)), shown_request(view, handle, result))
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -281,11 +322,11 @@ def logit_lens_of(view: ViewState, handle, result):
     """The logit lens of the input `result` shows: its text (a decoder-only model), or on a translator's decoder the
     target the model read or wrote; once per input."""
     with st.spinner(i18n.t("measure_computing", view.lang), show_time=True):
-        return cached_logit_lens(key_of(view, handle.name), shown_request(view, handle, result))
+        return cached_logit_lens(key_of(view, reloading(handle)), shown_request(view, handle, result))
 
 
 def decoder_lens_of(view: ViewState, handle, result):
     """DecoderLens of the source `result` shows, once per source."""
     with st.spinner(i18n.t("measure_computing", view.lang), show_time=True):
         request = runs.RunRequest(result.source_text, truncate=view.truncate)
-        return cached_decoder_lens(key_of(view, handle.name), request)
+        return cached_decoder_lens(key_of(view, reloading(handle)), request)

@@ -18,6 +18,7 @@ from attnviz.errors import AttnvizError
 from attnviz.export.figure_file import figure_file_bytes
 from attnviz.export.sizing import MAX_SCALE, MAX_SIDE, MIN_SIDE, PRESETS
 from attnviz.figures.layout import as_file, export_size, exported_title, file_layout
+from attnviz.model.catalogue import model_name
 from attnviz.types import AttentionCapture, AttentionMap
 from attnviz.view import selection, viewing
 
@@ -237,7 +238,8 @@ def figure_downloads(
     fig, name: str, view: ViewState, source: Source, model: str | None, size: DownloadSize
 ) -> tuple[list[Download], AttnvizError | None]:
     """The downloads of one figure, and why its figure formats cannot be made at the chosen size (they are then
-    disabled, and the page says why), or None."""
+    disabled, and the page says why), or None. A model typed as a folder is named by the folder's own name."""
+    model = model_name(model) if model else model
     title = exported_title(fig.layout.title.text or "", model)
     width, height = export_size(title, fig.layout.width, fig.layout.height)
     own_size = SimpleNamespace(layout=SimpleNamespace(width=width, height=height))  # all resolve_size reads

@@ -90,7 +90,7 @@ def model_files_sha256(folder: Path) -> dict[str, str]:
     }
 
 
-@functools.cache
+@functools.lru_cache(maxsize=8)  # keyed by the model a visitor names (a link may name any): kept bounded
 def _saved(name: str) -> tuple[dict, bool] | None:
     """(the manifest saved for the model `name` — {"input", "files_sha256", "views": [{"file", "computed_on"}]} —,
     whether the model's files are byte for byte those that computed it), read and hashed once per process; None
@@ -106,7 +106,7 @@ def _saved(name: str) -> tuple[dict, bool] | None:
         return None
 
 
-@functools.cache
+@functools.lru_cache(maxsize=8)  # one per saved view: a few files
 def _capture(path: Path):
     """A saved view's capture, or None when it cannot be read."""
     try:

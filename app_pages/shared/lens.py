@@ -18,7 +18,7 @@ from attnviz.figures import FigureStyle
 from attnviz.figures.lens import decoder_lens_grid, logit_lens_figures
 from attnviz.i18n.lens import STRINGS as LENS_WORDS
 from attnviz.measures.lens_results import last_layer_choices, reading_labels, stream_file_part
-from attnviz.text.tokens import readable, shown
+from attnviz.text.tokens import drawable, shown
 from attnviz.view.lenses import (
     DECODER_LENS,
     LENS_WINDOW,
@@ -80,7 +80,9 @@ def _last_row(view: ViewState, lens) -> str:
     """The last layer's first choice at every position, with its probability: the model's own prediction."""
     t = tr(view)
     said = [
-        t("truth_token_probability", token=readable(shown(token)), probability=f"{probability:.3f}")  # ␊, not a break
+        t(
+            "truth_token_probability", token=drawable(shown(token)), probability=f"{probability:.3f}"
+        )  # "\\n" as text, not a break
         for token, probability in last_layer_choices(lens)
     ]
     return t("truth_list_separator").join(said)
@@ -144,7 +146,7 @@ def _tokens(view: ViewState, reading) -> str:
     """Each written token with its probability."""
     t = tr(view)
     said = [
-        t("truth_token_probability", token=readable(shown(step.token)), probability=f"{step.probability:.3f}")
+        t("truth_token_probability", token=drawable(shown(step.token)), probability=f"{step.probability:.3f}")
         for step in reading.steps or []
     ]
     return t("truth_list_separator").join(said)

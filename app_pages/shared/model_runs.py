@@ -11,6 +11,8 @@ from collections.abc import Mapping, Sequence
 
 from attnviz import settings
 from attnviz.errors import ModelLoadError
+from attnviz.model.load import check_allowed
+from attnviz.model.policy import Policy
 
 
 def model_refusal(
@@ -19,11 +21,19 @@ def model_refusal(
     """None when `model` may be loaded here, else the error that says why not.
 
     The sidebar offers "any Hugging Face id or local folder" unless ATTNVIZ_ALLOW_CUSTOM_MODELS is off: this is the
-    one place that refuses the others, and attnviz.model.policy still limits what `load_model` accepts when it is on.
+    one place that refuses the others. In server mode attnviz.model.policy's allowlists are checked here too, before
+    the model cache (which a model loaded earlier in the process would answer from) and again by `load_model`.
     """
-    if model in catalogue_names or settings.current(environ).allow_custom_models:
+    values = settings.current(environ)
+    if model not in catalogue_names and not values.allow_custom_models:
+        return ModelLoadError("custom_models_off", model=model)
+    if model in catalogue_names or not values.server_mode:
         return None
-    return ModelLoadError("custom_models_off", model=model)
+    try:
+        check_allowed(model, Policy.from_settings(values))
+    except ModelLoadError as refusal:
+        return refusal
+    return None
 
 
 def use_interactive_threads(environ: Mapping[str, str] | None = None) -> int:

@@ -21,6 +21,7 @@ PAGES = {
     "qk": "page_scripts/qk_space.py",
     "corpus": "page_scripts/corpus.py",
     "compare": "page_scripts/compare.py",
+    "atlas": "page_scripts/atlas.py",
 }
 
 
@@ -33,6 +34,7 @@ URL_PATHS = {  # each page's URL path (main.py gives them to st.Page), by its PA
     "open": "open-capture",
     "corpus": "corpus",
     "compare": "compare",
+    "atlas": "atlas",
 }
 
 

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import gc
+import importlib
 import logging
 import threading
 import time
 from contextlib import asynccontextmanager
 
-from app_pages.shared import caches, server_load
+from app_pages.shared import caches, server_load, serving
 from app_pages.shared.state import ViewState, view_options
 from attnviz.view import selection
 
@@ -16,6 +17,11 @@ log = logging.getLogger("attnviz.app")
 
 FIRST_PAGE_WAIT_S = 8.0  # the warm-up lets a first page run (from `first_view`) before it imports torch, this long
 BROWSER_DRAW_S = 2.0  # … and then the browser draw its charts (measured: ~0.7 s later with an import beside it)
+# plotly's validators and JSON encoder look these up in `sys.modules` without importing them (`get_module(name,
+# should_load=False)`), and a module enters `sys.modules` before its body has run: while one session's first table
+# imports pandas, another session's (or the warm-up's) figure finds it half-built and fails ("partially initialized
+# module 'pandas' has no attribute 'Series'"). Imported whole before the server serves, they are never seen half-built.
+PEEKED_BY_PLOTLY = ("numpy", "pandas", "PIL.Image")
 
 
 def _warm_up_after_first_page() -> None:
@@ -56,16 +62,26 @@ def warm_up() -> None:
 def default_figures(handle, view: ViewState) -> None:
     """The default `view` (Translate & align of the default text), computed as its page computes it: the capture
     lands in the page's result cache; the figures are made once and dropped."""
-    result = caches.cached_analysis(caches.ModelKey(view.model, view.device), caches.run_request(view))
+    request = caches.run_request(view, handle.is_seq2seq)
+    result = caches.cached_analysis(caches.ModelKey(view.model, view.device), request)
     options = view_options(view, "cross", view.cross_aggregation)
     shown = selection.show(result, options, handle.alignment_heads, ("alignment", "heatmap"))
     for fig in shown.figures.values():
         fig.to_json()  # what the page sends: plotly's JSON encoder loads on first use
 
 
+def import_what_plotly_peeks_at() -> None:
+    """Import `PEEKED_BY_PLOTLY` whole, once, before any session's script or the warm-up runs (~0.4 s, pandas)."""
+    for name in PEEKED_BY_PLOTLY:
+        importlib.import_module(name)
+
+
 @asynccontextmanager
 async def lifespan(_app):
-    """The server's lifespan: start the warm-up, and let the server serve at once."""
+    """The server's lifespan: import what plotly peeks at, server mode on when the server listens beyond loopback
+    (`serving`), then start the warm-up, and let the server serve at once."""
+    import_what_plotly_peeks_at()
+    serving.require_server_mode_beyond_loopback()
     server_load.began()
     threading.Thread(target=_warm_up_after_first_page, name="attnviz-warm-up", daemon=True).start()
     yield

@@ -190,6 +190,7 @@ PAGE_PARTS = {
     "open": _TEXT_PAGE,
     "corpus": (CoreView, CorpusView),
     "compare": (CoreView, "text", "target", HeadView, "weighting", "hide_special", CompareView),
+    "atlas": (CoreView, "text"),  # its own controls (block, filter, window) stay on the page
 }
 
 

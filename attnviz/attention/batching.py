@@ -76,17 +76,20 @@ def prepare_batch(
     handle: ModelHandle, texts: list[str], targets: list[str] | None = None, truncate: bool = False, mode: str = "full"
 ) -> Batch:
     """Check and tokenize the examples, refuse what would not fit (positions, ATTNVIZ_MAX_CHARS, the memory budget
-    for `mode` "full" or "lazy"), and build the padded model inputs."""
+    for `mode` "full" or "lazy"), and build the padded model inputs. Mode "atlas" (`attnviz.atlas`) checks only the
+    positions: the character limit and this estimate are made for maps of n × n weights, and the atlas checks its own
+    O(n · d) estimate."""
     if not texts:
         raise InputError("texts_none")
     limits = settings.current()  # read once for every check below
-    texts = [check_text_length(check_text(text), limit=limits.max_chars) for text in texts]
+    chars = None if mode == "atlas" else limits.max_chars
+    texts = [_checked_length(check_text(text), "text", chars) for text in texts]
     if targets is not None:
         if not handle.is_seq2seq:
             raise InputError("target_side_missing", model=handle.name, kind=handle.kind)
         if len(targets) != len(texts):
             raise InputError("targets_count", texts=len(texts), targets=len(targets))
-        targets = [check_text_length(check_text(target, "target"), "target", limits.max_chars) for target in targets]
+        targets = [_checked_length(check_text(target, "target"), "target", chars) for target in targets]
     tokenizer, model = handle.tokenizer, handle.model
     limit = handle.max_positions
     readings = [usage.reading(handle, text) for text in texts]  # language codes, a task prefix: see attnviz.model.usage
@@ -112,8 +115,13 @@ def prepare_batch(
         inputs["decoder_input_ids"] = decoder_ids.to(model.device)
         inputs["decoder_attention_mask"] = decoder_mask.to(model.device)
     target_width = inputs["decoder_input_ids"].shape[1] if targets is not None else 0
-    check_budget(handle, input_ids.shape[1], target_width, mode=mode, budget=budget_bytes(limits), batch=len(texts))
+    if mode != "atlas":
+        check_budget(handle, input_ids.shape[1], target_width, mode=mode, budget=budget_bytes(limits), batch=len(texts))
     return batch
+
+
+def _checked_length(text: str, what: str, limit: int | None) -> str:
+    return text if limit is None else check_text_length(text, what, limit)
 
 
 def run_batch(handle: ModelHandle, batch: Batch, recorder_class: type[Recorder] = WeightRecorder) -> Recorder:

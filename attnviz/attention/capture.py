@@ -15,7 +15,7 @@ from attnviz.attention.batching import Batch, crop, crop_keys, prepare_batch, ru
 from attnviz.attention.recorder import WeightRecorder
 from attnviz.errors import InputError
 from attnviz.model.load import ModelHandle
-from attnviz.provenance import build_provenance
+from attnviz.provenance import alignment_meta, build_provenance
 from attnviz.types import AttentionCapture, AttentionMap, Deferred, map_specs, values_checked
 
 
@@ -97,6 +97,7 @@ def example_capture(
     prefix = batch.prefixes[row] if batch.prefixes else ""
     if prefix:  # the text read starts with it: offsets count it, the user's words do not (attnviz.corpus.view)
         provenance["options"] = {**provenance.get("options", {}), "prefix": prefix}
+    texts = dict(source_text=source_text, target_text=target_text)
     return AttentionCapture(
-        handle.name, handle.device, maps, source_text=source_text, target_text=target_text, provenance=provenance
+        handle.name, handle.device, maps, **texts, provenance=provenance, meta=alignment_meta(handle)
     )

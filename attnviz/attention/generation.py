@@ -24,7 +24,7 @@ from attnviz.errors import AttnvizError, InputError
 from attnviz.model import usage
 from attnviz.model.load import ModelHandle
 from attnviz.model.memory import check_budget, check_text_length
-from attnviz.provenance import build_provenance
+from attnviz.provenance import alignment_meta, build_provenance
 from attnviz.text.tokens import shown, special_ids, tokens_for_ids, vocabulary_token
 from attnviz.types import AttentionCapture, AttentionMap, GenerationStep, Token, map_specs
 
@@ -225,7 +225,8 @@ def _seq2seq_generation(handle, text, source: Encoded, generated, recorder: Weig
         for spec in map_specs(seq2seq=True, with_target=True)
     }
     steps = [GenerationStep(token, self_rows[i], cross_rows[i]) for i, token in enumerate(target_tokens)]
-    return AttentionCapture(handle.name, handle.device, maps, source_text=text, target_text=written, steps=steps)
+    meta = alignment_meta(handle)
+    return AttentionCapture(handle.name, handle.device, maps, text, written, steps=steps, meta=meta)
 
 
 def _decoder_generation(handle, text, source: Encoded, generated, recorder: WeightRecorder, roles) -> AttentionCapture:
@@ -248,5 +249,5 @@ def _decoder_generation(handle, text, source: Encoded, generated, recorder: Weig
     maps = {spec.kind: AttentionMap(spec.kind, weights, tokens, tokens, names, spec.is_causal(handle.kind), norms)}
     steps = [GenerationStep(token, rows[i], None) for i, token in enumerate(shifted)]
     return AttentionCapture(
-        handle.name, handle.device, maps, source_text=full_text, target_text=written.strip(), steps=steps
+        handle.name, handle.device, maps, full_text, written.strip(), steps=steps, meta=alignment_meta(handle)
     )

@@ -30,7 +30,7 @@ from attnviz.maps import analysis, head_stats
 from attnviz.maps.analysis import Pooled
 from attnviz.model.load import ModelHandle
 from attnviz.model.memory import FLOAT32, check_bytes
-from attnviz.provenance import build_provenance
+from attnviz.provenance import alignment_meta, build_provenance
 from attnviz.types import AttentionCapture, AttentionMap, Token, map_specs, missing_map, position, row_span
 
 
@@ -70,6 +70,7 @@ class LazyCapture:
     source_text: str = ""
     target_text: str | None = None
     provenance: dict = field(default_factory=dict)  # as AttentionCapture.provenance (attnviz.provenance)
+    meta: dict = field(default_factory=dict)  # as AttentionCapture.meta: the model's alignment heads
 
     is_complete: ClassVar[bool] = False  # each weight is computed when asked
 
@@ -204,7 +205,7 @@ class LazyCapture:
             maps,
             self.source_text,
             self.target_text,
-            meta={"lazy": True},
+            meta={**self.meta, "lazy": True},
             provenance=dict(self.provenance),
         )
 
@@ -336,7 +337,6 @@ def lazy_run(
     record = build_provenance(handle, batch.texts[0], target, {"mode": "lazy", "truncate": truncate})
     if placed := recorder.placement(handle.model):  # a model spread over devices: where each layer was and ran
         record["placement"] = placed
-    lazy = LazyCapture(
-        handle.name, handle.device, stacks, source_text=batch.texts[0], target_text=target, provenance=record
-    )
+    texts = dict(source_text=batch.texts[0], target_text=target)
+    lazy = LazyCapture(handle.name, handle.device, stacks, **texts, provenance=record, meta=alignment_meta(handle))
     return lazy, recorder

@@ -6,6 +6,11 @@ switched to that implementation inside a context manager whose `finally` switche
 Each call goes to the recorder of the current capture, kept in a ContextVar, so threads capturing with the same model
 at once each get their own; a thread that only runs the model meanwhile gets plain eager attention.
 
+A recorder whose calls all go through a fused kernel asks for the same function under a second name,
+"attnviz_fused" (`Recorder.implementation`), whose masks are transformers' SDPA masks: None where the kernel's own causal
+flag or no mask serves, a boolean mask only where padding needs one — never the n × n float mask the eager builder
+makes (1 GiB at 16k tokens). A thread without a capture then gets transformers' own SDPA attention.
+
 The recorders are siblings on one minimal base, `Recorder` (which module called, by path; what each call left, in
 call order; where the pass ends):
 - `WeightRecorder` (full capture) computes eager attention (`attention.math`) and keeps every weight;
@@ -44,6 +49,7 @@ from attnviz.model.load import LOADING
 from attnviz.types import Deferred
 
 IMPLEMENTATION = "attnviz"
+FUSED_IMPLEMENTATION = "attnviz_fused"  # the same function under SDPA's masks (`Recorder.implementation`)
 _CROSS_NAMES = ("encoder_attn", "EncDecAttention", "crossattention", "cross_attn", "cross_attention")
 
 Layer = tuple[str, int]  # (module path, which of its calls): one layer of a map
@@ -71,6 +77,7 @@ class ModelState:
     # whether only the encoder runs -> (attention calls, id of the last calling module) of a complete pass
     pass_ends: dict[bool, tuple[int, int]] = field(default_factory=dict)
     switches: int = 0  # captures in flight with attnviz's implementation
+    implementation: str = IMPLEMENTATION  # which of attnviz's implementations those captures switched to
     restore: str | None = None  # the implementation to switch back to after the last of them
     training: list = field(default_factory=list)  # modules that were training before the first of them
     # implementation -> [(config, its _attn_implementation_internal)] as set_attn_implementation left them
@@ -99,6 +106,7 @@ class ModelState:
 
 
 _LOCK = threading.Lock()  # guards the states and every implementation switch
+_SWITCHED_BACK = threading.Condition(_LOCK)  # a model's last capture ended: another implementation may switch it
 _STATES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # model -> ModelState
 
 
@@ -153,6 +161,8 @@ class Recorder(ABC):
     # True for a recorder that needs what the model computes after its last attention call (a block's norm and
     # output, the logits): its pass is never ended early (`run_batch`).
     whole_pass: ClassVar[bool] = False
+    # The implementation the model runs under while this recorder records: which masks its calls are given.
+    implementation: ClassVar[str] = IMPLEMENTATION
 
     def name_of(self, module) -> str | None:
         """The module's path; a module the state lacks (added or replaced since) has the paths walked again, once
@@ -324,7 +334,7 @@ class QueryKeyRecorder(Recorder):
 
     def forward(self, module, query, key, value, attention_mask, scaling=None, dropout=0.0, **kwargs):
         position_bias, softcap = kwargs.get("position_bias"), kwargs.get("softcap")
-        query, key = _own_storage(query), _own_storage(key)
+        query, key = own_storage(query), own_storage(key)
         if attention_mask is not None:
             attention_mask = attention_mask[..., : key.shape[-2]]
         mask = self._compact_mask(attention_mask, query.shape[-2], key.shape[-2])
@@ -388,7 +398,7 @@ def _nth(items: list, index: int):
     return items[index] if index < len(items) else None
 
 
-def _own_storage(tensor: torch.Tensor) -> torch.Tensor:
+def own_storage(tensor: torch.Tensor) -> torch.Tensor:
     """The tensor itself, or a copy when it is a view into a larger buffer (GPT-2 splits one fused q|k|v
     projection): keeping the view would keep the values too."""
     if tensor.untyped_storage().nbytes() > tensor.numel() * tensor.element_size():
@@ -428,6 +438,23 @@ def attention_forward(module, query, key, value, attention_mask, scaling=None, d
             kwargs.get("position_bias"),
             kwargs.get("softcap"),
         )
+    return _recorded(recorder, module, query, key, value, attention_mask, scaling, dropout, **kwargs)
+
+
+def fused_attention_forward(module, query, key, value, attention_mask, scaling=None, dropout=0.0, **kwargs):
+    """`attention_forward` under SDPA's masks (FUSED_IMPLEMENTATION): a thread that only runs the model meanwhile
+    gets transformers' own SDPA attention, which reads those masks (None may mean causal)."""
+    recorder = _ACTIVE.get()
+    if recorder is None:  # transformers is loaded: the model is running
+        from transformers.integrations.sdpa_attention import sdpa_attention_forward
+
+        return sdpa_attention_forward(
+            module, query, key, value, attention_mask, dropout if module.training else 0.0, scaling, **kwargs
+        )
+    return _recorded(recorder, module, query, key, value, attention_mask, scaling, dropout, **kwargs)
+
+
+def _recorded(recorder: Recorder, module, query, key, value, attention_mask, scaling, dropout, **kwargs):
     result = recorder.forward(module, query, key, value, attention_mask, scaling, dropout, **kwargs)
     recorder.called(module)
     return result
@@ -436,10 +463,12 @@ def attention_forward(module, query, key, value, attention_mask, scaling=None, d
 def _register() -> None:
     with LOADING:  # not while another thread is half-way through importing transformers
         from transformers import AttentionInterface
-        from transformers.masking_utils import AttentionMaskInterface, eager_mask
+        from transformers.masking_utils import AttentionMaskInterface, eager_mask, sdpa_mask
 
     AttentionInterface.register(IMPLEMENTATION, attention_forward)
     AttentionMaskInterface.register(IMPLEMENTATION, eager_mask)
+    AttentionInterface.register(FUSED_IMPLEMENTATION, fused_attention_forward)
+    AttentionMaskInterface.register(FUSED_IMPLEMENTATION, sdpa_mask)
 
 
 _register()
@@ -472,28 +501,33 @@ def _set_implementation(model, state: ModelState, implementation: str) -> None:
 
 
 @contextmanager
-def attnviz_attention(model):
-    """Route the model's attention through attnviz, in eval mode, while any capture with it runs; restore both after
-    the last one (a model object the caller holds may be training: its dropout must not touch a capture)."""
+def attnviz_attention(model, implementation: str = IMPLEMENTATION):
+    """Route the model's attention through attnviz (`implementation`: IMPLEMENTATION or FUSED_IMPLEMENTATION), in eval
+    mode, while any capture with it runs; restore both after the last one (a model object the caller holds may be
+    training: its dropout must not touch a capture). A capture that wants the other implementation waits until the
+    model's captures in flight have ended: their masks must not change under them."""
     state = state_of(model)
-    with _LOCK:
+    with _SWITCHED_BACK:
+        _SWITCHED_BACK.wait_for(lambda: state.switches == 0 or state.implementation == implementation)
         if state.switches == 0:
             state.restore = model.config._attn_implementation
-            if state.restore != IMPLEMENTATION:
-                _set_implementation(model, state, IMPLEMENTATION)
+            state.implementation = implementation
+            if state.restore != implementation:
+                _set_implementation(model, state, implementation)
             state.training = _to_eval(model)
         state.switches += 1
     try:
         yield
     finally:
-        with _LOCK:
+        with _SWITCHED_BACK:
             state.switches -= 1
             if state.switches == 0:
-                if state.restore != IMPLEMENTATION:
+                if state.restore != implementation:
                     _set_implementation(model, state, state.restore)
                 for module in state.training:
                     module.training = True
                 state.training = []
+                _SWITCHED_BACK.notify_all()
 
 
 def _to_eval(model) -> list[torch.nn.Module]:
@@ -514,7 +548,7 @@ def recording(model, recorder_class: type[Recorder] = WeightRecorder):
     recorder = recorder_class(state_of(model))
     token = _ACTIVE.set(recorder)
     try:
-        with attnviz_attention(model), torch.inference_mode():
+        with attnviz_attention(model, recorder.implementation), torch.inference_mode():
             yield recorder
     finally:
         _ACTIVE.reset(token)

@@ -7,9 +7,12 @@
     python -m attnviz contributions --model demo-zh-en --text 早上好！ --target "Good morning!" --method alti -o c.npz
     python -m attnviz find-head --model minilm --text "The animal was tired because it ran." --query it --key animal
     python -m attnviz head-effects --model demo-zh-en --text 早上好！ --target "Good morning!" -o effects.csv
+    python -m attnviz faithfulness --model demo-zh-en --text 早上好！ --target "Good morning!" --row 1 -o scores.csv
     python -m attnviz lens --model demo-decoder --text "早上好！Good morning" -o lens.csv
     python -m attnviz decoder-lens --model demo-zh-en --text 早上好！ -o decoder-lens.png
     python -m attnviz compare --model minilm --text "The animal was too tired." --text-b "The animal was too wide." -o r.csv
+    python -m attnviz explorer --model demo-zh-en --text 早上好！ --target "Good morning!" -o explorer.html
+    python -m attnviz atlas --model demo-decoder --input long.txt -o atlas.npz
     python -m attnviz models
 
 With --input FILE every non-empty line is one example ("source" or "source<TAB>target"), a progress bar runs on
@@ -44,13 +47,16 @@ import os
 import sys
 
 from attnviz.cli.commands import (
+    atlas,
     capture,
     compare,
     contributions,
     corpus,
     devices,
     doctor,
+    explorer,
     export,
+    faithfulness,
     find_head,
     head_effects,
     lens,
@@ -63,15 +69,18 @@ from attnviz.errors import AttnvizError
 
 COMMANDS = {
     "export": export.run,
+    "explorer": explorer.run,
     "capture": capture.run,
     "contributions": contributions.run,
     "find-head": find_head.run,
     "head-effects": head_effects.run,
+    "faithfulness": faithfulness.run,
     "lens": lens.run_lens,
     "decoder-lens": lens.run_decoder_lens,
     "compare": compare.run,
     "devices": devices.run,
     "doctor": doctor.run,
+    "atlas": atlas.run,
 }
 
 

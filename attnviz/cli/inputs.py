@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 from attnviz import i18n
 from attnviz.cli.messages import PROG
@@ -26,14 +27,7 @@ class Example:
 def examples(request: Request) -> list[Example]:
     if request.input is None:
         return [Example(1, request.text, request.target, request.gold)]
-    try:
-        data = request.input.read_bytes()
-    except FileNotFoundError:
-        raise InputError("cli_input_missing", path=str(request.input)) from None
-    except IsADirectoryError as error:
-        raise InputError("cli_input_not_text", path=str(request.input), detail=str(error)) from None
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):  # UTF-16: every line would be unreadable
-        raise InputError("cli_input_not_text", path=str(request.input), detail="UTF-16")
+    data = input_bytes(request.input)
     examples = []
     for number, raw in enumerate(data.splitlines(), start=1):
         try:
@@ -59,6 +53,19 @@ def examples(request: Request) -> list[Example]:
     if not examples:
         raise InputError("cli_input_empty", path=str(request.input))
     return examples
+
+
+def input_bytes(path: Path) -> bytes:
+    """The bytes of an --input file; a missing file, a folder or UTF-16 text said in one sentence."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise InputError("cli_input_missing", path=str(path)) from None
+    except IsADirectoryError as error:
+        raise InputError("cli_input_not_text", path=str(path), detail=str(error)) from None
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):  # UTF-16: every line would be unreadable
+        raise InputError("cli_input_not_text", path=str(path), detail="UTF-16")
+    return data
 
 
 def _refused(example: Example, columns: int, request: Request) -> InputError | None:

@@ -12,7 +12,7 @@ from attnviz import i18n
 from attnviz.cli.messages import PROG
 from attnviz.cli.request import Request, request_of
 from attnviz.corpus import command as corpus_command
-from attnviz.errors import AttnvizError
+from attnviz.errors import AttnvizError, InputError
 from attnviz.export.sizing import PRESETS
 from attnviz.measures import names as measure_view
 from attnviz.model import placement
@@ -280,7 +280,7 @@ def build_parser(lang: str = "en") -> argparse.ArgumentParser:
     commands = parser.add_subparsers(
         dest="command",
         required=True,
-        metavar="{export,capture,contributions,find-head,compare,head-effects,lens,decoder-lens,corpus,corpus-workers,models,devices,doctor}",
+        metavar="{export,explorer,capture,contributions,find-head,compare,head-effects,faithfulness,lens,decoder-lens,atlas,corpus,corpus-workers,models,devices,doctor}",
         parser_class=functools.partial(_Parser, lang=lang),
     )
 
@@ -288,6 +288,7 @@ def build_parser(lang: str = "en") -> argparse.ArgumentParser:
     _add_model_arguments(export)
     _add_view_arguments(export)
 
+    _add_explorer_parser(commands, lang)
     capture = commands.add_parser(
         "capture", help="write attention data (json, npz, csv)", description="Write the captured attention."
     )
@@ -302,8 +303,10 @@ def build_parser(lang: str = "en") -> argparse.ArgumentParser:
     _add_contributions_parser(commands)
     _add_find_parser(commands)
     _add_head_effects_parser(commands)
+    _add_faithfulness_parser(commands)
     _add_lens_parsers(commands)
     _add_compare_parser(commands)
+    _add_atlas_parser(commands)
     corpus_command.add_parser(commands)
     commands.add_parser("models", help="list the models available offline", description="List catalogue models.")
     devices = commands.add_parser(
@@ -320,6 +323,74 @@ def build_parser(lang: str = "en") -> argparse.ArgumentParser:
     doctor.add_argument("--model", default="demo-zh-en", help="catalogue name, folder or hub id")
     doctor.add_argument("--device", default="auto", help="auto, npu, npu:N, cuda, mps or cpu (default: auto)")
     return parser
+
+
+def _add_explorer_parser(commands, lang: str) -> None:
+    """`explorer`: one offline HTML file of every layer and head of one input, its view picked by the reader."""
+    explorer = commands.add_parser(
+        "explorer",
+        help="one offline HTML file of every layer and head, in which a reader picks the view (html)",
+        description="Write one self-contained HTML file holding every figure of one input: the reader picks the "
+        "map, figure, heads, word view, weakest link and language, as in the app.",
+    )
+    explorer.add_argument("--model", "-m", required=True, help="catalogue name (see `models`), HF folder or hub id")
+    explorer.add_argument("--text", "-t", required=True, help="the input (source) text")
+    explorer.add_argument("--target", help="target text to force-decode (encoder-decoder models)")
+    explorer.add_argument("--generate", type=int, metavar="N", help="let the model write up to N tokens instead")
+    explorer.add_argument("--beams", type=int, metavar="N", help="with --generate: beams of beam search")
+    explorer.add_argument("--device", default="auto", help="auto (npu → cuda → mps → cpu), cpu, cuda, npu, mps")
+    _add_placement_arguments(explorer, lang)
+    explorer.add_argument("--truncate", action="store_true", help="keep the first tokens of too-long input")
+    held = explorer.add_argument_group("what the file holds")
+    held.add_argument("--kinds", type=_listed(KINDS, lang), help="only these maps, e.g. cross,encoder (default: all)")
+    held.add_argument(
+        "--measures",
+        type=_listed(measure_view.CONTRIBUTIONS, lang),
+        help="measures of what each layer uses, computed and put in: alti, alti-rollout, value-zeroing (default: none)",
+    )
+    held.add_argument("--languages", type=_listed(tuple(i18n.LANGUAGES), lang), help="en, zh or en,zh (default: both)")
+    held.add_argument(
+        "--thresholds",
+        type=_parsed(_thresholds, lang),
+        help="the weakest links a reader may pick, e.g. 0.05,0.1,0.2,0.3,0.5 (the default)",
+    )
+    held.add_argument(
+        "--subwords",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="hold the subword-piece view beside the word view (default on; --no-subwords halves the file)",
+    )
+    held.add_argument("--lang", choices=("en", "zh"), default="en", help="the language the file opens in, and errors")
+    explorer.add_argument("--output", "-o", required=True, type=Path, help="the .html file to write")
+    explorer.add_argument("--force", "-f", action="store_true", help="replace an existing file")
+    explorer.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+
+
+def _comma_list(text: str) -> tuple[str, ...]:
+    """An argparse type: the names of a comma-separated list (the command checks them)."""
+    return tuple(item.strip() for item in text.split(",") if item.strip())
+
+
+def _listed(choices: tuple[str, ...], lang: str):
+    """An argparse type: a comma-separated list of `choices`."""
+
+    def read(text: str) -> tuple[str, ...]:
+        items = tuple(item.strip() for item in text.split(",") if item.strip())
+        unknown = [item for item in items if item not in choices]
+        if not items or unknown:
+            error = InputError("cli_list_choice", value=text, choices=", ".join(choices))
+            raise argparse.ArgumentTypeError(error.message(lang))
+        return items
+
+    read.__name__ = "list"
+    return read
+
+
+def _thresholds(text: str) -> tuple[float, ...]:
+    try:
+        return tuple(float(item) for item in text.split(",") if item.strip())
+    except ValueError:
+        raise InputError("explorer_threshold", thresholds=text) from None
 
 
 def _add_contributions_parser(commands) -> None:
@@ -355,6 +426,40 @@ def _add_contributions_parser(commands) -> None:
     contributions.add_argument("--output", "-o", required=True, type=Path, help="file to write (a folder with --input)")
     contributions.add_argument("--force", "-f", action="store_true", help="replace existing files")
     contributions.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+
+
+def _add_atlas_parser(commands) -> None:
+    """`atlas`: every head of a long text as block maps, exact, through fused kernels."""
+    atlas = commands.add_parser(
+        "atlas",
+        help="every head of a long text as exact block maps (npz, png, svg, pdf)",
+        description="Run the model once through fused kernels and write every head's block masses, head statistics "
+        "and provenance (npz, with the queries, keys and LSE that reopen exact windows), or a poster of every head.",
+    )
+    atlas.add_argument("--model", "-m", required=True, help="catalogue name (see `models`), HF folder or hub id")
+    text = atlas.add_mutually_exclusive_group(required=True)
+    text.add_argument("--text", "-t", help="the input (source) text")
+    text.add_argument("--input", "-i", type=Path, help="a UTF-8 file: the whole file is one text")
+    atlas.add_argument("--target", help="target text to force-decode (encoder-decoder models)")
+    atlas.add_argument("--kind", choices=KINDS, help="poster: which map (default: self, or encoder)")
+    atlas.add_argument("--block", type=int, default=64, help="tokens per block along each axis (default 64)")
+    atlas.add_argument(
+        "--sink", type=int, default=4, help="the first tokens whose weight is the sink mass (default 4, StreamingLLM)"
+    )
+    atlas.add_argument(
+        "--no-windows",
+        dest="windows",
+        action="store_false",
+        help="npz: keep blocks and statistics only, not the queries, keys and LSE that reopen exact windows",
+    )
+    atlas.add_argument("--device", default="auto", help="auto (npu → cuda → mps → cpu), cpu, cuda, npu, mps")
+    atlas.add_argument("--truncate", action="store_true", help="keep the first tokens of too-long input")
+    atlas.add_argument("--format", choices=("npz", "png", "svg", "pdf"), help="default: from the output suffix")
+    atlas.add_argument("--engine", choices=("auto", "kaleido", "static"), default="auto", help="png/svg/pdf renderer")
+    atlas.add_argument("--lang", choices=("en", "zh"), default="en", help="language of the poster and messages")
+    atlas.add_argument("--output", "-o", required=True, type=Path, help="the file to write")
+    atlas.add_argument("--force", "-f", action="store_true", help="replace an existing file")
+    atlas.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
 
 
 def _add_find_parser(commands) -> None:
@@ -405,6 +510,33 @@ def _add_head_effects_parser(commands) -> None:
     effects.add_argument("--device", default="auto", help="auto (npu → cuda → mps → cpu), cpu, cuda, npu, mps")
     effects.add_argument("--output", "-o", required=True, type=Path, help="the file to write (.csv or .parquet)")
     effects.add_argument("--force", "-f", action="store_true", help="replace existing files")
+
+
+def _add_faithfulness_parser(commands) -> None:
+    """`faithfulness`: every measure scored on one input by removing tokens in its order (ERASER, deletion curves)."""
+    scored = commands.add_parser(
+        "faithfulness",
+        help="score every measure on one input: which explanation to believe (csv, json, png, svg, pdf, html)",
+        description="Remove input tokens in each measure's order of relevance (mask and random tokens), score the "
+        "output's change (ERASER comprehensiveness and sufficiency, deletion and insertion curves) beside random "
+        "orders, and rank the measures. A translation also gets the detached-translation flag.",
+    )
+    scored.add_argument("--model", "-m", required=True, help="catalogue name (see `models`), HF folder or hub id")
+    scored.add_argument("--text", "-t", required=True, help="the input (source) text")
+    scored.add_argument("--target", help="a translator's target, force-decoded (default: the model writes it)")
+    scored.add_argument(
+        "--row", type=int, help="a translator's target token scored, from 0 (default: the whole target)"
+    )
+    scored.add_argument(
+        "--measures", type=_comma_list, help="comma-separated measures (default: all; attention weights always)"
+    )
+    scored.add_argument("--random-orders", type=int, default=3, help="random orders averaged into the floor (3)")
+    scored.add_argument("--seed", type=int, default=0, help="seed of the random orders and random tokens (0)")
+    scored.add_argument("--format", choices=("csv", "json", "png", "svg", "pdf", "html"), help="default: the suffix")
+    scored.add_argument("--device", default="auto", help="auto (npu → cuda → mps → cpu), cpu, cuda, npu, mps")
+    scored.add_argument("--lang", choices=("en", "zh"), default="en", help="language of the verdict, figure, errors")
+    scored.add_argument("--output", "-o", required=True, type=Path, help="the file to write; its suffix says how")
+    scored.add_argument("--force", "-f", action="store_true", help="replace existing files")
 
 
 def _add_lens_parsers(commands) -> None:
@@ -472,7 +604,10 @@ def _add_compare_parser(commands) -> None:
     view = compare.add_argument_group("view and output")
     view.add_argument("--weighting", choices=viewing.WEIGHTINGS, default=ViewOptions.weighting, help="what is compared")
     view.add_argument(
-        "--hide-special", action=argparse.BooleanOptionalAction, default=False, help="leave special tokens out"
+        "--hide-special",
+        action=argparse.BooleanOptionalAction,
+        default=ViewOptions.hide_special,
+        help="leave special tokens out (default on, as in the app)",
     )
     view.add_argument(
         "--figure",

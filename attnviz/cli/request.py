@@ -82,6 +82,21 @@ class Request:
     figure: str = "diff"  # compare's figure: the diff A − B, or A's and B's alignment diagrams side by side
     # contributions
     method: str = "alti"
+    # faithfulness: the target row scored (None: the whole target), the random orders of the floor and their seed
+    row: int | None = None
+    random_orders: int = 3
+    seed: int = 0
+    # explorer and faithfulness: the measures asked for (None: explorer none, faithfulness all)
+    measures: tuple[str, ...] | None = None
+    # explorer: what the file holds (None: every map, both languages, the default thresholds)
+    kinds: tuple[str, ...] | None = None
+    languages: tuple[str, ...] | None = None
+    thresholds: tuple[float, ...] | None = None
+    subwords: bool = True
+    # atlas: tokens per block, the sink's first tokens, whether the queries and keys that reopen windows are kept
+    block: int = 64
+    sink: int = 4
+    windows: bool = True
 
 
 def request_of(args: argparse.Namespace) -> Request:

@@ -6,8 +6,10 @@ their own. `difflib.SequenceMatcher` aligns the two unit sequences (Ratcliff & O
 units it leaves out that are equal on both sides are then paired in order, so a moved word still matches. Matched
 units tie their characters one to one, and the tokens covering tied characters are joined (union–find): each
 connected group of A and B tokens is one *segment*, the finest unit both tokenizations agree on. A token tied to
-nothing is removed (only in A) or added (only in B). So different lengths, different texts and different tokenizers
-of the same text all compare.
+nothing is removed (only in A) or added (only in B). A group whose tokens cover a character the other side lacks is
+changed, not shared: 早上 and 晚上 tie through 上, yet they are not one word, so the group becomes A's part removed and
+B's part added, side by side (− 早上, + 晚上), and no comparison subtracts one from the other. So different lengths,
+different texts and different tokenizers of the same text all compare.
 """
 
 from __future__ import annotations
@@ -178,11 +180,21 @@ def match_tokens(tokens_a: Sequence[Token], text_a: str, tokens_b: Sequence[Toke
     for node in range(na + nb):
         side = members.setdefault(groups.root(node), ([], []))
         side[node >= na].append(node if node < na else node - na)
-    segments = [
-        Segment(tuple(a), tuple(b), _label(a, tokens_a, text_a) if a else _label(b, tokens_b, text_b))
-        for a, b in members.values()
-    ]
-    return TokenMatch(tuple(_ordered(segments)), na, nb)
+    differing = _covering_units(alone_a, cover_a, 0) | _covering_units(alone_b, cover_b, na)
+    segments, twins = [], {}  # twins: B's half of a changed group → A's half
+    for a, b in members.values():
+        label_a, label_b = _label(a, tokens_a, text_a) if a else "", _label(b, tokens_b, text_b) if b else ""
+        if a and b and differing & {*a, *(na + t for t in b)}:  # changed: removed beside added
+            twins[len(segments) + 1] = len(segments)
+            segments += [Segment(tuple(a), (), label_a), Segment((), tuple(b), label_b)]
+        else:
+            segments.append(Segment(tuple(a), tuple(b), label_a or label_b))
+    return TokenMatch(tuple(_ordered(segments, twins)), na, nb)
+
+
+def _covering_units(units: list[_Unit], cover: dict, offset: int) -> set[int]:
+    """The tokens (as union–find nodes: `offset` + index) that cover a character of any of `units`."""
+    return {offset + token for unit in units for char in range(unit.start, unit.end) for token in cover.get(char, ())}
 
 
 def _join_unmatched_words(groups: _Groups, units: list[_Unit], cover: dict, other: range, offset: int) -> None:
@@ -241,19 +253,26 @@ def _label(indices: Sequence[int], tokens: Sequence[Token], text: str | None) ->
     return " ".join(t.text for t in picked)
 
 
-def _ordered(segments: list[Segment]) -> list[Segment]:
-    """Reading order: segments with A tokens by A's first token; an added one right after the segment that holds
-    B's nearest earlier token (first when none)."""
+def _ordered(segments: list[Segment], twins: dict[int, int]) -> list[Segment]:
+    """Reading order: segments with A tokens by A's first token; B's half of a changed group right after A's half
+    (`twins`: position of B's half → position of A's half in `segments`); any other added one right after the
+    segment that holds B's nearest earlier token (first when none)."""
     size_b = max((max(s.b) + 1 for s in segments if s.b), default=0)
     placed = [-1] * size_b  # B token → the A position of the segment holding it (-1: an added segment's)
-    for segment in segments:
+    for position, segment in enumerate(segments):
+        a_side = segments[twins[position]].a if position in twins else segment.a
         for index in segment.b:
-            placed[index] = min(segment.a) if segment.a else -1
+            placed[index] = min(a_side) if a_side else -1
     before = [-1] * (size_b + 1)  # before[i]: the A position of the nearest B token left of i that has one
     for index in range(size_b):
         before[index + 1] = placed[index] if placed[index] >= 0 else before[index]
 
-    def place(segment: Segment) -> tuple:
-        return (min(segment.a), 0, 0) if segment.a else (before[min(segment.b)], 1, min(segment.b))
+    def place(position: int) -> tuple:
+        segment = segments[position]
+        if segment.a:
+            return (min(segment.a), 0, 0)
+        if position in twins:
+            return (min(segments[twins[position]].a), 0, 1 + min(segment.b))
+        return (before[min(segment.b)], 1, min(segment.b))
 
-    return sorted(segments, key=place)
+    return [segments[position] for position in sorted(range(len(segments)), key=place)]

@@ -61,6 +61,13 @@ def add_parser(commands) -> None:
         "both directions find: the forward alignment view's links that M2's view of the pair "
         "read backwards also finds, on the same words (attnviz.corpus.links)",
     )
+    corpus.add_argument(
+        "--faithfulness",
+        action="store_true",
+        help="also score every measure on each pair by removing tokens in its order (ERASER, deletion curves; "
+        "the whole target of a translation): the report gives each measure's mean scores. Costly: about forty "
+        "model runs per input token",
+    )
     _add_run_arguments(corpus)
     _add_workers_parser(commands)
 
@@ -114,7 +121,13 @@ def config_of(args: argparse.Namespace) -> JobConfig:
         if getattr(args, name) is not None and getattr(args, name) < 1:
             raise InputError("corpus_positive", option="--" + name.replace("_", "-"))
     options = JobOptions(
-        args.gold, args.segmented, args.batch_size, args.max_tokens, args.threshold, args.reverse_model
+        args.gold,
+        args.segmented,
+        args.batch_size,
+        args.max_tokens,
+        args.threshold,
+        args.reverse_model,
+        args.faithfulness,
     )
     return JobConfig(
         args.model,

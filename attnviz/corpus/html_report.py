@@ -70,6 +70,29 @@ def _table(rows: list[dict], columns: list[str], links: str | None = None) -> st
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 
 
+def faithfulness_table(found: dict, lang: str = "en") -> list[str]:
+    """The report's faithfulness part: each measure's mean margin above random order, comprehensiveness and
+    sufficiency per baseline, best first, and how many pairs' scores decide ([] when the job did not score it)."""
+    if not found:
+        return []
+    means = found["means"]
+    baselines = list(next(iter(means.values())))
+    ranked = sorted((m for m in means if m != "random"), key=lambda m: -sum(means[m][b]["margin"] for b in baselines))
+    rows = []
+    for measure in [*ranked, "random"]:
+        row = {"measure": i18n.t(f"faithfulness_measure.{measure}", lang)}
+        for baseline in baselines:
+            for score in ("margin", "comprehensiveness", "sufficiency"):
+                row[f"{baseline} · {score}"] = f"{means[measure][baseline][score]:.3f}"
+        rows.append(row)
+    said = i18n.t("corpus_faithfulness_note", lang, share=f"{found['decides']:.0%}")
+    return [
+        f"<h2>{html.escape(i18n.t('faithfulness_title', lang))}</h2>",
+        f"<p>{html.escape(said)}</p>",
+        _table(rows, list(rows[0])),
+    ]
+
+
 def write_html(folder: Path, summary: dict, lang: str = "en") -> Path:
     """report.html in `folder`, from the tables already written there."""
     report = read_report(folder)
@@ -88,6 +111,7 @@ def write_html(folder: Path, summary: dict, lang: str = "en") -> Path:
             f"<h2>{t('corpus_best_heads')}</h2>",
             _table(summary["best_heads"], ["layer", "head", "aer", "precision", "recall"]),
         ]
+    parts += faithfulness_table(summary.get("faithfulness") or {}, lang)
     pairs = report["pairs"]
     if "aer" in pairs.columns and len(pairs):
         worst = pairs.sort_values(["aer", "line"], ascending=[False, True]).head(WORST).to_dict("records")

@@ -66,6 +66,7 @@ class ShardMerge:
         self.options = options or JobOptions()  # what each pair's `link` opens it with
         self.total, self.bad, self.pairs = HeadAccumulator(), [], 0
         self.unread = {"source_read": 0, "reverse_read": 0}  # pairs a model was given in a script it does not read
+        self.faithfulness: dict[str, list[float]] = {}  # faithfulness column -> [sum, pairs], in shard order
         self.merged = 0  # shards merged so far: specs[:merged]
         self._partial = self.folder / PARTIAL  # becomes pairs.parquet once every shard is in
         self._writer = None
@@ -106,6 +107,7 @@ class ShardMerge:
         for column in self.unread:
             if column in table.column_names:
                 self.unread[column] += table.num_rows - sum(table[column].to_pylist())
+        self._add_faithfulness(table)
         rows = table.select(_link_columns(table)).to_pylist()
         links = [pair_link(self.model, row, self.app_url, self.options) for row in rows]
         table = table.append_column("link", pa.array(links, pa.string()))
@@ -113,6 +115,31 @@ class ShardMerge:
             self._writer = pq.ParquetWriter(self._partial, table.schema)
         self._writer.write_table(table.cast(self._writer.schema))
         self.pairs += table.num_rows
+
+    def _add_faithfulness(self, table) -> None:
+        """Sum each numeric faithfulness column of a shard's pairs (the report's means: `faithfulness_means`)."""
+        for name in table.column_names:
+            if name.startswith("faithfulness.") and name.count(".") == 3:
+                values = [value for value in table[name].to_pylist() if value is not None]
+                total = self.faithfulness.setdefault(name, [0.0, 0])
+                total[0] += sum(values)
+                total[1] += len(values)
+        if "faithfulness.decides" in table.column_names:
+            decided = self.faithfulness.setdefault("faithfulness.decides", [0.0, 0])
+            decided[0] += sum(table["faithfulness.decides"].to_pylist())
+            decided[1] += table.num_rows
+
+    def faithfulness_means(self) -> dict:
+        """{measure: {baseline: {score: mean over the pairs}}} and the share of pairs whose scores decide; {} when
+        the job did not score faithfulness."""
+        means: dict = {}
+        for name, (total, count) in self.faithfulness.items():
+            if name == "faithfulness.decides" or not count:
+                continue
+            _, measure, baseline, score = name.split(".")
+            means.setdefault(measure, {}).setdefault(baseline, {})[score] = total / count
+        decided = self.faithfulness.get("faithfulness.decides")
+        return {"means": means, "decides": decided[0] / decided[1]} if means and decided and decided[1] else {}
 
 
 def head_rows(acc: HeadAccumulator) -> list[dict]:
@@ -238,6 +265,7 @@ def write_report(config, specs: list[ShardSpec], seconds: float, merge: ShardMer
         "pairs": pairs,
         "bad_lines": len(bad),
         "unread": unread_summary(config, merge.unread),
+        "faithfulness": merge.faithfulness_means(),
         "links": {view: asdict(counts.scores()) for view, counts in acc.view_counts().items()},
         "kinds": list(acc.moments),
         "statistics": [name for name in head_stats.STATISTICS if any(name in s for s in acc.moments.values())],

@@ -26,6 +26,8 @@ from attnviz.corpus.stats import HeadAccumulator
 from attnviz.corpus.view import in_forward_texts, reading_prefix, reverse_view
 from attnviz.corpus.words import merged
 from attnviz.errors import AttnvizError, InputError
+from attnviz.maps.faithfulness_verdict import verdict
+from attnviz.measures.faithfulness import faithfulness
 from attnviz.model.load import source_languages
 from attnviz.run import RunRequest, run, run_pairs
 from attnviz.text.language import reads
@@ -44,6 +46,7 @@ class JobOptions:
     max_tokens: int = 256  # longer pairs (either side, in the tokens the model reads) are bad lines
     threshold: float = links.DEFAULT_THRESHOLD  # weakest link (`links.link_mask`)
     reverse_model: str | None = None  # a model translating target → source: also score the links both find
+    faithfulness: bool = False  # also score every measure on each pair (`attnviz.measures.faithfulness`): costly
 
 
 @dataclass(frozen=True)
@@ -184,6 +187,7 @@ def _pair_row(handle, pair: CorpusPair, captured, acc: HeadAccumulator, options:
     its heads, and with gold links the scores of the model's alignment view, of its best head and (with a reverse
     model, `backward` its view of this pair) of the links both directions find."""
     gold_part = _gold_part(handle, pair, captured, options, backward) if options.gold else None  # may refuse: first
+    scored = _faithfulness_part(handle, captured) if options.faithfulness else {}  # may refuse too
     row = {"line": pair.line, "source": pair.source, "target": pair.target}
     if pair.source_words is not None:  # a pre-segmented pair: the words its gold links index
         row |= {"source_words": " ".join(pair.source_words.words), "target_words": " ".join(pair.target_words.words)}
@@ -213,7 +217,24 @@ def _pair_row(handle, pair: CorpusPair, captured, acc: HeadAccumulator, options:
             both = views["both"].scores()
             row |= {"both_precision": both.precision, "both_recall": both.recall, "both_aer": both.aer}
     acc.pairs += 1
-    return row
+    return row | scored
+
+
+FAITHFULNESS_SCORES = ("comprehensiveness", "sufficiency", "margin")  # the columns each measure and baseline get
+
+
+def _faithfulness_part(handle, captured) -> dict:
+    """One pair's faithfulness columns: `faithfulness.<measure>.<baseline>.<score>` for each measure and the random
+    floor ("random"), the best measure and whether the scores decide — of the whole target the pair gives (or the
+    model wrote) for a translator, a decoder's next token, an encoder's pooled output."""
+    target = captured.target_text if handle.is_seq2seq else None
+    board = faithfulness(handle, captured.source_text, target)
+    found = verdict(board)
+    columns = {"faithfulness.best": found.best, "faithfulness.decides": found.decides}
+    for row in board.table():
+        for score in FAITHFULNESS_SCORES:
+            columns[f"faithfulness.{row['measure']}.{row['baseline']}.{score}"] = float(row[score])
+    return columns
 
 
 def pair_gold_text(gold: Gold) -> str:

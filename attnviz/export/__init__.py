@@ -21,6 +21,8 @@ Size: `width`/`height` (plotly px = CSS px, 1/96 in), `scale` (1–4) or `dpi` (
 Provenance: `provenance=` (a dict, `attnviz.provenance.view_provenance`) is written into the file's metadata
 (PNG iTXt, PDF info, SVG <metadata>, HTML <meta>): `attnviz.export.stamp`, read back by `read_stamp`.
 HTML is plotly's page with plotly.js and the figure's CJK glyphs inlined: it opens offline (`attnviz.export.page`).
+The explorer file holds every figure of one input in one offline page, the view picked by its reader
+(`attnviz.export.explorer_file`).
 File names that say what a file holds: `figure_filename`, `capture_filename` (`attnviz.export.files`).
 
 Captures

@@ -7,8 +7,9 @@ import os
 import re
 import tempfile
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import IO
 
 from attnviz.errors import InputError, Phrase
 
@@ -150,8 +151,9 @@ def refuse_existing(path: str | os.PathLike, overwrite: bool) -> None:
         raise InputError("file_exists", path=str(path))
 
 
-def write_atomic(path: str | os.PathLike, data: bytes | str, *, overwrite: bool = False) -> Path:
+def write_atomic(path: str | os.PathLike, data: bytes | str | Callable[[IO], None], *, overwrite: bool = False) -> Path:
     """Write `data` to `path` through a temporary file in the same folder and os.replace: no half-written file.
+    `data` may also be a function that writes into the open binary file (a file too large to hold as bytes).
 
     Refuses to replace an existing file unless `overwrite`. Missing parent folders are created.
     """
@@ -164,7 +166,10 @@ def write_atomic(path: str | os.PathLike, data: bytes | str, *, overwrite: bool 
     handle = tempfile.NamedTemporaryFile(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp", delete=False)
     try:
         with handle:
-            handle.write(payload)
+            if callable(payload):
+                payload(handle)
+            else:
+                handle.write(payload)
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(handle.name, 0o644)

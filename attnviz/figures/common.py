@@ -17,7 +17,7 @@ from attnviz.i18n.figures import STRINGS as FIGURE_WORDS
 from attnviz.i18n.findhead import STRINGS as FIND_WORDS
 from attnviz.i18n.truth import STRINGS as TRUTH_WORDS
 from attnviz.maps import analysis
-from attnviz.text.tokens import readable
+from attnviz.text.tokens import drawable
 from attnviz.types import AttentionMap, Token
 
 # Noto Sans SC first: it is what static export draws with (attnviz.figures.fonts), so screen and file match where the
@@ -82,11 +82,19 @@ def token_label(token: Token, limit: int = 16) -> str:
 
     Plotly reads label strings as HTML, so "</s>" would silently close a tag and vanish (and upset the layout).
     """
-    text = readable(printable(token.text))  # control characters as their symbols (␀, ␊), as capture shows them
+    label = text_label(token.text, limit)
+    if token.unknown:  # the model did not read these characters: never drawn as if it had (see `unknown_notes`)
+        return UNKNOWN_LABEL.format(text=label)
+    return label
+
+
+def text_label(text: str, limit: int = 16) -> str:
+    """A piece of text (a token's, or a compared segment's) as plotly label text: control characters as the escapes
+    every font draws (`text.tokens.drawable`: ␊ → \\n); whitespace as ␣; shortened past `limit` characters;
+    HTML-escaped, so that "</s>" is drawn rather than read as a closing tag."""
+    text = drawable(printable(text))
     text = text if text.strip() else "␣"
     text = text if len(text) <= limit else text[: limit - 1] + "…"
-    if token.unknown:  # the model did not read these characters: never drawn as if it had (see `unknown_notes`)
-        return UNKNOWN_LABEL.format(text=html.escape(text, quote=False))
     return html.escape(text, quote=False)
 
 

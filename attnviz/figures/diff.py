@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 
 from attnviz import i18n
 from attnviz.errors import InputError
-from attnviz.figures.common import format_value
+from attnviz.figures.common import format_value, text_label
 from attnviz.figures.heatmap import HEATMAP_HEIGHT, HEATMAP_WIDTH
 from attnviz.figures.layout import PLOT_MARGIN_PX, heatmap_axes, room_for
 from attnviz.figures.style import DEFAULT_STYLE, FigureStyle
@@ -24,7 +24,9 @@ DIFF_WORDS = ("compare_diff_weight", "compare_diff_note", "compare_diff_hover")
 
 
 def _marked(labels: Sequence[str], statuses: Sequence[str]) -> list[str]:
-    return [STATUS_MARKS[status] + label for label, status in zip(labels, statuses)]
+    """Each segment's text as a label (escaped: a special token's "</s>" is drawn, not read as a tag), marked + or −
+    when only one side has it."""
+    return [STATUS_MARKS[status] + text_label(label) for label, status in zip(labels, statuses)]
 
 
 def _frames(statuses: Sequence[str], axis: str) -> list[dict]:

@@ -11,6 +11,7 @@ names the model in the title and widens the figure for it.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
@@ -127,6 +128,13 @@ PRINT_WIDTH_PX = 520
 PRINT_TICK_FLOOR = 8.0
 PRINT_MARGINS_PX = dict(r=16, t=80, b=150)  # right, top (title), bottom (upright key labels, axis title, colour bar)
 PRINT_LABEL_PITCH = 1.35  # along its axis, an upright label needs its font size times this (its line height)
+# Under the plot of a print layout, from the top: the upright key labels, the key axis's title, then the colour bar
+# with its title above it. The bottom margin is what these take (PRINT_MARGINS_PX["b"] at least), and the bar hangs
+# from a point under the axis title: anchored to the page's bottom edge instead, by its top, it lay below the page
+# and Chromium drew no bar at all.
+PRINT_AXIS_TITLE_GAP = 8.0  # px between the key labels and the axis title
+PRINT_BAR_GAP = 12.0  # px between the axis title and the colour bar's title
+PRINT_BAR_PX = 80.0  # px the colour bar takes with its two-line title and its numbers
 
 
 def room_for(labels: int, margin_px: int) -> int:
@@ -218,10 +226,12 @@ def print_heatmap(fig: go.Figure, queries: Sequence[str], keys: Sequence[str], s
             return words[axis]
         return words["labelled"].format(axis=words[axis], shown=len(ticks), count=len(labels))
 
+    below_plot, bar_top = _print_bottom([keys[i] for i in x_ticks], tick)
+    plot_height = max(size[1] - PRINT_MARGINS_PX["t"] - below_plot, 1)
     laid = go.Figure(fig).update_layout(
         width=size[0],
         height=size[1],
-        margin=dict(l=left, **PRINT_MARGINS_PX),
+        margin=dict(l=left, **{**PRINT_MARGINS_PX, "b": below_plot}),
         meta={**(fig.layout.meta or {}), "print_ticks": {"size": tick, "keys": len(x_ticks), "queries": len(y_ticks)}},
     )
     laid.update_xaxes(
@@ -230,8 +240,17 @@ def print_heatmap(fig: go.Figure, queries: Sequence[str], keys: Sequence[str], s
     laid.update_yaxes(tickvals=y_ticks, ticktext=[queries[i] for i in y_ticks], tickfont=dict(size=tick)).update_yaxes(
         title=dict(text=title("query", y_ticks, queries), font=dict(size=tick + 1))
     )
-    bar = dict(orientation="h", x=0.5, xanchor="center", y=0, yanchor="top", yref="container", thickness=10, len=0.8)
+    bar = dict(orientation="h", x=0.5, xanchor="center", yref="paper", y=-bar_top / plot_height, yanchor="top")
+    bar.update(thickness=10, len=0.8, title=dict(side="top"))
     return laid.update_traces(colorbar=bar, selector=dict(type="heatmap"))
+
+
+def _print_bottom(drawn_keys: Sequence[str], tick: float) -> tuple[int, float]:
+    """(bottom margin px, px from the plot's bottom edge to the colour bar's title) of a print layout whose upright
+    key labels `drawn_keys` are `tick` px: the labels, the axis title (tick + 1 px), then the colour bar."""
+    labels = max((text_width(label, tick) for label in drawn_keys), default=0.0)
+    bar_top = labels + PRINT_AXIS_TITLE_GAP + (tick + 1) * LINE_HEIGHT + PRINT_BAR_GAP
+    return max(PRINT_MARGINS_PX["b"], math.ceil(bar_top + PRINT_BAR_PX)), bar_top
 
 
 def _refitted_heatmap_labels(fig: go.Figure, width: int) -> tuple[list[str], list[str]] | None:

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 from attnviz.i18n import (
     app,
+    atlas,
     compare,
     corpus,
     decoder,
     devices,
     effects,
     errors,
+    explorer,
+    faithfulness,
     figures,
     files,
     findhead,
@@ -29,6 +32,7 @@ from attnviz.i18n import (
     qkspace,
     saliency,
     selection,
+    serving,
     settings,
     truth,
     value_zeroing,
@@ -62,7 +66,11 @@ PARTS = (
     effects,
     measures,
     saliency,
+    faithfulness,
     notebook,
+    serving,
+    explorer,
+    atlas,
 )
 
 

@@ -96,6 +96,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "translation_line": "**{text}** → **{translation}**",
         "no_cross": "{model} has no cross-attention (it is not a translation model). Open Self-attention, or choose "
         "a demo translator in the sidebar.",
+        "target_not_read": "{model} reads no target (it has no decoder to force-decode one): the target you typed "
+        "was not used. Choose a translation model in the sidebar to read a pair.",
         "replay": "Replay: target tokens written so far",
         "replay_words": "Replay: target words written so far",
         "replay_help": "Drag to replay the translation one target token at a time.",
@@ -317,6 +319,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "translate_intro": "交叉注意力：写出每个目标词时，模型看向了源句的哪里？可以让模型自己翻译，也可以给出一对译文，看它如何对齐。",
         "translation_line": "**{text}** → **{translation}**",
         "no_cross": "{model} 没有交叉注意力（不是翻译模型）。请打开“自注意力”，或在侧边栏选择演示翻译模型。",
+        "target_not_read": "{model} 不读取目标文本（它没有可强制解码的解码器）：你输入的目标文本没有被使用。要读取一对句子，"
+        "请在侧边栏选择翻译模型。",
         "replay": "回放：已写出的目标词元",
         "replay_words": "回放：已写出的目标词",
         "replay_help": "拖动滑块，逐个目标词元回放翻译过程。",

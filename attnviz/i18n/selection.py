@@ -7,6 +7,7 @@ templates of those phrases, each filled with its {layer}, {head} or {pairs}.
 STRINGS: dict[str, dict[str, str]] = {
     "en": {
         "alignment_view": "alignment heads",
+        "alignment_unknown": "alignment heads not recorded",
         "pairs_mean": "mean of {pairs}",
         "pair": "L{layer}·H{head}",
         "pair_layer": "L{layer} (all heads)",
@@ -16,6 +17,7 @@ STRINGS: dict[str, dict[str, str]] = {
     },
     "zh": {
         "alignment_view": "对齐头",
+        "alignment_unknown": "未记录对齐头",
         "pairs_mean": "{pairs} 的平均",
         "pair": "第{layer}层·第{head}头",
         "pair_layer": "第{layer}层全部头",

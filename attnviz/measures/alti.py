@@ -89,14 +89,32 @@ def alti(
     method "alti": each layer's own contributions; "alti-rollout": rolled out from the input tokens (ALTI+ through
     a translator's decoder). A translation also gets `shares`, the source and target-prefix shares of ALTI+.
     An architecture attnviz cannot decompose raises InputError."""
-    if method not in METHODS:
-        raise InputError("alti_method_unknown", method=method, methods=", ".join(METHODS))
+    return alti_methods(handle, text, target, methods=(method,), truncate=truncate)[method]
+
+
+def alti_methods(
+    handle: ModelHandle,
+    text: str,
+    target: str | None = None,
+    *,
+    methods: tuple[str, ...] = METHODS,
+    truncate: bool = False,
+) -> dict[str, Contributions]:
+    """`alti` for each of `methods` (name -> its result) from one decomposition: the model runs once."""
+    for method in methods:
+        if method not in METHODS:
+            raise InputError("alti_method_unknown", method=method, methods=", ".join(METHODS))
     batch = prepare_batch(handle, [text], None if target is None else [target], truncate)
     recorder, passes = block_passes(handle, batch)
     matrices = {role: np.stack([layer_contributions(step) for step in steps]) for role, steps in passes.items()}
     # role -> (layers, q, k), a cross-attention's keys followed by its residual
-    maps, residual, shares = _compose(matrices, method)
     names = {role: recorder.layer_names(calls) for role, calls in recorder.layers_by_role(handle.is_seq2seq).items()}
+    return {method: _result(handle, batch, matrices, names, method, truncate) for method in methods}
+
+
+def _result(handle: ModelHandle, batch: Batch, matrices: dict, names: dict, method: str, truncate: bool):
+    """The `Contributions` of `method` from each role's layer contributions."""
+    maps, residual, shares = _compose(matrices, method)
     provenance = build_provenance(handle, "", options={"mode": "full", "truncate": truncate})
     provenance["measure"] = _measure(method, shares is not None)
     stacked = {kind: weights[:, None, None] for kind, weights in maps.items()}  # (layers, batch 1, heads 1, q, k)

@@ -62,10 +62,17 @@ def check_held(result: AttentionCapture, measure: str) -> None:
         raise InputError("measure_mismatch", asked=asked, held=holds)
 
 
-def measure_labels(measure: str | None, lang: str = "en") -> dict[str, str]:
+def row_sums_said(lang: str, rows_sum_to_one: bool) -> str:
+    """What a colour bar says of the rows it colours: "rows sum to 1", or "rows sum to less than 1" where hidden
+    tokens took their share (the title then says how much)."""
+    return i18n.t("rows_sum_one" if rows_sum_to_one else "rows_sum_less", lang)
+
+
+def measure_labels(measure: str | None, lang: str = "en", rows_sum_to_one: bool = True) -> dict[str, str]:
     """The figure words (`FigureStyle.labels`) of a contributions map: its one "head" per layer named by the measure
     ("cross-attention · layer 2 · value zeroing", never "· head 0"), a rollout's layer as the layers it goes
-    through, its colour bar "contribution". Nothing for weights (value norms have `selection.weighting_labels`)."""
+    through, its colour bar "contribution" and what its rows sum to (`row_sums_said`). Nothing for weights (value
+    norms have `selection.weighting_labels`)."""
     if measure is None or check_measure(measure) not in CONTRIBUTIONS:  # None: not yet resolved, drawn as weights
         return {}
     name = i18n.t(f"measure_figure.{measure}", lang)
@@ -76,7 +83,7 @@ def measure_labels(measure: str | None, lang: str = "en") -> dict[str, str]:
         "head_legend": name,
         "combined": name,
         "grid_cell": i18n.t("measure_grid_cell", lang),
-        "weight": i18n.t("measure_colorbar", lang),
+        "weight": i18n.t("measure_colorbar", lang, rows=row_sums_said(lang, rows_sum_to_one)),
     }
     if measure == "alti-rollout":
         labels["layer_one"] = i18n.t("measure_layer_rollout", lang)

@@ -58,6 +58,20 @@ def catalogue_folder(name: str) -> Path | None:
     return next((folder for entry, folder, _ in catalogue_folders() if entry == name), None)
 
 
+def model_name(name_or_path: str) -> str:
+    """What a model is called in captures, figures and files: a catalogue name or a hub id as given (a catalogue
+    model's folder by its catalogue name); any other local folder by its own name ("/home/me/models/my-bert" → "my-bert"), since its path tells where it lies on this machine —
+    private, and meaningless on another. The weights' hash (`attnviz.provenance`) says which model it was."""
+    if catalogue_folder(name_or_path) is not None:
+        return name_or_path
+    path = Path(name_or_path).expanduser()
+    if not (path.is_dir() or path.is_absolute() or name_or_path.startswith((".", "~"))):
+        return name_or_path
+    resolved = path.resolve()
+    catalogued = (name for name, folder, _ in catalogue_folders() if folder.resolve() == resolved)
+    return next(catalogued, resolved.name or name_or_path)  # a catalogue model's folder by its catalogue name
+
+
 def catalogue(lang: str = "en") -> list[CatalogueEntry]:
     """The entries of `catalogue_folders`, with descriptions in `lang` ("en" or "zh"; the catalogue's
     `model_description.<name>`) and what each reads."""

@@ -17,7 +17,7 @@ from attnviz.model import placement
 
 # ASSETS and catalogue are also read from here by the app, the command line and the training code
 from attnviz.model.catalogue import ASSETS as ASSETS
-from attnviz.model.catalogue import POSITION_FIELDS, catalogue_entry, catalogue_folder
+from attnviz.model.catalogue import POSITION_FIELDS, catalogue_entry, catalogue_folder, model_name
 from attnviz.model.catalogue import catalogue as catalogue
 from attnviz.model.hub import BY_ID, hub_cache, offline_error
 from attnviz.model.policy import Policy
@@ -36,6 +36,9 @@ class ModelHandle:
     max_positions: int | None = None  # longest input the model accepts; None when unbounded (relative positions)
     path: str | None = None
     origin: str = "loaded"  # "loaded" by `load_model`, or "object": a model object the caller built (`from_objects`)
+    # what `load_model` was given (a catalogue name, a folder's path, a hub id): what loads it again in this process;
+    # files record `name` (`model_name`: a folder by its own name), never this
+    loaded_from: str = ""
 
     @property
     def is_seq2seq(self) -> bool:
@@ -53,6 +56,13 @@ def target_languages(handle: ModelHandle) -> tuple[str, ...]:
     if not handle.path:
         return BY_ID[handle.name].writes if handle.name in BY_ID else ()
     return catalogue_entry(handle.name, handle.path, handle.kind).writes
+
+
+def check_allowed(name_or_path: str, policy: Policy | None = None) -> None:
+    """Raise the ModelLoadError `load_model` would raise for `name_or_path` before loading anything: a folder or hub
+    id the deployment's policy refuses (default: the settings in force now), or a folder that is not there. A
+    server's cached models are checked with it too, so a model loaded before server mode was on stays refused."""
+    _resolve_source(name_or_path.strip(), policy or Policy.from_settings())
 
 
 def _resolve_source(name_or_path: str, policy: Policy) -> tuple[str, bool]:
@@ -192,7 +202,9 @@ def load_model(
         else:
             model.to(device=torch_device, dtype=torch_dtype)
         model.eval()
-    return handle_of(name_or_path, model, tokenizer, str(torch_device), path=source if is_local else None)
+    name = model_name(name_or_path)  # a folder by its own name, never its path
+    path = source if is_local else None
+    return handle_of(name, model, tokenizer, str(torch_device), path=path, loaded_from=name_or_path)
 
 
 def _placing(device_map, max_memory, offload_folder, torch_dtype) -> dict:
@@ -246,7 +258,15 @@ def _stores(weights_map, tensor_name: str, keys: dict) -> bool:
     return f"{prefix}{tensor_name}" in keys[id(dataset)]
 
 
-def handle_of(name: str, model, tokenizer, device: str, path: str | None = None, origin: str = "loaded") -> ModelHandle:
+def handle_of(
+    name: str,
+    model,
+    tokenizer,
+    device: str,
+    path: str | None = None,
+    origin: str = "loaded",
+    loaded_from: str = "",
+) -> ModelHandle:
     """The handle of a model and its tokenizer: its kind and shape read from its config."""
     config = model.config
     decoder_config = getattr(config, "decoder", None) or config
@@ -266,6 +286,7 @@ def handle_of(name: str, model, tokenizer, device: str, path: str | None = None,
         max_positions=_count(config, *POSITION_FIELDS),
         path=path,
         origin=origin,
+        loaded_from=loaded_from,
     )
 
 

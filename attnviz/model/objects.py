@@ -12,6 +12,7 @@ cannot read.
 from __future__ import annotations
 
 from attnviz.errors import ModelLoadError
+from attnviz.model.catalogue import model_name
 from attnviz.model.load import ModelHandle, handle_of
 
 # The special tokens whose ids a model's config and its tokenizer both name: they must agree (not padding, which
@@ -23,12 +24,13 @@ def from_objects(model, tokenizer, name: str | None = None) -> ModelHandle:
     """A handle on `model` (a transformers PreTrainedModel, or a PEFT model around one) and its `tokenizer`.
 
     The model stays as the caller left it (device, dtype, training mode, attention implementation); `name` (default:
-    the name it was loaded from, else its class) is what captures and files call it. Raises ModelLoadError when the
+    the name it was loaded from, a folder by its own name, else its class) is what captures and files call it.
+    Raises ModelLoadError when the
     model cannot be captured or the tokenizer does not belong to it.
     """
     model = unwrapped(model)
     check_architecture(model)
-    label = name or getattr(model.config, "_name_or_path", "") or type(model).__name__
+    label = name or model_name(getattr(model.config, "_name_or_path", "") or "") or type(model).__name__
     check_tokenizer(model, tokenizer, label)
     return handle_of(label, model, tokenizer, str(model.device), origin="object")
 

@@ -19,7 +19,6 @@ from attnviz import i18n
 from attnviz.errors import AttnvizError, InputError
 from attnviz.measures.names import held_measure
 from attnviz.notebook import show as notebook
-from attnviz.provenance import alignment_heads_of
 from attnviz.types import MAP_KINDS, AttentionCapture
 from attnviz.view import head_choice, selection, viewing
 from attnviz.view.viewing import Shown, ViewOptions
@@ -47,7 +46,7 @@ def explore(
         raise InputError("figure_unknown", figure=figure, figures=", ".join(viewing.FIGURES))
     chosen = notebook.view_options(options)
     result = notebook.whole(result)
-    heads = tuple(alignment_heads_of(result) if alignment_heads is None else alignment_heads)
+    heads = notebook.alignment_heads_for(result, alignment_heads)
     _check(result, chosen, heads)
     return Explorer(ipywidgets, result, chosen, figure, heads)
 

@@ -18,7 +18,7 @@ import plotly.graph_objects as go
 import plotly.io as pio
 
 from attnviz.errors import InputError
-from attnviz.provenance import alignment_heads_of
+from attnviz.provenance import alignment_heads_of, knows_alignment_heads
 from attnviz.types import AttentionCapture
 from attnviz.view import selection
 from attnviz.view.viewing import Shown, ViewOptions
@@ -48,8 +48,7 @@ def show(
     chosen = view_options(options)
     names = (view,) if isinstance(view, str) else tuple(view)
     result = whole(result)
-    heads = alignment_heads_of(result) if alignment_heads is None else alignment_heads
-    shown = selection.show(result, chosen, heads, names)
+    shown = selection.show(result, chosen, alignment_heads_for(result, alignment_heads), names)
     if display:
         display_figures(list(shown.figures.values()))
     return shown
@@ -66,6 +65,14 @@ def view_options(options: Mapping[str, object]) -> ViewOptions:
     if options.get("aggregation") is None and ("layer" in options or "head" in options):
         options = {**options, "aggregation": "head"}
     return ViewOptions(**options)
+
+
+def alignment_heads_for(result, given: Sequence[tuple[int, int]] | None) -> tuple[tuple[int, int], ...] | None:
+    """The alignment heads to draw `result` with: those `given`, else those it recorded (its model's, none when the
+    model has none), else None: not known, which the alignment view then says (`selection.head_selection`)."""
+    if given is not None:
+        return tuple(given)
+    return tuple(alignment_heads_of(result)) if knows_alignment_heads(result) else None
 
 
 def whole(result) -> AttentionCapture:

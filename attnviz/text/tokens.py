@@ -30,6 +30,21 @@ def readable(text: str) -> str:
     return text.translate(_VISIBLE_CONTROLS)
 
 
+def _escape(code: int) -> str:
+    return {0x09: "\\t", 0x0A: "\\n", 0x0D: "\\r"}.get(code, f"\\x{code:02x}")
+
+
+# Where token text is drawn (figure labels on screen and in files, sentences on the page), the control pictures are
+# written as the escapes a programmer reads (newline → \n, ESC → \x1b): no shipped font (Noto Sans SC, DejaVu Sans)
+# and few system fonts have the Control Pictures block, so ␊ came out as a box; every font has these characters.
+_DRAWN_CONTROLS = {0x2400 + code: _escape(code) for code in range(0x20)} | {ord("␡"): _escape(0x7F)}
+
+
+def drawable(text: str) -> str:
+    r"""Token text as any font draws it: control characters (raw, or as `readable` shows them: ␊) as escapes (\n)."""
+    return readable(text).translate(_DRAWN_CONTROLS)
+
+
 def shown(token: Token) -> str:
     """A token as plain text says it (sentences, tables, CSV): its text, marked "?" when the model read it as
     unknown, so no one takes those characters for what the model saw."""

@@ -122,7 +122,7 @@ def head_selection(
     view: str,
     layer: int,
     head: int,
-    alignment_heads: Sequence[tuple[int, int]] = (),
+    alignment_heads: Pairs | None = (),
     words: Mapping[str, str] | None = None,
 ) -> HeadSelection:
     """The map and figure options of one aggregation (see AGGREGATIONS); out-of-range layer/head are clamped.
@@ -130,6 +130,8 @@ def head_selection(
     The alignment heads may sit in different layers, which a layers × heads selection cannot express: their rows are
     stacked into a one-layer map whose heads are those pairs, and the figure's `labels` name that selection
     ("alignment heads · mean of L2·H3, L3·H1"); `words` gives those phrases in the page's language.
+    `alignment_heads` None: the model's are not known (a capture that did not record them): the stand-in heads
+    (`alignment_pairs`) are drawn, and named as not the model's ("alignment heads not recorded · mean of …").
     """
     layer = clamp_index(layer, amap.num_layers)
     head = clamp_index(head, amap.num_heads)
@@ -143,7 +145,8 @@ def head_selection(
     if view != "alignment":
         raise InputError("view_unknown", view=view, views=", ".join(AGGREGATIONS))
     words = alignment_words() if words is None else words
-    pairs = tuple(alignment_pairs(alignment_heads, amap.num_layers, amap.num_heads))
+    named = words["alignment_view" if alignment_heads is not None else "alignment_unknown"]
+    pairs = tuple(alignment_pairs(alignment_heads or (), amap.num_layers, amap.num_heads))
     chosen = [p[0] for p in pairs], [p[1] for p in pairs]
     stacked = amap.weights[chosen][None]  # (1, pairs, queries, keys)
     norms = None if amap.value_norms is None else amap.value_norms[chosen][None]  # (1, pairs, keys)
@@ -151,13 +154,13 @@ def head_selection(
     sub = replace(
         amap,
         weights=stacked,
-        layer_names=[f"{words['alignment_view']}: {listed}"],
+        layer_names=[f"{named}: {listed}"],
         value_norms=norms,
         layer_numbers=None,
         head_numbers=None,  # the pairs are named by the title: one head axis of chosen (layer, head) pairs
     )
     labels = {
-        "layer_one": words["alignment_view"],
+        "layer_one": named,
         "heads_all": words["pairs_mean"].format(pairs=listed),  # several pairs: their mean
         "head_one": listed,  # a single pair
     }
@@ -207,7 +210,7 @@ def aggregation_of(options: ViewOptions, kind: str) -> str:
     return options.aggregation or "layer"
 
 
-def choose_heads(amap: AttentionMap, options: ViewOptions, alignment_heads: Pairs = ()) -> HeadSelection:
+def choose_heads(amap: AttentionMap, options: ViewOptions, alignment_heads: Pairs | None = ()) -> HeadSelection:
     """The head selection `options` mean for `amap`."""
     aggregation = aggregation_of(options, amap.kind)
     if aggregation == ROLLOUT:

@@ -34,7 +34,7 @@ from attnviz import figures, i18n
 from attnviz.errors import InputError
 from attnviz.maps import analysis, word_merge
 from attnviz.maps.replay import check_step, replay, step_count
-from attnviz.measures.names import check_held, check_measure, held_measure, measure_labels
+from attnviz.measures.names import check_held, check_measure, held_measure, measure_labels, row_sums_said
 from attnviz.types import MAP_KINDS, AttentionCapture, AttentionMap, AttentionResult
 
 if TYPE_CHECKING:
@@ -67,7 +67,8 @@ def whole_capture(result: AttentionResult, kinds: Sequence[str]) -> AttentionCap
     if result.is_complete:
         return result
     maps = {kind: result.map(kind) for kind in kinds if kind in result.kinds}
-    return AttentionCapture(result.model, result.device, maps, result.source_text, result.target_text)
+    meta = dict(getattr(result, "meta", None) or {})  # the model's alignment heads, as the result recorded them
+    return AttentionCapture(result.model, result.device, maps, result.source_text, result.target_text, meta=meta)
 
 
 def long_view(tokens: int) -> bool:
@@ -161,14 +162,15 @@ def weighted(amap: AttentionMap, weighting: str) -> AttentionMap:
     return analysis.value_weighted(amap) if weighting == "value-norm" else amap
 
 
-def weighting_labels(weighting: str, lang: str = "en") -> dict[str, str]:
+def weighting_labels(weighting: str, lang: str = "en", rows_sum_to_one: bool = True) -> dict[str, str]:
     """The figure words (`FigureStyle.labels`) that say a figure shows value-weighted attention: its colour bar
-    and hover name α·‖f(x)‖, its title names the weighting; nothing for plain weights."""
+    and hover name α·‖f(x)‖ and say what its rows sum to (`row_sums_said`), its title names the weighting; nothing
+    for plain weights."""
     if weighting == "weights":
         return {}
     note = i18n.t("values_title_note", lang)
     kinds = {f"kind_{kind}": f"{i18n.t(f'kind_{kind}', lang)} · {note}" for kind in MAP_KINDS}
-    return {**kinds, "weight": i18n.t("values_colorbar", lang)}
+    return {**kinds, "weight": i18n.t("values_colorbar", lang, rows=row_sums_said(lang, rows_sum_to_one))}
 
 
 def _hidden(amap: AttentionMap, special: bool, first: bool, renormalize: bool) -> AttentionMap:
@@ -241,7 +243,7 @@ def recorded_options(options: ViewOptions) -> dict:
 def show(
     result: AttentionCapture,
     options: ViewOptions,
-    alignment_heads: Pairs = (),
+    alignment_heads: Pairs | None = (),
     names: Names = FIRST,
     size: Size | None = None,
 ) -> Shown:
@@ -256,7 +258,7 @@ def show(
 def show_map(
     written: AttentionMap,
     options: ViewOptions,
-    alignment_heads: Pairs = (),
+    alignment_heads: Pairs | None = (),
     names: Names = FIRST,
     size: Size | None = None,
 ) -> Shown:
@@ -297,6 +299,18 @@ def hidden_notes(chosen: HeadSelection, options: ViewOptions) -> tuple[str, ...]
     if share < HIDDEN_SAID_FROM:
         return ()
     return (i18n.t("hidden_share", options.lang, share=f"{share:.0%}"),)
+
+
+# float32 rows of a full map sum to 1 within ~1e-6; a hidden token takes at least this share
+ROW_SUM_TOLERANCE = 1e-3
+
+
+def rows_sum_to_one(amap: AttentionMap) -> bool:
+    """Whether every row of `amap` (as drawn: hidden tokens left out, unless renormalised) still sums to 1; rows
+    that hold nothing at all (NaN throughout) are not asked."""
+    weights = amap.weights.astype(np.float64)  # (layers, heads, queries, keys)
+    asked = ~np.all(np.isnan(weights), axis=-1)
+    return bool(np.all(np.abs(np.nansum(weights, axis=-1)[asked] - 1.0) < ROW_SUM_TOLERANCE))
 
 
 def _heatmap(amap: AttentionMap, chosen: HeadSelection, options: ViewOptions, style: figures.FigureStyle) -> go.Figure:
@@ -376,9 +390,10 @@ def _figures(
 ) -> dict[str, go.Figure]:
     """The figures `names` (`FIGURE_BUILDERS`) of a chosen selection, `notes` said under their titles (the replay
     step), at `size` when given; a figure drawn beside another is drawn after it, at its height."""
+    rows_one = rows_sum_to_one(amap)  # what the colour bar says of the rows; the title says how much hidden took
     weighting = {
-        **weighting_labels(weighting_of(options), options.lang),
-        **measure_labels(options.measure, options.lang),
+        **weighting_labels(weighting_of(options), options.lang, rows_one),
+        **measure_labels(options.measure, options.lang, rows_one),
     }
     said = (*notes, *hidden_notes(chosen, options))
     of_heads = figures.FigureStyle(lang=options.lang, labels={**(chosen.labels or {}), **weighting}, notes=said)

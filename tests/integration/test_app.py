@@ -57,6 +57,19 @@ PAIR = {"text": "早上好！", "target": "Good morning!", "mode": "pair", "word
 # Translate & align
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_target_typed_for_a_model_without_a_target_side_is_said_not_read(tiny_folder, lang):
+    encoder = tiny_folder("bert")
+    link = {"model": encoder, "text": "hello", "target": "hallo", "mode": "pair", "lang": lang}
+    at = open_app(**link)
+    said = i18n.t("target_not_read", lang, model=encoder)
+    assert said in [warning.value for warning in at.warning]  # the typed target: never dropped without a word
+    assert not at.exception and not at.error
+    self_page = open_app("self", **link)  # a page without a target field reads the text alone, and says nothing
+    assert_page_ok(self_page)
+    assert said not in [warning.value for warning in self_page.warning]
+
+
 def test_default_view_is_the_demo_alignment_of_good_morning():
     at = open_app()
     assert_page_ok(at)
@@ -598,7 +611,7 @@ def test_the_warm_up_computes_the_default_view_into_the_pages_cache(monkeypatch)
 
     monkeypatch.setattr(caches, "cached_analysis", counted)
     startup.default_figures(handle, default)
-    target = caches.forced_target(default)
+    target = caches.forced_target(default, handle.is_seq2seq)
     request = RunRequest(default.text, target, default.mode, capture="full", truncate=default.truncate)
     page = (caches.ModelKey(default.model, default.device, caches.ONE_DEVICE), request)
     assert computed == [page]  # the very call the Translate & align page makes for the default view

@@ -24,7 +24,7 @@ from attnviz.measures.decoder_lens import decoder_lens
 from attnviz.measures.lens_results import reading_labels
 from attnviz.measures.logit_lens import logit_lens
 from attnviz.model.load import load_model
-from attnviz.text.tokens import readable, shown
+from attnviz.text.tokens import drawable, shown
 from attnviz.view.lenses import LENS_WINDOW, lens_window
 from tests.support import needs
 from tests.support.app import assert_page_ok, downloads, one_torch_thread, open_by_link  # noqa: F401 (fixtures)
@@ -74,7 +74,7 @@ def _check_logit_lens(at: AppTest, lens, real_argmax: np.ndarray, lang: str) -> 
     for position, trace in enumerate(lines["data"], start=first):
         np.testing.assert_allclose(_array(trace["y"]), lens.final_probabilities[:, position], atol=TOLERANCE)
     said = [
-        i18n.t("truth_token_probability", lang, token=readable(shown(token)), probability=f"{probability:.3f}")
+        i18n.t("truth_token_probability", lang, token=drawable(shown(token)), probability=f"{probability:.3f}")
         for token, probability in zip(lens.top_tokens(0)[-1], lens.top_probabilities[-1, :, 0])
     ]
     line = i18n.t("lens_last_line", lang, tokens=i18n.t("truth_list_separator", lang).join(said))
@@ -155,7 +155,7 @@ def test_a_translators_lenses_open_on_their_toggles_and_are_the_librarys(model, 
     for label, reading in zip(labels, written.readings):
         first = reading.steps[0]
         said = i18n.t(
-            "truth_token_probability", lang, token=readable(shown(first.token)), probability=f"{first.probability:.3f}"
+            "truth_token_probability", lang, token=drawable(shown(first.token)), probability=f"{first.probability:.3f}"
         )
         assert any(m.value.startswith(f"**{label}**") and said in m.value for m in at.markdown)
     alignment = _charts(at)["decoder_lens_alignment"]

@@ -432,7 +432,7 @@ def test_texts_with_lone_surrogates_still_export_and_round_trip():
     csv_text = export.capture_bytes(amap, "csv").decode("utf-8")
     assert "\\ud800" in csv_text and "\r" not in csv_text  # the carriage return is shown as ␍
     fig = figures.heatmap(amap)
-    assert list(fig.layout.xaxis.ticktext) == ["a\ufffd", "\ufffd␍␊"]  # what a browser and a font can show
+    assert list(fig.layout.xaxis.ticktext) == ["a\ufffd", "\ufffd\\r\\n"]  # what a browser and a font can show
     assert export.figure_bytes(fig, "html").startswith(b"<!doctype html>")
 
 
@@ -444,7 +444,7 @@ AWKWARD_TOKENS = [
 ]
 
 
-@pytest.mark.filterwarnings("ignore:Glyph")  # emoji and ␀-style symbols are not in the packaged fonts: boxes, no crash
+@pytest.mark.filterwarnings("ignore:Glyph")  # emoji are not in the packaged fonts: boxes, no crash
 @pytest.mark.parametrize("view", ["heatmap", "alignment", "lines", "grid"])
 def test_awkward_tokens_render_to_files(view):
     style = figures.FigureStyle(model="m\x00\ud800")
@@ -590,6 +590,30 @@ def test_cli_bad_text_and_indices(capsys, tmp_path, bert, extra, expected):
     code, err = _cli(capsys, "export", "--model", bert, *extra, "--engine", "static", "-o", target)
     assert code == 2 and expected in _one_line(err)
     assert os.listdir(tmp_path) == []  # nothing written, not even a temporary file
+
+
+@pytest.mark.parametrize(
+    "command, lang, words",
+    [("capture", None, "has no target side"), ("export", "en", "has no target side"), ("export", "zh", "没有目标端")],
+)
+def test_cli_a_target_for_a_model_without_a_target_side_is_refused(capsys, tmp_path, bert, command, lang, words):
+    out = tmp_path / ("out.json" if command == "capture" else "out.png")
+    argv = [command, "--model", bert, "--text", "hello", "--target", "hallo", "-o", out]
+    code, err = _cli(capsys, *argv, *(["--lang", lang] if lang else []))
+    assert code == 2 and words in _one_line(err) and Path(bert).name in _one_line(err)
+    assert os.listdir(tmp_path) == []  # never a file that silently left the target out
+
+
+def test_api_a_target_for_a_model_without_a_target_side_is_an_input_error(tiny_folder):
+    from attnviz.run import RunRequest, run
+
+    for family in ("bert", "gpt2"):  # an encoder, a decoder: neither force-decodes a target
+        handle = load_model(tiny_folder(family), "cpu")
+        with pytest.raises(InputError) as raised:
+            run(handle, RunRequest("hello", "hallo"))
+        assert raised.value.key == "target_side_missing" and handle.kind in _sentence(raised.value)
+        assert run(handle, RunRequest("hello", "")).kinds == ["self"]  # no target given: nothing to refuse
+        assert run(handle, RunRequest("hello", "hallo", "generate")) is not None  # a target only read in pair mode
 
 
 def test_cli_unknown_model_and_existing_output(capsys, tmp_path, bert):

@@ -7,13 +7,16 @@ in English and in Chinese."""
 from __future__ import annotations
 
 import csv
+import io
 import json
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 
+from app_pages.shared.state import ViewState
 from attnviz.attention.capture import capture
 from attnviz.compare import compare_captures
 from attnviz.model import devices
@@ -21,6 +24,7 @@ from attnviz.model.load import load_model
 from attnviz.view.selection import prepare_map
 from tests.support import tiny
 from tests.support.cli import one_line_error, run_cli
+from tests.support.engines import HAS_BROWSER
 from tests.support.figure_reading import links_by_hand
 
 TEXT_A, TEXT_B = "the cat sat on the mat", "the big cat sat on the mat"
@@ -31,13 +35,15 @@ def read_rows(path) -> list[dict]:
         return list(csv.DictReader(handle))
 
 
-def test_the_ranking_csv_is_the_librarys_ranking(capsys, tmp_path, tiny_folder):
+def test_the_ranking_csv_is_the_librarys_ranking_with_the_apps_defaults(capsys, tmp_path, tiny_folder):
     folder, out = tiny_folder("bert"), tmp_path / "ranking.csv"
     code, said, _ = run_cli(capsys, "compare", "--model", folder, "--text", TEXT_A, "--text-b", TEXT_B, "-o", str(out))
     assert code == 0 and str(out) in said and "most changed" in said
     rows = read_rows(out)
     handle = load_model(folder, "cpu")
-    expected = compare_captures(capture(handle, TEXT_A), capture(handle, TEXT_B)).table()
+    app = ViewState()  # what the Compare page compares with, untouched: [CLS] and [SEP] hidden
+    shown = dict(weighting=app.weighting, hide_special=app.hide_special)
+    expected = compare_captures(capture(handle, TEXT_A), capture(handle, TEXT_B), **shown).table()
     assert [(r["kind"], int(r["layer"]), int(r["head"]), int(r["layer_b"]), int(r["head_b"])) for r in rows] == [
         (e["kind"], e["layer"], e["head"], e["layer_b"], e["head_b"]) for e in expected
     ]
@@ -71,6 +77,44 @@ def test_the_diff_figure_of_one_head_in_chinese(capsys, tmp_path, tiny_folder):
     assert code == 0 and "变化最大" in said
     drawn = out.read_text(encoding="utf-8")
     assert "<svg" in drawn
+
+
+def _heatmap_width_share(png: bytes) -> float:
+    """The share of a diff PNG's width its coloured cells (red or blue) span."""
+    from PIL import Image
+
+    pixels = np.asarray(Image.open(io.BytesIO(png)).convert("RGB"), dtype=int)
+    coloured = (pixels.max(-1) - pixels.min(-1) > 60).any(axis=0)
+    columns = np.flatnonzero(coloured)
+    return (columns[-1] - columns[0] + 1) / pixels.shape[1] if columns.size else 0.0
+
+
+def test_a_special_tokens_row_and_column_are_labelled_in_every_file(capsys, tmp_path):
+    import pypdf
+
+    argv = [
+        "compare",
+        "--model",
+        "demo-zh-en",
+        "--text",
+        "早上好！",
+        "--text-b",
+        "晚上好！",
+        "--target",
+        "Good morning!",
+    ]
+    argv += ["--target-b", "Good evening!", "--no-hide-special"]
+    code, _, _ = run_cli(capsys, *argv, "-o", str(tmp_path / "diff.json"))
+    layout = json.loads((tmp_path / "diff.json").read_text(encoding="utf-8"))["layout"]
+    assert code == 0
+    for axis in ("xaxis", "yaxis"):  # escaped, so that plotly draws it rather than reading a closing tag
+        assert layout[axis]["ticktext"][-1] == "&lt;/s&gt;"
+    code, _, _ = run_cli(capsys, *argv, "--engine", "static", "-o", str(tmp_path / "diff.pdf"))
+    text = pypdf.PdfReader(tmp_path / "diff.pdf").pages[0].extract_text()
+    assert code == 0 and text.count("</s>") == 2  # the row's label and the column's
+    if HAS_BROWSER:  # the unescaped tag also shrank Chromium's heatmap to a corner of the file
+        code, _, _ = run_cli(capsys, *argv, "--engine", "kaleido", "-o", str(tmp_path / "diff.png"))
+        assert code == 0 and _heatmap_width_share((tmp_path / "diff.png").read_bytes()) > 0.5
 
 
 @pytest.mark.parametrize("lang, words", [("en", "Text B is empty"), ("zh", "文本 B 是空的")])
@@ -154,7 +198,8 @@ def test_the_sides_figure_holds_a_and_bs_diagrams_laid_out_alike(capsys, tmp_pat
     spans = [layout[name]["domain"][1] - layout[name]["domain"][0] for name in ("xaxis", "xaxis2")]
     assert spans[0] == pytest.approx(spans[1])  # one layout: the same plot width on each side
     headings = [note["text"] for note in layout["annotations"] if note.get("name") == "heading"]
-    assert [heading.count(f"{side}: model {folder}") for side, heading in zip("AB", headings)] == [1, 1]
+    named = Path(folder).name  # a folder by its own name, never its path
+    assert [heading.count(f"{side}: model {named}") for side, heading in zip("AB", headings)] == [1, 1]
     provenance = layout["meta"]["provenance"]
     assert provenance["view"]["name"] == "compare-sides" and provenance["source_text"] == TEXT_A
     assert provenance["view"]["options"]["compare"]["text_b"] == TEXT_B

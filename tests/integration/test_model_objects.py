@@ -221,3 +221,48 @@ def test_a_lora_output_projection_gives_no_value_norms_rather_than_wrong_ones(ti
     assert captured["self"].value_norms is None  # the projection's weight alone is not what the layer applies
     merged = attnviz.capture(copy.deepcopy(wrapped).merge_and_unload(), tokenizer, TEXT)
     np.testing.assert_allclose(captured["self"].weights, merged["self"].weights, atol=1e-6, rtol=0)
+
+
+# ----------------------------------------------------------------------------------------------------------------------
+# The model's alignment heads travel with every capture
+
+
+@pytest.fixture(scope="module")
+def demo_translator():
+    """The shipped Chinese → English translator (its config names one trained alignment head), by name and as the
+    objects a caller loads from its folder."""
+    by_name = load_model("demo-zh-en", "cpu")
+    folder = by_name.path
+    model = transformers.AutoModelForSeq2SeqLM.from_pretrained(folder)
+    return by_name, model, transformers.AutoTokenizer.from_pretrained(folder)
+
+
+def test_every_capture_carries_the_alignment_heads_the_model_loaded_by_name_has(demo_translator):
+    from attnviz.provenance import alignment_heads_of
+
+    by_name, model, tokenizer = demo_translator
+    assert by_name.alignment_heads  # the shipped translator has one: the test would otherwise prove nothing
+    captures = {
+        "by name": attnviz.capture(by_name, "早上好！", target=TARGET),  # the tutorial's own call
+        "objects": attnviz.capture(model, tokenizer, "早上好！", target=TARGET),
+        "on demand": attnviz.capture_lazy(model, tokenizer, "早上好！", target=TARGET).to_capture(),
+        "written": attnviz.generate(model, tokenizer, "早上好！", max_new_tokens=4),
+    }
+    expected = sorted(by_name.alignment_heads)
+    named = "L{}·H{}".format(*expected[0])
+    for how, captured in captures.items():
+        assert sorted(alignment_heads_of(captured)) == expected, how
+        title = attnviz.show(captured, "alignment", display=False).figures["alignment"].layout.title.text
+        assert f"alignment heads · {named}" in title, how
+
+
+@pytest.mark.parametrize("lang, words", [("en", "alignment heads not recorded"), ("zh", "未记录对齐头")])
+def test_a_capture_that_did_not_record_them_says_it_does_not_know_them(demo_translator, lang, words):
+    from dataclasses import replace
+
+    by_name, _, _ = demo_translator
+    unknown = replace(attnviz.capture(by_name, "早上好！", target=TARGET), meta={})  # as a capture made by hand
+    title = attnviz.show(unknown, "alignment", lang=lang, display=False).figures["alignment"].layout.title.text
+    assert words in title
+    known = attnviz.show(unknown, "alignment", alignment_heads=[(2, 0)], display=False)  # given: the heads named
+    assert "alignment heads · L2·H0" in known.figures["alignment"].layout.title.text

@@ -25,23 +25,27 @@ from attnviz.types import AttentionCapture
 from attnviz.view import selection
 
 LAZY_FROM_TOKENS = attnviz.settings.variable("lazy_from_tokens")
-TARGET = "Good morning!"  # the app's target box keeps its text whatever the model
+TARGET = "Good morning!"  # the app's target box keeps its text whatever the model; only a translator reads it
 TEXTS = {"short": "Good morning! 早上好", "long": "Good morning! 早上好！ I like studying. 我喜欢学习。"}
 LONG_FROM = 30  # tokens: the long text is captured on demand by the app, the short one whole
 
 
 def app_capture(handle, text: str, mode: str):
-    """The capture the app's page computes for this input."""
-    request = RunRequest(text, TARGET, mode, capture="auto")
+    """The capture the app's page computes for this input (a model without a target side is given none)."""
+    target = TARGET if handle.is_seq2seq else ""
+    request = RunRequest(text, target, mode, capture="auto")
     if capture_kind(handle, request) == "full":
-        return caches.compute_analysis(handle, RunRequest(text, TARGET, mode))
+        return caches.compute_analysis(handle, RunRequest(text, target, mode))
     return run(handle, replace(request, capture="lazy"))  # what `caches.cached_lazy_analysis` runs
 
 
 def cli_capture(handle, folder: str, text: str, mode: str) -> AttentionCapture:
     """The capture `python -m attnviz capture` writes for the same input, as a user gives it."""
     argv = ["capture", "--model", folder, "--device", "cpu", "--text", text, "-o", "unused.json"]
-    argv += ["--generate", str(MAX_NEW_TOKENS)] if mode == "generate" else ["--target", TARGET]
+    if mode == "generate":
+        argv += ["--generate", str(MAX_NEW_TOKENS)]
+    elif handle.is_seq2seq:  # a --target for a model without a target side is refused
+        argv += ["--target", TARGET]
     request = parse(argv)
     return batch.capture(handle, examples(request)[0], request)
 

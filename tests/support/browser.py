@@ -73,10 +73,20 @@ def wait_healthy(url: str, process: subprocess.Popen, timeout: float = SERVER_ST
 
 
 @contextlib.contextmanager
-def streamlit_server(env: dict[str, str] | None = None, log_path: Path | None = None):
-    """Yield (base url, seconds from start to healthy) of `streamlit run app.py` on a free local port."""
+def streamlit_server(
+    env: dict[str, str] | None = None,
+    log_path: Path | None = None,
+    address: str | None = "127.0.0.1",
+    started=None,
+    wait: bool = True,
+):
+    """Yield (base url, seconds from start to healthy) of `streamlit run app.py` on a free local port, bound to
+    `address` (None: the address the project's .streamlit/config.toml sets). `started`: a list that receives the
+    server's Popen (its pid, for whoever reads its sockets). `wait=False`: yield (base url, None) at once, the
+    server still starting (for visitors who arrive while it does)."""
     port = free_port()
     url = f"http://127.0.0.1:{port}"
+    bind = ["--server.address", address] if address is not None else []
     command = [
         sys.executable,
         "-m",
@@ -87,8 +97,7 @@ def streamlit_server(env: dict[str, str] | None = None, log_path: Path | None = 
         "true",
         "--server.port",
         str(port),
-        "--server.address",
-        "127.0.0.1",
+        *bind,
         "--browser.gatherUsageStats",
         "false",
         "--server.fileWatcherType",
@@ -98,9 +107,10 @@ def streamlit_server(env: dict[str, str] | None = None, log_path: Path | None = 
     with contextlib.ExitStack() as stack:
         log = stack.enter_context(open(log_path, "wb")) if log_path else subprocess.DEVNULL
         process = subprocess.Popen(command, cwd=REPO, env=environment, stdout=log, stderr=subprocess.STDOUT)
+        if isinstance(started, list):
+            started.append(process)
         try:
-            healthy_after = wait_healthy(url, process)
-            yield url, healthy_after
+            yield url, wait_healthy(url, process) if wait else None
         finally:
             process.terminate()
             try:

@@ -322,3 +322,15 @@ def test_the_librarys_view_defaults_are_the_apps():
     assert all(
         head_choice.default_aggregation(kind) == view.self_aggregation for kind in ("self", "encoder", "decoder")
     )
+
+
+def test_server_mode_refuses_a_folder_outside_its_allowlist_before_the_model_cache(tmp_path):
+    allowed, outside = tmp_path / "allowed", tmp_path / "outside"
+    allowed.mkdir(), outside.mkdir()
+    environ = {"ATTNVIZ_SERVER_MODE": "on", "ATTNVIZ_ALLOWED_DIRS": str(allowed)}
+    refusal = model_runs.model_refusal(str(outside), ["demo-zh-en"], environ)
+    assert isinstance(refusal, ModelLoadError) and refusal.key == "server_refuses_folder"
+    assert model_runs.model_refusal(str(allowed), ["demo-zh-en"], environ) is None
+    assert model_runs.model_refusal("demo-zh-en", ["demo-zh-en"], environ) is None
+    assert model_runs.model_refusal("org/any", ["demo-zh-en"], environ).key == "server_refuses_hub_id"
+    assert model_runs.model_refusal("org/any", ["demo-zh-en"], {}) is None  # local mode: anything

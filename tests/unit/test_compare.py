@@ -112,9 +112,25 @@ def test_chinese_cut_two_ways_matches_the_coarsest_common_pieces():
 def test_chinese_sentences_that_differ_by_a_character():
     a, b = "早上好", "晚上好"
     match = match_tokens(tokens_of(a, ["早上", "好"]), a, tokens_of(b, ["晚", "上", "好"]), b)
-    # 晚 only B has; 早上 shares 上 with B's 上, so they stand for each other; 好 matches 好
-    assert pairs(match) == [((0,), (0,)), ((), (1,)), ((1,), (2,)), ((2,), (3,)), ((3,), (4,))]
-    assert match.segments[1].text == "晚" and match.segments[2].text == "早上"
+    # 早上 shares 上 with B's 上, but its 早 is not in B: it is removed, B's 上 (and 晚) added; 好 matches 好
+    assert pairs(match) == [((0,), (0,)), ((), (1,)), ((1,), ()), ((), (2,)), ((2,), (3,)), ((3,), (4,))]
+    assert [(s.status, s.text) for s in match.segments[1:4]] == [(ADDED, "晚"), (REMOVED, "早上"), (ADDED, "上")]
+
+
+def test_a_word_that_differs_by_one_character_is_changed_not_shared():
+    a, b = "早上好！", "晚上好！"
+    match = match_tokens(tokens_of(a, ["早上", "好", "！"]), a, tokens_of(b, ["晚上", "好", "！"]), b)
+    assert [(s.status, s.text) for s in match.segments] == [
+        (BOTH, "<s>"),
+        (REMOVED, "早上"),  # − 早上 …
+        (ADDED, "晚上"),  # … + 晚上, right after it
+        (BOTH, "好"),
+        (BOTH, "！"),
+        (BOTH, "</s>"),
+    ]
+    a, b = "send an e-mail", "send an e-mails"  # one token each, tied through "e" and "-"
+    english = match_tokens(words_of(a), a, words_of(b), b)
+    assert [(s.status, s.text) for s in english.segments][3:5] == [(REMOVED, "e-mail"), (ADDED, "e-mails")]
 
 
 def test_two_tokenizers_of_one_text():
@@ -242,6 +258,30 @@ def test_a_removed_row_and_column_show_a_and_an_added_one_minus_b():
     np.testing.assert_allclose(compared.diff[0, 0, removed, removed], ma.weights[0, 0, 1, 1], atol=1e-7)
     np.testing.assert_allclose(compared.diff[0, 0, added, added], -mb.weights[0, 0, 1, 1], atol=1e-7)
     assert compared.diff[0, 0, removed, added] == 0  # neither side has that cell
+
+
+def test_a_changed_word_is_never_subtracted_from_its_replacement():
+    a, b = "早上好！", "晚上好！"
+    tokens_a, tokens_b = tokens_of(a, ["早上", "好", "！"]), tokens_of(b, ["晚上", "好", "！"])
+    ma, mb = random_map(tokens_a, seed=8), random_map(tokens_b, seed=9)
+    compared = compare_maps(ma, (a, a), mb, (b, b))
+    view = compared.diff_view(0, 0)
+    marked = [(status, label) for status, label in zip(view.col_status, view.col_labels)]
+    assert (REMOVED, "早上") in marked and (ADDED, "晚上") in marked
+    removed, added = view.col_status.index(REMOVED), view.col_status.index(ADDED)
+    # 早上's column is A's weight on 早上, 晚上's is minus B's on 晚上: never A's 早上 − B's 晚上
+    rows = [s.a and s.b for s in compared.rows.segments]
+    both_rows = [i for i, shared in enumerate(rows) if shared]
+    a_rows = [compared.rows.segments[i].a[0] for i in both_rows]
+    b_rows = [compared.rows.segments[i].b[0] for i in both_rows]
+    np.testing.assert_allclose(view.values[both_rows, removed], ma.weights[0, 0, a_rows, 1], atol=1e-7)
+    np.testing.assert_allclose(view.values[both_rows, added], -mb.weights[0, 0, b_rows, 1], atol=1e-7)
+    # the JS compares rows over the keys both sides share: <s>, 好, ！, </s> (早上 and 晚上 left out)
+    shared_a, shared_b = [0, 2, 3, 4], [0, 2, 3, 4]
+    expected = js_by_hand(ma.weights, mb.weights, shared_a, shared_b, shared_a, shared_b)
+    np.testing.assert_allclose(compared.divergence, expected, atol=1e-9)
+    fig = diff_heatmap(*(view.values, view.row_labels, view.col_labels, view.row_status, view.col_status))
+    assert {"− 早上", "+ 晚上"} <= set(fig.layout.xaxis.ticktext)
 
 
 # ----------------------------------------------------------------------------------------------------------------------

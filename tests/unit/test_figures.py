@@ -7,6 +7,7 @@ from attnviz import figures
 from attnviz.attention.walkthrough import walkthrough
 from attnviz.errors import InputError
 from attnviz.figures import FigureStyle
+from attnviz.figures.common import token_label
 from attnviz.figures.layout import fit_heatmap
 from attnviz.maps import analysis, head_stats
 from attnviz.types import Token
@@ -300,6 +301,52 @@ def test_whitespace_and_long_tokens_stay_readable():
     tokens = [Token(" ", 0, 1), Token("x" * 40, 1, 41)]
     fig = figures.heatmap(random_map(tokens))
     assert fig.layout.xaxis.ticktext[0] == "␣" and len(fig.layout.xaxis.ticktext[1]) == 16
+
+
+def _shipped_font_characters() -> dict[str, set[int]]:
+    """The characters each font a figure is drawn with has a glyph for: the packaged Noto Sans SC (the screen's first
+    choice and both export engines'), and DejaVu Sans (the static engine's fallback)."""
+    from pathlib import Path
+
+    import matplotlib
+    from fontTools.ttLib import TTFont
+
+    from attnviz.figures.fonts import require_cjk_font
+
+    dejavu = Path(matplotlib.__file__).parent / "mpl-data" / "fonts" / "ttf" / "DejaVuSans.ttf"
+    return {name: set(TTFont(path, fontNumber=0).getBestCmap()) for name, path in (
+        ("Noto Sans SC", require_cjk_font()), ("DejaVu Sans", dejavu))}  # fmt: skip
+
+
+def test_control_tokens_are_drawn_with_characters_every_shipped_font_has():
+    from attnviz.figures.fonts import plain_text
+    from attnviz.text.tokens import readable
+
+    fonts = _shipped_font_characters()
+    controls = [*range(0x20), 0x7F]
+    drawn = {}
+    for code in controls:
+        for text in (chr(code), readable(chr(code))):  # raw, or as a captured token holds it (␊)
+            label = plain_text(token_label(Token(text, 0, 1)))  # what every figure's label draws
+            for name, characters in fonts.items():
+                assert all(ord(c) in characters for c in label), (hex(code), label, name)
+            drawn[code] = label
+    assert drawn[0x0A] == "\\n" and drawn[0x09] == "\\t" and drawn[0x1B] == "\\x1b"
+    assert len(set(drawn.values())) == len(controls)  # each control character its own label
+
+
+def test_a_newline_token_exports_without_a_missing_glyph():
+    import warnings
+
+    from attnviz import export
+    from attnviz.text.tokens import readable
+
+    tokens = [Token("a", 0, 1), Token(readable("\n"), 1, 2), Token(readable("\t"), 2, 3)]
+    fig = figures.heatmap(random_map(tokens))
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        export.figure_bytes(fig, "png", engine="static")
+    assert not [w for w in said if "Glyph" in str(w.message)]  # matplotlib's word for a box drawn in its place
 
 
 @pytest.mark.parametrize("count", [17, 30, 45])

@@ -57,6 +57,39 @@ def test_every_figure_of_a_measure_names_it_and_no_head(measure, lang):
     assert {"en": "contribution", "zh": "贡献"}[lang] in colorbar
 
 
+def with_norms(capture: AttentionCapture) -> AttentionCapture:
+    """The capture with a value norm ‖f(x)‖ per layer, head and key (random, positive), to weight it by."""
+    rng = np.random.default_rng(2)
+    maps = {
+        kind: replace(amap, value_norms=rng.random((*amap.weights.shape[:2], len(amap.key_tokens))) + 0.1)
+        for kind, amap in capture.maps.items()
+    }
+    return replace(capture, maps=maps)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("measure", ["alti", "value-norm"])
+def test_the_colour_bar_says_what_the_drawn_rows_sum_to(measure, lang):
+    less, one = (selection.i18n.t(key, lang) for key in ("rows_sum_less", "rows_sum_one"))
+    result = with_norms(seq2seq_capture()) if measure == "value-norm" else measured(seq2seq_capture(), measure)
+    for hide, renormalize in ((True, False), (False, False), (True, True)):
+        options = selection.ViewOptions(
+            kind="cross", layer=1, lang=lang, measure=measure, hide_special=hide, renormalize=renormalize
+        )
+        shown = selection.show(result, options, names=("heatmap",))
+        figure = shown.figures["heatmap"]
+        sums = np.nansum(shown.selection.matrix(), axis=-1)  # the drawn rows, added up here
+        said = figure.data[0].colorbar.title.text
+        if np.allclose(sums, 1.0, atol=1e-6):
+            assert one in said and less not in said, (hide, renormalize)
+        else:  # </s> hidden: its share is gone from every row
+            assert less in said and one not in said, (hide, renormalize)
+            assert less in title(figure)  # the subtitle says it too, and how much
+    # the case the colour bar once got wrong: hidden, not renormalised
+    hidden = selection.show(result, selection.ViewOptions(kind="cross", layer=1, lang=lang, measure=measure))
+    assert less in hidden.figures["heatmap"].data[0].colorbar.title.text
+
+
 def test_a_measure_opens_on_a_layer_and_weights_stay_as_they_were():
     result = measured(seq2seq_capture(), "value-zeroing")
     shown = selection.show(result, viewing.ViewOptions(kind="cross", layer=1))

@@ -41,7 +41,8 @@ def run(request: Request) -> int:
     target_b = (request.target_b or request.target) if handle_b.is_seq2seq else None
     result_b = run_model(handle_b, RunRequest(text_b, target_b, truncate=request.truncate))
     # by default heads are paired when the models differ: one model's heads are numbered alike on any device
-    pair_heads = request.pair_heads if request.pair_heads is not None else handle_b.name != handle_a.name
+    same_model = (handle_a.path or handle_a.name) == (handle_b.path or handle_b.name)  # two folders may share a name
+    pair_heads = request.pair_heads if request.pair_heads is not None else not same_model
     compared = compare.compare_captures(
         result_a,
         result_b,
