@@ -106,7 +106,7 @@ def _saved(name: str) -> tuple[dict, bool] | None:
         return None
 
 
-@functools.lru_cache(maxsize=8)
+@functools.lru_cache(maxsize=8)  # one per saved view: a few files
 def _capture(path: Path):
     """A saved view's capture, or None when it cannot be read."""
     try:

@@ -17,6 +17,7 @@ from attnviz import i18n
 from attnviz.errors import InputError
 from attnviz.measures import head_effects as effects_module
 from attnviz.measures.head_effects import head_effects
+from attnviz.model.catalogue import model_name
 from attnviz.model.load import load_model
 from attnviz.view import find_head
 from tests.support.app import assert_page_ok, one_torch_thread, open_by_link  # noqa: F401 (autouse)
@@ -216,8 +217,9 @@ def test_an_architecture_head_effects_refuse_says_why_in_the_page_language(tiny_
     model = tiny_folder("bert")
     at = _open(SELF, model=model, text="the cat saw the dog also", effects=1, lang="zh")
     assert not at.exception
+    named = model_name(model)  # a folder is named by its own name, never its path
     sentence = i18n.error_sentence(
-        InputError("head_effects_shared_layers", model=model, module="encoder.layer.0"), "zh"
+        InputError("head_effects_shared_layers", model=named, module="encoder.layer.0"), "zh"
     )
     assert [e.value for e in at.error] == [sentence]
     assert "self_grid" in _charts(at)  # the rest of the page goes on
