@@ -29,7 +29,7 @@ PAGES = sorted(
 SHELLS = ("bash", "sh", "shell", "console")
 # Why a block is not run, and what each of its commands must then show (searched in the command, comments left out)
 REASONS = {
-    "server": (r"\bmake app\b|\bstreamlit run\b", "it starts the app's server"),
+    "server": (r"\bmake (app|serve)\b|\bstreamlit run\b", "it starts the app's server"),
     "install": (r"\bpip install\b|\bmake (test|test-fast|lint|screenshots)\b|\bapt-get\b", "it installs packages"),
     "training": (r"\btraining\.|\bsave_first_view\b", "it trains a model or rebuilds the corpus"),
     "benchmark": (r"\bbenchmarks/", "it measures for minutes"),
