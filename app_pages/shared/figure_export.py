@@ -17,7 +17,7 @@ from attnviz import export, i18n
 from attnviz.errors import AttnvizError
 from attnviz.export.figure_file import figure_file_bytes
 from attnviz.export.sizing import MAX_SCALE, MAX_SIDE, MIN_SIDE, PRESETS
-from attnviz.figures.layout import as_file, export_size, exported_title, file_layout
+from attnviz.figures.text_fit import as_file, export_size, exported_title, file_layout
 from attnviz.model.catalogue import model_name
 from attnviz.types import AttentionCapture, AttentionMap
 from attnviz.view import selection, viewing
@@ -281,7 +281,7 @@ def figure_maker(drawn, fmt: str, name: str, source: Source, size: dict) -> Call
     """The bytes of one figure file at `size` (`DownloadSize.options`), made only when its button is clicked (a
     static image takes a render), with the provenance of the capture it shows, the view's options and the time
     (`attnviz.export.figure_file`, as the command line writes its files). `drawn`: the figure as a file shows it
-    (`attnviz.figures.layout.as_file`), or a function that makes it then."""
+    (`attnviz.figures.text_fit.as_file`), or a function that makes it then."""
 
     def make() -> bytes:
         figure = drawn() if callable(drawn) else drawn

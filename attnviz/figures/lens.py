@@ -11,8 +11,8 @@ import plotly.graph_objects as go
 
 from attnviz.errors import InputError
 from attnviz.figures.common import HEAD_COLORS, clamp, token_label, unknown_notes
-from attnviz.figures.layout import text_width
 from attnviz.figures.style import DEFAULT_STYLE, FigureStyle
+from attnviz.figures.text_fit import text_width
 from attnviz.i18n.lens import STRINGS as LENS_WORDS
 from attnviz.measures.lens_results import DecoderLens, LogitLens, layer_labels, reading_labels
 from attnviz.types import Token

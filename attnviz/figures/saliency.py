@@ -12,9 +12,10 @@ import plotly.graph_objects as go
 
 from attnviz.errors import InputError
 from attnviz.figures.common import token_label
-from attnviz.figures.layout import TICK_SIZE, text_width
+from attnviz.figures.layout import TICK_SIZE
 from attnviz.figures.shares import BAR_PX, HEIGHT_PX, SOURCE_COLOR, TARGET_COLOR
 from attnviz.figures.style import DEFAULT_STYLE, FigureStyle
+from attnviz.figures.text_fit import text_width
 from attnviz.i18n.saliency import STRINGS as SALIENCY_WORDS
 from attnviz.types import Token
 

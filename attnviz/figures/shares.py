@@ -11,8 +11,9 @@ import plotly.graph_objects as go
 
 from attnviz.errors import InputError
 from attnviz.figures.common import token_label
-from attnviz.figures.layout import TICK_SIZE, text_width
+from attnviz.figures.layout import TICK_SIZE
 from attnviz.figures.style import DEFAULT_STYLE, FigureStyle
+from attnviz.figures.text_fit import text_width
 from attnviz.i18n.measures import STRINGS as MEASURE_WORDS
 from attnviz.types import Token
 

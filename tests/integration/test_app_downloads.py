@@ -13,7 +13,7 @@ from PIL import Image
 from app_pages.shared import figure_export
 from attnviz import export, i18n
 from attnviz.export.sizing import PRESETS, ExportSize
-from attnviz.figures.layout import as_file
+from attnviz.figures.text_fit import as_file
 from tests.support.app import assert_page_ok, charts, downloads, open_app  # noqa: F401 - downloads: a fixture
 
 MODEL = "demo-zh-en"

@@ -17,7 +17,8 @@ from attnviz import export, figures, i18n
 from attnviz.errors import InputError
 from attnviz.export import fontsubset, sizing
 from attnviz.figures import fonts
-from attnviz.figures.layout import TITLE_LINE, fit_alignment, fit_title
+from attnviz.figures.layout import fit_alignment
+from attnviz.figures.text_fit import TITLE_LINE, fit_title
 from attnviz.types import AttentionMap
 from tests.support import needs
 from tests.support.engines import require_kaleido

@@ -13,7 +13,7 @@ import pytest
 from app_pages.shared import state as app_state
 from attnviz import figures
 from attnviz.errors import InputError
-from attnviz.figures import layout
+from attnviz.figures import layout, text_fit
 from attnviz.figures.fonts import text_width
 from attnviz.types import AttentionCapture, AttentionMap
 from attnviz.view import find_head, selection, viewing
@@ -299,14 +299,14 @@ def test_a_title_wider_than_a_narrow_export_is_broken_at_its_parts():
     amap = random_map(tokens_from("I fly".split()), tokens_from("我 飞".split()), layers=4, heads=4)
     fig = figures.alignment(amap, heads=[0, 1, 2], layers=[1, 2, 3], style=figures.FigureStyle(model="demo-zh-en"))
     first = fig.layout.title.text.split("<br>")[0]
-    assert text_width(plain_text(first), layout.TITLE_SIZE) > 300  # too wide for a column
-    fitted = layout.fit_title(fig, 336)
+    assert text_width(plain_text(first), text_fit.TITLE_SIZE) > 300  # too wide for a column
+    fitted = text_fit.fit_title(fig, 336)
     lines = fitted.layout.title.text.split("<br>")
     added = lines.index(fig.layout.title.text.split("<br>")[1]) - 1 if "<br>" in fig.layout.title.text else 0
     assert added >= 1 and " · ".join(lines[: added + 1]) == first  # the same words, broken at their parts
-    assert all(text_width(plain_text(line), layout.TITLE_SIZE) <= 336 for line in lines[: added + 1])
+    assert all(text_width(plain_text(line), text_fit.TITLE_SIZE) <= 336 for line in lines[: added + 1])
     assert fitted.layout.margin.t - fig.layout.margin.t == added * 22  # room made above the plot, a line each
-    assert layout.fit_title(fig, 2000) is fig
+    assert text_fit.fit_title(fig, 2000) is fig
 
 
 def test_short_sentences_keep_level_labels_in_one_row():

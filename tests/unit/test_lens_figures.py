@@ -130,8 +130,8 @@ def _long_lens(positions: int):
 
 
 def test_a_long_lens_is_drawn_a_window_at_a_time_with_readable_cells():
-    from attnviz.figures.layout import text_width
     from attnviz.figures.lens import CELL_PX, GRID_MARGINS_PX, logit_lens_figures
+    from attnviz.figures.text_fit import text_width
     from attnviz.view.lenses import LENS_WINDOW, lens_window
 
     lens = _long_lens(52)
@@ -152,8 +152,8 @@ def test_a_long_lens_is_drawn_a_window_at_a_time_with_readable_cells():
 
 
 def test_the_whole_lens_in_a_file_writes_text_only_where_it_fits_and_the_legend_is_never_cut():
-    from attnviz.figures.layout import text_width
     from attnviz.figures.lens import GRID_MARGINS_PX, LEGEND_ROW_PX, logit_lens_figures
+    from attnviz.figures.text_fit import text_width
 
     grid, lines = logit_lens_figures(_long_lens(60))  # no window: every position, as the CLI's file draws them
     (trace,) = grid.data

@@ -293,7 +293,8 @@ def test_a_long_list_of_guesses_is_shortened():
 
 def test_unknown_labels_are_measured_by_the_text_they_draw_not_their_markup():
     from attnviz.figures.fonts import text_width
-    from attnviz.figures.layout import LABEL_SIZE, label_widths
+    from attnviz.figures.layout import LABEL_SIZE
+    from attnviz.figures.text_fit import label_widths
 
     source = [
         Token("Good morning", 0, 12, unknown=True),
