@@ -62,6 +62,14 @@ def alignment_stands_alone(amap: AttentionMap) -> bool:
     return _lines_of(amap).stands_alone()
 
 
+def _check_link_rule(threshold: float, top_k: int | None) -> None:
+    """An InputError for a threshold outside [0, 1] or a top_k that is not a whole number of at least 1."""
+    if not 0 <= threshold <= 1:
+        raise InputError("figure_link_threshold", threshold=threshold)
+    if top_k is not None and (not isinstance(top_k, (int, np.integer)) or isinstance(top_k, bool) or top_k < 1):
+        raise InputError("figure_top_k", top_k=top_k)
+
+
 def alignment(
     amap: AttentionMap,
     *,
@@ -81,10 +89,7 @@ def alignment(
     weight in `customdata`; a hover marker at each link's middle reads "query → key: weight".
     Links: for each target token, its `top_k` strongest keys (None = all) whose weight is at least `threshold`.
     """
-    if not 0 <= threshold <= 1:
-        raise InputError("figure_link_threshold", threshold=threshold)
-    if top_k is not None and (not isinstance(top_k, (int, np.integer)) or isinstance(top_k, bool) or top_k < 1):
-        raise InputError("figure_top_k", top_k=top_k)
+    _check_link_rule(threshold, top_k)
     text = style.words()
     matrix = analysis.aggregate(amap, layers, heads, head_reduce, layer_reduce)  # (queries, keys)
     lines = _lines_of(amap)
@@ -118,16 +123,17 @@ def alignment(
             annotations=lines.annotations(key_plan, query_plan),
         ),
         xaxis=dict(visible=False, range=list(X_RANGE)),
-        yaxis=dict(
-            tickmode="array",
-            tickvals=[0.0, 1.0],
-            ticktext=[text["target"], text["source"]] if cross else [text["query"], text["key"]],
-            range=[-pad, 1 + pad],
-            showgrid=False,
-            zeroline=False,
-        ),
+        yaxis=_line_axis(text, cross, pad),
     )
     return fig
+
+
+def _line_axis(text: Mapping[str, str], cross: bool, pad: float) -> dict:
+    """The y axis: the two token lines named (target and source of a translation, else query and key)."""
+    names = [text["target"], text["source"]] if cross else [text["query"], text["key"]]
+    return dict(
+        tickmode="array", tickvals=[0.0, 1.0], ticktext=names, range=[-pad, 1 + pad], showgrid=False, zeroline=False
+    )
 
 
 def _link_rule(threshold: float, top_k: int | None, text: Mapping[str, str], cross: bool = True) -> str:

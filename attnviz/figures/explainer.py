@@ -194,45 +194,8 @@ def mixture(
         subplot_titles=["", text["mixture_parts"]],  # the top panel is named by its legend, which tells its bars apart
     )
     looked, uses = text["mixture_looked"], text["mixture_used"]
-    positions = np.arange(len(names), dtype=np.float64)  # each key's place; its two bars either side of it
-    pairs = ((values, shown, looked, "", -BESIDE), (used, used_shown, uses, "/", BESIDE))
-    for series, labels, name, pattern, offset in pairs:
-        fig.add_trace(
-            go.Bar(
-                x=(positions + offset).tolist(),
-                y=series,
-                width=BAR_SHARE,
-                text=labels,
-                textposition="outside",
-                name=name,
-                customdata=names,
-                marker=dict(color=colors, pattern=dict(shape=pattern)),
-                hovertemplate="%{customdata}: %{text}<extra>" + name + "</extra>",
-            ),
-            row=1,
-            col=1,
-        )
-    fig.update_xaxes(tickvals=positions.tolist(), ticktext=names, row=1, col=1)
-    for row_name, series, labels in ((looked, values, shown), (uses, used, used_shown)):
-        for name, value, label, color in zip(names, series, labels, colors):
-            if value <= 0:
-                continue  # a zero part has no width in the bar
-            fig.add_trace(
-                go.Bar(
-                    x=[value],
-                    y=[row_name],
-                    orientation="h",
-                    name=name,
-                    text=[f"{name} {label}"],
-                    textposition="inside",
-                    insidetextanchor="middle",
-                    marker=dict(color=color),
-                    showlegend=False,
-                    hovertemplate=f"{name}: {label}<extra>{row_name}</extra>",
-                ),
-                row=2,
-                col=1,
-            )
+    _beside_bars(fig, names, colors, ((values, shown, looked, ""), (used, used_shown, uses, "/")))
+    _split_bars(fig, names, colors, ((looked, values, shown), (uses, used, used_shown)))
     fig.update_yaxes(range=[0, max(values.max(), used.max()) * 1.25 + 0.02], row=1, col=1)
     fig.update_yaxes(autorange="reversed", row=2, col=1)  # "looks" above "uses", as in the panel above
     fig.update_xaxes(range=[0, 1], row=2, col=1)
@@ -257,3 +220,49 @@ def mixture(
         )
     )
     return fig
+
+
+def _beside_bars(fig: go.Figure, names: Sequence[str], colors: Sequence[str], series: Sequence[tuple]) -> None:
+    """The top panel: per key, its weight's bar and its contribution's bar either side of its place."""
+    positions = np.arange(len(names), dtype=np.float64)  # each key's place; its two bars either side of it
+    for (values, labels, name, pattern), offset in zip(series, (-BESIDE, BESIDE)):
+        fig.add_trace(
+            go.Bar(
+                x=(positions + offset).tolist(),
+                y=values,
+                width=BAR_SHARE,
+                text=labels,
+                textposition="outside",
+                name=name,
+                customdata=names,
+                marker=dict(color=colors, pattern=dict(shape=pattern)),
+                hovertemplate="%{customdata}: %{text}<extra>" + name + "</extra>",
+            ),
+            row=1,
+            col=1,
+        )
+    fig.update_xaxes(tickvals=positions.tolist(), ticktext=list(names), row=1, col=1)
+
+
+def _split_bars(fig: go.Figure, names: Sequence[str], colors: Sequence[str], rows: Sequence[tuple]) -> None:
+    """The bottom panel: each of "looks" and "uses" as one whole bar split by key (a zero part has no width)."""
+    for row_name, values, labels in rows:
+        for name, value, label, color in zip(names, values, labels, colors):
+            if value <= 0:
+                continue
+            fig.add_trace(
+                go.Bar(
+                    x=[value],
+                    y=[row_name],
+                    orientation="h",
+                    name=name,
+                    text=[f"{name} {label}"],
+                    textposition="inside",
+                    insidetextanchor="middle",
+                    marker=dict(color=color),
+                    showlegend=False,
+                    hovertemplate=f"{name}: {label}<extra>{row_name}</extra>",
+                ),
+                row=2,
+                col=1,
+            )

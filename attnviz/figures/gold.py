@@ -82,6 +82,22 @@ def gold_links(
     return out.update_layout(showlegend=True, legend=legend)
 
 
+def _cell_words(values: np.ndarray, cells: np.ndarray, lang: str, measure: str | None, head_word: str) -> tuple:
+    """(each cell's hover line, the columns' names or None, the column axis's title): a contributions map's one
+    column is named by its measure and has no head."""
+    if measure is None:
+        hover = [
+            i18n.t("corpus_fig_hover", lang, layer=lay, head=h, value=format_value(values[lay, h])) for lay, h in cells
+        ]
+        return hover, None, head_word
+    measured = i18n.t(f"measure_figure.{measure}", lang)
+    hover = [
+        i18n.t("corpus_fig_layer_hover", lang, layer=lay, measure=measured, value=format_value(values[lay, h]))
+        for lay, h in cells
+    ]
+    return hover, [measured] * values.shape[1], ""
+
+
 def score_grid(
     values: np.ndarray, statistic: str = "aer", style: FigureStyle = DEFAULT_STYLE, measure: str | None = None
 ) -> go.Figure:
@@ -95,18 +111,7 @@ def score_grid(
     name = i18n.t(f"corpus_stat_{statistic}", lang)
     layer_word, head_word = i18n.t("corpus_fig_layer", lang), i18n.t("corpus_fig_head", lang)
     cells = np.array([(layer, head) for layer in range(layers) for head in range(heads)])  # (cells, 2)
-    column_names = None
-    if measure is None:
-        hover = [
-            i18n.t("corpus_fig_hover", lang, layer=lay, head=h, value=format_value(values[lay, h])) for lay, h in cells
-        ]
-    else:
-        measured = i18n.t(f"measure_figure.{measure}", lang)
-        column_names, head_word = [measured] * heads, ""
-        hover = [
-            i18n.t("corpus_fig_layer_hover", lang, layer=lay, measure=measured, value=format_value(values[lay, h]))
-            for lay, h in cells
-        ]
+    hover, column_names, head_word = _cell_words(values, cells, lang, measure, head_word)
     fig = go.Figure(
         [
             go.Heatmap(
@@ -141,6 +146,14 @@ def score_grid(
         ),
         clickmode="event+select",
         dragmode=False,
+        **_grid_axes(layers, heads, layer_word, head_word, column_names),
+    )
+    return fig
+
+
+def _grid_axes(layers: int, heads: int, layer_word: str, head_word: str, column_names: list[str] | None) -> dict:
+    """The grid's axes: a tick for every head (or the measure's one column) and every layer, layer 0 on top."""
+    return dict(
         xaxis=dict(
             title=dict(text=head_word),
             tickmode="array",
@@ -159,4 +172,3 @@ def score_grid(
             autorange="reversed",
         ),
     )
-    return fig
