@@ -32,8 +32,10 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import os
 import platform
 import time
+from collections.abc import Mapping
 from dataclasses import replace
 from datetime import datetime, timezone
 from importlib import metadata
@@ -91,27 +93,69 @@ def _installed_versions() -> tuple[tuple[str, str | None], ...]:
 
 # Instruction sets that choose torch's CPU kernels (and so the order of a float sum's terms)
 _KERNEL_INSTRUCTIONS = ("avx", "avx2", "fma", "avx512f", "avx512_vnni", "avx512_bf16", "avx512_fp16", "amx_tile")
+X86_MACHINES = ("x86_64", "amd64", "i386", "i686")
+ATEN_CAPABILITIES = {"avx512": "AVX512", "avx2": "AVX2", "default": "DEFAULT"}  # ATEN_CPU_CAPABILITY's values
+AVX512_FLAGS = frozenset({"avx512vl", "avx512bw", "avx512dq", "fma"})  # what torch's AVX512 kernels need
+AVX2_FLAGS = frozenset({"avx2", "fma"})
 
 
 @functools.cache  # read once: the machine does not change while the process runs
-def machine() -> dict:
-    """What beyond the software decides a computation's last bits: the CPU and its kernel instruction sets (read
-    from /proc/cpuinfo where there is one; torch is not imported)."""
+def _cpuinfo() -> dict[str, str]:
+    """The first processor's fields of /proc/cpuinfo ("model name", "vendor_id", "flags"); empty off Linux."""
     fields: dict[str, str] = {}
     try:
         with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as cpuinfo:
             for line in cpuinfo:
                 name, _, value = line.partition(":")
-                fields.setdefault(name.strip(), value.strip())
-                if "model name" in fields and "flags" in fields:
+                if not name.strip() and fields:  # a blank line ends the first processor
                     break
+                fields.setdefault(name.strip(), value.strip())
     except OSError:  # not Linux: the platform's own names
         pass
+    return fields
+
+
+def machine() -> dict:
+    """What beyond the software decides a computation's last bits: the CPU and its kernel instruction sets (read
+    from /proc/cpuinfo where there is one; torch is not imported)."""
+    fields = _cpuinfo()
     flags = set(fields.get("flags", "").split())
     return {
         "cpu": fields.get("model name") or platform.processor() or platform.machine(),
         "instructions": [name for name in _KERNEL_INSTRUCTIONS if name in flags],
     }
+
+
+def cpu_vendor() -> str:
+    """The CPU's maker as the CPU says it ("GenuineIntel", "AuthenticAMD"), or the platform's machine name: a BLAS
+    library may choose other kernels on another maker's CPU of the same instruction sets."""
+    return _cpuinfo().get("vendor_id") or platform.machine()
+
+
+def kernel_capability(environ: Mapping[str, str] | None = None) -> str | None:
+    """The CPU kernels torch's ATen dispatches its vectorised operations to — "AVX512", "AVX2" or "DEFAULT" — as
+    torch chooses them (aten/src/ATen/native/DispatchStub.cpp, `compute_cpu_capability`), read without importing
+    torch: ATEN_CPU_CAPABILITY when it names one, else AVX512 on a CPU with avx512vl, avx512bw, avx512dq and fma,
+    AVX2 on one with avx2 and fma, else DEFAULT. None where it cannot be told here (not an x86 CPU, or no
+    /proc/cpuinfo). It, not the list of instruction sets a CPU has, decides the order of torch's float sums: an
+    AVX-512 CPU running AVX2 kernels computes an AVX2 CPU's bits (tests/integration/test_first_view.py)."""
+    environ = os.environ if environ is None else environ
+    asked = environ.get("ATEN_CPU_CAPABILITY")
+    if asked in ATEN_CAPABILITIES:
+        return ATEN_CAPABILITIES[asked]
+    flags = set(_cpuinfo().get("flags", "").split())
+    if platform.machine().lower() not in X86_MACHINES or not flags:
+        return None
+    if AVX512_FLAGS <= flags:
+        return "AVX512"
+    return "AVX2" if AVX2_FLAGS <= flags else "DEFAULT"
+
+
+def kernel_capabilities() -> list[str]:
+    """The capabilities torch can run on this CPU (ATEN_CPU_CAPABILITY may ask for any of them), lowest first."""
+    best = kernel_capability({})
+    order = ["DEFAULT", "AVX2", "AVX512"]
+    return order[: order.index(best) + 1] if best in order else []
 
 
 def weights_sha256(model, max_bytes: int = MAX_HASH_BYTES) -> tuple[str | None, int]:

@@ -39,6 +39,13 @@ def named_b(view: ViewState) -> str:
     )
 
 
+def file_model_b(view: ViewState) -> str:
+    """B as a file name says it: its model, and its device and precision where they are not A's, joined by "-"."""
+    return "-".join(
+        [model_b(view), *([view.device_b] if view.device_b else []), *([view.dtype_b] if view.dtype_b else [])]
+    )
+
+
 def devices_b() -> list[str]:
     """The devices B may be read on: A's (empty), and each one torch can use here (the CPU at least)."""
     usable = {status.name for status in device_statuses() if status.available}

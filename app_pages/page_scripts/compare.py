@@ -62,18 +62,20 @@ with shown_errors(view):
     style = figures.FigureStyle(lang=view.lang)
     fig = figures.diff_heatmap(*drawn, kind=compared.kind, selection=said, style=style)
     named = f"{model_name(view.model)} · {model_name(runs.named_b(view))}"  # a folder by its name, never its path
-    figure_export.figure(fig, "compare", "compare_diff", view, model=named)
+    diff_heads = {"layer": picked[0], "head": picked[1]}
+    in_name = {"model": model_name(view.model), "model_b": runs.file_model_b(view), "text_b": view.text_b, **diff_heads}
+    figure_export.figure(fig, "compare", "compare_diff", view, figure_export.Source(named=in_name), model=named)
 
     st.subheader(t("compare_alignments"))
     drawn_sides = runs.alignments(view, both, picked)
     sides = (
-        ("A", view.model, both.a, drawn_sides.a, drawn_sides.options_a),
-        ("B", runs.named_b(view), both.b, drawn_sides.b, drawn_sides.options_b),
+        ("A", view.model, both.a, drawn_sides.a, drawn_sides.options_a, {}),
+        ("B", runs.named_b(view), both.b, drawn_sides.b, drawn_sides.options_b, {"text": view.text_b}),
     )
-    for column, (side, model, capture, shown, options) in zip(st.columns(2), sides):
+    for column, (side, model, capture, shown, options, own) in zip(st.columns(2), sides):
         with column:
             st.markdown(f"**{t('compare_side', side=side, model=model)}**")
-            source = figure_export.Source(capture, options, shown.selection.file_heads())
+            source = figure_export.Source(capture, options, shown.selection.file_heads(), named=own)
             figure_export.figure(
                 shown.figures["alignment"],
                 f"compare-alignment-{side.lower()}",

@@ -72,14 +72,15 @@ with shown_errors(view):
 with shown_errors(view):
     sentence.sentence_section(view)
 
-# 4. 四不像: the answer is a weighted mixture
+# 4. 四不像: the answer is a weighted mixture of the values; where it looks drawn beside what it uses
+seed = seed_looking_using()  # the mixture's weights and values, 鹿's value zero: its keys' value-zeroing contributions
 st.header(t("explainer_mixture"))
 st.markdown(t("explainer_mixture_text"))
-figure_export.figure(figures.mixture(style=figures.FigureStyle(lang=view.lang)), "mixture", "explainer_mixture", view)
+mixed = figures.mixture(figures.SEED_MIXTURE, seed.contributions, style=figures.FigureStyle(lang=view.lang))
+figure_export.figure(mixed, "mixture", "explainer_mixture", view)
 
 # 5. Looking is not using: the same mixture, its strongest key's value zeroed
 st.header(t("looking_title"))
-seed = seed_looking_using()
 strongest = int(seed.weights.argmax())
 st.markdown(
     t(

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from app_pages.self_attention import find_head, live_panel
+from app_pages.self_attention import find_head, live_panel, prompt_panel
 from app_pages.shared import (
     caches,
     controls,
@@ -40,9 +40,10 @@ truth_notes.language_check(view)
 with shown_errors(view):
     model = long_text.page_model(view)  # a text longer than the chosen model reads: the longest reader of its language
     tokens = long_text.truncate_choice(view, model)
-    handle, result = caches.analysis(view, model)
-    truth_notes.caveat_notes(view, result)
-    long_text.truncation_note(view, result, tokens)
+    handle, continued = caches.analysis(view, model)
+    truth_notes.caveat_notes(view, continued)
+    result = prompt_panel.prompt_choice(view, continued)  # a decoder's continuation, or the user's text alone
+    long_text.truncation_note(view, continued, tokens)
     columns = st.columns([2, 2, 1, 1, 2, 2])
     if handle.is_seq2seq:
         stacks = {"options": viewing.STACKS, "format_func": lambda s: t(f"stack_{s}"), "horizontal": True}
@@ -69,7 +70,7 @@ with shown_errors(view):
 
     if kind == "decoder":
         st.markdown(t("decoder_text", target=result.target_text))
-    live_panel.watch(view, handle, result, kind)  # a decoder's continuation, token by token, above its view
+    live_panel.watch(view, handle, continued, kind)  # a decoder's continuation, token by token, above its view
     if long:
         long_text.long_map(view, result, kind, model)
         saliency.section(view, handle, result, long=True)

@@ -95,7 +95,7 @@ with shown_errors(view):
             controls.step_focus(view, shown.selection, step or steps, steps, hidden)
         scores = replay.step_scores(result)
         truth_notes.step_line(view, replay.replayed_scores(scores, written, step), scores)
-        gold = None if measuring else gold_panel.scored(view, result, shown, replace(options, step=step))
+        gold = gold_panel.scored(view, drawn, shown, replace(options, step=step))  # the map drawn, weights or not
         if gold is not None:
             shown = gold.shown
             gold_panel.score_line(view, gold)
@@ -105,9 +105,9 @@ with shown_errors(view):
         )
         figure_export.shown_figures(view, shown, charts, drawn, replace(options, step=step), recorded=recorded)
         explorer_download.explorer_button(read, handle, result, read.model)
-        measures.shares(view, drawn)
+        measures.shares(view, drawn, given_words=options.given_words)  # over the target as the maps draw it
         measures.agreement_line(view, handle, result, replace(options, step=step))
-        saliency.section(read, handle, result)  # about one target token, under the maps of every token
+        saliency.section(read, handle, result, given_words=options.given_words)  # about one target token
         truth_notes.step_table(view, scores, truth_notes.beams_of(result))
         if gold is not None:
             gold_panel.head_map(view, gold)

@@ -91,16 +91,16 @@ def cached_vectors(key: ModelKey, request: runs.RunRequest):
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def cached_head_effects(key: ModelKey, request: runs.RunRequest):
-    """(exact head effects, Spearman ρ of the fast estimate against them) of one input: every head of every stack
-    removed in turn (`measures.head_effects`), and attribution patching (`measures.head_estimate`) on the same
-    example (a target the model writes is written once, for both)."""
+    """(exact head effects, Spearman ρ of the fast estimate against them, stack -> ρ over that stack's heads) of one
+    input: every head of every stack removed in turn (`measures.head_effects`), and attribution patching
+    (`measures.head_estimate`) on the same example (a target the model writes is written once, for both)."""
     from attnviz.measures import head_effects, head_estimate  # torch: only when a page asks for head effects
 
     handle = cached_model(key)
     scoring = head_effects.prepare_scoring(handle, request.text, request.target)
     exact = head_effects.head_effects(handle, request.text, request.target, scoring=scoring)
     estimate = head_estimate.head_estimate(handle, request.text, request.target, scoring=scoring)
-    return exact, head_estimate.rank_agreement(exact, estimate)
+    return exact, head_estimate.stack_agreement(exact, estimate)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -203,9 +203,11 @@ def analysis(view: ViewState, name: str | None = None):
     its model, without loading the model."""
     shown = opened.current(view)
     if shown is None and name in (None, view.model):
-        shown = first_view.current(view)
+        shown, not_used = first_view.lookup(view)
         if shown is not None:  # computed ahead: said in a line
             st.caption(i18n.t("first_view_note", view.lang, model=shown.model.name))
+        elif not_used is not None:  # one was computed ahead for this input, but not as this server computes: said
+            st.caption(i18n.t(not_used.key, view.lang, **not_used.words))
     if shown is not None:
         model_placement.layer_report(view, shown.capture)
         return shown.model, shown.capture
@@ -269,7 +271,7 @@ def pooled(view: ViewState, kind: str, layer: int, head: int, name: str | None =
 
 
 def head_effects(view: ViewState, name: str | None = None):
-    """(exact head effects, the estimate's Spearman ρ against them) of the view's text with the view's model (or the
+    """(exact head effects, the estimate's Spearman ρ against them, stack by stack) of the view's text with the view's model (or the
     model `name`), once per input: the target given in pair mode, else the one the model writes (an encoder's
     output has none). Loads the model even while a saved capture is open: the effects need it to run."""
     handle = model(view, name)

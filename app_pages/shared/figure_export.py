@@ -17,7 +17,7 @@ from attnviz import export, i18n
 from attnviz.errors import AttnvizError
 from attnviz.export.figure_file import figure_file_bytes
 from attnviz.export.sizing import MAX_SCALE, MAX_SIDE, MIN_SIDE, PRESETS
-from attnviz.figures.layout import as_file, export_size, exported_title, file_layout
+from attnviz.figures.text_fit import as_file, export_size, exported_title, file_layout
 from attnviz.model.catalogue import model_name
 from attnviz.types import AttentionCapture, AttentionMap
 from attnviz.view import selection, viewing
@@ -63,6 +63,7 @@ class Source:
     options: viewing.ViewOptions | None = None
     heads: Mapping = field(default_factory=dict)
     recorded: Mapping = field(default_factory=dict)  # more of what it shows, for its files (gold links drawn on it)
+    named: Mapping = field(default_factory=dict)  # more of its file name (`export.figure_filename`): B's model, text
     provenance: Mapping | None = None  # where a single map came from (the capture it was cut from), for its files
 
 
@@ -201,21 +202,36 @@ def shown_figures(
     """Figures of one view side by side, one column each: (figure name, file name, key) per chart, drawn from
     `capture` with `options` by `model` (default: the view's); `clicks`: the `on_select` callback of a chart, by its
     key; `recorded`: more that their files record (`Source.recorded`)."""
-    heads = shown.selection.file_heads() if options else {}
-    weighted = options is not None and selection.weighting_of(options) != "weights"
-    for column, (name, file_name, key) in zip(st.columns(len(charts)), charts):
-        file_name = f"{file_name}-value-norm" if weighted else file_name  # a file says what its numbers are
-        with column:
-            source = Source(capture, options, heads, recorded or {})
-            figure(
-                shown.figures[name],
-                file_name,
-                key,
-                view,
-                source,
-                model=model or view.model,
-                on_select=(clicks or {}).get(key),
-            )
+    heads = shown.selection.file_heads() if options else {}  # the measure too: a file says what its numbers are
+    for row in _rows(shown, charts):
+        for column, (name, file_name, key) in zip(st.columns(len(row)), row):
+            with column:
+                source = Source(capture, options, heads, recorded or {})
+                figure(
+                    shown.figures[name],
+                    file_name,
+                    key,
+                    view,
+                    source,
+                    model=model or view.model,
+                    on_select=(clicks or {}).get(key),
+                )
+
+
+def _rows(shown: selection.Shown, charts: Sequence[tuple[str, str, str]]) -> list[list[tuple[str, str, str]]]:
+    """The charts in rows, in order: side by side, except a figure that stands alone (its meta's `column` "whole":
+    an alignment whose labels need a whole column), which takes a row of its own."""
+    rows: list[list[tuple[str, str, str]]] = []
+    beside: list[tuple[str, str, str]] = []  # the row being filled
+    for chart in charts:
+        meta = shown.figures[chart[0]].layout.meta
+        if isinstance(meta, dict) and meta.get("column") == "whole":
+            rows += [beside, [chart]]
+            beside = []
+        else:
+            beside.append(chart)
+    rows.append(beside)
+    return [row for row in rows if row]
 
 
 def figure_downloads(
@@ -233,17 +249,18 @@ def figure_downloads(
         export.resolve_size(own_size, **size.options())
     except AttnvizError as error:
         refusal = error
+    named = {"model": model, "text": text, **source.heads, **source.named}  # what its file name says
     downloads = [
         Download(
             fmt,
-            export.figure_filename(name, fmt, model=model, text=text, **source.heads),
+            export.figure_filename(name, fmt, **named),
             figure_maker(lambda: as_file(fig, model), fmt, name, source, size.options()),
             disabled=refusal is not None,
         )
         for fmt in FIGURE_FORMATS
     ]
     if source.capture is None:
-        plotly = export.figure_filename(f"{name}-plotly-figure", "json", model=model, text=text, **source.heads)
+        plotly = export.figure_filename(f"{name}-plotly-figure", "json", **named)
         downloads.append(Download("json", plotly, lambda: fig.to_json().encode(), "export_plotly_help"))
         return downloads, refusal
     saved = _saved_capture(source.capture, model, view.text, source.provenance)
@@ -264,7 +281,7 @@ def figure_maker(drawn, fmt: str, name: str, source: Source, size: dict) -> Call
     """The bytes of one figure file at `size` (`DownloadSize.options`), made only when its button is clicked (a
     static image takes a render), with the provenance of the capture it shows, the view's options and the time
     (`attnviz.export.figure_file`, as the command line writes its files). `drawn`: the figure as a file shows it
-    (`attnviz.figures.layout.as_file`), or a function that makes it then."""
+    (`attnviz.figures.text_fit.as_file`), or a function that makes it then."""
 
     def make() -> bytes:
         figure = drawn() if callable(drawn) else drawn

@@ -48,7 +48,7 @@ def section(view: ViewState, name: str, kind: str, chart: str) -> None:
         _compute_button(view, f"{chart}_compute")
         return
     with shown_errors(view):
-        effects, rho = caches.head_effects(view, name)
+        effects, rhos = caches.head_effects(view, name)
         if kind not in effects.total:
             st.info(t("effects_stack_missing", kind=t(f"kind_{kind}")), icon=":material/info:")
             return
@@ -67,7 +67,7 @@ def section(view: ViewState, name: str, kind: str, chart: str) -> None:
         )
         st.caption(t("find_grid_hint"))
         st.markdown(_meaning(view, effects))
-        st.caption(_agreement(view, rho))
+        st.caption(_agreement(view, rhos.get(kind, math.nan)))  # this grid's heads, not every stack's
     st.button(t("effects_hide"), key=f"{chart}_hide", on_click=_shown, args=(False,), icon=":material/visibility_off:")
 
 
@@ -105,10 +105,13 @@ def find_by_effect(view: ViewState, handle, name: str, kind: str) -> None:
         return
     with shown_errors(view):
         effects, _ = caches.head_effects(view, name)
-        choices = find_head.piece_choices(effects.target_tokens)
+        target = effects.provenance.get("target_text")  # the text the target tokens' offsets point into
+        choices = find_head.effect_choices(effects.target_tokens, target, view.words, view.hide_special)  # as drawn
         labels = ["", *(choice.label for choice in choices)]
         pick = {"options": labels, "format_func": lambda label: label or t("find_pick")}
         label = bound(st.selectbox, "find_effect", t("effects_find_token"), **pick)
+        if view.words:
+            st.caption(t("effects_find_words"))
         token = next((choice for choice in choices if choice.label == label), None)
         if token is None:
             return

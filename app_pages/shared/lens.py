@@ -17,9 +17,18 @@ from app_pages.shared.state import ViewState, view_options
 from attnviz.figures import FigureStyle
 from attnviz.figures.lens import decoder_lens_grid, logit_lens_figures
 from attnviz.i18n.lens import STRINGS as LENS_WORDS
-from attnviz.measures.lens_results import last_layer_choices, reading_labels
+from attnviz.measures.lens_results import last_layer_choices, reading_labels, stream_file_part
 from attnviz.text.tokens import drawable, shown
-from attnviz.view.lenses import DECODER_LENS, LOGIT_LENS, lenses_for, reading_alignment, reading_choice, reading_choices
+from attnviz.view.lenses import (
+    DECODER_LENS,
+    LENS_WINDOW,
+    LOGIT_LENS,
+    lens_window,
+    lenses_for,
+    reading_alignment,
+    reading_choice,
+    reading_choices,
+)
 
 
 def logit_section(view: ViewState, handle, result) -> None:
@@ -39,11 +48,32 @@ def logit_section(view: ViewState, handle, result) -> None:
         lens = caches.logit_lens_of(view, handle, result)
         if lens.kind == "decoder":
             st.caption(t("lens_decoder_read", target=lens.provenance.get("target_text") or ""))
-        grid, lines = logit_lens_figures(lens, FigureStyle(lang=view.lang))
+        window = _window(view, len(lens.tokens))
+        grid, lines = logit_lens_figures(lens, FigureStyle(lang=view.lang), window)
         source = figure_export.Source(provenance=lens.provenance)
         figure_export.figure(grid, "logit-lens", "logit_lens_grid", view, source, model=handle.name)
         figure_export.figure(lines, "logit-lens-lines", "logit_lens_lines", view, source, model=handle.name)
         st.markdown(t("lens_last_line", tokens=_last_row(view, lens)))
+
+
+def _window(view: ViewState, positions: int) -> tuple[int, int] | None:
+    """The positions drawn, chosen by a slider when they take more than one window (`lenses.lens_window`)."""
+    if lens_window(positions, 0) is None:
+        return None
+    t = tr(view)
+    last = positions - LENS_WINDOW
+    view.lens_from = min(max(view.lens_from, 0), last)  # a link made with a longer text: its window, kept inside
+    bound(
+        st.slider,
+        "lens_from",
+        t("lens_from"),
+        min_value=0,
+        max_value=last,
+        help=t("lens_from_help", window=LENS_WINDOW),
+    )
+    window = lens_window(positions, view.lens_from)
+    st.caption(t("lens_window_line", first=window[0], last=window[1] - 1, positions=positions))
+    return window
 
 
 def _last_row(view: ViewState, lens) -> str:
@@ -104,7 +134,7 @@ def decoder_section(view: ViewState, handle, result) -> None:
         source = figure_export.Source(reading, options, drawn.selection.file_heads())
         figure_export.figure(
             drawn.figures["alignment"],
-            f"decoder-lens-layer-{lens.layers[index]}-alignment",
+            f"decoder-lens-{stream_file_part(lens.layers[index])}-alignment",  # layers numbered as the heads
             "decoder_lens_alignment",
             view,
             source,

@@ -41,13 +41,31 @@ def sidebar(view: ViewState) -> None:
         st.caption(t("sidebar_footer"))
 
 
+LOADED_POLL_S = 1.0  # while the server loads torch, the sidebar asks this often whether it has finished
+
+
 def _device_report(view: ViewState) -> None:
     """Which devices torch sees, and the one chosen; while the server is still importing torch, a line saying so
-    (asking torch would make the first page wait for it)."""
-    t = tr(view)
+    (asking torch would make the first page wait for it), which gives way to the list once torch has loaded."""
     if server_load.loading():
-        st.caption(t("device_report_loading"))
+        _until_loaded(view)
         return
+    _listed_devices(view)
+
+
+@st.fragment(run_every=LOADED_POLL_S)
+def _until_loaded(view: ViewState) -> None:
+    """The line "listed once torch has loaded", asked again every LOADED_POLL_S until the start-up load ends; then
+    the page runs again, whole: its sidebar lists the devices and its figures come from the model (no longer from
+    the view computed ahead), and nothing polls any more."""
+    if server_load.loading():
+        st.caption(tr(view)("device_report_loading"))
+        return
+    st.rerun()
+
+
+def _listed_devices(view: ViewState) -> None:
+    t = tr(view)
     from attnviz.model.devices import device_report  # imports torch: asked only once the start-up load has imported it
 
     report = device_report(view.device, view.lang)

@@ -85,6 +85,7 @@ class LensView:
     DecoderLens (Translate)."""
 
     logit_lens: bool = False  # shown: what each layer's residual stream predicts as the next token
+    lens_from: int = 0  # the logit lens's first position drawn, when its positions take more than one window
     decoder_lens: bool = False  # shown: what the decoder writes from each encoder layer
     # the encoder layer whose writing's alignment is drawn; -1 = the last (`lens.LAST_READING`)
     decoder_lens_layer: int = -1
@@ -117,6 +118,7 @@ class SelfAttentionView:
     find_query: str = ""  # Find a head: the query token's label ("it #9"); empty = none picked
     find_key: str = ""  # … and the key token's
     lines_token: str = ""  # head lines: only this query token's lines (its label); empty = all
+    prompt_only: bool = False  # a decoder-only model's continuation: draw the user's text alone (`view.prompt`)
 
 
 @dataclass
@@ -172,7 +174,16 @@ GROUPS = (*SHARED_GROUPS, *PAGE_GROUPS)
 _TEXT_PAGE = (CoreView, InputView)
 PAGE_PARTS = {
     "translate": (*_TEXT_PAGE, "truncate", HeadView, DrawingView, EffectsView, LensView, TranslateView),
-    "self": (*_TEXT_PAGE, LongTextView, HeadView, DrawingView, EffectsView, "logit_lens", SelfAttentionView),
+    "self": (
+        *_TEXT_PAGE,
+        LongTextView,
+        HeadView,
+        DrawingView,
+        EffectsView,
+        "logit_lens",
+        "lens_from",
+        SelfAttentionView,
+    ),
     "heads": (*_TEXT_PAGE, LongTextView, MapView, HeadView, "effects", HeadsView),
     "qk": (*_TEXT_PAGE, "truncate", MapView, HeadView, QkView),
     "explainer": (*_TEXT_PAGE, MapView, HeadView, ExplainerView),

@@ -20,6 +20,7 @@ from attnviz.corpus.view import GoldShown, reading_prefix, reverse_texts, revers
 from attnviz.corpus.words import segmented
 from attnviz.errors import AttnvizError
 from attnviz.figures.common import format_value
+from attnviz.measures.names import CONTRIBUTIONS
 from attnviz.run import RunRequest
 from attnviz.text import language
 from attnviz.view import viewing
@@ -142,7 +143,7 @@ def reverse_candidates(view: ViewState) -> list[str]:
 
 def scored(view: ViewState, result, shown: viewing.Shown, options: viewing.ViewOptions) -> GoldShown | None:
     """The view against the gold links (None when there are none), with the reverse model's links when one is
-    chosen; a link that cannot be read is said, and the figures are drawn without gold; a reverse model that cannot
+    chosen; `result` is the capture drawn (the weights, or the measure chosen: its map of each layer is scored); a link that cannot be read is said, and the figures are drawn without gold; a reverse model that cannot
     read the pair is said, and the links are scored one way."""
     if not view.gold.strip() or stale(view):  # another pair's links are not scored against this one
         return None
@@ -191,20 +192,32 @@ def score_line(view: ViewState, gold: GoldShown) -> None:
 
 
 def _open_selected_head() -> None:
-    """Chart callback: the clicked cell's head becomes the view's (one head, that layer)."""
+    """Chart callback: the clicked cell's head becomes the view's (one head, that layer); a contributions map's
+    cell, its layer."""
     points = st.session_state[HEAD_MAP]["selection"]["points"]
     if points:
         view = st.session_state[VIEW]
-        view.cross_aggregation, view.layer, view.head = "head", int(points[0]["y"]), int(points[0]["x"])
+        per_layer = view.measure in CONTRIBUTIONS
+        view.cross_aggregation = "layer" if per_layer else "head"
+        view.layer, view.head = int(points[0]["y"]), 0 if per_layer else int(points[0]["x"])
         reset_widgets("cross_aggregation", "layer", "head")
 
 
 def head_map(view: ViewState, gold: GoldShown) -> None:
+    """The AER of each head of the pair (each layer, for a contributions measure), whose cells open what they
+    score."""
     t = tr(view)
-    st.subheader(t("corpus_head_aer_title"))
     layer, head = gold.heads.best()
-    st.caption(t("corpus_head_aer_hint", layer=layer, head=head, aer=format_value(gold.heads.aer[layer, head])))
-    fig = figures.score_grid(gold.heads.aer, "aer", style=figures.FigureStyle(lang=view.lang))
+    aer = format_value(gold.heads.aer[layer, head])
+    per_layer = gold.measure in CONTRIBUTIONS
+    if per_layer:
+        st.subheader(t("corpus_layer_measure_aer_title", measure=t(f"measure_figure.{gold.measure}")))
+        st.caption(t("corpus_layer_measure_aer_hint", layer=layer, aer=aer))
+    else:
+        st.subheader(t("corpus_head_aer_title"))
+        st.caption(t("corpus_head_aer_hint", layer=layer, head=head, aer=aer))
+    style = figures.FigureStyle(lang=view.lang)
+    fig = figures.score_grid(gold.heads.aer, "aer", style=style, measure=gold.measure if per_layer else None)
     figure_export.figure(
         fig, "head-aer", HEAD_MAP.removeprefix("chart_"), view, model=view.model, on_select=_open_selected_head
     )

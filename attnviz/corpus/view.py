@@ -25,6 +25,7 @@ from attnviz.corpus.pair import (
 )
 from attnviz.corpus.words import merged, shifted
 from attnviz.errors import InputError
+from attnviz.measures.names import held_measure
 from attnviz.types import AttentionCapture
 from attnviz.view.viewing import Shown, ViewOptions
 
@@ -36,6 +37,7 @@ class GoldShown:
     heads: HeadScores  # every layer × head of the pair, each alone
     words: PairWords  # the words the links index
     both_directions: bool = False  # the view's links were kept only where the reverse model's view has them too
+    measure: str = "weights"  # what the scored maps hold (`attnviz.measures.names`): contributions have a map per layer
 
 
 def gold_record(gold_text: str | None, reverse_model: str | None = None) -> dict:
@@ -96,7 +98,9 @@ def show_gold(
     words: PairWords | None = None,
 ) -> GoldShown:
     """`shown` scored against `gold_text` (Pharaoh links), with `reverse` (`reverse_view`) only the links both
-    directions find; the links index `words` (a pre-segmented pair's, in the texts the model read), by default the
+    directions find; `result` is the capture the view draws, weights or a contributions measure (ALTI, its rollout,
+    value zeroing: scored as the weights are, as Ferrando et al. score ALTI against gold alignments, one map per
+    layer in place of one per head); the links index `words` (a pre-segmented pair's, in the texts the model read), by default the
     word merge's (`pair_words`). An InputError when a link cannot be read or points outside the pair's words."""
     if words is None:
         words = pair_words(result)
@@ -115,4 +119,5 @@ def show_gold(
             drawn["alignment"], chosen.amap, verdicts, *owners, style, both_directions=reverse is not None
         )
     heads = head_scores(result["cross"], words, gold, options.threshold, both)
-    return GoldShown(replace(shown, figures=drawn), scored, heads, words, both_directions=reverse is not None)
+    both_ways = reverse is not None
+    return GoldShown(replace(shown, figures=drawn), scored, heads, words, both_ways, held_measure(result))

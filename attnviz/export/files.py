@@ -107,20 +107,35 @@ def figure_filename(
     layer=None,
     head=None,
     text: str | None = None,
+    measure: str | None = None,
+    model_b: str | None = None,
+    text_b: str | None = None,
     max_words: int = 4,
     max_chars: int = 24,
 ) -> str:
-    """A file name that says what the file holds — view, model, layer/head, the first words of the text — safe on
-    every OS (`safe_filename`): `figure_filename("alignment", "png", model="demo-zh-en", layer=2, head=0,
-    text="早上好！")` -> "alignment_demo-zh-en_L2H0_早上好.png". Parts that are None or empty are left out; the text
-    is shortened first when the name would be too long."""
+    """A file name that says what the file holds — view (and the measure, when not the weights), model, layer/head,
+    the first words of the text — safe on every OS (`safe_filename`): `figure_filename("alignment", "png",
+    model="demo-zh-en", layer=2, head=0, text="早上好！")` -> "alignment_demo-zh-en_L2H0_早上好.png"; with
+    `measure="value-zeroing"`, `layer=2` and no head -> "alignment-value-zeroing_demo-zh-en_L2_早上好.png". A
+    comparison names its second side too: `model_b` (when not `model`) and `text_b` ("…_早上好-vs-晚上好.png").
+    Parts that are None or empty are left out; the texts are shortened first when the name would be too long."""
+    shown = [view, *([measure] if measure and measure != "weights" else [])]
+    models = [_model_file_part(model), *([_model_file_part(model_b)] if model_b and model_b != model else [])]
+    texts = [_name_words(str(text or ""), max_words, max_chars)]
+    if text_b is not None:
+        texts.append(_name_words(str(text_b), max_words, max_chars))
     parts = [
-        _name_words(str(view), 8, 40),
-        safe_filename(_model_part(str(model or "")), default="").lstrip("_"),  # "_CON": only a whole name needs it
+        _name_words(" ".join(str(part) for part in shown), 10, 56),
+        "-vs-".join(part for part in models if part),
         _selection_part("L", layer) + _selection_part("H", head),
-        _name_words(str(text or ""), max_words, max_chars),
+        "-vs-".join(part for part in texts if part),
     ]
     return safe_filename("_".join(part for part in parts if part), suffix)
+
+
+def _model_file_part(model: str | None) -> str:
+    """A model's part of a file name: its own name (`_model_part`), safe ("_CON": only a whole name needs it)."""
+    return safe_filename(_model_part(str(model or "")), default="").lstrip("_")
 
 
 def capture_filename(capture, suffix: str = "json", **options) -> str:

@@ -41,8 +41,9 @@ def effects_table(exact, estimate=None) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=[*COLUMNS, *tokens])
 
 
-def effects_header(exact, estimate=None, rho: float | None = None) -> dict:
-    """What the table's numbers mean and where they came from: metric, methods, tokens, provenance, Spearman ρ."""
+def effects_header(exact, estimate=None, rho: float | None = None, stacks: dict[str, float] | None = None) -> dict:
+    """What the table's numbers mean and where they came from: metric, methods, tokens, provenance, Spearman ρ
+    over every head pooled (`spearman`) and over each stack's heads (`spearman_per_stack`)."""
 
     def tokens(items):
         return [{"text": t.text, "start": t.start, "end": t.end, "special": t.special} for t in items]
@@ -54,6 +55,7 @@ def effects_header(exact, estimate=None, rho: float | None = None) -> dict:
             "effect": exact.method,
             "estimate": None if estimate is None else estimate.method,
             "spearman": rho,
+            "spearman_per_stack": stacks,
             "source_tokens": tokens(exact.source_tokens),
             "target_tokens": tokens(exact.target_tokens),
             "provenance": exact.provenance,

@@ -13,7 +13,14 @@ and `statistic_grid(values=...)` (statistics streamed tile by tile).
 `diff_heatmap` draws A − B of two compared maps (`attnviz.compare`) from numbers and labels.
 """
 
-from attnviz.figures.alignment import alignment, alignment_width, link_opacity, link_width, strongest_links
+from attnviz.figures.alignment import (
+    alignment,
+    alignment_stands_alone,
+    alignment_width,
+    link_opacity,
+    link_width,
+    strongest_links,
+)
 from attnviz.figures.beside import beside
 from attnviz.figures.common import FONT_FAMILY, LABELS, MASKED_COLOR, resolve_labels
 from attnviz.figures.diff import diff_heatmap
@@ -51,6 +58,7 @@ __all__ = [
     "SEED_V",
     "VIEWS",
     "alignment",
+    "alignment_stands_alone",
     "alignment_width",
     "beside",
     "clickable_heads",

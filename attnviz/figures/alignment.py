@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 
 from attnviz.errors import InputError
 from attnviz.figures.common import format_value, selection_text, token_label, token_markers, unknown_notes
-from attnviz.figures.layout import LABEL_SIZE, X_RANGE, TokenLines, line_positions
+from attnviz.figures.layout import LABEL_SIZE, PLAN_WIDTH, X_RANGE, TokenLines, line_positions
 from attnviz.figures.style import DEFAULT_STYLE, FigureStyle
 from attnviz.maps import analysis
 from attnviz.types import AttentionMap
@@ -55,6 +55,21 @@ def alignment_width(amap: AttentionMap) -> int:
     return _lines_of(amap).width_for(None)
 
 
+def alignment_stands_alone(amap: AttentionMap) -> bool:
+    """Whether `amap`'s alignment takes a whole column of a page rather than half of one beside another figure: its
+    labels cannot stand level in half a column (`TokenLines.stands_alone`), as a pair of 13 words or more on a side
+    often cannot. Its figure then places its labels for a whole column, at its own height."""
+    return _lines_of(amap).stands_alone()
+
+
+def _check_link_rule(threshold: float, top_k: int | None) -> None:
+    """An InputError for a threshold outside [0, 1] or a top_k that is not a whole number of at least 1."""
+    if not 0 <= threshold <= 1:
+        raise InputError("figure_link_threshold", threshold=threshold)
+    if top_k is not None and (not isinstance(top_k, (int, np.integer)) or isinstance(top_k, bool) or top_k < 1):
+        raise InputError("figure_top_k", top_k=top_k)
+
+
 def alignment(
     amap: AttentionMap,
     *,
@@ -74,10 +89,7 @@ def alignment(
     weight in `customdata`; a hover marker at each link's middle reads "query → key: weight".
     Links: for each target token, its `top_k` strongest keys (None = all) whose weight is at least `threshold`.
     """
-    if not 0 <= threshold <= 1:
-        raise InputError("figure_link_threshold", threshold=threshold)
-    if top_k is not None and (not isinstance(top_k, (int, np.integer)) or isinstance(top_k, bool) or top_k < 1):
-        raise InputError("figure_top_k", top_k=top_k)
+    _check_link_rule(threshold, top_k)
     text = style.words()
     matrix = analysis.aggregate(amap, layers, heads, head_reduce, layer_reduce)  # (queries, keys)
     lines = _lines_of(amap)
@@ -89,28 +101,39 @@ def alignment(
     notes = [_link_rule(threshold, top_k, text, cross), *unknown_notes([*amap.key_tokens, *amap.query_tokens], text)]
     selection = selection_text(amap, layers, heads, head_reduce, layer_reduce, text)
     width = lines.width_for(style.width)
-    key_plan, query_plan = lines.plans(width)
+    plan_width = lines.plan_width()  # half a column, or a whole one for labels that cannot stand level in half
+    key_plan, query_plan = lines.plans(width, plan_width=plan_width)
     height, pad, key_plan, query_plan = lines.room(key_plan, query_plan, style.height)
     plans = {"keys": vars(key_plan), "queries": vars(query_plan)}
+    alone = plan_width != PLAN_WIDTH
     fig.update_layout(
         **style.layout(
             style.heading(amap.kind, selection, notes),
             width,
             height,
-            meta=dict(view="alignment", threshold=threshold, top_k=top_k, links=len(links), labels=plans),
+            meta=dict(
+                view="alignment",
+                threshold=threshold,
+                top_k=top_k,
+                links=len(links),
+                labels=plans,
+                plan_width=plan_width,
+                column="whole" if alone else "half",  # where a page draws it: beside another figure, or alone
+            ),
             annotations=lines.annotations(key_plan, query_plan),
         ),
         xaxis=dict(visible=False, range=list(X_RANGE)),
-        yaxis=dict(
-            tickmode="array",
-            tickvals=[0.0, 1.0],
-            ticktext=[text["target"], text["source"]] if cross else [text["query"], text["key"]],
-            range=[-pad, 1 + pad],
-            showgrid=False,
-            zeroline=False,
-        ),
+        yaxis=_line_axis(text, cross, pad),
     )
     return fig
+
+
+def _line_axis(text: Mapping[str, str], cross: bool, pad: float) -> dict:
+    """The y axis: the two token lines named (target and source of a translation, else query and key)."""
+    names = [text["target"], text["source"]] if cross else [text["query"], text["key"]]
+    return dict(
+        tickmode="array", tickvals=[0.0, 1.0], ticktext=names, range=[-pad, 1 + pad], showgrid=False, zeroline=False
+    )
 
 
 def _link_rule(threshold: float, top_k: int | None, text: Mapping[str, str], cross: bool = True) -> str:

@@ -33,6 +33,15 @@ def poster_tiles(amap: AtlasMap, cells: int = 64) -> tuple[np.ndarray, int]:
         return np.log10(np.maximum(stacked, SMALLEST)).astype(np.float32), factor
 
 
+def _poster_heading(amap: AtlasMap, model: str, layers: int, heads: int, factor: int, style: FigureStyle) -> str:
+    """The poster's title (model, layers × heads, tokens) and, below it, what a square and its colour mean."""
+    lang = style.lang
+    title = i18n.t("atlas.poster_title", lang, model=model, layers=layers, heads=heads, tokens=len(amap.query_tokens))
+    kind = style.words()[f"kind_{amap.kind}"]
+    subtitle = f"{kind} · " + i18n.t("atlas.poster_subtitle", lang, block=amap.block * factor)
+    return f"{title}<br><sup>{subtitle}<br>{i18n.t('atlas.poster_scale', lang)}</sup>"
+
+
 def atlas_poster(
     amap: AtlasMap,
     *,
@@ -53,23 +62,13 @@ def atlas_poster(
     mosaic, gap = _mosaic(tiles)
     lang = style.lang
     fig = go.Figure(_log_heatmap(mosaic, colorscale, lang, hovertemplate="%{z:.2f}<extra></extra>"))
-    title = i18n.t(
-        "atlas.poster_title",
-        lang,
-        model=model or style.model or "",
-        layers=layers,
-        heads=heads,
-        tokens=len(amap.query_tokens),
-    )
-    kind = style.words()[f"kind_{amap.kind}"]
-    subtitle = f"{kind} · " + i18n.t("atlas.poster_subtitle", lang, block=amap.block * factor)
-    scale = i18n.t("atlas.poster_scale", lang)
+    heading = _poster_heading(amap, model or style.model or "", layers, heads, factor, style)
     width, height = _size(mosaic.shape, style)
     centres = {"x": [h * (cols + gap) + cols / 2 - 0.5 for h in range(heads)]}
     centres["y"] = [layer * (rows + gap) + rows / 2 - 0.5 for layer in range(layers)]
     fig.update_layout(
         **style.layout(
-            f"{title}<br><sup>{subtitle}<br>{scale}</sup>",
+            heading,
             width,
             height,
             margin=MARGIN,

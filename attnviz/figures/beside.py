@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from attnviz.figures.layout import TITLE_LINE, TITLE_SIZE, TITLE_X, title_width
+from attnviz.figures.text_fit import TITLE_LINE, TITLE_SIZE, TITLE_X, title_width
 
 PLOTLY_MARGIN = {"l": 80, "r": 80, "t": 100, "b": 80}  # plotly's own margins, where a figure sets none
 TITLE_GAP_PX = 8  # px between a half's title and the top of its plot

@@ -25,6 +25,7 @@ SEED_K = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [2.0, 0.0]])  # 4 keys
 SEED_V = np.array([[1.0, 1.0], [2.0, 0.0], [0.0, 2.0], [3.0, 1.0]])  # 4 values
 SEED_MIXTURE = (("鹿", 1 / 3), ("牛", 1 / 6), ("羊", 1 / 4), ("驴", 1 / 4), ("青蛙", 0.0))  # query: 四不像
 SEED_MIXTURE_QUERY = "四不像"
+BESIDE, BAR_SHARE = 0.2, 0.38  # the mixture's weight and contribution bars: each this far from its key, this wide
 
 
 def seed_alignment_map() -> AttentionMap:
@@ -150,70 +151,118 @@ def _mixture_parts(weights) -> tuple[list[str], np.ndarray]:
     return [name for name, _ in pairs], values
 
 
+def _checked_contributions(contributions, keys: int) -> np.ndarray:
+    """One contribution per key, finite, non-negative, summing to 1 (or all 0: the output is the zero vector)."""
+    try:
+        values = np.asarray(contributions, dtype=np.float64).reshape(-1)
+    except (TypeError, ValueError):
+        raise InputError("mixture_contributions", keys=keys, contributions=str(contributions)) from None
+    ok = values.size == keys and np.isfinite(values).all() and (values >= 0).all()
+    if not ok or not (np.isclose(values.sum(), 1.0) or (values == 0).all()):
+        raise InputError("mixture_contributions", keys=keys, contributions=str(values.tolist()))
+    return values
+
+
 def mixture(
-    weights: Sequence[tuple[str, float]] = SEED_MIXTURE,
+    weights: Sequence[tuple[str, float]],
+    contributions: Sequence[float],
     query: str = SEED_MIXTURE_QUERY,
     *,
     style: FigureStyle = DEFAULT_STYLE,
 ) -> go.Figure:
-    """The 四不像 example: a query's answer is the weighted mixture of the values; bars per key plus the mix as one bar.
+    """The 四不像 example: where a query looks and what it uses, side by side. Its output is the mixture of the
+    values in the proportions of its weights (x = Σ αⱼ vⱼ, the title); the top panel draws each key's weight (where
+    it looks) beside its contribution (what the output really takes from it: value zeroing,
+    `attnviz.view.looking`), the bottom one each as a whole bar split by key. A weight alone is never drawn as the
+    make-up of the output.
 
-    `weights`: (key name, weight) pairs; they must be non-negative and sum to 1, like an attention row. The mixture
-    is no model's, so `style.model` is not named.
+    `weights`: (key name, weight) pairs, non-negative and summing to 1 like an attention row; `contributions`: one
+    per key, summing to 1. The mixture is no model's, so `style.model` is not named.
     """
     names, values = _mixture_parts(weights)
+    used = _checked_contributions(contributions, len(names))
     text = style.words()
     shown = [_fraction(w) for w in values]
-    formula = " + ".join(f"{s}·{n}" for s, n in zip(shown, names))
+    used_shown = [f"{c:.2f}" for c in used]
+    formula = " + ".join(f"{s}·v({n})" for s, n in zip(shown, names))  # the values are mixed, not the keys
     colors = [HEAD_COLORS[i % len(HEAD_COLORS)] for i in range(len(names))]
     fig = make_subplots(
         rows=2,
         cols=1,
-        row_heights=[0.72, 0.28],
+        row_heights=[0.66, 0.34],
         vertical_spacing=0.2,
-        subplot_titles=[text["mixture_weights"], text["mixture_parts"]],
+        subplot_titles=["", text["mixture_parts"]],  # the top panel is named by its legend, which tells its bars apart
     )
-    fig.add_trace(
-        go.Bar(
-            x=names,
-            y=values,
-            text=shown,
-            textposition="outside",
-            marker=dict(color=colors),
-            showlegend=False,
-            hovertemplate="%{x}: %{text}<extra></extra>",
-        ),
-        row=1,
-        col=1,
-    )
-    for name, value, label, color in zip(names, values, shown, colors):
-        if value <= 0:
-            continue  # a zero part has no width in the mix
-        fig.add_trace(
-            go.Bar(
-                x=[value],
-                y=[query],
-                orientation="h",
-                name=name,
-                text=[f"{name} {label}"],
-                textposition="inside",
-                insidetextanchor="middle",
-                marker=dict(color=color),
-                showlegend=False,
-                hovertemplate=f"{name}: {label}<extra></extra>",
-            ),
-            row=2,
-            col=1,
-        )
-    fig.update_yaxes(range=[0, max(values.max() * 1.25, 0.1)], row=1, col=1)
+    looked, uses = text["mixture_looked"], text["mixture_used"]
+    _beside_bars(fig, names, colors, ((values, shown, looked, ""), (used, used_shown, uses, "/")))
+    _split_bars(fig, names, colors, ((looked, values, shown), (uses, used, used_shown)))
+    fig.update_yaxes(range=[0, max(values.max(), used.max()) * 1.25 + 0.02], row=1, col=1)
+    fig.update_yaxes(autorange="reversed", row=2, col=1)  # "looks" above "uses", as in the panel above
     fig.update_xaxes(range=[0, 1], row=2, col=1)
+    meta = dict(view="mixture", weights=[float(w) for w in values], contributions=[float(c) for c in used])
     fig.update_layout(
         **style.layout(
             text["mixture_title"].format(query=query, formula=formula),
-            760,
-            520,
-            barmode="stack",
-            meta=dict(view="mixture", weights=[float(w) for w in values]),
+            820,
+            600,
+            barmode="stack",  # the bottom bars stack; the top ones stand apart, either side of their key
+            meta=meta,
+            legend=dict(
+                orientation="h",
+                x=0.5,
+                xanchor="center",
+                y=1.04,
+                yanchor="bottom",
+                traceorder="normal",  # "looks" first, as the bars stand (stacked bars would list in reverse)
+                title=dict(text=text["mixture_weights"], side="top"),
+            ),
+            margin=dict(l=90, r=40, t=150, b=60),  # the title, then the legend that names the top panel's bars
         )
     )
     return fig
+
+
+def _beside_bars(fig: go.Figure, names: Sequence[str], colors: Sequence[str], series: Sequence[tuple]) -> None:
+    """The top panel: per key, its weight's bar and its contribution's bar either side of its place."""
+    positions = np.arange(len(names), dtype=np.float64)  # each key's place; its two bars either side of it
+    for (values, labels, name, pattern), offset in zip(series, (-BESIDE, BESIDE)):
+        fig.add_trace(
+            go.Bar(
+                x=(positions + offset).tolist(),
+                y=values,
+                width=BAR_SHARE,
+                text=labels,
+                textposition="outside",
+                name=name,
+                customdata=names,
+                marker=dict(color=colors, pattern=dict(shape=pattern)),
+                hovertemplate="%{customdata}: %{text}<extra>" + name + "</extra>",
+            ),
+            row=1,
+            col=1,
+        )
+    fig.update_xaxes(tickvals=positions.tolist(), ticktext=list(names), row=1, col=1)
+
+
+def _split_bars(fig: go.Figure, names: Sequence[str], colors: Sequence[str], rows: Sequence[tuple]) -> None:
+    """The bottom panel: each of "looks" and "uses" as one whole bar split by key (a zero part has no width)."""
+    for row_name, values, labels in rows:
+        for name, value, label, color in zip(names, values, labels, colors):
+            if value <= 0:
+                continue
+            fig.add_trace(
+                go.Bar(
+                    x=[value],
+                    y=[row_name],
+                    orientation="h",
+                    name=name,
+                    text=[f"{name} {label}"],
+                    textposition="inside",
+                    insidetextanchor="middle",
+                    marker=dict(color=color),
+                    showlegend=False,
+                    hovertemplate=f"{name}: {label}<extra>{row_name}</extra>",
+                ),
+                row=2,
+                col=1,
+            )

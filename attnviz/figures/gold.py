@@ -82,18 +82,36 @@ def gold_links(
     return out.update_layout(showlegend=True, legend=legend)
 
 
-def score_grid(values: np.ndarray, statistic: str = "aer", style: FigureStyle = DEFAULT_STYLE) -> go.Figure:
+def _cell_words(values: np.ndarray, cells: np.ndarray, lang: str, measure: str | None, head_word: str) -> tuple:
+    """(each cell's hover line, the columns' names or None, the column axis's title): a contributions map's one
+    column is named by its measure and has no head."""
+    if measure is None:
+        hover = [
+            i18n.t("corpus_fig_hover", lang, layer=lay, head=h, value=format_value(values[lay, h])) for lay, h in cells
+        ]
+        return hover, None, head_word
+    measured = i18n.t(f"measure_figure.{measure}", lang)
+    hover = [
+        i18n.t("corpus_fig_layer_hover", lang, layer=lay, measure=measured, value=format_value(values[lay, h]))
+        for lay, h in cells
+    ]
+    return hover, [measured] * values.shape[1], ""
+
+
+def score_grid(
+    values: np.ndarray, statistic: str = "aer", style: FigureStyle = DEFAULT_STYLE, measure: str | None = None
+) -> go.Figure:
     """Layers (rows) × heads (columns) coloured by `statistic` ("aer", "precision" or "recall"), values written in,
-    and a clickable marker on every cell (`customdata` = [layer, head])."""
+    and a clickable marker on every cell (`customdata` = [layer, head]). `measure`: the values score a contributions
+    map (`attnviz.measures.names.CONTRIBUTIONS`), one map per layer: its one column is named by the measure, never
+    "head 0"."""
     values = np.asarray(values, dtype=np.float64)
     layers, heads = values.shape
     lang = style.lang
     name = i18n.t(f"corpus_stat_{statistic}", lang)
     layer_word, head_word = i18n.t("corpus_fig_layer", lang), i18n.t("corpus_fig_head", lang)
     cells = np.array([(layer, head) for layer in range(layers) for head in range(heads)])  # (cells, 2)
-    hover = [
-        i18n.t("corpus_fig_hover", lang, layer=lay, head=h, value=format_value(values[lay, h])) for lay, h in cells
-    ]
+    hover, column_names, head_word = _cell_words(values, cells, lang, measure, head_word)
     fig = go.Figure(
         [
             go.Heatmap(
@@ -124,14 +142,23 @@ def score_grid(values: np.ndarray, statistic: str = "aer", style: FigureStyle = 
         **style.layout(
             title,
             *head_grid_size(layers, heads),
-            meta=dict(view="score_grid", statistic=statistic),
+            meta=dict(view="score_grid", statistic=statistic, measure=measure or "weights"),
         ),
         clickmode="event+select",
         dragmode=False,
+        **_grid_axes(layers, heads, layer_word, head_word, column_names),
+    )
+    return fig
+
+
+def _grid_axes(layers: int, heads: int, layer_word: str, head_word: str, column_names: list[str] | None) -> dict:
+    """The grid's axes: a tick for every head (or the measure's one column) and every layer, layer 0 on top."""
+    return dict(
         xaxis=dict(
             title=dict(text=head_word),
             tickmode="array",
             tickvals=list(range(heads)),
+            **({"ticktext": column_names} if column_names else {}),
             showgrid=False,
             zeroline=False,
             range=[-0.5, heads - 0.5],
@@ -145,4 +172,3 @@ def score_grid(values: np.ndarray, statistic: str = "aer", style: FigureStyle = 
             autorange="reversed",
         ),
     )
-    return fig

@@ -19,96 +19,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from attnviz.figures.common import clamp, hover_axis, tick_positions
-from attnviz.figures.fonts import plain_text
-from attnviz.figures.fonts import text_width as font_text_width
-
-# ----------------------------------------------------------------------------------------------------------------------
-# How wide text is
-
-
-def text_width(label: str, size: float) -> float:
-    """How many px a plotly label (HTML: escaped, maybe styled, <br> a new line) takes at font size `size` px: the
-    text it draws, measured in the font figures are drawn with."""
-    return font_text_width(plain_text(label), size)
-
-
-def label_widths(labels: Sequence[str], size: float) -> list[float]:
-    """Each label's width in px at `size` (see `text_width`)."""
-    return [text_width(label, size) for label in labels]
-
-
-TITLE_SIZE = 16  # px: the title's first line (`FigureStyle.layout`)
-NOTE_SHARE = 0.7  # plotly draws <sup> (a title's notes) at 70% of the title's size
-TITLE_LINE = 22  # px a wrapped title line adds to the top margin
-TITLE_X = 0.02  # the title starts this share of the width from the left (`FigureStyle.layout`)
-TITLE_END_PX = 10  # px kept free right of the title
-
-
-def title_width(title: str, font_px: float = TITLE_SIZE) -> int:
-    """How many px the widest line of a title takes: its first line at `font_px`, the notes below it (<sup>) at
-    plotly's `NOTE_SHARE` of that."""
-    first, *notes = title.split("<br>")
-    return int(max([text_width(first, font_px), *(text_width(note, NOTE_SHARE * font_px) for note in notes)]))
-
-
-# ----------------------------------------------------------------------------------------------------------------------
-# Titles in a file
-
-
-def fit_title(fig: go.Figure, width: int) -> go.Figure:
-    """`fig` with its title's first line broken at its " · " parts where it is wider than a figure `width` px wide
-    (a paper's column), its top margin grown by `TITLE_LINE` px a line added; `fig` itself when the title fits."""
-    title = fig.layout.title.text or ""
-    first, _, rest = title.partition("<br>")
-    room = width * (1 - TITLE_X) - TITLE_END_PX
-    if text_width(first, TITLE_SIZE) <= room or " · " not in first:
-        return fig
-    lines = [""]
-    for part in first.split(" · "):
-        joined = f"{lines[-1]} · {part}" if lines[-1] else part
-        fits = text_width(joined, TITLE_SIZE) <= room
-        lines[-1:] = [joined] if fits or not lines[-1] else [lines[-1], part]
-    wrapped = "<br>".join(lines) + (f"<br>{rest}" if rest else "")
-    top = (fig.layout.margin.t if fig.layout.margin.t is not None else 80) + (len(lines) - 1) * TITLE_LINE
-    return go.Figure(fig).update_layout(title_text=wrapped, margin_t=top)
-
-
-def exported_title(title: str, model: str | None) -> str:
-    """A figure title for a file: the page's title with the model named on its small second line.
-
-    On the page the sidebar names the model; a file that leaves the app must name it itself.
-    """
-    if not model:
-        return title
-    if "<br><sup>" in title:
-        return title.replace("<br><sup>", f"<br><sup>{model} · ", 1)
-    return f"{title}<br><sup>{model}</sup>"
-
-
-def export_size(title: str, width: int | None, height: int | None, margin: int = 80) -> tuple[int | None, int | None]:
-    """The figure's size for a file, widened when its title would not fit (files have no column to stretch into)."""
-    if width is None:
-        return width, height
-    return max(width, title_width(title) + margin), height
-
-
-def as_file(fig: go.Figure, model: str | None) -> go.Figure:
-    """The figure a file holds: as on the page, with the model named in its title and room for that title."""
-    title = exported_title(fig.layout.title.text or "", model)
-    width, height = export_size(title, fig.layout.width, fig.layout.height)
-    return go.Figure(fig).update_layout(title_text=title, width=width, height=height)
-
-
-def file_layout(fig: go.Figure, model: str | None) -> go.Figure:
-    """`as_file` without the traces: the layout a file gives the figure (its title, its size), which is all that a
-    label check (`file_labels`, `attnviz.export.small_labels`) reads, for a fraction of what copying every trace
-    costs (a page checks each figure on every rerun)."""
-    title = exported_title(fig.layout.title.text or "", model)
-    width, height = export_size(title, fig.layout.width, fig.layout.height)
-    laid = fig.layout.to_plotly_json()
-    laid.update(width=width, height=height, title={**laid.get("title", {}), "text": title})
-    return go.Figure(layout=laid)
-
+from attnviz.figures.text_fit import TITLE_LINE, fit_title, label_widths, text_width
 
 # ----------------------------------------------------------------------------------------------------------------------
 # A heatmap's tick labels
@@ -326,7 +237,47 @@ MIN_LABEL_ROOM = 20  # px of plot at least between the two lines' labels
 # a page column stretches or shrinks a figure to its own width (a half column beside the app's sidebar on a
 # 1,400 px window is about 450 px).
 PLAN_WIDTH = 440
+# An alignment whose labels cannot stand level (in one or two rows) in half a column stands alone, in a whole column
+# of the page (`alignment_stands_alone`): its labels are placed for one this wide (a 1,280 px window, sidebar open).
+WHOLE_PLAN_WIDTH = 880
 LABEL_NAME = "token label"  # the name of the label annotations, which `fit_alignment` places again
+# The stated minimums of token labels: on screen, a pair of up to STATED_PAIR_WORDS words per side stands its labels
+# at SCREEN_LABEL_FLOOR px or more; in one column of print (336 px, 3.5 in), at PRINT_TICK_FLOOR px (6 pt) or more.
+STATED_PAIR_WORDS = 16
+SCREEN_LABEL_FLOOR = 12.0
+PRINT_LABEL_GAP = 2.0  # px between two labels in print, where every px of a column counts
+PRINT_SIDE_PX = (14, 8, 24)  # px in print: beside the side names (left), right of the plot, below it
+
+
+@dataclass(frozen=True)
+class Frame:
+    """The room around an alignment's plot (px: left, right, top, bottom margins) and between two labels."""
+
+    left: float
+    right: float
+    top: float
+    bottom: float
+    gap: float = LABEL_GAP
+
+    @property
+    def across(self) -> float:
+        return self.left + self.right
+
+    @property
+    def along(self) -> float:
+        return self.top + self.bottom
+
+
+SCREEN = Frame(MARGINS[0], MARGINS[1], VERTICAL_MARGINS / 2, VERTICAL_MARGINS / 2)  # `FigureStyle.layout`'s
+
+
+def print_frame(side_names: Sequence[str]) -> Frame:
+    """The frame of an alignment in a column of print (narrower than PRINT_WIDTH_PX): margins fitted to the side
+    names ("Source", "Target") at the tick size and to nothing more, labels closer together; the top as on screen
+    (the title)."""
+    names = max((text_width(name, TICK_SIZE) for name in side_names), default=0.0)
+    left, right, bottom = PRINT_SIDE_PX
+    return Frame(names + left, right, SCREEN.top, bottom, PRINT_LABEL_GAP)
 
 
 @dataclass(frozen=True)
@@ -353,15 +304,16 @@ class LabelPlan:
         return max((self.box(0.0, w, i)[3] for i, w in enumerate(widths)), default=LABEL_OFFSET)
 
 
-def plan_labels(widths: Sequence[float], spacing: float) -> LabelPlan:
-    """The plainest standing of labels `widths` px wide, `spacing` px apart, in which none overlaps another: level
-    in one row, else staggered in two, else upright (smaller, when even upright ones are wider than the spacing)."""
+def plan_labels(widths: Sequence[float], spacing: float, gap: float = LABEL_GAP) -> LabelPlan:
+    """The plainest standing of labels `widths` px wide, `spacing` px apart, in which none overlaps another (`gap` px
+    kept between two): level in one row, else staggered in two, else upright (smaller, when even upright ones are
+    wider than the spacing)."""
     pairs = zip(widths, widths[1:])
-    if all((a + b) / 2 + LABEL_GAP <= spacing for a, b in pairs):
+    if all((a + b) / 2 + gap <= spacing for a, b in pairs):
         return LabelPlan(0, 1, LABEL_SIZE)
-    if all((a + b) / 2 + LABEL_GAP <= 2 * spacing for a, b in zip(widths, widths[2:])):
+    if all((a + b) / 2 + gap <= 2 * spacing for a, b in zip(widths, widths[2:])):
         return LabelPlan(0, 2, LABEL_SIZE)
-    size = min(LABEL_SIZE, (spacing - LABEL_GAP) / LINE_HEIGHT)
+    size = min(LABEL_SIZE, (spacing - gap) / LINE_HEIGHT)
     return LabelPlan(-90, 1, max(size, 1.0))
 
 
@@ -395,15 +347,27 @@ class TokenLines:
             need = max(need, pair * len(labels) * (X_RANGE[1] - X_RANGE[0]))
         return clamp(need + sum(MARGINS), *ALIGNMENT_WIDTH)
 
-    def plans(self, width: int, exact: bool = False) -> tuple[LabelPlan, LabelPlan]:
-        """How the key labels and the query labels stand in a figure `width` px wide, or shown at `PLAN_WIDTH` (a
-        page may shrink it to that); `exact`: drawn at `width` itself (a file)."""
-        plot_px = (width if exact else min(width, PLAN_WIDTH)) - sum(MARGINS)
+    def plans(
+        self, width: int, exact: bool = False, plan_width: int = PLAN_WIDTH, frame: Frame = SCREEN
+    ) -> tuple[LabelPlan, LabelPlan]:
+        """How the key labels and the query labels stand in a figure `width` px wide, or shown at `plan_width` (a
+        page may shrink it to that); `exact`: drawn at `width` itself (a file), in `frame`."""
+        plot_px = (width if exact else min(width, plan_width)) - frame.across
         chosen = []
         for labels in (self.key_labels, self.query_labels):
             spacing = plot_px / (X_RANGE[1] - X_RANGE[0]) / max(len(labels), 1)
-            chosen.append(plan_labels(label_widths(labels, LABEL_SIZE), spacing))
+            chosen.append(plan_labels(label_widths(labels, LABEL_SIZE), spacing, frame.gap))
         return chosen[0], chosen[1]
+
+    def stands_alone(self) -> bool:
+        """Whether a line's labels cannot stand level, in one row or two, in half a page's column (`PLAN_WIDTH`):
+        the figure then takes a whole column (`WHOLE_PLAN_WIDTH`) rather than standing its labels upright and
+        small beside another figure."""
+        return any(plan.angle for plan in self.plans(PLAN_WIDTH))
+
+    def plan_width(self) -> int:
+        """The width its labels are placed for on a page: a half column, or a whole one when it stands alone."""
+        return WHOLE_PLAN_WIDTH if self.stands_alone() else PLAN_WIDTH
 
     def reach(self, key_plan: LabelPlan, query_plan: LabelPlan) -> float:
         """How far (px) the farther-reaching of the two lines' labels stands from its line."""
@@ -412,7 +376,9 @@ class TokenLines:
             for plan, labels in ((key_plan, self.key_labels), (query_plan, self.query_labels))
         )
 
-    def room(self, key_plan, query_plan, chosen_height: int | None) -> tuple[int, float, LabelPlan, LabelPlan]:
+    def room(
+        self, key_plan, query_plan, chosen_height: int | None, frame: Frame = SCREEN
+    ) -> tuple[int, float, LabelPlan, LabelPlan]:
         """The figure's height (px: `chosen_height`, else what the labels need), the y axis' pad beyond each line
         (axis units), and the label plans at the size that fits: in a figure of a given height, labels that would
         squeeze the two token lines together (long upright words) are drawn smaller, so that the lines keep
@@ -420,15 +386,15 @@ class TokenLines:
         reach = self.reach(key_plan, query_plan)
         # the plot in which each line's labels (and their clearance) take exactly MIN_PAD of the lines' distance
         needed_plot = int((1 + 2 * MIN_PAD) * (reach + LABEL_CLEARANCE) / MIN_PAD)
-        height = chosen_height or max(MIN_HEIGHT, needed_plot + VERTICAL_MARGINS)
-        allowed = (1 - LINE_SHARE) * (height - VERTICAL_MARGINS) / 2 - LABEL_CLEARANCE  # px each line's labels reach
+        height = chosen_height or max(MIN_HEIGHT, int(needed_plot + frame.along))
+        allowed = (1 - LINE_SHARE) * (height - frame.along) / 2 - LABEL_CLEARANCE  # px each line's labels reach
         if reach > allowed:
             scale = max(allowed - LABEL_OFFSET, 0.0) / (reach - LABEL_OFFSET)
             key_plan, query_plan = (
                 replace(plan, size=max(plan.size * scale, MIN_LABEL_SIZE)) for plan in (key_plan, query_plan)
             )
             reach = self.reach(key_plan, query_plan)
-        between = max(height - VERTICAL_MARGINS - 2 * (reach + LABEL_CLEARANCE), MIN_LABEL_ROOM)
+        between = max(height - frame.along - 2 * (reach + LABEL_CLEARANCE), MIN_LABEL_ROOM)
         return height, max(MIN_PAD, (reach + LABEL_CLEARANCE) / between), key_plan, query_plan
 
     def annotations(self, key_plan: LabelPlan, query_plan: LabelPlan) -> list[dict]:
@@ -482,7 +448,7 @@ def smallest_labels(fig: go.Figure) -> tuple[float, int] | None:
 @dataclass(frozen=True)
 class LabelFit:
     """An alignment's token labels planned again for a file: its lines, the file's width and height, the y axis'
-    pad beyond each line and the two lines' plans (`TokenLines.room`)."""
+    pad beyond each line, the two lines' plans (`TokenLines.room`) and the frame they were planned in."""
 
     lines: TokenLines
     width: int
@@ -490,6 +456,7 @@ class LabelFit:
     pad: float
     key_plan: LabelPlan
     query_plan: LabelPlan
+    frame: Frame = SCREEN
 
 
 def _drawn_lines(fig: go.Figure) -> TokenLines:
@@ -512,12 +479,15 @@ def _label_fit(fig: go.Figure, width: int, height: int | None) -> LabelFit | Non
     if meta.get("view") != "alignment":
         return None
     lines = _drawn_lines(fig)
-    key_plan, query_plan = lines.plans(width, exact=True)
+    frame = print_frame(fig.layout.yaxis.ticktext or ()) if width < PRINT_WIDTH_PX else SCREEN
+    key_plan, query_plan = lines.plans(width, exact=True, frame=frame)
     own = fig.layout.width or width
-    if width >= own and (key_plan, query_plan) == lines.plans(own) and height in (None, fig.layout.height):
+    drawn_for = meta.get("plan_width", PLAN_WIDTH)  # the width the page placed its labels for
+    as_drawn = (key_plan, query_plan) == lines.plans(own, plan_width=drawn_for)
+    if width >= own and as_drawn and height in (None, fig.layout.height):
         return None  # as wide or wider, labels as they stand: the figure scales as drawn
-    height, pad, key_plan, query_plan = lines.room(key_plan, query_plan, height)
-    return LabelFit(lines, width, height, pad, key_plan, query_plan)
+    height, pad, key_plan, query_plan = lines.room(key_plan, query_plan, height, frame)
+    return LabelFit(lines, width, height, pad, key_plan, query_plan, frame)
 
 
 def fit_alignment(fig: go.Figure, width: int, height: int | None = None) -> go.Figure:
@@ -541,6 +511,9 @@ def fit_alignment(fig: go.Figure, width: int, height: int | None = None) -> go.F
         meta={**laid["meta"], "labels": {"keys": vars(fit.key_plan), "queries": vars(fit.query_plan)}},
     )
     laid["yaxis"] = {**laid.get("yaxis", {}), "range": [-fit.pad, 1 + fit.pad]}
+    if fit.frame is not SCREEN:  # a column of print: margins fitted to what they hold
+        frame = fit.frame
+        laid["margin"] = {**laid.get("margin", {}), "l": frame.left, "r": frame.right, "b": frame.bottom}
     return go.Figure(data)
 
 

@@ -11,8 +11,9 @@ import plotly.graph_objects as go
 
 from attnviz.errors import InputError
 from attnviz.figures.common import token_label
-from attnviz.figures.layout import TICK_SIZE, text_width
+from attnviz.figures.layout import TICK_SIZE
 from attnviz.figures.style import DEFAULT_STYLE, FigureStyle
+from attnviz.figures.text_fit import text_width
 from attnviz.i18n.measures import STRINGS as MEASURE_WORDS
 from attnviz.types import Token
 
@@ -43,5 +44,6 @@ def translation_shares(
     heading = style.heading(None, words["measure_shares_title"])
     layout = style.layout(heading, width, HEIGHT_PX + int(longest * 0.5), barmode="stack")
     figure.update_layout(**layout)
+    figure.update_xaxes(tickmode="array", tickvals=labels, ticktext=labels)  # every label, never every other one
     figure.update_yaxes(title=words["measure_shares_axis"], range=[0, 1], tickformat=".0%")
     return figure

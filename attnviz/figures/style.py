@@ -10,7 +10,8 @@ import plotly.graph_objects as go
 import plotly.io as pio
 
 from attnviz.figures.common import FONT_FAMILY, figure_title, resolve_labels
-from attnviz.figures.layout import TICK_SIZE, TITLE_SIZE, TITLE_X
+from attnviz.figures.layout import TICK_SIZE
+from attnviz.figures.text_fit import TITLE_SIZE, TITLE_X
 
 
 @dataclass(frozen=True)

@@ -43,6 +43,11 @@ STRINGS: dict[str, dict[str, str]] = {
         "placement_report_ran": "Ran on",
         "first_view_note": "Computed ahead by {model} for this text (the same weights, checked), shown while the server "
         "is still loading the model; your first change runs the model itself.",
+        "first_view_unused_machine": "A view of this text was computed ahead for other CPU kernels ({saved}); this "
+        "server computes with {here}, whose last bits can differ, so it waits for the model (a few seconds while the "
+        "server starts).",
+        "first_view_unused_files": "A view of this text was computed ahead by other files of {model}: this server "
+        "waits for the model instead (a few seconds while it starts).",
         "sidebar_footer": "Weights are recorded from the model's own attention computation while it runs; "
         "your text never leaves this machine.",
         "loading_model": "Loading {model}…",
@@ -113,6 +118,14 @@ STRINGS: dict[str, dict[str, str]] = {
         "model_kind_decoder": "decoder-only",
         "decoder_text": "Decoder input: **{target}**",
         "causal_note": "Grey cells are masked: a decoder token can only look at itself and the tokens before it.",
+        "prompt_only": "Your text alone",
+        "prompt_only_help": "Draw only the tokens of your text, not the continuation the model wrote after it. The "
+        "model is causal, so the attention among your text's tokens is exactly the same either way.",
+        "continuation_line": "The model continued your text: the maps draw your text's {prompt} tokens, then {shown} "
+        "of the {written} tokens it wrote (the last one was never read back). Turn on “Your text alone” to read your "
+        "text by itself.",
+        "prompt_only_line": "Drawn: your text alone ({prompt} tokens), without the {written} tokens the model wrote "
+        "after it. The model is causal, so these are exactly the weights of reading your text by itself.",
         "grid_title": "Every layer and head",
         "grid_intro": "Each small square is one head's attention; rows are layers, columns heads.",
         # How attention works
@@ -120,9 +133,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "explainer_intro": "A walk-through for everyone: what attention is, how Q, K and V turn into weights, and "
         "how multi-head attention splits the work. Edit the numbers and watch every step change.",
         "explainer_what": "1 · What attention is",
-        "explainer_what_text": "Translating 早上好！ into Good morning!, each output word depends on some input words "
-        "more than on others: **Good** on 好, **morning** on 早上, **!** on ！. That strength of connection is "
-        "attention. The lines below are darker and thicker where it is stronger.",
+        "explainer_what_text": "Translating 早上好！ into Good morning!, each output word looks at some input words "
+        "more than at others: **Good** at 好, **morning** at 早上, **!** at ！. How strongly it looks at each one is "
+        "its attention weight: where it looks, which is not yet what it uses (section 5 shows the difference). The "
+        "lines below are darker and thicker where the weight is stronger.",
         "explainer_seed_alignment": "早上好！ → Good morning! (illustration)",
         "explainer_qkv": "2 · Q, K and V, step by step",
         "explainer_qkv_text": "**Q** (queries) is what we look for, **K** (keys) says what each piece of knowledge is "
@@ -147,8 +161,12 @@ STRINGS: dict[str, dict[str, str]] = {
         "distribution its row of A defines. All steps at a glance:",
         "explainer_mixture": "4 · 四不像: a weighted mixture",
         "explainer_mixture_text": "Looking for the mother of the 四不像 (Père David's deer): with 四不像 as the query "
-        "and [鹿, 牛, 羊, 驴, 青蛙] as keys and values, the attention weights (after the softmax) are 1/3, 1/6, 1/4, "
-        "1/4 and 0, so the answer is 1/3·鹿 + 1/6·牛 + 1/4·羊 + 1/4·驴 + 0·青蛙.",
+        "and [鹿, 牛, 羊, 驴, 青蛙] as keys and values, 四不像 looks at them with the weights (after the softmax) "
+        "1/3, 1/6, 1/4, 1/4 and 0, and its output is the mixture of their value vectors in those proportions: "
+        "1/3·v(鹿) + 1/6·v(牛) + 1/4·v(羊) + 1/4·v(驴) + 0·v(青蛙). **Looking is not using**: a weight says where "
+        "the query looks; how much each key gives the output depends on its value vector too. Here 鹿's value vector "
+        "is all zeros, so the figure draws each key's contribution (value zeroing, section 5) beside its weight: "
+        "鹿 is looked at most, and not used at all.",
         "explainer_multihead": "6 · Multi-head attention: split, attend, merge",
         "explainer_multihead_text": "Multi-head attention splits the features into independent subspaces, computes "
         "attention in each one separately, and concatenates the results. Below, attnviz's own attention layer runs "
@@ -258,6 +276,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "placement_report_ran": "运行于",
         "first_view_note": "此结果由 {model} 预先为这段文本计算（权重相同，已核对），服务器仍在加载模型时先显示；"
         "你的第一次修改将由模型本身运行。",
+        "first_view_unused_machine": "这段文本的视图是预先为其他 CPU 内核（{saved}）计算的；本服务器使用 {here} 计算，"
+        "末位数字可能不同，因此等待模型计算（服务器启动期间需要几秒）。",
+        "first_view_unused_files": "这段文本的视图是由 {model} 的另一版文件预先计算的：本服务器改为等待模型计算"
+        "（启动期间需要几秒）。",
         "sidebar_footer": "权重取自模型运行时自身的注意力计算；你的文本不会离开这台机器。",
         "loading_model": "正在加载 {model}…",
         "analysing": "正在运行模型…",
@@ -317,13 +339,21 @@ STRINGS: dict[str, dict[str, str]] = {
         "model_kind_decoder": "仅解码器",
         "decoder_text": "解码器输入：**{target}**",
         "causal_note": "灰色格子被遮蔽：解码器的词元只能看到自己和它之前的词元。",
+        "prompt_only": "只看你的文本",
+        "prompt_only_help": "只画你的文本的词元，不画模型在它之后续写的内容。模型是因果的，所以你的文本内部各词元之间的"
+        "注意力两种情况下完全相同。",
+        "continuation_line": "模型续写了你的文本：图中先画你的文本的 {prompt} 个词元，再画它写出的 {written} 个词元中的 "
+        "{shown} 个（最后一个从未被读回）。打开“只看你的文本”即可单独查看你的文本。",
+        "prompt_only_line": "图中只画你的文本（{prompt} 个词元），不含模型在其后写出的 {written} 个词元。模型是因果的，"
+        "所以这些权重与单独读取你的文本时完全相同。",
         "grid_title": "所有层与头",
         "grid_intro": "每个小方块是一个头的注意力；行是层，列是头。",
         "explainer_title": "注意力如何工作",
         "explainer_intro": "写给所有人的讲解：注意力是什么，Q、K、V 如何变成权重，多头注意力如何分工。修改数字，看每一步如何变化。",
         "explainer_what": "1 · 注意力是什么",
-        "explainer_what_text": "把“早上好！”翻译成“Good morning!”时，每个输出词与某些输入词的关联更强："
-        "**Good** 与“好”，**morning** 与“早上”，**!** 与“！”。这种关联的强弱就是注意力。下图中关联越强，连线越深越粗。",
+        "explainer_what_text": "把“早上好！”翻译成“Good morning!”时，每个输出词看向某些输入词比看向其他词更多："
+        "**Good** 看向“好”，**morning** 看向“早上”，**!** 看向“！”。它看向每个输入词的强弱，就是注意力权重：说明它看向"
+        "哪里，还不说明它用到了什么（第 5 节说明两者的区别）。下图中权重越大，连线越深越粗。",
         "explainer_seed_alignment": "早上好！ → Good morning!（示意）",
         "explainer_qkv": "2 · Q、K、V 逐步计算",
         "explainer_qkv_text": "**Q**（查询）是我们要找的东西，**K**（键）说明每条知识是关于什么的，**V**（值）是知识本身。"
@@ -342,8 +372,11 @@ STRINGS: dict[str, dict[str, str]] = {
         "step_output_text": "每一行输出是各行 V 的加权平均，权重就是该查询那一行的注意力。",
         "explainer_expectation": "所以注意力是一个数学期望：对每个查询，按 A 中它那一行给出的分布对 V 求平均。所有步骤一览：",
         "explainer_mixture": "4 · 四不像：加权混合",
-        "explainer_mixture_text": "给四不像找妈妈：以四不像为查询，[鹿, 牛, 羊, 驴, 青蛙] 同时作为键和值，"
-        "注意力权重（softmax 之后）分别为 1/3、1/6、1/4、1/4 和 0，于是结果是 1/3·鹿 + 1/6·牛 + 1/4·羊 + 1/4·驴 + 0·青蛙。",
+        "explainer_mixture_text": "给四不像找妈妈：以四不像为查询，[鹿, 牛, 羊, 驴, 青蛙] 同时作为键和值，四不像看向"
+        "它们的权重（softmax 之后）分别为 1/3、1/6、1/4、1/4 和 0，它的输出就是它们的值向量按这些比例的混合："
+        "1/3·v(鹿) + 1/6·v(牛) + 1/4·v(羊) + 1/4·v(驴) + 0·v(青蛙)。**看见不等于用到**：权重说明查询看向哪里；每个键给了"
+        "输出多少，还取决于它的值向量。这里鹿的值向量全为零，所以图中在每个键的权重旁边画出它的贡献（值置零，见第 5 节）："
+        "鹿被看得最多，却完全没有被用到。",
         "explainer_multihead": "6 · 多头注意力：拆分、计算、合并",
         "explainer_multihead_text": "多头注意力把特征空间分成几个互不相交的子空间，在每个子空间内单独计算注意力，"
         "再把结果拼接起来。下面用 attnviz 自己的注意力层在所选设备上对随机输入运行一遍；表格逐步列出实现中的张量形状"

@@ -75,6 +75,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "corpus_gold_words": "Words the links index — source: {source} · target: {target}",
         "corpus_head_aer_title": "AER of each head for this pair (lower is better)",
         "corpus_head_aer_hint": "Click a cell to open that head. Best here: layer {layer}, head {head} (AER {aer}).",
+        "corpus_layer_measure_aer_title": "AER of each layer's {measure} for this pair (lower is better)",
+        "corpus_layer_measure_aer_hint": "The links of a contributions map are read as the weights' are (each target "
+        "word to the source word that contributes most, at the threshold), as Ferrando et al. score ALTI against gold "
+        "alignments. Click a cell to open that layer. Best here: layer {layer} (AER {aer}).",
         "corpus_gold_needs_words": "Gold links are scored on words: turn on the word view's words to see them drawn.",
         "corpus_reverse_label": "Check the links with a model translating back",
         "corpus_reverse_none": "No: this model's links",
@@ -140,6 +144,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "corpus_fig_layer": "layer",
         "corpus_fig_head": "head",
         "corpus_fig_hover": "layer {layer} · head {head}: {value}",
+        "corpus_fig_layer_hover": "layer {layer} · {measure}: {value}",
         "corpus_stat_aer": "AER",
         "corpus_stat_precision": "precision",
         "corpus_stat_recall": "recall",
@@ -215,6 +220,9 @@ STRINGS: dict[str, dict[str, str]] = {
         "corpus_gold_words": "链接所指的词 — 源语：{source} · 目标语：{target}",
         "corpus_head_aer_title": "这对句子中每个头的 AER（越低越好）",
         "corpus_head_aer_hint": "点击格子即可打开该头。此处最佳：第 {layer} 层，第 {head} 头（AER {aer}）。",
+        "corpus_layer_measure_aer_title": "这对句子中每一层{measure}的 AER（越低越好）",
+        "corpus_layer_measure_aer_hint": "贡献图的链接与权重的读法相同（每个目标词链接到贡献最大的源语词，且须达到阈值），"
+        "正如 Ferrando 等人用标准对齐给 ALTI 打分。点击格子即可打开该层。此处最佳：第 {layer} 层（AER {aer}）。",
         "corpus_gold_needs_words": "标准链接按词评分：打开词视图即可看到它们画在图上。",
         "corpus_reverse_label": "用反向翻译模型核对链接",
         "corpus_reverse_none": "不用：只看本模型的链接",
@@ -274,6 +282,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "corpus_fig_layer": "层",
         "corpus_fig_head": "头",
         "corpus_fig_hover": "第 {layer} 层 · 第 {head} 头：{value}",
+        "corpus_fig_layer_hover": "第 {layer} 层 · {measure}：{value}",
         "corpus_stat_aer": "对齐错误率 AER",
         "corpus_stat_precision": "精确率",
         "corpus_stat_recall": "召回率",

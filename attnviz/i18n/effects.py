@@ -43,6 +43,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "Pick a target token: the heads of this map are ranked by the exact change in its log-probability when "
         "each is removed, most negative first (the heads the token needs most).",
         "effects_find_token": "Target token",
+        "effects_find_words": "In word view a word's effect is the change in the whole word's log-probability: the "
+        "sum of its pieces'.",
         "effects_find_needs": "Ranking heads by effect removes each head in turn and runs the model again.",
         "effects_find_encoder": "{model} is an encoder: it writes no target token, so there is no token "
         "probability to rank heads by. The “Does it matter?” grid above measures each head's effect on its output.",
@@ -86,6 +88,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "effects_find_intro": "哪些头让模型写出某个目标词元？去掉它们，这个词元会改变吗？选择一个目标词元：本图的"
         "各个头按去掉后该词元对数概率的精确变化排序，最负的在前（该词元最依赖的头）。",
         "effects_find_token": "目标词元",
+        "effects_find_words": "词视图下，一个词的效应是整个词的对数概率的变化：即其各个子词的变化之和。",
         "effects_find_needs": "按效应排序会依次去掉每个头并重新运行模型。",
         "effects_find_encoder": "{model} 是编码器：它不写出目标词元，因此没有可用来给头排序的词元概率。"
         "上面的“它真的起作用吗？”网格度量了每个头对输出的影响。",

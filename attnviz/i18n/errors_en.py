@@ -314,6 +314,8 @@ STRINGS: dict[str, str] = {
     "error.mixture_not_pairs": "Give the mixture as (key name, weight) pairs, e.g. [('鹿', 0.5), ('牛', 0.5)].",
     "error.mixture_weights": "Mixture weights must be finite, non-negative and sum to 1 like an attention row; "
     "got {weights}.",
+    "error.mixture_contributions": "Give one contribution per key ({keys}), finite, non-negative and summing to 1; "
+    "received {contributions}.",
     "error.statistic_unknown": "Unknown head statistic {statistic!r}; use one of {statistics}.",
     "error.statistic_grid_needs_input": "statistic_grid needs an attention map, or statistics already computed "
     "(values=).",

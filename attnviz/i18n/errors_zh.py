@@ -284,6 +284,8 @@ STRINGS: dict[str, str] = {
     "error.figure_top_k": "top_k 至少为 1（None 表示全部连线）；收到的是 {top_k}。",
     "error.mixture_not_pairs": "请把混合写成（键名, 权重）对的列表，例如 [('鹿', 0.5), ('牛', 0.5)]。",
     "error.mixture_weights": "混合权重必须是有限的非负数，并且像一行注意力那样加起来等于 1；收到的是 {weights}。",
+    "error.mixture_contributions": "请为每个键（共 {keys} 个）给出一个贡献：有限的非负数，加起来等于 1；"
+    "收到的是 {contributions}。",
     "error.statistic_unknown": "未知的头统计量 {statistic!r}；请使用 {statistics} 之一。",
     "error.statistic_grid_needs_input": "statistic_grid 需要一张注意力图，或者已经算好的统计量（values=）。",
     "error.statistic_not_in_values": "values 中没有 {statistic!r}；请传入 head_statistics 返回的字典（其中有全部"

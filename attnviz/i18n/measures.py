@@ -29,8 +29,8 @@ STRINGS = {
         "measure_shares_axis": "share of the prediction",
         "measure_computing": "Computing the measure (it runs the model once more)…",
         "looking_title": "5 · Looking is not using",
-        "looking_text": "A weight says where a query *looks*, not what it *uses*. Take the 四不像 mixture above and give "
-        "{animal}, the key with the highest weight ({weight}), a value vector of zeros. The output is still Σ αⱼ vⱼ; now "
+        "looking_text": "A weight says where a query *looks*, not what it *uses*. In the 四不像 mixture above, "
+        "{animal}, the key with the highest weight ({weight}), has a value vector of zeros. The output is Σ αⱼ vⱼ; now "
         "remove each key's value in turn and see how far the output turns (value zeroing: 1 − cosine, shares summing "
         "to 1). {animal} gets {contribution}: removing it changes nothing, although the query looked at it most. "
         "Real models do this too: a head can put most of its weight on a token whose value is tiny. The Measure "
@@ -47,8 +47,10 @@ STRINGS = {
         "looking_sentence_same": "Here the key it looks at most is also the one it uses most.",
         "error.measure_shares_shape": "Shares of shape {shape} and {other} cannot be drawn for {targets} target tokens: "
         "give one source and one target-prefix share per token.",
-        "agreement_agree": "Here, attention weights and contributions agree: ρ = {rho}",
-        "agreement_disagree": "Here, attention weights and contributions disagree: ρ = {rho}",
+        "agreement_agree": "Here, attention weights and {measure} agree: ρ = {rho}",
+        "agreement_disagree": "Here, attention weights and {measure} disagree: ρ = {rho}",
+        "agreement_agree_mean": "Here, attention weights and the measures below agree: mean ρ = {rho}",
+        "agreement_disagree_mean": "Here, attention weights and the measures below disagree: mean ρ = {rho}",
         "agreement_detail": "Spearman rank correlation of the weights (mean of layer {layer}'s heads) with {pairs}, "
         "over the {cells} cells of the rows shown; “agree” from ρ ≥ {threshold}.",
         "agreement_pair": "{measure} {rho}",
@@ -86,8 +88,8 @@ STRINGS = {
         "measure_shares_axis": "在预测中的占比",
         "measure_computing": "正在计算度量（需要再运行一次模型）……",
         "looking_title": "5 · 看见不等于用到",
-        "looking_text": "权重说明一个查询*看向*哪里，而不是它*用到*了什么。以上面的四不像混合为例，把权重最高的键"
-        "{animal}（权重 {weight}）的值向量设为全零。输出仍然是 Σ αⱼ vⱼ；现在依次去掉每个键的值，看输出转了多少"
+        "looking_text": "权重说明一个查询*看向*哪里，而不是它*用到*了什么。在上面的四不像混合中，权重最高的键"
+        "{animal}（权重 {weight}）的值向量全为零。输出是 Σ αⱼ vⱼ；现在依次去掉每个键的值，看输出转了多少"
         "（值置零：1 − 余弦，占比之和为 1）。{animal} 得到 {contribution}：去掉它什么都不变，尽管查询最看重它。"
         "真实模型也会这样：一个头可能把大部分权重放在值向量很小的词元上。自注意力和翻译与对齐页面上的“度量”选项"
         "显示真实模型每一层用到了什么。",
@@ -102,8 +104,10 @@ STRINGS = {
         "looking_sentence_same": "这里它看得最多的键，也正是它用得最多的键。",
         "error.measure_shares_shape": "形状为 {shape} 和 {other} 的占比无法画成 {targets} 个目标词元的图：每个词元"
         "需要一个源文占比和一个目标前缀占比。",
-        "agreement_agree": "在这里，注意力权重与贡献一致：ρ = {rho}",
-        "agreement_disagree": "在这里，注意力权重与贡献不一致：ρ = {rho}",
+        "agreement_agree": "在这里，注意力权重与{measure}一致：ρ = {rho}",
+        "agreement_disagree": "在这里，注意力权重与{measure}不一致：ρ = {rho}",
+        "agreement_agree_mean": "在这里，注意力权重与下列度量一致：平均 ρ = {rho}",
+        "agreement_disagree_mean": "在这里，注意力权重与下列度量不一致：平均 ρ = {rho}",
         "agreement_detail": "权重（第 {layer} 层各头的平均）与 {pairs} 的斯皮尔曼秩相关，基于所显示各行的 {cells} 个格子；"
         "ρ ≥ {threshold} 时称为“一致”。",
         "agreement_pair": "{measure}：{rho}",

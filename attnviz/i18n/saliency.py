@@ -15,6 +15,8 @@ STRINGS = {
         "per eight output tokens.",
         "saliency_computing": "Computing saliency (the model runs forward and backward)…",
         "saliency_figure_title": "Saliency of “{token}” (output token {row}) · gradient × input, L2 per token",
+        "saliency_figure_title_words": "Saliency of “{token}” (output token {row}) · gradient × input, L2 per word "
+        "(over its pieces together)",
         "saliency_figure_source": "source",
         "saliency_figure_text": "text",
         "saliency_figure_prefix": "target written so far",
@@ -33,6 +35,8 @@ STRINGS = {
         "saliency_long": "文本这么长时不计算显著性：每八个输出词元就要让模型前向和反向各运行一次。",
         "saliency_computing": "正在计算显著性（模型前向和反向各运行一次）……",
         "saliency_figure_title": "“{token}”（输出词元 {row}）的显著性 · 梯度 × 输入，每个词元取 L2 范数",
+        "saliency_figure_title_words": "“{token}”（输出词元 {row}）的显著性 · 梯度 × 输入，每个词取 L2 范数"
+        "（把它的各个子词合在一起）",
         "saliency_figure_source": "源文",
         "saliency_figure_text": "文本",
         "saliency_figure_prefix": "已写出的目标",

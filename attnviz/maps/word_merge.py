@@ -159,10 +159,12 @@ def _merged_tokens(tokens: Sequence[Token], groups: list[tuple[int, int]], text:
     return merged
 
 
-def word_tokens(tokens: Sequence[Token], text: str | None = None) -> list[tuple[tuple[int, int], Token]]:
+def word_tokens(
+    tokens: Sequence[Token], text: str | None = None, spans: Sequence[tuple[int, int]] | None = None
+) -> list[tuple[tuple[int, int], Token]]:
     """The words `merge_words` makes of `tokens`: per word, its (first, stop) piece span and the word as a token
-    (`text`: the original text the offsets point into)."""
-    groups = word_groups(tokens, text)
+    (`text`: the original text the offsets point into; `spans`: the words a person gave, `span_groups`)."""
+    groups = word_groups(tokens, text) if spans is None else span_groups(tokens, spans)
     return list(zip(groups, _merged_tokens(tokens, groups, text)))
 
 

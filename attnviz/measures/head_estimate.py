@@ -13,8 +13,9 @@ pass: with a_h the head's slice of its output projection's input (zero when abla
   orthogonal to h; E[(r·v)²] = ‖v‖²): one backward pass over `probes` copies of the text gives every r_kᵀJ, then
   estimate_h = mean_k (r_kᵀJ·a_h)² / (2‖h‖²).
 
-An estimate is shown only with its rank agreement with the exact effect where both exist (`rank_agreement`:
-Spearman's ρ over every head of every stack).
+An estimate is shown only with its rank agreement with the exact effect where both exist: Spearman's ρ over the heads
+of each stack (`stack_agreement`, what a grid of one stack's heads says), and over every head of every stack pooled
+(`rank_agreement`, a file's one summary).
 """
 
 from __future__ import annotations
@@ -134,8 +135,16 @@ def _ranks(values: np.ndarray) -> np.ndarray:
     return (np.bincount(groups, ranks) / np.bincount(groups))[groups]  # ties: their mean rank
 
 
+def stack_agreement(exact: HeadEffects, estimate: HeadEffects) -> dict[str, float]:
+    """Spearman's ρ between exact and estimated effects, stack by stack (stack -> ρ over its heads): the number a
+    grid of one stack's heads says. Pooling stacks would rank the heads of one stack against another's, which no
+    grid shows (a decoder's cross heads can move the output far more than its encoder heads)."""
+    stacks = [stack for stack in exact.total if stack in estimate.total]
+    return {stack: spearman(exact.total[stack], estimate.total[stack]) for stack in stacks}
+
+
 def rank_agreement(exact: HeadEffects, estimate: HeadEffects) -> float:
-    """Spearman's ρ between exact and estimated effects, over every head of every stack both hold."""
+    """Spearman's ρ between exact and estimated effects, over every head of every stack both hold, pooled."""
     stacks = [stack for stack in exact.total if stack in estimate.total]
     return spearman(
         np.concatenate([exact.total[stack].ravel() for stack in stacks]),

@@ -3,6 +3,10 @@ would predict (nostalgebraist 2020, "interpreting GPT: the logit lens"), and `De
 decoder writes from each encoder layer (Langedijk et al., NAACL 2024 Findings, "DecoderLens: Layerwise
 Interpretation of Encoder-Decoder Transformers"); their layer labels and each one's rows for a table (CSV, JSON).
 
+Layers are numbered as everywhere else (heads, titles, module paths): layer 0 is the first block. A lens reads the
+residual stream at `streams`: stream 0 is the embeddings (what layer 0 reads), stream s ≥ 1 the stream after layer
+s − 1; labels and files say "embeddings" and "after layer n" (`stream_layer`), never the stream's index.
+
 `attnviz.measures.logit_lens` and `attnviz.measures.decoder_lens` compute them; figures, files and views read them
 here (`attnviz.view.lenses` decides which lens a view shows and which reading it picks)."""
 
@@ -19,8 +23,8 @@ from attnviz.types import AttentionCapture, Token
 
 @dataclass(frozen=True)
 class LogitLens:
-    """Row l is the residual stream after layer l (row 0: what the first layer reads), read through the model's own
-    final norm and output embedding; column i is position i, whose prediction is the token after it."""
+    """Row s is stream s (row 0: the embeddings, row s ≥ 1: after layer s − 1), read through the model's own final
+    norm and output embedding; column i is position i, whose prediction is the token after it."""
 
     model: str
     kind: str  # "self" (a decoder-only model) or "decoder" (a translator's decoder)
@@ -56,11 +60,12 @@ class LogitLens:
 
 @dataclass(frozen=True)
 class DecoderLens:
-    """Reading l: what the decoder wrote when it read encoder layer l's output (l = 0: the embeddings) in place of the
-    encoder's last one, with that run's steps (each token's probability) and its cross-attention."""
+    """Reading s: what the decoder wrote when it read the encoder's stream s (0: the embeddings, s ≥ 1: after encoder
+    layer s − 1) in place of the encoder's output, with that run's steps (each token's probability) and its
+    cross-attention."""
 
     model: str
-    layers: list[int]  # per reading: the encoder layer read, 0 = the embeddings
+    layers: list[int]  # per reading: the encoder stream read, 0 = the embeddings, s = after layer s − 1
     layer_names: list[str]  # per reading: "embeddings", or that encoder layer's module path
     readings: list[AttentionCapture]
     provenance: dict = field(default_factory=dict)
@@ -73,13 +78,27 @@ class DecoderLens:
             )
 
 
-def layer_labels(layers: Iterable[int], words: Mapping[str, str]) -> list[str]:
-    """One label per layer read, in the language of `words` (`i18n.lens`): "embeddings" for layer 0 (what the first
-    layer reads), else "layer l" (the stream after layer l). Both lenses name their rows with it."""
-    return [
-        words["lens_layer_embeddings"] if layer == 0 else words["lens_layer_number"].format(layer=layer)
-        for layer in layers
-    ]
+def stream_layer(stream: int) -> int | None:
+    """The layer whose output stream `stream` is, numbered as the heads are (0: the first); None for the embeddings."""
+    return None if stream == 0 else stream - 1
+
+
+def stream_file_part(stream: int) -> str:
+    """A file name's part for stream `stream`: "embeddings", or "after-L0" (layers numbered as the heads' "L0H3")."""
+    layer = stream_layer(stream)
+    return "embeddings" if layer is None else f"after-L{layer}"
+
+
+def layer_labels(streams: Iterable[int], words: Mapping[str, str]) -> list[str]:
+    """One label per stream read, in the language of `words` (`i18n.lens`): "embeddings" for stream 0 (what layer 0
+    reads), else "after layer n" (`stream_layer`). Both lenses name their rows with it."""
+    labels = []
+    for stream in streams:
+        layer = stream_layer(stream)
+        labels.append(
+            words["lens_layer_embeddings"] if layer is None else words["lens_layer_number"].format(layer=layer)
+        )
+    return labels
 
 
 def reading_labels(lens: DecoderLens, words: Mapping[str, str]) -> list[str]:
@@ -94,13 +113,14 @@ def last_layer_choices(lens: LogitLens) -> list[tuple[Token, float]]:
 
 
 def logit_lens_rows(lens: LogitLens) -> list[dict]:
-    """One row per (layer, position): the token read, the model's final prediction, its probability and rank at this
-    layer, and this layer's top tokens with their probabilities. Unknown tokens are marked "?" (`tokens.shown`)."""
+    """One row per (stream, position): the layer it is read after (`stream_layer`: numbered as the heads are, empty
+    for the embeddings), the token read, the model's final prediction, its probability and rank there, and that
+    stream's top tokens with their probabilities. Unknown tokens are marked "?" (`tokens.shown`)."""
     rows = []
     for layer, name in enumerate(lens.layer_names):
         for position, token in enumerate(lens.tokens):
             row = {
-                "layer": layer,
+                "after_layer": stream_layer(layer),
                 "layer_name": name,
                 "position": position,
                 "token": shown(token),
@@ -118,10 +138,11 @@ def logit_lens_rows(lens: LogitLens) -> list[dict]:
 
 
 def decoder_lens_rows(lens: DecoderLens) -> list[dict]:
-    """One row per encoder layer read: the text written and each written token with its probability."""
+    """One row per encoder stream read (`after_layer`: the encoder layer, numbered as the heads are, None for the
+    embeddings): the text written and each written token with its probability."""
     return [
         {
-            "layer": layer,
+            "after_layer": stream_layer(layer),
             "layer_name": name,
             "text": reading.target_text,
             "tokens": [

@@ -60,8 +60,8 @@ def catalogue_folder(name: str) -> Path | None:
 
 def model_name(name_or_path: str) -> str:
     """What a model is called in captures, figures and files: a catalogue name or a hub id as given (a catalogue
-    model's folder by its catalogue name); any other local folder by its own name ("/home/me/models/my-bert" → "my-bert"), since its path tells where it lies on this machine —
-    private, and meaningless on another. The weights' hash (`attnviz.provenance`) says which model it was."""
+    model's folder by its catalogue name); any other local folder by its own name ("/home/me/models/my-bert" →
+    "my-bert"), since its path tells where it lies on this machine — private, and meaningless on another. The weights' hash (`attnviz.provenance`) says which model it was."""
     if catalogue_folder(name_or_path) is not None:
         return name_or_path
     path = Path(name_or_path).expanduser()

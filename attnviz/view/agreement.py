@@ -30,18 +30,23 @@ FEWEST_CELLS = 3  # a rank correlation of fewer cells says nothing
 
 @dataclass(frozen=True)
 class Agreement:
-    """The weights' rank correlation with each other measure, and their mean (the number the line says)."""
+    """The weights' rank correlation with each other measure."""
 
     pairs: dict[str, float]  # measure name (measure_view.MEASURES) -> Spearman ρ with the weights
     cells: int  # the cells compared
 
     @property
-    def rho(self) -> float:
+    def mean(self) -> float:
+        """The mean of the pairs' ρ: a summary of measures of different kinds (value norms weight attention,
+        ALTI and value zeroing are contributions), said as a mean wherever it is shown."""
         return float(np.mean(list(self.pairs.values())))
 
-    @property
-    def agree(self) -> bool:
-        return self.rho >= AGREE_FROM
+    def headline(self, measure: str | None = None) -> tuple[str | None, float]:
+        """(the measure a line names, the ρ it says): the chosen `measure`'s own ρ when it was compared, else
+        (None, the mean of every pair)."""
+        if measure in self.pairs:
+            return measure, self.pairs[measure]
+        return None, self.mean
 
 
 def compared_cells(queries: int, keys: int, causal: bool) -> np.ndarray:
@@ -97,15 +102,23 @@ def view_agreement(
     return agreement(weights, others, causal)
 
 
-def agreement_line(found: Agreement | None, layer: int, lang: str = "en") -> tuple[str, str]:
-    """(the line, the sentence below it saying what was compared and the threshold): "Here, attention weights and
-    contributions agree: ρ = 0.81"."""
+def agreement_line(
+    found: Agreement | None, layer: int, lang: str = "en", measure: str | None = None
+) -> tuple[str, str]:
+    """(the line, the sentence below it saying what was compared and the threshold): the chosen `measure`'s own ρ,
+    "Here, attention weights and ALTI contributions agree: ρ = 0.81"; without one (or one not compared), the mean
+    of every pair's ρ, said as a mean."""
     if found is None:
         return i18n.t("agreement_too_few", lang), ""
-    key = "agreement_agree" if found.agree else "agreement_disagree"
+    named, rho = found.headline(measure)
+    verdict = "agree" if rho >= AGREE_FROM else "disagree"
+    if named is None:
+        line = i18n.t(f"agreement_{verdict}_mean", lang, rho=f"{rho:.2f}")
+    else:
+        line = i18n.t(f"agreement_{verdict}", lang, measure=measure_name(named).text(lang), rho=f"{rho:.2f}")
     pairs = ", ".join(
         i18n.t("agreement_pair", lang, measure=measure_name(name).text(lang), rho=f"{rho:.2f}")
         for name, rho in found.pairs.items()
     )
     detail = i18n.t("agreement_detail", lang, layer=layer, pairs=pairs, cells=found.cells, threshold=AGREE_FROM)
-    return i18n.t(key, lang, rho=f"{found.rho:.2f}"), detail
+    return line, detail

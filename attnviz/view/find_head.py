@@ -7,7 +7,7 @@
 - `pair_weight`: that weight as the figures of a head selection draw it, to check a ranked head against its figure.
 - `rank_heads_by_effect` (`EffectMatch`): every head ranked by the exact effect of removing it on one chosen target
   token's log-probability, from effects computed beforehand (`attnviz.measures.head_effects`: this module stays
-  free of torch); `piece_choices` names the pieces of those effects' tokens.
+  free of torch); `effect_choices` names those effects' tokens as the view draws them (words or pieces).
 """
 
 from __future__ import annotations
@@ -18,9 +18,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from attnviz.errors import InputError
-from attnviz.maps import analysis, word_merge
+from attnviz.maps import analysis
 from attnviz.types import AttentionResult, Token
 from attnviz.view.selection import map_texts
+from attnviz.view.token_units import Unit, drawn_units
 from attnviz.view.viewing import WEIGHTINGS, HeadSelection
 
 SIDES = ("query", "key")  # the side of a map a token is picked on
@@ -67,15 +68,14 @@ def token_choices(
     tokens = queries if side == "query" else keys
     query_text, key_text = map_texts(result, kind)
     text = query_text if side == "query" else key_text
-    if words:
-        units = word_merge.word_tokens(tokens, text)
-    else:
-        units = [((i, i + 1), token) for i, token in enumerate(tokens)]
-    if hide_special and not all(token.special for _, token in units):
-        units = [unit for unit in units if not unit[1].special]
+    return unit_choices(drawn_units(tokens, text, words=words, hide_special=hide_special))
+
+
+def unit_choices(units: Sequence[Unit]) -> list[TokenChoice]:
+    """One choice per unit a view draws (`token_units.drawn_units`), labelled "text #number" in drawing order."""
     return [
-        TokenChoice(f"{token.text} #{number}", token.text, number, start, stop)
-        for number, ((start, stop), token) in enumerate(units)
+        TokenChoice(f"{unit.token.text} #{number}", unit.token.text, number, unit.start, unit.stop)
+        for number, unit in enumerate(units)
     ]
 
 
@@ -144,6 +144,15 @@ class EffectMatch:
 def piece_choices(tokens: Sequence[Token]) -> list[TokenChoice]:
     """One choice per piece of `tokens` (the per-token axis of head effects), labelled "text #index"."""
     return [TokenChoice(f"{token.text} #{i}", token.text, i, i, i + 1) for i, token in enumerate(tokens)]
+
+
+def effect_choices(
+    tokens: Sequence[Token], text: str | None, words: bool = True, hide_special: bool = True
+) -> list[TokenChoice]:
+    """The target tokens of head effects a person can pick, as the view draws them: words (a word's effect is the
+    sum of its pieces', exactly the change in the word's log-probability, `rank_heads_by_effect`) or pieces, special
+    tokens hidden or not; `text`: the target the tokens' offsets point into."""
+    return unit_choices(drawn_units(tokens, text, words=words, hide_special=hide_special))
 
 
 def rank_heads_by_effect(

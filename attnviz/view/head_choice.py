@@ -26,6 +26,7 @@ from attnviz.view.viewing import (
     HeadSelection,
     Pairs,
     ViewOptions,
+    held_by,
 )
 
 
@@ -213,10 +214,12 @@ def choose_heads(amap: AttentionMap, options: ViewOptions, alignment_heads: Pair
     """The head selection `options` mean for `amap`."""
     aggregation = aggregation_of(options, amap.kind)
     if aggregation == ROLLOUT:
-        return rollout_selection(amap, options.lang)
+        return replace(rollout_selection(amap, options.lang), measure=held_by(options))
     if aggregation == CUSTOM:
-        return custom_selection(amap, options.layers, options.heads, options.head_reduce, options.layer_reduce)
+        chosen = custom_selection(amap, options.layers, options.heads, options.head_reduce, options.layer_reduce)
+        return replace(chosen, measure=held_by(options))
     if aggregation == "alignment" and amap.kind != "cross":
         raise InputError("alignment_needs_cross_attention", kind=amap.kind)
     words = alignment_words(options.lang)
-    return head_selection(amap, aggregation, options.layer, options.head, alignment_heads, words)
+    chosen = head_selection(amap, aggregation, options.layer, options.head, alignment_heads, words)
+    return replace(chosen, measure=held_by(options))  # what the map holds, for its files' names

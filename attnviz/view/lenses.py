@@ -6,10 +6,19 @@ from __future__ import annotations
 
 from attnviz.i18n.lens import STRINGS as LENS_WORDS
 from attnviz.measures.lens_results import DecoderLens, reading_labels
-from attnviz.view.selection import show
+from attnviz.view.selection import show, token_window
 from attnviz.view.viewing import Pairs, Shown, ViewOptions
 
 LOGIT_LENS, DECODER_LENS = "logit-lens", "decoder-lens"
+LENS_WINDOW = 12  # positions of the logit lens a page draws at once: cells wide enough for a word at a readable size
+
+
+def lens_window(positions: int, start: int) -> tuple[int, int] | None:
+    """The positions [start, stop) a page draws of a logit lens over `positions` tokens, from `start` (kept inside);
+    None when they all fit in one window."""
+    if positions <= LENS_WINDOW:
+        return None
+    return token_window(positions, start, LENS_WINDOW)
 
 
 def lenses_for(kind: str) -> tuple[str, ...]:

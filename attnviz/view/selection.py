@@ -54,6 +54,7 @@ from attnviz.view.viewing import (
     Shown,
     Size,
     ViewOptions,
+    weighting_of,
 )
 
 # ----------------------------------------------------------------------------------------------------------------------
@@ -212,11 +213,6 @@ def with_measure(result: AttentionCapture, options: ViewOptions) -> ViewOptions:
     return replace(options, measure="value-norm" if held == "weights" and options.weighting == "value-norm" else held)
 
 
-def weighting_of(options: ViewOptions) -> str:
-    """The weighting (`WEIGHTINGS`) the options draw: the measure "value-norm" is the weighting of that name."""
-    return "value-norm" if options.measure == "value-norm" else options.weighting
-
-
 def recorded_options(options: ViewOptions) -> dict:
     """The options a file of this view records: those the view uses, so a file never says it showed a layer, a
     head or a rollout range it did not (the alignment heads' view has no layer; a rollout is no one head)."""
@@ -372,11 +368,13 @@ class FigureBuilder:
     draw: Callable[[AttentionMap, HeadSelection, ViewOptions, figures.FigureStyle], go.Figure]
     of_selection: bool = True  # draws the chosen heads: its title names them and says what the hidden tokens held
     beside: str | None = None  # stands beside this figure at its height, their buttons in line
+    # … unless the map's figure stands alone (a whole column of the page, at its own height)
+    alone: Callable[[AttentionMap], bool] | None = None
 
 
 FIGURE_BUILDERS: dict[str, FigureBuilder] = {
     "heatmap": FigureBuilder(_heatmap),
-    "alignment": FigureBuilder(_alignment, beside="heatmap"),
+    "alignment": FigureBuilder(_alignment, beside="heatmap", alone=figures.alignment_stands_alone),
     "grid": FigureBuilder(_grid, of_selection=False),
     "lines": FigureBuilder(_lines),
 }
@@ -408,7 +406,8 @@ def _figures(
         if name not in drawn:
             builder = FIGURE_BUILDERS[name]
             style = of_heads if builder.of_selection else of_map
-            if builder.beside and style.height is None:  # a size given sets the height it would take
+            alone = builder.alone is not None and builder.alone(amap)
+            if builder.beside and style.height is None and not alone:  # a size given sets the height it would take
                 style = replace(style, height=draw(builder.beside).layout.height)
             drawn[name] = builder.draw(amap, chosen, options, style)
         return drawn[name]

@@ -16,6 +16,7 @@ import numpy as np
 
 from attnviz.i18n import selection as selection_words
 from attnviz.maps import analysis
+from attnviz.measures.names import CONTRIBUTIONS
 from attnviz.types import AttentionMap
 
 if TYPE_CHECKING:
@@ -95,6 +96,7 @@ class HeadSelection:
     head_reduce: str = "mean"
     layer_reduce: str = "mean"
     labels: Mapping[str, str] | None = None  # the figure words naming an alignment selection (FigureStyle.labels)
+    measure: str = "weights"  # what the map holds: weights, "value-norm" or a contribution measure (CONTRIBUTIONS)
 
     @property
     def reduction(self) -> dict:
@@ -121,9 +123,19 @@ class HeadSelection:
         return {"layers": self.layers, "heads": self.heads, "layer_reduce": self.layer_reduce, "combine": combine}
 
     def file_heads(self) -> dict:
-        """The `layer` and `head` of a figure's file name (`attnviz.export.figure_filename`): one head "L2H0", a
-        layer's mean "L2Hmean", the mean of all "Hmean", the alignment heads "Halign", a rollout its layer range
-        ("L0-3Hrollout"), a custom selection its listed indices and reduction ("L0+1Hmax")."""
+        """The `layer`, `head` and `measure` of a figure's file name (`attnviz.export.figure_filename`): one head
+        "L2H0", a layer's mean "L2Hmean", the mean of all "Hmean", the alignment heads "Halign", a rollout its layer
+        range ("L0-3Hrollout"), a custom selection its listed indices and reduction ("L0+1Hmax"); the measure when
+        the map holds other than weights. A contributions map has one map per layer: its file names a layer ("L2",
+        "Lmean"), never a head."""
+        measure = {} if self.measure == "weights" else {"measure": self.measure}
+        return {**self._file_layer_head(), **measure}
+
+    def _file_layer_head(self) -> dict:
+        if self.measure in CONTRIBUTIONS:  # one map per layer: its one "head" is the layer's map, not a head
+            if self.aggregation in ("head", "layer"):
+                return {"layer": self.pairs[0][0]}
+            return {"layer": "mean" if self.aggregation == "all" else (self.layers or self.layer_reduce)}
         if self.aggregation == "head":
             layer, head = self.pairs[0]
             return {"layer": layer, "head": head}
@@ -146,3 +158,14 @@ class Shown:
     amap: AttentionMap  # the map as drawn (prepared, replayed): what a page offers as the figures' data
     selection: HeadSelection
     figures: dict[str, go.Figure] = field(default_factory=dict)  # by name (FIGURES)
+
+
+def weighting_of(options: ViewOptions) -> str:
+    """The weighting (`WEIGHTINGS`) the options draw: the measure "value-norm" is the weighting of that name."""
+    return "value-norm" if options.measure == "value-norm" else options.weighting
+
+
+def held_by(options: ViewOptions) -> str:
+    """What a map drawn with `options` holds: a contribution measure, else the weights or their value-norm weighting
+    (`HeadSelection.measure`)."""
+    return options.measure if options.measure in CONTRIBUTIONS else weighting_of(options)

@@ -29,7 +29,7 @@ def files():
     import torch
 
     from attnviz.attention.generation import generate
-    from attnviz.figures.layout import as_file
+    from attnviz.figures.text_fit import as_file
     from attnviz.model.load import load_model
     from attnviz.run import MAX_NEW_TOKENS
     from attnviz.view import selection, viewing

@@ -7,7 +7,7 @@ import pytest
 
 from attnviz import i18n
 from attnviz.model import catalogue, hub
-from tests.support.browser import chromium, served_app, wait_for_app
+from tests.support.browser import chromium, require_browser, served_app, streamlit_server, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 WAIT_MS = 180_000
@@ -53,3 +53,22 @@ def test_the_model_picker_shows_every_name_whole(app_url, lang, model):
         assert measured["wide"] == [], measured  # each would fit the box once chosen
         expected = model if model in hub.BY_ID else i18n.t(f"model_{model}", lang)
         assert measured["value"] == expected and not measured["clipped"]
+
+
+def test_the_sidebar_lists_the_devices_once_torch_has_loaded_without_a_click(tmp_path_factory):
+    """A first visitor meets the start-up load: the sidebar says the devices are listed once torch has loaded, and
+    then lists them by itself (its line asks again until the load ends, then the page runs again)."""
+    require_browser()
+    log = tmp_path_factory.mktemp("streamlit") / "server.log"
+    loading = i18n.t("device_report_loading", "en")
+    with streamlit_server(log_path=log) as (url, _), chromium() as page:
+        page.goto(url)  # at once: the warm-up waits for this first page before it imports torch
+        page.wait_for_selector('[data-testid="stSidebar"]', timeout=WAIT_MS)
+        sidebar = page.locator('[data-testid="stSidebar"]')
+        try:
+            sidebar.get_by_text(loading).wait_for(timeout=30_000)
+        except Exception:
+            pytest.skip("the server had loaded torch before the page drew its sidebar")
+        sidebar.get_by_text(loading).wait_for(state="detached", timeout=WAIT_MS)  # no click, no typing
+        listed = sidebar.locator('[data-testid="stExpander"]').filter(has_text="Device:")  # "Device: CPU", the list
+        listed.first.wait_for(timeout=WAIT_MS)

@@ -346,6 +346,25 @@ def test_explainer_walks_through_the_seed_example():
     assert charts(at)["mixture"]["layout"]["meta"]["weights"] == pytest.approx([1 / 3, 1 / 6, 1 / 4, 1 / 4, 0])
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_explainer_words_weights_as_looking_and_draws_use_beside_them(lang):
+    from attnviz import i18n
+    from attnviz.view.looking import seed_looking_using
+
+    at = open_app("explainer", lang=lang)
+    assert_page_ok(at)
+    mixture = charts(at)["mixture"]
+    assert mixture["layout"]["meta"]["contributions"] == pytest.approx(list(seed_looking_using().contributions))
+    said = [m.value for m in at.markdown]
+    what, mixed = i18n.t("explainer_what_text", lang), i18n.t("explainer_mixture_text", lang)
+    assert what in said and mixed in said
+    assert ("depends on" not in what) if lang == "en" else ("关联" not in what)  # section 1: looking, not using
+    not_using = "Looking is not using" if lang == "en" else "看见不等于用到"
+    assert not_using in mixed  # said where the mixture is drawn, before section 5 uses it
+    headers = [h.value for h in at.header]
+    assert headers.index(i18n.t("explainer_mixture", lang)) < headers.index(i18n.t("looking_title", lang))
+
+
 def test_explainer_edits_live_in_the_link_and_survive_a_page_switch():
     at = open_app("explainer", q="2,0;0,2;1,1")
     assert_page_ok(at)
@@ -596,3 +615,39 @@ def test_the_warm_up_computes_the_default_view_into_the_pages_cache(monkeypatch)
     request = RunRequest(default.text, target, default.mode, capture="full", truncate=default.truncate)
     page = (caches.ModelKey(default.model, default.device, caches.ONE_DEVICE), request)
     assert computed == [page]  # the very call the Translate & align page makes for the default view
+
+
+def _chart_rows(at: AppTest) -> list[list[str]]:
+    """The views of the charts each row of columns draws side by side (a row: one horizontal block)."""
+    rows = []
+
+    def walk(node, row: list | None) -> None:
+        if getattr(node, "type", None) == "flex_container":
+            row = []
+            rows.append(row)
+        if getattr(node, "type", None) == "plotly_chart" and row is not None:
+            row.append(json.loads(node.proto.spec)["layout"].get("meta", {}).get("view"))
+        for child in getattr(node, "children", {}).values():
+            walk(child, row)
+
+    walk(at._tree, None)
+    return [row for row in rows if row]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_long_pairs_alignment_takes_a_row_of_its_own_on_translate(lang):
+    long_pair = {
+        "model": "demo-en-zh",
+        "mode": "pair",
+        "text": "My grandfather and my grandmother walk in the park every morning after breakfast together.",
+        "target": "我的爷爷和奶奶每天早上吃完早饭后一起在公园里散步。",
+        "lang": lang,
+    }
+    at = open_app("translate", **long_pair)
+    assert_page_ok(at)
+    rows = _chart_rows(at)
+    assert ["alignment"] in rows and ["heatmap"] in rows  # one above the other, each a whole column
+    labels = charts(at)["alignment"]["layout"]["meta"]["labels"]
+    assert min(plan["size"] for plan in labels.values()) >= figures.layout.SCREEN_LABEL_FLOOR
+    short = open_app("translate", lang=lang)  # 早上好！ → Good morning!: beside the heatmap, as before
+    assert ["alignment", "heatmap"] in _chart_rows(short)

@@ -21,7 +21,7 @@ from app_pages.shared import figure_export, opened
 from attnviz import cli, export, i18n
 from attnviz.attention.capture import capture
 from attnviz.errors import AttnvizError
-from attnviz.figures.layout import as_file
+from attnviz.figures.text_fit import as_file
 from attnviz.maps import head_stats
 from attnviz.model.load import load_model
 from attnviz.provenance import alignment_heads_of, with_provenance

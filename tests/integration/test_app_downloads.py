@@ -13,7 +13,7 @@ from PIL import Image
 from app_pages.shared import figure_export
 from attnviz import export, i18n
 from attnviz.export.sizing import PRESETS, ExportSize
-from attnviz.figures.layout import as_file
+from attnviz.figures.text_fit import as_file
 from tests.support.app import assert_page_ok, charts, downloads, open_app  # noqa: F401 - downloads: a fixture
 
 MODEL = "demo-zh-en"
@@ -163,7 +163,8 @@ def test_a_figure_file_records_the_gold_links_and_the_reverse_model_drawn_on_it(
 
 
 def test_labels_too_small_for_the_chosen_size_are_said_beside_the_downloads(downloads):
-    source, target = "我们明天早上去学校，下午回家吃饭，晚上一起看书。" * 2, "We go to school tomorrow morning. " * 4
+    # ~35 target tokens: more than a printed column stands readably even with its margins fitted (about 28)
+    source, target = "我们明天早上去学校，下午回家吃饭，晚上一起看书。" * 2, "We go to school tomorrow morning. " * 5
     for lang, said in (("en", "too small to read"), ("zh", "无法辨认")):
         at = sized(open_app(text=source, target=target, mode="pair", lang=lang), preset="single-column")
         assert [caption.value for caption in at.caption if said in caption.value]
@@ -171,3 +172,26 @@ def test_labels_too_small_for_the_chosen_size_are_said_beside_the_downloads(down
         assert not [caption.value for caption in at.caption if said in caption.value]
     at = sized(open_app(), preset="single-column")  # 早上好！ → Good morning! fits a column
     assert not [caption.value for caption in at.caption if "too small to read" in caption.value]
+
+
+@pytest.mark.parametrize("measure", ["value-zeroing", "alti"])
+def test_a_contributions_maps_file_names_its_measure_and_a_layer_never_a_head(downloads, measure):
+    at = open_app(measure=measure, cross_aggregation="head", layer=2, head=0)
+    assert_page_ok(at)
+    assert f"heatmap-{measure}_demo-zh-en_L2_早上好.png" in downloads  # what its numbers are, and its layer
+    assert not any("L2H0" in name for name in downloads)  # no head: a contributions map has one map per layer
+
+
+def test_a_value_norm_weighted_file_says_so_once(downloads):
+    at = open_app(weighting="value-norm", cross_aggregation="head", layer=1, head=3)
+    assert_page_ok(at)
+    assert "heatmap-value-norm_demo-zh-en_L1H3_早上好.png" in downloads
+
+
+def test_compares_file_names_both_sides_and_the_heads_without_a_literal_dot(downloads):
+    at = open_app("translate", text="早上好！", text_b="晚上好！", compare_scope="head", layer=1, head=2)
+    at.switch_page("page_scripts/compare.py").run()
+    assert_page_ok(at)
+    assert "compare_demo-zh-en_L1H2_早上好-vs-晚上好.png" in downloads
+    assert not any("·" in name for name in downloads)
+    assert "compare-alignment-b_demo-zh-en_L1H2_晚上好.png" in downloads  # B's alignment named by B's text

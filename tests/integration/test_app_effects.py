@@ -17,6 +17,7 @@ from attnviz import i18n
 from attnviz.errors import InputError
 from attnviz.measures import head_effects as effects_module
 from attnviz.measures.head_effects import head_effects
+from attnviz.model.catalogue import model_name
 from attnviz.model.load import load_model
 from attnviz.view import find_head
 from tests.support.app import assert_page_ok, one_torch_thread, open_by_link  # noqa: F401 (autouse)
@@ -102,6 +103,26 @@ def test_the_heads_page_grid_holds_the_exact_effects_and_a_click_opens_a_head(la
     assert _opened(at) == (1, 2) and at.query_params["cross_aggregation"] == "head"
 
 
+@pytest.mark.parametrize("kind, lang", [("encoder", "en"), ("cross", "zh")])
+def test_each_grid_says_the_estimates_rho_over_its_own_heads(kind, lang):
+    from scipy import stats
+
+    from attnviz.measures.head_estimate import head_estimate
+
+    at = _open(HEADS, model="demo-zh-en", text=TEXT, mode="pair", target=TARGET, kind=kind, effects=1, lang=lang)
+    assert_page_ok(at)
+    handle = load_model("demo-zh-en", "cpu")
+    exact, estimate = head_effects(handle, TEXT, TARGET), head_estimate(handle, TEXT, TARGET)
+    own = stats.spearmanr(exact.total[kind].ravel(), estimate.total[kind].ravel()).statistic  # this grid's heads
+    pooled = stats.spearmanr(
+        np.concatenate([exact.total[s].ravel() for s in exact.total]),
+        np.concatenate([estimate.total[s].ravel() for s in exact.total]),
+    ).statistic
+    assert f"{own:.2f}" != f"{pooled:.2f}"  # the two numbers differ here: the test tells them apart
+    said = _said(at)
+    assert f"ρ = {own:.2f}" in said and f"ρ = {pooled:.2f}" not in said
+
+
 def test_a_link_with_the_section_shown_opens_it_and_hiding_it_leaves_the_link():
     at = _open(HEADS, model="demo-zh-en", text=TEXT, mode="pair", target=TARGET, kind="encoder", effects=1)
     assert_page_ok(at)
@@ -140,7 +161,7 @@ def test_an_encoder_measures_its_output_and_has_no_target_token_to_rank_by(tiny_
 def test_find_a_head_by_effect_ranks_the_heads_and_opens_the_top_one(tiny_folder):
     model = tiny_folder("gpt2")
     text, target = "the cat saw", " the dog"
-    at = _open(SELF, model=model, text=text, mode="pair", target=target)
+    at = _open(SELF, model=model, text=text, mode="pair", target=target, words=0, hide=0)
     assert_page_ok(at)
     at.button(key="find_effect_self_compute").click().run()
     assert_page_ok(at)
@@ -158,7 +179,7 @@ def test_find_a_head_by_effect_ranks_the_heads_and_opens_the_top_one(tiny_folder
 
 
 def test_translate_ranks_cross_attention_heads_by_their_effect_in_chinese():
-    at = _open(None, model="demo-zh-en", text=TEXT, mode="pair", target=TARGET, lang="zh", effects=1)
+    at = _open(None, model="demo-zh-en", text=TEXT, mode="pair", target=TARGET, lang="zh", effects=1, words=0, hide=0)
     assert_page_ok(at)
     direct = head_effects(load_model("demo-zh-en", "cpu"), TEXT, TARGET)
     choice = find_head.find_choice(find_head.piece_choices(direct.target_tokens), "morning")
@@ -169,6 +190,25 @@ def test_translate_ranks_cross_attention_heads_by_their_effect_in_chinese():
     assert any("对数概率" in m.value and "morning" in m.value for m in at.markdown)
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_effect_picker_offers_words_in_word_view_and_ranks_a_word_by_its_pieces_summed(lang):
+    words = {"text": "爷爷和奶奶身体都很好。", "target": "Grandpa and grandma are both healthy."}
+    at = _open(None, model="demo-zh-en", mode="pair", lang=lang, effects=1, **words)  # words, hide special: on
+    assert_page_ok(at)
+    offered = [label for label in at.selectbox(key="w_find_effect").options if "#" in label]
+    assert offered == [f"{w} #{i}" for i, w in enumerate(["Grandpa", "and", "grandma", "are", "both", "healthy", "."])]
+    assert i18n.t("effects_find_words", lang) in _said(at)
+    at.selectbox(key="w_find_effect").set_value("grandma #2").run()
+    assert_page_ok(at)
+    direct = head_effects(load_model("demo-zh-en", "cpu"), words["text"], words["target"])
+    pieces = [i for i, token in enumerate(direct.target_tokens) if token.text in ("grand", "ma")]
+    summed = direct.per_token["cross"][:, :, pieces].sum(axis=2)  # (layers, heads): the word's log-probability
+    layer, head = np.unravel_index(int(np.argmin(summed)), summed.shape)
+    label = at.button(key="find_effect_open_1").label
+    assert label.startswith(i18n.t("effects_find_open", lang, layer=layer, head=head, effect="")[:-1])
+    assert label.endswith(f"{summed[layer, head]:+.3f}")
+
+
 def test_an_architecture_head_effects_refuse_says_why_in_the_page_language(tiny_folder, monkeypatch):
     def refuse(handle, scoring):
         raise InputError("head_effects_shared_layers", model=handle.name, module="encoder.layer.0")
@@ -177,8 +217,9 @@ def test_an_architecture_head_effects_refuse_says_why_in_the_page_language(tiny_
     model = tiny_folder("bert")
     at = _open(SELF, model=model, text="the cat saw the dog also", effects=1, lang="zh")
     assert not at.exception
+    named = model_name(model)  # a folder is named by its own name, never its path
     sentence = i18n.error_sentence(
-        InputError("head_effects_shared_layers", model=model, module="encoder.layer.0"), "zh"
+        InputError("head_effects_shared_layers", model=named, module="encoder.layer.0"), "zh"
     )
     assert [e.value for e in at.error] == [sentence]
     assert "self_grid" in _charts(at)  # the rest of the page goes on

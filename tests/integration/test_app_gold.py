@@ -293,3 +293,37 @@ def test_a_zh_en_source_read_partly_a_character_at_a_time_shows_the_segmenters_w
     columns = [html.unescape(label) for label in charts(at)["heatmap"]["layout"]["xaxis"]["ticktext"]]
     assert columns == [t.text for t in expected.key_tokens] and "厨房" in columns
     assert list(pair_words(result).source.words) == columns  # the words gold links index
+
+
+@pytest.mark.parametrize("measure", ["alti", "value-zeroing"])
+def test_a_contributions_map_is_scored_against_the_gold_links_layer_by_layer(measure):
+    from attnviz.corpus.pair import view_scores
+    from attnviz.measuring import measured
+
+    gold = Gold.parse("0-0 1-1 2-2")
+    at = open_app(**PAIR, gold="0-0 1-1 2-2", measure=measure, view="layer", layer=2)
+    assert not at.exception and not at.error
+    contributions = measured(load_model("demo-zh-en", "cpu"), "早上好！", "Good morning!", measure=measure)
+    cross, words = contributions["cross"], pair_words(contributions)
+    chosen = {"layers": [2], "heads": [0], "head_reduce": "mean", "layer_reduce": "mean"}
+    expected = view_scores(cross, chosen, words, gold, 0.1).scores
+    line = next(m.value for m in at.markdown if "precision" in m.value)  # the view's own line, not vanished
+    assert f"AER {format_value(expected.aer)}" in line and f"recall {format_value(expected.recall)}" in line
+    verdicts = [t for t in charts(at)["alignment"]["data"] if t.get("legendgroup") == "gold"]
+    assert [t["meta"]["verdict"] for t in verdicts] == ["found", "missed", "extra"]
+    grid = charts(at)["score_grid"]
+    per_layer = head_scores(cross, words, gold, 0.1).aer  # (layers, 1): one map per layer
+    assert per_layer.shape == (3, 1) and grid["layout"]["meta"]["measure"] == measure
+    assert grid["data"][0]["text"] == [[format_value(v) for v in row] for row in per_layer]
+    assert "head" not in json.dumps(grid["layout"]["xaxis"])  # its one column is the measure, not "head 0"
+    assert any("each layer" in s.value for s in at.subheader)
+    click_point(at, "score_grid", x=0, y=1)  # a cell opens its layer
+    assert not at.exception and not at.error
+    assert at.selectbox(key="w_cross_aggregation").value == "layer" and at.selectbox(key="w_layer").value == 1
+
+
+def test_a_contributions_map_scored_against_gold_speaks_chinese():
+    at = open_app(**PAIR, gold="0-0 1-1 2-2", measure="alti", lang="zh")
+    assert not at.exception and not at.error
+    assert any("精确率" in m.value for m in at.markdown)
+    assert any("每一层" in s.value and "ALTI" in s.value for s in at.subheader)

@@ -19,12 +19,13 @@ from streamlit.testing.v1 import AppTest
 from attnviz import i18n
 from attnviz import run as runs
 from attnviz.attention.generation import generate
-from attnviz.figures.common import token_label
+from attnviz.figures.lens import GRID_MARGINS_PX, fitted_label
 from attnviz.measures.decoder_lens import decoder_lens
 from attnviz.measures.lens_results import reading_labels
 from attnviz.measures.logit_lens import logit_lens
 from attnviz.model.load import load_model
 from attnviz.text.tokens import drawable, shown
+from attnviz.view.lenses import LENS_WINDOW, lens_window
 from tests.support import needs
 from tests.support.app import assert_page_ok, downloads, one_torch_thread, open_by_link  # noqa: F401 (fixtures)
 
@@ -63,12 +64,14 @@ def _check_logit_lens(at: AppTest, lens, real_argmax: np.ndarray, lang: str) -> 
     grid, lines = charts["logit_lens_grid"], charts["logit_lens_lines"]
     assert grid["layout"]["title"]["text"].startswith(i18n.t("lens_grid_title", lang))
     heatmap = grid["data"][0]
-    np.testing.assert_allclose(_array(heatmap["z"]), lens.top_probabilities[:, :, 0], atol=TOLERANCE)
-    expected = [[token_label(token, 10) for token in row] for row in lens.top_tokens(0)]
+    first, stop = lens_window(len(lens.tokens), 0) or (0, len(lens.tokens))  # the positions drawn at first
+    np.testing.assert_allclose(_array(heatmap["z"]), lens.top_probabilities[:, first:stop, 0], atol=TOLERANCE)
+    cell = (grid["layout"]["width"] - GRID_MARGINS_PX[0]) / (stop - first)
+    expected = [[fitted_label(token, cell) for token in row[first:stop]] for row in lens.top_tokens(0)]
     assert heatmap["text"] == expected
     np.testing.assert_array_equal(lens.top_ids[-1, :, 0], real_argmax)  # the last layer: the model's own output
-    assert len(lines["data"]) == len(lens.tokens)
-    for position, trace in enumerate(lines["data"]):
+    assert len(lines["data"]) == stop - first
+    for position, trace in enumerate(lines["data"], start=first):
         np.testing.assert_allclose(_array(trace["y"]), lens.final_probabilities[:, position], atol=TOLERANCE)
     said = [
         i18n.t("truth_token_probability", lang, token=drawable(shown(token)), probability=f"{probability:.3f}")
@@ -94,6 +97,28 @@ def test_the_decoder_models_logit_lens_opens_on_its_toggle_and_is_the_librarys(l
         ids = torch.tensor([handle.tokenizer(read)["input_ids"]])
         real = handle.model(input_ids=ids).logits[0].argmax(-1).numpy()  # (positions,)
     _check_logit_lens(at, lens, real, lang)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_long_logit_lens_is_drawn_a_window_of_positions_at_a_time(lang):
+    at = open_by_link(SELF, timeout=300, model="demo-decoder", text=DECODER_TEXT, lang=lang, logit_lens=1)
+    assert_page_ok(at)
+    handle = load_model("demo-decoder", "cpu")
+    read = runs.run_recorded(handle, runs.RunRequest(DECODER_TEXT, "", "generate")).source_text
+    lens = logit_lens(handle, read)
+    positions = len(lens.tokens)
+    assert positions > LENS_WINDOW  # the continuation: more positions than one window
+    said = i18n.t("lens_window_line", lang, first=0, last=LENS_WINDOW - 1, positions=positions)
+    assert said in _said(at)
+    at.slider(key="w_lens_from").set_value(20).run()
+    assert_page_ok(at)
+    grid = _charts(at)["logit_lens_grid"]
+    assert grid["layout"]["xaxis"]["ticktext"][0].endswith("#20") and len(grid["layout"]["xaxis"]["ticktext"]) == 12
+    np.testing.assert_allclose(_array(grid["data"][0]["z"]), lens.top_probabilities[:, 20:32, 0], atol=TOLERANCE)
+    assert grid["data"][0]["textfont"]["size"] >= 11  # a readable size, never shrunk to the cell
+    lines = _charts(at)["logit_lens_lines"]
+    assert len(lines["data"]) == LENS_WINDOW and lines["layout"]["height"] >= 22 * LENS_WINDOW
+    assert at.query_params["lens_from"] == "20"  # part of the link
 
 
 @pytest.mark.parametrize(("model", "lang"), [("demo-zh-en", "en"), ("demo-en-zh", "zh")])
@@ -141,7 +166,7 @@ def test_a_link_with_the_lenses_reopens_them_and_a_reading_is_aligned_on_choice(
     at = open_by_link(None, timeout=300, model="demo-zh-en", text="早上好！", logit_lens=1, decoder_lens=1, lang="zh")
     assert_page_ok(at)
     assert {"logit_lens_grid", "logit_lens_lines", "decoder_lens_grid", "decoder_lens_alignment"} <= set(_charts(at))
-    for name in ("logit-lens", "logit-lens-lines", "decoder-lens", "decoder-lens-layer-3-alignment"):
+    for name in ("logit-lens", "logit-lens-lines", "decoder-lens", "decoder-lens-after-L2-alignment"):
         made = {
             fmt: [file for file in downloads if file.startswith(f"{name}_") and file.endswith(f".{fmt}")]
             for fmt in ("png", "svg", "pdf", "html")
@@ -164,7 +189,7 @@ def test_a_link_with_the_lenses_reopens_them_and_a_reading_is_aligned_on_choice(
     assert embeddings in _charts(at)["decoder_lens_alignment"]["layout"]["title"]["text"]
     at = open_by_link(None, timeout=300, model="demo-zh-en", text="早上好！", decoder_lens=1, decoder_lens_layer=9)
     assert_page_ok(at)  # a layer the translator lacks (a deeper model's link): the last
-    last = i18n.t("decoder_lens_reading", "en", layer=i18n.t("lens_layer_number", "en", layer=3))
+    last = i18n.t("decoder_lens_reading", "en", layer=i18n.t("lens_layer_number", "en", layer=2))
     assert last in _charts(at)["decoder_lens_alignment"]["layout"]["title"]["text"]
     assert "decoder_lens_layer" not in at.query_params
     at = open_by_link(SELF, timeout=300, model="demo-decoder", text=DECODER_TEXT, logit_lens=1)
@@ -181,7 +206,7 @@ def test_the_decoder_lens_alignment_draws_attention_weights_when_the_page_shows_
     written = decoder_lens(load_model("demo-zh-en", "cpu"), "早上好！", max_new_tokens=runs.MAX_NEW_TOKENS)
     label = reading_labels(written, i18n.STRINGS["en"])[-1]
     assert i18n.t("decoder_lens_reading", "en", layer=label) in alignment["layout"]["title"]["text"]
-    (page,) = [file for file in downloads if file.startswith("decoder-lens-layer-") and file.endswith(".html")]
+    (page,) = [file for file in downloads if file.startswith("decoder-lens-after-L") and file.endswith(".html")]
     made = downloads[page]().decode("utf-8")
     (meta,) = re.findall(r'name="attnviz-provenance" content="([^"]*)"', made)
     recorded = json.loads(html.unescape(meta))["view"]["options"]

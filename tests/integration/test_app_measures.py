@@ -14,7 +14,7 @@ from attnviz.errors import InputError
 from attnviz.measures.alti import alti
 from attnviz.measures.value_zeroing import value_zeroing
 from attnviz.model.load import load_model
-from attnviz.view import agreement, viewing
+from attnviz.view import agreement, selection, viewing
 from attnviz.view.looking import seed_looking_using
 from tests.support.app import chart_specs, opened_without_errors
 from tests.support.app import open_by_link as app
@@ -76,8 +76,25 @@ def test_alti_on_translate_draws_the_shares_and_the_agreement_line(marian):
     found = agreement.view_agreement(
         weights, {"alti": measured, "value-zeroing": value_zeroing(handle, PAIR["text"], PAIR["target"])}, options
     )
-    line, detail = agreement.agreement_line(found, 1)
+    line, detail = agreement.agreement_line(found, 1, measure="alti")
     assert line in _said(at) and detail in _said(at)
+    assert "ALTI contributions" in line and f"ρ = {found.pairs['alti']:.2f}" in line and "mean" not in line
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_agreement_headline_is_the_drawn_measures_own_rho(marian, lang):
+    folder, handle = marian
+    at = opened_without_errors(model=folder, view="layer", layer=1, measure="alti-rollout", lang=lang, **PAIR)
+    weights = capture(handle, PAIR["text"], PAIR["target"])
+    measured = {name: measuring.measured(handle, PAIR["text"], PAIR["target"], measure=name) for name in MEASURED}
+    options = viewing.ViewOptions(kind="cross", layer=1, words=False, hide_special=False, lang=lang)
+    found = agreement.view_agreement(weights, measured, options)
+    line = next(m.value for m in at.markdown if "ρ =" in m.value)
+    assert f"ρ = {found.pairs['alti-rollout']:.2f}" in line  # the measure drawn, compared too
+    assert i18n.t("measure_choice.alti-rollout", lang) in line and "mean" not in line and "平均" not in line
+
+
+MEASURED = ("alti-rollout", "alti", "value-zeroing")
 
 
 def test_self_attention_draws_alti_rollout_in_chinese(marian):
@@ -114,3 +131,20 @@ def test_how_attention_works_shows_looking_is_not_using_with_computed_numbers():
     table = next(frame for frame in tables if "鹿" in list(frame.iloc[:, 0]))  # the seed's, not your sentence's
     np.testing.assert_allclose(table["贡献（值置零）"].to_numpy(dtype=float), seed.contributions)
     assert "鹿" in _said(at) and "0.33" in _said(at)
+
+
+def test_the_alti_shares_follow_the_word_view_and_hide_special_tokens():
+    words = {"text": "爷爷和奶奶身体都很好。", "target": "Grandpa and grandma are both healthy.", "mode": "pair"}
+    at = opened_without_errors(model="demo-zh-en", view="layer", layer=1, measure="alti", **words)  # words, hide on
+    measured = alti(load_model("demo-zh-en", "cpu"), words["text"], words["target"])
+    pieces = measured["cross"].query_tokens
+    drawn = selection.prepare_map(measured, "cross", hide=True, words=True).query_tokens  # the rows the maps draw
+    assert [w.text for w in drawn] == ["Grandpa", "and", "grandma", "are", "both", "healthy", "."]
+    shares = next(spec for spec in chart_specs(at) if spec["data"][0].get("type") == "bar")
+    source, target = shares["data"]
+    assert [label.split(" ", 1)[1] for label in source["x"]] == [w.text for w in drawn]  # no "Grand", "pa", "</s>"
+    inside = [[j for j, p in enumerate(pieces) if not p.special and w.start <= p.start < p.end <= w.end] for w in drawn]
+    expected = [measured.shares.source_share[js].mean() for js in inside]  # a word: its pieces' mean, as rows merge
+    np.testing.assert_allclose(plotly_array(source["y"]), expected, atol=1e-6)
+    np.testing.assert_allclose(plotly_array(source["y"]) + plotly_array(target["y"]), 1.0, atol=1e-5)
+    assert list(shares["layout"]["xaxis"]["tickvals"]) == list(source["x"])  # every label written

@@ -16,8 +16,9 @@ from attnviz.model.load import load_model
 from tests.support.app import assert_page_ok, charts, open_app
 from tests.support.figure_reading import plotly_array
 
-PAIR = {"text": "早上好！", "target": "Good morning!", "mode": "pair"}
-DECODER = {"text": "the cat sat", "target": " on the mat", "mode": "pair"}
+PAIR = {"text": "早上好！", "target": "Good morning!", "mode": "pair", "words": 0, "hide": 0}  # pieces, as read
+DECODER = {"text": "the cat sat", "target": " on the mat", "mode": "pair", "words": 0, "hide": 0}
+WORDS = {"text": "爷爷和奶奶身体都很好。", "target": "Grandpa and grandma are both healthy.", "mode": "pair"}
 
 
 def _bars(at) -> list[np.ndarray]:
@@ -74,3 +75,43 @@ def test_an_encoder_only_model_says_it_writes_no_token_to_explain(tiny_folder, l
     with pytest.raises(InputError) as refused:
         saliency(load_model(folder, "cpu"), "the cat saw the dog")
     assert refused.value.message(lang) in [info.value for info in at.info]
+
+
+def _word_norms(tokens, scores, words) -> list[float]:
+    """Each word's L2 norm over the scores of the pieces inside its span (special pieces belong to no word)."""
+    inside = [
+        [j for j, token in enumerate(tokens) if not token.special and word.start <= token.start < token.end <= word.end]
+        for word in words
+    ]
+    return [float(np.sqrt(np.sum(np.square(scores[pieces])))) for pieces in inside]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_saliency_bars_follow_the_word_view_and_hide_special_tokens(lang):
+    from attnviz.attention.capture import capture
+    from attnviz.view import selection
+
+    at = open_app("translate", model="demo-zh-en", measure="saliency", lang=lang, **WORDS)  # words and hide: on
+    assert_page_ok(at)
+    handle = load_model("demo-zh-en", "cpu")
+    direct = saliency(handle, WORDS["text"], WORDS["target"])
+    captured = capture(handle, WORDS["text"], WORDS["target"])
+    source_words = selection.prepare_map(captured, "cross", hide=True, words=True).key_tokens  # as the maps draw
+    target_words = selection.prepare_map(captured, "decoder", hide=True, words=True).key_tokens
+    assert [w.text for w in source_words][:3] == ["爷爷", "和", "奶奶"] and "Grandpa" in [w.text for w in target_words]
+    row = _newest(direct)
+    spec = charts(at)["saliency"]
+    (source, prefix) = spec["data"]
+    labels = [label.split(" ", 1)[1] for label in [*source["x"], *prefix["x"]]]  # "3: 奶奶" → "奶奶"
+    assert labels == [w.text for w in [*source_words, *target_words]]  # words, the heatmap's, no <pad> or </s>
+    np.testing.assert_allclose(
+        plotly_array(source["y"]), _word_norms(direct.source_tokens, direct.source[row], source_words), rtol=1e-5
+    )
+    np.testing.assert_allclose(
+        plotly_array(prefix["y"]), _word_norms(direct.prefix_tokens, direct.prefix[row], target_words), rtol=1e-5
+    )
+    assert list(spec["layout"]["xaxis"]["tickvals"]) == [*source["x"], *prefix["x"]]  # every label written
+    per_word = i18n.t("saliency_figure_title_words", lang, token="", row="").split("·")[1].strip()  # "… per word …"
+    assert per_word in spec["layout"]["title"]["text"]
+    offered = at.selectbox(key="saliency_token").options  # no </s> to explain while special tokens are hidden
+    assert not any("</s>" in option for option in offered)

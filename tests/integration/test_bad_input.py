@@ -240,7 +240,7 @@ def test_a_single_vector_is_a_one_row_matrix():
 )
 def test_bad_mixtures(weights, expected):
     with pytest.raises(InputError) as caught:
-        figures.mixture(weights)
+        figures.mixture(weights, [1.0])
     assert expected in _sentence(caught.value)
 
 

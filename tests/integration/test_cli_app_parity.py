@@ -26,7 +26,7 @@ from attnviz.cli.commands.export import figure as cli_figure
 from attnviz.cli.inputs import examples
 from attnviz.cli.options import check
 from attnviz.cli.parser import parse
-from attnviz.figures.layout import as_file
+from attnviz.figures.text_fit import as_file
 from attnviz.model.load import load_model
 from attnviz.run import MAX_NEW_TOKENS
 from attnviz.view import viewing

@@ -203,7 +203,8 @@ def test_png_dpi_is_recorded_for_word_processors(capsys, tmp_path):
 
 
 def test_labels_too_small_to_read_at_the_size_asked_are_a_warning_line(capsys, tmp_path):
-    source, target = "我们明天早上去学校，下午回家吃饭，晚上一起看书。" * 2, "We go to school tomorrow morning. " * 4
+    # ~35 target tokens: more than a printed column stands readably even with its margins fitted (about 28)
+    source, target = "我们明天早上去学校，下午回家吃饭，晚上一起看书。" * 2, "We go to school tomorrow morning. " * 5
     long_pair = ["--model", "demo-zh-en", "--device", "cpu", "--text", source, "--target", target]
     for lang, said in (("en", "too small to read"), ("zh", "无法辨认")):
         code, _, err = run(

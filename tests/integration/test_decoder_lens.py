@@ -43,7 +43,7 @@ def test_demo_translation_appears_by_the_last_layer():
     assert lens.readings[-1].target_text == "Good morning!"
     assert lens.layer_names == ["model.encoder.layers.0", "model.encoder.layers.2"]
     rows = decoder_lens_rows(lens)
-    assert [row["layer"] for row in rows] == [1, 3]
+    assert [row["after_layer"] for row in rows] == [0, 2]  # as the layer names number them
     assert rows[-1]["text"] == "Good morning!" and rows[-1]["tokens"][-1]["special"]
     assert all(0 < token["probability"] <= 1 for row in rows for token in row["tokens"])
 

@@ -23,6 +23,7 @@ from attnviz.figures.style import DRAWN_TRACES, UNDRAWN_LAYOUT, white_template
 from attnviz.maps import analysis
 from attnviz.maps.projection import project_queries_keys
 from attnviz.types import AttentionCapture, AttentionMap, GenerationStep, Token
+from attnviz.view.looking import seed_looking_using
 from tests.support import needs
 from tests.support.maps import random_map, seed_pair_map, tokens_from
 
@@ -215,7 +216,7 @@ FIGURE_KINDS = {
     "explainer": lambda: figures.explainer(
         walkthrough(figures.SEED_Q, figures.SEED_K, figures.SEED_V), style=figures.FigureStyle(lang="zh")
     ),
-    "mixture": lambda: figures.mixture(),
+    "mixture": lambda: figures.mixture(figures.SEED_MIXTURE, seed_looking_using().contributions),
     "clickable_heads": lambda: figures.clickable_heads(figures.grid(random_map(tokens_from("a b".split()), layers=2))),
     "qk_space": lambda: figures.qk_space(*_query_key_space()),
     "sentence_steps": lambda: figures.sentence_steps(_sentence_walk(), style=figures.FigureStyle(lang="zh")),
@@ -507,6 +508,27 @@ def test_a_csv_is_written_with_its_header_beside_it(tmp_path):
         (dict(view="heatmap", text="\u202eexe.gnp \x00\n"), "heatmap_exe-gnp.png"),
         (dict(view="", model="", text=""), "attnviz.png"),
         (dict(view="heatmap", text="！？。"), "heatmap.png"),
+        (
+            dict(view="heatmap", model="demo-zh-en", layer=2, text="早上好！", measure="value-zeroing"),
+            "heatmap-value-zeroing_demo-zh-en_L2_早上好.png",  # the measure said, no head where there is none
+        ),
+        (dict(view="alignment", model="m", head="align", measure="weights"), "alignment_m_Halign.png"),
+        (
+            dict(
+                view="compare",
+                model="demo-zh-en",
+                model_b="demo-zh-en",
+                layer=1,
+                head=2,
+                text="早上好！",
+                text_b="晚上好！",
+            ),
+            "compare_demo-zh-en_L1H2_早上好-vs-晚上好.png",  # one model named once, both texts, the head
+        ),
+        (
+            dict(view="compare", model="demo-zh-en", model_b="demo-en-zh-cpu-bfloat16", text="早上好", text_b="晚上好"),
+            "compare_demo-zh-en-vs-demo-en-zh-cpu-bfloat16_早上好-vs-晚上好.png",
+        ),
     ],
 )
 def test_figure_filename_names_what_the_file_holds(options, expected):

@@ -17,7 +17,8 @@ from attnviz import export, figures, i18n
 from attnviz.errors import InputError
 from attnviz.export import fontsubset, sizing
 from attnviz.figures import fonts
-from attnviz.figures.layout import TITLE_LINE, fit_alignment, fit_title
+from attnviz.figures.layout import fit_alignment
+from attnviz.figures.text_fit import TITLE_LINE, fit_title
 from attnviz.types import AttentionMap
 from tests.support import needs
 from tests.support.engines import require_kaleido
@@ -357,3 +358,40 @@ def test_labels_that_can_be_read_are_not_warned_of(recwarn):
     export.figure_bytes(figures.alignment(_pair_of(6)), "svg", engine="static", preset="single-column")
     export.figure_bytes(figures.alignment(_pair_of(24)), "svg", engine="static", preset="double-column")
     assert not [w for w in recwarn if issubclass(w.category, export.SmallLabels)]
+
+
+LONG_PAIR = (  # a 14-word sentence and its 13-word translation: what a teacher types
+    "My grandfather and my grandmother walk in the park every morning after breakfast together".split(),
+    "我的 爷爷 和 奶奶 每天 早上 吃完 早饭 以后 一起 在 公园 散步".split(),
+)
+
+
+def _label_sizes_pt(pdf: bytes, labels: set[str]) -> dict[str, float]:
+    """The printed size (pt) of every text run of the PDF's first page that is one of `labels`."""
+    sizes: dict[str, float] = {}
+
+    def visit(text, cm, tm, font, size):
+        if text.strip() in labels:
+            scale = np.hypot(tm[0], tm[1]) * np.hypot(cm[0], cm[1])
+            sizes[text.strip()] = min(sizes.get(text.strip(), np.inf), size * scale)
+
+    PdfReader(io.BytesIO(pdf)).pages[0].extract_text(visitor_text=visit)
+    return sizes
+
+
+def test_a_long_pairs_one_column_pdf_stands_every_label_at_the_stated_minimum_or_larger():
+    """One column of print (3.5 in): a 14-word pair's token labels print at 6 pt (PRINT_TICK_FLOOR px) or more, and
+    the figure's side margins hold what they show, not blank room (they were 130 px of 336 with 5.3 pt labels)."""
+    from attnviz.figures import layout
+
+    source, target = LONG_PAIR
+    fig = figures.alignment(random_map(tokens_from(target), tokens_from(source), layers=1, heads=1))
+    pdf = export.figure_bytes(fig, "pdf", engine="static", preset="single-column")
+    sizes = _label_sizes_pt(pdf, {*source, *target})
+    assert set(sizes) == {*source, *target}  # every token labelled
+    floor_pt = layout.PRINT_TICK_FLOOR * 72 / 96
+    assert min(sizes.values()) >= floor_pt, sorted(sizes.items(), key=lambda item: item[1])[:3]
+    fitted = fit_alignment(fig, sizing.PRESETS["single-column"].width_px)
+    margin = fitted.layout.margin
+    assert margin.l + margin.r <= 0.2 * fitted.layout.width  # the plot takes at least 80% of the column
+    assert export.small_labels(fig, preset="single-column") is None  # nothing to warn of

@@ -1,16 +1,25 @@
 """The default view computed ahead (app_pages/shared/first_view.py): the saved capture is what the shipped model
 computes now, bit for bit on the machine that saved it; the first page draws it, while the server is still loading,
 with the same figures the model gives and a line saying so; any other input, device, model file, machine or thread
-count gets the model itself."""
+count gets the model itself, and a machine that computes other bits is said on the page and in the log.
+
+What the bits depend on is measured, not assumed: torch's dispatched CPU kernels (ATEN_CPU_CAPABILITY), not the list
+of instruction sets a CPU reports — an AVX-512 CPU running AVX2 kernels computes the view an AVX2-only CPU saved, bit
+for bit, while its own AVX512 kernels give the written tokens' probabilities other last bits."""
 
 import json
+import os
+import subprocess
+import sys
 import threading
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from app_pages.shared import caches, first_view, model_runs, save_first_view, server_load, startup
 from app_pages.shared.state import ViewState
+from attnviz import i18n
 from attnviz.export.schema import capture_from_npz
 from attnviz.model.load import catalogue_folder, load_model
 from attnviz.run import RunRequest
@@ -28,14 +37,14 @@ def _manifest(folder) -> dict:
 def folder_here(tmp_path_factory):
     """A first-view folder computed on this machine: the committed one where it was, else one written here (another
     CPU gives other last bits, and the page then rightly computes from the model)."""
-    if _manifest(COMMITTED).get("computed_on") == first_view.computed_on():
+    if any(saved["computed_on"] == first_view.computed_on() for saved in _manifest(COMMITTED)["views"]):
         return COMMITTED
     import torch
 
     threads, folder = torch.get_num_threads(), tmp_path_factory.mktemp("first-view")
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(first_view, "FOLDER", folder)
-        save_first_view.write()
+        save_first_view.write(folder=folder)
     torch.set_num_threads(threads)
     return folder
 
@@ -77,36 +86,125 @@ def test_the_saved_first_view_is_what_the_shipped_model_computes_now(app_threads
     assert manifest["files_sha256"] == first_view.model_files_sha256(folder), (
         "python -m app_pages.shared.save_first_view"
     )
-    saved = capture_from_npz(COMMITTED / manifest["file"])
+    assert {saved["computed_on"]["capability"] for saved in manifest["views"]} == {"AVX2", "AVX512"}
     wanted = manifest["input"]
     # computed at the app's thread count (app_threads): another count sums in another order
     handle = load_model(DEFAULT.model, "cpu")
     request = RunRequest(wanted["text"], wanted["target"], wanted["mode"], truncate=wanted["truncate"])
     fresh = caches.compute_analysis(handle, request)
-    assert saved.source_text == fresh.source_text and saved.target_text == fresh.target_text
-    assert saved.maps.keys() == fresh.maps.keys()
-    # bit for bit where it was saved; elsewhere only the last bits may differ (and the page does not show it there)
-    here = manifest["computed_on"] == first_view.computed_on()
-    for kind, amap in fresh.maps.items():
-        if here:
-            np.testing.assert_array_equal(saved[kind].weights, amap.weights)
-        else:
-            np.testing.assert_allclose(saved[kind].weights, amap.weights, rtol=1e-5, atol=1e-6)
-        assert saved[kind].query_tokens == amap.query_tokens and saved[kind].key_tokens == amap.key_tokens
-    assert [step.token for step in saved.steps] == [step.token for step in fresh.steps]
-    probabilities = [step.probability for step in fresh.steps]
-    assert [step.probability for step in saved.steps] == (probabilities if here else pytest.approx(probabilities))
+    for entry in manifest["views"]:
+        saved = capture_from_npz(COMMITTED / entry["file"])
+        assert saved.source_text == fresh.source_text and saved.target_text == fresh.target_text
+        assert saved.maps.keys() == fresh.maps.keys()
+        # bit for bit where it was computed as here; elsewhere only the last bits may differ (and it is not shown)
+        here = entry["computed_on"] == first_view.computed_on()
+        for kind, amap in fresh.maps.items():
+            if here:
+                np.testing.assert_array_equal(saved[kind].weights, amap.weights)
+            else:
+                np.testing.assert_allclose(saved[kind].weights, amap.weights, rtol=1e-5, atol=1e-6)
+            assert saved[kind].query_tokens == amap.query_tokens and saved[kind].key_tokens == amap.key_tokens
+        assert [step.token for step in saved.steps] == [step.token for step in fresh.steps]
+        probabilities = [step.probability for step in fresh.steps]
+        assert [step.probability for step in saved.steps] == (probabilities if here else pytest.approx(probabilities))
 
 
-def test_a_view_computed_on_another_machine_or_thread_count_gets_the_model(monkeypatch):
+def test_a_view_computed_on_other_kernels_or_thread_count_gets_the_model(monkeypatch):
     monkeypatch.setattr(server_load, "loading", lambda: True)
     assert first_view.current(ViewState()) is not None
     monkeypatch.setenv("ATTNVIZ_TORCH_THREADS", str(first_view.computed_on()["threads"] + 1))
     assert first_view.current(ViewState()) is None  # another thread count sums in another order
     monkeypatch.delenv("ATTNVIZ_TORCH_THREADS")
     here = first_view.computed_on()
-    monkeypatch.setattr(first_view, "computed_on", lambda: {**here, "instructions": [*here["instructions"], "amx"]})
+    monkeypatch.setattr(first_view, "computed_on", lambda: {**here, "capability": "SVE256"})
     assert first_view.current(ViewState()) is None
+    monkeypatch.setattr(first_view, "computed_on", lambda: {**here, "vendor": "GenuineIntel"})
+    assert first_view.current(ViewState()) is None  # another maker's BLAS kernels may sum in another order
+
+
+def test_instruction_sets_the_kernels_do_not_use_do_not_refuse_the_view(monkeypatch):
+    """The refusal this replaces: a CPU that reports AVX-512 (or AMX) besides AVX2 lost the view computed on an AVX2
+    CPU, though run as AVX2 it computes the same bits. Extra flags change nothing while torch runs the same kernels."""
+    from attnviz import provenance
+
+    monkeypatch.setattr(server_load, "loading", lambda: True)
+    monkeypatch.setenv("ATEN_CPU_CAPABILITY", "avx2")  # this server runs AVX2 kernels, whatever its CPU has
+    flags = "fpu sse sse2 avx avx2 fma avx512f avx512bw avx512vl avx512dq avx512_fp16 amx_tile"
+    cpu = {"vendor_id": provenance.cpu_vendor(), "model name": "another CPU", "flags": flags}
+    monkeypatch.setattr(provenance, "_cpuinfo", lambda: cpu)
+    shown = first_view.current(ViewState())
+    assert shown is not None and shown.file_name == "demo-zh-en.AVX2.npz"
+
+
+def _computed_as(capability: str) -> dict:
+    """The default view computed in a process of its own whose torch runs `capability`'s kernels (set before torch
+    loads), as (maps' weights, written tokens' probabilities), with torch's own word for its kernels."""
+    script = (
+        "import json, torch;"
+        "from app_pages.shared import caches, model_runs;"
+        "from attnviz.model.load import load_model;"
+        "model_runs.use_interactive_threads();"
+        "from attnviz.run import RunRequest;"
+        "request = RunRequest('早上好！', '', 'generate', truncate=True);"
+        "c = caches.compute_analysis(load_model('demo-zh-en', 'cpu'), request);"
+        "print(json.dumps({'capability': torch.backends.cpu.get_cpu_capability(),"
+        " 'weights': {k: m.weights.tolist() for k, m in c.maps.items()},"
+        " 'probabilities': [s.probability for s in c.steps]}))"
+    )
+    env = {**os.environ, "ATEN_CPU_CAPABILITY": capability.lower(), "PYTHONPATH": str(Path.cwd())}
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_the_bits_follow_the_kernels_torch_runs_not_the_cpus_instruction_list():
+    """Run as AVX2, this CPU computes the view an AVX2-only CPU saved (tests/support/first_view_avx2_machine.npz),
+    bit for bit; run as AVX512 (where it can), the weights are the same bits but the probabilities are not."""
+    from attnviz.provenance import kernel_capabilities
+
+    elsewhere = capture_from_npz(Path(__file__).parents[1] / "support" / "first_view_avx2_machine.npz")
+    avx2 = _computed_as("AVX2")
+    assert avx2["capability"] == "AVX2"
+    for kind, amap in elsewhere.maps.items():
+        np.testing.assert_array_equal(np.asarray(avx2["weights"][kind], dtype=np.float32), amap.weights)
+    assert avx2["probabilities"] == [step.probability for step in elsewhere.steps]
+    if "AVX512" not in kernel_capabilities():
+        pytest.skip("this CPU cannot run AVX512 kernels")
+    avx512 = _computed_as("AVX512")
+    assert avx512["capability"] == "AVX512"
+    for kind, amap in elsewhere.maps.items():
+        np.testing.assert_array_equal(np.asarray(avx512["weights"][kind], dtype=np.float32), amap.weights)
+    assert avx512["probabilities"] != [step.probability for step in elsewhere.steps]  # other kernels, other bits
+    assert avx512["probabilities"] == pytest.approx([step.probability for step in elsewhere.steps], rel=1e-5)
+
+
+@pytest.mark.parametrize("asked", [None, "avx2", "default", "avx512"])
+def test_the_kernels_are_told_as_torch_chooses_them_without_importing_torch(asked):
+    from attnviz.provenance import kernel_capabilities, kernel_capability
+
+    if asked == "avx512" and "AVX512" not in kernel_capabilities():
+        pytest.skip("this CPU cannot run AVX512 kernels")
+    env = {name: value for name, value in os.environ.items() if name != "ATEN_CPU_CAPABILITY"}
+    env |= {"ATEN_CPU_CAPABILITY": asked} if asked else {}
+    script = "import torch; print(torch.backends.cpu.get_cpu_capability())"
+    said = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
+    assert kernel_capability(env) == said.stdout.strip()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_view_not_computed_as_here_is_said_on_the_page_and_in_the_log(monkeypatch, caplog, lang):
+    monkeypatch.setattr(server_load, "loading", lambda: True)  # the model may load: the page then computes from it
+    here = first_view.computed_on()
+    other = {**here, "capability": "SVE256"}
+    monkeypatch.setattr(first_view, "computed_on", lambda: other)
+    with caplog.at_level("WARNING", logger="attnviz.app"):
+        at = open_app(lang=lang)
+    assert_page_ok(at)
+    said = [caption.value for caption in at.caption]
+    saved = " / ".join(first_view.described(entry["computed_on"]) for entry in _manifest(first_view.FOLDER)["views"])
+    expected = i18n.t("first_view_unused_machine", lang, saved=saved, here=first_view.described(other))
+    assert expected in said
+    assert any("not shown" in record.getMessage() for record in caplog.records if record.levelname == "WARNING")
+    assert {"alignment", "heatmap"} <= set(charts(at))  # computed by the model instead
 
 
 def test_the_first_page_draws_the_saved_view_without_the_model_and_says_so(server_loading):

@@ -9,12 +9,13 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 import torch
+from scipy import stats
 
 from attnviz.attention.capture import capture
 from attnviz.errors import InputError
 from attnviz.measures import head_effects as effects_module
 from attnviz.measures.head_effects import ablating, head_effects, head_sites, prepare_scoring
-from attnviz.measures.head_estimate import head_estimate, rank_agreement
+from attnviz.measures.head_estimate import head_estimate, rank_agreement, stack_agreement
 from attnviz.model.load import load_model
 from attnviz.view.find_head import piece_choices, rank_heads_by_effect, token_choices
 from tests.support.tiny import FAMILIES, SEQ2SEQ
@@ -194,6 +195,9 @@ def test_estimate_rank_agreement_is_computed(handles, family, record_property):
         stack: total.shape for stack, total in exact.total.items()
     }
     rho = rank_agreement(exact, estimate)
+    for stack, own in stack_agreement(exact, estimate).items():  # each stack's heads on their own
+        expected = stats.spearmanr(exact.total[stack].ravel(), estimate.total[stack].ravel()).statistic
+        assert own == pytest.approx(expected, abs=1e-12)
     record_property("spearman", rho)
     print(f"{family}: Spearman(estimate, exact) = {rho:.3f}")
     assert np.isfinite(rho) and rho > 0.3  # a first-order estimate that ranks at all

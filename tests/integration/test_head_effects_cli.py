@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
+from scipy import stats
 
 from attnviz.export.head_effects import COLUMNS
 from attnviz.measures.head_effects import head_effects
@@ -35,6 +36,11 @@ def test_csv_holds_the_librarys_effects(capsys, tmp_path, tiny_folder):
     header = json.loads((tmp_path / "effects.header.json").read_text(encoding="utf-8"))
     assert header["metric"] == "log-prob" and header["table_file"] == "effects.csv"
     assert [t["text"] for t in header["target_tokens"]] == [t.text for t in exact.target_tokens]
+    for stack in exact.total:  # each stack's own ρ, recorded and printed beside the pooled one
+        rows = table[table["stack"] == stack]
+        own = stats.spearmanr(rows["effect"], rows["estimate"]).statistic
+        assert header["spearman_per_stack"][stack] == pytest.approx(own, abs=1e-9)
+        assert f"{stack} {own:.3f}" in out
     code, _, err = run_cli(capsys, "head-effects", "-m", folder, "-t", TEXT, "--target", TARGET, "-o", str(output))
     assert code == 2 and str(output) in one_line_error(err)  # kept unless --force
 

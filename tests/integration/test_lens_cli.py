@@ -40,7 +40,7 @@ def test_lens_png_and_decoder_lens_json(tmp_path, tiny_folder):
     out = tmp_path / "d.json"
     assert main(["decoder-lens", *args, "--generate", "4", "--beams", "1", "-o", str(out)]) == 0
     layers = json.loads(out.read_text(encoding="utf-8"))["layers"]
-    assert [layer["layer"] for layer in layers] == [0, 1, 2]
+    assert [layer["after_layer"] for layer in layers] == [None, 0, 1]  # numbered as the heads
     assert all(len(layer["tokens"]) <= 4 for layer in layers)
 
 

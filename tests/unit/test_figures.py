@@ -270,17 +270,31 @@ def test_explainer_shows_each_step_of_the_walk_through():
     assert len(figures.explainer(walkthrough(figures.SEED_Q, figures.SEED_K, figures.SEED_V, scaled=False)).data) == 6
 
 
-def test_mixture_is_the_seed_four_unlike_example():
-    fig = figures.mixture()
-    bars = fig.data[0]
-    assert list(bars.x) == ["鹿", "牛", "羊", "驴", "青蛙"]
-    np.testing.assert_allclose(bars.y, [1 / 3, 1 / 6, 1 / 4, 1 / 4, 0])
-    assert list(bars.text) == ["1/3", "1/6", "1/4", "1/4", "0"]
-    assert fig.layout.title.text == "四不像 = 1/3·鹿 + 1/6·牛 + 1/4·羊 + 1/4·驴 + 0·青蛙"
-    parts = fig.data[1:]
-    assert [p.name for p in parts] == ["鹿", "牛", "羊", "驴"] and sum(p.x[0] for p in parts) == pytest.approx(1.0)
+def test_mixture_draws_where_the_query_looks_beside_what_it_uses():
+    from attnviz.view.looking import seed_looking_using
+
+    seed = seed_looking_using()
+    fig = figures.mixture(figures.SEED_MIXTURE, seed.contributions)
+    looked, used = fig.data[0], fig.data[1]
+    assert list(fig.layout.xaxis.ticktext) == ["鹿", "牛", "羊", "驴", "青蛙"]
+    np.testing.assert_allclose(looked.y, [1 / 3, 1 / 6, 1 / 4, 1 / 4, 0])
+    assert list(looked.text) == ["1/3", "1/6", "1/4", "1/4", "0"]
+    np.testing.assert_allclose(used.y, seed.contributions)  # beside each weight, its value-zeroing contribution
+    assert np.all(np.asarray(used.x) > np.asarray(looked.x))  # each key's two bars side by side, not stacked
+    assert used.y[0] == 0.0 and looked.y[0] == max(looked.y)  # 鹿: looked at most, not used
+    assert fig.layout.title.text == "四不像 = 1/3·v(鹿) + 1/6·v(牛) + 1/4·v(羊) + 1/4·v(驴) + 0·v(青蛙)"  # values mixed
+    bottom = fig.data[2:]
+    rows = {name: [p for p in bottom if p.y[0] == name] for name in (looked.name, used.name)}
+    assert sum(p.x[0] for p in rows[looked.name]) == pytest.approx(1.0)
+    assert sum(p.x[0] for p in rows[used.name]) == pytest.approx(1.0)
+    assert "鹿" not in [p.name for p in rows[used.name]]  # the output does not take 鹿's part, though it looks most
+    assert "uses" in used.name and "looks" in looked.name
+    zh = figures.mixture(figures.SEED_MIXTURE, seed.contributions, style=figures.FigureStyle(lang="zh"))
+    assert "用到" in zh.data[1].name and "看向" in zh.data[0].name
     with pytest.raises(InputError, match="sum to 1"):
-        figures.mixture([("a", 0.5), ("b", 0.2)])
+        figures.mixture([("a", 0.5), ("b", 0.2)], [0.5, 0.5])
+    with pytest.raises(InputError, match="one contribution per key"):
+        figures.mixture(figures.SEED_MIXTURE, [0.5, 0.5])
 
 
 def test_whitespace_and_long_tokens_stay_readable():

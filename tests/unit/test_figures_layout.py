@@ -1,8 +1,8 @@
 """attnviz.figures.layout: one measure of text width, and titles that fit the file they are drawn in."""
 
 from attnviz import export, figures
-from attnviz.figures import fonts, layout
-from attnviz.figures.layout import NOTE_SHARE, TITLE_SIZE, export_size, exported_title, text_width, title_width
+from attnviz.figures import fonts, layout, text_fit
+from attnviz.figures.text_fit import NOTE_SHARE, TITLE_SIZE, export_size, exported_title, text_width, title_width
 from tests.support.maps import random_map, tokens_from
 
 
@@ -30,14 +30,14 @@ def test_exported_files_name_the_model_and_fit_their_title():
 def test_a_heatmap_at_a_papers_column_width_labels_every_key_readably():
     words = "我们 今天 在 学校 的 图书馆 里 一起 学习 注意力 机制 和 翻译 模型 。".split()
     amap = random_map(tokens_from(words), layers=1, heads=1)
-    fig = layout.as_file(figures.heatmap(amap), "m")
+    fig = text_fit.as_file(figures.heatmap(amap), "m")
     narrow, _ = layout.fit_to_width(fig, 336, None, fig.layout.height)  # 3.5 in: one column of a paper
     ticks = narrow.layout.meta["print_ticks"]
     assert ticks["keys"] == 15 and ticks["size"] >= layout.PRINT_TICK_FLOOR  # was "Key (4 of 15 labelled)"
     assert narrow.layout.xaxis.tickangle == -90 and narrow.data[0].colorbar.orientation == "h"
     assert layout.smallest_labels(narrow) == (ticks["size"], 15)  # the small-label check covers heatmaps too
     many = random_map(tokens_from([f"w{i}" for i in range(120)]), layers=1, heads=1)
-    crowded, _ = layout.fit_to_width(layout.as_file(figures.heatmap(many), "m"), 336, None, 500)
+    crowded, _ = layout.fit_to_width(text_fit.as_file(figures.heatmap(many), "m"), 336, None, 500)
     assert "of 120 labelled" in crowded.layout.xaxis.title.text  # what still does not fit is said
 
 
@@ -48,7 +48,7 @@ def test_a_files_layout_alone_gives_the_label_check_of_the_whole_file():
         figures.alignment(random_map(tokens_from(words), layers=1, heads=1)),
         figures.heatmap(random_map(tokens_from(words))),
     ):
-        whole, laid = layout.as_file(fig, "a-model-name"), layout.file_layout(fig, "a-model-name")
+        whole, laid = text_fit.as_file(fig, "a-model-name"), text_fit.file_layout(fig, "a-model-name")
         assert not laid.data and laid.layout.to_plotly_json() == whole.layout.to_plotly_json()
         for options in ({}, {"preset": "single-column"}, {"width": 300, "height": 400}):
             said = [export.small_labels(drawn, **options) for drawn in (whole, laid)]
@@ -71,7 +71,7 @@ def test_the_label_check_without_a_layout_says_what_the_laid_out_file_says():
         figures.heatmap(cross),
     ]
     checked = set()
-    for fig in (layout.as_file(f, "m") for f in made):
+    for fig in (text_fit.as_file(f, "m") for f in made):
         own = fig.layout.width or 700
         sizes = {(width, height) for width in (200, 336, own, 1400) for height in (None, 300)}
         sizes |= {(own + 300, None), (700, 260), (200, 900)}  # wider than its own, short and wide, tall and narrow

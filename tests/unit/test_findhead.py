@@ -13,7 +13,7 @@ import pytest
 from app_pages.shared import state as app_state
 from attnviz import figures
 from attnviz.errors import InputError
-from attnviz.figures import layout
+from attnviz.figures import layout, text_fit
 from attnviz.figures.fonts import text_width
 from attnviz.types import AttentionCapture, AttentionMap
 from attnviz.view import find_head, selection, viewing
@@ -164,10 +164,10 @@ def test_clickable_heads_carry_their_layer_and_head():
 
 def _label_boxes(fig) -> list[tuple[float, float, float, float]]:
     """Every label's box (x0, x1, y0, y1) in px of the figure, read from its annotations and measured in its font."""
-    width = fig.layout.width
-    plot_px = width - sum(layout.MARGINS)
+    width, margin = fig.layout.width, fig.layout.margin
+    plot_px = width - margin.l - margin.r
     y0, y1 = fig.layout.yaxis.range
-    plot_h = fig.layout.height - 160
+    plot_h = fig.layout.height - margin.t - margin.b
     boxes = []
     for note in fig.layout.annotations:
         if note.xref != "x":
@@ -237,7 +237,7 @@ def test_an_alignment_exported_narrow_has_its_labels_planned_for_that_width(widt
     boxes = _label_boxes(fitted)
     assert fitted.layout.width == width and len(boxes) == len(src) + len(tgt)
     assert _overlapping(boxes) == []
-    left, right = layout.MARGINS  # labels may reach into the margins, not past the figure's edges
+    left = fitted.layout.margin.l  # labels may reach into the margins, not past the figure's edges
     assert all(-left <= x0 and x1 <= width - left for x0, x1, _, _ in boxes)
     assert fitted.layout.meta["labels"]["queries"]["angle"] == -90
     assert len(fitted.data) == len(fig.data)  # links kept
@@ -299,14 +299,14 @@ def test_a_title_wider_than_a_narrow_export_is_broken_at_its_parts():
     amap = random_map(tokens_from("I fly".split()), tokens_from("我 飞".split()), layers=4, heads=4)
     fig = figures.alignment(amap, heads=[0, 1, 2], layers=[1, 2, 3], style=figures.FigureStyle(model="demo-zh-en"))
     first = fig.layout.title.text.split("<br>")[0]
-    assert text_width(plain_text(first), layout.TITLE_SIZE) > 300  # too wide for a column
-    fitted = layout.fit_title(fig, 336)
+    assert text_width(plain_text(first), text_fit.TITLE_SIZE) > 300  # too wide for a column
+    fitted = text_fit.fit_title(fig, 336)
     lines = fitted.layout.title.text.split("<br>")
     added = lines.index(fig.layout.title.text.split("<br>")[1]) - 1 if "<br>" in fig.layout.title.text else 0
     assert added >= 1 and " · ".join(lines[: added + 1]) == first  # the same words, broken at their parts
-    assert all(text_width(plain_text(line), layout.TITLE_SIZE) <= 336 for line in lines[: added + 1])
+    assert all(text_width(plain_text(line), text_fit.TITLE_SIZE) <= 336 for line in lines[: added + 1])
     assert fitted.layout.margin.t - fig.layout.margin.t == added * 22  # room made above the plot, a line each
-    assert layout.fit_title(fig, 2000) is fig
+    assert text_fit.fit_title(fig, 2000) is fig
 
 
 def test_short_sentences_keep_level_labels_in_one_row():
@@ -359,8 +359,38 @@ def test_an_alignment_exported_at_its_own_width_stands_its_labels_for_that_width
 
     monkeypatch.setitem(export.RENDERERS, "static", record)
     export.figure_bytes(fig, "svg", engine="static")  # no size asked: the figure's own width
-    assert drawn["width"] == fig.layout.width > layout.PLAN_WIDTH
-    on_page = fig.layout.meta["labels"]["keys"]["size"]  # planned for a column as narrow as PLAN_WIDTH
+    assert drawn["width"] == fig.layout.width > layout.WHOLE_PLAN_WIDTH
+    assert fig.layout.meta["plan_width"] == layout.WHOLE_PLAN_WIDTH  # 24 tokens: it stands alone on a page
     in_file = drawn["figure"].layout.meta["labels"]["keys"]["size"]
-    assert on_page < export.LEGIBLE_LABEL_PX <= in_file
+    assert export.LEGIBLE_LABEL_PX <= in_file
     assert _overlapping(_label_boxes(drawn["figure"])) == []
+
+
+@pytest.mark.parametrize("words", [13, 14, 16])
+def test_a_long_pair_stands_alone_on_a_page_its_labels_at_the_stated_size(words):
+    """A pair of 13–16 words a side cannot stand its labels level in half a column: its alignment takes a whole
+    column (placed for WHOLE_PLAN_WIDTH, at its own height), labels at SCREEN_LABEL_FLOOR px or more (level or
+    upright), none overlapping; a short pair stays beside the heatmap, planned for half a column."""
+    source = ["grandfather", "and", "grandmother", "walk", "in", "the", "park", "every", "morning"] * 2
+    target = ["我的", "爷爷", "和", "奶奶", "每天", "早上", "吃完", "早饭", "以后"] * 2
+    amap = random_map(tokens_from(target[:words]), tokens_from(source[:words]), layers=1, heads=1)
+    assert words <= layout.STATED_PAIR_WORDS and figures.alignment_stands_alone(amap)
+    fig = figures.alignment(amap)
+    meta = fig.layout.meta
+    assert meta["column"] == "whole" and meta["plan_width"] == layout.WHOLE_PLAN_WIDTH
+    assert min(plan["size"] for plan in meta["labels"].values()) >= layout.SCREEN_LABEL_FLOOR
+    on_page = _at_width(fig, layout.WHOLE_PLAN_WIDTH, fig.layout.height)  # a whole column of the page
+    assert _overlapping(_label_boxes(on_page)) == []
+    short = random_map(tokens_from(["Good", "morning", "!"]), tokens_from(["早上", "好", "！"]), layers=1, heads=1)
+    assert not figures.alignment_stands_alone(short)
+    assert figures.alignment(short).layout.meta["column"] == "half"
+
+
+def test_the_view_draws_a_long_pairs_alignment_at_its_own_height_not_the_heatmaps():
+    source = "My grandfather and my grandmother walk in the park every morning after breakfast together".split()
+    amap = random_map(tokens_from(source[::-1]), tokens_from(source), layers=1, heads=2)
+    result = AttentionCapture("m", "cpu", {"cross": amap})
+    options = selection.ViewOptions(kind="cross", aggregation="head", words=False, hide_special=False)
+    shown = selection.show(result, options, (), ("heatmap", "alignment"))
+    alone = figures.alignment(amap, layers=0, heads=0)
+    assert shown.figures["alignment"].layout.height == alone.layout.height != shown.figures["heatmap"].layout.height

@@ -77,7 +77,9 @@ def test_the_last_layers_choices_are_its_rows_first_tokens():
         final_ranks=np.ones((3, 2), dtype=np.int64),
         vocabulary=vocabulary,
     )
-    last = [row for row in logit_lens_rows(lens) if row["layer"] == 2]  # the table's way: every row, then the last
+    last = [
+        row for row in logit_lens_rows(lens) if row["after_layer"] == 1
+    ]  # the table's way: every row, then the last
     assert [(shown(token), probability) for token, probability in last_layer_choices(lens)] == [
         (row["top1_token"], row["top1_probability"]) for row in last
     ]

@@ -178,16 +178,31 @@ def test_the_line_says_agree_or_disagree_at_its_threshold_in_both_languages():
     weights = rng.random((5, 7))
     close = weights + 0.01 * rng.random((5, 7))
     found = agreement.agreement(weights, {"alti": close, "value-zeroing": rng.random((5, 7))})
-    assert found.rho == pytest.approx(np.mean(list(found.pairs.values())))
-    line, detail = agreement.agreement_line(found, layer=2)
-    verdict = "agree:" if found.rho >= agreement.AGREE_FROM else "disagree:"
-    assert verdict in line and f"ρ = {found.rho:.2f}" in line
+    assert found.mean == pytest.approx(np.mean(list(found.pairs.values())))
+    line, detail = agreement.agreement_line(found, layer=2)  # no measure chosen: the mean, said as one
+    verdict = "agree:" if found.mean >= agreement.AGREE_FROM else "disagree:"
+    assert verdict in line and f"mean ρ = {found.mean:.2f}" in line
     assert "layer 2" in detail and f"ρ ≥ {agreement.AGREE_FROM}" in detail and "ALTI contributions" in detail
     zh_line, zh_detail = agreement.agreement_line(found, layer=2, lang="zh")
-    assert "ρ =" in zh_line and "斯皮尔曼" in zh_detail and "值置零" in zh_detail
+    assert "平均 ρ =" in zh_line and "斯皮尔曼" in zh_detail and "值置零" in zh_detail
     same = agreement.agreement(weights, {"alti": close})
-    assert same.agree and "agree: ρ = 1.00" in agreement.agreement_line(same, 0)[0]
+    assert "agree: ρ = 1.00" in agreement.agreement_line(same, 0, measure="alti")[0]
     assert agreement.agreement_line(None, 0, "en")[0].startswith("Too few")
+
+
+def test_the_line_says_the_chosen_measures_own_rho_not_the_mean_of_every_pair():
+    rng = np.random.default_rng(3)
+    weights = rng.random((6, 6))
+    close = weights + 0.05 * rng.random((6, 6))  # ρ near 1
+    unrelated = rng.random((6, 6))  # ρ near 0
+    found = agreement.agreement(weights, {"value-norm": close, "alti": close, "value-zeroing": unrelated})
+    own = found.pairs["value-zeroing"]
+    assert abs(own - found.mean) > 0.2  # the two numbers a line could say differ here
+    line, _ = agreement.agreement_line(found, 0, measure="value-zeroing")
+    assert f"ρ = {own:.2f}" in line and "value zeroing" in line and "mean" not in line
+    assert ("disagree" in line) == (own < agreement.AGREE_FROM)  # the verdict is the chosen measure's
+    zh_line, _ = agreement.agreement_line(found, 0, "zh", measure="value-zeroing")
+    assert f"ρ = {own:.2f}" in zh_line and "值置零" in zh_line and "平均" not in zh_line
 
 
 def test_view_agreement_compares_the_drawn_rows_of_the_shown_layer():

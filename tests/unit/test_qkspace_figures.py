@@ -9,7 +9,7 @@ from attnviz import figures
 from attnviz.attention.vectors import HeadVectors
 from attnviz.attention.walkthrough import sentence_walkthrough
 from attnviz.errors import InputError
-from attnviz.figures import layout, qkspace
+from attnviz.figures import qkspace, text_fit
 from attnviz.figures.sentence_steps import sentence_steps
 from attnviz.maps.projection import project_queries_keys
 from tests.support.maps import random_map, tokens_from
@@ -176,4 +176,4 @@ def test_the_steps_column_titles_fit_their_columns(lang):
         low, high = axis["domain"]
         inside = [a for a in titles if low <= a.x <= high]
         for title in inside:  # "q · k 点积乘以 0.1581softmax 权重…" ran into each other
-            assert layout.text_width(title.text, title.font.size or 16) <= (high - low) * plot_px + 8, title.text
+            assert text_fit.text_width(title.text, title.font.size or 16) <= (high - low) * plot_px + 8, title.text

@@ -75,6 +75,8 @@ def test_a_pages_link_carries_its_groups_fields_and_restores_them(page):
         find_query="a #1",
         find_key="b #2",
         lines_token="c #3",
+        lens_from=3,
+        prompt_only=True,
         stat="distance",
         qk_color="token",
         qk_norm=False,

@@ -16,7 +16,7 @@ from attnviz.cli.request import Request
 from attnviz.errors import InputError
 from attnviz.export.figure_file import write_figure_file
 from attnviz.export.files import refuse_existing, write_atomic
-from attnviz.figures.layout import as_file, exported_title
+from attnviz.figures.text_fit import as_file, exported_title
 from attnviz.model import load as models
 from attnviz.model.catalogue import declared_languages
 from attnviz.run import RunRequest

@@ -17,7 +17,7 @@ from attnviz.cli.request import Request
 from attnviz.corpus.view import gold_record, reading_prefix, reverse_texts, reverse_view, show_gold
 from attnviz.export.figure_file import write_figure_file
 from attnviz.figures.common import format_value
-from attnviz.figures.layout import as_file
+from attnviz.figures.text_fit import as_file
 from attnviz.measures import names as measure_view
 from attnviz.model import load as models
 from attnviz.run import RunRequest

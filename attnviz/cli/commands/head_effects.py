@@ -13,7 +13,7 @@ from attnviz.export import csv_header_path
 from attnviz.export.files import refuse_existing, write_atomic
 from attnviz.export.head_effects import FORMATS, effects_bytes, effects_header, effects_table
 from attnviz.measures.head_effects import head_effects, prepare_scoring
-from attnviz.measures.head_estimate import head_estimate, rank_agreement
+from attnviz.measures.head_estimate import head_estimate, rank_agreement, stack_agreement
 from attnviz.model import load as models
 
 
@@ -32,12 +32,18 @@ def run(request: Request) -> int:
     exact = head_effects(handle, request.text, scoring=scoring)
     estimate = head_estimate(handle, request.text, scoring=scoring) if request.estimate else None
     rho = None if estimate is None else rank_agreement(exact, estimate)
-    header = effects_header(exact, estimate, rho)
+    stacks = None if estimate is None else stack_agreement(exact, estimate)
+    header = effects_header(exact, estimate, rho, stacks)
     write_atomic(request.output, effects_bytes(effects_table(exact, estimate), header, fmt), overwrite=request.force)
     if fmt == "csv":
         header["table_file"] = request.output.name
         write_atomic(paths[1], json.dumps(header, ensure_ascii=False, indent=1), overwrite=request.force)
     heads = sum(total.size for total in exact.total.values())
-    said = "" if rho is None else f"; estimate vs exact: Spearman ρ = {rho:.3f}"
+    said = "" if rho is None else f"; estimate vs exact: Spearman ρ = {rho:.3f} pooled ({_per_stack(stacks)})"
     print(f"{heads} heads, {exact.metric}{said} → {request.output}")
     return 0
+
+
+def _per_stack(stacks: dict[str, float]) -> str:
+    """ "encoder 0.912, decoder 0.850, cross 0.701": each stack's own ρ."""
+    return ", ".join(f"{stack} {rho:.3f}" for stack, rho in stacks.items())
