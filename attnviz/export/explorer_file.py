@@ -272,11 +272,8 @@ def explorer_figures(
         base = viewing.ViewOptions(kind=kind, words=words, lang=lang, measure=None if measure == WEIGHTS else measure)
         base = selection.with_measure(result, base)
         written = selection.prepare(result, replace(base, aggregation=choices[0].aggregation or "all"))
-        sizes: dict[tuple, selection.Size] = {}  # an alignment's size, once per heads chosen (not per threshold)
         for choice in choices:
-            drawn[choice.key()] = _figure_json(
-                written, choice_options(base, choice), choice.view, sizes, alignment_heads
-            )
+            drawn[choice.key()] = _figure_json(written, choice_options(base, choice), choice.view, alignment_heads)
             if progress is not None:
                 progress(len(drawn), len(planned))
     return drawn
@@ -289,16 +286,10 @@ def choice_options(base: viewing.ViewOptions, choice: Choice) -> viewing.ViewOpt
     return replace(base, aggregation=aggregation, layer=choice.layer or 0, head=choice.head or 0, threshold=threshold)
 
 
-def _figure_json(written, options: viewing.ViewOptions, view: str, sizes: dict, alignment_heads) -> dict:
-    """The figure `view` as `show_map` draws it. An alignment is drawn at the size `show_map` finds for it without
-    one (`selection.alignment_size`: the heatmap beside it sets its height), found once per heads chosen."""
-    size = None
-    if view == "alignment":
-        heads = (options.aggregation, options.layer, options.head)
-        if heads not in sizes:
-            sizes[heads] = selection.alignment_size(written, options, alignment_heads)
-        size = sizes[heads]
-    shown = selection.show_map(written, options, alignment_heads, (view,), size)
+def _figure_json(written, options: viewing.ViewOptions, view: str, alignment_heads) -> dict:
+    """The figure `view` as `show_map` draws it for the page: an alignment at the height of the heatmap beside it,
+    or at its own when it stands alone (a long pair), as the page's own call decides."""
+    shown = selection.show_map(written, options, alignment_heads, (view,))
     return json.loads(pio.to_json(shown.figures[view], validate=False))
 
 
