@@ -455,6 +455,8 @@ STRINGS: dict[str, str] = {
     "contributions would not be exact, so none are shown. Use attention weights for this model.",
     "error.alti_block_mismatch": "ALTI's decomposition of {block} does not add up to what the model computed "
     "(off by {error}); this block differs from the architecture attnviz knows, so no contributions are shown.",
+    "error.alti_offloaded_weights": "ALTI reads every layer's weights, but {model} keeps some on disk or offloaded "
+    "({parameter}); load it onto one device (no max memory or offload folder) to see its contributions.",
     "error.alti_method_unknown": "Unknown contribution method {method!r}; use one of {methods}.",
     "analysis.axis.query_range_end": "query range end",
     "analysis.axis_count.query_range_end": "{count} query range ends",

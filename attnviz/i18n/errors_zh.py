@@ -399,6 +399,8 @@ STRINGS: dict[str, str] = {
     "因此不显示。请对这个模型使用注意力权重。",
     "error.alti_block_mismatch": "ALTI 对 {block} 的分解与模型实际计算的结果对不上（相差 {error}）；这个块与 "
     "attnviz 所了解的架构不同，因此不显示贡献。",
+    "error.alti_offloaded_weights": "ALTI 需要读取每一层的权重，但 {model} 有部分权重在磁盘或已卸载（{parameter}）；"
+    "请把模型加载到单一设备上（不设最大内存或卸载文件夹）再查看其贡献。",
     "error.alti_method_unknown": "未知的贡献计算方法 {method!r}；请使用 {methods} 之一。",
     "analysis.axis.query_range_end": "查询范围端点",
     "analysis.axis_count.query_range_end": "{count} 个查询范围端点",

@@ -92,6 +92,15 @@ def alti(
     return alti_methods(handle, text, target, methods=(method,), truncate=truncate)[method]
 
 
+def _check_weights_held(handle: ModelHandle) -> None:
+    """ALTI reads each block's weights itself (the value and output projections, the norms): an InputError, before
+    anything runs, for a model whose weights are offloaded (accelerate keeps them on the meta device and loads each
+    layer only inside its own forward)."""
+    offloaded = next((name for name, weight in handle.model.named_parameters() if weight.device.type == "meta"), None)
+    if offloaded is not None:
+        raise InputError("alti_offloaded_weights", model=handle.name, parameter=offloaded)
+
+
 def alti_methods(
     handle: ModelHandle,
     text: str,
@@ -104,6 +113,7 @@ def alti_methods(
     for method in methods:
         if method not in METHODS:
             raise InputError("alti_method_unknown", method=method, methods=", ".join(METHODS))
+    _check_weights_held(handle)
     batch = prepare_batch(handle, [text], None if target is None else [target], truncate)
     recorder, passes = block_passes(handle, batch)
     matrices = {role: np.stack([layer_contributions(step) for step in steps]) for role, steps in passes.items()}

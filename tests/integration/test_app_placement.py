@@ -43,6 +43,8 @@ def test_a_max_memory_that_sends_layers_to_disk_captures_the_same_weights(demo, 
     placed = array(charts(at)["heatmap"]["data"][0]["z"])
     expected = capture(demo, PAIR["text"], PAIR["target"])["cross"].weights[2, 1]  # (queries, keys)
     assert np.array_equal(placed, one_device) and np.array_equal(placed, expected)
+    # the detached-translation flag needs ALTI, which reads every weight: refused in a sentence, the page goes on
+    assert any("ALTI reads every layer's weights" in caption.value for caption in at.caption)
     report = [expander for expander in at.sidebar.expander if "Where each layer ran" in expander.label]
     assert len(report) == 1 and "disk" in report[0].label and "cpu" in report[0].label
     table = report[0].markdown[0].value
