@@ -34,6 +34,18 @@ def pytest_configure(config):
         torch.set_num_threads(1)
 
 
+@pytest.fixture(autouse=True)
+def server_mode_restored():
+    """A page that finds itself listening beyond loopback turns server mode on in the process's environment
+    (`app_pages.shared.serving`): restored after each test, so that no later test in the worker runs as a server."""
+    before = os.environ.get("ATTNVIZ_SERVER_MODE")
+    yield
+    if before is None:
+        os.environ.pop("ATTNVIZ_SERVER_MODE", None)
+    else:
+        os.environ["ATTNVIZ_SERVER_MODE"] = before
+
+
 GROUPS = {"unit": "unit", "integration": "integration", "browser": "browser"}
 
 
