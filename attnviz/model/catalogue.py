@@ -68,7 +68,7 @@ def model_name(name_or_path: str) -> str:
     if not (path.is_dir() or path.is_absolute() or name_or_path.startswith((".", "~"))):
         return name_or_path
     resolved = path.resolve()
-    catalogued = (name for name, folder, _ in catalogue_folders() if folder.resolve() == resolved)
+    catalogued = (name for name, folder, _ in catalogue_folders() if Path(folder).resolve() == resolved)
     return next(catalogued, resolved.name or name_or_path)  # a catalogue model's folder by its catalogue name
 
 

@@ -17,6 +17,7 @@ from attnviz.errors import InputError
 from attnviz.figures.live import step_row
 from attnviz.measures import block_parts
 from attnviz.measures.alti import alti
+from attnviz.model.catalogue import model_name
 from attnviz.model.load import load_model
 from attnviz.run import RunRequest, run_recorded
 from tests.support.app import assert_page_ok, one_torch_thread, open_app  # noqa: F401  (the fixture)
@@ -164,7 +165,7 @@ def test_a_translator_alti_cannot_decompose_is_told_in_a_sentence(tiny, lang, dr
     assert_page_ok(at)
     assert drawn and not shares_shown(at)
     said = InputError(
-        "alti_architecture", model=tiny, model_type="marian", supported=", ".join(block_parts.ARCHITECTURES)
+        "alti_architecture", model=model_name(tiny), model_type="marian", supported=", ".join(block_parts.ARCHITECTURES)
     )
     assert said.message(lang) in [c.value for c in at.caption]
 
