@@ -27,6 +27,7 @@ from attnviz.cli.inputs import examples
 from attnviz.cli.options import check
 from attnviz.cli.parser import parse
 from attnviz.figures.text_fit import as_file
+from attnviz.model.catalogue import model_name
 from attnviz.model.load import load_model
 from attnviz.run import MAX_NEW_TOKENS
 from attnviz.view import viewing
@@ -200,7 +201,7 @@ def mismatches(case: Case, combos: list[Combination]) -> list[str]:
                 pages[key] = Page(case, combination.page, stack)
             charts = pages[key].show(combination)
         for figure in PAGE_FIGURES[combination.page]:
-            expected = app_download(charts[figure], case.model)
+            expected = app_download(charts[figure], model_name(case.model))  # a folder named by its own name
             if cli_side.figure(combination.cli_view(figure)) != expected:
                 wrong.append(f"{figure} {combination}")
     return wrong
