@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 import streamlit as st
 
-from app_pages.shared import caches, figure_export, session
+from app_pages.shared import caches, figure_export, session, uploader
 from app_pages.shared.state import ViewState
 from attnviz import figures
 from attnviz.atlas import AtlasCapture, capture_atlas
@@ -42,7 +42,7 @@ class Asked:
 def long_text(view: ViewState) -> str:
     """The text of the atlas: the page's own text area, or an uploaded .txt file, which replaces it."""
     t = session.tr(view)
-    upload = st.file_uploader(t("atlas_upload"), type=["txt"], key="w_atlas_upload")
+    upload = uploader.file_uploader(view, t("atlas_upload"), key="w_atlas_upload", types=["txt"])
     if upload is not None:
         try:
             return upload.getvalue().decode("utf-8-sig")
