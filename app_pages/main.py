@@ -29,34 +29,16 @@ with st.spinner(i18n.t("long_loading_libraries", st.query_params.get("lang", "en
 
 view = session.state()
 t = session.tr(view)
-pages = navigation.PAGES
 navigation_menu = st.navigation(
     [
-        st.Page(pages["translate"], title=t("page_translate"), icon=":material/translate:", default=True),
-        st.Page(pages["self"], title=t("page_self"), icon=":material/hub:", url_path=navigation.URL_PATHS["self"]),
         st.Page(
-            pages["explainer"],
-            title=t("page_explainer"),
-            icon=":material/school:",
-            url_path=navigation.URL_PATHS["explainer"],
-        ),
-        st.Page(
-            pages["heads"], title=t("page_heads"), icon=":material/grid_view:", url_path=navigation.URL_PATHS["heads"]
-        ),
-        st.Page(pages["qk"], title=t("page_qk"), icon=":material/scatter_plot:", url_path=navigation.URL_PATHS["qk"]),
-        st.Page(
-            pages["open"], title=t("page_open"), icon=":material/file_open:", url_path=navigation.URL_PATHS["open"]
-        ),
-        st.Page(
-            pages["corpus"], title=t("corpus_page"), icon=":material/dataset:", url_path=navigation.URL_PATHS["corpus"]
-        ),
-        st.Page(
-            pages["compare"],
-            title=t("page_compare"),
-            icon=":material/compare:",
-            url_path=navigation.URL_PATHS["compare"],
-        ),
-        st.Page(pages["atlas"], title=t("page_atlas"), icon=":material/apps:", url_path=navigation.URL_PATHS["atlas"]),
+            page.script,
+            title=t(page.title_key),
+            icon=page.icon,
+            url_path=page.url_path or None,
+            default=not page.url_path,
+        )
+        for page in navigation.PAGE.values()
     ]
 )
 with st.sidebar:  # a saved capture shown instead of the model's: said first, on every page

@@ -39,11 +39,20 @@ SECTION = "## Every page after a long text"
 OPEN_BUDGET_S = 5.0
 TOKENS = 2000
 # The pages in the sidebar's order (app_pages/shared/navigation.py), Self-attention last: the text is pasted there.
-ORDER = ("translate", "explainer", "heads", "qk", "open", "corpus", "compare", "self")
+ORDER = (
+    "translate",
+    "how_attention_works",
+    "heads",
+    "query_key_space",
+    "open_capture",
+    "corpus",
+    "compare",
+    "self_attention",
+)
 PASTED = "pasted"  # Self-attention as the text is pasted: its first figures
 # The sidebar's model: the app's default, then the long reader itself (every page then reads the long text).
 MODELS = (None, "demo-decoder")
-TITLES = {"corpus": "corpus_page", PASTED: "page_self"}  # catalogue keys of the pages' names (else page_<name>)
+TITLES = {PASTED: "page_self_attention"}  # catalogue keys of the pages' names (else page_<name>)
 
 
 def new_session(model: str | None = None):
@@ -60,7 +69,7 @@ def new_session(model: str | None = None):
 def paste(at, text: str) -> dict:
     """Paste `text` on Self-attention; its time is the page's first figures of a text it has not seen."""
 
-    at.switch_page(PAGES["self"]).run()
+    at.switch_page(PAGES["self_attention"]).run()
     wall, cpu = timed(lambda: at.text_input(key="w_text").input(text).run())
     problems = [e.value for e in [*at.exception, *at.error]]
     assert not problems, problems

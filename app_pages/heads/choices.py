@@ -22,9 +22,9 @@ def head_at(row: int, num_heads: int) -> tuple[int, int]:
 
 
 def page_for_head(kind: str) -> tuple[str, dict]:
-    """Where a head of a `kind` map opens ("translate" or "self") and the view changes that show exactly that head."""
+    """Where a head of a `kind` map opens ("translate" or "self_attention") and the view changes that show exactly that head."""
     if kind == "cross":
         return "translate", {"cross_aggregation": "head"}
     if kind in viewing.STACKS:
-        return "self", {"self_aggregation": "head", "stack": kind}
-    return "self", {"self_aggregation": "head"}
+        return "self_attention", {"self_aggregation": "head", "stack": kind}
+    return "self_attention", {"self_aggregation": "head"}

@@ -2,8 +2,15 @@
 
 import streamlit as st
 
-from app_pages.explainer import editor, multi_head, sentence
-from app_pages.explainer.steps import EXPLAINER_SEEDS, edited_matrix, explainer_field, explainer_walk, names, table
+from app_pages.how_attention_works import editor, multi_head, sentence
+from app_pages.how_attention_works.steps import (
+    EXPLAINER_SEEDS,
+    edited_matrix,
+    explainer_field,
+    explainer_walk,
+    names,
+    table,
+)
 from app_pages.shared import caches, faithfulness, figure_export, opened, session
 from app_pages.shared.page_errors import shown_errors
 from attnviz import figures

@@ -44,6 +44,6 @@ else:
     with st.container(horizontal=True, gap="small"):
         if "cross" in shown.capture.maps:
             st.page_link(navigation.PAGES["translate"], label=t("page_translate"), icon=":material/translate:")
-        st.page_link(navigation.PAGES["self"], label=t("page_self"), icon=":material/hub:")
+        st.page_link(navigation.PAGES["self_attention"], label=t("page_self_attention"), icon=":material/hub:")
         st.page_link(navigation.PAGES["heads"], label=t("page_heads"), icon=":material/grid_view:")
         st.button(t("open_close"), key="open_close", on_click=opened.close, icon=":material/close:")

@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 
 import streamlit as st
 
-from app_pages.explainer import multi_head
+from app_pages.how_attention_works import multi_head
 from app_pages.shared import first_view, model_placement, model_runs, opened, server_load
 from app_pages.shared.state import ViewState
 from attnviz import i18n

@@ -3,6 +3,8 @@ pages itself, so it leaves the page for the next run)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import streamlit as st
 
 from app_pages.heads.choices import head_at
@@ -10,37 +12,50 @@ from app_pages.shared.figure_export import clicked_points
 from app_pages.shared.session import VIEW, reset_widgets, widget_key
 
 GOTO = "attnviz_goto"  # a page to switch to on the next run (set by callbacks, which cannot switch pages)
-# Page scripts, relative to main.py: in page_scripts/, since Streamlit reads a folder named pages/ beside the main
-# script as a page list of its own (and then keeps the address bar from following the view).
-PAGES = {
-    "translate": "page_scripts/translate.py",
-    "self": "page_scripts/self_attention.py",
-    "explainer": "page_scripts/how_attention_works.py",
-    "heads": "page_scripts/heads.py",
-    "open": "page_scripts/open_capture.py",
-    "qk": "page_scripts/qk_space.py",
-    "corpus": "page_scripts/corpus.py",
-    "compare": "page_scripts/compare.py",
-    "atlas": "page_scripts/atlas.py",
-}
 
 
-URL_PATHS = {  # each page's URL path (main.py gives them to st.Page), by its PAGES name
-    "translate": "",
-    "self": "self-attention",
-    "explainer": "how-attention-works",
-    "heads": "heads",
-    "qk": "query-key-space",
-    "open": "open-capture",
-    "corpus": "corpus",
-    "compare": "compare",
-    "atlas": "atlas",
-}
+@dataclass(frozen=True)
+class Page:
+    """One page of the app, known everywhere by one name: its script is page_scripts/<name>.py, its code (if it has
+    more than the script) app_pages/<name>/, its address /<name> with hyphens, its title the string "page_<name>"."""
+
+    name: str
+    icon: str  # a Material icon name (drawn from Streamlit's own font, not fetched)
+
+    @property
+    def script(self) -> str:
+        # Relative to main.py, in page_scripts/: Streamlit reads a folder named pages/ beside the main script as a
+        # page list of its own (and then keeps the address bar from following the view).
+        return f"page_scripts/{self.name}.py"
+
+    @property
+    def url_path(self) -> str:
+        return "" if self.name == DEFAULT else self.name.replace("_", "-")
+
+    @property
+    def title_key(self) -> str:
+        return f"page_{self.name}"
+
+
+DEFAULT = "translate"  # the page at the app's own address
+_PAGE_LIST = (
+    Page("translate", ":material/translate:"),
+    Page("self_attention", ":material/hub:"),
+    Page("how_attention_works", ":material/school:"),
+    Page("heads", ":material/grid_view:"),
+    Page("query_key_space", ":material/scatter_plot:"),
+    Page("open_capture", ":material/file_open:"),
+    Page("corpus", ":material/dataset:"),
+    Page("compare", ":material/compare:"),
+    Page("atlas", ":material/apps:"),
+)
+PAGE = {page.name: page for page in _PAGE_LIST}  # in the navigation's order
+PAGES = {page.name: page.script for page in _PAGE_LIST}  # what st.switch_page and st.page_link take
 
 
 def page_at(url_path: str) -> str | None:
     """The PAGES name of the page at `url_path` (the default page's is "")."""
-    return next((name for name, path in URL_PATHS.items() if path == url_path), None)
+    return next((page.name for page in _PAGE_LIST if page.url_path == url_path), None)
 
 
 def open_head(page: str, layer: int, head: int, **view_changes) -> None:

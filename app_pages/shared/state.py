@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
 
-from app_pages.explainer.steps import EXPLAINER_SEEDS, explainer_field, matrix_from_text
+from app_pages.how_attention_works.steps import EXPLAINER_SEEDS, explainer_field, matrix_from_text
 from app_pages.shared.link_text import cut_in_link, link_params, text_in_link
 from app_pages.shared.view_groups import (
     PAGE_FIELDS,
@@ -214,8 +214,11 @@ def _format(value) -> str:
 
 
 def applies(state: ViewState, page: str | None) -> set[str]:
-    """The fields of `state` that `page` uses (`PAGE_FIELDS`; None or an unknown page: every field). The target
-    applies only to a given pair: a generated one is the model's; the reverse model only to gold links."""
+    """The fields of `state` that `page` uses (`PAGE_FIELDS`; None: every field). The target applies only to a given
+    pair: a generated one is the model's; the reverse model only to gold links. A name that is no page's is a
+    programming error (KeyError), never a link that silently carries everything."""
+    if page is not None and page not in PAGE_FIELDS:
+        raise KeyError(f"no page is named {page!r}; pages: {', '.join(PAGE_FIELDS)}")
     names = set(PAGE_FIELDS.get(page, [f.name for f in fields(ViewState)]))
     if page in PAGE_FIELDS and state.mode != "pair" and page != "compare":  # Compare reads given pairs only
         names.difference_update({"target", "segmented"})

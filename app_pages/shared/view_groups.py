@@ -174,7 +174,7 @@ GROUPS = (*SHARED_GROUPS, *PAGE_GROUPS)
 _TEXT_PAGE = (CoreView, InputView)
 PAGE_PARTS = {
     "translate": (*_TEXT_PAGE, "truncate", HeadView, DrawingView, EffectsView, LensView, TranslateView),
-    "self": (
+    "self_attention": (
         *_TEXT_PAGE,
         LongTextView,
         HeadView,
@@ -185,9 +185,9 @@ PAGE_PARTS = {
         SelfAttentionView,
     ),
     "heads": (*_TEXT_PAGE, LongTextView, MapView, HeadView, "effects", HeadsView),
-    "qk": (*_TEXT_PAGE, "truncate", MapView, HeadView, QkView),
-    "explainer": (*_TEXT_PAGE, MapView, HeadView, ExplainerView),
-    "open": _TEXT_PAGE,
+    "query_key_space": (*_TEXT_PAGE, "truncate", MapView, HeadView, QkView),
+    "how_attention_works": (*_TEXT_PAGE, MapView, HeadView, ExplainerView),
+    "open_capture": _TEXT_PAGE,
     "corpus": (CoreView, CorpusView),
     "compare": (CoreView, "text", "target", HeadView, "weighting", "hide_special", CompareView),
     "atlas": (CoreView, "text"),  # its own controls (block, filter, window) stay on the page

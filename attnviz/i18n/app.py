@@ -5,8 +5,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "excerpt_more": "… (+{count} characters)",  # attnviz.text.excerpts: a long text quoted
         # Navigation and sidebar
         "page_translate": "Translate & align",
-        "page_self": "Self-attention",
-        "page_explainer": "How attention works",
+        "page_self_attention": "Self-attention",
+        "page_how_attention_works": "How attention works",
         "page_heads": "Heads",
         "language": "Language · 语言",
         "model": "Model",
@@ -222,7 +222,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "role_sink": "sink",
         "open_head_title": "Open a head",
         "open_on_translate": "Open layer {layer}, head {head} on Translate & align",
-        "open_on_self": "Open layer {layer}, head {head} on Self-attention",
+        "open_on_self_attention": "Open layer {layer}, head {head} on Self-attention",
         # Messages
         "warning_link": "Some link parameters could not be read and were left at their defaults: {names}.",
         "warning_link_cut": "This link held only the first {kept} of the {what}'s {whole} characters (a longer text "
@@ -240,8 +240,8 @@ STRINGS: dict[str, dict[str, str]] = {
     "zh": {
         "excerpt_more": "……（另有 {count} 个字符）",
         "page_translate": "翻译与对齐",
-        "page_self": "自注意力",
-        "page_explainer": "注意力如何工作",
+        "page_self_attention": "自注意力",
+        "page_how_attention_works": "注意力如何工作",
         "page_heads": "注意力头",
         "language": "Language · 语言",
         "model": "模型",
@@ -426,7 +426,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "role_sink": "汇点",
         "open_head_title": "打开一个头",
         "open_on_translate": "在“翻译与对齐”中打开第 {layer} 层第 {head} 头",
-        "open_on_self": "在“自注意力”中打开第 {layer} 层第 {head} 头",
+        "open_on_self_attention": "在“自注意力”中打开第 {layer} 层第 {head} 头",
         "warning_link": "链接中有些参数无法读取，已使用默认值：{names}。",
         "warning_link_cut": "这个链接只保存了{what}共 {whole} 个字符中的前 {kept} 个（更长的文本放不进链接）：本页只显示"
         "这一部分。粘贴完整文本即可看到全部。",

@@ -88,7 +88,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "corpus_reverse_line": "Scored and drawn, here and in the head map: the links that {model}, reading the pair "
         "the other way, also finds.",
         # the Corpus page
-        "corpus_page": "Corpus",
+        "page_corpus": "Corpus",
         "corpus_title": "Corpus",
         "corpus_intro": "Which heads align, and which are sink or previous-token heads, over many pairs: open a "
         "report of `python -m attnviz corpus`, or run a small corpus here.",
@@ -229,7 +229,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "corpus_reverse_help": "第二个模型按相反方向读这对句子（把目标语当作源语）。只保留两个方向都找到的链接"
         "（取交集，与 awesome-align、SimAlign 的做法相同）：链接通常更少，但对的比例更高。",
         "corpus_reverse_line": "此处和各头的 AER 图中，评分和绘制的是：{model} 反向读这对句子时也找到的链接。",
-        "corpus_page": "语料",
+        "page_corpus": "语料",
         "corpus_title": "语料",
         "corpus_intro": "在许多句对上看哪些头在对齐，哪些是汇聚头或前一词元头：打开 `python -m attnviz corpus` "
         "生成的报告，或在这里运行一个小语料。",

@@ -26,7 +26,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "({points} pt in print): too small to read. Export it wider, or show fewer tokens (words instead of pieces, "
         "special tokens hidden).",
         # Open a capture (app_pages/page_scripts/open_capture.py, app_pages/shared/opened.py)
-        "page_open": "Open a capture",
+        "page_open_capture": "Open a capture",
         "open_title": "Open a capture",
         "open_intro": "A capture saved by attnviz — this app's JSON or NPZ download, or `python -m attnviz capture` "
         "on another machine (a GPU or NPU server) — opens here: every page then shows it as if it had just been "
@@ -88,7 +88,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "export_capture_help": "把绘制这张图所用的捕获下载为 {format}，附带来源信息（可在“打开捕获文件”页面再次打开）",
         "export.small_labels": "图宽 {width} px 时，一条线上的 {tokens} 个词元标签只有 {size} px 高（印刷时 {points} "
         "pt），无法辨认。请导出得更宽，或显示更少的词元（按词而非词片显示、隐藏特殊词元）。",
-        "page_open": "打开捕获文件",
+        "page_open_capture": "打开捕获文件",
         "open_title": "打开捕获文件",
         "open_intro": "attnviz 保存的捕获文件——本应用下载的 JSON 或 NPZ，或在另一台机器（GPU 或 NPU 服务器）上用 "
         "`python -m attnviz capture` 保存的文件——可以在这里打开：之后每个页面都像刚刚算出来一样展示它，"

@@ -69,7 +69,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "qk_ex_col_weight": "softmax weight",
         "qk_ex_col_captured": "captured weight",
         # the Query–key space page
-        "page_qk": "Query–key space",
+        "page_query_key_space": "Query–key space",
         "qk_title": "Query–key space",
         "qk_intro": "One head's queries (●) and keys (◆) drawn in one plane: a head gives a query much weight on "
         "the keys whose vectors point its way (a large q·k), so a query tends to lie near the keys it looks at. "
@@ -184,7 +184,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "qk_ex_col_bias": "加位置偏置",
         "qk_ex_col_weight": "softmax 权重",
         "qk_ex_col_captured": "捕获的权重",
-        "page_qk": "查询–键空间",
+        "page_query_key_space": "查询–键空间",
         "qk_title": "查询–键空间",
         "qk_intro": "把一个头的查询（●）和键（◆）画在同一个平面上：若键向量指向查询的方向（q·k 大），这个头就给它很大的权重，"
         "所以查询往往落在它关注的键附近。这些向量是模型为你的文本算出来的；点选一个点，就能在下方矩阵中找到它的行或列。",

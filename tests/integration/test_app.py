@@ -13,7 +13,7 @@ import pytest
 import torch
 from streamlit.testing.v1 import AppTest
 
-from app_pages.explainer import steps as explainer_steps
+from app_pages.how_attention_works import steps as explainer_steps
 from attnviz import figures, i18n
 from attnviz.attention.capture import capture
 from attnviz.attention.math import softmax_rows
@@ -65,7 +65,9 @@ def test_a_target_typed_for_a_model_without_a_target_side_is_said_not_read(tiny_
     said = i18n.t("target_not_read", lang, model=encoder)
     assert said in [warning.value for warning in at.warning]  # the typed target: never dropped without a word
     assert not at.exception and not at.error
-    self_page = open_app("self", **link)  # a page without a target field reads the text alone, and says nothing
+    self_page = open_app(
+        "self_attention", **link
+    )  # a page without a target field reads the text alone, and says nothing
     assert_page_ok(self_page)
     assert said not in [warning.value for warning in self_page.warning]
 
@@ -294,7 +296,7 @@ def test_unexpected_failures_are_a_generic_sentence(tiny, monkeypatch):
 
 
 def test_self_attention_page_shows_heatmap_lines_and_grid(tiny, tiny_handle):
-    at = open_app("self", model=tiny, **PAIR, self_view="head", layer=1, head=1)
+    at = open_app("self_attention", model=tiny, **PAIR, self_view="head", layer=1, head=1)
     assert_page_ok(at)
     shown = charts(at)
     assert {"heatmap", "lines", "grid"} <= set(shown)
@@ -307,7 +309,7 @@ def test_self_attention_page_shows_heatmap_lines_and_grid(tiny, tiny_handle):
 
 
 def test_decoder_self_attention_shows_the_causal_mask(tiny):
-    at = open_app("self", model=tiny, **PAIR, stack="decoder")
+    at = open_app("self_attention", model=tiny, **PAIR, stack="decoder")
     assert_page_ok(at)
     heatmap = charts(at)["heatmap"]
     z = z_of(heatmap)
@@ -321,7 +323,7 @@ def test_decoder_self_attention_shows_the_causal_mask(tiny):
 
 
 def test_hiding_special_tokens_removes_them(tiny):
-    at = open_app("self", model=tiny, **PAIR)
+    at = open_app("self_attention", model=tiny, **PAIR)
     assert "</s>" in axis_labels(charts(at)["heatmap"], "xaxis")
     at.toggle(key="w_hide_special").set_value(True).run()
     assert_page_ok(at)
@@ -333,7 +335,7 @@ def test_hiding_special_tokens_removes_them(tiny):
 
 
 def test_explainer_walks_through_the_seed_example():
-    at = open_app("explainer")
+    at = open_app("how_attention_works")
     assert_page_ok(at)
     assert {"alignment", "explainer", "mixture", "grid"} <= set(charts(at))
     editors_and_tables = [frame.value for frame in at.dataframe]  # the Q, K, V editors, then one table per step
@@ -351,7 +353,7 @@ def test_the_explainer_words_weights_as_looking_and_draws_use_beside_them(lang):
     from attnviz import i18n
     from attnviz.view.looking import seed_looking_using
 
-    at = open_app("explainer", lang=lang)
+    at = open_app("how_attention_works", lang=lang)
     assert_page_ok(at)
     mixture = charts(at)["mixture"]
     assert mixture["layout"]["meta"]["contributions"] == pytest.approx(list(seed_looking_using().contributions))
@@ -366,7 +368,7 @@ def test_the_explainer_words_weights_as_looking_and_draws_use_beside_them(lang):
 
 
 def test_explainer_edits_live_in_the_link_and_survive_a_page_switch():
-    at = open_app("explainer", q="2,0;0,2;1,1")
+    at = open_app("how_attention_works", q="2,0;0,2;1,1")
     assert_page_ok(at)
     q = np.array([[2.0, 0.0], [0.0, 2.0], [1.0, 1.0]])
     np.testing.assert_array_equal(at.data_editor[0].value.to_numpy(), q)  # the link's Q
@@ -380,7 +382,7 @@ def test_explainer_edits_live_in_the_link_and_survive_a_page_switch():
     np.testing.assert_allclose(at.dataframe[3].value.to_numpy(), q @ k.T, atol=1e-3)
 
     at.switch_page(PAGES["translate"]).run()
-    at.switch_page(PAGES["explainer"]).run()  # Streamlit forgot the editors; the view did not
+    at.switch_page(PAGES["how_attention_works"]).run()  # Streamlit forgot the editors; the view did not
     np.testing.assert_array_equal(at.data_editor[1].value.to_numpy(), k)
     np.testing.assert_allclose(at.dataframe[3].value.to_numpy(), q @ k.T, atol=1e-3)
 
@@ -392,7 +394,7 @@ def test_explainer_edits_live_in_the_link_and_survive_a_page_switch():
 
 
 def test_explainer_multi_head_shapes_follow_the_seed_pseudo_code():
-    at = open_app("explainer")
+    at = open_app("how_attention_works")
     at.number_input(key="w_mh_hidden").set_value(12)
     at.run()
     at.selectbox(key="w_mh_heads").set_value(3).run()
@@ -448,7 +450,7 @@ def test_a_long_text_shows_one_head_pooled_and_an_exact_block(tiny, tiny_handle,
     monkeypatch.setenv("ATTNVIZ_LAZY_FROM_TOKENS", "8")
     monkeypatch.setattr(viewing, "LONG_WINDOW", 8)
     monkeypatch.setattr(viewing, "LONG_BINS", 16)
-    at = open_app("self", model=tiny, **{**PAIR, "text": LONG_TEXT}, layer=1, head=2)
+    at = open_app("self_attention", model=tiny, **{**PAIR, "text": LONG_TEXT}, layer=1, head=2)
     assert_page_ok(at)
     assert any("long text" in info.value for info in at.info)
     encoder = capture(tiny_handle, LONG_TEXT)["encoder"].weights[1, 2]  # (n, n), what the full capture holds
@@ -486,7 +488,7 @@ def test_a_long_text_still_has_every_heads_statistics_and_its_alignment(tiny, ti
 
 def test_a_long_prompt_for_a_decoder_is_read_and_shown_without_generating(tiny_folder, monkeypatch):
     monkeypatch.setenv("ATTNVIZ_LAZY_FROM_TOKENS", "8")
-    at = open_app("self", model=tiny_folder("gpt2"), text=LONG_TEXT)
+    at = open_app("self_attention", model=tiny_folder("gpt2"), text=LONG_TEXT)
     assert_page_ok(at)
     assert any("does not continue it" in caption.value for caption in at.caption)
     assert keyed_chart(at, "long_block")["layout"]["meta"]["view"] == "heatmap"
@@ -494,7 +496,7 @@ def test_a_long_prompt_for_a_decoder_is_read_and_shown_without_generating(tiny_f
 
 @pytest.mark.parametrize(("lang", "said"), [("en", "this decoder-only model"), ("zh", "这个仅解码器模型")])
 def test_a_model_with_one_stack_is_named_by_its_kind(tiny_folder, lang, said):
-    at = open_app("self", model=tiny_folder("gpt2"), text="the cat sat", lang=lang)
+    at = open_app("self_attention", model=tiny_folder("gpt2"), text="the cat sat", lang=lang)
     assert_page_ok(at)
     assert any(said in text.value for text in at.markdown)  # was "this decoder self-attention model"
 
@@ -534,11 +536,11 @@ def test_one_stack_models_work_on_every_page(tiny_folder, family):
     at = open_app(model=folder, text="Good morning!", words=0, hide=0)
     assert not at.exception and not at.error
     assert any("no cross-attention" in i.value for i in at.info)  # Translate & align explains, nothing breaks
-    for page in ("self", "heads"):
+    for page in ("self_attention", "heads"):
         at.switch_page(PAGES[page]).run()
         assert_page_ok(at)
         assert charts(at)
-    at.switch_page(PAGES["self"]).run()
+    at.switch_page(PAGES["self_attention"]).run()
     z = z_of(charts(at)["heatmap"])
     if family == "gpt2":  # a decoder: the causal mask shows
         assert np.isnan(z[np.triu_indices_from(z, k=1)]).all()

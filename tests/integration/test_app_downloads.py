@@ -66,7 +66,7 @@ def test_every_download_is_named_after_what_it_holds(downloads):
 
 def test_a_query_key_space_download_says_what_it_holds_and_where_it_came_from(downloads):
     at = open_app()
-    at.switch_page("page_scripts/qk_space.py").run()
+    at.switch_page("page_scripts/query_key_space.py").run()
     assert_page_ok(at)
     figure_json = [name for name in downloads if name.startswith("qk-space-plotly-figure_") and name.endswith(".json")]
     assert figure_json  # a plotly figure, named as one (it was "qk-space.json")

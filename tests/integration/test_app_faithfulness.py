@@ -65,7 +65,7 @@ def board_rows(handle) -> list:
 def test_self_attention_scores_a_decoders_next_token_in_chinese(tiny_folder):
     folder = tiny_folder("gpt2")
     text = "the cat sat on the mat"
-    at = _switched_on(open_app("self", model=folder, lang="zh", text=text, mode="pair"), "self_faithfulness")
+    at = _switched_on(open_app("self_attention", model=folder, lang="zh", text=text, mode="pair"), "self_faithfulness")
     handle = load_model(folder, "cpu")
     read = runs.run(handle, runs.RunRequest(text)).source_text  # the text the page's capture read
     found = verdict(faithfulness(handle, read))
@@ -86,7 +86,7 @@ def test_heads_page_scores_an_encoder_and_says_why_saliency_is_missing(tiny_fold
 
 def test_how_attention_works_ends_with_the_scoreboard(tiny_folder):
     folder = tiny_folder("bert")
-    at = open_app("explainer", model=folder, text="the cat saw the dog")
+    at = open_app("how_attention_works", model=folder, text="the cat saw the dog")
     assert_page_ok(at)
     assert i18n.t("faithfulness_explainer", "en") in _said(at)
     _switched_on(at, "explainer_faithfulness")

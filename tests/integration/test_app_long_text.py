@@ -13,7 +13,7 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from app_pages.explainer import sentence
+from app_pages.how_attention_works import sentence
 from app_pages.shared import caches
 from attnviz.attention.capture import capture
 from attnviz.maps import head_stats

@@ -28,7 +28,7 @@ def charts(at: AppTest) -> dict[str, dict]:
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_a_link_opens_the_query_key_space_with_its_picked_key_outlined(lang):
     at = open_page(
-        "page_scripts/qk_space.py", lang=lang, kind="encoder", layer=1, head=2, qk_point="k1", qk_color="token"
+        "page_scripts/query_key_space.py", lang=lang, kind="encoder", layer=1, head=2, qk_point="k1", qk_color="token"
     )
     drawn = charts(at)
     space, heatmap = drawn["qk_space"], drawn["heatmap"]
@@ -136,7 +136,7 @@ def test_a_long_text_uses_its_own_on_demand_capture_and_a_window_of_the_map(monk
     monkeypatch.setenv("ATTNVIZ_LAZY_FROM_TOKENS", "8")
     monkeypatch.setattr(viewing, "LONG_WINDOW", 4)
     at = open_page(
-        "page_scripts/qk_space.py",
+        "page_scripts/query_key_space.py",
         model="minilm",
         text="Attention lets every token look at every other token.",
         qk_point="q6",

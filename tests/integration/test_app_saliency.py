@@ -55,7 +55,7 @@ def test_translate_draws_the_saliency_of_the_newest_target_token_and_of_the_one_
 
 def test_self_attention_draws_a_decoders_saliency_in_chinese(tiny_folder):
     folder = tiny_folder("gpt2")
-    at = open_app("self", model=folder, measure="saliency", lang="zh", **DECODER)
+    at = open_app("self_attention", model=folder, measure="saliency", lang="zh", **DECODER)
     assert_page_ok(at)
     handle = load_model(folder, "cpu")
     read = runs.run(handle, runs.RunRequest(DECODER["text"], "", "pair")).source_text  # the target: not read
@@ -69,7 +69,7 @@ def test_self_attention_draws_a_decoders_saliency_in_chinese(tiny_folder):
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_an_encoder_only_model_says_it_writes_no_token_to_explain(tiny_folder, lang):
     folder = tiny_folder("bert")
-    at = open_app("self", model=folder, measure="saliency", lang=lang, text="the cat saw the dog")
+    at = open_app("self_attention", model=folder, measure="saliency", lang=lang, text="the cat saw the dog")
     assert_page_ok(at)
     assert "saliency" not in charts(at)
     with pytest.raises(InputError) as refused:

@@ -20,6 +20,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from app_pages.shared import figure_export
+from app_pages.shared.navigation import PAGES
 from attnviz import cli
 from attnviz.cli import batch
 from attnviz.cli.commands.export import figure as cli_figure
@@ -35,7 +36,7 @@ from tests.support.app import one_torch_thread  # noqa: F401 - a fixture: torch 
 from tests.support.figure_reading import html_figure
 
 APP = str(Path(__file__).resolve().parents[2] / "app_pages" / "main.py")
-PAGE_FIGURES = {"translate": ("alignment", "heatmap"), "self": ("heatmap", "lines", "grid")}
+PAGE_FIGURES = {"translate": ("alignment", "heatmap"), "self_attention": ("heatmap", "lines", "grid")}
 
 
 @dataclass(frozen=True)
@@ -63,7 +64,7 @@ class Case:
 class Combination:
     """The app's view fields of one combination, on one page."""
 
-    page: str  # "translate" (cross-attention) or "self"
+    page: str  # "translate" (cross-attention) or "self_attention"
     kind: str
     aggregation: str
     layer: int = 0
@@ -135,8 +136,8 @@ class Page:
         for name, value in {**case.link(), **link}.items():
             self.at.query_params[name] = value
         self.at.run()
-        if page == "self":
-            self.at.switch_page("page_scripts/self_attention.py").run()
+        if page != "translate":
+            self.at.switch_page(PAGES[page]).run()
 
     def show(self, combination: Combination) -> dict[str, dict]:
         """The page's figures (plotly JSON) by name once its widgets hold this combination."""
@@ -236,13 +237,13 @@ STACK_CASES = [(case, "decoder") for case in TRANSLATORS] + [(case, "encoder") f
 @pytest.mark.slow
 @pytest.mark.parametrize("case, kind", STACK_CASES, ids=[f"{c.model}-{c.mode}-{kind}" for c, kind in STACK_CASES])
 def test_every_self_attention_page_combination_of_a_translator_is_the_clis_figure(case, kind):
-    assert not mismatches(case, combinations("self", kind, 3, 4))
+    assert not mismatches(case, combinations("self_attention", kind, 3, 4))
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("family, mode", SELF_ONLY)
 def test_every_self_attention_page_combination_of_a_one_stack_model_is_the_clis_figure(tiny_folder, family, mode):
-    assert not mismatches(self_case(tiny_folder, family, mode), combinations("self", "self", 2, 4))
+    assert not mismatches(self_case(tiny_folder, family, mode), combinations("self_attention", "self", 2, 4))
 
 
 # A few combinations of every kind, for the fast suite.
@@ -251,8 +252,8 @@ SAMPLES = [
     (TRANSLATORS[0], Combination("translate", "cross", "head", 2, 3, words=False, hide=False, lang="zh")),
     (TRANSLATORS[1], Combination("translate", "cross", "layer", 1, 0, threshold=0.3, step=2)),
     (TRANSLATORS[3], Combination("translate", "cross", "all", lang="zh", step=1)),
-    (TRANSLATORS[2], Combination("self", "decoder", "head", 2, 1, hide=False)),
-    (TRANSLATORS[1], Combination("self", "encoder", "all", words=False, lang="zh")),
+    (TRANSLATORS[2], Combination("self_attention", "decoder", "head", 2, 1, hide=False)),
+    (TRANSLATORS[1], Combination("self_attention", "encoder", "all", words=False, lang="zh")),
 ]
 
 
@@ -263,13 +264,19 @@ def test_sampled_combinations_are_the_clis_figure(case, combination):
 
 @pytest.mark.parametrize("family, mode", SELF_ONLY)
 def test_sampled_one_stack_combinations_are_the_clis_figure(tiny_folder, family, mode):
-    combos = [Combination("self", "self", "layer", 1, words=False, lang="zh"), Combination("self", "self", "head")]
+    combos = [
+        Combination("self_attention", "self", "layer", 1, words=False, lang="zh"),
+        Combination("self_attention", "self", "head"),
+    ]
     assert not mismatches(self_case(tiny_folder, family, mode), combos)
 
 
 @pytest.mark.parametrize("family, mode", SELF_ONLY[:2])
 def test_a_rollout_is_the_clis_figure(tiny_folder, family, mode):
-    combos = [Combination("self", "self", "rollout"), Combination("self", "self", "rollout", words=False, lang="zh")]
+    combos = [
+        Combination("self_attention", "self", "rollout"),
+        Combination("self_attention", "self", "rollout", words=False, lang="zh"),
+    ]
     assert not mismatches(self_case(tiny_folder, family, mode), combos)
 
 
@@ -277,10 +284,10 @@ def test_the_clis_defaults_are_the_apps():
     """No view options at all: the CLI opens each map as the app's pages open it."""
     case = TRANSLATORS[0]
     cli_side = CliSide(case)
-    translate, self_page = Page(case, "translate", {}).charts(), Page(case, "self", {}).charts()
+    translate, self_page = Page(case, "translate", {}).charts(), Page(case, "self_attention", {}).charts()
     assert cli_side.figure(["--view", "alignment"]) == app_download(translate["alignment"], case.model)
     assert cli_side.figure([]) == app_download(translate["heatmap"], case.model)  # the heatmap of cross-attention
-    for figure in PAGE_FIGURES["self"]:
+    for figure in PAGE_FIGURES["self_attention"]:
         assert cli_side.figure(["--view", figure, "--kind", "encoder"]) == app_download(self_page[figure], case.model)
 
 
@@ -293,7 +300,7 @@ def test_the_clis_defaults_are_the_apps():
     [
         (TRANSLATORS[0], Combination("translate", "cross", "alignment"), "alignment"),
         (TRANSLATORS[3], Combination("translate", "cross", "head", 1, 2, lang="zh", step=2), "heatmap"),
-        (TRANSLATORS[2], Combination("self", "decoder", "layer", 2, words=False), "lines"),
+        (TRANSLATORS[2], Combination("self_attention", "decoder", "layer", 2, words=False), "lines"),
     ],
     ids=["alignment", "heatmap", "lines"],
 )

@@ -130,7 +130,7 @@ def tiny_decoder(request, tiny_folder) -> str:
 def test_a_decoder_writes_live_on_self_attention(tiny_decoder, lang, drawn):
     """Self-attention, decoder-only model: each written token is drawn as it comes with its self-attention row over
     the prompt and what was written before (the rows of the page's own generate capture), then the normal view."""
-    at = open_app("self", model=tiny_decoder, text="Hello world", lang=lang)
+    at = open_app("self_attention", model=tiny_decoder, text="Hello world", lang=lang)
     assert_page_ok(at)
     normal = page(at, lang)
     button = at.button(key="live_watch")
@@ -149,7 +149,7 @@ def test_a_decoder_writes_live_on_self_attention(tiny_decoder, lang, drawn):
 
 
 def test_no_button_for_a_decoder_reading_a_given_text(tiny_folder):
-    at = open_app("self", model=tiny_folder("gpt2"), text="Hello world", mode="pair")
+    at = open_app("self_attention", model=tiny_folder("gpt2"), text="Hello world", mode="pair")
     assert_page_ok(at)
     assert not [b for b in at.button if b.key == "live_watch"]
 
@@ -174,14 +174,14 @@ def test_a_translator_alti_cannot_decompose_is_told_in_a_sentence(tiny, lang, dr
 def test_no_button_while_the_text_is_empty(tiny_folder, lang):
     """An empty text is answered by the page's own sentence in its language; nothing is written, so there is
     nothing to watch."""
-    at = open_app("self", model=tiny_folder("gpt2"), text="", lang=lang)
+    at = open_app("self_attention", model=tiny_folder("gpt2"), text="", lang=lang)
     assert not at.exception
     assert [e.value for e in at.error] and all(i18n.t("error_InputError", lang) in e.value for e in at.error)
     assert not [b for b in at.button if b.key == "live_watch"]
 
 
 def test_stop_ends_a_decoders_writing_between_steps(tiny_folder, drawn):
-    at = open_app("self", model=tiny_folder("gpt2"), text="Hello world")
+    at = open_app("self_attention", model=tiny_folder("gpt2"), text="Hello world")
     normal = page(at)
     drawn.stop.stop_after = 2
     at.button(key="live_watch").click().run()

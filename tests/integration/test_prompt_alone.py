@@ -36,7 +36,7 @@ def test_the_prompt_cut_from_its_continuation_is_the_prompt_read_alone(tiny_fold
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_self_attention_says_what_the_model_wrote_and_draws_the_text_alone_on_choice(lang):
     link = {"model": "demo-decoder", "text": PROMPT, "words": 0, "hide": 0, "layer": 1, "head": 2, "lang": lang}
-    at = open_app("self", **link)
+    at = open_app("self_attention", **link)
     assert_page_ok(at)
     handle = load_model("demo-decoder", "cpu")
     written = runs.run_recorded(handle, runs.RunRequest(PROMPT, None, "generate"))

@@ -9,13 +9,9 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from app_pages.shared.navigation import PAGES
+
 APP = str(Path(__file__).resolve().parents[2] / "app_pages" / "main.py")
-PAGES = {
-    "translate": "page_scripts/translate.py",
-    "self": "page_scripts/self_attention.py",
-    "explainer": "page_scripts/how_attention_works.py",
-    "heads": "page_scripts/heads.py",
-}
 
 
 def open_by_link(page: str | None = None, timeout: float = 180, **link) -> AppTest:
@@ -30,7 +26,7 @@ def open_by_link(page: str | None = None, timeout: float = 180, **link) -> AppTe
 
 
 def open_app(page: str = "translate", **params) -> AppTest:
-    """The app opened by a link, on one of PAGES by its short name (the first page needs no switch)."""
+    """The app opened by a link, on one of PAGES by its name (the first page needs no switch)."""
     return open_by_link(None if page == "translate" else PAGES[page], **params)
 
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from app_pages.explainer import multi_head
-from app_pages.explainer import steps as explainer_steps
-from app_pages.shared import state
+from app_pages.how_attention_works import multi_head
+from app_pages.how_attention_works import steps as explainer_steps
+from app_pages.shared import navigation, state
 from attnviz import i18n
 from attnviz.errors import AttnvizError, DeviceUnavailableError, InputError, ModelLoadError, ResourceLimitError
 from attnviz.export.sizing import PRESETS
@@ -61,7 +61,8 @@ def used_keys() -> set[str]:
         "step_{}_text": explainer_steps.EXPLAINER_STEPS,
         "formula_{}": explainer_steps.EXPLAINER_STEPS,
         "mh_shape_{}": multi_head.SHAPE_SYMBOLS,
-        "open_on_{}": ("translate", "self"),
+        "open_on_{}": ("translate", "self_attention"),
+        "page_{}": tuple(navigation.PAGE),
         "preset_{}": tuple(PRESETS),
         "matrix_{}_caption": ("q", "k", "v"),
         "error_{}": ("ModelLoadError", "DeviceUnavailableError", "InputError", "ResourceLimitError", "AttnvizError"),

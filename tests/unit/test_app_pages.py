@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import attnviz.settings
-from app_pages.explainer import multi_head
-from app_pages.explainer import steps as explainer_steps
+from app_pages.how_attention_works import multi_head
+from app_pages.how_attention_works import steps as explainer_steps
 from app_pages.heads import choices as heads_choices
 from app_pages.shared import link_text, model_runs
 from app_pages.shared import state as app_state
@@ -226,8 +226,11 @@ def test_a_refused_model_is_named_in_both_languages():
 
 def test_heads_open_on_the_page_that_shows_their_map():
     assert heads_choices.page_for_head("cross") == ("translate", {"cross_aggregation": "head"})
-    assert heads_choices.page_for_head("decoder") == ("self", {"self_aggregation": "head", "stack": "decoder"})
-    assert heads_choices.page_for_head("self") == ("self", {"self_aggregation": "head"})
+    assert heads_choices.page_for_head("decoder") == (
+        "self_attention",
+        {"self_aggregation": "head", "stack": "decoder"},
+    )
+    assert heads_choices.page_for_head("self") == ("self_attention", {"self_aggregation": "head"})
     amap = numbered_map(layers=2, heads=3)
     rows = head_stats.statistics_table(head_stats.head_statistics(amap), amap.layer_names)
     assert all(heads_choices.head_at(i, 3) == (row["layer"], row["head"]) for i, row in enumerate(rows))

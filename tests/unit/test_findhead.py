@@ -321,14 +321,14 @@ def test_short_sentences_keep_level_labels_in_one_row():
 
 def test_a_page_link_carries_only_the_state_that_page_uses():
     view = app_state.ViewState(model="minilm", text="it ran", find_query="it #0", find_key="ran #1", stat="sink")
-    self_link = app_state.to_query_params(view, "self")
+    self_link = app_state.to_query_params(view, "self_attention")
     assert {"find_query", "find_key", "model", "text", "layer", "head"} <= set(self_link)
     assert not {"target", "cross_aggregation", "stat", "step"} & set(
         self_link
     )  # generate mode: the target is the model's
     heads_link = app_state.to_query_params(view, "heads")
     assert "stat" in heads_link and not {"find_query", "cross_aggregation", "target"} & set(heads_link)
-    explainer = app_state.to_query_params(app_state.ViewState(q="1,0;0,1"), "explainer")
+    explainer = app_state.to_query_params(app_state.ViewState(q="1,0;0,1"), "how_attention_works")
     assert set(explainer) == {"model", "q", "text", "layer", "head"}  # it also walks through the user's sentence
     assert not {"stat", "find_query", "cross_aggregation"} & set(explainer)
     pair = app_state.to_query_params(app_state.ViewState(mode="pair", target="Hi"), "translate")

@@ -15,7 +15,9 @@ from attnviz.types import Token
 from attnviz.view.lenses import DECODER_LENS, LAST_READING, LOGIT_LENS, lenses_for, reading_choice, reading_choices
 
 
-@pytest.mark.parametrize(("page", "carried"), [("translate", {"logit_lens", "decoder_lens"}), ("self", {"logit_lens"})])
+@pytest.mark.parametrize(
+    ("page", "carried"), [("translate", {"logit_lens", "decoder_lens"}), ("self_attention", {"logit_lens"})]
+)
 def test_a_link_with_the_lens_toggles_reopens_them(page, carried):
     shown = app_state.ViewState(logit_lens=True, decoder_lens=True)
     link = app_state.to_query_params(shown, page)
@@ -42,7 +44,9 @@ def test_a_link_reopens_the_decoder_lens_reading_chosen_and_leaves_the_last_out(
     assert link["decoder_lens_layer"] == "2"
     restored, unreadable = app_state.from_query_params(link)
     assert unreadable == [] and restored.decoder_lens_layer == 2
-    assert "decoder_lens_layer" not in app_state.to_query_params(app_state.ViewState(decoder_lens_layer=2), "self")
+    assert "decoder_lens_layer" not in app_state.to_query_params(
+        app_state.ViewState(decoder_lens_layer=2), "self_attention"
+    )
 
 
 def test_a_reading_the_lens_lacks_falls_to_the_last():

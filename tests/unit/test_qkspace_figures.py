@@ -4,7 +4,7 @@ picked point read back from a selection and from a link, every number hoverable,
 import numpy as np
 import pytest
 
-from app_pages.qk_space.choices import picked_from_field, picked_to_field, selection_of
+from app_pages.query_key_space.choices import picked_from_field, picked_to_field, selection_of
 from attnviz import figures
 from attnviz.attention.vectors import HeadVectors
 from attnviz.attention.walkthrough import sentence_walkthrough

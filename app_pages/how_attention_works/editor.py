@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app_pages.explainer import steps
+from app_pages.how_attention_works import steps
 from app_pages.shared.session import VIEW, reset_widgets, widget_key
 from app_pages.shared.state import ViewState
 

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from app_pages.qk_space.choices import picked_from_field, picked_to_field, selection_of
+from app_pages.query_key_space.choices import picked_from_field, picked_to_field, selection_of
 from app_pages.shared import caches, figure_export, opened, session
 from app_pages.shared.page_errors import shown_errors
 from attnviz import figures

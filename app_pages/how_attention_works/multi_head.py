@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from app_pages.explainer.steps import names
+from app_pages.how_attention_works.steps import names
 
 if TYPE_CHECKING:
     from attnviz.attention.multi_head import MultiHeadWalkthrough
