@@ -66,7 +66,8 @@ def _summary(request: Request, written: list[Path], skipped: int) -> int:
 
 
 def run_request(example: Example, request: Request) -> RunRequest:
-    """The run of one example: the model writes up to --generate tokens, or reads the text (and --target)."""
+    """The run of one example: the model writes up to --generate tokens, or reads the text (and --target); whole or
+    on demand by the app's rule (`attnviz.run.capture_kind`: a long text is captured on demand)."""
     generate = request.generate is not None
     return RunRequest(
         example.text,
@@ -75,6 +76,7 @@ def run_request(example: Example, request: Request) -> RunRequest:
         max_new_tokens=request.generate if generate else MAX_NEW_TOKENS,
         num_beams=request.beams,
         truncate=request.truncate,
+        capture="auto",
     )
 
 

@@ -11,8 +11,8 @@
   their heads from that one object. `FIGURE_BUILDERS` draws each figure from it.
 - `rollout_map` / `rollout_selection`: the ROLLOUT view (self-attention only; cross-attention refused with the
   reason), through `ViewOptions.rollout_layers` with or without the residual term.
-- Full or on-demand results (`attnviz.types.AttentionResult`, answered alike by both): `whole_capture`;
-  a long map's exact block: `token_window`.
+- Full or on-demand results (`attnviz.types.AttentionResult`, answered alike by both): `whole_capture`, and
+  `view_capture` (only the heads a view reads, for a long text); a long map's exact block: `token_window`.
 
 Built on it: `attnviz.view.focus` (the replay's sentence about the newest token) and `attnviz.view.find_head` (which heads
 send one token to another).
@@ -69,6 +69,38 @@ def whole_capture(result: AttentionResult, kinds: Sequence[str]) -> AttentionCap
     maps = {kind: result.map(kind) for kind in kinds if kind in result.kinds}
     meta = dict(getattr(result, "meta", None) or {})  # the model's alignment heads, as the result recorded them
     return AttentionCapture(result.model, result.device, maps, result.source_text, result.target_text, meta=meta)
+
+
+def view_capture(result: AttentionResult, options: ViewOptions) -> tuple[AttentionCapture, ViewOptions]:
+    """What a view of `options` draws from, and the options pointing into it: `result` itself when whole. Of an
+    on-demand result (`attnviz.run.capture_kind`: a long text) only the heads the view reads are computed: one head
+    (the "head" aggregation, or one layer and one head listed) as a map of that head alone, named by its model
+    numbers; any other view reads every head of its kind (`whole_capture`, refused beyond the memory budget)."""
+    if result.is_complete:
+        return result, options
+    kind = options.kind or default_kind(result)
+    chosen = _one_head(options, kind, result.shape(kind))
+    if chosen is None:
+        return whole_capture(result, (kind,)), options
+    amap = result.map(kind, layers=[chosen[0]], heads=[chosen[1]])  # (1, 1, queries, keys), exact
+    meta = dict(getattr(result, "meta", None) or {})
+    provenance = dict(getattr(result, "provenance", None) or {})
+    texts = {"source_text": result.source_text, "target_text": result.target_text}
+    one = AttentionCapture(result.model, result.device, {kind: amap}, **texts, meta=meta, provenance=provenance)
+    if options.aggregation == CUSTOM:
+        return one, replace(options, kind=kind, layers=(0,), heads=(0,))
+    return one, replace(options, kind=kind, layer=0, head=0)
+
+
+def _one_head(options: ViewOptions, kind: str, shape: tuple[int, int, int, int]) -> tuple[int, int] | None:
+    """(layer, head) of the model when `options` draw that one head of a `kind` map of `shape`, else None."""
+    aggregation = aggregation_of(options, kind)
+    if aggregation == "head":
+        return min(max(options.layer, 0), shape[0] - 1), min(max(options.head, 0), shape[1] - 1)
+    listed = aggregation == CUSTOM and options.layers is not None and options.heads is not None
+    if listed and len(options.layers) == 1 and len(options.heads) == 1:
+        return options.layers[0], options.heads[0]
+    return None
 
 
 def long_view(tokens: int) -> bool:

@@ -136,11 +136,11 @@ class HeadSelection:
             if self.aggregation in ("head", "layer"):
                 return {"layer": self.pairs[0][0]}
             return {"layer": "mean" if self.aggregation == "all" else (self.layers or self.layer_reduce)}
-        if self.aggregation == "head":
+        if self.aggregation == "head":  # named by the model's numbers: the map may hold only some heads
             layer, head = self.pairs[0]
-            return {"layer": layer, "head": head}
+            return {"layer": self.amap.layer_number(layer), "head": self.amap.head_number(head)}
         if self.aggregation == "layer":
-            return {"layer": self.pairs[0][0], "head": "mean"}
+            return {"layer": self.amap.layer_number(self.pairs[0][0]), "head": "mean"}
         if self.aggregation == "all":
             return {"head": "mean"}
         if self.aggregation == "alignment":

@@ -20,6 +20,8 @@ def run(request: Request) -> int:
 def write(result, request: Request, handle, example: Example, path: Path | None, fmt: str) -> Path:
     """Write one example's capture to `path` (None: a file in the --output folder named after what it holds); a file
     too large for the app's "Open a capture" page is said."""
+    if not result.is_complete:  # a long text, captured on demand: the file holds every weight all the same
+        result = result.to_capture()
     path = path or request.output / export.capture_filename(result, fmt)
     saved = export.save_capture(result, path, fmt, overwrite=request.force)
     limit = export.UploadLimits().max_bytes

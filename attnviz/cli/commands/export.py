@@ -60,6 +60,7 @@ def write(result, request: Request, handle, example: Example, path: Path | None,
             request.view,
             overwrite=request.force,
             capture=result,
+            provenance=None if result.is_complete else result.provenance,  # on demand: recorded when it was made
             options=options,
             recorded=recorded,
             size=size,
@@ -81,15 +82,16 @@ def figure(result, request: Request, handle, gold: str | None = None):
 def _drawn(result, request: Request, handle, gold: str | None = None) -> tuple:
     """(the figure as `figure` gives it, the options it shows, its file name's layer and head parts, the line that
     scores it against the gold links, or None)."""
-    options = view_options(request, result)
-    shown = selection.show(result, options, handle.alignment_heads, (request.view,))
+    asked = view_options(request, result)
+    drawn_from, options = selection.view_capture(result, asked)  # a long text: only the heads the view reads
+    shown = selection.show(drawn_from, options, handle.alignment_heads, (request.view,))
     scored = None
     if gold and request.view == "alignment":  # gold links are drawn over the alignment only (options.ignored_options)
         reverse = _reverse_view(request, result)
-        against = show_gold(result, shown, options, gold, reverse)
+        against = show_gold(drawn_from, shown, options, gold, reverse)
         shown, scored = against.shown, _gold_line(against, options.lang)
     heads = shown.selection.file_heads()
-    return as_file(shown.figures[request.view], handle.name), options, heads, scored
+    return as_file(shown.figures[request.view], handle.name), asked, heads, scored
 
 
 def _gold_line(against, lang: str) -> str:
