@@ -8,6 +8,7 @@ import plotly.graph_objects as go
 
 from attnviz import i18n
 from attnviz.figures.style import DEFAULT_STYLE, FigureStyle
+from attnviz.figures.text_fit import NOTE_SHARE, TITLE_END_PX, TITLE_LINE, TITLE_X, wrap_notes
 from attnviz.maps import analysis, atlas_stats
 from attnviz.maps.atlas import AtlasMap
 
@@ -15,6 +16,7 @@ SMALLEST = 1e-6  # block masses below this are drawn as this (the colour scale i
 POSTER_WIDTH = (560, 2400)  # px: the narrowest and widest a poster is laid out
 MASKED = "#d9d9d9"  # what shows through where nothing is drawn: masked blocks, heads left out, gaps
 MARGIN = dict(l=70, r=110, t=130, b=30)
+NOTE_LINE = round(TITLE_LINE * NOTE_SHARE) + 2  # px a note line of the heading takes
 
 
 def poster_tiles(amap: AtlasMap, cells: int = 64) -> tuple[np.ndarray, int]:
@@ -33,13 +35,16 @@ def poster_tiles(amap: AtlasMap, cells: int = 64) -> tuple[np.ndarray, int]:
         return np.log10(np.maximum(stacked, SMALLEST)).astype(np.float32), factor
 
 
-def _poster_heading(amap: AtlasMap, model: str, layers: int, heads: int, factor: int, style: FigureStyle) -> str:
-    """The poster's title (model, layers × heads, tokens) and, below it, what a square and its colour mean."""
-    lang = style.lang
+def _poster_heading(amap: AtlasMap, model: str, shape: tuple[int, int], factor: int, style: FigureStyle, width: int):
+    """The poster's title (model, layers × heads, tokens) and, below it, what a square and its colour mean, its notes
+    broken to the poster's `width` px; and how many note lines that added."""
+    lang, (layers, heads) = style.lang, shape
     title = i18n.t("atlas.poster_title", lang, model=model, layers=layers, heads=heads, tokens=len(amap.query_tokens))
     kind = style.words()[f"kind_{amap.kind}"]
     subtitle = f"{kind} · " + i18n.t("atlas.poster_subtitle", lang, block=amap.block * factor)
-    return f"{title}<br><sup>{subtitle}<br>{i18n.t('atlas.poster_scale', lang)}</sup>"
+    room = width * (1 - TITLE_X) - TITLE_END_PX
+    notes = wrap_notes([subtitle, i18n.t("atlas.poster_scale", lang)], room)
+    return f"{title}<br><sup>{'<br>'.join(notes)}</sup>", len(notes) - 2
 
 
 def atlas_poster(
@@ -62,16 +67,17 @@ def atlas_poster(
     mosaic, gap = _mosaic(tiles)
     lang = style.lang
     fig = go.Figure(_log_heatmap(mosaic, colorscale, lang, hovertemplate="%{z:.2f}<extra></extra>"))
-    heading = _poster_heading(amap, model or style.model or "", layers, heads, factor, style)
     width, height = _size(mosaic.shape, style)
+    heading, added = _poster_heading(amap, model or style.model or "", (layers, heads), factor, style, width)
+    margin = {**MARGIN, "t": MARGIN["t"] + added * NOTE_LINE}
     centres = {"x": [h * (cols + gap) + cols / 2 - 0.5 for h in range(heads)]}
     centres["y"] = [layer * (rows + gap) + rows / 2 - 0.5 for layer in range(layers)]
     fig.update_layout(
         **style.layout(
             heading,
             width,
-            height,
-            margin=MARGIN,
+            height + added * NOTE_LINE,
+            margin=margin,
             meta=dict(view="atlas"),
             plot_bgcolor=MASKED,  # masked blocks and the gaps between heads
         ),
@@ -142,7 +148,7 @@ def _size(shape: tuple[int, int], style: FigureStyle) -> tuple[int, int]:
         scale = min(max(POSTER_WIDTH[0] / width_cells, 1.0), POSTER_WIDTH[1] / width_cells, 4.0)
     width = int(width_cells * scale) + MARGIN["l"] + MARGIN["r"]
     height = int(height_cells * scale) + MARGIN["t"] + MARGIN["b"]
-    return width, height
+    return max(width, POSTER_WIDTH[0]), height  # a few heads: the squares keep their size, the heading its room
 
 
 def block_map(amap: AtlasMap, layer: int, head: int, *, style: FigureStyle = DEFAULT_STYLE) -> go.Figure:

@@ -5,6 +5,7 @@ use these widths are `attnviz.figures.layout`."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import plotly.graph_objects as go
@@ -39,6 +40,26 @@ def title_width(title: str, font_px: float = TITLE_SIZE) -> int:
     plotly's `NOTE_SHARE` of that."""
     first, *notes = title.split("<br>")
     return int(max([text_width(first, font_px), *(text_width(note, NOTE_SHARE * font_px) for note in notes)]))
+
+
+# A line may break at a space or beside a CJK character (Chinese is written without spaces), never inside a word.
+_BREAKABLE = re.compile(r"\s+|[\u3000-\u9fff\uff00-\uffef]|[^\s\u3000-\u9fff\uff00-\uffef]+")
+
+
+def wrap_notes(notes: Sequence[str], width: float, font_px: float = TITLE_SIZE) -> list[str]:
+    """A title's note lines (drawn in <sup>, at `NOTE_SHARE` of `font_px`) broken so that none is wider than `width`
+    px, at spaces or between Chinese characters; a single word wider than `width` stays whole."""
+    size = NOTE_SHARE * font_px
+    lines: list[str] = []
+    for note in notes:
+        current = ""
+        for part in _BREAKABLE.findall(note):
+            if current.strip() and not part.isspace() and text_width(current + part, size) > width:
+                lines.append(current.rstrip())
+                current = ""
+            current = current + part if current or not part.isspace() else ""
+        lines.append(current.rstrip())
+    return lines
 
 
 # ----------------------------------------------------------------------------------------------------------------------

@@ -239,14 +239,21 @@ Row = tuple[HeadSite, int]  # (layer, head) ablated in one batch row
 def ablating(rows: list[Row | None]) -> Iterator[None]:
     """Zero head h's slice of its output projection's input in each batch row (None: a row left whole), through
     forward pre-hooks on the projections; the hooks are removed however the block ends."""
+    with ablating_sets([[] if chosen is None else [chosen] for chosen in rows]):
+        yield
+
+
+@contextmanager
+def ablating_sets(rows: list[list[Row]]) -> Iterator[None]:
+    """`ablating` with any number of heads removed together in each batch row (an empty list: a row left whole)."""
     by_site: dict[int, tuple[HeadSite, list[tuple[int, int]]]] = {}
     for row, chosen in enumerate(rows):
-        if chosen is not None:
-            by_site.setdefault(id(chosen[0]), (chosen[0], []))[1].append((row, chosen[1]))
+        for site, head in chosen:
+            by_site.setdefault(id(site), (site, []))[1].append((row, head))
     hooks = []
     try:
-        for site, chosen in by_site.values():
-            hooks.append(site.projection.register_forward_pre_hook(_zeroing(site, chosen, len(rows))))
+        for site, chosen_heads in by_site.values():
+            hooks.append(site.projection.register_forward_pre_hook(_zeroing(site, chosen_heads, len(rows))))
         yield
     finally:
         for hook in hooks:

@@ -14,7 +14,7 @@ from scipy import stats
 from attnviz.attention.capture import capture
 from attnviz.errors import InputError
 from attnviz.measures import head_effects as effects_module
-from attnviz.measures.head_effects import ablating, head_effects, head_sites, prepare_scoring
+from attnviz.measures.head_effects import ablating, ablating_sets, head_effects, head_sites, prepare_scoring
 from attnviz.measures.head_estimate import head_estimate, rank_agreement, stack_agreement
 from attnviz.model.load import load_model
 from attnviz.view.find_head import piece_choices, rank_heads_by_effect, token_choices
@@ -281,3 +281,24 @@ def test_rows_per_pass_fits_the_budget(handles, monkeypatch):
     monkeypatch.setattr(effects_module, "ROW_BUDGET_BYTES", 1)
     effects = head_effects(handle, TEXT, TARGET)
     assert effects.provenance["options"]["rows_per_pass"] == 1
+
+
+@pytest.mark.parametrize("family", ["llama", "bart"])
+def test_heads_removed_together_equal_their_weights_zeroed_together(handles, family):
+    handle = handles(family)
+    scoring = prepare_scoring(handle, TEXT, _target(family))
+    sites = head_sites(handle, scoring)
+    chosen = [(layers[-1], 1) for layers in sites.values()] + [(next(iter(sites.values()))[0], 0)]  # across layers
+    twin = handle.model
+    for site, head in chosen:
+        twin = _zeroed_copy(twin, site.path, head, site.head_dim)
+    with torch.no_grad():
+        expected = twin(**scoring.inputs, **scoring.options)
+    expected = expected.last_hidden_state if scoring.metric == "cosine" else expected.logits
+    both = {name: torch.cat([value, value]) for name, value in scoring.inputs.items()}  # (2, n) each
+    with torch.no_grad(), ablating_sets([chosen, []]):  # row 0: the heads removed together; row 1: the model whole
+        output = handle.model(**both, **scoring.options)
+    got = output.last_hidden_state if scoring.metric == "cosine" else output.logits
+    torch.testing.assert_close(got[0], expected[0], atol=1e-5, rtol=0)
+    torch.testing.assert_close(got[1], _outputs(handle, scoring)[0], atol=1e-5, rtol=0)
+    assert not torch.allclose(got[0], got[1], atol=1e-3)  # the removed heads change the output

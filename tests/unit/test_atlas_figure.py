@@ -6,6 +6,7 @@ import pytest
 
 from attnviz.figures.atlas import SMALLEST, atlas_poster, block_map, poster_tiles
 from attnviz.figures.style import FigureStyle
+from attnviz.figures.text_fit import NOTE_SHARE, TITLE_END_PX, TITLE_SIZE, TITLE_X, text_width
 from attnviz.maps.atlas import AtlasMap
 from tests.support.maps import tokens_from
 
@@ -66,3 +67,15 @@ def test_one_heads_block_map_is_its_blocks_on_the_same_scale():
     np.testing.assert_allclose(z[seen], np.log10(np.maximum(amap.blocks[1, 2][seen], SMALLEST)), rtol=1e-6)
     assert np.isnan(z[~seen]).all()
     assert list(trace.x) == list(range(0, 20, 2)) and (trace.zmin, trace.zmax) == (np.log10(SMALLEST), 0)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("heads", [1, 3, 14])
+def test_the_posters_heading_fits_its_width_in_both_languages(lang, heads):
+    fig = atlas_poster(_amap(heads=heads), cells=4, style=FigureStyle(lang=lang, model="a-model-name"))
+    first, *notes = fig.layout.title.text.replace("<sup>", "").replace("</sup>", "").split("<br>")
+    room = fig.layout.width * (1 - TITLE_X) - TITLE_END_PX
+    assert len(notes) >= 2 and all(text_width(note, NOTE_SHARE * TITLE_SIZE) <= room for note in notes)
+    said = "".join(notes).replace(" ", "")
+    assert "log₁₀" in said and "6×6" in said  # every word kept, only broken into lines (2-token blocks, 3 a cell)
+    assert fig.layout.margin.t >= 130 + (len(notes) - 2) * 15  # the plot moved down for each line added
