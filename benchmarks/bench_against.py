@@ -41,7 +41,10 @@ try:
     from attnviz.attention.capture import capture
 except ImportError:  # before the renovation
     from attnviz.capture import capture
-from attnviz.model.load import load_model
+try:
+    from attnviz.model.load import load_model
+except ImportError:  # before the library's top floor moved into folders
+    from attnviz.models import load_model
 from transformers import AutoModel
 
 if os.environ.get("WITHOUT_LATER_FEATURES"):
