@@ -27,10 +27,13 @@ import sys
 from pathlib import Path
 
 import attnviz
+from attnviz.model.catalogue import catalogue_folder
 
 venv, repo = (Path(arg).resolve() for arg in sys.argv[1:])
 capture = json.loads(Path("capture.json").read_text(encoding="utf-8"))
-folder = Path(capture["provenance"]["model"]["path"]).resolve()
+# A catalogue model is named, not located, in a capture's provenance: the folder is the one the catalogue reads.
+assert capture["provenance"]["model"]["name"] == "demo-zh-en", capture["provenance"]["model"]
+folder = catalogue_folder("demo-zh-en").resolve()
 assert Path(attnviz.__file__).resolve().is_relative_to(venv), f"attnviz imported from {attnviz.__file__}"
 assert folder.is_relative_to(venv) and not folder.is_relative_to(repo), f"model read from {folder}"
 assert {"encoder", "decoder", "cross"} <= set(capture["maps"]), sorted(capture["maps"])
