@@ -84,6 +84,8 @@ def capture(handle, example: Example, request: Request):
     """One example's capture, with its provenance; what the app says above its figures said as warning lines."""
     _warn_language(handle, example, request)
     result = run_recorded(handle, run_request(example, request))
+    if request.generate is not None and not result.is_complete and handle.kind == "decoder":  # read, not continued
+        warning(i18n.t("long_not_continued", request.lang), example.number, request)
     for caveat in caveats.caveats(result):
         warning(caveat.sentence(request.lang), example.number, request)
     if request.truncate:

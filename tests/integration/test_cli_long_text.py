@@ -108,3 +108,11 @@ def test_the_capture_command_writes_every_weight_of_a_long_text(tiny_folder, tmp
         held = [name for name in saved.files if "weights" in name]
         assert held and saved[held[0]].ndim == 4
         assert np.allclose(saved[held[0]], run_recorded(load_model(folder, "cpu"), RunRequest(TEXT))["self"].weights)
+
+
+@pytest.mark.parametrize(("lang", "said"), [("en", "does not continue it"), ("zh", "不再续写")])
+def test_a_long_prompt_the_model_reads_instead_of_continuing_is_said(tiny_folder, tmp_path, capsys, lang, said):
+    folder = tiny_folder("gpt2")
+    argv = ["--model", folder, "--text", TEXT, "--generate", "4", "--lang", lang, "-o", str(tmp_path / "a.svg")]
+    code, _, err = run(capsys, "export", *argv)
+    assert code == 0 and said in err  # --generate asked for, and a warning line says why nothing was written
