@@ -217,8 +217,9 @@ def render(sizes: list[dict], lazy: dict | None, limit: int, meta: dict) -> str:
         atlas_peak = max(a[2] for a in size["atlas"])
         windows = size["windows"]
         walls, cpus = [wall for wall, _ in windows], [cpu for _, cpu in windows]
-        window = f"{statistics.median(walls):.3f} s / {max(walls):.3f} s ({statistics.median(cpus):.3f} s CPU)"
-        window = window if windows else "—"
+        window = "—"
+        if windows:
+            window = f"{statistics.median(walls):.3f} s / {max(walls):.3f} s ({statistics.median(cpus):.3f} s CPU)"
         if size["plain"]:
             plain_wall = min(p[0] for p in size["plain"])
             plain_cpu = min(p[1] for p in size["plain"])
@@ -310,7 +311,7 @@ def main() -> None:
     limit = default_budget_limit(handle)
     _report(sizes, lazy, limit, meta, args.no_write)  # what is measured so far, before the longest run
     if args.long_tokens:
-        sizes.append(one_size(handle, args.long_tokens, 1, 0, with_plain=False))
+        sizes.append(one_size(handle, args.long_tokens, 1, args.windows, with_plain=False))
         _report(sizes, lazy, limit, meta, args.no_write)
 
 
