@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import attnviz.settings
+from app_pages.heads import choices as heads_choices
 from app_pages.how_attention_works import multi_head
 from app_pages.how_attention_works import steps as explainer_steps
-from app_pages.heads import choices as heads_choices
 from app_pages.shared import link_text, model_runs
 from app_pages.shared import state as app_state
 from attnviz.attention.walkthrough import walkthrough
