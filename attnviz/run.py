@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from attnviz import settings
+from attnviz.attention.encoding import check_text
 from attnviz.attention.live_items import LiveFinished, LiveItem
 from attnviz.errors import InputError
 from attnviz.model import memory
@@ -71,10 +72,13 @@ def capture_kind(handle: ModelHandle, request: RunRequest, environ: Mapping[str,
         return request.capture
     if request.mode == "generate" and handle.is_seq2seq:  # a translation model's generation records every step
         return "full"
+    check_text(request.text)  # the sentence a capture would give, before a tokenizer meets broken characters
     n_source = source_tokens(handle, request.text)
     if request.truncate and handle.max_positions:
         n_source = min(n_source, handle.max_positions)
     target = read_target(handle, request) or ""
+    if target.strip():
+        check_text(target, "target")
     n_target = len(handle.tokenizer(text_target=target)["input_ids"]) if target.strip() else 0
     if n_source >= settings.current(environ).lazy_from_tokens or selection.long_view(n_source):
         return "lazy"
