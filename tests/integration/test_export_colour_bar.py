@@ -78,13 +78,21 @@ def colour_bar(image: Image.Image) -> tuple[str, tuple[float, float, float, floa
     across = _gradient_runs(places, on_scale)  # rows, low to high left to right
     if across:
         lines = [run[0] for run in across]
-        return "h", (min(r[1] for r in across) / width, min(lines) / height, max(r[2] for r in across) / width,
-                     (max(lines) + 1) / height)  # fmt: skip
+        return "h", (
+            min(r[1] for r in across) / width,
+            min(lines) / height,
+            max(r[2] for r in across) / width,
+            (max(lines) + 1) / height,
+        )
     down = _gradient_runs(places.T[:, ::-1], on_scale.T[:, ::-1])  # columns, low at the bottom
     if down:
         lines = [run[0] for run in down]
-        return "v", (min(lines) / width, 1 - max(r[2] for r in down) / height, (max(lines) + 1) / width,
-                     1 - min(r[1] for r in down) / height)  # fmt: skip
+        return "v", (
+            min(lines) / width,
+            1 - max(r[2] for r in down) / height,
+            (max(lines) + 1) / width,
+            1 - min(r[1] for r in down) / height,
+        )
     return None
 
 

@@ -25,10 +25,28 @@ def test_citation_has_the_keys_cff_1_2_0_requires():
     for author in cff["authors"]:  # a person has family-names (or given-names), an entity a name
         assert isinstance(author, dict) and ({"name", "family-names", "given-names"} & set(author)), author
     assert set(cff) <= {  # only keys of the 1.2.0 schema: a misspelt one would be ignored by every reader
-        "abstract", "authors", "cff-version", "commit", "contact", "date-released", "doi", "identifiers",
-        "keywords", "license", "license-url", "message", "preferred-citation", "references", "repository",
-        "repository-artifact", "repository-code", "title", "type", "url", "version",
-    }  # fmt: skip
+        "abstract",
+        "authors",
+        "cff-version",
+        "commit",
+        "contact",
+        "date-released",
+        "doi",
+        "identifiers",
+        "keywords",
+        "license",
+        "license-url",
+        "message",
+        "preferred-citation",
+        "references",
+        "repository",
+        "repository-artifact",
+        "repository-code",
+        "title",
+        "type",
+        "url",
+        "version",
+    }
     assert cff.get("type", "software") in ("software", "dataset")
 
 

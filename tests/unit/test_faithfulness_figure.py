@@ -33,9 +33,20 @@ def _board() -> Scoreboard:
     orders = {"weights": np.array([1, 2, 0]), "alti": np.array([0, 1, 2])}
     removable = np.array([True, True, True, False])
     return Scoreboard(
-        "m", "log-prob", "morning", (1,), tokens, removable, 0.0, relevance, orders,
-        {"mask": curves, "random": dict(curves)}, {}, {}, provenance={"measure": {"name": "faithfulness"}},
-    )  # fmt: skip
+        "m",
+        "log-prob",
+        "morning",
+        (1,),
+        tokens,
+        removable,
+        0.0,
+        relevance,
+        orders,
+        {"mask": curves, "random": dict(curves)},
+        {},
+        {},
+        provenance={"measure": {"name": "faithfulness"}},
+    )
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -73,8 +84,11 @@ def test_files_carry_provenance_and_every_number():
     assert said["measure"]["name"] == "faithfulness" and said["view"]["name"] == "faithfulness"
     scores = json.loads(scores_bytes(board, found, "json", lang="zh"))
     assert scores["verdict"]["ranking"] == found.ranking and scores["curves"]["mask"]["alti"]["deletion"] == [
-        0.0, -2.0, -2.5, -3.0,
-    ]  # fmt: skip
+        0.0,
+        -2.0,
+        -2.5,
+        -3.0,
+    ]
     assert "判断" in scores["verdict"]["sentence"]
     csv_text = scores_bytes(board, found, "csv").decode()
     assert csv_text.splitlines()[0].startswith("baseline,measure,comprehensiveness") and len(csv_text.splitlines()) == 7

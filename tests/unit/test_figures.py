@@ -314,8 +314,10 @@ def _shipped_font_characters() -> dict[str, set[int]]:
     from attnviz.figures.fonts import require_cjk_font
 
     dejavu = Path(matplotlib.__file__).parent / "mpl-data" / "fonts" / "ttf" / "DejaVuSans.ttf"
-    return {name: set(TTFont(path, fontNumber=0).getBestCmap()) for name, path in (
-        ("Noto Sans SC", require_cjk_font()), ("DejaVu Sans", dejavu))}  # fmt: skip
+    return {
+        name: set(TTFont(path, fontNumber=0).getBestCmap())
+        for name, path in (("Noto Sans SC", require_cjk_font()), ("DejaVu Sans", dejavu))
+    }
 
 
 def test_control_tokens_are_drawn_with_characters_every_shipped_font_has():
