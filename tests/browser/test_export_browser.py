@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from attnviz.figures.text_fit import as_file
 from tests.support.browser import app_url, page, wait_for_app  # noqa: F401 - fixtures: the served app and its browser page
 from tests.support.browser import download as clicked_download
 
@@ -29,7 +30,6 @@ def files():
     import torch
 
     from attnviz.attention.generation import generate
-    from attnviz.figures.text_fit import as_file
     from attnviz.model.load import load_model
     from attnviz.run import MAX_NEW_TOKENS
     from attnviz.view import selection, viewing

@@ -22,6 +22,7 @@ from attnviz.maps import analysis, head_stats, word_merge
 from attnviz.model.load import catalogue, load_model
 from attnviz.run import RunRequest
 from attnviz.view import viewing
+from attnviz.view.looking import seed_looking_using
 from tests.support.app import APP, PAGES, assert_page_ok, charts, open_app
 from tests.support.figure_reading import plotly_array as array
 
@@ -350,8 +351,6 @@ def test_explainer_walks_through_the_seed_example():
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_explainer_words_weights_as_looking_and_draws_use_beside_them(lang):
-    from attnviz import i18n
-    from attnviz.view.looking import seed_looking_using
 
     at = open_app("how_attention_works", lang=lang)
     assert_page_ok(at)

@@ -17,6 +17,7 @@ from attnviz import i18n
 from attnviz.errors import InputError
 from attnviz.measures import head_effects as effects_module
 from attnviz.measures.head_effects import head_effects
+from attnviz.measures.head_estimate import head_estimate
 from attnviz.model.catalogue import model_name
 from attnviz.model.load import load_model
 from attnviz.view import find_head
@@ -106,8 +107,6 @@ def test_the_heads_page_grid_holds_the_exact_effects_and_a_click_opens_a_head(la
 @pytest.mark.parametrize("kind, lang", [("encoder", "en"), ("cross", "zh")])
 def test_each_grid_says_the_estimates_rho_over_its_own_heads(kind, lang):
     from scipy import stats
-
-    from attnviz.measures.head_estimate import head_estimate
 
     at = _open(HEADS, model="demo-zh-en", text=TEXT, mode="pair", target=TARGET, kind=kind, effects=1, lang=lang)
     assert_page_ok(at)

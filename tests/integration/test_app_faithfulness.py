@@ -10,6 +10,7 @@ import pytest
 
 from attnviz import i18n
 from attnviz import run as runs
+from attnviz.attention.batching import prepare_batch
 from attnviz.maps.detachment import detachment_lines
 from attnviz.maps.faithfulness_verdict import verdict, verdict_sentence
 from attnviz.measures.detached import detachment
@@ -57,7 +58,6 @@ def test_translate_scores_the_newest_target_token_then_the_whole_target(tiny_fol
 
 def board_rows(handle) -> list:
     """The target tokens of PAIR as the model reads them (the last is </s>: the newest word is the one before)."""
-    from attnviz.attention.batching import prepare_batch
 
     return prepare_batch(handle, [PAIR["text"]], [PAIR["target"]]).decoded[0].tokens
 

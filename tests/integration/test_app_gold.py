@@ -13,10 +13,11 @@ from streamlit.testing.v1 import AppTest
 
 from attnviz.attention.capture import capture
 from attnviz.corpus.gold import Gold
-from attnviz.corpus.pair import head_scores
+from attnviz.corpus.pair import head_scores, view_scores
 from attnviz.corpus.view import pair_words
 from attnviz.figures.common import format_value
 from attnviz.maps import analysis, word_merge
+from attnviz.measuring import measured
 from attnviz.model.load import load_model
 
 APP = str(Path(__file__).resolve().parents[2] / "app_pages" / "main.py")
@@ -297,8 +298,6 @@ def test_a_zh_en_source_read_partly_a_character_at_a_time_shows_the_segmenters_w
 
 @pytest.mark.parametrize("measure", ["alti", "value-zeroing"])
 def test_a_contributions_map_is_scored_against_the_gold_links_layer_by_layer(measure):
-    from attnviz.corpus.pair import view_scores
-    from attnviz.measuring import measured
 
     gold = Gold.parse("0-0 1-1 2-2")
     at = open_app(**PAIR, gold="0-0 1-1 2-2", measure=measure, view="layer", layer=2)

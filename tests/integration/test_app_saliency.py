@@ -10,9 +10,11 @@ import pytest
 
 from attnviz import i18n
 from attnviz import run as runs
+from attnviz.attention.capture import capture
 from attnviz.errors import InputError
 from attnviz.measures.saliency import saliency
 from attnviz.model.load import load_model
+from attnviz.view import selection
 from tests.support.app import assert_page_ok, charts, open_app
 from tests.support.figure_reading import plotly_array
 
@@ -88,8 +90,6 @@ def _word_norms(tokens, scores, words) -> list[float]:
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_saliency_bars_follow_the_word_view_and_hide_special_tokens(lang):
-    from attnviz.attention.capture import capture
-    from attnviz.view import selection
 
     at = open_app("translate", model="demo-zh-en", measure="saliency", lang=lang, **WORDS)  # words and hide: on
     assert_page_ok(at)

@@ -20,6 +20,7 @@ from attnviz.errors import AttnvizError, InputError, ResourceLimitError
 from attnviz.maps import analysis, head_stats, word_merge
 from attnviz.model.devices import device_report
 from attnviz.model.load import load_model
+from attnviz.run import RunRequest, run
 from attnviz.types import AttentionMap, Token
 from tests.support.cli import numbered
 from tests.support.maps import random_map, seed_pair_map, tokens_from
@@ -605,7 +606,6 @@ def test_cli_a_target_for_a_model_without_a_target_side_is_refused(capsys, tmp_p
 
 
 def test_api_a_target_for_a_model_without_a_target_side_is_an_input_error(tiny_folder):
-    from attnviz.run import RunRequest, run
 
     for family in ("bert", "gpt2"):  # an encoder, a decoder: neither force-decodes a target
         handle = load_model(tiny_folder(family), "cpu")

@@ -16,7 +16,7 @@ from pypdf import PdfReader
 from attnviz import export, figures, i18n
 from attnviz.errors import InputError
 from attnviz.export import fontsubset, sizing
-from attnviz.figures import fonts
+from attnviz.figures import fonts, layout
 from attnviz.figures.layout import fit_alignment
 from attnviz.figures.text_fit import TITLE_LINE, fit_title
 from attnviz.types import AttentionMap
@@ -382,7 +382,6 @@ def _label_sizes_pt(pdf: bytes, labels: set[str]) -> dict[str, float]:
 def test_a_long_pairs_one_column_pdf_stands_every_label_at_the_stated_minimum_or_larger():
     """One column of print (3.5 in): a 14-word pair's token labels print at 6 pt (PRINT_TICK_FLOOR px) or more, and
     the figure's side margins hold what they show, not blank room (they were 130 px of 336 with 5.3 pt labels)."""
-    from attnviz.figures import layout
 
     source, target = LONG_PAIR
     fig = figures.alignment(random_map(tokens_from(target), tokens_from(source), layers=1, heads=1))

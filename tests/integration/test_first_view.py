@@ -19,9 +19,10 @@ import pytest
 
 from app_pages.shared import caches, first_view, model_runs, save_first_view, server_load, startup
 from app_pages.shared.state import ViewState
-from attnviz import i18n
+from attnviz import i18n, provenance
 from attnviz.export.schema import capture_from_npz
 from attnviz.model.load import catalogue_folder, load_model
+from attnviz.provenance import kernel_capabilities, kernel_capability
 from attnviz.run import RunRequest
 from tests.support.app import assert_page_ok, charts, open_app
 
@@ -125,7 +126,6 @@ def test_a_view_computed_on_other_kernels_or_thread_count_gets_the_model(monkeyp
 def test_instruction_sets_the_kernels_do_not_use_do_not_refuse_the_view(monkeypatch):
     """The refusal this replaces: a CPU that reports AVX-512 (or AMX) besides AVX2 lost the view computed on an AVX2
     CPU, though run as AVX2 it computes the same bits. Extra flags change nothing while torch runs the same kernels."""
-    from attnviz import provenance
 
     monkeypatch.setattr(server_load, "loading", lambda: True)
     monkeypatch.setenv("ATEN_CPU_CAPABILITY", "avx2")  # this server runs AVX2 kernels, whatever its CPU has
@@ -159,7 +159,6 @@ def _computed_as(capability: str) -> dict:
 def test_the_bits_follow_the_kernels_torch_runs_not_the_cpus_instruction_list():
     """Run as AVX2, this CPU computes the view an AVX2-only CPU saved (tests/support/first_view_avx2_machine.npz),
     bit for bit; run as AVX512 (where it can), the weights are the same bits but the probabilities are not."""
-    from attnviz.provenance import kernel_capabilities
 
     elsewhere = capture_from_npz(Path(__file__).parents[1] / "support" / "first_view_avx2_machine.npz")
     avx2 = _computed_as("AVX2")
@@ -179,7 +178,6 @@ def test_the_bits_follow_the_kernels_torch_runs_not_the_cpus_instruction_list():
 
 @pytest.mark.parametrize("asked", [None, "avx2", "default", "avx512"])
 def test_the_kernels_are_told_as_torch_chooses_them_without_importing_torch(asked):
-    from attnviz.provenance import kernel_capabilities, kernel_capability
 
     if asked == "avx512" and "AVX512" not in kernel_capabilities():
         pytest.skip("this CPU cannot run AVX512 kernels")

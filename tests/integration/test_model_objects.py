@@ -19,6 +19,7 @@ import attnviz
 from attnviz.errors import ModelLoadError
 from attnviz.model.load import load_model
 from attnviz.model.objects import from_objects
+from attnviz.provenance import alignment_heads_of
 from tests.support import needs, tiny
 
 TEXT = "早上好！I like studying."
@@ -238,7 +239,6 @@ def demo_translator():
 
 
 def test_every_capture_carries_the_alignment_heads_the_model_loaded_by_name_has(demo_translator):
-    from attnviz.provenance import alignment_heads_of
 
     by_name, model, tokenizer = demo_translator
     assert by_name.alignment_heads  # the shipped translator has one: the test would otherwise prove nothing

@@ -11,10 +11,14 @@ import pytest
 import torch
 import transformers
 
+import attnviz
+from app_pages.shared import first_view
 from attnviz import __version__, export, provenance
 from attnviz.attention.capture import capture, capture_batch
 from attnviz.attention.generation import generate
 from attnviz.attention.ondemand import capture_lazy
+from attnviz.cli import main
+from attnviz.export.schema import capture_from_npz
 from attnviz.model.load import load_model
 from attnviz.types import AttentionCapture
 from tests.support.maps import seed_pair_map
@@ -136,7 +140,6 @@ def _no_local_path(data: bytes, folder: str) -> None:
 
 
 def test_no_capture_or_figure_file_records_where_the_model_lies(tmp_path, tiny_folder):
-    from attnviz.cli import main
 
     folder = str(Path(tiny_folder("marian")).resolve())  # typed as an absolute path
     pair = ["--model", folder, "--text", "早上好", "--target", "Good morning"]
@@ -160,7 +163,6 @@ def test_no_capture_or_figure_file_records_where_the_model_lies(tmp_path, tiny_f
 
 
 def test_a_catalogue_model_and_a_model_object_are_named_without_their_folder(tiny_folder):
-    import attnviz
 
     demo = load_model("demo-zh-en", "cpu")
     captured = attnviz.capture(demo, "早上好！", target="Good morning!")
@@ -193,8 +195,6 @@ def _strings(value):
 
 
 def test_the_shipped_capture_records_no_local_path():
-    from app_pages.shared import first_view
-    from attnviz.export.schema import capture_from_npz
 
     for saved in sorted(first_view.FOLDER.glob("*.npz")):
         shipped = capture_from_npz(saved)

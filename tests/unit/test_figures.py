@@ -3,14 +3,17 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from attnviz import figures
+from attnviz import export, figures
 from attnviz.attention.walkthrough import walkthrough
 from attnviz.errors import InputError
 from attnviz.figures import FigureStyle
 from attnviz.figures.common import token_label
+from attnviz.figures.fonts import plain_text, require_cjk_font
 from attnviz.figures.layout import fit_heatmap
 from attnviz.maps import analysis, head_stats
+from attnviz.text.tokens import readable
 from attnviz.types import Token
+from attnviz.view.looking import seed_looking_using
 from tests.support.figure_reading import _axis, _axis_text, en_zh_map, hover_label  # noqa: F401
 from tests.support.maps import random_map, seed_pair_map, tokens_from
 
@@ -271,7 +274,6 @@ def test_explainer_shows_each_step_of_the_walk_through():
 
 
 def test_mixture_draws_where_the_query_looks_beside_what_it_uses():
-    from attnviz.view.looking import seed_looking_using
 
     seed = seed_looking_using()
     fig = figures.mixture(figures.SEED_MIXTURE, seed.contributions)
@@ -311,8 +313,6 @@ def _shipped_font_characters() -> dict[str, set[int]]:
     import matplotlib
     from fontTools.ttLib import TTFont
 
-    from attnviz.figures.fonts import require_cjk_font
-
     dejavu = Path(matplotlib.__file__).parent / "mpl-data" / "fonts" / "ttf" / "DejaVuSans.ttf"
     return {
         name: set(TTFont(path, fontNumber=0).getBestCmap())
@@ -321,8 +321,6 @@ def _shipped_font_characters() -> dict[str, set[int]]:
 
 
 def test_control_tokens_are_drawn_with_characters_every_shipped_font_has():
-    from attnviz.figures.fonts import plain_text
-    from attnviz.text.tokens import readable
 
     fonts = _shipped_font_characters()
     controls = [*range(0x20), 0x7F]
@@ -339,9 +337,6 @@ def test_control_tokens_are_drawn_with_characters_every_shipped_font_has():
 
 def test_a_newline_token_exports_without_a_missing_glyph():
     import warnings
-
-    from attnviz import export
-    from attnviz.text.tokens import readable
 
     tokens = [Token("a", 0, 1), Token(readable("\n"), 1, 2), Token(readable("\t"), 2, 3)]
     fig = figures.heatmap(random_map(tokens))

@@ -7,11 +7,21 @@ import numpy as np
 import pytest
 
 from attnviz.errors import InputError
-from attnviz.figures.lens import decoder_lens_grid, lens_grid, lens_lines
+from attnviz.figures.lens import (
+    CELL_PX,
+    GRID_MARGINS_PX,
+    LEGEND_ROW_PX,
+    decoder_lens_grid,
+    lens_grid,
+    lens_lines,
+    logit_lens_figures,
+)
 from attnviz.figures.style import FigureStyle
+from attnviz.figures.text_fit import text_width
 from attnviz.i18n.lens import STRINGS
-from attnviz.measures.lens_results import DecoderLens, layer_labels, reading_labels
+from attnviz.measures.lens_results import DecoderLens, LogitLens, layer_labels, logit_lens_rows, reading_labels
 from attnviz.types import Token
+from attnviz.view.lenses import LENS_WINDOW, lens_window
 
 POSITIONS = [Token("<s>", -1, -1, special=True), Token("早上", 0, 2), Token("好", 2, 3)]
 CELLS = [
@@ -82,8 +92,6 @@ def test_one_labeller_names_both_lenses_rows_by_the_layer_read():
 def test_lens_rows_are_numbered_as_the_heads_and_the_module_paths_are():
     """One numbering: a row read after the module `layers.n` is "after layer n" (the heads' Ln), in the figure, in
     both languages, and in the table's rows; the embeddings are named, never numbered."""
-    from attnviz.figures.lens import logit_lens_figures
-    from attnviz.measures.lens_results import LogitLens, logit_lens_rows
 
     names = ["embeddings", "model.layers.0", "model.layers.1"]
     top_ids = np.zeros((3, 3, 1), dtype=np.int64)
@@ -109,7 +117,6 @@ def test_lens_rows_are_numbered_as_the_heads_and_the_module_paths_are():
 
 
 def _long_lens(positions: int):
-    from attnviz.measures.lens_results import LogitLens
 
     words = ["morning", "grandmother", "好", "</s>", "the"]
     tokens = [Token(words[i % len(words)], i, i + 1, special=words[i % len(words)] == "</s>") for i in range(positions)]
@@ -130,9 +137,6 @@ def _long_lens(positions: int):
 
 
 def test_a_long_lens_is_drawn_a_window_at_a_time_with_readable_cells():
-    from attnviz.figures.lens import CELL_PX, GRID_MARGINS_PX, logit_lens_figures
-    from attnviz.figures.text_fit import text_width
-    from attnviz.view.lenses import LENS_WINDOW, lens_window
 
     lens = _long_lens(52)
     window = lens_window(52, 30)
@@ -152,8 +156,6 @@ def test_a_long_lens_is_drawn_a_window_at_a_time_with_readable_cells():
 
 
 def test_the_whole_lens_in_a_file_writes_text_only_where_it_fits_and_the_legend_is_never_cut():
-    from attnviz.figures.lens import GRID_MARGINS_PX, LEGEND_ROW_PX, logit_lens_figures
-    from attnviz.figures.text_fit import text_width
 
     grid, lines = logit_lens_figures(_long_lens(60))  # no window: every position, as the CLI's file draws them
     (trace,) = grid.data

@@ -12,7 +12,10 @@ import numpy as np
 import pytest
 
 from attnviz import figures
+from attnviz.export import static, static_style
 from attnviz.export.schema import capture_bytes, capture_from_dict, capture_from_npz, capture_to_csv, capture_to_dict
+from attnviz.figures.layout import LABEL_SIZE
+from attnviz.figures.text_fit import label_widths
 from attnviz.maps import replay
 from attnviz.model.catalogue import CatalogueEntry, catalogue
 from attnviz.text import caveats, language
@@ -267,8 +270,6 @@ def test_replayed_scores_follow_the_step_in_tokens_and_words():
 def test_static_export_keeps_the_unknown_colour():
     from matplotlib.colors import to_hex
 
-    from attnviz.export import static, static_style
-
     fig = figures.heatmap(cross_map())
     assert static_style.label_color(fig.layout.xaxis.ticktext[0]) == figures.common.UNKNOWN_COLOR
     assert static_style.label_color(fig.layout.xaxis.ticktext[1]) is None
@@ -293,8 +294,6 @@ def test_a_long_list_of_guesses_is_shortened():
 
 def test_unknown_labels_are_measured_by_the_text_they_draw_not_their_markup():
     from attnviz.figures.fonts import text_width
-    from attnviz.figures.layout import LABEL_SIZE
-    from attnviz.figures.text_fit import label_widths
 
     source = [
         Token("Good morning", 0, 12, unknown=True),
