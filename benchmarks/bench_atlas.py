@@ -50,6 +50,12 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 
 from run import _mb, peak_extra_bytes, text_of_tokens, write_section  # noqa: E402  (the shared measuring helpers)
 
+from attnviz.atlas import atlas_bytes, capture_atlas  # noqa: E402
+from attnviz.attention.ondemand import capture_lazy  # noqa: E402
+from attnviz.model.memory import estimate_bytes  # noqa: E402
+from attnviz.model.objects import from_objects  # noqa: E402
+from tests.support.tiny import byte_level_tokenizer  # noqa: E402
+
 SHAPE = dict(
     vocab_size=151936,
     hidden_size=896,
@@ -77,9 +83,6 @@ def decoder(layers: int):
     """A random Qwen2 of the shape above (weights seeded), with a byte-level tokenizer, as a handle."""
     import torch
     import transformers
-
-    from attnviz.model.objects import from_objects
-    from tests.support.tiny import byte_level_tokenizer
 
     torch.manual_seed(0)
     model = transformers.Qwen2ForCausalLM(transformers.Qwen2Config(**{**SHAPE, "num_hidden_layers": layers})).eval()
@@ -124,8 +127,6 @@ def one_size(handle, tokens: int, rounds: int, windows: int, with_plain: bool = 
     last atlas."""
     import numpy as np
 
-    from attnviz.atlas import atlas_bytes, capture_atlas
-
     text = text_of_tokens(handle.tokenizer, tokens)
     plain, atlas, kept = [], [], None
     for round_ in range(rounds):
@@ -165,8 +166,6 @@ def one_size(handle, tokens: int, rounds: int, windows: int, with_plain: bool = 
 
 def today(handle, tokens: int, heads: int) -> dict:
     """capture_lazy at `tokens`, then the mean-pooled 256 × 256 overview of `heads` heads."""
-    from attnviz.attention.ondemand import capture_lazy
-    from attnviz.model.memory import estimate_bytes
 
     text = text_of_tokens(handle.tokenizer, tokens)
     _log(f"today's path at {tokens:,} tokens: capture_lazy")
@@ -185,7 +184,6 @@ def today(handle, tokens: int, heads: int) -> dict:
 
 def default_budget_limit(handle) -> int:
     """The most tokens today's path (lazy mode) accepts under the default 4 GiB budget, by its own estimate."""
-    from attnviz.model.memory import estimate_bytes
 
     low, high = 1, SHAPE["max_position_embeddings"]
     while low < high:
@@ -291,8 +289,6 @@ def main() -> None:
     parser.add_argument("--no-write", action="store_true", help="print, do not write RESULTS.md")
     args = parser.parse_args()
     import torch
-
-    from attnviz.atlas import capture_atlas
 
     torch.set_num_threads(args.threads)
     SHAPE["num_hidden_layers"] = args.layers

@@ -35,6 +35,10 @@ os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 
 from run import write_section  # noqa: E402  (the shared results file)
 
+from attnviz import load_model  # noqa: E402
+from attnviz.maps.detachment import THRESHOLDS, Thresholds, auroc, detachment_score, percentile_threshold  # noqa: E402
+from attnviz.measures.detached import detachment  # noqa: E402
+
 GOAL = 0.85
 SEED = 7
 CALIBRATION_PAIRS = 300
@@ -70,15 +74,12 @@ def constructed(pairs: list[dict], source: str, target: str) -> list[tuple[str, 
 
 def numbers(handle, items) -> np.ndarray:
     """float64 (items, 2): each item's source share and sequence log-probability."""
-    from attnviz.measures.detached import detachment
 
     found = [detachment(handle, source, target) for _kind, source, target in items]
     return np.array([[d.source_share, d.log_probability] for d in found])
 
 
 def evaluate(name: str, limit: int | None) -> dict:
-    from attnviz import load_model
-    from attnviz.maps.detachment import THRESHOLDS, Thresholds, auroc, detachment_score, percentile_threshold
 
     source, target = DIRECTIONS[name]
     handle = load_model(name)

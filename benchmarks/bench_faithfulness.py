@@ -29,6 +29,13 @@ os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 
 from run import interleaved_ms, write_section  # noqa: E402  (the shared measuring helpers)
 
+from attnviz import load_model  # noqa: E402
+from attnviz.attention.batching import prepare_batch  # noqa: E402
+from attnviz.maps.faithfulness_scores import deletion_inputs, insertion_inputs  # noqa: E402
+from attnviz.measures.faithfulness import faithfulness  # noqa: E402
+from attnviz.measures.relevance import relevances  # noqa: E402
+from attnviz.measures.removal import scored_output  # noqa: E402
+
 GOAL_SECONDS = 20.0
 THREADS = 2
 PAIR = (
@@ -41,12 +48,6 @@ ROW = 30  # "Beijing": one output token, late in the target (the decoder reads 3
 
 def measure(repeats: int, threads: int) -> dict:
     import torch
-
-    from attnviz import load_model
-    from attnviz.attention.batching import prepare_batch
-    from attnviz.measures.faithfulness import faithfulness
-    from attnviz.measures.relevance import relevances
-    from attnviz.measures.removal import scored_output
 
     torch.set_num_threads(threads)
     handle = load_model("demo-zh-en")
@@ -81,8 +82,6 @@ def measure(repeats: int, threads: int) -> dict:
 def _distinct(ids, board) -> int:
     """How many of the edited inputs differ (the batched passes run each once)."""
     import numpy as np
-
-    from attnviz.maps.faithfulness_scores import deletion_inputs, insertion_inputs
 
     rows = []
     for replacement in board.replacements.values():
