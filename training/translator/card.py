@@ -216,6 +216,30 @@ each; no hand alignments):
 """
 
 
+def _meaning_scores(scores) -> str:
+    """The meaning checks (training.translator.meaning) of the HSK and Tatoeba translations."""
+    rows = [
+        f"| {name} ({found['pairs']}) | {found['negation_flipped']:.1%} | {found['negation_flipped_reference']:.1%} | "
+        f"{found['words_dropped']:.1%} | {found['sentences_dropping']:.1%} | {found['meaning_errors']:.1%} |"
+        for name, found in (("HSK", {"pairs": scores.pairs} | scores.meaning), ("Tatoeba", scores.tatoeba))
+        if "negation_flipped" in found
+    ]
+    if not rows:
+        return ""
+    table = "\n".join(rows)
+    return f"""
+Meaning checks (`training/translator/meaning.py`) of the same translations. *Negation flipped*: the source has a
+negation cue (not, n't, never…; 不, 没, 别…) and the translation none, or the other way round; the same check on the
+references is their floor (a translation can say it without a cue). *Words dropped*: of the source's content words
+the reference renders (the corpus's silver rule: a CC-CEDICT sense of the Chinese word names the English word), the
+share the translation does not render; *sentences* with at least one.
+
+| held-out | negation flipped | references | words dropped | sentences dropping a word | either |
+|---|---|---|---|---|---|
+{table}
+"""
+
+
 def _decoding(beams: int) -> str:
     """How the scored translations were written."""
     if beams <= 1:
@@ -251,7 +275,7 @@ every source word that gets at least half of its strongest weight, or to nothing
 |---|---|---|---|---|---|---|
 | all ({scores.pairs}) | {scores.bleu:.1f} | {scores.chrf:.1f} | {scores.unknown_share:.3f} | {scores.gold_pairs} | {
         scores.aer:.3f} | {scores.aer_argmax:.3f} |
-{_tatoeba_scores(scores)}
+{_tatoeba_scores(scores)}{_meaning_scores(scores)}
 Unseen grammar sentences (`assets/corpus/heldout-grammar.tsv`; exact gold links):
 
 | grammar pairs | exact match | AER | AER argmax |

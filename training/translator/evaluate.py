@@ -43,6 +43,7 @@ from training.translator import DIRECTIONS, model_dir
 from training.translator.alignment import argmax_links, piece_words, strong_links, word_attention
 from training.translator.card import EXAMPLES, write_card
 from training.translator.config import TrainConfig
+from training.translator.meaning import MEANING_KEYS, meaning_scores, write_checks
 
 BATCH_SIZE = 256  # few long batches: decoding costs per step, not per sentence
 
@@ -58,8 +59,9 @@ class Scores:
     aer_argmax: float  # links: the strongest source word only
     grammar: dict[str, float] = field(default_factory=dict)  # pairs, exact_match, aer, aer_argmax
     examples: list[tuple[str, str, str]] = field(default_factory=list)  # (input, reference, translation)
-    tatoeba: dict[str, float] = field(default_factory=dict)  # pairs, bleu, chrf, unknown_share
+    tatoeba: dict[str, float] = field(default_factory=dict)  # pairs, bleu, chrf, unknown_share, meaning checks
     beams: int = 1  # the beams the translations were decoded with (1: greedy)
+    meaning: dict[str, float] = field(default_factory=dict)  # HSK pairs: training.translator.meaning.meaning_scores
 
 
 def load(folder: Path):
@@ -233,13 +235,15 @@ def grammar_scores(model, tokenizer, pairs: list[Pair], weighting: str = "weight
 
 
 def translation_part(model, tokenizer, pairs: list[Pair]) -> tuple[dict[str, float], list[tuple[str, str, str]]]:
-    """BLEU, chrF and the unknown share of the model's translations of `pairs`, and (input, reference, output)."""
+    """BLEU, chrF, the unknown share and the meaning checks (`training.translator.meaning`) of the model's
+    translations of `pairs`, and (input, reference, output)."""
     source_lang, target_lang = languages(tokenizer)
     sources, references = [p.text(source_lang) for p in pairs], [p.text(target_lang) for p in pairs]
     hypotheses = translate(model, tokenizer, sources)
     bleu, chrf = translation_scores(hypotheses, references, target_lang)
     unknown = float(np.mean([has_unknown(tokenizer, text) for text in sources])) if sources else 0.0
     scores = {"pairs": len(pairs), "bleu": bleu, "chrf": chrf, "unknown_share": unknown}
+    scores |= meaning_scores(pairs, hypotheses, source_lang)
     return scores, list(zip(sources, references, hypotheses, strict=True))
 
 
@@ -268,6 +272,7 @@ def evaluate(
         examples,
         translation_part(model, tokenizer, list(tatoeba))[0] if tatoeba else {},
         int(model.generation_config.num_beams or 1),
+        {k: v for k, v in hsk.items() if k in MEANING_KEYS},
     )
 
 
@@ -296,6 +301,15 @@ def score_and_write_card(
     return scores
 
 
+def meaning_text(scores: dict[str, float]) -> str:
+    """The meaning checks in a line (training.translator.meaning)."""
+    return (
+        f"negation flipped in {scores['negation_flipped']:.1%} (the references: "
+        f"{scores['negation_flipped_reference']:.1%}), source words dropped {scores['words_dropped']:.1%} "
+        f"(in {scores['sentences_dropping']:.1%} of sentences), either in {scores['meaning_errors']:.1%}"
+    )
+
+
 def read_heldout(corpus_dir: Path) -> tuple[list[Pair], list[GoldAlignment], list[Pair], list[Pair]]:
     """The HSK held-out pairs, their hand alignments, the grammar and the Tatoeba held-out pairs."""
     corpus_dir = Path(corpus_dir)
@@ -321,6 +335,9 @@ def main(argv: list[str] | None = None) -> None:
         help="the alignment view's weighting: weights, or weighted by value norm",
     )
     parser.add_argument("--alignment-only", action="store_true", help="only the AER of the alignment view")
+    parser.add_argument(
+        "--write-checks", type=Path, default=None, help="write each held-out Tatoeba translation and its meaning checks"
+    )
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
     folder = args.model or model_dir(args.direction)
@@ -343,14 +360,19 @@ def main(argv: list[str] | None = None) -> None:
     print(
         f"{scores.pairs} held-out HSK pairs: BLEU {scores.bleu:.1f}, chrF {scores.chrf:.1f}, unknown piece in "
         f"{scores.unknown_share:.1%} of inputs; {scores.gold_pairs} hand-aligned: AER {scores.aer:.3f} "
-        f"(argmax {scores.aer_argmax:.3f})"
+        f"(argmax {scores.aer_argmax:.3f}); {meaning_text(scores.meaning)}"
     )
     if scores.tatoeba:
         t = scores.tatoeba
         print(
             f"{t['pairs']} held-out Tatoeba pairs: BLEU {t['bleu']:.1f}, chrF {t['chrf']:.1f}, unknown piece in "
-            f"{t['unknown_share']:.1%} of inputs"
+            f"{t['unknown_share']:.1%} of inputs; {meaning_text(t)}"
         )
+    if args.write_checks and tatoeba:
+        model, tokenizer = load(folder)
+        source_lang, _ = languages(tokenizer)
+        translations = translate(model, tokenizer, [pair.text(source_lang) for pair in tatoeba])
+        write_checks(args.write_checks, tatoeba, translations, source_lang)
     if scores.grammar:
         g = scores.grammar
         print(
