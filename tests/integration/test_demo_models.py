@@ -25,6 +25,7 @@ from training.translator.evaluate import (
     translate,
     word_matrices,
 )
+from training.translator.meaning import MEANING_KEYS
 from training.translator.train import fitted_to_pieces, is_silver
 
 MAX_WEIGHT_BYTES = 40_000_000  # the size limit of a model (its files: at most MAX_FILE_BYTES each)
@@ -36,6 +37,12 @@ MAX_UNKNOWN_SHARE = 0.10
 FLOORS = {
     "zh-en": {"chrf": 49.0, "aer": 0.22, "tatoeba_chrf": 47.4},
     "en-zh": {"chrf": 30.0, "aer": 0.245, "tatoeba_chrf": 29.9},
+}
+# The meaning checks (training.translator.meaning) of the committed models on the held-out Tatoeba sentences, with
+# a little room for batched beam search: a retrained model turns no more negations around nor drops more words.
+CEILINGS = {
+    "zh-en": {"tatoeba_meaning_errors": 0.39, "tatoeba_negation_flipped": 0.032},
+    "en-zh": {"tatoeba_meaning_errors": 0.35, "tatoeba_negation_flipped": 0.024},
 }
 _loaded = {}
 
@@ -230,6 +237,16 @@ def card_tatoeba_scores(direction):
     return [float(x) for x in row.groups()]
 
 
+def card_meaning_scores(direction):
+    """The card's meaning-check rows: {"HSK": [...], "Tatoeba": [...]}, each pairs then the five shares (0–1)."""
+    card = (model_dir(direction) / "README.md").read_text(encoding="utf-8")
+    rows = re.findall(
+        r"\| (HSK|Tatoeba) \((\d+)\) \| ([0-9.]+)% \| ([0-9.]+)% \| ([0-9.]+)% \| ([0-9.]+)% \| ([0-9.]+)% \|", card
+    )
+    assert len(rows) == 2, "the model card has no meaning-check rows"
+    return {name: [float(pairs)] + [float(x) / 100 for x in shares] for name, pairs, *shares in rows}
+
+
 @pytest.mark.parametrize("direction", DIRECTIONS)
 def test_heldout_scores_meet_the_bar_and_match_the_card(direction):
     model, tokenizer = loaded(direction)
@@ -250,6 +267,11 @@ def test_heldout_scores_meet_the_bar_and_match_the_card(direction):
     assert card_tatoeba_scores(direction) == pytest.approx(
         [scores.tatoeba[k] for k in ("pairs", "bleu", "chrf", "unknown_share")], abs=0.051
     )
+    meaning = card_meaning_scores(direction)
+    for name, found in (("HSK", {"pairs": scores.pairs} | scores.meaning), ("Tatoeba", scores.tatoeba)):
+        assert meaning[name] == pytest.approx([found[k] for k in ("pairs", *MEANING_KEYS)], abs=0.00051)
+    assert scores.tatoeba["meaning_errors"] <= CEILINGS[direction]["tatoeba_meaning_errors"]
+    assert scores.tatoeba["negation_flipped"] <= CEILINGS[direction]["tatoeba_negation_flipped"]
     assert grammar_row[0] == scores.grammar["pairs"]
     assert grammar_row[1:] == pytest.approx(
         [scores.grammar[k] for k in ("exact_match", "aer", "aer_argmax")], abs=0.002

@@ -21,6 +21,10 @@ from training.translator.meaning import check, meaning_scores, negated, write_ch
         ("未来很好。", "zh", False),  # 未来 "future"
         ("这药可以降低血压。", "zh", False),
         ("这药不能降低血压。", "zh", True),
+        ("我买不起自行车。", "zh", True),  # 买不起 "cannot afford": the negation is inside the word
+        ("这不是手表。", "zh", True),
+        ("对不起。", "zh", False),  # "sorry"
+        ("我们时不时地去钓鱼。", "zh", False),  # "from time to time"
     ],
 )
 def test_negation_cues(text, lang, expected):

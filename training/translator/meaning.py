@@ -6,9 +6,9 @@ each exact on its definition, run on the held-out pairs:
 
 - **Negation flipped**: the source has a negation cue and the translation has none, or the other way round.
   English cues: not, no, never, nothing, nobody, none, neither, nor, nowhere, cannot, without, any word ending in
-  n't. Chinese cues: a word (longest match over CC-CEDICT's headwords, as the Tatoeba corpus is segmented) in
-  `CHINESE_NEGATIONS`, or one that starts with 不/没/沒/未/别/別/莫/勿 and is not in `NOT_NEGATIONS` (别人 "others",
-  不过 "but", 未来 "future"…). A cue is a surface word, not a parse: a translation may say the same thing without one
+  n't. Chinese cues: a word (longest match over CC-CEDICT's headwords, as the Tatoeba corpus is segmented) that
+  holds 不/没/沒/未 (买不起 "cannot afford" too), starts with 别/別, or is one of `CHINESE_NEGATIONS` (无, 无法, 非,
+  莫…), unless it is one of `NOT_NEGATIONS` (别人 "others", 不过 "but", 未来 "future", 对不起 "sorry"…). A cue is a surface word, not a parse: a translation may say the same thing without one
   ("I'm at a loss for words" for 我不知道应该说什么才好), so the same check on the *reference* translations is
   reported beside the model's as the floor of what the check counts when nothing is wrong.
 - **Word dropped**: a source word the reference renders and the translation does not, where "renders" is the silver
@@ -35,12 +35,15 @@ from training.data.sources import cedict
 from training.data.tatoeba import longest_match
 
 ENGLISH_NEGATIONS = frozenset("not no never nothing nobody none neither nor nowhere cannot without".split())
-CHINESE_NEGATIONS = frozenset("无 无法 并非 非 毫无 从未 从不 绝不 决不 甭 否".split())
-CHINESE_NEGATING_STARTS = ("不", "没", "沒", "未", "别", "別", "莫", "勿")
-# Words that start like a negation and are not one.
+CHINESE_NEGATING_CHARACTERS = "不没沒未"  # negate inside a word too: 买不起 "cannot afford", 看不见, 从未
+CHINESE_NEGATIONS = frozenset("别 別 莫 勿 甭 无 无法 毫无 并非 非".split())  # characters mostly found in other words
+CHINESE_NEGATING_STARTS = ("别", "別")  # 别走 "don't go"; 特别, 区别 do not start with it
+# Words with a negating character or start that negate nothing ("others", "but", "future", "sorry", "almost"…).
 NOT_NEGATIONS = frozenset(
-    "别人 别的 别处 别墅 别致 不过 不但 不仅 不管 不论 不久 不断 不免 不禁 未来 未必 莫名其妙 不得不 不少 不停".split()
+    """别人 别的 别处 别墅 别致 不过 不但 不仅 不管 不论 不久 不断 不免 不禁 不得不 不少 不停 不客气 不同 不错
+    不好意思 不如 对不起 差不多 了不起 时不时 要不 要不然 未来""".split()
 )
+
 
 MEANING_KEYS = (
     "negation_flipped",
@@ -69,9 +72,16 @@ def negated(text: str, lang: str) -> bool:
     """Whether `text` has a negation cue (the module's lists)."""
     if lang == "en":
         return any(w.lower() in ENGLISH_NEGATIONS or w.lower().endswith("n't") for w in english_words(text))
-    return any(
-        w in CHINESE_NEGATIONS or (w.startswith(CHINESE_NEGATING_STARTS) and w not in NOT_NEGATIONS)
-        for w in chinese_words(text)
+    return any(_chinese_negation(w) for w in chinese_words(text))
+
+
+def _chinese_negation(word: str) -> bool:
+    if word in NOT_NEGATIONS:
+        return False
+    return (
+        bool(set(word) & set(CHINESE_NEGATING_CHARACTERS))
+        or word in CHINESE_NEGATIONS
+        or word.startswith(CHINESE_NEGATING_STARTS)
     )
 
 
