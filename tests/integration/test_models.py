@@ -136,8 +136,9 @@ def test_the_demo_translators_load_without_asking_for_sacremoses(recwarn):
 
 def test_catalogue_descriptions_in_both_languages():
     english = {entry.name: entry.description for entry in catalogue()}
-    assert english["demo-zh-en"] == "Demo translator Chinese → English (small Marian model trained for attnviz)"
-    assert english["demo-en-zh"] == "Demo translator English → Chinese (small Marian model trained for attnviz)"
+    assert english["demo-zh-en"].startswith("Demo translator Chinese → English (small Marian model trained")
+    assert english["demo-en-zh"].startswith("Demo translator English → Chinese (small Marian model trained")
+    assert "leave out words" in english["demo-zh-en"]  # the limits a teacher meets first (the cards measure them)
     assert english["minilm"] == "all-MiniLM-L6-v2, pretrained 6-layer BERT (English)"
     chinese = {entry.name: entry for entry in catalogue("zh")}
     assert set(chinese) == set(english)
