@@ -9,6 +9,8 @@ from safetensors.torch import load_file
 
 from training.common import weights
 from training.common.weights import stored_dtype
+from training.data.corpus import TATOEBA_HELD_OUT_FILE
+from training.data.pairs import read_tsv
 from training.data.phrasebook import phrasebook_pairs
 from training.paths import CORPUS_DIR
 from training.translator import train as trainer
@@ -93,9 +95,19 @@ def test_a_stopped_run_leaves_its_last_checkpoint_and_its_card_says_so(tmp_path,
     record = json.loads((tmp_path / "training.json").read_text(encoding="utf-8"))
     assert record["checkpoint_step"] == 2 and record["config"]["steps"] == 4
     assert (tmp_path / "model.safetensors").exists()
-    evaluate_main(["--direction", "en-zh", "--model", str(tmp_path), "--write-card", "--corpus", str(CORPUS_DIR)])
+    checks = tmp_path.parent / f"{tmp_path.name}-checks.tsv"
+    evaluate_main(
+        ["--direction", "en-zh", "--model", str(tmp_path), "--write-card", "--corpus", str(CORPUS_DIR)]
+        + ["--write-checks", str(checks)]
+    )
     card = (tmp_path / "README.md").read_text(encoding="utf-8")
     assert "checkpoint saved at step 2 of the 4" in card
+    # the checks file lists the translations the card scored: its flipped share is the card's Tatoeba figure
+    rows = [line.split("\t") for line in checks.read_text(encoding="utf-8").splitlines()[1:]]
+    tatoeba = read_tsv(CORPUS_DIR / TATOEBA_HELD_OUT_FILE)
+    assert [row[0] for row in rows] == [pair.origin for pair in tatoeba]
+    flipped = sum(row[4] == "1" for row in rows) / len(rows)
+    assert f"| Tatoeba ({len(tatoeba)}) | {flipped:.1%} |" in card
     assert "--save-every" not in card  # checkpoints do not change the weights: the command stays the same
 
 

@@ -62,6 +62,8 @@ class Scores:
     tatoeba: dict[str, float] = field(default_factory=dict)  # pairs, bleu, chrf, unknown_share, meaning checks
     beams: int = 1  # the beams the translations were decoded with (1: greedy)
     meaning: dict[str, float] = field(default_factory=dict)  # HSK pairs: training.translator.meaning.meaning_scores
+    tatoeba_translations: list[str] = field(default_factory=list)  # of the Tatoeba pairs, in their order
+    source_lang: str = "zh"  # the language the model translates from
 
 
 def load(folder: Path):
@@ -259,6 +261,7 @@ def evaluate(
     """Scores on the HSK held-out `pairs`, the hand alignments `gold` (of some of them), the grammar pairs and the
     Tatoeba held-out pairs; the alignment view weighted as `weighting` says (`viewing.WEIGHTINGS`)."""
     hsk, examples = translation_part(model, tokenizer, pairs)
+    tatoeba_scores, tatoeba_examples = translation_part(model, tokenizer, list(tatoeba)) if tatoeba else ({}, [])
     aer, aer_argmax = gold_aer(model, tokenizer, pairs, gold, weighting)
     return Scores(
         len(pairs),
@@ -270,9 +273,11 @@ def evaluate(
         aer_argmax,
         grammar_scores(model, tokenizer, list(grammar), weighting) if grammar else {},
         examples,
-        translation_part(model, tokenizer, list(tatoeba))[0] if tatoeba else {},
+        tatoeba_scores,
         int(model.generation_config.num_beams or 1),
         {k: v for k, v in hsk.items() if k in MEANING_KEYS},
+        [translation for _, _, translation in tatoeba_examples],
+        languages(tokenizer)[0],
     )
 
 
@@ -369,10 +374,8 @@ def main(argv: list[str] | None = None) -> None:
             f"{t['unknown_share']:.1%} of inputs; {meaning_text(t)}"
         )
     if args.write_checks and tatoeba:
-        model, tokenizer = load(folder)
-        source_lang, _ = languages(tokenizer)
-        translations = translate(model, tokenizer, [pair.text(source_lang) for pair in tatoeba])
-        write_checks(args.write_checks, tatoeba, translations, source_lang)
+        translated = scores.tatoeba_translations  # the first --max-heldout pairs, when the card was written
+        write_checks(args.write_checks, tatoeba[: len(translated)], translated, scores.source_lang)
     if scores.grammar:
         g = scores.grammar
         print(

@@ -8,9 +8,10 @@ each exact on its definition, run on the held-out pairs:
   English cues: not, no, never, nothing, nobody, none, neither, nor, nowhere, cannot, without, any word ending in
   n't. Chinese cues: a word (longest match over CC-CEDICT's headwords, as the Tatoeba corpus is segmented) that
   holds 不/没/沒/未 (买不起 "cannot afford" too), starts with 别/別, or is one of `CHINESE_NEGATIONS` (无, 无法, 非,
-  莫…), unless it is one of `NOT_NEGATIONS` (别人 "others", 不过 "but", 未来 "future", 对不起 "sorry"…). A cue is a surface word, not a parse: a translation may say the same thing without one
-  ("I'm at a loss for words" for 我不知道应该说什么才好), so the same check on the *reference* translations is
-  reported beside the model's as the floor of what the check counts when nothing is wrong.
+  莫…), unless it is one of `NOT_NEGATIONS` (别人 "others", 不过 "but", 未来 "future", 对不起 "sorry"…). A cue is
+  a surface word, not a parse: a translation may say the same thing without one ("I'm at a loss for words" for
+  我不知道应该说什么才好), so the same check on the *reference* translations is reported beside the model's as the
+  floor of what the check counts when nothing is wrong.
 - **Word dropped**: a source word the reference renders and the translation does not, where "renders" is the silver
   rule of the corpus (`training.data.silver`): an English word linked to the Chinese word by one of its CC-CEDICT
   senses. Only source words the rule links into the reference count (the others cannot be checked), and only
@@ -63,8 +64,13 @@ class Checked:
     dropped: tuple[str, ...]  # those of them the translation does not render
 
 
+def other_language(lang: str) -> str:
+    return "en" if lang == "zh" else "zh"
+
+
 def chinese_words(text: str) -> list[str]:
-    """The corpus's Tatoeba segmentation: longest match over CC-CEDICT's headwords."""
+    """Longest match over CC-CEDICT's headwords (the Tatoeba corpus's segmentation, without the tokenizer's symbols,
+    so that the checks need no tokenizer)."""
     return longest_match(text.replace(" ", ""), cedict())
 
 
@@ -97,7 +103,7 @@ def rendered(source: str, target: str, source_lang: str) -> tuple[list[str], set
 
 
 def check(source: str, reference: str, translation: str, source_lang: str) -> Checked:
-    target_lang = "en" if source_lang == "zh" else "zh"
+    target_lang = other_language(source_lang)
     words, in_reference = rendered(source, reference, source_lang)
     _, in_translation = rendered(source, translation, source_lang)
     return Checked(
@@ -109,21 +115,22 @@ def check(source: str, reference: str, translation: str, source_lang: str) -> Ch
 
 def meaning_scores(pairs: list[Pair], translations: list[str], source_lang: str) -> dict[str, float]:
     """Shares over `pairs`: negation flipped (the model's, and the references' floor), source words dropped (of the
-    checkable), sentences dropping a word, sentences with either failure."""
-    target_lang = "en" if source_lang == "zh" else "zh"
+    checkable), sentences dropping a word, sentences with either failure: `MEANING_KEYS`, in that order."""
+    target_lang = other_language(source_lang)
     checks = [
         check(p.text(source_lang), p.text(target_lang), t, source_lang)
         for p, t in zip(pairs, translations, strict=True)
     ]
     references = [negated(p.text(source_lang), source_lang) != negated(p.text(target_lang), target_lang) for p in pairs]
     checkable = sum(c.checkable for c in checks)
-    return {
-        "negation_flipped": _share([c.negation_flipped for c in checks]),
-        "negation_flipped_reference": _share(references),
-        "words_dropped": sum(len(c.dropped) for c in checks) / checkable if checkable else 0.0,
-        "sentences_dropping": _share([bool(c.dropped) for c in checks]),
-        "meaning_errors": _share([c.negation_flipped or bool(c.dropped) for c in checks]),
-    }
+    shares = (
+        _share([c.negation_flipped for c in checks]),
+        _share(references),
+        sum(len(c.dropped) for c in checks) / checkable if checkable else 0.0,
+        _share([bool(c.dropped) for c in checks]),
+        _share([c.negation_flipped or bool(c.dropped) for c in checks]),
+    )
+    return dict(zip(MEANING_KEYS, shares, strict=True))
 
 
 def _share(flags: list[bool]) -> float:
@@ -132,7 +139,7 @@ def _share(flags: list[bool]) -> float:
 
 def write_checks(path: Path, pairs: list[Pair], translations: list[str], source_lang: str) -> None:
     """Each pair's translation and its checks, tab-separated (to read the failures, or compare two models)."""
-    target_lang = "en" if source_lang == "zh" else "zh"
+    target_lang = other_language(source_lang)
     with Path(path).open("w", encoding="utf-8", newline="") as handle:
         out = csv.writer(handle, delimiter="\t", lineterminator="\n")
         out.writerow(["origin", "source", "reference", "translation", "negation_flipped", "dropped"])
